@@ -1,0 +1,58 @@
+package store
+
+import "encoding/json"
+
+// Live events. The store publishes each event as the very frame a WebSocket
+// client receives, {"event": NAME, "data": ...}, so that a hub encodes nothing:
+// it forwards the bytes it got from Redis to every connection that wants them.
+const (
+	EventPost    = "post"    // on author:<uid>: a Post (post or repost)
+	EventDelete  = "delete"  // on author:<uid>: {"id"} of a removed message
+	EventComment = "comment" // on notify:<uid>: a comment Post on one of the user's messages
+	EventFollow  = "follow"  // on notify:<uid>: {"user": User} who just followed the user
+
+	// Internal events, on notify:<uid>; a hub acts on them and never forwards them.
+
+	// EventStars says the user followed (Following true) or unfollowed a star:
+	// the user's open connections must (un)subscribe from author:<star>.
+	EventStars = "stars"
+	// EventSessionRevoked says a session token was logged out: connections
+	// opened with that token must be closed with 4001.
+	EventSessionRevoked = "session_revoked"
+)
+
+// Frame is one live event as published and as sent over a WebSocket.
+type Frame struct {
+	Event string          `json:"event"`
+	Data  json.RawMessage `json:"data"`
+}
+
+// DeleteData is the data of a delete event.
+type DeleteData struct {
+	ID int64 `json:"id"`
+}
+
+// FollowData is the data of a follow event.
+type FollowData struct {
+	User User `json:"user"`
+}
+
+// StarsData is the data of the internal stars event.
+type StarsData struct {
+	StarID    int64 `json:"star_id"`
+	Following bool  `json:"following"`
+}
+
+// SessionRevokedData is the data of the internal session_revoked event.
+type SessionRevokedData struct {
+	TokenHash string `json:"token_hash"`
+}
+
+// encodeFrame marshals an event the way it is published and sent.
+func encodeFrame(event string, data any) ([]byte, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(Frame{Event: event, Data: raw})
+}

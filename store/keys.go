@@ -1,0 +1,79 @@
+package store
+
+import "strconv"
+
+// Keys builds every Redis key and channel name the store uses. All of them
+// live here, one builder per family, so that the schema can be read in one
+// place and a test can pin the exact strings. The optional prefix is put in
+// front of every key and channel.
+type Keys struct{ prefix string }
+
+func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// lastUserID is the STRING global:userid, INCRed for each new user.
+func (k Keys) lastUserID() string { return k.prefix + "global:userid" }
+
+// lastPostID is the STRING global:postid, INCRed for each new message.
+func (k Keys) lastPostID() string { return k.prefix + "global:postid" }
+
+// user is the HASH user:userid:<uid> with username, password, created, bio.
+func (k Keys) user(uid int64) string { return k.prefix + "user:userid:" + id(uid) }
+
+// usernameIndex is the STRING user:username:<lower-case name>:uid.
+func (k Keys) usernameIndex(lowerName string) string {
+	return k.prefix + "user:username:" + lowerName + ":uid"
+}
+
+// session is the STRING auth:<sha256-hex of token> holding the uid, with a TTL.
+func (k Keys) session(tokenHash string) string { return k.prefix + "auth:" + tokenHash }
+
+// userSessions is the SET user:userid:<uid>:auth of the user's live token hashes.
+func (k Keys) userSessions(uid int64) string { return k.prefix + "user:userid:" + id(uid) + ":auth" }
+
+// fans is the ZSET A:<uid>:fansID of the user's followers, score = follow time (ms).
+func (k Keys) fans(uid int64) string { return k.prefix + "A:" + id(uid) + ":fansID" }
+
+// stars is the ZSET A:<uid>:loverID of the users the user follows, score = follow time (ms).
+func (k Keys) stars(uid int64) string { return k.prefix + "A:" + id(uid) + ":loverID" }
+
+// message is the HASH B:<mid> holding one message.
+func (k Keys) message(mid int64) string { return k.prefix + "B:" + id(mid) }
+
+// comments is the ZSET C:<mid>:commentID of the comments on a message, score = mid.
+func (k Keys) comments(mid int64) string { return k.prefix + "C:" + id(mid) + ":commentID" }
+
+// publicTime is the STRING D:<mid>:publicTime, when the message reached the server (ms).
+func (k Keys) publicTime(mid int64) string { return k.prefix + "D:" + id(mid) + ":publicTime" }
+
+// author is the STRING E:<mid>:personID, the uid of the message's author.
+func (k Keys) author(mid int64) string { return k.prefix + "E:" + id(mid) + ":personID" }
+
+// userPosts is the ZSET F:<uid>:messageID of the posts a user wrote, score = mid.
+func (k Keys) userPosts(uid int64) string { return k.prefix + "F:" + id(uid) + ":messageID" }
+
+// home is the ZSET G:<uid>:messageID of the posts delivered to a user's home timeline, score = mid.
+func (k Keys) home(uid int64) string { return k.prefix + "G:" + id(uid) + ":messageID" }
+
+// publicTimeline is the ZSET global:timeline of everyone's newest posts, score = mid.
+func (k Keys) publicTimeline() string { return k.prefix + "global:timeline" }
+
+// idempotency is the STRING idem:<uid>:<sha256-hex of key> holding the mid a
+// keyed request created (or "0" while it is being created), with a TTL.
+func (k Keys) idempotency(uid int64, keyHash string) string {
+	return k.prefix + "idem:" + id(uid) + ":" + keyHash
+}
+
+// rate is the STRING rate:<bucket>:<subject>:<window> counting requests in one
+// fixed window, with a TTL of the window.
+func (k Keys) rate(bucket, subject string, window int64) string {
+	return k.prefix + "rate:" + bucket + ":" + subject + ":" + id(window)
+}
+
+// AuthorChannel is the pub/sub channel author:<uid> carrying the author's
+// posts, reposts and deletes.
+func (k Keys) AuthorChannel(uid int64) string { return k.prefix + "author:" + id(uid) }
+
+// NotifyChannel is the pub/sub channel notify:<uid> carrying events meant for
+// one user alone (comments on their messages, new fans) and the store's
+// internal events for that user's connections.
+func (k Keys) NotifyChannel(uid int64) string { return k.prefix + "notify:" + id(uid) }

@@ -1,0 +1,107 @@
+// Package storetest starts throwaway redis-server processes for tests: each on
+// a free loopback port, in a temporary directory, stopped when the test ends.
+// Tests never touch a Redis that may hold real data.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redis is one redis-server started for a test.
+type Redis struct {
+	t    testing.TB
+	Port int
+	Dir  string
+	cmd  *exec.Cmd
+}
+
+// Start starts a redis-server for t and stops it when t ends. It fails the
+// test (never skips it) when redis-server is not installed.
+func Start(t testing.TB) *Redis {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Fatalf("redis-server is not installed (apt-get install redis-server, or run make test, which installs it): %v", err)
+	}
+	r := &Redis{t: t, Port: freePort(t), Dir: t.TempDir()}
+	r.start()
+	t.Cleanup(r.Stop)
+	return r
+}
+
+// Addr is host:port of the server.
+func (r *Redis) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.Port) }
+
+// URL is the redis:// URL of the server's database 0.
+func (r *Redis) URL() string { return "redis://" + r.Addr() + "/0" }
+
+// Client returns a new client of the server, closed when the test ends.
+func (r *Redis) Client() *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: r.Addr()})
+	r.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func (r *Redis) start() {
+	r.t.Helper()
+	r.cmd = exec.Command("redis-server",
+		"--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1",
+		"--dir", r.Dir, "--save", "", "--appendonly", "yes",
+		"--maxclients", "20000", "--loglevel", "warning",
+		"--logfile", filepath.Join(r.Dir, "redis.log"))
+	if err := r.cmd.Start(); err != nil {
+		r.t.Fatalf("start redis-server: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
+	defer c.Close()
+	for {
+		if err := c.Ping(context.Background()).Err(); err == nil {
+			return
+		} else if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(r.Dir, "redis.log"))
+			r.t.Fatalf("redis-server did not answer on %s: %v\n%s", r.Addr(), err, log)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Stop kills the server; data written with appendonly stays in Dir.
+func (r *Redis) Stop() {
+	if r.cmd == nil || r.cmd.Process == nil {
+		return
+	}
+	r.cmd.Process.Kill()
+	r.cmd.Wait()
+	r.cmd = nil
+}
+
+// Restart stops the server and starts it again on the same port and data,
+// as an operator restarting Redis would.
+func (r *Redis) Restart() {
+	r.t.Helper()
+	r.Stop()
+	r.start()
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("find a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// String describes the server for logs.
+func (r *Redis) String() string { return fmt.Sprintf("redis-server at %s (dir %s)", r.Addr(), r.Dir) }
