@@ -1,0 +1,200 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"microblog/store/storetest"
+)
+
+// recorder is a SubscriberHandler that hands what it gets to the test.
+type recorder struct {
+	msgs  chan delivered
+	resub chan struct{}
+}
+
+type delivered struct {
+	topic   Topic
+	payload string
+}
+
+func newRecorder() *recorder {
+	return &recorder{msgs: make(chan delivered, 100), resub: make(chan struct{}, 10)}
+}
+
+func (r *recorder) Deliver(t Topic, payload []byte) { r.msgs <- delivered{t, string(payload)} }
+func (r *recorder) Resubscribed()                   { r.resub <- struct{}{} }
+
+func (r *recorder) next(t *testing.T) delivered {
+	t.Helper()
+	select {
+	case m := <-r.msgs:
+		return m
+	case <-time.After(5 * time.Second):
+		t.Fatal("no message delivered within 5s")
+		return delivered{}
+	}
+}
+
+func (r *recorder) waitResubscribed(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.resub:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the subscriber did not report resubscribing within 5s")
+	}
+}
+
+// startSubscriber runs a subscriber of a fresh redis-server until the test ends.
+func startSubscriber(t *testing.T) (*storetest.Redis, *Store, *Subscriber, *recorder) {
+	t.Helper()
+	r := storetest.Start(t)
+	st := New(r.Client(), Options{Prefix: "t:", BcryptCost: 4})
+	sub := st.NewSubscriber()
+	rec := newRecorder()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); sub.Run(ctx, rec) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return r, st, sub, rec
+}
+
+func subscribe(t *testing.T, sub *Subscriber, topics ...Topic) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := sub.Subscribe(ctx, topics...); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSubscriberDeliversByTopic(t *testing.T) {
+	r, st, sub, rec := startSubscriber(t)
+	subscribe(t, sub, AuthorTopic(7), NotifyTopic(7), AuthorTopic(8))
+	c, ctx := r.Client(), context.Background()
+	if got := st.Keys().AuthorChannel(7); got != "t:author:7" {
+		t.Fatalf("channel name %q", got)
+	}
+	c.Publish(ctx, "t:author:7", "a7")
+	c.Publish(ctx, "t:notify:7", "n7")
+	c.Publish(ctx, "t:author:9", "nobody listens")
+	c.Publish(ctx, "t:author:8", "a8")
+	want := []delivered{{AuthorTopic(7), "a7"}, {NotifyTopic(7), "n7"}, {AuthorTopic(8), "a8"}}
+	for _, w := range want {
+		if got := rec.next(t); got != w {
+			t.Fatalf("got %+v, want %+v", got, w)
+		}
+	}
+
+	ctx2, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := sub.Unsubscribe(ctx2, AuthorTopic(8)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Sync(ctx2); err != nil {
+		t.Fatal(err)
+	}
+	c.Publish(ctx, "t:author:8", "after unsubscribe")
+	c.Publish(ctx, "t:author:7", "marker")
+	if got := rec.next(t); got.payload != "marker" {
+		t.Fatalf("got %+v after unsubscribing author 8, want only the marker", got)
+	}
+}
+
+// TestSubscriberSyncMeansSubscribed checks the barrier: once Sync returns,
+// a message published from another connection is delivered.
+func TestSubscriberSyncMeansSubscribed(t *testing.T) {
+	r, _, sub, rec := startSubscriber(t)
+	c, ctx := r.Client(), context.Background()
+	for i := int64(1); i <= 50; i++ {
+		subscribe(t, sub, AuthorTopic(i))
+		if n := c.Publish(ctx, "t:author:"+id(i), "x").Val(); n != 1 {
+			t.Fatalf("topic %d: %d receivers right after Sync, want 1", i, n)
+		}
+		if got := rec.next(t); got.topic != AuthorTopic(i) {
+			t.Fatalf("got %+v", got)
+		}
+	}
+}
+
+func TestSubscriberNoticesKilledConnection(t *testing.T) {
+	r, _, sub, rec := startSubscriber(t)
+	subscribe(t, sub, AuthorTopic(1))
+	c, ctx := r.Client(), context.Background()
+	if n := c.ClientKillByFilter(ctx, "TYPE", "pubsub").Val(); n != 1 {
+		t.Fatalf("killed %d pubsub connections, want 1", n)
+	}
+	rec.waitResubscribed(t)
+	if n := c.Publish(ctx, "t:author:1", "back").Val(); n != 1 {
+		t.Fatalf("%d receivers after resubscribing, want 1", n)
+	}
+	if got := rec.next(t); got.payload != "back" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestSubscriberSurvivesRedisRestart(t *testing.T) {
+	r, _, sub, rec := startSubscriber(t)
+	subscribe(t, sub, NotifyTopic(3))
+	r.Restart()
+	rec.waitResubscribed(t)
+	c, ctx := r.Client(), context.Background()
+	if n := c.Publish(ctx, "t:notify:3", "back").Val(); n != 1 {
+		t.Fatalf("%d receivers after the restart, want 1", n)
+	}
+	if got := rec.next(t); got.payload != "back" {
+		t.Fatalf("got %+v", got)
+	}
+	// Topics subscribed while Redis is back work as before.
+	subscribe(t, sub, NotifyTopic(4))
+	c.Publish(ctx, "t:notify:4", "new")
+	if got := rec.next(t); got != (delivered{NotifyTopic(4), "new"}) {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestSubscriberHealthPingReplacesDeadConnection(t *testing.T) {
+	r := storetest.Start(t)
+	st := New(r.Client(), Options{BcryptCost: 4})
+	sub := st.NewSubscriber()
+	sub.HealthInterval = 100 * time.Millisecond
+	rec := newRecorder()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); sub.Run(ctx, rec) }()
+	defer func() { cancel(); <-done }()
+	subscribe(t, sub, AuthorTopic(1))
+	// A paused Redis answers nothing: the health ping goes unanswered, the
+	// subscriber gives the connection up and resubscribes once Redis is back.
+	c := r.Client()
+	if err := c.Do(context.Background(), "CLIENT", "PAUSE", "400", "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitResubscribed(t)
+	c.Publish(context.Background(), "author:1", "alive")
+	if got := rec.next(t); got.payload != "alive" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestSubscriberStopsWithContext(t *testing.T) {
+	r := storetest.Start(t)
+	sub := New(r.Client(), Options{BcryptCost: 4}).NewSubscriber()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- sub.Run(ctx, newRecorder()) }()
+	subscribe(t, sub, AuthorTopic(1))
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
+	if err := sub.Subscribe(context.Background(), AuthorTopic(2)); err == nil {
+		t.Fatal("Subscribe after Run ended succeeded")
+	}
+}
