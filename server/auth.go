@@ -1,0 +1,128 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+)
+
+// cookieName is the session cookie of the contract.
+const cookieName = "auth"
+
+// Context keys of the authenticated caller.
+const (
+	ctxUID       = "uid"
+	ctxTokenHash = "token_hash"
+)
+
+// authToken returns the session token of a request: the Authorization bearer
+// token when there is one, else the auth cookie.
+func authToken(c echo.Context) (token string, fromCookie bool) {
+	if h := c.Request().Header.Get("Authorization"); h != "" {
+		if t, ok := strings.CutPrefix(h, "Bearer "); ok {
+			return strings.TrimSpace(t), false
+		}
+		return "", false
+	}
+	if ck, err := c.Cookie(cookieName); err == nil {
+		return ck.Value, true
+	}
+	return "", false
+}
+
+// viewer is the uid of the logged-in caller, 0 when anonymous.
+func viewer(c echo.Context) int64 {
+	uid, _ := c.Get(ctxUID).(int64)
+	return uid
+}
+
+// authenticate resolves the caller's token, if any. With required set, an
+// anonymous caller gets 401; otherwise it goes on as anonymous. A token that
+// was given but is not valid is always 401, so clients learn to log in again.
+func authenticate(st *store.Store, required bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			token, fromCookie := authToken(c)
+			hasAuthHeader := c.Request().Header.Get("Authorization") != ""
+			if token == "" && !hasAuthHeader {
+				if required {
+					return newAPIError(http.StatusUnauthorized, "unauthorized", "not logged in")
+				}
+				return next(c)
+			}
+			uid, hash, err := st.Authenticate(c.Request().Context(), token)
+			if err != nil {
+				if fromCookie && !required && !store.IsUnavailable(err) {
+					// A stale cookie on a public page: forget it and read on as anonymous.
+					clearSessionCookie(c)
+					return next(c)
+				}
+				return err
+			}
+			c.Set(ctxUID, uid)
+			c.Set(ctxTokenHash, hash)
+			return next(c)
+		}
+	}
+}
+
+// sameOriginWrites refuses writes authenticated by the cookie that come from
+// another origin (cross-site request forgery). Bearer tokens are never sent
+// by a browser on its own, so they need no such check.
+func sameOriginWrites(allowed []string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			switch r.Method {
+			case http.MethodGet, http.MethodHead, http.MethodOptions:
+				return next(c)
+			}
+			if _, fromCookie := authToken(c); fromCookie && !originAllowed(r, allowed) {
+				return newAPIError(http.StatusForbidden, "cross_origin", "cookie-authenticated writes must come from this site")
+			}
+			return next(c)
+		}
+	}
+}
+
+// originAllowed tells whether a browser request comes from the server's own
+// origin or from one in the allow-list. Requests without an Origin header
+// (not from a browser script) are allowed.
+func originAllowed(r *http.Request, allowed []string) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return r.Header.Get("Sec-Fetch-Site") != "cross-site"
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, a := range allowed {
+		if a == "*" || strings.EqualFold(a, strings.TrimRight(origin, "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// setSessionCookie gives the browser the session token as an HttpOnly cookie.
+func setSessionCookie(c echo.Context, token string, ttl time.Duration) {
+	c.SetCookie(&http.Cookie{
+		Name: cookieName, Value: token, Path: "/",
+		MaxAge: int(ttl.Seconds()), HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: c.Scheme() == "https",
+	})
+}
+
+func clearSessionCookie(c echo.Context) {
+	c.SetCookie(&http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https"})
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// appOrigin is where the browser tests pretend the packaged mobile app runs
+// from (Cordova serves it from its own origin, like https://localhost): the
+// tests serve the mobile/ files there themselves, and the server allows it.
+const appOrigin = "http://localhost:5999"
+
+// browserTimeout bounds the whole node run; it normally takes well under a minute.
+const browserTimeout = 4 * time.Minute
+
+// TestBrowser runs the real-browser tests of the web and mobile front ends
+// (web/e2e/*.test.mjs: playwright-core driving Debian's Chromium) against a
+// server started here. It never skips: a missing node, Chromium or
+// node_modules is a failure that says how to install it.
+//
+// The node tests reach the server at BASE_URL. For the reconnection test they
+// can stop and start the server (same port, same Redis) by POSTing to
+// CONTROL_URL/stop, /start or /restart; the requests are carried out on the
+// test goroutine, so a server that fails to start fails the test cleanly.
+func TestBrowser(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "web", "e2e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not installed; the browser tests need Node.js 20 or newer (apt-get install nodejs npm): %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core", "package.json")); err != nil {
+		t.Fatalf("playwright-core is not installed in web/e2e; run `npm ci --prefix web/e2e` (make test does): %v", err)
+	}
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("Chromium is not installed at %s; apt-get install chromium (or set CHROMIUM): %v", chromium, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.test.mjs"))
+	if len(files) == 0 {
+		t.Fatalf("no browser tests (*.test.mjs) in %s", dir)
+	}
+	sort.Strings(files)
+
+	r := startRedis(t)
+	addr := "127.0.0.1:" + freeTCPPort(t)
+	env := []string{"MICROBLOG_ADDR=" + addr, "MICROBLOG_ALLOWED_ORIGINS=" + appOrigin}
+	srv := startServer(t, r, env...)
+
+	type controlReq struct {
+		action string
+		done   chan error
+	}
+	reqs := make(chan controlReq)
+	control := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		action := strings.Trim(req.URL.Path, "/")
+		if req.Method != http.MethodPost || (action != "stop" && action != "start" && action != "restart") {
+			http.Error(w, "POST /stop, /start or /restart", http.StatusNotFound)
+			return
+		}
+		cr := controlReq{action: action, done: make(chan error, 1)}
+		select {
+		case reqs <- cr:
+		case <-req.Context().Done():
+			return
+		}
+		if err := <-cr.done; err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer control.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	defer cancel()
+	args := append([]string{"--test", "--test-concurrency=1", "--test-reporter=spec"}, files...)
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"BASE_URL="+srv.URL,
+		"CONTROL_URL="+control.URL,
+		"APP_ORIGIN="+appOrigin,
+		"CHROMIUM="+chromium,
+		"FORCE_COLOR=0", "NO_COLOR=1")
+	out := &testLog{t: t}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = 5 * time.Second
+	t.Logf("running %d browser test files against %s", len(files), srv.URL)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start node: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	for {
+		select {
+		case cr := <-reqs:
+			t.Logf("control: %s the server", cr.action)
+			if cr.action == "stop" || cr.action == "restart" {
+				srv.Stop()
+			}
+			if cr.action == "start" || cr.action == "restart" {
+				if srv.cancel != nil {
+					cr.done <- fmt.Errorf("the server is already running")
+					continue
+				}
+				srv = startServer(t, r, env...)
+			}
+			cr.done <- nil
+		case err := <-done:
+			out.flush()
+			if ctx.Err() != nil {
+				t.Fatalf("browser tests did not finish within %v", browserTimeout)
+			}
+			if err != nil {
+				t.Fatalf("browser tests failed (%v); screenshots are in web/e2e/screenshots", err)
+			}
+			t.Logf("screenshots saved in %s", filepath.Join(dir, "screenshots"))
+			return
+		}
+	}
+}
+
+// freeTCPPort returns a loopback port that was free a moment ago, so the
+// server can be restarted on the same address.
+func freeTCPPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("find a free port: %v", err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+// testLog streams a child process's output into the test log, line by line.
+type testLog struct {
+	t   *testing.T
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *testLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	for {
+		line, err := l.buf.ReadString('\n')
+		if err != nil {
+			l.buf.WriteString(line) // incomplete: keep for the next write
+			return len(p), nil
+		}
+		l.t.Log(strings.TrimRight(line, "\r\n"))
+	}
+}
+
+func (l *testLog) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if rest := strings.TrimSpace(l.buf.String()); rest != "" {
+		l.t.Log(rest)
+	}
+	l.buf.Reset()
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"microblog/store"
+)
+
+// handleHealthz answers 200 while the process runs.
+func handleHealthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// handleReadyz answers 200 when Redis answers, else 503, within a second.
+func handleReadyz(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
+		defer cancel()
+		if err := st.Ping(ctx); err != nil {
+			return c.JSON(http.StatusServiceUnavailable, map[string]any{
+				"error": apiError{Code: "unavailable", Message: "redis is not answering"}})
+		}
+		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	}
+}
+
+// handleMetrics serves the registry in the Prometheus text format.
+func handleMetrics(reg *prometheus.Registry) echo.HandlerFunc {
+	return echo.WrapHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+)
+
+// idempotencyHeader names the header that makes a retried create safe.
+const idempotencyHeader = "Idempotency-Key"
+
+// handleCreatePost writes a post or, with repost_of, a repost: 201 Post.
+func handleCreatePost(st *store.Store, limit store.Limit) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in struct {
+			Content  string `json:"content"`
+			RepostOf *int64 `json:"repost_of"`
+		}
+		if err := bindJSON(c, &in); err != nil {
+			return err
+		}
+		np := store.NewPost{Author: viewer(c), Content: in.Content, IdempotencyKey: c.Request().Header.Get(idempotencyHeader)}
+		if in.RepostOf != nil {
+			if *in.RepostOf <= 0 {
+				return newAPIError(http.StatusNotFound, "post_not_found", "the post to repost does not exist")
+			}
+			np.RepostOf = *in.RepostOf
+		}
+		return createMessage(c, st, limit, np)
+	}
+}
+
+// handleCreateComment writes a comment on the post or comment in the path: 201 Post.
+func handleCreateComment(st *store.Store, limit store.Limit) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		parent, err := idParam(c)
+		if err != nil {
+			return err
+		}
+		var in struct {
+			Content string `json:"content"`
+		}
+		if err := bindJSON(c, &in); err != nil {
+			return err
+		}
+		return createMessage(c, st, limit, store.NewPost{Author: viewer(c), Parent: parent,
+			Content: in.Content, IdempotencyKey: c.Request().Header.Get(idempotencyHeader)})
+	}
+}
+
+func createMessage(c echo.Context, st *store.Store, limit store.Limit, np store.NewPost) error {
+	ctx := c.Request().Context()
+	if err := st.Allow(ctx, "post", store.FormatID(np.Author), limit); err != nil {
+		return err
+	}
+	p, err := st.Create(ctx, np)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, p)
+}
+
+// handleGetPost returns one post or comment.
+func handleGetPost(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		mid, err := idParam(c)
+		if err != nil {
+			return err
+		}
+		p, err := st.Post(c.Request().Context(), mid)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, p)
+	}
+}
+
+// handleDeletePost removes one of the caller's posts or comments.
+func handleDeletePost(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		mid, err := idParam(c)
+		if err != nil {
+			return err
+		}
+		if err := st.Delete(c.Request().Context(), viewer(c), mid); err != nil {
+			return err
+		}
+		return noContent(c)
+	}
+}
+
+// handleComments lists the comments on the post or comment in the path.
+func handleComments(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		mid, err := idParam(c)
+		if err != nil {
+			return err
+		}
+		q, err := pageQuery(c)
+		if err != nil {
+			return err
+		}
+		page, err := st.Comments(c.Request().Context(), mid, q)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, page)
+	}
+}
+
+// handleHomeTimeline lists the caller's own posts and its stars', newest first.
+func handleHomeTimeline(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		q, err := pageQuery(c)
+		if err != nil {
+			return err
+		}
+		page, err := st.HomeTimeline(c.Request().Context(), viewer(c), q)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, page)
+	}
+}
+
+// handlePublicTimeline lists everyone's newest posts.
+func handlePublicTimeline(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		q, err := pageQuery(c)
+		if err != nil {
+			return err
+		}
+		page, err := st.PublicTimeline(c.Request().Context(), q)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, page)
+	}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+)
+
+// handleMe returns the caller's own User.
+func handleMe(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		u, err := st.User(c.Request().Context(), viewer(c), viewer(c))
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, u)
+	}
+}
+
+// handleUpdateMe changes the caller's bio.
+func handleUpdateMe(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in struct {
+			Bio *string `json:"bio"`
+		}
+		if err := bindJSON(c, &in); err != nil {
+			return err
+		}
+		if in.Bio == nil {
+			return newAPIError(http.StatusBadRequest, "invalid_bio", "bio is missing")
+		}
+		u, err := st.SetBio(c.Request().Context(), viewer(c), *in.Bio)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, u)
+	}
+}
+
+// handleUser returns the User named in the path.
+func handleUser(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		u, err := st.UserByName(c.Request().Context(), c.Param("username"), viewer(c))
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, u)
+	}
+}
+
+// handleFollow makes the caller follow (follow true) or unfollow the user in the path.
+func handleFollow(st *store.Store, follow bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		star, err := st.UIDByName(ctx, c.Param("username"))
+		if err != nil {
+			return err
+		}
+		if follow {
+			err = st.Follow(ctx, viewer(c), star)
+		} else {
+			err = st.Unfollow(ctx, viewer(c), star)
+		}
+		if err != nil {
+			return err
+		}
+		return noContent(c)
+	}
+}
+
+// handleRelations lists the followers (fans true) or the followed users of the user in the path.
+func handleRelations(st *store.Store, fans bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		q, err := pageQuery(c)
+		if err != nil {
+			return err
+		}
+		ctx := c.Request().Context()
+		uid, err := st.UIDByName(ctx, c.Param("username"))
+		if err != nil {
+			return err
+		}
+		list := st.Following
+		if fans {
+			list = st.Followers
+		}
+		page, err := list(ctx, uid, viewer(c), q)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, page)
+	}
+}
+
+// handleUserPosts lists the posts of the user in the path, newest first.
+func handleUserPosts(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		q, err := pageQuery(c)
+		if err != nil {
+			return err
+		}
+		ctx := c.Request().Context()
+		uid, err := st.UIDByName(ctx, c.Param("username"))
+		if err != nil {
+			return err
+		}
+		page, err := st.UserPosts(ctx, uid, q)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, page)
+	}
+}

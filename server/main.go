@@ -1,0 +1,84 @@
+// Command microblog serves the real-time microblog: the JSON API, the live
+// feed over WebSocket, and the desktop and mobile front ends.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"microblog/store"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "microblog:", err)
+		os.Exit(1)
+	}
+}
+
+// shutdownTimeout bounds how long in-flight requests may take to finish.
+const shutdownTimeout = 10 * time.Second
+
+// run is the whole program: it reads the configuration, connects to Redis,
+// serves until ctx ends, then shuts down gracefully. Tests call it too.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(newLogHandler(stderr, cfg))
+
+	rdb, err := cfg.redisClient()
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	st := store.New(rdb, store.Options{Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL})
+	if err := st.Ping(ctx); err != nil {
+		// Not fatal: /readyz says 503 and the API answers 503 until Redis is back.
+		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)
+	}
+
+	// Each run has its own metrics registry, so that tests may run several servers in one process.
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	srv := newServer(cfg, st, logger, reg)
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+	logger.Info("serving", "url", url, "redis", cfg.redisAddrForLog())
+	fmt.Fprintf(stdout, "microblog: serving on %s\n", url)
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"microblog/mobile"
+	"microblog/web"
+)
+
+// addRoutes is the one place where every route is listed.
+func addRoutes(e *echo.Echo, s *server) {
+	st, rl, ttl := s.store, s.cfg.RateLimits, s.cfg.SessionTTL
+
+	e.GET("/healthz", handleHealthz)
+	e.GET("/readyz", handleReadyz(st))
+	e.GET("/metrics", handleMetrics(s.reg))
+
+	api := e.Group("/api/v1",
+		middleware.CORSWithConfig(middleware.CORSConfig{
+			// Any origin may call the API with a bearer token (the packaged
+			// mobile app runs from file://); cookies are never sent cross-origin.
+			AllowOrigins:  []string{"*"},
+			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+			AllowHeaders:  []string{"Authorization", "Content-Type", idempotencyHeader},
+			ExposeHeaders: []string{"Retry-After"},
+			MaxAge:        86400,
+		}),
+		middleware.BodyLimit(maxBody),
+		sameOriginWrites(s.cfg.AllowedOrigins),
+	)
+	anyone := authenticate(st, false)
+	member := authenticate(st, true)
+
+	api.POST("/users", handleRegister(st, rl.Signup, ttl))
+	api.POST("/sessions", handleLogin(st, rl.Login, ttl))
+	api.DELETE("/sessions/current", handleLogout(st), member)
+
+	api.GET("/me", handleMe(st), member)
+	api.PATCH("/me", handleUpdateMe(st), member)
+	api.GET("/users/:username", handleUser(st), anyone)
+	api.PUT("/users/:username/follow", handleFollow(st, true), member)
+	api.DELETE("/users/:username/follow", handleFollow(st, false), member)
+	api.GET("/users/:username/followers", handleRelations(st, true), anyone)
+	api.GET("/users/:username/following", handleRelations(st, false), anyone)
+	api.GET("/users/:username/posts", handleUserPosts(st), anyone)
+
+	api.POST("/posts", handleCreatePost(st, rl.Post), member)
+	api.GET("/posts/:id", handleGetPost(st), anyone)
+	api.DELETE("/posts/:id", handleDeletePost(st), member)
+	api.POST("/posts/:id/comments", handleCreateComment(st, rl.Post), member)
+	api.GET("/posts/:id/comments", handleComments(st), anyone)
+
+	api.GET("/timelines/home", handleHomeTimeline(st), member)
+	api.GET("/timelines/public", handlePublicTimeline(st), anyone)
+	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
+
+	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
+	e.GET("/m/*", handleStatic(mobile.FS(), "/m/"))
+	e.GET("/*", handleStatic(web.FS(), "/"))
+}

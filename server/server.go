@@ -1,0 +1,135 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"microblog/store"
+)
+
+// maxBody is the contract's limit on a request body.
+const maxBody = "64K"
+
+// server holds what the handlers share.
+type server struct {
+	cfg    config
+	store  *store.Store
+	log    *slog.Logger
+	reg    *prometheus.Registry
+	echo   *echo.Echo
+	routes []string
+}
+
+// newServer builds the Echo instance with its middleware, error handler and routes.
+func newServer(cfg config, st *store.Store, logger *slog.Logger, reg *prometheus.Registry) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = errorHandler(logger)
+	e.IPExtractor = echo.ExtractIPDirect()
+	if cfg.TrustProxy {
+		e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	}
+	m := newHTTPMetrics(reg)
+	e.Use(
+		recoverMiddleware(logger),
+		requestLog(logger),
+		m.middleware,
+		securityHeaders,
+	)
+	s := &server{cfg: cfg, store: st, log: logger, reg: reg, echo: e}
+	addRoutes(e, s)
+	return e
+}
+
+// recoverMiddleware turns a panic in a handler into a logged 500 instead of a
+// dropped connection.
+func recoverMiddleware(logger *slog.Logger) echo.MiddlewareFunc {
+	return middleware.RecoverWithConfig(middleware.RecoverConfig{
+		DisableStackAll: true,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			logger.Error("panic in handler", "path", c.Path(), "err", err, "stack", string(stack))
+			return err
+		},
+	})
+}
+
+// requestLog writes one structured line per request.
+func requestLog(logger *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			status := c.Response().Status
+			level := slog.LevelInfo
+			if status >= 500 {
+				level = slog.LevelWarn
+			}
+			logger.Log(c.Request().Context(), level, "request",
+				"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
+				"duration_ms", time.Since(start).Milliseconds(), "ip", c.RealIP())
+			return nil
+		}
+	}
+}
+
+// securityHeaders keep the front ends from being framed or fed foreign scripts.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "+
+			"img-src 'self' data: blob:; connect-src *; object-src 'none'; base-uri 'self'; frame-ancestors 'none'")
+		return next(c)
+	}
+}
+
+// httpMetrics counts requests by route and status, and times them.
+type httpMetrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+	m := &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "microblog_http_requests_total", Help: "HTTP requests by route, method and status.",
+		}, []string{"route", "method", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "microblog_http_request_duration_seconds", Help: "HTTP request latency by route.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route", "method"}),
+	}
+	reg.MustRegister(m.requests, m.duration)
+	return m
+}
+
+func (m *httpMetrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		route := c.Path() // the pattern, never the raw path, to keep label sets small
+		if route == "" {
+			route = "unmatched"
+		}
+		m.requests.WithLabelValues(route, c.Request().Method, strconv.Itoa(c.Response().Status)).Inc()
+		m.duration.WithLabelValues(route, c.Request().Method).Observe(time.Since(start).Seconds())
+		return nil
+	}
+}
+
+// noContent answers 204.
+func noContent(c echo.Context) error { return c.NoContent(http.StatusNoContent) }

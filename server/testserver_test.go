@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"microblog/store/storetest"
+)
+
+// testPassword is the password of every user the tests register.
+const testPassword = "correct horse battery"
+
+// startRedis starts a throwaway redis-server for t.
+func startRedis(t testing.TB) *storetest.Redis { return storetest.Start(t) }
+
+// testServer is the whole program, started with run as main would, on a free
+// port, talking to a test Redis.
+type testServer struct {
+	t      testing.TB
+	URL    string
+	Redis  *storetest.Redis
+	cancel context.CancelFunc
+	done   chan error
+	logs   *syncBuffer
+}
+
+// newTestServer starts a fresh Redis and a server on it.
+func newTestServer(t testing.TB, env ...string) *testServer {
+	return startServer(t, startRedis(t), env...)
+}
+
+// startServer runs the server on r. env entries "KEY=VALUE" override the
+// test defaults (rate limits off, fast password hashing, a free port).
+func startServer(t testing.TB, r *storetest.Redis, env ...string) *testServer {
+	t.Helper()
+	vars := map[string]string{
+		"REDIS_URL":             r.URL(),
+		"MICROBLOG_ADDR":        "127.0.0.1:0",
+		"MICROBLOG_RATE_LIMITS": "off",
+		"MICROBLOG_BCRYPT_COST": "4",
+		"MICROBLOG_LOG_LEVEL":   "warn",
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ts := &testServer{t: t, Redis: r, cancel: cancel, done: make(chan error, 1), logs: &syncBuffer{}}
+	urlc := make(chan string, 1)
+	stdout := lineWriter(func(line string) {
+		if u, ok := strings.CutPrefix(line, "microblog: serving on "); ok {
+			urlc <- u
+		}
+	})
+	go func() { ts.done <- run(ctx, nil, func(k string) string { return vars[k] }, stdout, ts.logs) }()
+	select {
+	case ts.URL = <-urlc:
+	case err := <-ts.done:
+		t.Fatalf("server did not start: %v\n%s", err, ts.logs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatalf("server did not start within 10s\n%s", ts.logs.String())
+	}
+	t.Cleanup(func() {
+		ts.Stop()
+		if t.Failed() {
+			t.Logf("server log:\n%s", ts.logs.String())
+		}
+	})
+	return ts
+}
+
+// Stop shuts the server down gracefully and waits for run to return.
+func (ts *testServer) Stop() {
+	if ts.cancel == nil {
+		return
+	}
+	ts.cancel()
+	ts.cancel = nil
+	select {
+	case err := <-ts.done:
+		if err != nil {
+			ts.t.Errorf("run returned %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		ts.t.Errorf("server did not stop within 15s")
+	}
+}
+
+// call sends one API request like a client would: body is nil, a string
+// sent as it is, or a value sent as JSON; token, if set, as a bearer token.
+func (ts *testServer) call(t testing.TB, method, path, token string, body any) (int, []byte) {
+	t.Helper()
+	resp := ts.do(t, method, path, token, body, nil)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read body: %v", method, path, err)
+	}
+	return resp.StatusCode, b
+}
+
+// do is call with extra headers, returning the whole response.
+func (ts *testServer) do(t testing.TB, method, path, token string, body any, header http.Header) *http.Response {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	case []byte:
+		r = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, ts.URL+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return resp
+}
+
+// register signs a user up and returns its token and uid.
+func (ts *testServer) register(t testing.TB, name string) (string, int64) {
+	t.Helper()
+	status, body := ts.call(t, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": testPassword})
+	if status != http.StatusCreated {
+		t.Fatalf("register %s: %d %s", name, status, body)
+	}
+	var out struct {
+		User  struct{ ID int64 } `json:"user"`
+		Token string             `json:"token"`
+	}
+	mustDecode(t, body, &out)
+	return out.Token, out.User.ID
+}
+
+// mustDecode unmarshals a JSON answer or fails the test.
+func mustDecode(t testing.TB, body []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+}
+
+// lineWriter calls f with each complete line written to it.
+type lineWriter func(string)
+
+func (f lineWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		f(line)
+	}
+	return len(p), nil
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// jsonDecode reads a JSON response body.
+func jsonDecode(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }

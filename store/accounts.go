@@ -1,0 +1,207 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// TokenHash is the SHA-256 hex of a session token: the only form of it Redis keeps.
+func TokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// passwordInput makes any password of up to 128 bytes fit bcrypt's 72-byte
+// input without silently ignoring its tail.
+func passwordInput(pw string) []byte {
+	if len(pw) <= 72 {
+		return []byte(pw)
+	}
+	sum := sha256.Sum256([]byte(pw))
+	return []byte(base64.StdEncoding.EncodeToString(sum[:]))
+}
+
+// Register creates a user and a first session. Of concurrent registrations of
+// one name (in any letter case) exactly one wins; the others get ErrUsernameTaken.
+func (s *Store) Register(ctx context.Context, username, password string) (User, string, error) {
+	name, lower, err := normalizeUsername(username)
+	if err != nil {
+		return User{}, "", err
+	}
+	if err := checkPassword(password); err != nil {
+		return User{}, "", err
+	}
+	taken := &Error{Kind: ErrUsernameTaken, Code: "username_taken", Message: "that username is taken"}
+	n, err := s.rdb.Exists(ctx, s.keys.usernameIndex(lower)).Result()
+	if err != nil {
+		return User{}, "", s.wrap("register", err)
+	}
+	if n > 0 {
+		return User{}, "", taken
+	}
+	hash, err := bcrypt.GenerateFromPassword(passwordInput(password), s.opt.BcryptCost)
+	if err != nil {
+		return User{}, "", s.wrap("register: hash password", err)
+	}
+	uid, err := s.rdb.Incr(ctx, s.keys.lastUserID()).Result()
+	if err != nil {
+		return User{}, "", s.wrap("register", err)
+	}
+	created := s.now()
+	// The hash first, the index after: nobody can reach the hash before the
+	// index names it, and the index's SET NX decides who owns the name.
+	if err := s.rdb.HSet(ctx, s.keys.user(uid), "username", name, "password", string(hash),
+		"created", created, "bio", "", "posts_count", 0).Err(); err != nil {
+		return User{}, "", s.wrap("register", err)
+	}
+	ok, err := s.rdb.SetNX(ctx, s.keys.usernameIndex(lower), uid, 0).Result()
+	if err != nil || !ok {
+		s.rdb.Del(context.WithoutCancel(ctx), s.keys.user(uid))
+		if err != nil {
+			return User{}, "", s.wrap("register", err)
+		}
+		return User{}, "", taken
+	}
+	token, err := s.newSession(ctx, uid)
+	if err != nil {
+		return User{}, "", err
+	}
+	f := false
+	return User{ID: uid, Username: name, CreatedAt: Time(created), Following: &f}, token, nil
+}
+
+// Login checks a username and password and opens a new session. A wrong name
+// and a wrong password give the same error, after the same work.
+func (s *Store) Login(ctx context.Context, username, password string) (User, string, error) {
+	bad := &Error{Kind: ErrCredentials, Code: "invalid_credentials", Message: "wrong username or password"}
+	var uid int64
+	var hash []byte
+	if lower, ok := lookupName(username); ok && len(password) <= MaxPassword {
+		u, err := s.rdb.Get(ctx, s.keys.usernameIndex(lower)).Int64()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return User{}, "", s.wrap("login", err)
+		}
+		if err == nil {
+			h, err := s.rdb.HGet(ctx, s.keys.user(u), "password").Result()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return User{}, "", s.wrap("login", err)
+			}
+			uid, hash = u, []byte(h)
+		}
+	}
+	if hash == nil {
+		bcrypt.CompareHashAndPassword(s.dummyHash, passwordInput(password))
+		return User{}, "", bad
+	}
+	if bcrypt.CompareHashAndPassword(hash, passwordInput(password)) != nil {
+		return User{}, "", bad
+	}
+	s.pruneSessions(ctx, uid)
+	token, err := s.newSession(ctx, uid)
+	if err != nil {
+		return User{}, "", err
+	}
+	u, err := s.User(ctx, uid, uid)
+	return u, token, err
+}
+
+// newSession makes a random 256-bit token and stores its hash both ways.
+func (s *Store) newSession(ctx context.Context, uid int64) (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", s.wrap("new session", err)
+	}
+	token := base64.RawURLEncoding.EncodeToString(b[:])
+	h := TokenHash(token)
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, s.keys.userSessions(uid), h)
+		p.Set(ctx, s.keys.session(h), uid, s.opt.SessionTTL)
+		return nil
+	})
+	if err != nil {
+		return "", s.wrap("new session", err)
+	}
+	return token, nil
+}
+
+// pruneSessions drops from the user's session set the hashes whose auth key
+// has expired, so that the set does not grow with every login.
+func (s *Store) pruneSessions(ctx context.Context, uid int64) {
+	hashes, err := s.rdb.SMembers(ctx, s.keys.userSessions(uid)).Result()
+	if err != nil || len(hashes) == 0 {
+		return
+	}
+	cmds, _ := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, h := range hashes {
+			p.Exists(ctx, s.keys.session(h))
+		}
+		return nil
+	})
+	var gone []any
+	for i, c := range cmds {
+		if n, err := c.(*redis.IntCmd).Result(); err == nil && n == 0 {
+			gone = append(gone, hashes[i])
+		}
+	}
+	if len(gone) > 0 {
+		s.rdb.SRem(ctx, s.keys.userSessions(uid), gone...)
+	}
+}
+
+// Authenticate returns the user of a session token and the token's hash. The
+// token is valid only while auth:<hash> and the user's session set agree; each
+// use slides the session's expiry.
+func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, error) {
+	unauth := &Error{Kind: ErrUnauthorized, Code: "unauthorized", Message: "not logged in"}
+	if token == "" || len(token) > 256 {
+		return 0, "", unauth
+	}
+	h := TokenHash(token)
+	v, err := s.rdb.GetEx(ctx, s.keys.session(h), s.opt.SessionTTL).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, "", unauth
+	}
+	if err != nil {
+		return 0, "", s.wrap("authenticate", err)
+	}
+	uid, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, "", unauth
+	}
+	ok, err := s.rdb.SIsMember(ctx, s.keys.userSessions(uid), h).Result()
+	if err != nil {
+		return 0, "", s.wrap("authenticate", err)
+	}
+	if !ok {
+		s.rdb.Del(ctx, s.keys.session(h))
+		return 0, "", unauth
+	}
+	return uid, h, nil
+}
+
+// Logout ends the session of token at once, in every server process, and
+// tells the live feed to close the connections opened with it.
+func (s *Store) Logout(ctx context.Context, token string) error {
+	uid, h, err := s.Authenticate(ctx, token)
+	if err != nil {
+		return err
+	}
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, s.keys.session(h))
+		p.SRem(ctx, s.keys.userSessions(uid), h)
+		return nil
+	})
+	if err != nil {
+		return s.wrap("logout", err)
+	}
+	s.publish(ctx, s.keys.NotifyChannel(uid), EventSessionRevoked, SessionRevokedData{TokenHash: h})
+	return nil
+}

@@ -1,0 +1,173 @@
+package store
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Follow makes fan follow star (idempotent): the A sets on both sides, the
+// star's recent posts brought into the fan's home timeline, a follow event to
+// the star and a stars event to the fan's own live connections.
+func (s *Store) Follow(ctx context.Context, fan, star int64) error {
+	if fan == star {
+		return &Error{Kind: ErrFollowSelf, Code: "cannot_follow_self", Message: "you cannot follow yourself"}
+	}
+	if _, err := s.username(ctx, star); err != nil {
+		return err
+	}
+	now := s.now()
+	added, err := s.rdb.ZAddNX(ctx, s.keys.stars(fan), redis.Z{Score: float64(now), Member: star}).Result()
+	if err != nil {
+		return s.wrap("follow", err)
+	}
+	// Written even when the fan already followed, to mend a half-done earlier follow.
+	if err := s.rdb.ZAddNX(ctx, s.keys.fans(star), redis.Z{Score: float64(now), Member: fan}).Err(); err != nil {
+		return s.wrap("follow", err)
+	}
+	if added == 0 {
+		return nil
+	}
+	recent, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.userPosts(star), 0, int64(s.opt.HotWindow-1)).Result()
+	if err != nil {
+		return s.wrap("follow: read star's posts", err)
+	}
+	if len(recent) > 0 {
+		_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.ZAdd(ctx, s.keys.home(fan), recent...)
+			p.ZRemRangeByRank(ctx, s.keys.home(fan), 0, int64(-s.opt.HotWindow-1))
+			return nil
+		})
+		if err != nil {
+			return s.wrap("follow: fill home timeline", err)
+		}
+	}
+	if u, err := s.User(ctx, fan, star); err == nil {
+		s.publish(ctx, s.keys.NotifyChannel(star), EventFollow, FollowData{User: u})
+	}
+	s.publish(ctx, s.keys.NotifyChannel(fan), EventStars, StarsData{StarID: star, Following: true})
+	return nil
+}
+
+// Unfollow ends fan's following of star (idempotent) and takes the star's
+// posts out of the fan's home timeline.
+func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
+	if fan == star {
+		return &Error{Kind: ErrFollowSelf, Code: "cannot_follow_self", Message: "you cannot unfollow yourself"}
+	}
+	if _, err := s.username(ctx, star); err != nil {
+		return err
+	}
+	removed, err := s.rdb.ZRem(ctx, s.keys.stars(fan), star).Result()
+	if err != nil {
+		return s.wrap("unfollow", err)
+	}
+	if err := s.rdb.ZRem(ctx, s.keys.fans(star), fan).Err(); err != nil {
+		return s.wrap("unfollow", err)
+	}
+	if removed == 0 {
+		return nil
+	}
+	// Tell live connections first, so no new post of the star arrives after
+	// its old ones were taken away.
+	s.publish(ctx, s.keys.NotifyChannel(fan), EventStars, StarsData{StarID: star, Following: false})
+	mids, err := s.rdb.ZRange(ctx, s.keys.userPosts(star), 0, -1).Result()
+	if err != nil {
+		return s.wrap("unfollow: read star's posts", err)
+	}
+	for len(mids) > 0 {
+		n := min(len(mids), 1000)
+		batch := make([]any, n)
+		for i, m := range mids[:n] {
+			batch[i] = m
+		}
+		if err := s.rdb.ZRem(ctx, s.keys.home(fan), batch...).Err(); err != nil {
+			return s.wrap("unfollow: clean home timeline", err)
+		}
+		mids = mids[n:]
+	}
+	return nil
+}
+
+// Stars returns the uids user uid follows.
+func (s *Store) Stars(ctx context.Context, uid int64) ([]int64, error) {
+	ms, err := s.rdb.ZRange(ctx, s.keys.stars(uid), 0, -1).Result()
+	if err != nil {
+		return nil, s.wrap("load stars", err)
+	}
+	out := make([]int64, 0, len(ms))
+	for _, m := range ms {
+		if n, err := strconv.ParseInt(m, 10, 64); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// Followers returns a page of user uid's fans, newest follow first.
+func (s *Store) Followers(ctx context.Context, uid, viewer int64, q PageQuery) (Page[User], error) {
+	return s.relationPage(ctx, s.keys.fans(uid), uid, viewer, q)
+}
+
+// Following returns a page of the users uid follows, newest follow first.
+func (s *Store) Following(ctx context.Context, uid, viewer int64, q PageQuery) (Page[User], error) {
+	return s.relationPage(ctx, s.keys.stars(uid), uid, viewer, q)
+}
+
+// relationPage pages an A set by follow time. Its cursor is the last item's
+// (score, member), so that follows made while paging shift nothing.
+func (s *Store) relationPage(ctx context.Context, key string, uid, viewer int64, q PageQuery) (Page[User], error) {
+	if _, err := s.username(ctx, uid); err != nil {
+		return Page[User]{}, err
+	}
+	limit, err := q.limit()
+	if err != nil {
+		return Page[User]{}, err
+	}
+	max, skipTo := "+inf", ""
+	if q.Cursor != "" {
+		c, err := decodeCursor(q.Cursor)
+		if err != nil {
+			return Page[User]{}, err
+		}
+		max, skipTo = strconv.FormatInt(c.Score, 10), strconv.FormatInt(c.Member, 10)
+	}
+	// Ties of one millisecond are ordered by member, descending; skip those
+	// already seen. The extra room covers such ties.
+	zs, err := s.rdb.ZRevRangeByScoreWithScores(ctx, key, &redis.ZRangeBy{
+		Max: max, Min: "-inf", Count: int64(limit + 1 + 64),
+	}).Result()
+	if err != nil {
+		return Page[User]{}, s.wrap("list relations", err)
+	}
+	var uids []int64
+	var scores []int64
+	for _, z := range zs {
+		m, _ := z.Member.(string)
+		if skipTo != "" && strconv.FormatInt(int64(z.Score), 10) == max && m >= skipTo {
+			continue
+		}
+		n, err := strconv.ParseInt(m, 10, 64)
+		if err != nil {
+			continue
+		}
+		uids = append(uids, n)
+		scores = append(scores, int64(z.Score))
+		if len(uids) == limit+1 {
+			break
+		}
+	}
+	page := Page[User]{Items: []User{}}
+	if len(uids) > limit {
+		uids, scores = uids[:limit], scores[:limit]
+		c := encodeCursor(cursor{Score: scores[limit-1], Member: uids[limit-1]})
+		page.NextCursor = &c
+	}
+	users, err := s.users(ctx, uids, viewer)
+	if err != nil {
+		return Page[User]{}, err
+	}
+	page.Items = append(page.Items, users...)
+	return page, nil
+}

@@ -1,0 +1,35 @@
+package store
+
+import "testing"
+
+// TestKeys pins every key and channel name: a schema change shows up here.
+func TestKeys(t *testing.T) {
+	for _, prefix := range []string{"", "mb:"} {
+		k := Keys{prefix: prefix}
+		for got, want := range map[string]string{
+			k.lastUserID():           "global:userid",
+			k.lastPostID():           "global:postid",
+			k.user(7):                "user:userid:7",
+			k.usernameIndex("alice"): "user:username:alice:uid",
+			k.session("ab12"):        "auth:ab12",
+			k.userSessions(7):        "user:userid:7:auth",
+			k.fans(7):                "A:7:fansID",
+			k.stars(7):               "A:7:loverID",
+			k.message(42):            "B:42",
+			k.comments(42):           "C:42:commentID",
+			k.publicTime(42):         "D:42:publicTime",
+			k.author(42):             "E:42:personID",
+			k.userPosts(7):           "F:7:messageID",
+			k.home(7):                "G:7:messageID",
+			k.publicTimeline():       "global:timeline",
+			k.idempotency(7, "ab12"): "idem:7:ab12",
+			k.rate("post", "7", 99):  "rate:post:7:99",
+			k.AuthorChannel(7):       "author:7",
+			k.NotifyChannel(7):       "notify:7",
+		} {
+			if got != prefix+want {
+				t.Errorf("key %q, want %q", got, prefix+want)
+			}
+		}
+	}
+}

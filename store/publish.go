@@ -1,0 +1,20 @@
+package store
+
+import (
+	"context"
+	"log/slog"
+)
+
+// publish sends one live event on a channel. A failed publish loses nothing
+// that is stored: the message is already in Redis, and live clients catch up
+// from the timelines when they reconnect or resubscribe. So it is logged, not
+// returned.
+func (s *Store) publish(ctx context.Context, channel, event string, data any) {
+	frame, err := encodeFrame(event, data)
+	if err == nil {
+		err = s.rdb.Publish(context.WithoutCancel(ctx), channel, frame).Err()
+	}
+	if err != nil {
+		slog.WarnContext(ctx, "publish live event", "channel", channel, "event", event, "err", err)
+	}
+}

@@ -1,0 +1,81 @@
+package store
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Limits of the contract.
+const (
+	MinUsername   = 2
+	MaxUsername   = 30
+	MinPassword   = 8   // bytes
+	MaxPassword   = 128 // bytes; bcrypt itself reads only 72, so longer ones are pre-hashed
+	MaxContent    = 280 // characters (runes)
+	MaxBio        = 160 // characters (runes)
+	MaxIdemKeyLen = 255
+)
+
+// normalizeUsername checks a username and returns it in NFC form and its
+// lower-case index form.
+func normalizeUsername(name string) (display, lower string, err error) {
+	if !utf8.ValidString(name) {
+		return "", "", invalid("invalid_username", "username is not valid UTF-8")
+	}
+	name = norm.NFC.String(name)
+	n := utf8.RuneCountInString(name)
+	if n < MinUsername || n > MaxUsername {
+		return "", "", invalid("invalid_username", "username must be 2 to 30 characters long")
+	}
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
+			return "", "", invalid("invalid_username", "username may hold only letters, digits and _")
+		}
+	}
+	return name, strings.ToLower(name), nil
+}
+
+// lookupName turns a username as a caller typed it into its index form, or
+// reports that no such user can exist.
+func lookupName(name string) (string, bool) {
+	_, lower, err := normalizeUsername(name)
+	return lower, err == nil
+}
+
+func checkPassword(pw string) error {
+	if len(pw) < MinPassword || len(pw) > MaxPassword {
+		return invalid("invalid_password", "password must be 8 to 128 bytes long")
+	}
+	return nil
+}
+
+// checkContent checks the text of a post or comment. allowEmpty is for reposts,
+// which may pass the original on without a word of their own.
+func checkContent(content string, allowEmpty bool) error {
+	if !utf8.ValidString(content) {
+		return invalid("invalid_content", "content is not valid UTF-8")
+	}
+	if strings.ContainsRune(content, 0) {
+		return invalid("invalid_content", "content may not contain NUL characters")
+	}
+	if utf8.RuneCountInString(content) > MaxContent {
+		return invalid("content_too_long", "content must be at most 280 characters")
+	}
+	if !allowEmpty && strings.TrimSpace(content) == "" {
+		return invalid("content_empty", "content must not be empty or only white space")
+	}
+	return nil
+}
+
+func checkBio(bio string) error {
+	if !utf8.ValidString(bio) || strings.ContainsRune(bio, 0) {
+		return invalid("invalid_bio", "bio is not valid UTF-8 text")
+	}
+	if utf8.RuneCountInString(bio) > MaxBio {
+		return invalid("bio_too_long", "bio must be at most 160 characters")
+	}
+	return nil
+}
