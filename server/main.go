@@ -39,6 +39,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	lcfg, err := loadLiveConfig(getenv)
+	if err != nil {
+		return err
+	}
 	logger := slog.New(newLogHandler(stderr, cfg))
 
 	rdb, err := cfg.redisClient()
@@ -57,6 +61,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	srv := newServer(cfg, st, logger, reg)
+	lv := startLive(lcfg, st, logger, reg)
+	defer func() {
+		// After the HTTP server: it does not wait for hijacked WebSocket connections.
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := lv.shutdown(sctx); err != nil {
+			logger.Warn("live feed did not stop cleanly", "err", err)
+		}
+	}()
+	addLiveRoutes(srv, lv.hub, st, cfg.AllowedOrigins)
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -6,7 +6,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"microblog/hub"
 	"microblog/mobile"
+	"microblog/store"
 	"microblog/web"
 )
 
@@ -60,4 +62,9 @@ func addRoutes(e *echo.Echo, s *server) {
 	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
 	e.GET("/m/*", handleStatic(mobile.FS(), "/m/"))
 	e.GET("/*", handleStatic(web.FS(), "/"))
+}
+
+// addLiveRoutes lists the live feed's route; run adds it once the hub is up.
+func addLiveRoutes(e *echo.Echo, h *hub.Hub, st *store.Store, allowedOrigins []string) {
+	e.GET("/ws", handleWS(h, st, allowedOrigins))
 }

@@ -54,6 +54,9 @@ type SubscriberHandler interface {
 	// Deliver is one message published on a subscribed topic: the exact
 	// frame a WebSocket client receives. payload belongs to the handler.
 	Deliver(t Topic, payload []byte)
+	// Interrupted reports that the connection just broke: from now until
+	// Resubscribed, published messages are lost.
+	Interrupted()
 	// Resubscribed reports that the connection broke and every subscription
 	// is back: whatever was published in between was lost and must be
 	// recovered from the timelines.
@@ -91,6 +94,8 @@ type Subscriber struct {
 
 	// HealthInterval overrides subscriberHealthInterval (tests).
 	HealthInterval time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
 }
 
 // NewSubscriber returns the live-feed subscriber of the store's Redis. It
@@ -221,6 +226,10 @@ func (sub *Subscriber) Run(ctx context.Context, h SubscriberHandler) error {
 		ps.Close()
 	})
 	defer stop()
+	log := sub.Logger
+	if log == nil {
+		log = slog.Default()
+	}
 	health := sub.HealthInterval
 	if health <= 0 {
 		health = subscriberHealthInterval
@@ -251,10 +260,13 @@ func (sub *Subscriber) Run(ctx context.Context, h SubscriberHandler) error {
 					}
 				}
 				// Silence and no answer to the ping: abandon the connection.
-				slog.Warn("live subscriber: redis connection unresponsive, reconnecting")
+				log.Warn("live subscriber: redis connection unresponsive, reconnecting")
 				sub.replace(ctx)
 			} else if !gap {
-				slog.Warn("live subscriber: redis connection lost", "err", err)
+				log.Warn("live subscriber: redis connection lost", "err", err)
+			}
+			if !gap {
+				h.Interrupted()
 			}
 			pingPending = false
 			gap = true
@@ -270,7 +282,7 @@ func (sub *Subscriber) Run(ctx context.Context, h SubscriberHandler) error {
 		backoff = subscriberMinBackoff
 		if gap {
 			gap = false
-			slog.Info("live subscriber: redis connection back, subscriptions restored")
+			log.Info("live subscriber: redis connection back, subscriptions restored")
 			h.Resubscribed()
 		}
 		switch m := msg.(type) {

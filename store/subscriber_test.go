@@ -25,6 +25,7 @@ func newRecorder() *recorder {
 
 func (r *recorder) Deliver(t Topic, payload []byte) { r.msgs <- delivered{t, string(payload)} }
 func (r *recorder) Resubscribed()                   { r.resub <- struct{}{} }
+func (r *recorder) Interrupted()                    {}
 
 func (r *recorder) next(t *testing.T) delivered {
 	t.Helper()

@@ -1,0 +1,408 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"net"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"microblog/store"
+)
+
+// WebSocket timings and limits.
+const (
+	// writeWait is the time allowed to write one frame to the peer.
+	writeWait = 10 * time.Second
+	// pongWait is the time allowed to read the next pong (or anything) from the peer.
+	pongWait = 60 * time.Second
+	// maxMessageSize is the largest frame a client may send: it sends nothing
+	// but control frames, so anything big is a misbehaving client.
+	maxMessageSize = 4096
+	// closeGrace is how long a closing connection waits for the peer's
+	// close frame before it drops the TCP connection.
+	closeGrace = time.Second
+)
+
+// Close codes sent to clients.
+const (
+	// CloseTooSlow closes a connection that cannot keep up with its events.
+	CloseTooSlow = 4008
+	// CloseLoggedOut closes the connections of a session that logged out.
+	CloseLoggedOut = 4001
+	// CloseResume asks the client to reconnect with ?after=<last id>: the
+	// server lost its live stream for longer than it could replay.
+	CloseResume    = websocket.CloseServiceRestart
+	closeGoingAway = websocket.CloseGoingAway
+	closeInternal  = websocket.CloseInternalServerErr
+)
+
+// Client says who a connection is for and where its replay starts.
+type Client struct {
+	UserID    int64
+	TokenHash string // sha256 hex of the session token, for closing on logout
+	After     int64  // replay home-timeline posts newer than this id…
+	HasAfter  bool   // …when the client asked for it with ?after=
+}
+
+// event is one frame to fan out, encoded once for every connection.
+type event struct {
+	postID int64 // the post's id for post events (to drop duplicates), else 0
+	msg    *websocket.PreparedMessage
+}
+
+// Conn is one WebSocket client. Its write pump is the only goroutine that
+// writes data frames to ws (gorilla/websocket allows one writer; close and
+// ping frames go through WriteControl, which may be called concurrently).
+// Everyone else hands frames to the write pump through send.
+type Conn struct {
+	h         *Hub
+	ws        *websocket.Conn
+	uid       int64
+	tokenHash string
+	after     int64
+	hasAfter  bool
+	user      *user // set by Hub.join under Hub.mu
+
+	ctx    context.Context // ends when the connection starts closing
+	cancel context.CancelFunc
+
+	// send is the bounded queue of frames for the write pump. Only deliver
+	// and catch-up put into it (under mu, never blocking); a full queue
+	// closes the connection with CloseTooSlow.
+	send chan *websocket.PreparedMessage
+
+	closeOnce sync.Once
+	done      chan struct{} // closed when the connection starts closing
+	closeCode int           // written once before done is closed; 0 sends no close frame
+	closeText string
+
+	mu        sync.Mutex // guards the fields below
+	live      bool       // the replay is queued; events go to send, not pending
+	pending   []event    // events that arrived while the replay was being read
+	seen      idWindow   // recent post ids sent, to drop duplicates
+	high      int64      // highest post id sent or known to the client
+	gapMarked bool       // the subscriber connection broke and c has not caught up yet
+	gapFrom   int64      // high when it broke: the catch-up starts there
+}
+
+// Serve runs a connection until it ends. ws must be freshly upgraded; Serve
+// owns it from then on and closes it.
+func (h *Hub) Serve(ws *websocket.Conn, cl Client) {
+	c := &Conn{
+		h:         h,
+		ws:        ws,
+		uid:       cl.UserID,
+		tokenHash: cl.TokenHash,
+		after:     cl.After,
+		hasAfter:  cl.HasAfter,
+		send:      make(chan *websocket.PreparedMessage, h.opt.SendQueue),
+		done:      make(chan struct{}),
+	}
+	c.ctx, c.cancel = context.WithCancel(h.ctx)
+	defer c.cancel()
+	if tc, ok := ws.NetConn().(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
+		tc.SetWriteBuffer(h.opt.SocketBuffer)
+	}
+
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeGoingAway, "server shutting down"), time.Now().Add(h.opt.WriteWait))
+		ws.Close()
+		return
+	}
+	h.conns[c] = struct{}{}
+	h.m.conns.Set(float64(len(h.conns)))
+	h.wg.Add(1)
+	h.mu.Unlock()
+	defer h.wg.Done()
+	defer h.leave(c)
+
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		c.readPump()
+	}()
+	c.writePump()
+	// Give the peer a moment to answer our close frame, then drop the TCP
+	// connection, which also ends the read pump.
+	select {
+	case <-readDone:
+	case <-time.After(closeGrace):
+	}
+	ws.Close()
+	<-readDone
+}
+
+// closeWith starts closing the connection with code (0: no close frame, the
+// peer is gone). The first call wins; it never blocks.
+func (c *Conn) closeWith(code int, text string) {
+	c.closeOnce.Do(func() {
+		c.closeCode, c.closeText = code, text
+		close(c.done)
+		c.cancel()
+		switch code {
+		case CloseTooSlow:
+			c.h.m.slowClosed.Inc()
+		case CloseLoggedOut:
+			c.h.m.revoked.Inc()
+		}
+	})
+}
+
+// readPump reads (and discards) what the client sends, so that pongs and
+// close frames are processed, until the connection fails or closes.
+func (c *Conn) readPump() {
+	defer func() {
+		if r := recover(); r != nil {
+			c.h.log.Error("live: read pump panic", "panic", r, "stack", string(debug.Stack()))
+		}
+		c.closeWith(0, "")
+	}()
+	c.ws.SetReadLimit(maxMessageSize)
+	c.ws.SetReadDeadline(time.Now().Add(c.h.opt.PongWait))
+	c.ws.SetPongHandler(func(string) error {
+		return c.ws.SetReadDeadline(time.Now().Add(c.h.opt.PongWait))
+	})
+	for {
+		if _, _, err := c.ws.ReadMessage(); err != nil {
+			return
+		}
+	}
+}
+
+// writePump starts the connection (subscriptions and replay), then writes
+// queued frames and pings until the connection closes.
+func (c *Conn) writePump() {
+	defer func() {
+		if r := recover(); r != nil {
+			c.h.log.Error("live: write pump panic", "panic", r, "stack", string(debug.Stack()))
+			c.closeWith(closeInternal, "internal error")
+			c.writeClose()
+		}
+	}()
+	frames, err := c.start()
+	if err != nil {
+		switch {
+		case c.ctx.Err() != nil: // closing anyway
+		case errors.Is(err, ErrClosed):
+			c.closeWith(closeGoingAway, "server shutting down")
+		default:
+			c.h.log.Warn("live: start connection", "user", c.uid, "err", err)
+			c.closeWith(CloseResume, "live feed unavailable, reconnect later")
+		}
+		c.writeClose()
+		return
+	}
+	for _, f := range frames {
+		if !c.write(f) {
+			return
+		}
+	}
+	ping := time.NewTicker(c.h.opt.PingPeriod)
+	defer ping.Stop()
+	for {
+		// A decided close goes out before anything still queued.
+		select {
+		case <-c.done:
+			c.writeClose()
+			return
+		default:
+		}
+		select {
+		case <-c.done:
+			c.writeClose()
+			return
+		case f := <-c.send:
+			if !c.write(f) {
+				return
+			}
+		case <-ping.C:
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(c.h.opt.WriteWait)); err != nil {
+				c.closeWith(0, "")
+				return
+			}
+		}
+	}
+}
+
+// write sends one frame; false means the connection is finished.
+func (c *Conn) write(f *websocket.PreparedMessage) bool {
+	c.ws.SetWriteDeadline(time.Now().Add(c.h.opt.WriteWait))
+	if err := c.ws.WritePreparedMessage(f); err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			// Too slow to take even one frame within writeWait.
+			c.closeWith(CloseTooSlow, "too slow")
+		} else {
+			c.closeWith(0, "")
+		}
+		c.writeClose()
+		return false
+	}
+	c.h.m.delivered.Inc()
+	return true
+}
+
+// writeClose sends the close frame decided by closeWith, if any.
+func (c *Conn) writeClose() {
+	if c.closeCode == 0 {
+		return
+	}
+	msg := websocket.FormatCloseMessage(c.closeCode, c.closeText)
+	c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(c.h.opt.WriteWait))
+}
+
+// start joins the user's topics, reads the replay and returns the frames
+// to send first: the replayed posts, ready, and whatever arrived meanwhile.
+// Subscribing before reading means nothing falls between replay and live;
+// what both bring is dropped by id.
+func (c *Conn) start() ([]*websocket.PreparedMessage, error) {
+	h := c.h
+	gen := h.gen.Load()
+	if err := h.join(c.ctx, c); err != nil {
+		return nil, err
+	}
+	var replay []store.Post
+	if c.hasAfter {
+		var err error
+		if replay, err = h.tl.HomeSince(c.ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
+			return nil, err
+		}
+	}
+	last, err := h.tl.LastID(c.ctx, c.uid)
+	if err != nil {
+		return nil, err
+	}
+	frames, err := c.goLive(replay, last)
+	if err != nil {
+		return nil, err
+	}
+	if h.gen.Load() != gen {
+		// The subscriber connection broke while this one was starting: the
+		// hub's catch-up skipped it, so it catches up on its own.
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			h.catchUp(c.ctx, c)
+		}()
+	}
+	return frames, nil
+}
+
+// readyData is the data of the ready event.
+type readyData struct {
+	UserID int64 `json:"user_id"`
+	LastID int64 `json:"last_id"`
+	// Truncated says the replay held only the newest ReplayMax posts: the
+	// client should reload its timeline over HTTP.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+func (c *Conn) goLive(replay []store.Post, last int64) ([]*websocket.PreparedMessage, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*websocket.PreparedMessage, 0, len(replay)+1+len(c.pending))
+	high := max(last, c.after)
+	for _, p := range replay {
+		high = max(high, p.ID)
+		if !c.seen.add(p.ID) {
+			continue
+		}
+		f, err := encodeFrame(store.EventPost, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	c.h.m.replayed.Add(float64(len(out)))
+	ready, err := encodeFrame("ready", readyData{UserID: c.uid, LastID: high, Truncated: len(replay) >= c.h.opt.ReplayMax})
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, ready)
+	for _, ev := range c.pending {
+		if ev.postID != 0 {
+			if !c.seen.add(ev.postID) {
+				c.h.m.duplicates.Inc()
+				continue
+			}
+			high = max(high, ev.postID)
+		}
+		out = append(out, ev.msg)
+	}
+	c.high, c.live, c.pending = high, true, nil
+	return out, nil
+}
+
+// deliver queues a live event. It never blocks: a connection that cannot
+// take it is closed with CloseTooSlow.
+func (c *Conn) deliver(ev event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	if !c.live {
+		if len(c.pending) >= cap(c.send) {
+			c.h.m.dropped.Inc()
+			c.closeWith(CloseTooSlow, "too slow")
+			return
+		}
+		c.pending = append(c.pending, ev)
+		return
+	}
+	c.pushLocked(ev)
+}
+
+// pushLocked puts ev on the send queue unless it is a post already sent.
+// The caller holds c.mu.
+func (c *Conn) pushLocked(ev event) {
+	if ev.postID != 0 {
+		if !c.seen.add(ev.postID) {
+			c.h.m.duplicates.Inc()
+			return
+		}
+		c.high = max(c.high, ev.postID)
+	}
+	select {
+	case c.send <- ev.msg:
+	default:
+		c.h.m.dropped.Inc()
+		c.closeWith(CloseTooSlow, "too slow")
+	}
+}
+
+// seenWindow is how many recent post ids a connection remembers to drop
+// duplicates. Duplicates only arise near a replay (on connect or after a
+// gap), within a few events of each other, so a small window suffices and
+// keeps connections cheap.
+const seenWindow = 128
+
+// idWindow remembers the last seenWindow ids added. The zero value is empty.
+type idWindow struct {
+	ring []int64
+	next int
+}
+
+// add records id and reports whether it was new.
+func (w *idWindow) add(id int64) bool {
+	for _, x := range w.ring {
+		if x == id {
+			return false
+		}
+	}
+	if len(w.ring) < seenWindow {
+		w.ring = append(w.ring, id)
+		return true
+	}
+	w.ring[w.next] = id
+	w.next = (w.next + 1) % seenWindow
+	return true
+}

@@ -1,0 +1,341 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+func TestWSRefusesBeforeUpgrade(t *testing.T) {
+	ts := newTestServer(t)
+	token, _ := ts.register(t, "alice")
+	cases := []struct {
+		name   string
+		url    string
+		header http.Header
+		want   int
+	}{
+		{"no token", ts.wsURL(""), nil, http.StatusUnauthorized},
+		{"bad token", ts.wsURL("token=nope"), nil, http.StatusUnauthorized},
+		{"foreign origin", ts.wsURL("token=" + token), http.Header{"Origin": {"https://evil.example"}}, http.StatusForbidden},
+		{"bad after", ts.wsURL("token=" + token + "&after=x"), nil, http.StatusBadRequest},
+	}
+	for _, c := range cases {
+		_, resp, err := websocket.DefaultDialer.Dial(c.url, c.header)
+		if err == nil || resp == nil || resp.StatusCode != c.want {
+			status := 0
+			if resp != nil {
+				status = resp.StatusCode
+			}
+			t.Errorf("%s: err %v, status %d, want %d", c.name, err, status, c.want)
+		}
+	}
+	// The token may come as ?token= and the page's own origin is welcome.
+	conn, _, err := websocket.DefaultDialer.Dial(ts.wsURL("token="+token), http.Header{"Origin": {ts.URL}})
+	if err != nil {
+		t.Fatalf("dial with ?token= and own origin: %v", err)
+	}
+	readWS(conn).ready(t)
+	conn.Close()
+}
+
+// TestWSLiveEvents: posts, deletes, comments and new fans reach the open
+// connection of the user they concern, within a second.
+func TestWSLiveEvents(t *testing.T) {
+	ts := newTestServer(t)
+	starTok, _ := ts.register(t, "star")
+	fanTok, fanID := ts.register(t, "fan")
+	starWS := ts.dialWS(t, starTok, "")
+	starWS.ready(t)
+	fanWS := ts.dialWS(t, fanTok, "")
+	if last := fanWS.ready(t); last != 0 {
+		t.Fatalf("ready last_id %d for an empty timeline", last)
+	}
+
+	ts.follow(t, fanTok, "star", true)
+	f := starWS.expect(t, "follow", 0)
+	var fd struct{ User struct{ ID int64 } }
+	if json.Unmarshal(f.Data, &fd); fd.User.ID != fanID {
+		t.Fatalf("follow event %s, want the fan", f)
+	}
+
+	start := time.Now()
+	pid := ts.newPost(t, starTok, "hello fans")
+	got := fanWS.expect(t, "post", pid)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("post took %s to arrive", d)
+	}
+	var p struct{ Content string }
+	if json.Unmarshal(got.Data, &p); p.Content != "hello fans" {
+		t.Fatalf("post frame %s", got)
+	}
+	starWS.expect(t, "post", pid) // the author's own connections see it too
+
+	mine := ts.newPost(t, fanTok, "my own")
+	fanWS.expect(t, "post", mine)
+	status, body := ts.call(t, "POST", "/api/v1/posts/"+strconv.FormatInt(mine, 10)+"/comments", starTok, map[string]string{"content": "nice"})
+	if status != http.StatusCreated {
+		t.Fatalf("comment: %d %s", status, body)
+	}
+	var c struct{ ID int64 }
+	mustDecode(t, body, &c)
+	fanWS.expect(t, "comment", c.ID)
+
+	if status, body := ts.call(t, "DELETE", "/api/v1/posts/"+strconv.FormatInt(pid, 10), starTok, nil); status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", status, body)
+	}
+	fanWS.expect(t, "delete", pid)
+}
+
+// TestWSFollowWhileConnected: (un)following changes the open stream at once.
+func TestWSFollowWhileConnected(t *testing.T) {
+	ts := newTestServer(t)
+	starTok, _ := ts.register(t, "star")
+	fanTok, _ := ts.register(t, "fan")
+	fanWS := ts.dialWS(t, fanTok, "")
+	fanWS.ready(t)
+
+	ts.follow(t, fanTok, "star", true)
+	pid := ts.newPost(t, starTok, "first")
+	fanWS.expect(t, "post", pid)
+
+	ts.follow(t, fanTok, "star", false)
+	ts.newPost(t, starTok, "not for the fan any more")
+	// The fan's own post is a marker: had the star's post been delivered, it
+	// would have come first (one subscriber connection, in publish order).
+	marker := ts.newPost(t, fanTok, "marker")
+	fanWS.expect(t, "post", marker)
+}
+
+// TestWSReconnectAfter: posts made while away arrive once, in id order, then
+// ready, then live events.
+func TestWSReconnectAfter(t *testing.T) {
+	ts := newTestServer(t)
+	starTok, _ := ts.register(t, "star")
+	fanTok, _ := ts.register(t, "fan")
+	ts.follow(t, fanTok, "star", true)
+	seen := ts.newPost(t, starTok, "seen before")
+
+	ws := ts.dialWS(t, fanTok, "")
+	last := ws.ready(t)
+	if last != seen {
+		t.Fatalf("ready last_id %d, want %d", last, seen)
+	}
+	ws.conn.Close()
+
+	var away []int64
+	for i := range 5 {
+		away = append(away, ts.newPost(t, starTok, fmt.Sprintf("while away %d", i)))
+	}
+	ws = ts.dialWS(t, fanTok, "after="+strconv.FormatInt(last, 10))
+	for _, id := range away {
+		ws.expect(t, "post", id)
+	}
+	if got := ws.ready(t); got != away[len(away)-1] {
+		t.Fatalf("ready last_id %d, want %d", got, away[len(away)-1])
+	}
+	live := ts.newPost(t, starTok, "live again")
+	ws.expect(t, "post", live)
+}
+
+// collector gathers the post frames a fan receives and checks exactly-once.
+type collector struct {
+	t    *testing.T
+	ws   *wsClient
+	got  map[int64]int
+	last int64
+}
+
+func newCollector(t *testing.T, ws *wsClient) *collector {
+	return &collector{t: t, ws: ws, got: make(map[int64]int)}
+}
+
+// waitFor reads until every id in want has arrived, failing on a duplicate.
+func (c *collector) waitFor(want []int64, d time.Duration) {
+	c.t.Helper()
+	deadline := time.After(d)
+	for {
+		missing := 0
+		for _, id := range want {
+			if c.got[id] == 0 {
+				missing++
+			}
+		}
+		if missing == 0 {
+			return
+		}
+		select {
+		case f, ok := <-c.ws.frames:
+			if !ok {
+				c.t.Fatalf("live feed closed: %v", <-c.ws.err)
+			}
+			if f.Event != "post" {
+				continue
+			}
+			id := f.postID()
+			c.got[id]++
+			if c.got[id] > 1 {
+				c.t.Fatalf("post %d delivered twice", id)
+			}
+		case <-deadline:
+			c.t.Fatalf("%d of %d posts missing after %s", missing, len(want), d)
+		}
+	}
+}
+
+// TestWSSubscriberKilled: the hub's Redis subscriber connection is killed
+// again and again while the star posts; the fan still gets every post once.
+func TestWSSubscriberKilled(t *testing.T) {
+	ts := newTestServer(t)
+	starTok, _ := ts.register(t, "star")
+	fanTok, _ := ts.register(t, "fan")
+	ts.follow(t, fanTok, "star", true)
+	ws := ts.dialWS(t, fanTok, "")
+	ws.ready(t)
+	rc := ts.Redis.Client()
+	ctx := context.Background()
+	var ids []int64
+	for i := range 30 {
+		if i%3 == 0 {
+			if err := rc.ClientKillByFilter(ctx, "TYPE", "pubsub").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids = append(ids, ts.newPost(t, starTok, fmt.Sprintf("post %d", i)))
+	}
+	c := newCollector(t, ws)
+	c.waitFor(ids, 5*time.Second)
+	// Still live after all that.
+	last := ts.newPost(t, starTok, "after the storm")
+	c.waitFor([]int64{last}, 2*time.Second)
+}
+
+// TestWSRedisRestart: Redis restarts mid-stream; the fan misses nothing
+// that was stored and sees nothing twice.
+func TestWSRedisRestart(t *testing.T) {
+	ts := newTestServer(t)
+	starTok, _ := ts.register(t, "star")
+	fanTok, _ := ts.register(t, "fan")
+	ts.follow(t, fanTok, "star", true)
+	ws := ts.dialWS(t, fanTok, "")
+	ws.ready(t)
+	c := newCollector(t, ws)
+	before := []int64{ts.newPost(t, starTok, "before")}
+	c.waitFor(before, 2*time.Second)
+
+	ts.Redis.Restart()
+	// Posted at once, most likely before the hub has resubscribed: these
+	// can only arrive through the catch-up.
+	var after []int64
+	deadline := time.Now().Add(5 * time.Second)
+	for len(after) < 5 && time.Now().Before(deadline) {
+		status, body := ts.call(t, "POST", "/api/v1/posts", starTok, map[string]string{"content": "after restart"})
+		if status == http.StatusCreated {
+			var p struct{ ID int64 }
+			mustDecode(t, body, &p)
+			after = append(after, p.ID)
+		} else if status != http.StatusServiceUnavailable {
+			t.Fatalf("post after restart: %d %s", status, body)
+		}
+	}
+	c.waitFor(append(before, after...), 5*time.Second)
+}
+
+// TestWSCrossProcess: two server processes on one Redis; a fan connected to
+// one sees posts made through the other.
+func TestWSCrossProcess(t *testing.T) {
+	r := startRedis(t)
+	ts1 := startServer(t, r)
+	ts2 := startServer(t, r)
+	starTok, _ := ts2.register(t, "star")
+	fanTok, _ := ts1.register(t, "fan")
+	ts2.follow(t, fanTok, "star", true)
+	ws := ts1.dialWS(t, fanTok, "")
+	ws.ready(t)
+	pid := ts2.newPost(t, starTok, "from process 2")
+	ws.expect(t, "post", pid)
+	// And following through process 2 while connected to process 1.
+	otherTok, _ := ts2.register(t, "other")
+	ts2.follow(t, fanTok, "other", true)
+	oid := ts2.newPost(t, otherTok, "new star, other process")
+	ws.expect(t, "post", oid)
+}
+
+// TestWSSlowClient: a client that never reads is closed with 4008 while a
+// healthy one keeps receiving everything.
+func TestWSSlowClient(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_WS_QUEUE=4")
+	starTok, _ := ts.register(t, "star")
+	fanTok, _ := ts.register(t, "fan")
+	slowTok, _ := ts.register(t, "slow")
+	ts.follow(t, fanTok, "star", true)
+	ts.follow(t, slowTok, "star", true)
+	healthy := ts.dialWS(t, fanTok, "")
+	healthy.ready(t)
+	slow, _, err := smallBufferDialer.Dial(ts.wsURL("token="+slowTok), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+
+	c := newCollector(t, healthy)
+	long := strings.Repeat("长", 280) // big frames fill the socket buffers sooner
+	var ids []int64
+	start := time.Now()
+	for len(ids) < 1000 && (len(ids)%20 != 0 || !slowClosed(t, ts)) {
+		ids = append(ids, ts.newPost(t, starTok, long))
+	}
+	if !slowClosed(t, ts) {
+		t.Fatalf("the slow client was not closed after %d posts", len(ids))
+	}
+	t.Logf("slow client closed after %d posts in %s", len(ids), time.Since(start))
+	c.waitFor(ids, 5*time.Second)
+	// Now the slow client reads: what the socket held, then the close frame.
+	if code := readWS(slow).closeCode(t, 5*time.Second); code != 4008 {
+		t.Fatalf("slow client closed with %d, want 4008", code)
+	}
+}
+
+// slowClosed reads the server's metrics for a 4008 close.
+func slowClosed(t testing.TB, ts *testServer) bool {
+	_, body := ts.call(t, "GET", "/metrics", "", nil)
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "microblog_live_slow_closed_total "); ok {
+			return v != "0"
+		}
+	}
+	return false
+}
+
+func TestWSLogoutClosesWith4001(t *testing.T) {
+	ts := newTestServer(t)
+	tok, _ := ts.register(t, "alice")
+	ws := ts.dialWS(t, tok, "")
+	ws.ready(t)
+	if status, body := ts.call(t, "DELETE", "/api/v1/sessions/current", tok, nil); status != http.StatusNoContent {
+		t.Fatalf("logout: %d %s", status, body)
+	}
+	if code := ws.closeCode(t, 2*time.Second); code != 4001 {
+		t.Fatalf("closed with %d, want 4001", code)
+	}
+}
+
+func TestWSShutdownClosesCleanly(t *testing.T) {
+	ts := newTestServer(t)
+	tok, _ := ts.register(t, "alice")
+	ws := ts.dialWS(t, tok, "")
+	ws.ready(t)
+	stopped := make(chan struct{})
+	go func() { ts.Stop(); close(stopped) }()
+	defer func() { <-stopped }()
+	if code := ws.closeCode(t, 5*time.Second); code != websocket.CloseGoingAway {
+		t.Errorf("closed with %d, want %d", code, websocket.CloseGoingAway)
+	}
+}
