@@ -16,9 +16,23 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
 )
+
+func init() {
+	// go-redis logs every failed dial on its own; its errors reach our logs
+	// through the calls that fail, so keep its own logger for debugging.
+	redis.SetLogger(redisLogger{})
+}
+
+// redisLogger sends go-redis's internal messages to slog at debug level.
+type redisLogger struct{}
+
+func (redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	slog.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

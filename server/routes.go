@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -20,8 +21,13 @@ func addRoutes(e *echo.Echo, s *server) {
 	e.GET("/readyz", handleReadyz(st))
 	e.GET("/metrics", handleMetrics(s.reg))
 
-	api := e.Group("/api/v1",
+	// API middleware is global, with the CORS part skipping non-API paths:
+	// group middleware would make Echo answer 404 instead of 405 for a known
+	// path with the wrong method.
+	isAPI := func(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/api/") }
+	e.Use(
 		middleware.CORSWithConfig(middleware.CORSConfig{
+			Skipper: func(c echo.Context) bool { return !isAPI(c) },
 			// Any origin may call the API with a bearer token (the packaged
 			// mobile app runs from file://); cookies are never sent cross-origin.
 			AllowOrigins:  []string{"*"},
@@ -33,6 +39,7 @@ func addRoutes(e *echo.Echo, s *server) {
 		middleware.BodyLimit(maxBody),
 		sameOriginWrites(s.cfg.AllowedOrigins),
 	)
+	api := e.Group("/api/v1")
 	anyone := authenticate(st, false)
 	member := authenticate(st, true)
 
@@ -57,7 +64,6 @@ func addRoutes(e *echo.Echo, s *server) {
 
 	api.GET("/timelines/home", handleHomeTimeline(st), member)
 	api.GET("/timelines/public", handlePublicTimeline(st), anyone)
-	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
 
 	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
 	e.GET("/m/*", handleStatic(mobile.FS(), "/m/"))

@@ -16,6 +16,9 @@ func handleStatic(fsys fs.FS, prefix string) echo.HandlerFunc {
 	files := http.FileServer(http.FS(fsys))
 	return func(c echo.Context) error {
 		r := c.Request()
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			return echo.ErrNotFound
+		}
 		name := strings.TrimPrefix(path.Clean("/"+strings.TrimPrefix(r.URL.Path, prefix)), "/")
 		if name == "" {
 			name = "."

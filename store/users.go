@@ -49,9 +49,9 @@ func (s *Store) User(ctx context.Context, uid, viewer int64) (User, error) {
 // users loads many users in one round trip, skipping the ones that do not exist.
 func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]User, error) {
 	type cmds struct {
-		fields           *redis.SliceCmd
-		fans, stars      *redis.IntCmd
-		following        *redis.FloatCmd
+		fields      *redis.SliceCmd
+		fans, stars *redis.IntCmd
+		following   *redis.FloatCmd
 	}
 	all := make([]cmds, len(uids))
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {

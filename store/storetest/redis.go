@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,17 +23,29 @@ type Redis struct {
 	t    testing.TB
 	Port int
 	Dir  string
-	cmd  *exec.Cmd
+	// Password is the requirepass of the server, empty for none.
+	Password string
+	args     []string
+	cmd      *exec.Cmd
 }
 
 // Start starts a redis-server for t and stops it when t ends. It fails the
 // test (never skips it) when redis-server is not installed.
-func Start(t testing.TB) *Redis {
+func Start(t testing.TB) *Redis { return StartWith(t) }
+
+// StartWith is Start with extra redis-server arguments, such as
+// "--requirepass", "secret" (which also sets Password).
+func StartWith(t testing.TB, args ...string) *Redis {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatalf("redis-server is not installed (apt-get install redis-server, or run make test, which installs it): %v", err)
 	}
-	r := &Redis{t: t, Port: freePort(t), Dir: t.TempDir()}
+	r := &Redis{t: t, Port: freePort(t), Dir: t.TempDir(), args: args}
+	for i, a := range args {
+		if a == "--requirepass" && i+1 < len(args) {
+			r.Password = args[i+1]
+		}
+	}
 	r.start()
 	t.Cleanup(r.Stop)
 	return r
@@ -41,12 +54,18 @@ func Start(t testing.TB) *Redis {
 // Addr is host:port of the server.
 func (r *Redis) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.Port) }
 
-// URL is the redis:// URL of the server's database 0.
-func (r *Redis) URL() string { return "redis://" + r.Addr() + "/0" }
+// URL is the redis:// URL of the server's database 0, with the password if any.
+func (r *Redis) URL() string {
+	if r.Password != "" {
+		u := url.URL{Scheme: "redis", User: url.UserPassword("", r.Password), Host: r.Addr(), Path: "/0"}
+		return u.String()
+	}
+	return "redis://" + r.Addr() + "/0"
+}
 
 // Client returns a new client of the server, closed when the test ends.
 func (r *Redis) Client() *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: r.Addr()})
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.Password})
 	r.t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -58,11 +77,12 @@ func (r *Redis) start() {
 		"--dir", r.Dir, "--save", "", "--appendonly", "yes",
 		"--maxclients", "20000", "--loglevel", "warning",
 		"--logfile", filepath.Join(r.Dir, "redis.log"))
+	r.cmd.Args = append(r.cmd.Args, r.args...)
 	if err := r.cmd.Start(); err != nil {
 		r.t.Fatalf("start redis-server: %v", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.Password, MaxRetries: -1})
 	defer c.Close()
 	for {
 		if err := c.Ping(context.Background()).Err(); err == nil {

@@ -1,0 +1,65 @@
+# The two commands a new machine needs: `make run` serves the app, `make test`
+# runs every test. Both install what is missing where they can (Debian
+# packages as root or with passwordless sudo, npm packages locally) and
+# otherwise say exactly what to install.
+
+SHELL       := /bin/bash
+BIN         := bin/microblog
+DATA        := $(CURDIR)/.data
+REDIS_PORT  ?= 6379
+GO          ?= go
+
+.PHONY: run test build bench vet deps-run deps-test
+
+build:
+	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
+	$(GO) build -o $(BIN) ./server
+
+# run serves on http://127.0.0.1:8080. With REDIS_URL unset and nothing on
+# 127.0.0.1:$(REDIS_PORT), it starts a project-local redis-server with
+# append-only persistence in .data/redis; Ctrl-C stops both.
+run: build
+	@if [ -n "$$REDIS_URL" ] || (exec 3<>/dev/tcp/127.0.0.1/$(REDIS_PORT)) 2>/dev/null; then \
+		echo "microblog: using Redis at $${REDIS_URL:-redis://127.0.0.1:$(REDIS_PORT)/0}"; \
+		exec ./$(BIN); \
+	fi; \
+	$(MAKE) --no-print-directory deps-run || exit 1; \
+	mkdir -p $(DATA)/redis; \
+	redis-server --port $(REDIS_PORT) --bind 127.0.0.1 --dir $(DATA)/redis --appendonly yes \
+		--save 60 1 --logfile $(DATA)/redis/redis.log --daemonize no & redis_pid=$$!; \
+	trap 'kill $$redis_pid 2>/dev/null; wait $$redis_pid 2>/dev/null' EXIT; \
+	for i in $$(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$(REDIS_PORT)) 2>/dev/null && break; sleep 0.1; done; \
+	echo "microblog: started redis-server on 127.0.0.1:$(REDIS_PORT), data in $(DATA)/redis"; \
+	REDIS_URL=redis://127.0.0.1:$(REDIS_PORT)/0 ./$(BIN); status=$$?; \
+	[ $$status -eq 130 ] && exit 0 || exit $$status
+
+# test runs every Go test under the race detector: each test starts its own
+# throwaway redis-server on a free port in a temporary directory, and the
+# browser tests drive Debian's headless Chromium through playwright-core.
+test: deps-test
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+# apt_install installs Debian packages when it may, else says what to run.
+define apt_install
+	if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO=sudo; else \
+		echo "missing: $(1). Install it with: sudo apt-get install $(1)"; exit 1; fi; \
+	echo "installing $(1) ..."; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(1) >/dev/null || { \
+		echo "could not install $(1); install it with: sudo apt-get install $(1)"; exit 1; }
+endef
+
+deps-run:
+	@command -v redis-server >/dev/null || { $(call apt_install,redis-server); }
+
+deps-test: deps-run
+	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer"; exit 1; }
+	@test -x /usr/bin/chromium || { $(call apt_install,chromium); }
+	@command -v npm >/dev/null || { $(call apt_install,nodejs npm); }
+	@test -f web/e2e/node_modules/playwright-core/package.json || npm ci --prefix web/e2e --no-audit --no-fund

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"microblog/store/storetest"
+)
+
+func TestHealthReadyMetrics(t *testing.T) {
+	ts := newTestServer(t)
+	ts.register(t, "alice")
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200} {
+		if status, body := ts.call(t, "GET", path, "", nil); status != want {
+			t.Errorf("%s: %d %s", path, status, body)
+		}
+	}
+	_, body := ts.call(t, "GET", "/metrics", "", nil)
+	for _, want := range []string{`microblog_http_requests_total{method="POST",route="/api/v1/users",status="201"} 1`, "go_goroutines"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
+
+// TestRedisDownAnswers503 stops Redis under a running server: the API answers
+// 503 with the contract's body within a few seconds instead of hanging, and
+// recovers when Redis is back, with the data still there.
+func TestRedisDownAnswers503(t *testing.T) {
+	ts := newTestServer(t)
+	alice, _ := ts.register(t, "alice")
+	ts.post(t, alice, "before the outage", 0)
+
+	ts.Redis.Stop()
+	start := time.Now()
+	for _, path := range []string{"/readyz", "/api/v1/timelines/public", "/api/v1/timelines/home"} {
+		status, body := ts.call(t, "GET", path, alice, nil)
+		if status != 503 || errorCode(t, body) != "unavailable" {
+			t.Fatalf("%s with Redis down: %d %s", path, status, body)
+		}
+	}
+	status, body := ts.call(t, "POST", "/api/v1/posts", alice, map[string]string{"content": "during the outage"})
+	if status != 503 || errorCode(t, body) != "unavailable" {
+		t.Fatalf("post with Redis down: %d %s", status, body)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("answers with Redis down took %v", d)
+	}
+	if status, _ := ts.call(t, "GET", "/healthz", "", nil); status != 200 {
+		t.Errorf("/healthz with Redis down: %d, want 200 (the process runs)", status)
+	}
+
+	ts.Redis.Restart()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, _ := ts.call(t, "GET", "/readyz", "", nil)
+		if status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz still %d after Redis came back", status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	page := ts.page(t, alice, "/api/v1/timelines/home")
+	if len(page.Items) != 1 || page.Items[0].Content != "before the outage" {
+		t.Fatalf("home after restart = %+v", page.Items)
+	}
+}
+
+func TestRedisWithPassword(t *testing.T) {
+	r := storetest.StartWith(t, "--requirepass", "s3cret pass")
+	ts := startServer(t, r)
+	alice, _ := ts.register(t, "alice")
+	ts.post(t, alice, "behind a password", 0)
+	if n := r.Client().Exists(context.Background(), "global:postid").Val(); n != 1 {
+		t.Fatalf("post not written through the authenticated connection")
+	}
+	// The wrong password: the server starts, says so, and answers 503.
+	bad := *r
+	bad.Password = "wrong"
+	ts2 := startServer(t, &bad)
+	if status, _ := ts2.call(t, "GET", "/readyz", "", nil); status != 503 {
+		t.Fatalf("/readyz with a wrong Redis password: %d", status)
+	}
+}
+
+func TestInvalidSettingsFailAtStart(t *testing.T) {
+	for env, want := range map[string]string{
+		"MICROBLOG_BCRYPT_COST=abc":        "MICROBLOG_BCRYPT_COST",
+		"MICROBLOG_RATE_LIMITS=post=fast":  "MICROBLOG_RATE_LIMITS",
+		"REDIS_URL=http://nope":            "REDIS_URL",
+		"MICROBLOG_SESSION_TTL=forever":    "MICROBLOG_SESSION_TTL",
+		"MICROBLOG_ALLOWED_ORIGINS=nohost": "MICROBLOG_ALLOWED_ORIGINS",
+		"MICROBLOG_LOG_LEVEL=loud":         "MICROBLOG_LOG_LEVEL",
+	} {
+		k, v, _ := strings.Cut(env, "=")
+		getenv := func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := run(ctx, nil, getenv, io.Discard, io.Discard)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: run returned %v, want an error naming %s", env, err, want)
+		}
+	}
+	var stderr bytes.Buffer
+	if err := run(context.Background(), []string{"-no-such-flag"}, func(string) string { return "" }, io.Discard, &stderr); err == nil {
+		t.Errorf("unknown flag accepted")
+	}
+}
