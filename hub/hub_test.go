@@ -1,0 +1,198 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"microblog/hub"
+	"microblog/store"
+	"microblog/store/storetest"
+)
+
+// stack is a hub on a real Redis, with a bare WebSocket endpoint that trusts
+// the ?uid= it is given (authentication is the server's business).
+type stack struct {
+	redis *storetest.Redis
+	st    *store.Store
+	hub   *hub.Hub
+	url   string
+}
+
+func newStack(t *testing.T, opt hub.Options) *stack {
+	t.Helper()
+	r := storetest.Start(t)
+	st := store.New(r.Client(), store.Options{BcryptCost: 4})
+	sub := st.NewSubscriber()
+	h := hub.New(sub, st, opt)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); sub.Run(ctx, h) }()
+	up := websocket.Upgrader{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var uid int64
+		json.Unmarshal([]byte(r.URL.Query().Get("uid")), &uid)
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		h.Serve(ws, hub.Client{UserID: uid, TokenHash: "t"})
+	}))
+	t.Cleanup(func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		if err := h.Shutdown(sctx); err != nil {
+			t.Errorf("hub shutdown: %v", err)
+		}
+		cancel()
+		<-done
+		srv.Close()
+	})
+	return &stack{redis: r, st: st, hub: h, url: "ws" + strings.TrimPrefix(srv.URL, "http")}
+}
+
+func (s *stack) user(t *testing.T, name string) int64 {
+	t.Helper()
+	u, _, err := s.st.Register(context.Background(), name, "a fine password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.ID
+}
+
+// connect opens a connection for uid and waits for its ready frame.
+func (s *stack) connect(t *testing.T, uid int64) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial(s.url+"/?uid="+jsonInt(uid), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if f := readFrame(t, c); f.Event != "ready" {
+		t.Fatalf("first frame %q, want ready", f.Event)
+	}
+	return c
+}
+
+func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+func readFrame(t *testing.T, c *websocket.Conn) store.Frame {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	var f store.Frame
+	if err := c.ReadJSON(&f); err != nil {
+		t.Fatalf("read frame: %v", err)
+	}
+	return f
+}
+
+// numSub is how many subscribers Redis counts on channel.
+func (s *stack) numSub(t *testing.T, channel string) int64 {
+	t.Helper()
+	n, err := s.redis.Client().PubSubNumSub(context.Background(), channel).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n[channel]
+}
+
+// waitFor polls cond (a Redis-side count the hub cannot signal) until true.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSubscriptionsAreSharedAndLinger: one subscription per channel however
+// many local connections want it, kept for Linger after the last one leaves.
+func TestSubscriptionsAreSharedAndLinger(t *testing.T) {
+	s := newStack(t, hub.Options{Linger: 200 * time.Millisecond})
+	star, fan1, fan2 := s.user(t, "star"), s.user(t, "fan1"), s.user(t, "fan2")
+	ctx := context.Background()
+	for _, fan := range []int64{fan1, fan2} {
+		if err := s.st.Follow(ctx, fan, star); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := s.connect(t, fan1)
+	b := s.connect(t, fan1) // a second tab of the same user
+	c := s.connect(t, fan2)
+	if n := s.numSub(t, "author:"+jsonInt(star)); n != 1 {
+		t.Fatalf("%d subscriptions to the star's channel, want 1", n)
+	}
+
+	p, err := s.st.Create(ctx, store.NewPost{Author: star, Content: "to all three"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, conn := range []*websocket.Conn{a, b, c} {
+		if f := readFrame(t, conn); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
+			t.Fatalf("got %s %s", f.Event, f.Data)
+		}
+	}
+
+	left := time.Now()
+	for _, conn := range []*websocket.Conn{a, b, c} {
+		conn.Close()
+	}
+	waitFor(t, "the hub to drop its connections", func() bool { return s.hub.Connections() == 0 })
+	if n := s.numSub(t, "author:"+jsonInt(star)); n != 1 && time.Since(left) < 150*time.Millisecond {
+		t.Fatalf("unsubscribed before the linger delay")
+	}
+	waitFor(t, "the lingering subscription to end", func() bool { return s.numSub(t, "author:"+jsonInt(star)) == 0 })
+	if d := time.Since(left); d < 200*time.Millisecond {
+		t.Fatalf("unsubscribed after %s, before the 200ms linger", d)
+	}
+}
+
+// TestReconnectWithinLingerKeepsSubscription: a reconnect inside the linger
+// delay reuses the subscription instead of churning it.
+func TestReconnectWithinLingerKeepsSubscription(t *testing.T) {
+	s := newStack(t, hub.Options{Linger: time.Minute})
+	star, fan := s.user(t, "star"), s.user(t, "fan")
+	ctx := context.Background()
+	if err := s.st.Follow(ctx, fan, star); err != nil {
+		t.Fatal(err)
+	}
+	s.connect(t, fan).Close()
+	waitFor(t, "the hub to drop the connection", func() bool { return s.hub.Connections() == 0 })
+	c := s.connect(t, fan)
+	if n := s.numSub(t, "author:"+jsonInt(star)); n != 1 {
+		t.Fatalf("%d subscriptions, want 1", n)
+	}
+	p, err := s.st.Create(ctx, store.NewPost{Author: star, Content: "still there"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := readFrame(t, c); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
+		t.Fatalf("got %s %s", f.Event, f.Data)
+	}
+}
+
+// TestShutdownClosesWithGoingAway: Shutdown closes sockets with 1001 and
+// waits for their goroutines.
+func TestShutdownClosesWithGoingAway(t *testing.T) {
+	s := newStack(t, hub.Options{})
+	c := s.connect(t, s.user(t, "alice"))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.hub.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	_, _, err := c.ReadMessage()
+	if !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+		t.Fatalf("read after shutdown: %v, want close 1001", err)
+	}
+}
