@@ -117,3 +117,16 @@ func TestInvalidSettingsFailAtStart(t *testing.T) {
 		t.Errorf("unknown flag accepted")
 	}
 }
+
+func TestRedisOverTLS(t *testing.T) {
+	r, caFile := storetest.StartTLS(t)
+	ts := startServer(t, r, "REDIS_URL="+r.TLSURL(), "MICROBLOG_REDIS_CA="+caFile)
+	alice, _ := ts.register(t, "alice")
+	ts.post(t, alice, "over TLS", 0)
+	if got := r.Client().Get(context.Background(), "global:postid").Val(); got != "1" {
+		t.Fatalf("global:postid over TLS = %q", got)
+	}
+	if status, _ := ts.call(t, "GET", "/readyz", "", nil); status != 200 {
+		t.Fatalf("/readyz over TLS: %d", status)
+	}
+}

@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -26,6 +27,7 @@ type Redis struct {
 	// Password is the requirepass of the server, empty for none.
 	Password string
 	args     []string
+	tls      *tls.Config // set by StartTLS
 	cmd      *exec.Cmd
 }
 
@@ -65,24 +67,27 @@ func (r *Redis) URL() string {
 
 // Client returns a new client of the server, closed when the test ends.
 func (r *Redis) Client() *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.Password})
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.Password, TLSConfig: r.tls})
 	r.t.Cleanup(func() { c.Close() })
 	return c
 }
 
 func (r *Redis) start() {
 	r.t.Helper()
-	r.cmd = exec.Command("redis-server",
-		"--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1",
+	port := []string{"--port", strconv.Itoa(r.Port)}
+	if r.tls != nil {
+		port = nil // StartTLS's arguments name the TLS port
+	}
+	r.cmd = exec.Command("redis-server", append(port, "--bind", "127.0.0.1",
 		"--dir", r.Dir, "--save", "", "--appendonly", "yes",
 		"--maxclients", "20000", "--loglevel", "warning",
-		"--logfile", filepath.Join(r.Dir, "redis.log"))
+		"--logfile", filepath.Join(r.Dir, "redis.log"))...)
 	r.cmd.Args = append(r.cmd.Args, r.args...)
 	if err := r.cmd.Start(); err != nil {
 		r.t.Fatalf("start redis-server: %v", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.Password, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.Password, TLSConfig: r.tls, MaxRetries: -1})
 	defer c.Close()
 	for {
 		if err := c.Ping(context.Background()).Err(); err == nil {
