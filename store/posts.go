@@ -65,6 +65,7 @@ func (s *Store) Create(ctx context.Context, np NewPost) (Post, error) {
 			orig = orig.RepostOf
 		}
 		orig.RepostOf = nil
+		orig.RepostsCount++ // as it will be once this repost is indexed
 	}
 	if isComment {
 		par, err := s.Post(ctx, np.Parent)
@@ -187,30 +188,44 @@ const fanOutBatch = 500
 // (the push model), each one trimmed to the hot window.
 func (s *Store) fanOut(ctx context.Context, author, mid int64) error {
 	z := redis.Z{Score: float64(mid), Member: mid}
-	var start int64
-	for {
+	return s.eachFanBatch(ctx, "fan out", author, func(pl redis.Pipeliner, fan int64) {
+		pl.ZAdd(ctx, s.keys.home(fan), z)
+		pl.ZRemRangeByRank(ctx, s.keys.home(fan), 0, int64(-s.opt.HotWindow-1))
+	})
+}
+
+// unFanOut takes a deleted post out of the fans' home timelines.
+func (s *Store) unFanOut(ctx context.Context, author, mid int64) error {
+	return s.eachFanBatch(ctx, "delete post: fans", author, func(pl redis.Pipeliner, fan int64) {
+		pl.ZRem(ctx, s.keys.home(fan), mid)
+	})
+}
+
+// eachFanBatch walks the author's fans fanOutBatch at a time and sends, per
+// batch, one pipeline of the commands write queues for each fan.
+func (s *Store) eachFanBatch(ctx context.Context, op string, author int64, write func(redis.Pipeliner, int64)) error {
+	for start := int64(0); ; start += fanOutBatch {
 		fans, err := s.rdb.ZRange(ctx, s.keys.fans(author), start, start+fanOutBatch-1).Result()
 		if err != nil {
-			return s.wrap("fan out", err)
+			return s.wrap(op, err)
 		}
 		if len(fans) == 0 {
 			return nil
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for _, f := range fans {
-				fan, _ := strconv.ParseInt(f, 10, 64)
-				pl.ZAdd(ctx, s.keys.home(fan), z)
-				pl.ZRemRangeByRank(ctx, s.keys.home(fan), 0, int64(-s.opt.HotWindow-1))
+				if fan, err := strconv.ParseInt(f, 10, 64); err == nil {
+					write(pl, fan)
+				}
 			}
 			return nil
 		})
 		if err != nil {
-			return s.wrap("fan out", err)
+			return s.wrap(op, err)
 		}
 		if len(fans) < fanOutBatch {
 			return nil
 		}
-		start += fanOutBatch
 	}
 }
 
@@ -261,34 +276,6 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	}
 	s.publish(ctx, s.keys.AuthorChannel(uid), EventDelete, DeleteData{ID: mid})
 	return nil
-}
-
-// unFanOut takes a deleted post out of the fans' home timelines.
-func (s *Store) unFanOut(ctx context.Context, author, mid int64) error {
-	var start int64
-	for {
-		fans, err := s.rdb.ZRange(ctx, s.keys.fans(author), start, start+fanOutBatch-1).Result()
-		if err != nil {
-			return s.wrap("delete post: fans", err)
-		}
-		if len(fans) == 0 {
-			return nil
-		}
-		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			for _, f := range fans {
-				fan, _ := strconv.ParseInt(f, 10, 64)
-				pl.ZRem(ctx, s.keys.home(fan), mid)
-			}
-			return nil
-		})
-		if err != nil {
-			return s.wrap("delete post: fans", err)
-		}
-		if len(fans) < fanOutBatch {
-			return nil
-		}
-		start += fanOutBatch
-	}
 }
 
 // Post returns one message (a post or a comment).
