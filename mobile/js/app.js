@@ -1,0 +1,298 @@
+// app.js starts the mobile app: session (bearer token in local storage),
+// hash routes (#/home, #/u/alice: they work from file:// and Cordova too),
+// the live feed, pull to refresh, the offline banner and the service worker.
+
+import { createApi } from './core/api.js';
+import { h, clear, icon } from './core/dom.js';
+import { LiveFeed } from './core/live.js';
+import { Feed } from './core/feed.js';
+import { postCard } from './core/render.js';
+import { startClock } from './core/time.js';
+import * as config from './config.js';
+import * as views from './views.js';
+
+const main = document.getElementById('main');
+const titleEl = document.getElementById('title');
+const backBtn = document.getElementById('back');
+const settingsLink = document.getElementById('settings');
+const tabbar = document.getElementById('tabbar');
+const conn = document.getElementById('conn');
+const offlineBanner = document.getElementById('offline');
+const ptr = document.getElementById('ptr');
+const toasts = document.getElementById('toasts');
+
+const app = {
+  user: null,
+  live: null,
+  homeFeed: null,
+  feeds: new Set(),
+  view: null,
+  repostOf: null,  // the post the compose screen reposts, if any
+};
+
+let api = makeApi();
+
+function makeApi() {
+  return createApi({ base: config.server() || '', getToken: config.token, onUnauthorized: () => sessionEnded() });
+}
+
+const ctx = {
+  get api() { return api; },
+  me: () => app.user,
+  href: (path) => '#' + path,
+  go,
+  toast,
+  app,
+  config,
+  repost: (post) => { app.repostOf = post; go('/compose'); },
+  remove: async (post) => {
+    if (!confirm(post.kind === 'comment' ? 'Delete this comment?' : 'Delete this post?')) return;
+    try {
+      await api.deletePost(post.id);
+      removeEverywhere(post.id);
+      toast('Deleted.');
+      if (location.hash === '#/p/' + post.id) history.back();
+    } catch (err) { toast(err.message); }
+  },
+  // A follow changes the home timeline's past too: load it afresh next time it shows.
+  followed: () => { app.homeStale = true; },
+  trackFeed: (f) => { app.feeds.add(f); return f; },
+  loggedIn: onLoggedIn,
+  logout,
+  serverChanged: () => { api = makeApi(); },
+  posted: (post) => { if (app.homeFeed) app.homeFeed.add(post, { hold: false }); },
+};
+
+function toast(msg) {
+  const t = h('div', { class: 'toast', attrs: { role: 'status' } }, msg);
+  toasts.append(t);
+  setTimeout(() => t.classList.add('toast-out'), 3200);
+  setTimeout(() => t.remove(), 3600);
+}
+
+function removeEverywhere(id) {
+  for (const f of [app.homeFeed, ...app.feeds]) if (f) f.remove(id);
+  for (const el of document.querySelectorAll(`.post[data-id="${Number(id)}"]`)) el.remove();
+  for (const q of document.querySelectorAll(`.quote[data-quote-of="${Number(id)}"]`)) {
+    q.replaceWith(h('div', { class: 'quote quote-deleted' }, 'The original post was deleted.'));
+  }
+}
+
+// ---- routes ----
+
+function go(path, { replace = false } = {}) {
+  const hash = '#' + path;
+  if (replace) { history.replaceState(null, '', hash); render(); } else if (location.hash === hash) render(); else location.hash = hash;
+}
+addEventListener('hashchange', render);
+
+const routes = [
+  [/^\/home$/, () => views.home(ctx), 'home'],
+  [/^\/public$/, () => views.publicTimeline(ctx), 'public'],
+  [/^\/compose$/, () => views.compose(ctx), 'compose'],
+  [/^\/u\/([^/]+)$/, (m) => views.profile(ctx, decodeURIComponent(m[1]), 'posts'), 'me'],
+  [/^\/u\/([^/]+)\/(followers|following)$/, (m) => views.profile(ctx, decodeURIComponent(m[1]), m[2]), 'me'],
+  [/^\/p\/(\d+)$/, (m) => views.thread(ctx, m[1]), null],
+  [/^\/login$/, () => views.auth(ctx, 'login'), null],
+  [/^\/signup$/, () => views.auth(ctx, 'signup'), null],
+  [/^\/settings$/, () => views.settings(ctx), null],
+];
+const open = new Set(['/login', '/signup', '/settings', '/public']);
+
+function render() {
+  let path = location.hash.replace(/^#/, '') || '/home';
+  if (!config.server() && path !== '/settings') return go('/settings', { replace: true });
+  if (!app.user && !open.has(path) && !path.startsWith('/u/') && !path.startsWith('/p/')) return go('/login', { replace: true });
+  if (app.user && (path === '/login' || path === '/signup')) return go('/home', { replace: true });
+  if (path === '/me') return go('/u/' + encodeURIComponent(app.user.username), { replace: true });
+
+  if (app.view && app.view.destroy) app.view.destroy();
+  for (const f of app.feeds) f.destroy();
+  app.feeds.clear();
+  let view = null, tab = null;
+  for (const [re, make, t] of routes) {
+    const m = path.match(re);
+    if (m) { view = make(m); tab = t; break; }
+  }
+  if (!view) { view = views.notFound(ctx); }
+  if (tab === 'me' && app.user && path.split('/')[2] !== encodeURIComponent(app.user.username)) tab = null;
+  app.view = view;
+  clear(main).append(view.el);
+  titleEl.textContent = view.title || 'Microblog';
+  document.title = (view.title ? view.title + ' · ' : '') + 'Microblog';
+  backBtn.hidden = !view.back;
+  settingsLink.hidden = !(tab === 'me');
+  tabbar.hidden = !app.user || !!view.noTabs;
+  document.body.classList.toggle('has-tabs', !tabbar.hidden);
+  for (const a of tabbar.querySelectorAll('.tab')) {
+    const on = a.dataset.tab === tab;
+    a.classList.toggle('active', on);
+    if (on) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
+  scrollTo(0, 0);
+  main.focus({ preventScroll: true });
+}
+
+backBtn.append(icon('back', 24));
+backBtn.addEventListener('click', () => (history.length > 1 ? history.back() : go('/home')));
+settingsLink.append(icon('settings', 22));
+for (const el of tabbar.querySelectorAll('[data-icon]')) el.append(icon(el.dataset.icon, 24));
+tabbar.addEventListener('click', (e) => {
+  // Tapping the tab you are on scrolls to the top and shows held posts, as phone apps do.
+  const a = e.target.closest('.tab.active');
+  if (a && app.view && app.view.feed) { e.preventDefault(); app.view.feed.showPending(true); }
+});
+
+// ---- pull to refresh ----
+
+let pull = null;
+addEventListener('touchstart', (e) => {
+  if (scrollY > 0 || !app.view || !app.view.refresh || e.touches.length !== 1) return;
+  pull = { y: e.touches[0].clientY, d: 0 };
+}, { passive: true });
+addEventListener('touchmove', (e) => {
+  if (!pull) return;
+  pull.d = Math.max(0, e.touches[0].clientY - pull.y);
+  const d = Math.min(pull.d * 0.5, 90);
+  ptr.style.setProperty('--pull', d + 'px');
+  ptr.classList.toggle('ready', d >= 60);
+}, { passive: true });
+addEventListener('touchend', async () => {
+  if (!pull) return;
+  const ready = Math.min(pull.d * 0.5, 90) >= 60;
+  pull = null;
+  if (!ready) { ptr.style.setProperty('--pull', '0px'); ptr.classList.remove('ready'); return; }
+  ptr.classList.add('refreshing');
+  try {
+    const n = await app.view.refresh();
+    if (n === 0) toast('You’re up to date.');
+  } catch (err) {
+    toast(err.message);
+  } finally {
+    ptr.classList.remove('refreshing', 'ready');
+    ptr.style.setProperty('--pull', '0px');
+  }
+});
+
+// ---- session and live feed ----
+
+async function onLoggedIn(res) {
+  config.setToken(res.token);
+  config.saveUser(res.user);
+  app.user = res.user;
+  startLive();
+  go('/home', { replace: true });
+}
+
+function startLive() {
+  app.homeFeed = new Feed({
+    load: async (page) => {
+      try {
+        const res = await api.home(page);
+        if (!page.cursor && !page.after) config.saveHome(res.items);
+        return res;
+      } catch (err) {
+        const saved = config.savedHome();
+        if (err.offline && !page.cursor && saved) { showOffline(true); return { items: saved, next_cursor: null }; }
+        throw err;
+      }
+    },
+    render: (p) => postCard(p, ctx),
+    empty: 'Nothing here yet. Follow people from Public, or write your first post.',
+    label: 'Home timeline',
+  });
+  const live = new LiveFeed((after) => api.wsURL(after));
+  app.live = live;
+  live.addEventListener('status', (e) => showConn(e.detail));
+  live.addEventListener('post', (e) => {
+    app.homeFeed.add(e.detail);
+    app.view && app.view.onEvent && app.view.onEvent('post', e.detail);
+  });
+  live.addEventListener('delete', (e) => removeEverywhere(e.detail.id));
+  live.addEventListener('comment', (e) => {
+    const c = e.detail;
+    if (c.author.id === app.user.id) return;
+    toast(`${c.author.username} replied: ${c.content}`);
+    app.view && app.view.onEvent && app.view.onEvent('comment', c);
+  });
+  live.addEventListener('follow', (e) => toast(`${e.detail.user.username} followed you.`));
+  live.addEventListener('loggedout', () => sessionEnded());
+  live.addEventListener('dropped', async (e) => {
+    if (e.detail < 2) return;
+    try { await api.me(); } catch (err) { if (err.status === 401) sessionEnded(); }
+  });
+  // The first page sets where the live feed starts, so nothing falls in between.
+  app.homeFeed.reset().then(() => { live.see(app.homeFeed.maxId); live.start(); });
+}
+
+function showConn(status) {
+  conn.hidden = status === 'stopped';
+  conn.dataset.state = status;
+  conn.querySelector('.conn-label').textContent = {
+    connecting: 'Connecting…', connected: 'Live', reconnecting: 'Reconnecting…', offline: 'Offline',
+  }[status] || '';
+  if (status === 'connected') showOffline(false);
+  if (status === 'offline') showOffline(true);
+}
+
+function showOffline(on) {
+  offlineBanner.hidden = !on;
+}
+addEventListener('offline', () => showOffline(true));
+addEventListener('online', () => showOffline(false));
+
+function stopLive() {
+  if (app.live) app.live.stop();
+  if (app.homeFeed) app.homeFeed.destroy();
+  app.live = null;
+  app.homeFeed = null;
+}
+
+function forget() {
+  stopLive();
+  app.user = null;
+  config.setToken(null);
+  config.saveUser(null);
+  config.saveHome(null);
+}
+
+async function logout() {
+  try { await api.logout(); } catch { /* the token is forgotten here either way */ }
+  forget();
+  go('/login');
+}
+
+function sessionEnded() {
+  if (!app.user) return;
+  forget();
+  toast('Your session has ended. Please log in again.');
+  go('/login');
+}
+
+async function boot() {
+  startClock();
+  if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol)) {
+    navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => { /* the app works without it */ });
+  }
+  if (navigator.onLine === false) showOffline(true);
+  if (config.server() && config.token()) {
+    try {
+      app.user = await api.me();
+      config.saveUser(app.user);
+    } catch (err) {
+      if (err.offline) {
+        app.user = config.savedUser(); // offline: carry on with what we know
+        showOffline(true);
+      } else if (err.status === 401) {
+        config.setToken(null);
+      } else {
+        toast(err.message);
+        app.user = config.savedUser();
+      }
+    }
+  }
+  if (app.user) startLive();
+  render();
+}
+
+boot();

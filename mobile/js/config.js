@@ -1,0 +1,55 @@
+// config.js holds what the app keeps on the phone: which server to talk to,
+// the session token (the app sends it as a bearer token, never a cookie, so
+// it works from Cordova's own origin too), and a copy of the last home
+// timeline to show when offline.
+
+const KEY_SERVER = 'microblog.server';
+const KEY_TOKEN = 'microblog.token';
+const KEY_USER = 'microblog.user';
+const KEY_HOME = 'microblog.home';
+
+function get(key) {
+  try { return localStorage.getItem(key); } catch { return null; }
+}
+function set(key, value) {
+  try {
+    if (value === null || value === undefined) localStorage.removeItem(key); else localStorage.setItem(key, value);
+  } catch { /* storage full or disabled: the app still works for this session */ }
+}
+
+/**
+ * defaultServer is the server the page came from when the server itself
+ * serves it (at /m/); inside Cordova there is none and the user sets one.
+ */
+function defaultServer() {
+  if (/^https?:$/.test(location.protocol) && location.pathname.startsWith('/m/')) return location.origin;
+  return null;
+}
+
+/** server returns the server's origin, e.g. "https://microblog.example.com", or null. */
+export function server() {
+  return get(KEY_SERVER) || defaultServer();
+}
+
+/** setServer stores the server's origin; it returns the normalized value or throws. */
+export function setServer(value) {
+  const v = String(value || '').trim();
+  if (!v) { set(KEY_SERVER, null); return server(); }
+  const u = new URL(/^[a-z]+:\/\//i.test(v) ? v : 'https://' + v);
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('Use an http:// or https:// address.');
+  set(KEY_SERVER, u.origin === defaultServer() ? null : u.origin);
+  return u.origin;
+}
+
+export const token = () => get(KEY_TOKEN);
+export const setToken = (t) => set(KEY_TOKEN, t);
+
+export function savedUser() {
+  try { return JSON.parse(get(KEY_USER) || 'null'); } catch { return null; }
+}
+export const saveUser = (u) => set(KEY_USER, u ? JSON.stringify(u) : null);
+
+export function savedHome() {
+  try { return JSON.parse(get(KEY_HOME) || 'null'); } catch { return null; }
+}
+export const saveHome = (items) => set(KEY_HOME, items ? JSON.stringify(items.slice(0, 30)) : null);

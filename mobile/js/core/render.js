@@ -1,0 +1,139 @@
+// render.js draws posts and users. Every piece of text that came from a user
+// (names, bios, posts) goes into the page through h(), that is as text nodes.
+//
+// This file is shared: web/js/core and mobile/js/core hold identical copies.
+//
+// ctx, passed by the app: {
+//   me(): the logged-in User or null,
+//   href(path): the link for an app path like '/u/alice' or '/p/12',
+//   repost(post), remove(post): actions the app carries out,
+//   api: the API client, toast(message),
+//   followed(user): optional, told after the reader (un)followed someone
+// }
+
+import { h, icon } from './dom.js';
+import { timeElement, shortDate } from './time.js';
+
+/** hue picks a stable colour for a name. */
+function hue(name) {
+  let x = 0;
+  for (const ch of name) x = (x * 31 + ch.codePointAt(0)) >>> 0;
+  return x % 360;
+}
+
+/** avatar is a coloured circle with the name's first letter. */
+export function avatar(name, size = 'md') {
+  const first = [...name][0] || '?';
+  return h('span', { class: 'avatar avatar-' + size, style: `--hue:${hue(name)}`, attrs: { 'aria-hidden': 'true' } },
+    first.toUpperCase());
+}
+
+/** userLink links a name to the user's profile. */
+export function userLink(ctx, name, cls = 'name') {
+  return h('a', { class: cls, href: ctx.href('/u/' + encodeURIComponent(name)) }, name);
+}
+
+function count(n) {
+  return n > 0 ? new Intl.NumberFormat(navigator.language, { notation: 'compact' }).format(n) : '';
+}
+
+/** quote shows the post a repost points at (or that it was deleted). */
+function quote(src, ctx) {
+  if (!src || src.deleted) {
+    return h('div', { class: 'quote quote-deleted', dataset: { quoteOf: String(src ? src.id : '') } },
+      'The original post was deleted.');
+  }
+  return h('a', { class: 'quote', href: ctx.href('/p/' + src.id), dataset: { quoteOf: String(src.id) } },
+    h('div', { class: 'post-head' },
+      avatar(src.author.username, 'sm'),
+      h('span', { class: 'name' }, src.author.username),
+      h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
+      timeElement(src.created_at)),
+    h('p', { class: 'content' }, src.content));
+}
+
+/**
+ * postCard draws a post, repost or comment. opts.detail marks the post a
+ * thread page is about; opts.onComment, when set, makes the comment button
+ * call it instead of opening the post.
+ */
+export function postCard(post, ctx, opts = {}) {
+  const me = ctx.me();
+  const mine = me && me.id === post.author.id;
+  const name = post.author.username;
+  const isRepost = !!post.repost_of;
+
+  const actions = h('div', { class: 'actions' });
+  const commentLabel = post.kind === 'comment' ? 'Reply' : 'Comment';
+  const commentBtn = opts.onComment
+    ? h('button', { type: 'button', class: 'action', on: { click: () => opts.onComment(post) }, attrs: { 'aria-label': `${commentLabel} (${post.comments_count})` } },
+      icon('comment', 18), h('span', { class: 'n', dataset: { count: 'comments' } }, count(post.comments_count)))
+    : h('a', { class: 'action', href: ctx.href('/p/' + post.id), attrs: { 'aria-label': `${commentLabel}s (${post.comments_count})` } },
+      icon('comment', 18), h('span', { class: 'n', dataset: { count: 'comments' } }, count(post.comments_count)));
+  actions.append(commentBtn);
+  if (post.kind === 'post' && me) {
+    const target = isRepost && !post.repost_of.deleted ? post.repost_of : post;
+    if (!(isRepost && post.repost_of.deleted)) {
+      actions.append(h('button', { type: 'button', class: 'action', attrs: { 'aria-label': `Repost (${post.reposts_count})` }, on: { click: () => ctx.repost(target) } },
+        icon('repost', 18), h('span', { class: 'n' }, count(post.reposts_count))));
+    }
+  }
+  if (mine) {
+    actions.append(h('button', { type: 'button', class: 'action action-danger', attrs: { 'aria-label': 'Delete' }, on: { click: () => ctx.remove(post) } },
+      icon('trash', 18)));
+  }
+
+  return h('article', { class: 'post' + (opts.detail ? ' post-detail' : '') + (isRepost ? ' post-repost' : ''), dataset: { id: String(post.id), author: name } },
+    h('a', { class: 'post-avatar', href: ctx.href('/u/' + encodeURIComponent(name)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(name)),
+    h('div', { class: 'post-body' },
+      h('div', { class: 'post-head' },
+        userLink(ctx, name),
+        isRepost ? h('span', { class: 'badge' }, icon('repost', 14), 'reposted') : null,
+        h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
+        h('a', { class: 'time', href: ctx.href('/p/' + post.id) }, timeElement(post.created_at))),
+      post.kind === 'comment' && post.parent_id && opts.showParent
+        ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, 'in reply to a post') : null,
+      post.content ? h('p', { class: 'content' }, post.content) : null,
+      isRepost ? quote(post.repost_of, ctx) : null,
+      actions));
+}
+
+/** followButton toggles following a user and keeps its label and aria-pressed right. */
+export function followButton(user, ctx, onChange = () => {}) {
+  const btn = h('button', { type: 'button', class: 'btn btn-follow' });
+  const show = () => {
+    btn.textContent = user.following ? 'Following' : 'Follow';
+    btn.classList.toggle('btn-primary', !user.following);
+    btn.setAttribute('aria-pressed', user.following ? 'true' : 'false');
+    btn.setAttribute('aria-label', (user.following ? 'Unfollow ' : 'Follow ') + user.username);
+  };
+  btn.addEventListener('click', async () => {
+    const was = user.following;
+    btn.disabled = true;
+    try {
+      if (was) await ctx.api.unfollow(user.username); else await ctx.api.follow(user.username);
+      user.following = !was;
+      user.followers_count += was ? -1 : 1;
+      show();
+      if (ctx.followed) ctx.followed(user);
+      onChange(user);
+    } catch (err) {
+      ctx.toast(err.message);
+    } finally {
+      btn.disabled = false;
+    }
+  });
+  show();
+  return btn;
+}
+
+/** userRow is one line of a follower or following list. */
+export function userRow(user, ctx) {
+  const me = ctx.me();
+  return h('div', { class: 'user-row', dataset: { user: user.username } },
+    h('a', { href: ctx.href('/u/' + encodeURIComponent(user.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(user.username)),
+    h('div', { class: 'user-row-body' },
+      userLink(ctx, user.username),
+      user.bio ? h('p', { class: 'bio' }, user.bio) : h('p', { class: 'bio muted' }, 'Joined ' + shortDate(user.created_at))),
+    me && me.id !== user.id && user.following !== null ? followButton(user, ctx) : null);
+}

@@ -1,0 +1,59 @@
+// sw.js is the mobile app's service worker. It keeps a copy of the app
+// shell (the files of this folder) so the app opens offline and can say so.
+// Shell files are fetched from the network first, so a new version shows as
+// soon as there is a connection, and from the cache when there is none.
+// The API and the live feed are never cached: they are not in the shell.
+
+const CACHE = 'microblog-shell-v1';
+// The page itself is cached as './' (the server redirects index.html there).
+const SHELL = [
+  './',
+  'style.css',
+  'manifest.webmanifest',
+  'js/app.js',
+  'js/views.js',
+  'js/config.js',
+  'js/core/api.js',
+  'js/core/dom.js',
+  'js/core/feed.js',
+  'js/core/live.js',
+  'js/core/render.js',
+  'js/core/time.js',
+  'icons/icon.svg',
+  'icons/icon-180.png',
+  'icons/icon-192.png',
+  'icons/icon-512.png',
+  'icons/maskable-512.png',
+];
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(caches.keys()
+    .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+
+self.addEventListener('fetch', (event) => {
+  const req = event.request;
+  const scope = self.registration.scope;
+  if (req.method !== 'GET' || !req.url.startsWith(scope)) return; // the API, /ws, other sites: untouched
+  const url = new URL(req.url);
+  url.search = '';
+  url.hash = '';
+  const shellURL = req.mode === 'navigate' ? scope : url.toString();
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    try {
+      const res = await fetch(req);
+      if (res.ok && res.type === 'basic' && !res.redirected) cache.put(req.mode === 'navigate' ? shellURL : req, res.clone());
+      return res;
+    } catch (err) {
+      const hit = await cache.match(shellURL) || await cache.match(req, { ignoreSearch: true });
+      if (hit) return hit;
+      throw err;
+    }
+  })());
+});

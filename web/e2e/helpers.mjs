@@ -1,0 +1,137 @@
+// helpers.mjs is shared by the browser tests: it launches Debian's Chromium
+// through playwright-core, makes users through the API, opens desktop and
+// phone-sized pages already logged in, and saves screenshots.
+//
+// The tests run under server/browser_test.go, which starts Redis and the
+// server and passes BASE_URL (the server) and CONTROL_URL (to restart it).
+
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BASE_URL = (process.env.BASE_URL || '').replace(/\/$/, '');
+export const CONTROL_URL = (process.env.CONTROL_URL || '').replace(/\/$/, '');
+if (!BASE_URL) {
+  throw new Error('BASE_URL is not set: run these tests through `go test ./server -run TestBrowser` (or make test), which starts the server');
+}
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const here = dirname(fileURLToPath(import.meta.url));
+export const SHOTS = join(here, 'screenshots');
+
+/** launch starts headless Chromium; close it in an after hook. */
+export async function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+let seq = 0;
+/** uniqueName makes a username no other test run uses (2–30 chars of [A-Za-z0-9_]). */
+export function uniqueName(prefix) {
+  return `${prefix}_${Date.now().toString(36).slice(-5)}${(seq++).toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
+}
+
+export const PASSWORD = 'correct horse battery';
+
+/** api calls the server as a client would, with a bearer token if given. */
+export async function api(method, path, { token, body, headers = {} } = {}) {
+  const h = { ...headers };
+  if (token) h.Authorization = 'Bearer ' + token;
+  if (body !== undefined) h['Content-Type'] = 'application/json';
+  const res = await fetch(BASE_URL + '/api/v1' + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return data;
+}
+
+/** newUser registers a user: {username, token, user}. */
+export async function newUser(prefix) {
+  const username = uniqueName(prefix);
+  const res = await api('POST', '/users', { body: { username, password: PASSWORD } });
+  return { username, token: res.token, user: res.user };
+}
+
+/** post writes a post as u. */
+export function post(u, content, repostOf) {
+  return api('POST', '/posts', { token: u.token, body: repostOf ? { content, repost_of: repostOf } : { content } });
+}
+
+/** follow makes a follow b. */
+export function follow(a, b) {
+  return api('PUT', `/users/${encodeURIComponent(b.username)}/follow`, { token: a.token });
+}
+
+/**
+ * watch records what must never happen on a page: uncaught errors, console
+ * errors, and dialogs (an alert() from injected script would show as one).
+ * Dialogs are dismissed so a test never hangs on one.
+ */
+export function watch(page) {
+  // confirms: how many confirm() dialogs the test expects, and accepts.
+  const w = { errors: [], dialogs: [], console: [], confirms: 0 };
+  page.on('pageerror', (e) => w.errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') w.console.push(m.text()); });
+  page.on('dialog', (d) => {
+    if (d.type() === 'confirm' && w.confirms > 0) { w.confirms--; d.accept().catch(() => {}); return; }
+    w.dialogs.push(`${d.type()}: ${d.message()}`);
+    d.dismiss().catch(() => {});
+  });
+  return w;
+}
+
+/** desktop opens a 1280×800 page logged in as u (by its session cookie), or anonymous. */
+export async function desktop(browser, u, { colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, locale: 'en-US' });
+  if (u) await context.addCookies([{ name: 'auth', value: u.token, url: BASE_URL, httpOnly: true, sameSite: 'Lax' }]);
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  const w = watch(page);
+  return { context, page, w };
+}
+
+/** phone opens a 360×740 touch page of the mobile app logged in as u (token in local storage). */
+export async function phone(browser, u, { colorScheme = 'light', serviceWorkers = 'block' } = {}) {
+  const context = await browser.newContext({
+    viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true,
+    colorScheme, locale: 'en-US', serviceWorkers,
+    userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Mobile Safari/537.36',
+  });
+  if (u) {
+    await context.addInitScript(([t]) => { if (!localStorage.getItem('microblog.token')) localStorage.setItem('microblog.token', t); }, [u.token]);
+  }
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  const w = watch(page);
+  return { context, page, w };
+}
+
+/** shot saves a screenshot as screenshots/<name>.png for people to look at. */
+export async function shot(page, name, opts = {}) {
+  await mkdir(SHOTS, { recursive: true });
+  await page.evaluate(() => document.fonts && document.fonts.ready);
+  await page.screenshot({ path: join(SHOTS, name + '.png'), ...opts });
+}
+
+/** control asks the Go test to stop, start or restart the server (same port, same Redis). */
+export async function control(action) {
+  assert.ok(CONTROL_URL, 'CONTROL_URL is not set: run through server/browser_test.go');
+  const res = await fetch(CONTROL_URL + '/' + action, { method: 'POST' });
+  assert.equal(res.status, 204, `control ${action}: ${res.status} ${await res.text()}`);
+}
+
+/** postsShown returns the ids of the posts in a feed list, top to bottom. */
+export function feedIds(page, scope = '[role=feed]') {
+  return page.$$eval(`${scope} > .post, ${scope} > [data-key]`, (els) => els.map((e) => Number(e.dataset.key || e.dataset.id)));
+}
+
+/** clean asserts a page raised no errors and no dialogs. */
+export function clean(w, label = 'page') {
+  assert.deepEqual(w.errors, [], `${label}: uncaught errors`);
+  assert.deepEqual(w.dialogs, [], `${label}: unexpected dialogs`);
+}

@@ -1,0 +1,156 @@
+// mobile.test.mjs: the mobile app as a phone user meets it: log in, the
+// main screens (screenshots), opening offline from the service worker's
+// cache, and running from another origin against a configured server URL
+// with the bearer token, as the packaged Cordova app does.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BASE_URL, PASSWORD, launch, newUser, post, follow, api, phone, shot, clean } from './helpers.mjs';
+
+const APP_ORIGIN = process.env.APP_ORIGIN || 'http://localhost:5999';
+const MOBILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'mobile');
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml', '.webmanifest': 'application/manifest+json' };
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+test('mobile: log in, screens, comment, profile', async () => {
+  const hana = await newUser('hana'), ivan = await newUser('ivan');
+  await follow(ivan, hana);
+  const p = await post(hana, 'Pull to refresh works on phones too.');
+  await post(hana, 'Second post, for a fuller screen.');
+  await api('POST', `/posts/${p.id}/comments`, { token: hana.token, body: { content: 'Replying to myself.' } });
+
+  const M = await phone(browser, null);
+  const { page } = M;
+  await page.goto(`${BASE_URL}/m/`);
+  await page.getByRole('heading', { name: 'Log in to Microblog' }).waitFor();
+  await shot(page, 'mobile-login');
+  await page.getByLabel('Username').fill(ivan.username);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).tap();
+  await page.locator(`.post[data-author="${hana.username}"]`, { hasText: 'Pull to refresh' }).waitFor();
+  await page.locator('#conn[data-state="connected"]').waitFor();
+  assert.ok(await page.evaluate(() => !!localStorage.getItem('microblog.token')), 'token kept in local storage');
+  await shot(page, 'mobile-home');
+
+  // Pull to refresh brings in a post that the live feed did not (ivan is not
+  // connected to it: the post is made while his page has no socket).
+  const fresh = await post(hana, 'Fresh from the oven.');
+  await page.locator(`.post[data-id="${fresh.id}"]`).waitFor({ timeout: 2000 }); // live
+  const cdp = await page.context().newCDPSession(page);
+  const touch = (type, y) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: 180, y }] });
+  await touch('touchStart', 150);
+  for (let y = 170; y <= 450; y += 40) await touch('touchMove', y);
+  await shot(page, 'mobile-pull-to-refresh');
+  await touch('touchEnd');
+  await page.locator('.toast', { hasText: 'up to date' }).waitFor();
+
+  // A thread, and a comment from the phone.
+  await page.locator(`.post[data-id="${p.id}"] .action`).first().tap();
+  await page.locator('.comment', { hasText: 'Replying to myself.' }).waitFor();
+  await page.getByLabel(`Reply to ${hana.username}`).first().fill('Nice!');
+  await page.getByRole('button', { name: 'Reply', exact: true }).first().tap();
+  await page.locator('.comment', { hasText: 'Nice!' }).waitFor();
+  await shot(page, 'mobile-thread');
+
+  await page.locator('.tabbar [data-tab=public]').tap();
+  await page.locator(`.post[data-author="${hana.username}"]`, { hasText: 'Second post' }).waitFor();
+  await shot(page, 'mobile-public');
+  await page.locator('.tabbar [data-tab=me]').tap();
+  await page.getByRole('heading', { name: ivan.username }).waitFor();
+  await page.getByRole('link', { name: 'Following', exact: true }).tap();
+  await page.locator('.user-row', { hasText: hana.username }).waitFor();
+  await shot(page, 'mobile-me');
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'page wider than 360 px');
+
+  const token = await page.evaluate(() => localStorage.getItem('microblog.token'));
+  await page.getByRole('button', { name: 'Log out' }).tap();
+  await page.getByRole('heading', { name: 'Log in to Microblog' }).waitFor();
+  assert.equal(await page.evaluate(() => localStorage.getItem('microblog.token')), null);
+  await assert.rejects(api('GET', '/me', { token }), /401/, 'the token still works after logging out');
+  clean(M.w, 'mobile');
+  await M.context.close();
+});
+
+test('mobile: installable, and opens offline from the service worker cache', async () => {
+  const u = await newUser('june');
+  await post(u, 'Saved for offline reading.');
+  const M = await phone(browser, u, { serviceWorkers: 'allow', colorScheme: 'dark' });
+  const { page } = M;
+  await page.goto(`${BASE_URL}/m/`);
+  await page.locator('.post', { hasText: 'Saved for offline' }).waitFor();
+  await shot(page, 'mobile-home-dark');
+
+  const manifest = await (await fetch(`${BASE_URL}/m/manifest.webmanifest`)).json();
+  assert.equal(manifest.display, 'standalone');
+  for (const icon of manifest.icons) {
+    const res = await fetch(new URL(icon.src, `${BASE_URL}/m/`));
+    assert.equal(res.status, 200, icon.src);
+  }
+  assert.ok(manifest.icons.some((i) => i.sizes === '512x512' && i.type === 'image/png'));
+
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
+  });
+  await M.context.setOffline(true);
+  await page.reload();
+  await page.locator('#offline:not([hidden])').waitFor();
+  assert.match(await page.locator('#offline').textContent(), /offline/i);
+  await page.locator('.post', { hasText: 'Saved for offline' }).waitFor(); // the last home page, kept on the phone
+  assert.ok(await page.locator('.tabbar').isVisible());
+  await shot(page, 'mobile-offline');
+  await M.context.setOffline(false);
+  await page.locator('#conn[data-state="connected"]').waitFor({ timeout: 5000 });
+  await page.locator('#offline').waitFor({ state: 'hidden' });
+  clean(M.w, 'offline');
+  await M.context.close();
+});
+
+test('mobile: runs from its own origin (as in Cordova) against a configured server, with the bearer token', async () => {
+  const kim = await newUser('kim'), lee = await newUser('lee');
+  await follow(kim, lee);
+  const M = await phone(browser, null);
+  const { page } = M;
+  // Chromium asks before a page from elsewhere talks to a loopback server
+  // (Local Network Access); a phone talking to a real server is not asked.
+  await M.context.grantPermissions(['local-network-access'], { origin: APP_ORIGIN });
+  // Serve mobile/ from APP_ORIGIN, the way Cordova serves www/ from the device.
+  await M.context.route(`${APP_ORIGIN}/**`, async (route) => {
+    let path = decodeURIComponent(new URL(route.request().url()).pathname);
+    if (path === '/') path = '/index.html';
+    const file = normalize(join(MOBILE_DIR, path));
+    if (!file.startsWith(MOBILE_DIR)) return route.fulfill({ status: 404 });
+    try {
+      await route.fulfill({ body: await readFile(file), contentType: TYPES[extname(file)] || 'application/octet-stream' });
+    } catch {
+      await route.fulfill({ status: 404 });
+    }
+  });
+  await page.goto(`${APP_ORIGIN}/index.html`);
+  // No server is known yet: the app asks for one.
+  await page.getByLabel('Server address').fill(BASE_URL);
+  await shot(page, 'mobile-settings');
+  await page.getByRole('button', { name: 'Save' }).tap();
+  await page.getByLabel('Username').fill(kim.username);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).tap();
+  await page.locator('#conn[data-state="connected"]').waitFor({ timeout: 5000 });
+  const text = `Cross-origin live ${Date.now()}`;
+  await post(lee, text);
+  await page.locator('.post', { hasText: text }).waitFor({ timeout: 2000 });
+  // Write through the API from the app's origin (bearer token, no cookie).
+  await page.locator('.tabbar [data-tab=compose]').tap();
+  await page.getByLabel('Write a post').fill('Sent from the packaged app');
+  await page.getByRole('button', { name: 'Post', exact: true }).tap();
+  await page.locator('.post', { hasText: 'Sent from the packaged app' }).waitFor();
+  const cookies = await M.context.cookies(BASE_URL);
+  assert.equal(cookies.length, 0, 'the app must not depend on the cookie');
+  clean(M.w, 'cordova');
+  await M.context.close();
+});

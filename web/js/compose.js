@@ -1,0 +1,104 @@
+// compose.js is the box for writing a post, comment or repost, with a live
+// character count, and the repost dialog.
+
+import { h } from './core/dom.js';
+import { countChars, MAX_POST } from './core/api.js';
+import { avatar } from './core/render.js';
+import { timeElement } from './core/time.js';
+
+let seq = 0;
+
+/**
+ * composer returns {el, focus}. onSubmit(text) posts and may throw; the box
+ * keeps the text when it does. allowEmpty is for reposts, whose own text is
+ * optional.
+ */
+export function composer({ placeholder = 'What’s happening?', label = 'Write a post', button = 'Post', onSubmit, allowEmpty = false, rows = 3, me = null, toast }) {
+  const id = 'compose-' + ++seq;
+  const area = h('textarea', {
+    id, rows, placeholder, class: 'compose-input',
+    attrs: { 'aria-describedby': id + '-count', maxlength: String(MAX_POST * 4), autocomplete: 'off' },
+  });
+  const ring = h('span', { class: 'ring', attrs: { 'aria-hidden': 'true' } });
+  const num = h('span', { class: 'count-num' });
+  const counter = h('span', { class: 'counter', id: id + '-count' }, ring, num);
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary', disabled: !allowEmpty }, button);
+  const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
+  const form = h('form', { class: 'composer', on: { submit: send } },
+    me ? h('div', { class: 'composer-avatar' }, avatar(me.username)) : null,
+    h('div', { class: 'composer-main' },
+      h('label', { class: 'visually-hidden', htmlFor: id }, label),
+      area,
+      error,
+      h('div', { class: 'composer-bar' },
+        h('span', { class: 'hint' }, 'Ctrl+Enter to send'),
+        counter, submit)));
+
+  function update() {
+    const n = countChars(area.value);
+    const left = MAX_POST - n;
+    const empty = area.value.trim() === '';
+    ring.style.setProperty('--p', Math.min(n / MAX_POST, 1));
+    counter.dataset.state = left < 0 ? 'over' : left <= 20 ? 'warn' : '';
+    num.textContent = String(left);
+    counter.setAttribute('aria-label', left >= 0 ? `${left} characters left` : `${-left} characters over the limit`);
+    counter.title = `${n} / ${MAX_POST}`;
+    submit.disabled = left < 0 || (empty && !allowEmpty);
+    // Grow with the text, up to a point.
+    area.style.height = 'auto';
+    area.style.height = Math.min(area.scrollHeight + 2, 320) + 'px';
+  }
+
+  async function send(e) {
+    e.preventDefault();
+    if (submit.disabled) return;
+    submit.disabled = true;
+    area.setAttribute('aria-busy', 'true');
+    error.hidden = true;
+    try {
+      await onSubmit(area.value.trim());
+      area.value = '';
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+      if (toast && err.offline) toast(err.message);
+    } finally {
+      area.removeAttribute('aria-busy');
+      update();
+    }
+  }
+
+  area.addEventListener('input', update);
+  area.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }
+  });
+  update();
+  return { el: form, focus: () => area.focus(), input: area };
+}
+
+/** repostDialog asks for an optional comment and reposts post. */
+export function repostDialog(post, ctx, onDone) {
+  const dialog = h('dialog', { class: 'dialog', attrs: { 'aria-labelledby': 'repost-title' } });
+  const box = composer({
+    placeholder: 'Add a comment (optional)', label: 'Your comment', button: 'Repost', allowEmpty: true, rows: 2,
+    toast: ctx.toast,
+    onSubmit: async (text) => {
+      const created = await ctx.api.createPost(text, post.id);
+      dialog.close();
+      onDone(created);
+    },
+  });
+  dialog.append(
+    h('div', { class: 'dialog-head' },
+      h('h2', { id: 'repost-title' }, 'Repost'),
+      h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => dialog.close() } }, 'Cancel')),
+    box.el,
+    h('div', { class: 'quote' },
+      h('div', { class: 'post-head' }, avatar(post.author.username, 'sm'),
+        h('span', { class: 'name' }, post.author.username), h('span', { class: 'dot' }, '·'), timeElement(post.created_at)),
+      h('p', { class: 'content' }, post.content)));
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  box.focus();
+}

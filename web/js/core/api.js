@@ -1,0 +1,115 @@
+// api.js is the client of the HTTP API under /api/v1 (CONTRACT.md section 2).
+// The desktop page talks to its own origin with the auth cookie; the mobile
+// app may talk to any server with a bearer token: both are options here.
+//
+// This file is shared: web/js/core and mobile/js/core hold identical copies.
+
+/** ApiError is a failed call: status 0 means the server could not be reached. */
+export class ApiError extends Error {
+  constructor(status, code, message, retryAfter = null) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.retryAfter = retryAfter;
+  }
+  get offline() { return this.status === 0; }
+}
+
+/** newKey returns a random key for Idempotency-Key (crypto.randomUUID needs a secure context). */
+function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function query(params = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
+  const s = q.toString();
+  return s ? '?' + s : '';
+}
+
+const enc = encodeURIComponent;
+
+/**
+ * createApi returns the API client.
+ * base: the server's origin ('' for the page's own); getToken: returns the
+ * bearer token or null (then the cookie is used); onUnauthorized: called on a
+ * 401 from any call but login.
+ */
+export function createApi({ base = '', getToken = () => null, onUnauthorized = () => {} } = {}) {
+  async function request(method, path, body, { headers = {}, quiet401 = false, retries = 0 } = {}) {
+    const h = { Accept: 'application/json', ...headers };
+    const token = getToken();
+    if (token) h.Authorization = 'Bearer ' + token;
+    if (body !== undefined) h['Content-Type'] = 'application/json';
+    let res;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        res = await fetch(base + '/api/v1' + path, {
+          method, headers: h,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          credentials: token ? 'omit' : 'same-origin',
+        });
+        break;
+      } catch (err) {
+        // A network failure: retry writes that are safe to retry (those with an idempotency key).
+        if (attempt < retries) { await new Promise((r) => setTimeout(r, 400 * (attempt + 1))); continue; }
+        throw new ApiError(0, 'offline', 'Cannot reach the server. Check your connection.');
+      }
+    }
+    if (res.status === 204) return null;
+    let data = null;
+    try { data = await res.json(); } catch { /* not JSON */ }
+    if (!res.ok) {
+      const e = (data && data.error) || {};
+      if (res.status === 401 && !quiet401) onUnauthorized();
+      throw new ApiError(res.status, e.code || 'http_' + res.status,
+        e.message || res.statusText || 'Request failed', res.headers.get('Retry-After'));
+    }
+    return data;
+  }
+
+  return {
+    base,
+    register: (username, password) => request('POST', '/users', { username, password }, { quiet401: true }),
+    login: (username, password) => request('POST', '/sessions', { username, password }, { quiet401: true }),
+    logout: () => request('DELETE', '/sessions/current', undefined, { quiet401: true }),
+    me: () => request('GET', '/me', undefined, { quiet401: true }),
+    updateMe: (bio) => request('PATCH', '/me', { bio }),
+    user: (name) => request('GET', '/users/' + enc(name)),
+    follow: (name) => request('PUT', '/users/' + enc(name) + '/follow'),
+    unfollow: (name) => request('DELETE', '/users/' + enc(name) + '/follow'),
+    followers: (name, page) => request('GET', '/users/' + enc(name) + '/followers' + query(page)),
+    following: (name, page) => request('GET', '/users/' + enc(name) + '/following' + query(page)),
+    userPosts: (name, page) => request('GET', '/users/' + enc(name) + '/posts' + query(page)),
+    createPost: (content, repostOf = null) => request('POST', '/posts',
+      repostOf ? { content, repost_of: repostOf } : { content },
+      { headers: { 'Idempotency-Key': newKey() }, retries: 2 }),
+    post: (id) => request('GET', '/posts/' + enc(id)),
+    deletePost: (id) => request('DELETE', '/posts/' + enc(id)),
+    comment: (id, content) => request('POST', '/posts/' + enc(id) + '/comments', { content }),
+    comments: (id, page) => request('GET', '/posts/' + enc(id) + '/comments' + query(page)),
+    home: (page) => request('GET', '/timelines/home' + query(page)),
+    public: (page) => request('GET', '/timelines/public' + query(page)),
+
+    /** wsURL is the live feed's address, with ?after= and ?token= as needed. */
+    wsURL(after) {
+      const u = new URL('/ws', base || location.origin);
+      u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+      const token = getToken();
+      if (token) u.searchParams.set('token', token);
+      if (after) u.searchParams.set('after', after);
+      return u.toString();
+    },
+  };
+}
+
+/** countChars counts characters the way the server does (Unicode code points). */
+export function countChars(s) {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** MAX_POST is the longest post or comment, in characters. */
+export const MAX_POST = 280;

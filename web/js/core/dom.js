@@ -1,0 +1,84 @@
+// dom.js builds DOM nodes. It is the only way the front ends create markup:
+// strings passed as children always become text nodes, so text written by
+// users is shown as text and can never turn into HTML.
+//
+// This file is shared: web/js/core and mobile/js/core hold identical copies
+// (a Go test checks it). Edit web/js/core and copy it over.
+
+/**
+ * h creates an element. props may hold: class, text, attrs (object), dataset,
+ * style (string), on (object of event handlers), and any DOM property
+ * (href, type, value, disabled, hidden, ...). children are nodes, strings,
+ * numbers, or arrays of them; null and false are skipped.
+ */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null) continue;
+    switch (key) {
+      case 'class': el.className = value; break;
+      case 'text': el.textContent = value; break;
+      case 'attrs': for (const [a, v] of Object.entries(value)) if (v !== null && v !== undefined && v !== false) el.setAttribute(a, v === true ? '' : String(v)); break;
+      case 'dataset': Object.assign(el.dataset, value); break;
+      case 'style': el.setAttribute('style', value); break;
+      case 'on': for (const [ev, fn] of Object.entries(value)) el.addEventListener(ev, fn); break;
+      default: el[key] = value;
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+/** append adds children (nodes, strings as text, arrays) to el. */
+export function append(el, children) {
+  for (const c of [children].flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+/** fill replaces the children of el (skipping null and false, like h). */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+/** clear removes all children of el and returns it. */
+export function clear(el) {
+  el.replaceChildren();
+  return el;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** icon returns an inline SVG icon from a fixed set of path strings (never user data). */
+export function icon(name, size = 20) {
+  const svg = document.createElementNS(SVG_NS, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('width', size);
+  svg.setAttribute('height', size);
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('class', 'icon');
+  for (const d of ICONS[name] || []) {
+    const p = document.createElementNS(SVG_NS, 'path');
+    p.setAttribute('d', d);
+    svg.append(p);
+  }
+  return svg;
+}
+
+// Icon paths (24×24, stroked; see the .icon rule in the style sheets).
+const ICONS = {
+  home: ['M3 10.5 12 3l9 7.5', 'M5 9.5V21h5v-6h4v6h5V9.5'],
+  globe: ['M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18z', 'M3 12h18', 'M12 3c2.5 2.7 3.8 5.7 3.8 9s-1.3 6.3-3.8 9c-2.5-2.7-3.8-5.7-3.8-9S9.5 5.7 12 3z'],
+  edit: ['M4 20h4L19 9l-4-4L4 16v4z', 'M13.5 6.5l4 4'],
+  user: ['M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8z', 'M4 21c0-4 3.6-6.5 8-6.5s8 2.5 8 6.5'],
+  comment: ['M4 5h16v11H9l-5 4V5z'],
+  repost: ['M7 7h11l-3-3', 'M18 7v5', 'M17 17H6l3 3', 'M6 17v-5'],
+  trash: ['M4 7h16', 'M9 7V4h6v3', 'M6 7l1 13h10l1-13'],
+  back: ['M15 5l-7 7 7 7'],
+  logout: ['M15 4h4v16h-4', 'M10 8l-4 4 4 4', 'M6 12h10'],
+  settings: ['M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6z', 'M19 12a7 7 0 0 0-.1-1.2l2-1.6-2-3.4-2.4 1a7 7 0 0 0-2-1.2L14 3h-4l-.5 2.6a7 7 0 0 0-2 1.2l-2.4-1-2 3.4 2 1.6a7 7 0 0 0 0 2.4l-2 1.6 2 3.4 2.4-1a7 7 0 0 0 2 1.2L10 21h4l.5-2.6a7 7 0 0 0 2-1.2l2.4 1 2-3.4-2-1.6c.1-.4.1-.8.1-1.2z'],
+  arrowUp: ['M12 19V5', 'M5 12l7-7 7 7'],
+};

@@ -1,0 +1,125 @@
+// live.js keeps one WebSocket to /ws open (CONTRACT.md section 3) and hands
+// its events to the page. When the connection drops it reconnects by itself,
+// with exponential backoff and jitter, asking for ?after=<highest post id
+// seen> so the server replays what was missed; the page drops duplicates by id.
+//
+// This file is shared: web/js/core and mobile/js/core hold identical copies.
+
+const BACKOFF_MIN = 500;     // ms before the first retry
+const BACKOFF_MAX = 15_000;  // ms, the longest wait between retries
+const CLOSE_LOGGED_OUT = 4001;
+const CLOSE_TOO_SLOW = 4008;
+
+/**
+ * LiveFeed fires:
+ *   'status' {detail: 'connecting' | 'connected' | 'reconnecting' | 'offline' | 'stopped'}
+ *   'post' | 'delete' | 'comment' | 'follow' | 'ready' {detail: data}
+ *   'loggedout' when the server closed with 4001;
+ *   'dropped' {detail: attempt} each time a retry is scheduled (the page may
+ *   check that its session still works: a 401 before the upgrade looks like
+ *   any other failed connection to a browser).
+ */
+export class LiveFeed extends EventTarget {
+  /** urlFor(after) returns the WebSocket URL. */
+  constructor(urlFor) {
+    super();
+    this.urlFor = urlFor;
+    this.lastId = 0;        // highest post id seen, from pages and events
+    this.status = 'stopped';
+    this.ws = null;
+    this.attempt = 0;
+    this.timer = null;
+    this.running = false;
+    this._online = () => this._retryNow();
+    this._offline = () => { if (this.running && this.status !== 'connected') this._set('offline'); };
+    this._visible = () => { if (!document.hidden) this._retryNow(); };
+  }
+
+  /** see raises lastId to the id of a post the page has shown. */
+  see(id) {
+    const n = Number(id);
+    if (n > this.lastId) this.lastId = n;
+  }
+
+  start() {
+    if (this.running) return;
+    this.running = true;
+    addEventListener('online', this._online);
+    addEventListener('offline', this._offline);
+    document.addEventListener('visibilitychange', this._visible);
+    this._connect();
+  }
+
+  stop() {
+    this.running = false;
+    removeEventListener('online', this._online);
+    removeEventListener('offline', this._offline);
+    document.removeEventListener('visibilitychange', this._visible);
+    clearTimeout(this.timer);
+    if (this.ws) { this.ws.onclose = null; this.ws.close(1000); this.ws = null; }
+    this._set('stopped');
+  }
+
+  _set(status) {
+    if (this.status === status) return;
+    this.status = status;
+    this.dispatchEvent(new CustomEvent('status', { detail: status }));
+  }
+
+  _connect() {
+    clearTimeout(this.timer);
+    if (!this.running || this.ws) return;
+    if (navigator.onLine === false) { this._set('offline'); return; } // 'online' brings us back
+    this._set(this.attempt === 0 ? 'connecting' : 'reconnecting');
+    let ws;
+    try {
+      ws = new WebSocket(this.urlFor(this.lastId));
+    } catch {
+      this._schedule();
+      return;
+    }
+    this.ws = ws;
+    ws.onmessage = (m) => {
+      let frame;
+      try { frame = JSON.parse(m.data); } catch { return; }
+      if (!frame || typeof frame.event !== 'string') return;
+      if (frame.event === 'ready') {
+        this.attempt = 0;
+        this._set('connected');
+      }
+      if (frame.event === 'post' && frame.data) this.see(frame.data.id);
+      this.dispatchEvent(new CustomEvent(frame.event, { detail: frame.data }));
+    };
+    ws.onclose = (e) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (!this.running) return;
+      if (e.code === CLOSE_LOGGED_OUT) {
+        this.stop();
+        this.dispatchEvent(new CustomEvent('loggedout'));
+        return;
+      }
+      if (e.code === CLOSE_TOO_SLOW) this.attempt = 0; // we are fine, just catch up now
+      this._schedule();
+    };
+  }
+
+  _schedule() {
+    if (!this.running) return;
+    this._set(navigator.onLine === false ? 'offline' : 'reconnecting');
+    // Full jitter: a random wait up to the current ceiling, so many clients
+    // dropped at once by a restart do not all come back in the same instant.
+    const ceiling = Math.min(BACKOFF_MAX, BACKOFF_MIN * 2 ** this.attempt);
+    const wait = BACKOFF_MIN / 2 + Math.random() * ceiling;
+    this.attempt++;
+    this.dispatchEvent(new CustomEvent('dropped', { detail: this.attempt }));
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this._connect(), wait);
+  }
+
+  _retryNow() {
+    if (!this.running || this.ws) return;
+    this.attempt = Math.min(this.attempt, 1);
+    this._connect();
+  }
+}

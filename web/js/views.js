@@ -1,0 +1,286 @@
+// views.js holds the desktop page's screens. Each returns {el, title,
+// destroy?, onEvent?}; app.js swaps them in on navigation.
+
+import { h, icon, fill } from './core/dom.js';
+import { Feed } from './core/feed.js';
+import { postCard, userRow, avatar, followButton } from './core/render.js';
+import { shortDate } from './core/time.js';
+import { countChars } from './core/api.js';
+import { composer } from './compose.js';
+
+/** auth is the log-in or sign-up form. */
+export function auth(ctx, mode, onDone) {
+  const signup = mode === 'signup';
+  const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
+  const name = h('input', { id: 'username', name: 'username', required: true, autocomplete: 'username', attrs: { autocapitalize: 'none', spellcheck: 'false', minlength: '2', maxlength: '30' } });
+  const pass = h('input', { id: 'password', name: 'password', type: 'password', required: true, autocomplete: signup ? 'new-password' : 'current-password', attrs: { minlength: '8', maxlength: '128' } });
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, signup ? 'Create account' : 'Log in');
+  const form = h('form', { class: 'auth-form', on: { submit: send } },
+    h('div', { class: 'field' }, h('label', { htmlFor: 'username' }, 'Username'), name,
+      signup ? h('p', { class: 'help' }, '2–30 letters, digits or _.') : null),
+    h('div', { class: 'field' }, h('label', { htmlFor: 'password' }, 'Password'), pass,
+      signup ? h('p', { class: 'help' }, 'At least 8 characters.') : null),
+    error, submit);
+
+  async function send(e) {
+    e.preventDefault();
+    error.hidden = true;
+    submit.disabled = true;
+    try {
+      const res = signup
+        ? await ctx.api.register(name.value.trim(), pass.value)
+        : await ctx.api.login(name.value.trim(), pass.value);
+      await onDone(res.user);
+    } catch (err) {
+      error.textContent = err.status === 401 ? 'Wrong username or password.'
+        : err.status === 409 ? 'That username is taken. Try another one.'
+        : err.status === 429 ? 'Too many attempts. Please wait a moment and try again.'
+        : err.message;
+      error.hidden = false;
+      submit.disabled = false;
+      (err.status === 409 ? name : pass).focus();
+    }
+  }
+
+  const el = h('div', { class: 'auth' },
+    h('div', { class: 'auth-card card' },
+      h('div', { class: 'auth-brand' }, h('span', { class: 'brand-mark brand-mark-lg', attrs: { 'aria-hidden': 'true' } })),
+      h('h1', {}, signup ? 'Join the conversation' : 'Welcome back'),
+      h('p', { class: 'muted' }, signup ? 'Create an account to post and follow people.' : 'Log in to see your home timeline, live.'),
+      form,
+      h('p', { class: 'auth-switch' }, signup ? 'Already have an account? ' : 'New here? ',
+        h('a', { href: signup ? '/login' : '/signup' }, signup ? 'Log in' : 'Create an account')),
+      h('p', { class: 'auth-switch' }, h('a', { href: '/public' }, 'Browse public posts'))));
+  setTimeout(() => name.focus(), 0);
+  return { el, title: signup ? 'Sign up' : 'Log in', keepFocus: true };
+}
+
+function pageHead(title, sub) {
+  return h('div', { class: 'page-head' }, h('h1', {}, title), sub ? h('p', { class: 'muted' }, sub) : null);
+}
+
+/** home is the composer over the live home timeline. */
+export function home(ctx) {
+  const feed = ctx.app.homeFeed;
+  if (ctx.app.homeStale) { ctx.app.homeStale = false; feed.reset(); }
+  const box = composer({
+    me: ctx.me(), toast: ctx.toast,
+    onSubmit: async (text) => {
+      const post = await ctx.api.createPost(text);
+      feed.add(post, { hold: false });
+    },
+  });
+  const el = h('div', { class: 'view' }, pageHead('Home'), h('div', { class: 'card composer-card' }, box.el), feed.el);
+  return { el, title: 'Home' };
+}
+
+/** publicTimeline is everyone's newest posts; it checks for newer ones now and then. */
+export function publicTimeline(ctx) {
+  const feed = ctx.trackFeed(new Feed({
+    load: (page) => ctx.api.public(page),
+    render: (p) => postCard(p, ctx),
+    empty: 'No posts yet. Be the first!',
+    label: 'Public timeline',
+  }));
+  feed.reset();
+  const poll = setInterval(async () => {
+    if (document.hidden || feed.loading || !feed.maxId) return;
+    try {
+      const page = await ctx.api.public({ after: feed.maxId, limit: 50 });
+      for (const p of page.items.sort((a, b) => a.id - b.id)) feed.add(p);
+    } catch { /* try again next time */ }
+  }, 15_000);
+  const el = h('div', { class: 'view' },
+    pageHead('Public', 'The newest posts from everyone.'),
+    ctx.me() ? null : h('div', { class: 'card banner' },
+      h('p', {}, 'Join to post, follow people and get their posts live.'),
+      h('a', { class: 'btn btn-primary', href: '/signup' }, 'Sign up')),
+    feed.el);
+  return {
+    el, title: 'Public', destroy: () => clearInterval(poll),
+    onEvent: (type, post) => { if (type === 'post') feed.add(post); },
+  };
+}
+
+/** profile is a user's page with posts, followers or following. */
+export function profile(ctx, name, tab) {
+  const header = h('div', { class: 'card profile-card' }, h('div', { class: 'spinner' }));
+  const base = '/u/' + encodeURIComponent(name);
+  const tabs = h('nav', { class: 'tabs', attrs: { 'aria-label': 'Profile sections' } },
+    [['posts', 'Posts', base], ['followers', 'Followers', base + '/followers'], ['following', 'Following', base + '/following']]
+      .map(([key, label, href]) => h('a', { href, class: 'tab' + (tab === key ? ' active' : ''), attrs: tab === key ? { 'aria-current': 'page' } : {} }, label)));
+  const feed = ctx.trackFeed(tab === 'posts'
+    ? new Feed({ load: (p) => ctx.api.userPosts(name, p), render: (p) => postCard(p, ctx), empty: `${name} hasn’t posted yet.`, label: `Posts by ${name}` })
+    : new Feed({
+      load: (p) => (tab === 'followers' ? ctx.api.followers : ctx.api.following)(name, p),
+      render: (u) => userRow(u, ctx),
+      empty: tab === 'followers' ? `Nobody follows ${name} yet.` : `${name} doesn’t follow anyone yet.`,
+      label: tab === 'followers' ? `Followers of ${name}` : `Followed by ${name}`,
+      canRefresh: false,
+    }));
+  let user = null;
+  const counts = {};
+
+  function drawHeader() {
+    const me = ctx.me();
+    const self = me && me.id === user.id;
+    const stat = (key, n, label, href) => {
+      counts[key] = h('strong', {}, new Intl.NumberFormat(navigator.language).format(n));
+      return h('a', { class: 'stat', href }, counts[key], ' ', label);
+    };
+    const bio = h('p', { class: 'bio' + (user.bio ? '' : ' muted') }, user.bio || (self ? 'No bio yet.' : ''));
+    fill(header, 
+      h('div', { class: 'profile-top' },
+        avatar(user.username, 'xl'),
+        h('div', { class: 'profile-actions' },
+          self ? h('button', { type: 'button', class: 'btn', on: { click: () => editBio(bio) } }, 'Edit bio')
+            : me ? followButton(user, ctx, () => { counts.followers.textContent = String(user.followers_count); }) : null)),
+      h('h1', { class: 'profile-name' }, user.username),
+      bio,
+      h('p', { class: 'muted small' }, 'Joined ' + shortDate(user.created_at)),
+      h('div', { class: 'stats' },
+        stat('posts', user.posts_count, 'Posts', base),
+        stat('following', user.following_count, 'Following', base + '/following'),
+        stat('followers', user.followers_count, 'Followers', base + '/followers')));
+  }
+
+  function editBio(bioEl) {
+    const area = h('textarea', { id: 'bio-edit', class: 'compose-input', rows: 2, value: user.bio || '', attrs: { maxlength: '640' } });
+    const left = h('span', { class: 'counter-text' });
+    const save = h('button', { type: 'submit', class: 'btn btn-primary btn-small' }, 'Save');
+    const upd = () => { const n = 160 - countChars(area.value); left.textContent = String(n); save.disabled = n < 0; };
+    area.addEventListener('input', upd);
+    upd();
+    const form = h('form', { class: 'bio-form', on: { submit: async (e) => {
+      e.preventDefault();
+      try {
+        const u = await ctx.api.updateMe(area.value.trim());
+        Object.assign(user, u);
+        drawHeader();
+      } catch (err) { ctx.toast(err.message); }
+    } } },
+    h('label', { htmlFor: 'bio-edit', class: 'visually-hidden' }, 'Bio'), area,
+    h('div', { class: 'composer-bar' }, left,
+      h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: drawHeader } }, 'Cancel'), save));
+    bioEl.replaceWith(form);
+    area.focus();
+  }
+
+  ctx.api.user(name).then((u) => { user = u; drawHeader(); feed.reset(); }, (err) => {
+    fill(header, h('h1', {}, err.status === 404 ? 'No such user' : 'Could not load this profile'),
+      h('p', { class: 'muted' }, err.status === 404 ? `There is no user called “${name}”.` : err.message));
+  });
+
+  const el = h('div', { class: 'view' }, header, tabs, feed.el);
+  return {
+    el, title: name,
+    onEvent(type, data) {
+      if (!user) return;
+      if (type === 'post' && tab === 'posts' && data.author.id === user.id) feed.add(data);
+      if (type === 'follow' && ctx.me() && ctx.me().id === user.id) {
+        user.followers_count++;
+        counts.followers.textContent = String(user.followers_count);
+        if (tab === 'followers') feed.add(data);
+      }
+    },
+  };
+}
+
+/** thread is one post with its comments; comments can be answered in turn. */
+export function thread(ctx, id) {
+  const top = h('div', { class: 'card thread-top' }, h('div', { class: 'spinner' }));
+  const el = h('div', { class: 'view' },
+    h('div', { class: 'page-head page-head-back' },
+      h('button', { type: 'button', class: 'btn btn-ghost btn-icon', attrs: { 'aria-label': 'Back' }, on: { click: () => (history.length > 1 ? history.back() : ctx.go('/')) } }, icon('back')),
+      h('h1', {}, 'Post')),
+    top);
+  const replies = new Map(); // parent id → Feed of its comments
+
+  function commentList(parentId, depth) {
+    const f = ctx.trackFeed(new Feed({
+      load: (p) => ctx.api.comments(parentId, p),
+      render: (c) => commentNode(c, depth),
+      empty: depth === 0 ? 'No comments yet. Start the conversation.' : 'No replies yet.',
+      label: depth === 0 ? 'Comments' : 'Replies',
+    }));
+    replies.set(Number(parentId), f);
+    f.el.classList.add('thread-list');
+    f.reset();
+    return f;
+  }
+
+  function replyBox(parent, onPosted) {
+    return composer({
+      placeholder: 'Write a reply…', label: `Reply to ${parent.author.username}`, button: 'Reply', rows: 2, me: ctx.me(), toast: ctx.toast,
+      onSubmit: async (text) => { const c = await ctx.api.comment(parent.id, text); onPosted(c); },
+    });
+  }
+
+  function commentNode(c, depth) {
+    const wrap = h('div', { class: 'comment', dataset: { depth: String(depth) } });
+    const boxSlot = h('div', { class: 'reply-slot' });
+    const sub = h('div', { class: 'comment-children' }, boxSlot);
+    let list = null;
+    let more = null;
+    const showReplies = () => {
+      if (more) { more.remove(); more = null; }
+      if (!list) { list = commentList(c.id, depth + 1); sub.append(list.el); }
+    };
+    const reply = () => {
+      if (!ctx.me()) { ctx.go('/login?next=' + encodeURIComponent(location.pathname)); return; }
+      showReplies();
+      if (boxSlot.firstChild) { boxSlot.replaceChildren(); return; } // the button toggles the box
+      const box = replyBox(c, (nc) => { list.add(nc, { hold: false }); bump(wrap, 1); boxSlot.replaceChildren(); });
+      boxSlot.append(box.el);
+      box.focus();
+    };
+    wrap.append(postCard(c, ctx, { onComment: reply }));
+    if (c.comments_count > 0) {
+      more = h('button', { type: 'button', class: 'link-btn show-replies' },
+        c.comments_count === 1 ? 'Show 1 reply' : `Show ${c.comments_count} replies`);
+      more.addEventListener('click', showReplies);
+      wrap.append(more);
+    }
+    wrap.append(sub);
+    return wrap;
+  }
+
+  function bump(scope, n) {
+    const el = scope.querySelector('[data-count="comments"]');
+    if (el) el.textContent = String((Number(el.textContent) || 0) + n);
+  }
+
+  ctx.api.post(id).then((post) => {
+    const comments = commentList(post.id, 0);
+    const box = ctx.me()
+      ? replyBox(post, (c) => { comments.add(c, { hold: false }); bump(top, 1); })
+      : null;
+    fill(top, 
+      post.parent_id ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, icon('back', 14), 'Show the message this replies to') : null,
+      postCard(post, ctx, { detail: true, onComment: () => box && box.focus() }),
+      box ? h('div', { class: 'thread-reply' }, box.el)
+        : h('p', { class: 'muted' }, h('a', { href: '/login?next=/p/' + post.id }, 'Log in'), ' to reply.'),
+      h('h2', { class: 'section-title' }, 'Comments'),
+      comments.el);
+  }, (err) => {
+    fill(top, h('h2', {}, err.status === 404 ? 'This post doesn’t exist' : 'Could not load this post'),
+      h('p', { class: 'muted' }, err.status === 404 ? 'It may have been deleted.' : err.message));
+  });
+
+  return {
+    el, title: 'Post',
+    onEvent(type, c) {
+      if (type !== 'comment') return;
+      const f = replies.get(Number(c.parent_id));
+      if (f) f.add(c);
+    },
+  };
+}
+
+export function notFound() {
+  return {
+    el: h('div', { class: 'view' }, h('div', { class: 'card' },
+      h('h1', {}, 'Page not found'), h('p', {}, h('a', { href: '/' }, 'Go home')))),
+    title: 'Not found',
+  };
+}
