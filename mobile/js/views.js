@@ -175,6 +175,11 @@ export function thread(ctx, id) {
       try { onPosted(await ctx.api.comment(parent.id, area.value.trim())); area.value = ''; } catch (err) { ctx.toast(err.message); send.disabled = false; }
     } } }, area, send);
   }
+  /** bump adds one to the first comment count inside scope. */
+  function bump(scope) {
+    const n = scope.querySelector('[data-count="comments"]');
+    if (n) n.textContent = String((Number(n.textContent) || 0) + 1);
+  }
   function node(c, depth) {
     const sub = h('div', { class: 'comment-children' });
     let open = false;
@@ -182,7 +187,7 @@ export function thread(ctx, id) {
       if (open) { sub.replaceChildren(); open = false; return; }
       open = true;
       const f = list(c.id, depth + 1);
-      sub.replaceChildren(...(ctx.me() ? [replyForm(c, (nc) => f.add(nc, { hold: false }))] : []), f.el);
+      sub.replaceChildren(...(ctx.me() ? [replyForm(c, (nc) => { f.add(nc, { hold: false }); bump(wrap); })] : []), f.el);
     };
     const wrap = h('div', { class: 'comment' }, postCard(c, ctx, { onComment: toggle }));
     if (c.comments_count > 0) {
@@ -198,7 +203,7 @@ export function thread(ctx, id) {
     fill(top, 
       post.parent_id ? h('a', { class: 'replying', href: '#/p/' + post.parent_id }, 'Show the message this replies to') : null,
       postCard(post, ctx, { detail: true, onComment: () => {} }),
-      ctx.me() ? replyForm(post, (c) => comments.add(c, { hold: false })) : null,
+      ctx.me() ? replyForm(post, (c) => { comments.add(c, { hold: false }); bump(top); }) : null,
       comments.el);
   }, (err) => fill(top, h('h2', {}, err.status === 404 ? 'This post doesn’t exist' : 'Could not load this post'), h('p', { class: 'muted' }, err.message)));
   return {

@@ -86,8 +86,8 @@ export function watch(page) {
 }
 
 /** desktop opens a 1280×800 page logged in as u (by its session cookie), or anonymous. */
-export async function desktop(browser, u, { colorScheme = 'light' } = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, locale: 'en-US' });
+export async function desktop(browser, u, { colorScheme = 'light', locale = 'en-US' } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, locale });
   if (u) await context.addCookies([{ name: 'auth', value: u.token, url: BASE_URL, httpOnly: true, sameSite: 'Lax' }]);
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
@@ -115,7 +115,7 @@ export async function phone(browser, u, { colorScheme = 'light', serviceWorkers 
 export async function shot(page, name, opts = {}) {
   await mkdir(SHOTS, { recursive: true });
   await page.evaluate(() => document.fonts && document.fonts.ready);
-  await page.screenshot({ path: join(SHOTS, name + '.png'), ...opts });
+  await page.screenshot({ path: join(SHOTS, name + '.png'), animations: 'disabled', ...opts });
 }
 
 /** control asks the Go test to stop, start or restart the server (same port, same Redis). */

@@ -38,8 +38,8 @@ test('mobile: log in, screens, comment, profile', async () => {
   assert.ok(await page.evaluate(() => !!localStorage.getItem('microblog.token')), 'token kept in local storage');
   await shot(page, 'mobile-home');
 
-  // Pull to refresh brings in a post that the live feed did not (ivan is not
-  // connected to it: the post is made while his page has no socket).
+  // A new post arrives live; pulling down then checks for anything newer
+  // (with ?after=) and says there is nothing more.
   const fresh = await post(hana, 'Fresh from the oven.');
   await page.locator(`.post[data-id="${fresh.id}"]`).waitFor({ timeout: 2000 }); // live
   const cdp = await page.context().newCDPSession(page);

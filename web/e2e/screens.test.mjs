@@ -106,17 +106,20 @@ test('desktop: sign up, post, repost, comment threads, delete, log out, log in',
   await D.context.close();
 });
 
-test('desktop: dark mode and the followers list', async () => {
+test('desktop: dark mode, the followers list, and times in the reader’s language', async () => {
   const erin = await newUser('erin');
   const fans = [await newUser('frank'), await newUser('grace')];
   for (const f of fans) await follow(f, erin);
   await post(erin, 'Dark mode looks good, too.');
-  const D = await desktop(browser, fans[0], { colorScheme: 'dark' });
+  const D = await desktop(browser, fans[0], { colorScheme: 'dark', locale: 'de-DE' });
   await D.page.goto(`${BASE_URL}/u/${erin.username}/followers`);
   await D.page.locator('.user-row', { hasText: fans[1].username }).waitFor();
   await shot(D.page, 'desktop-followers-dark');
   await D.page.goto(`${BASE_URL}/`);
-  await D.page.locator('.post', { hasText: 'Dark mode' }).waitFor();
+  const card = D.page.locator('.post', { hasText: 'Dark mode' });
+  await card.waitFor();
+  // Relative times follow navigator.language: German here ("jetzt", "vor 1 Min.").
+  assert.match(await card.locator('time').textContent(), /^(jetzt|vor \d+ (Sek|Min)\.)$/);
   await shot(D.page, 'desktop-home-dark');
   clean(D.w, 'dark');
   await D.context.close();

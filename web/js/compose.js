@@ -13,7 +13,7 @@ let seq = 0;
  * keeps the text when it does. allowEmpty is for reposts, whose own text is
  * optional.
  */
-export function composer({ placeholder = 'What’s happening?', label = 'Write a post', button = 'Post', onSubmit, allowEmpty = false, rows = 3, me = null, toast }) {
+export function composer({ placeholder = 'What’s happening?', label = 'Write a post', button = 'Post', onSubmit, allowEmpty = false, rows = 2, me = null, toast }) {
   const id = 'compose-' + ++seq;
   const area = h('textarea', {
     id, rows, placeholder, class: 'compose-input',
@@ -44,9 +44,9 @@ export function composer({ placeholder = 'What’s happening?', label = 'Write a
     counter.setAttribute('aria-label', left >= 0 ? `${left} characters left` : `${-left} characters over the limit`);
     counter.title = `${n} / ${MAX_POST}`;
     submit.disabled = left < 0 || (empty && !allowEmpty);
-    // Grow with the text, up to a point.
-    area.style.height = 'auto';
-    area.style.height = Math.min(area.scrollHeight + 2, 320) + 'px';
+    // Grow with the text, up to a point; empty, it is back to its CSS size.
+    area.style.height = '';
+    if (area.value && area.isConnected) area.style.height = Math.min(area.scrollHeight + 2, 320) + 'px';
   }
 
   async function send(e) {
