@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,7 +42,12 @@ func TestBrowser(t *testing.T) {
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Fatalf("node is not installed; the browser tests need Node.js 20 or newer (apt-get install nodejs npm): %v", err)
+		t.Fatalf("node is not installed; the browser tests need Node.js 20 or newer and npm: %v", err)
+	}
+	if v, err := exec.Command(node, "--version").Output(); err != nil {
+		t.Fatalf("node --version: %v", err)
+	} else if major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(v)), "v"), ".", 2)[0]); major < 20 {
+		t.Fatalf("node %s is too old; playwright-core needs Node.js 20 or newer", strings.TrimSpace(string(v)))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core", "package.json")); err != nil {
 		t.Fatalf("playwright-core is not installed in web/e2e; run `npm ci --prefix web/e2e` (make test does): %v", err)
