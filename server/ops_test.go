@@ -130,3 +130,12 @@ func TestRedisOverTLS(t *testing.T) {
 		t.Fatalf("/readyz over TLS: %d", status)
 	}
 }
+
+func TestHeadRequests(t *testing.T) {
+	ts := newTestServer(t)
+	for _, path := range []string{"/", "/m/", "/healthz", "/u/alice"} {
+		if status, _ := ts.call(t, "HEAD", path, "", nil); status != 200 {
+			t.Errorf("HEAD %s: %d", path, status)
+		}
+	}
+}

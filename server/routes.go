@@ -17,7 +17,7 @@ import (
 func addRoutes(e *echo.Echo, s *server) {
 	st, rl, ttl := s.store, s.cfg.RateLimits, s.cfg.SessionTTL
 
-	e.GET("/healthz", handleHealthz)
+	e.Match([]string{http.MethodGet, http.MethodHead}, "/healthz", handleHealthz)
 	e.GET("/readyz", handleReadyz(st))
 	e.GET("/metrics", handleMetrics(s.reg))
 
@@ -66,8 +66,9 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.GET("/timelines/public", handlePublicTimeline(st), anyone)
 
 	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
-	e.GET("/m/*", handleStatic(mobile.FS(), "/m/"))
-	e.GET("/*", handleStatic(web.FS(), "/"))
+	readOnly := []string{http.MethodGet, http.MethodHead}
+	e.Match(readOnly, "/m/*", handleStatic(mobile.FS(), "/m/"))
+	e.Match(readOnly, "/*", handleStatic(web.FS(), "/"))
 }
 
 // addLiveRoutes lists the live feed's route; run adds it once the hub is up.
