@@ -43,11 +43,6 @@ func (s *Store) Create(ctx context.Context, np NewPost) (Post, error) {
 	if len(np.IdempotencyKey) > MaxIdemKeyLen {
 		return Post{}, invalid("invalid_idempotency_key", "Idempotency-Key must be at most 255 characters")
 	}
-	author, err := s.username(ctx, np.Author)
-	if err != nil {
-		return Post{}, err
-	}
-
 	var orig, parent *Post
 	if np.RepostOf != 0 {
 		o, err := s.Post(ctx, np.RepostOf)
@@ -75,52 +70,60 @@ func (s *Store) Create(ctx context.Context, np NewPost) (Post, error) {
 		parent = &par
 	}
 
+	// One round trip for the author's name, the idempotency claim and the new
+	// id. An id drawn for a request that then stops is simply never used.
 	var idemKey string
-	if np.IdempotencyKey != "" {
-		idemKey = s.keys.idempotency(np.Author, TokenHash(np.IdempotencyKey))
-		first, done, err := s.claimIdempotency(ctx, idemKey)
-		if err != nil || done {
-			return first, err
+	var name *redis.StringCmd
+	var claim *redis.BoolCmd
+	var next *redis.IntCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		name = pl.HGet(ctx, s.keys.user(np.Author), "username")
+		if np.IdempotencyKey != "" {
+			idemKey = s.keys.idempotency(np.Author, TokenHash(np.IdempotencyKey))
+			claim = pl.SetNX(ctx, idemKey, 0, IdempotencyTTL)
 		}
+		next = pl.Incr(ctx, s.keys.lastPostID())
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return Post{}, s.wrap("create post", err)
 	}
-	p, err := s.create(ctx, np, author, orig, parent)
-	if idemKey != "" {
-		if err != nil {
+	if name.Val() == "" {
+		if claim != nil && claim.Val() {
 			s.rdb.Del(context.WithoutCancel(ctx), idemKey)
-		} else {
-			s.rdb.Set(context.WithoutCancel(ctx), idemKey, p.ID, IdempotencyTTL)
 		}
+		return Post{}, userNotFound()
+	}
+	if claim != nil && !claim.Val() {
+		return s.firstResult(ctx, idemKey)
+	}
+	p, err := s.create(ctx, np, next.Val(), name.Val(), orig, parent, idemKey)
+	if err != nil && idemKey != "" {
+		s.rdb.Del(context.WithoutCancel(ctx), idemKey)
 	}
 	return p, err
 }
 
-// claimIdempotency takes an idempotency key for a new request, or returns the
-// result of the request that took it first (done is then true).
-func (s *Store) claimIdempotency(ctx context.Context, key string) (Post, bool, error) {
-	ok, err := s.rdb.SetNX(ctx, key, 0, IdempotencyTTL).Result()
-	if err != nil {
-		return Post{}, true, s.wrap("idempotency", err)
-	}
-	if ok {
-		return Post{}, false, nil
-	}
-	mid, err := s.rdb.Get(ctx, key).Int64()
+// firstResult answers a request whose Idempotency-Key an earlier request
+// already took: with that request's post, or 409 while it is still running.
+func (s *Store) firstResult(ctx context.Context, idemKey string) (Post, error) {
+	mid, err := s.rdb.Get(ctx, idemKey).Int64()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return Post{}, true, s.wrap("idempotency", err)
+		return Post{}, s.wrap("idempotency", err)
 	}
 	if mid == 0 {
-		return Post{}, true, &Error{Kind: ErrInProgress, Code: "request_in_progress",
+		return Post{}, &Error{Kind: ErrInProgress, Code: "request_in_progress",
 			Message: "a request with this Idempotency-Key is still being handled"}
 	}
-	p, err := s.Post(ctx, mid)
-	return p, true, err
+	return s.Post(ctx, mid)
 }
 
-func (s *Store) create(ctx context.Context, np NewPost, author string, orig, parent *Post) (Post, error) {
-	mid, err := s.rdb.Incr(ctx, s.keys.lastPostID()).Result()
-	if err != nil {
-		return Post{}, s.wrap("create post", err)
-	}
+// create writes message mid. Its own keys (B, D, E) go first in one
+// transaction; then one pipeline writes the indexes and reads the first batch
+// of fans; the last pipeline writes the fans' home timelines, records the
+// idempotency result and publishes the live event, after everything it
+// announces is written.
+func (s *Store) create(ctx context.Context, np NewPost, mid int64, author string, orig, parent *Post, idemKey string) (Post, error) {
 	now := s.now()
 	p := Post{ID: mid, Kind: KindPost, Author: Author{ID: np.Author, Username: author},
 		Content: np.Content, CreatedAt: Time(now), RepostOf: orig}
@@ -132,8 +135,7 @@ func (s *Store) create(ctx context.Context, np NewPost, author string, orig, par
 		p.Kind, p.ParentID, parentID = KindComment, &parent.ID, id(parent.ID)
 	}
 
-	// The message's own keys, together.
-	_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
+	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 		t.HSet(ctx, s.keys.message(mid), "content", p.Content, "author", np.Author, "username", author,
 			"time", now, "kind", p.Kind, "repost_of", repostOf, "parent", parentID,
 			"comments_count", 0, "reposts_count", 0)
@@ -145,85 +147,107 @@ func (s *Store) create(ctx context.Context, np NewPost, author string, orig, par
 		return Post{}, s.wrap("create post", err)
 	}
 
-	// Then every index that points at it.
+	// finish queues what must follow every other write.
+	finish := func(pl redis.Pipeliner) {
+		if idemKey != "" {
+			pl.Set(ctx, idemKey, mid, IdempotencyTTL)
+		}
+		switch {
+		case parent == nil:
+			s.queuePublish(ctx, pl, s.keys.AuthorChannel(np.Author), EventPost, p)
+		case parent.Author.ID != np.Author:
+			s.queuePublish(ctx, pl, s.keys.NotifyChannel(parent.Author.ID), EventComment, p)
+		}
+	}
+
 	z := redis.Z{Score: float64(mid), Member: mid}
+	var fans *redis.StringSliceCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		if parent != nil {
 			pl.ZAdd(ctx, s.keys.comments(parent.ID), z)
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(parent.ID)}, "comments_count", 1)
+			finish(pl)
 			return nil
 		}
 		pl.ZAdd(ctx, s.keys.userPosts(np.Author), z)
 		pl.HIncrBy(ctx, s.keys.user(np.Author), "posts_count", 1)
-		pl.ZAdd(ctx, s.keys.home(np.Author), z)
-		pl.ZRemRangeByRank(ctx, s.keys.home(np.Author), 0, int64(-s.opt.HotWindow-1))
+		s.queueHomeAdd(ctx, pl, np.Author, z)
 		pl.ZAdd(ctx, s.keys.publicTimeline(), z)
 		pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))
 		if orig != nil {
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(orig.ID)}, "reposts_count", 1)
 		}
+		fans = pl.ZRange(ctx, s.keys.fans(np.Author), 0, fanOutBatch-1)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return Post{}, s.wrap("index post", err)
 	}
-
 	if parent != nil {
-		if parent.Author.ID != np.Author {
-			s.publish(ctx, s.keys.NotifyChannel(parent.Author.ID), EventComment, p)
-		}
 		return p, nil
 	}
-	if err := s.fanOut(ctx, np.Author, mid); err != nil {
+	// The push model: the post goes into every fan's home timeline.
+	err = s.eachFanBatch(ctx, "fan out", np.Author, fans.Val(), func(pl redis.Pipeliner, fan int64) {
+		s.queueHomeAdd(ctx, pl, fan, z)
+	}, finish)
+	if err != nil {
 		return Post{}, err
 	}
-	s.publish(ctx, s.keys.AuthorChannel(np.Author), EventPost, p)
 	return p, nil
+}
+
+// queueHomeAdd adds a post to a home timeline and trims it to the hot window.
+func (s *Store) queueHomeAdd(ctx context.Context, pl redis.Pipeliner, uid int64, z redis.Z) {
+	pl.ZAdd(ctx, s.keys.home(uid), z)
+	pl.ZRemRangeByRank(ctx, s.keys.home(uid), 0, int64(-s.opt.HotWindow-1))
 }
 
 // fanOutBatch is how many fans' home timelines one pipeline writes.
 const fanOutBatch = 500
 
-// fanOut pushes a new post into the home timeline of every fan of its author
-// (the push model), each one trimmed to the hot window.
-func (s *Store) fanOut(ctx context.Context, author, mid int64) error {
-	z := redis.Z{Score: float64(mid), Member: mid}
-	return s.eachFanBatch(ctx, "fan out", author, func(pl redis.Pipeliner, fan int64) {
-		pl.ZAdd(ctx, s.keys.home(fan), z)
-		pl.ZRemRangeByRank(ctx, s.keys.home(fan), 0, int64(-s.opt.HotWindow-1))
-	})
-}
-
-// unFanOut takes a deleted post out of the fans' home timelines.
+// unFanOut takes a deleted post out of the fans' home timelines, then
+// publishes the delete.
 func (s *Store) unFanOut(ctx context.Context, author, mid int64) error {
-	return s.eachFanBatch(ctx, "delete post: fans", author, func(pl redis.Pipeliner, fan int64) {
+	return s.eachFanBatch(ctx, "delete post: fans", author, nil, func(pl redis.Pipeliner, fan int64) {
 		pl.ZRem(ctx, s.keys.home(fan), mid)
+	}, func(pl redis.Pipeliner) {
+		s.queuePublish(ctx, pl, s.keys.AuthorChannel(author), EventDelete, DeleteData{ID: mid})
 	})
 }
 
-// eachFanBatch walks the author's fans fanOutBatch at a time and sends, per
-// batch, one pipeline of the commands write queues for each fan.
-func (s *Store) eachFanBatch(ctx context.Context, op string, author int64, write func(redis.Pipeliner, int64)) error {
+// eachFanBatch walks the author's fans fanOutBatch at a time, starting with
+// first when the caller has already read the first batch, and sends one
+// pipeline per batch of the commands write queues for each fan. last, if
+// set, queues commands at the end of the final pipeline.
+func (s *Store) eachFanBatch(ctx context.Context, op string, author int64, first []string,
+	write func(redis.Pipeliner, int64), last func(redis.Pipeliner)) error {
+	fans := first
 	for start := int64(0); ; start += fanOutBatch {
-		fans, err := s.rdb.ZRange(ctx, s.keys.fans(author), start, start+fanOutBatch-1).Result()
-		if err != nil {
-			return s.wrap(op, err)
+		if start > 0 || fans == nil {
+			var err error
+			if fans, err = s.rdb.ZRange(ctx, s.keys.fans(author), start, start+fanOutBatch-1).Result(); err != nil {
+				return s.wrap(op, err)
+			}
 		}
-		if len(fans) == 0 {
+		final := len(fans) < fanOutBatch
+		if len(fans) == 0 && last == nil {
 			return nil
 		}
-		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for _, f := range fans {
 				if fan, err := strconv.ParseInt(f, 10, 64); err == nil {
 					write(pl, fan)
 				}
+			}
+			if final && last != nil {
+				last(pl)
 			}
 			return nil
 		})
 		if err != nil {
 			return s.wrap(op, err)
 		}
-		if len(fans) < fanOutBatch {
+		if final {
 			return nil
 		}
 	}
@@ -269,13 +293,11 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("delete post: indexes", err)
 	}
-	if m.ParentID == nil {
-		if err := s.unFanOut(ctx, uid, mid); err != nil {
-			return err
-		}
+	if m.ParentID != nil {
+		s.publish(ctx, s.keys.AuthorChannel(uid), EventDelete, DeleteData{ID: mid})
+		return nil
 	}
-	s.publish(ctx, s.keys.AuthorChannel(uid), EventDelete, DeleteData{ID: mid})
-	return nil
+	return s.unFanOut(ctx, uid, mid)
 }
 
 // Post returns one message (a post or a comment).

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"log/slog"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // publish sends one live event on a channel. A failed publish loses nothing
@@ -17,4 +19,15 @@ func (s *Store) publish(ctx context.Context, channel, event string, data any) {
 	if err != nil {
 		slog.WarnContext(ctx, "publish live event", "channel", channel, "event", event, "err", err)
 	}
+}
+
+// queuePublish adds a live event to a pipeline, so that it is sent in the
+// same round trip as, and after, the writes it announces.
+func (s *Store) queuePublish(ctx context.Context, pl redis.Pipeliner, channel, event string, data any) {
+	frame, err := encodeFrame(event, data)
+	if err != nil {
+		slog.ErrorContext(ctx, "encode live event", "event", event, "err", err)
+		return
+	}
+	pl.Publish(ctx, channel, frame)
 }

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"microblog/store/storetest"
+)
+
+// Run with: go test ./store -run '^$' -bench . -benchmem
+// Each benchmark talks to its own redis-server on loopback, so the figures
+// are dominated by round trips: fewer round trips, faster writes and reads.
+
+// benchStar makes a store with one author followed by fans users.
+func benchStar(b *testing.B, fans int) (*Store, int64) {
+	b.Helper()
+	ctx := context.Background()
+	s := New(storetest.Start(b).Client(), Options{BcryptCost: bcrypt.MinCost})
+	star, _, err := s.Register(ctx, "star", "password123")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range fans {
+		u, _, err := s.Register(ctx, fmt.Sprintf("fan%d", i), "password123")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Follow(ctx, u.ID, star.ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s, star.ID
+}
+
+func BenchmarkCreatePost(b *testing.B) {
+	for _, fans := range []int{0, 100, 1000} {
+		b.Run(fmt.Sprintf("fans=%d", fans), func(b *testing.B) {
+			s, star := benchStar(b, fans)
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Create(ctx, NewPost{Author: star, Content: "benchmark post"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*fans)/b.Elapsed().Seconds(), "deliveries/s")
+		})
+	}
+}
+
+func BenchmarkHomeTimelinePage(b *testing.B) {
+	s, star := benchStar(b, 0)
+	ctx := context.Background()
+	orig, err := s.Create(ctx, NewPost{Author: star, Content: "original"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 200 {
+		np := NewPost{Author: star, Content: fmt.Sprint("post ", i)}
+		if i%4 == 0 {
+			np.RepostOf = orig.ID // a quarter are reposts, which need their original too
+		}
+		if _, err := s.Create(ctx, np); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		page, err := s.HomeTimeline(ctx, star, PageQuery{Limit: 20})
+		if err != nil || len(page.Items) != 20 {
+			b.Fatal(err, len(page.Items))
+		}
+	}
+}
