@@ -19,11 +19,12 @@ build:
 # 127.0.0.1:$(REDIS_PORT), it starts a project-local redis-server with
 # append-only persistence in .data/redis; Ctrl-C stops both.
 run: build
-	@if [ -n "$$REDIS_URL" ] || (exec 3<>/dev/tcp/127.0.0.1/$(REDIS_PORT)) 2>/dev/null; then \
-		echo "microblog: using Redis at $${REDIS_URL:-redis://127.0.0.1:$(REDIS_PORT)/0}"; \
+	@if [ -n "$$REDIS_URL" ]; then echo "microblog: using Redis at $$REDIS_URL"; exec ./$(BIN); fi; \
+	$(MAKE) --no-print-directory deps-run || exit 1; \
+	if (exec 3<>/dev/tcp/127.0.0.1/$(REDIS_PORT)) 2>/dev/null; then \
+		echo "microblog: using the Redis already answering on 127.0.0.1:$(REDIS_PORT)"; \
 		exec ./$(BIN); \
 	fi; \
-	$(MAKE) --no-print-directory deps-run || exit 1; \
 	mkdir -p $(DATA)/redis; \
 	redis-server --port $(REDIS_PORT) --bind 127.0.0.1 --dir $(DATA)/redis --appendonly yes \
 		--save 60 1 --logfile $(DATA)/redis/redis.log --daemonize no & redis_pid=$$!; \
