@@ -2,29 +2,50 @@ package mobile
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"microblog/web"
 )
 
-// TestSharedCoreIsIdentical checks that js/core holds the same modules as
-// web/js/core: the two front ends share them as copies, because each is
-// embedded on its own and the packaged app carries all its files.
-func TestSharedCoreIsIdentical(t *testing.T) {
-	web, _ := filepath.Glob("../web/js/core/*.js")
-	mine, _ := filepath.Glob("js/core/*.js")
-	if len(web) == 0 || len(web) != len(mine) {
-		t.Fatalf("web/js/core has %d modules, mobile/js/core %d: copy them with cp web/js/core/*.js mobile/js/core/", len(web), len(mine))
-	}
-	for _, w := range web {
-		a, _ := os.ReadFile(w)
-		b, err := os.ReadFile(filepath.Join("js/core", filepath.Base(w)))
-		if err != nil || !bytes.Equal(a, b) {
-			t.Errorf("mobile/js/core/%s differs from web/js/core: edit web's copy, then cp web/js/core/*.js mobile/js/core/", filepath.Base(w))
+// TestSharedFilesAreServed checks that the app holds every file it shares
+// with the desktop page (core.css, js/core/*.js) as web/ has it, and that
+// mobile/ keeps no copy of its own that would hide web's.
+func TestSharedFilesAreServed(t *testing.T) {
+	var shared []string
+	err := fs.WalkDir(web.Shared(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
+		shared = append(shared, path)
+		want, err := fs.ReadFile(web.Shared(), path)
+		if err != nil {
+			return err
+		}
+		if got, err := fs.ReadFile(FS(), path); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("the app's %s is not web's: %v", path, err)
+		}
+		if _, err := fs.Stat(files, path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("mobile/%s exists: shared files live only in web/, delete the copy", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"core.css", "js/core/api.js", "js/core/dom.js", "js/core/feed.js", "js/core/live.js", "js/core/render.js", "js/core/time.js"} {
+		if !strings.Contains(strings.Join(shared, " "), want) {
+			t.Errorf("web.Shared() lacks %s", want)
+		}
+	}
+	// The merged tree must look the same through Open, Stat, ReadDir and
+	// WalkDir, as http.FileServer and the service-worker test rely on.
+	if err := fstest.TestFS(FS(), append(shared, "index.html", "style.css", "sw.js", "js/app.js", "icons/icon.svg")...); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -1,5 +1,6 @@
 // sw.js is the mobile app's service worker. It keeps a copy of the app
-// shell (the files of this folder) so the app opens offline and can say so.
+// shell (the files of this folder, and core.css and js/core/ that the server
+// takes from web/) so the app opens offline and can say so.
 // Shell files are fetched from the network first, so a new version shows as
 // soon as there is a connection, and from the cache when there is none.
 // The API and the live feed are never cached: they are not in the shell.
@@ -8,6 +9,7 @@ const CACHE = 'microblog-shell-v1';
 // The page itself is cached as './' (the server redirects index.html there).
 const SHELL = [
   './',
+  'core.css',
   'style.css',
   'manifest.webmanifest',
   'js/app.js',

@@ -12,6 +12,10 @@ import { BASE_URL, PASSWORD, launch, newUser, post, follow, api, phone, shot, cl
 
 const APP_ORIGIN = process.env.APP_ORIGIN || 'http://localhost:5999';
 const MOBILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'mobile');
+// The files the app shares with the desktop page live only in web/; packaging
+// copies them into www/ (see the README), so the test serves them from there.
+const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+const fromWeb = (path) => path === '/core.css' || path.startsWith('/js/core/');
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml', '.webmanifest': 'application/manifest+json' };
 
 let browser;
@@ -120,12 +124,14 @@ test('mobile: runs from its own origin (as in Cordova) against a configured serv
   // Chromium asks before a page from elsewhere talks to a loopback server
   // (Local Network Access); a phone talking to a real server is not asked.
   await M.context.grantPermissions(['local-network-access'], { origin: APP_ORIGIN });
-  // Serve mobile/ from APP_ORIGIN, the way Cordova serves www/ from the device.
+  // Serve mobile/ (with the shared files from web/) from APP_ORIGIN, the way
+  // Cordova serves www/ from the device.
   await M.context.route(`${APP_ORIGIN}/**`, async (route) => {
     let path = decodeURIComponent(new URL(route.request().url()).pathname);
-    if (path === '/') path = '/index.html';
-    const file = normalize(join(MOBILE_DIR, path));
-    if (!file.startsWith(MOBILE_DIR)) return route.fulfill({ status: 404 });
+    path = normalize(path === '/' ? '/index.html' : path);
+    const dir = fromWeb(path) ? WEB_DIR : MOBILE_DIR;
+    const file = normalize(join(dir, path));
+    if (!file.startsWith(dir + '/')) return route.fulfill({ status: 404 });
     try {
       await route.fulfill({ body: await readFile(file), contentType: TYPES[extname(file)] || 'application/octet-stream' });
     } catch {

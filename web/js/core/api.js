@@ -2,7 +2,8 @@
 // The desktop page talks to its own origin with the auth cookie; the mobile
 // app may talk to any server with a bearer token: both are options here.
 //
-// This file is shared: web/js/core and mobile/js/core hold identical copies.
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 /** ApiError is a failed call: status 0 means the server could not be reached. */
 export class ApiError extends Error {

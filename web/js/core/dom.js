@@ -2,8 +2,8 @@
 // strings passed as children always become text nodes, so text written by
 // users is shown as text and can never turn into HTML.
 //
-// This file is shared: web/js/core and mobile/js/core hold identical copies
-// (a Go test checks it). Edit web/js/core and copy it over.
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 /**
  * h creates an element. props may hold: class, text, attrs (object), dataset,

@@ -3,7 +3,8 @@
 // when the reader has scrolled away from the top, holds them behind an
 // "N new posts" button instead of moving the text they are reading.
 //
-// This file is shared: web/js/core and mobile/js/core hold identical copies.
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 import { h, clear, icon } from './dom.js';
 

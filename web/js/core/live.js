@@ -3,7 +3,8 @@
 // with exponential backoff and jitter, asking for ?after=<highest post id
 // seen> so the server replays what was missed; the page drops duplicates by id.
 //
-// This file is shared: web/js/core and mobile/js/core hold identical copies.
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 const BACKOFF_MIN = 500;     // ms before the first retry
 const BACKOFF_MAX = 15_000;  // ms, the longest wait between retries

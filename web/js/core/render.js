@@ -1,7 +1,8 @@
 // render.js draws posts and users. Every piece of text that came from a user
 // (names, bios, posts) goes into the page through h(), that is as text nodes.
 //
-// This file is shared: web/js/core and mobile/js/core hold identical copies.
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
 //
 // ctx, passed by the app: {
 //   me(): the logged-in User or null,

@@ -1,7 +1,8 @@
 // time.js shows times relative to now ("3 min ago") in the user's locale,
 // and keeps every shown time current.
 //
-// This file is shared: web/js/core and mobile/js/core hold identical copies.
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 const locale = navigator.language || 'en';
 const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'auto', style: 'short' });
