@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"microblog/store"
 )
@@ -72,6 +73,13 @@ func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
 		t.Errorf("password stored as %q, want a bcrypt hash", pw)
 	}
 	assertNotStored(t, ts, phone, testPassword)
+
+	// Each use slides the session's expiry back to the full TTL.
+	rdb.PExpire(ctx, "auth:"+h, 5*time.Second)
+	ts.call(t, "GET", "/api/v1/me", phone, nil)
+	if ttl := rdb.TTL(ctx, "auth:"+h).Val(); ttl < 24*time.Hour {
+		t.Errorf("session TTL after use = %v, want it slid back to the full TTL", ttl)
+	}
 
 	// Logging out the phone kills its token at once, and only its token.
 	if status, body := ts.call(t, "DELETE", "/api/v1/sessions/current", phone, nil); status != 204 {

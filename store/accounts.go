@@ -94,7 +94,9 @@ func (s *Store) Login(ctx context.Context, username, password string) (User, str
 			if err != nil && !errors.Is(err, redis.Nil) {
 				return User{}, "", s.wrap("login", err)
 			}
-			uid, hash = u, []byte(h)
+			if err == nil {
+				uid, hash = u, []byte(h)
+			}
 		}
 	}
 	if hash == nil {
