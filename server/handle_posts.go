@@ -93,49 +93,25 @@ func handleDeletePost(st *store.Store) echo.HandlerFunc {
 
 // handleComments lists the comments on the post or comment in the path.
 func handleComments(st *store.Store) echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		mid, err := idParam(c)
 		if err != nil {
-			return err
+			return store.Page[store.Post]{}, err
 		}
-		q, err := pageQuery(c)
-		if err != nil {
-			return err
-		}
-		page, err := st.Comments(c.Request().Context(), mid, q)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, page)
-	}
+		return st.Comments(c.Request().Context(), mid, q)
+	})
 }
 
 // handleHomeTimeline lists the caller's own posts and its stars', newest first.
 func handleHomeTimeline(st *store.Store) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		q, err := pageQuery(c)
-		if err != nil {
-			return err
-		}
-		page, err := st.HomeTimeline(c.Request().Context(), viewer(c), q)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, page)
-	}
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
+		return st.HomeTimeline(c.Request().Context(), viewer(c), q)
+	})
 }
 
 // handlePublicTimeline lists everyone's newest posts.
 func handlePublicTimeline(st *store.Store) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		q, err := pageQuery(c)
-		if err != nil {
-			return err
-		}
-		page, err := st.PublicTimeline(c.Request().Context(), q)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, page)
-	}
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
+		return st.PublicTimeline(c.Request().Context(), q)
+	})
 }

@@ -72,44 +72,28 @@ func handleFollow(st *store.Store, follow bool) echo.HandlerFunc {
 
 // handleRelations lists the followers (fans true) or the followed users of the user in the path.
 func handleRelations(st *store.Store, fans bool) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		q, err := pageQuery(c)
-		if err != nil {
-			return err
-		}
+	list := st.Following
+	if fans {
+		list = st.Followers
+	}
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.User], error) {
 		ctx := c.Request().Context()
 		uid, err := st.UIDByName(ctx, c.Param("username"))
 		if err != nil {
-			return err
+			return store.Page[store.User]{}, err
 		}
-		list := st.Following
-		if fans {
-			list = st.Followers
-		}
-		page, err := list(ctx, uid, viewer(c), q)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, page)
-	}
+		return list(ctx, uid, viewer(c), q)
+	})
 }
 
 // handleUserPosts lists the posts of the user in the path, newest first.
 func handleUserPosts(st *store.Store) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		q, err := pageQuery(c)
-		if err != nil {
-			return err
-		}
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		ctx := c.Request().Context()
 		uid, err := st.UIDByName(ctx, c.Param("username"))
 		if err != nil {
-			return err
+			return store.Page[store.Post]{}, err
 		}
-		page, err := st.UserPosts(ctx, uid, q)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, page)
-	}
+		return st.UserPosts(ctx, uid, q)
+	})
 }

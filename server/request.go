@@ -91,6 +91,22 @@ func pageQuery(c echo.Context) (store.PageQuery, error) {
 	return q, nil
 }
 
+// pageHandler answers GET of a list: it reads ?limit=, ?cursor= and ?after=,
+// lets fetch load that page and answers it as JSON.
+func pageHandler[T any](fetch func(c echo.Context, q store.PageQuery) (store.Page[T], error)) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		q, err := pageQuery(c)
+		if err != nil {
+			return err
+		}
+		page, err := fetch(c, q)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, page)
+	}
+}
+
 // idParam reads a message id from the path; a malformed one is simply not found.
 func idParam(c echo.Context) (int64, error) {
 	n, err := strconv.ParseInt(c.Param("id"), 10, 64)
