@@ -37,7 +37,7 @@ func TestSharedFilesAreServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"core.css", "js/core/api.js", "js/core/dom.js", "js/core/feed.js", "js/core/live.js", "js/core/render.js", "js/core/time.js"} {
+	for _, want := range []string{"core.css", "js/core/api.js", "js/core/app.js", "js/core/dom.js", "js/core/feed.js", "js/core/live.js", "js/core/render.js", "js/core/time.js", "js/core/views.js"} {
 		if !strings.Contains(strings.Join(shared, " "), want) {
 			t.Errorf("web.Shared() lacks %s", want)
 		}

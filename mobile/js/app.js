@@ -3,11 +3,12 @@
 // the live feed, pull to refresh, the offline banner and the service worker.
 
 import { createApi } from './core/api.js';
-import { h, clear, icon } from './core/dom.js';
+import { clear, icon } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
 import { postCard } from './core/render.js';
 import { startClock } from './core/time.js';
+import { makeToast, deletePost, openView, listen, stopLive, showConnState } from './core/app.js';
 import * as config from './config.js';
 import * as views from './views.js';
 
@@ -19,7 +20,7 @@ const tabbar = document.getElementById('tabbar');
 const conn = document.getElementById('conn');
 const offlineBanner = document.getElementById('offline');
 const ptr = document.getElementById('ptr');
-const toasts = document.getElementById('toasts');
+const toast = makeToast(document.getElementById('toasts'), { fadeAfter: 3200, removeAfter: 3600 });
 
 const app = {
   user: null,
@@ -45,15 +46,7 @@ const ctx = {
   app,
   config,
   repost: (post) => { app.repostOf = post; go('/compose'); },
-  remove: async (post) => {
-    if (!confirm(post.kind === 'comment' ? 'Delete this comment?' : 'Delete this post?')) return;
-    try {
-      await api.deletePost(post.id);
-      removeEverywhere(post.id);
-      toast('Deleted.');
-      if (location.hash === '#/p/' + post.id) history.back();
-    } catch (err) { toast(err.message); }
-  },
+  remove: (post) => deletePost(ctx, post, () => { if (location.hash === '#/p/' + post.id) history.back(); }),
   // A follow changes the home timeline's past too: load it afresh next time it shows.
   followed: () => { app.homeStale = true; },
   trackFeed: (f) => { app.feeds.add(f); return f; },
@@ -62,21 +55,6 @@ const ctx = {
   serverChanged: () => { api = makeApi(); },
   posted: (post) => { if (app.homeFeed) app.homeFeed.add(post, { hold: false }); },
 };
-
-function toast(msg) {
-  const t = h('div', { class: 'toast', attrs: { role: 'status' } }, msg);
-  toasts.append(t);
-  setTimeout(() => t.classList.add('toast-out'), 3200);
-  setTimeout(() => t.remove(), 3600);
-}
-
-function removeEverywhere(id) {
-  for (const f of [app.homeFeed, ...app.feeds]) if (f) f.remove(id);
-  for (const el of document.querySelectorAll(`.post[data-id="${Number(id)}"]`)) el.remove();
-  for (const q of document.querySelectorAll(`.quote[data-quote-of="${Number(id)}"]`)) {
-    q.replaceWith(h('div', { class: 'quote quote-deleted' }, 'The original post was deleted.'));
-  }
-}
 
 // ---- routes ----
 
@@ -106,17 +84,9 @@ function render() {
   if (app.user && (path === '/login' || path === '/signup')) return go('/home', { replace: true });
   if (path === '/me') return go('/u/' + encodeURIComponent(app.user.username), { replace: true });
 
-  if (app.view && app.view.destroy) app.view.destroy();
-  for (const f of app.feeds) f.destroy();
-  app.feeds.clear();
-  let view = null, tab = null;
-  for (const [re, make, t] of routes) {
-    const m = path.match(re);
-    if (m) { view = make(m); tab = t; break; }
-  }
-  if (!view) { view = views.notFound(ctx); }
+  const { view, route } = openView(app, routes, path, () => views.notFound(ctx));
+  let tab = route ? route[2] : null;
   if (tab === 'me' && app.user && path.split('/')[2] !== encodeURIComponent(app.user.username)) tab = null;
-  app.view = view;
   clear(main).append(view.el);
   titleEl.textContent = view.title || 'Microblog';
   document.title = (view.title ? view.title + ' · ' : '') + 'Microblog';
@@ -204,33 +174,13 @@ function startLive() {
   const live = new LiveFeed((after) => api.wsURL(after));
   app.live = live;
   live.addEventListener('status', (e) => showConn(e.detail));
-  live.addEventListener('post', (e) => {
-    app.homeFeed.add(e.detail);
-    app.view && app.view.onEvent && app.view.onEvent('post', e.detail);
-  });
-  live.addEventListener('delete', (e) => removeEverywhere(e.detail.id));
-  live.addEventListener('comment', (e) => {
-    const c = e.detail;
-    if (c.author.id === app.user.id) return;
-    toast(`${c.author.username} replied: ${c.content}`);
-    app.view && app.view.onEvent && app.view.onEvent('comment', c);
-  });
-  live.addEventListener('follow', (e) => toast(`${e.detail.user.username} followed you.`));
-  live.addEventListener('loggedout', () => sessionEnded());
-  live.addEventListener('dropped', async (e) => {
-    if (e.detail < 2) return;
-    try { await api.me(); } catch (err) { if (err.status === 401) sessionEnded(); }
-  });
+  listen(ctx, live, { sessionEnded });
   // The first page sets where the live feed starts, so nothing falls in between.
   app.homeFeed.reset().then(() => { live.see(app.homeFeed.maxId); live.start(); });
 }
 
 function showConn(status) {
-  conn.hidden = status === 'stopped';
-  conn.dataset.state = status;
-  conn.querySelector('.conn-label').textContent = {
-    connecting: 'Connecting…', connected: 'Live', reconnecting: 'Reconnecting…', offline: 'Offline',
-  }[status] || '';
+  showConnState(conn, status);
   if (status === 'connected') showOffline(false);
   if (status === 'offline') showOffline(true);
 }
@@ -241,15 +191,8 @@ function showOffline(on) {
 addEventListener('offline', () => showOffline(true));
 addEventListener('online', () => showOffline(false));
 
-function stopLive() {
-  if (app.live) app.live.stop();
-  if (app.homeFeed) app.homeFeed.destroy();
-  app.live = null;
-  app.homeFeed = null;
-}
-
 function forget() {
-  stopLive();
+  stopLive(app);
   app.user = null;
   config.setToken(null);
   config.saveUser(null);

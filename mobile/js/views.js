@@ -3,36 +3,17 @@
 
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
-import { postCard, userRow, avatar, followButton } from './core/render.js';
+import { postCard, avatar, followButton } from './core/render.js';
+import { authForm, profileFeed } from './core/views.js';
 import { shortDate, timeElement } from './core/time.js';
 import { countChars, MAX_POST } from './core/api.js';
 
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
   const signup = mode === 'signup';
-  const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
-  const name = h('input', { id: 'username', name: 'username', required: true, autocomplete: 'username', attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', minlength: '2', maxlength: '30' } });
-  const pass = h('input', { id: 'password', name: 'password', type: 'password', required: true, autocomplete: signup ? 'new-password' : 'current-password', attrs: { minlength: '8', maxlength: '128' } });
-  const submit = h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, signup ? 'Create account' : 'Log in');
-  const form = h('form', { class: 'auth-form', on: { submit: send } },
-    h('div', { class: 'field' }, h('label', { htmlFor: 'username' }, 'Username'), name),
-    h('div', { class: 'field' }, h('label', { htmlFor: 'password' }, 'Password'), pass,
-      signup ? h('p', { class: 'help' }, 'At least 8 characters.') : null),
-    error, submit);
-  async function send(e) {
-    e.preventDefault();
-    error.hidden = true;
-    submit.disabled = true;
-    try {
-      const res = signup ? await ctx.api.register(name.value.trim(), pass.value) : await ctx.api.login(name.value.trim(), pass.value);
-      await ctx.loggedIn(res);
-    } catch (err) {
-      error.textContent = err.status === 401 ? 'Wrong username or password.'
-        : err.status === 409 ? 'That username is taken.' : err.message;
-      error.hidden = false;
-      submit.disabled = false;
-    }
-  }
+  const { form } = authForm(ctx, mode, (res) => ctx.loggedIn(res), {
+    messages: { 401: 'Wrong username or password.', 409: 'That username is taken.' },
+  });
   const el = h('div', { class: 'auth' },
     h('div', { class: 'auth-brand' }, h('img', { src: 'icons/icon.svg', alt: '', width: 64, height: 64 })),
     h('h2', {}, signup ? 'Create your account' : 'Log in to Microblog'),
@@ -119,14 +100,7 @@ export function profile(ctx, name, tab) {
   const tabs = h('nav', { class: 'seg', attrs: { 'aria-label': 'Profile sections' } },
     [['posts', 'Posts', base], ['followers', 'Followers', base + '/followers'], ['following', 'Following', base + '/following']]
       .map(([key, label, href]) => h('a', { href, class: 'seg-item' + (tab === key ? ' active' : ''), attrs: tab === key ? { 'aria-current': 'page' } : {} }, label)));
-  const feed = ctx.trackFeed(tab === 'posts'
-    ? new Feed({ load: (p) => ctx.api.userPosts(name, p), render: (p) => postCard(p, ctx), empty: `${name} hasn’t posted yet.`, label: `Posts by ${name}` })
-    : new Feed({
-      load: (p) => (tab === 'followers' ? ctx.api.followers : ctx.api.following)(name, p),
-      render: (u) => userRow(u, ctx), canRefresh: false,
-      empty: tab === 'followers' ? 'No followers yet.' : 'Not following anyone yet.',
-      label: tab === 'followers' ? `Followers of ${name}` : `Followed by ${name}`,
-    }));
+  const feed = profileFeed(ctx, name, tab, { followers: 'No followers yet.', following: 'Not following anyone yet.' });
   const me = ctx.me();
   const self = me && me.username.toLowerCase() === name.toLowerCase();
   ctx.api.user(name).then((user) => {

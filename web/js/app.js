@@ -8,6 +8,7 @@ import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
 import { postCard } from './core/render.js';
 import { startClock } from './core/time.js';
+import { makeToast, deletePost, openView, listen, stopLive, showConnState } from './core/app.js';
 import * as views from './views.js';
 import { repostDialog } from './compose.js';
 
@@ -15,7 +16,9 @@ const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const account = document.getElementById('account');
 const conn = document.getElementById('conn');
-const toasts = document.getElementById('toasts');
+
+/** toast shows a short message; msg is always text. */
+const toast = makeToast(document.getElementById('toasts'), { fadeAfter: 3600, removeAfter: 4000 });
 
 /** app is the state every view shares. */
 const app = {
@@ -39,39 +42,14 @@ const ctx = {
     app.homeFeed && app.homeFeed.add(created, { hold: false });
     toast('Reposted.');
   }),
-  remove: async (post) => {
-    if (!confirm(post.kind === 'comment' ? 'Delete this comment?' : 'Delete this post?')) return;
-    try {
-      await api.deletePost(post.id);
-      removeEverywhere(post.id);
-      toast('Deleted.');
-      if (location.pathname === '/p/' + post.id) go(post.parent_id ? '/p/' + post.parent_id : '/');
-    } catch (err) {
-      toast(err.message);
-    }
-  },
+  remove: (post) => deletePost(ctx, post, () => {
+    if (location.pathname === '/p/' + post.id) go(post.parent_id ? '/p/' + post.parent_id : '/');
+  }),
   // A follow changes the home timeline's past too: load it afresh next time it shows.
   followed: () => { app.homeStale = true; },
   trackFeed: (feed) => { app.feeds.add(feed); return feed; },
   app,
 };
-
-/** toast shows a short message; msg is always text. */
-function toast(msg) {
-  const t = h('div', { class: 'toast', attrs: { role: 'status' } }, msg);
-  toasts.append(t);
-  setTimeout(() => t.classList.add('toast-out'), 3600);
-  setTimeout(() => t.remove(), 4000);
-}
-
-/** removeEverywhere takes a deleted message off every list and quote on screen. */
-function removeEverywhere(id) {
-  for (const f of [app.homeFeed, ...app.feeds]) if (f) f.remove(id);
-  for (const el of document.querySelectorAll(`.post[data-id="${Number(id)}"]`)) el.remove();
-  for (const q of document.querySelectorAll(`.quote[data-quote-of="${Number(id)}"]`)) {
-    q.replaceWith(h('div', { class: 'quote quote-deleted' }, 'The original post was deleted.'));
-  }
-}
 
 // ---- navigation ----
 
@@ -105,16 +83,7 @@ function render() {
   const path = location.pathname;
   if (!app.user && path === '/') return go('/login', { replace: true });
   if (app.user && (path === '/login' || path === '/signup')) return go('/', { replace: true });
-  if (app.view && app.view.destroy) app.view.destroy();
-  for (const f of app.feeds) f.destroy();
-  app.feeds.clear();
-  let view = null;
-  for (const [re, make] of routes) {
-    const m = path.match(re);
-    if (m) { view = make(m); break; }
-  }
-  if (!view) view = views.notFound(ctx);
-  app.view = view;
+  const { view } = openView(app, routes, path, () => views.notFound(ctx));
   clear(main).append(view.el);
   document.title = view.title ? view.title + ' · Microblog' : 'Microblog';
   renderNav();
@@ -166,39 +135,13 @@ async function startLive() {
   const live = new LiveFeed((after) => api.wsURL(after));
   live.see(app.homeFeed.maxId);
   live.addEventListener('status', (e) => showConn(e.detail));
-  live.addEventListener('post', (e) => {
-    app.homeFeed.add(e.detail);
-    app.view && app.view.onEvent && app.view.onEvent('post', e.detail);
-  });
-  live.addEventListener('delete', (e) => removeEverywhere(e.detail.id));
-  live.addEventListener('comment', (e) => {
-    const c = e.detail;
-    if (app.user && c.author.id === app.user.id) return; // our own reply, already shown
-    toast(`${c.author.username} replied: ${c.content}`);
-    for (const n of document.querySelectorAll(`.post[data-id="${Number(c.parent_id)}"] [data-count="comments"]`)) {
-      n.textContent = String((Number(n.textContent) || 0) + 1);
-    }
-    app.view && app.view.onEvent && app.view.onEvent('comment', c);
-  });
-  live.addEventListener('follow', (e) => {
-    toast(`${e.detail.user.username} followed you.`);
-    app.view && app.view.onEvent && app.view.onEvent('follow', e.detail.user);
-  });
-  live.addEventListener('loggedout', () => sessionEnded());
-  live.addEventListener('dropped', async (e) => {
-    if (e.detail < 2) return;
-    try { await api.me(); } catch (err) { if (err.status === 401) sessionEnded(); }
-  });
+  listen(ctx, live, { sessionEnded, countComments: true });
   app.live = live;
   live.start();
 }
 
 function showConn(status) {
-  conn.hidden = status === 'stopped';
-  conn.dataset.state = status;
-  conn.querySelector('.conn-label').textContent = {
-    connecting: 'Connecting…', connected: 'Live', reconnecting: 'Reconnecting…', offline: 'Offline',
-  }[status] || '';
+  showConnState(conn, status);
   conn.title = {
     connected: 'New posts appear as they are written.',
     reconnecting: 'The live connection dropped; trying again. Nothing will be missed.',
@@ -206,23 +149,16 @@ function showConn(status) {
   }[status] || '';
 }
 
-function stopLive() {
-  if (app.live) app.live.stop();
-  app.live = null;
-  if (app.homeFeed) app.homeFeed.destroy();
-  app.homeFeed = null;
-}
-
 async function logout() {
   try { await api.logout(); } catch { /* the cookie is cleared by the server; go on either way */ }
-  stopLive();
+  stopLive(app);
   app.user = null;
   go('/login');
 }
 
 function sessionEnded() {
   if (!app.user) return;
-  stopLive();
+  stopLive(app);
   app.user = null;
   toast('Your session has ended. Please log in again.');
   go('/login?next=' + encodeURIComponent(location.pathname));

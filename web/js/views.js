@@ -3,7 +3,8 @@
 
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
-import { postCard, userRow, avatar, followButton } from './core/render.js';
+import { postCard, avatar, followButton } from './core/render.js';
+import { authForm, profileFeed } from './core/views.js';
 import { shortDate } from './core/time.js';
 import { countChars } from './core/api.js';
 import { composer } from './compose.js';
@@ -11,36 +12,15 @@ import { composer } from './compose.js';
 /** auth is the log-in or sign-up form. */
 export function auth(ctx, mode, onDone) {
   const signup = mode === 'signup';
-  const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
-  const name = h('input', { id: 'username', name: 'username', required: true, autocomplete: 'username', attrs: { autocapitalize: 'none', spellcheck: 'false', minlength: '2', maxlength: '30' } });
-  const pass = h('input', { id: 'password', name: 'password', type: 'password', required: true, autocomplete: signup ? 'new-password' : 'current-password', attrs: { minlength: '8', maxlength: '128' } });
-  const submit = h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, signup ? 'Create account' : 'Log in');
-  const form = h('form', { class: 'auth-form', on: { submit: send } },
-    h('div', { class: 'field' }, h('label', { htmlFor: 'username' }, 'Username'), name,
-      signup ? h('p', { class: 'help' }, '2–30 letters, digits or _.') : null),
-    h('div', { class: 'field' }, h('label', { htmlFor: 'password' }, 'Password'), pass,
-      signup ? h('p', { class: 'help' }, 'At least 8 characters.') : null),
-    error, submit);
-
-  async function send(e) {
-    e.preventDefault();
-    error.hidden = true;
-    submit.disabled = true;
-    try {
-      const res = signup
-        ? await ctx.api.register(name.value.trim(), pass.value)
-        : await ctx.api.login(name.value.trim(), pass.value);
-      await onDone(res.user);
-    } catch (err) {
-      error.textContent = err.status === 401 ? 'Wrong username or password.'
-        : err.status === 409 ? 'That username is taken. Try another one.'
-        : err.status === 429 ? 'Too many attempts. Please wait a moment and try again.'
-        : err.message;
-      error.hidden = false;
-      submit.disabled = false;
-      (err.status === 409 ? name : pass).focus();
-    }
-  }
+  const { form, name } = authForm(ctx, mode, (res) => onDone(res.user), {
+    nameHelp: '2–30 letters, digits or _.',
+    focusOnError: true,
+    messages: {
+      401: 'Wrong username or password.',
+      409: 'That username is taken. Try another one.',
+      429: 'Too many attempts. Please wait a moment and try again.',
+    },
+  });
 
   const el = h('div', { class: 'auth' },
     h('div', { class: 'auth-card card' },
@@ -109,15 +89,9 @@ export function profile(ctx, name, tab) {
   const tabs = h('nav', { class: 'tabs', attrs: { 'aria-label': 'Profile sections' } },
     [['posts', 'Posts', base], ['followers', 'Followers', base + '/followers'], ['following', 'Following', base + '/following']]
       .map(([key, label, href]) => h('a', { href, class: 'tab' + (tab === key ? ' active' : ''), attrs: tab === key ? { 'aria-current': 'page' } : {} }, label)));
-  const feed = ctx.trackFeed(tab === 'posts'
-    ? new Feed({ load: (p) => ctx.api.userPosts(name, p), render: (p) => postCard(p, ctx), empty: `${name} hasn’t posted yet.`, label: `Posts by ${name}` })
-    : new Feed({
-      load: (p) => (tab === 'followers' ? ctx.api.followers : ctx.api.following)(name, p),
-      render: (u) => userRow(u, ctx),
-      empty: tab === 'followers' ? `Nobody follows ${name} yet.` : `${name} doesn’t follow anyone yet.`,
-      label: tab === 'followers' ? `Followers of ${name}` : `Followed by ${name}`,
-      canRefresh: false,
-    }));
+  const feed = profileFeed(ctx, name, tab, {
+    followers: `Nobody follows ${name} yet.`, following: `${name} doesn’t follow anyone yet.`,
+  });
   let user = null;
   const counts = {};
 
