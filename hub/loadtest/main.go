@@ -48,7 +48,7 @@ func main() {
 		Timeout:   30 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: *setupPar * 2},
 	}}
-	if err := lt.run(*fans, *authors, *rate, *duration, *setupPar); err != nil {
+	if _, err := lt.run(*fans, *authors, *rate, *duration, *setupPar); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
@@ -79,30 +79,35 @@ type account struct {
 	name  string
 }
 
-func (lt *loadTest) run(nFans, nAuthors int, rate float64, duration time.Duration, par int) error {
+// summary is what a run counted, for tests of the tool itself.
+type summary struct {
+	Expected, Delivered, Duplicates, FailedPosts int64
+}
+
+func (lt *loadTest) run(nFans, nAuthors int, rate float64, duration time.Duration, par int) (summary, error) {
 	lt.run0 = strconv.FormatInt(time.Now().Unix()%100000, 36)
 	fmt.Printf("loadtest: %s, %d fans, %d authors, %.0f posts/s for %s\n", lt.base, nFans, nAuthors, rate, duration)
 
 	start := time.Now()
 	authors, err := lt.signUp("a", nAuthors, par)
 	if err != nil {
-		return err
+		return summary{}, err
 	}
 	fans, err := lt.signUp("f", nFans, par)
 	if err != nil {
-		return err
+		return summary{}, err
 	}
 	err = parallel(nFans, par, func(i int) error {
 		return lt.call("PUT", "/api/v1/users/"+authors[i%nAuthors].name+"/follow", fans[i].token, nil, nil)
 	})
 	if err != nil {
-		return err
+		return summary{}, err
 	}
 	fmt.Printf("setup: %d users and follows in %s\n", nFans+nAuthors, time.Since(start).Round(time.Millisecond))
 
 	memBefore, err := lt.serverMemory()
 	if err != nil {
-		return err
+		return summary{}, err
 	}
 	start = time.Now()
 	conns := make([]*websocket.Conn, nFans)
@@ -122,7 +127,7 @@ func (lt *loadTest) run(nFans, nAuthors int, rate float64, duration time.Duratio
 		return nil
 	})
 	if err != nil {
-		return err
+		return summary{}, err
 	}
 	fmt.Printf("connected: %d fans in %s\n", nFans, time.Since(start).Round(time.Millisecond))
 	for _, c := range conns {
@@ -135,7 +140,7 @@ func (lt *loadTest) run(nFans, nAuthors int, rate float64, duration time.Duratio
 	time.Sleep(time.Second) // let the server settle before measuring it
 	memAfter, err := lt.serverMemory()
 	if err != nil {
-		return err
+		return summary{}, err
 	}
 
 	// Post at a steady rate; each post's content carries its send time.
@@ -194,7 +199,7 @@ func (lt *loadTest) run(nFans, nAuthors int, rate float64, duration time.Duratio
 	fmt.Printf("server memory: resident %.1f MiB → %.1f MiB with the fans, %.1f KiB per connection (Go heap %.1f KiB per connection)\n",
 		memBefore.rss/(1<<20), memAfter.rss/(1<<20),
 		(memAfter.rss-memBefore.rss)/float64(nFans)/1024, (memAfter.heap-memBefore.heap)/float64(nFans)/1024)
-	return nil
+	return summary{Expected: expected, Delivered: delivered, Duplicates: lt.dups.Load(), FailedPosts: failed.Load()}, nil
 }
 
 type frame struct {
