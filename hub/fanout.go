@@ -72,6 +72,7 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 // there, not at posts that arrive after the reconnection but before the
 // catch-up, which would hide older ones lost in the gap.
 func (h *Hub) Interrupted() {
+	h.breaks.Add(1)
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for c := range h.conns {
@@ -203,7 +204,7 @@ func (h *Hub) catchUp(ctx context.Context, c *Conn) {
 		return
 	}
 	limit := max(1, min(h.opt.ReplayMax, h.opt.SendQueue/2))
-	gen := h.gen.Load()
+	gen, breaks := h.gen.Load(), h.breaks.Load()
 	posts, err := h.tl.HomeSince(ctx, c.uid, after, limit)
 	if err != nil && h.gen.Load() != gen {
 		return // the connection broke again: the next round catches up
@@ -222,7 +223,12 @@ func (h *Hub) catchUp(ctx context.Context, c *Conn) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.gapMarked = false
+	// Only a catch-up that read the timeline after the last break closes the
+	// gap. Otherwise posts lost in a newer break may be older than live ones
+	// delivered before the next catch-up, so that one must start at gapFrom.
+	if h.breaks.Load() == breaks {
+		c.gapMarked = false
+	}
 	for _, ev := range evs {
 		c.pushLocked(ev)
 	}

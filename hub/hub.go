@@ -118,6 +118,9 @@ type Hub struct {
 	// gen counts the gaps of the subscriber connection; a connection that
 	// was starting during one catches up once it is live.
 	gen atomic.Int64
+	// breaks counts the subscriber connection's breaks as they are noticed:
+	// a catch-up that raced a newer break keeps the connection's gap mark.
+	breaks atomic.Int64
 	// resyncing and resyncAgain coalesce overlapping gap recoveries.
 	resyncMu    sync.Mutex
 	resyncing   bool

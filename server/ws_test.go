@@ -204,7 +204,8 @@ func TestWSSubscriberKilled(t *testing.T) {
 	var ids []int64
 	for i := range 30 {
 		if i%3 == 0 {
-			if err := rc.ClientKillByFilter(ctx, "TYPE", "pubsub").Err(); err != nil {
+			// "No such client": the subscriber is still reconnecting from the last kill.
+			if err := rc.ClientKillByFilter(ctx, "TYPE", "pubsub").Err(); err != nil && !strings.Contains(err.Error(), "No such client") {
 				t.Fatal(err)
 			}
 		}
