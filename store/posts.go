@@ -63,11 +63,10 @@ func (s *Store) Create(ctx context.Context, np NewPost) (Post, error) {
 		orig.RepostsCount++ // as it will be once this repost is indexed
 	}
 	if isComment {
-		par, err := s.Post(ctx, np.Parent)
-		if err != nil {
+		var err error
+		if parent, err = s.message(ctx, np.Parent); err != nil {
 			return Post{}, err
 		}
-		parent = &par
 	}
 
 	// One round trip for the author's name, the idempotency claim and the new
@@ -256,7 +255,7 @@ func (s *Store) eachFanBatch(ctx context.Context, op string, author int64, first
 // Delete removes a message of uid's (a post, repost or comment) and its index
 // entries, and tells live readers. Only the author may delete.
 func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
-	m, err := s.Post(ctx, mid)
+	m, err := s.message(ctx, mid)
 	if err != nil {
 		return err
 	}
@@ -279,13 +278,15 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.comments(*m.ParentID), mid)
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(*m.ParentID)}, "comments_count", -1)
+			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), EventDelete, DeleteData{ID: mid})
 			return nil
 		}
 		pl.ZRem(ctx, s.keys.userPosts(uid), mid)
 		pl.HIncrBy(ctx, s.keys.user(uid), "posts_count", -1)
 		pl.ZRem(ctx, s.keys.home(uid), mid)
 		pl.ZRem(ctx, s.keys.publicTimeline(), mid)
-		if m.RepostOf != nil && !m.RepostOf.Deleted {
+		if m.RepostOf != nil {
+			// A no-op when the original is gone too.
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(m.RepostOf.ID)}, "reposts_count", -1)
 		}
 		return nil
@@ -294,10 +295,25 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		return s.wrap("delete post: indexes", err)
 	}
 	if m.ParentID != nil {
-		s.publish(ctx, s.keys.AuthorChannel(uid), EventDelete, DeleteData{ID: mid})
 		return nil
 	}
 	return s.unFanOut(ctx, uid, mid)
+}
+
+// message reads one message's own hash, in one round trip: repost_of holds
+// only the original's id. For writers, which need no more.
+func (s *Store) message(ctx context.Context, mid int64) (*Post, error) {
+	if mid <= 0 {
+		return nil, postNotFound()
+	}
+	ms, err := s.loadMessages(ctx, []int64{mid})
+	if err != nil {
+		return nil, err
+	}
+	if ms[0] == nil {
+		return nil, postNotFound()
+	}
+	return ms[0], nil
 }
 
 // Post returns one message (a post or a comment).

@@ -55,7 +55,8 @@ func (s *Store) messagePage(ctx context.Context, key string, q PageQuery) (Page[
 	page := Page[Post]{Items: make([]Post, 0, limit)}
 	// A few rounds at most: each one asks for what is still missing, and only
 	// dangling ids make a round come back short.
-	for round := 0; round < 5 && len(page.Items) < limit; round++ {
+	more := true
+	for round := 0; round < 5 && more && len(page.Items) < limit; round++ {
 		maxScore := "+inf"
 		if before > 0 {
 			maxScore = "(" + strconv.FormatInt(before, 10)
@@ -68,8 +69,7 @@ func (s *Store) messagePage(ctx context.Context, key string, q PageQuery) (Page[
 			return Page[Post]{}, s.wrap("read timeline", err)
 		}
 		mids := parseIDs(ids)
-		more := len(mids) == want
-		if more {
+		if more = len(mids) == want; more {
 			mids = mids[:want-1]
 		}
 		posts, err := s.posts(ctx, mids)
@@ -90,16 +90,8 @@ func (s *Store) messagePage(ctx context.Context, key string, q PageQuery) (Page[
 		if len(mids) > 0 {
 			before = mids[len(mids)-1]
 		}
-		if !more {
-			return page, nil
-		}
-		if len(page.Items) == limit {
-			c := encodeCursor(cursor{Score: before, After: after})
-			page.NextCursor = &c
-		}
 	}
-	if page.NextCursor == nil && len(page.Items) > 0 {
-		// Stopped after the last round with more ids left.
+	if more {
 		c := encodeCursor(cursor{Score: before, After: after})
 		page.NextCursor = &c
 	}
