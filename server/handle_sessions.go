@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -23,49 +24,42 @@ type sessionResponse struct {
 
 // handleRegister creates an account and logs it in: 201 {"user","token"}.
 func handleRegister(st *store.Store, limit store.Limit, ttl time.Duration) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		var in credentials
-		if err := bindJSON(c, &in); err != nil {
-			return err
-		}
-		ctx := c.Request().Context()
-		if err := st.Allow(ctx, "signup", c.RealIP(), limit); err != nil {
-			return err
-		}
-		u, token, err := st.Register(ctx, in.Username, in.Password)
-		if err != nil {
-			return err
-		}
-		setSessionCookie(c, token, ttl)
-		return c.JSON(http.StatusCreated, sessionResponse{User: u, Token: token})
-	}
+	return openSession(st, "signup", limit, ttl, http.StatusCreated, st.Register)
 }
 
 // handleLogin opens a new session: 200 {"user","token"}.
 func handleLogin(st *store.Store, limit store.Limit, ttl time.Duration) echo.HandlerFunc {
+	return openSession(st, "login", limit, ttl, http.StatusOK, st.Login)
+}
+
+// openSession reads {"username","password"}, counts the request against the
+// client address's limit in bucket, lets open make the session, and answers
+// it with the session cookie set.
+func openSession(st *store.Store, bucket string, limit store.Limit, ttl time.Duration, status int,
+	open func(ctx context.Context, username, password string) (store.User, string, error)) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in credentials
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
 		ctx := c.Request().Context()
-		if err := st.Allow(ctx, "login", c.RealIP(), limit); err != nil {
+		if err := st.Allow(ctx, bucket, c.RealIP(), limit); err != nil {
 			return err
 		}
-		u, token, err := st.Login(ctx, in.Username, in.Password)
+		u, token, err := open(ctx, in.Username, in.Password)
 		if err != nil {
 			return err
 		}
 		setSessionCookie(c, token, ttl)
-		return c.JSON(http.StatusOK, sessionResponse{User: u, Token: token})
+		return c.JSON(status, sessionResponse{User: u, Token: token})
 	}
 }
 
 // handleLogout ends the caller's session at once, everywhere.
 func handleLogout(st *store.Store) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		token, _ := authToken(c)
-		if err := st.Logout(c.Request().Context(), token); err != nil {
+		tokenHash, _ := c.Get(ctxTokenHash).(string)
+		if err := st.Logout(c.Request().Context(), viewer(c), tokenHash); err != nil {
 			return err
 		}
 		clearSessionCookie(c)

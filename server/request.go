@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -25,7 +26,7 @@ const maxBodyBytes = 64 << 10
 func bindJSON(c echo.Context, v any) error {
 	ct := c.Request().Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
-	if err != nil || mt != "application/json" || (params["charset"] != "" && !equalFold(params["charset"], "utf-8")) {
+	if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
 		return newAPIError(http.StatusUnsupportedMediaType, "unsupported_media_type", "request body must be application/json (UTF-8)")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, maxBodyBytes))
@@ -67,8 +68,6 @@ func jsonKind(goKind string) string {
 	}
 	return goKind
 }
-
-func equalFold(a, b string) bool { return bytes.EqualFold([]byte(a), []byte(b)) }
 
 // pageQuery reads ?limit=, ?cursor= and ?after=.
 func pageQuery(c echo.Context) (store.PageQuery, error) {

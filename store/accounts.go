@@ -189,21 +189,15 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 	return uid, h, nil
 }
 
-// Logout ends the session of token at once, in every server process, and
-// tells the live feed to close the connections opened with it.
-func (s *Store) Logout(ctx context.Context, token string) error {
-	uid, h, err := s.Authenticate(ctx, token)
-	if err != nil {
-		return err
-	}
-	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, s.keys.session(h))
-		p.SRem(ctx, s.keys.userSessions(uid), h)
+// Logout ends the session whose token hash is tokenHash (as Authenticate
+// returned it) at once, in every server process, and tells the live feed to
+// close the connections opened with it.
+func (s *Store) Logout(ctx context.Context, uid int64, tokenHash string) error {
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, s.keys.session(tokenHash))
+		p.SRem(ctx, s.keys.userSessions(uid), tokenHash)
+		s.queuePublish(ctx, p, s.keys.NotifyChannel(uid), EventSessionRevoked, SessionRevokedData{TokenHash: tokenHash})
 		return nil
 	})
-	if err != nil {
-		return s.wrap("logout", err)
-	}
-	s.publish(ctx, s.keys.NotifyChannel(uid), EventSessionRevoked, SessionRevokedData{TokenHash: h})
-	return nil
+	return s.wrap("logout", err)
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -18,15 +19,17 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 		return err
 	}
 	now := s.now()
-	added, err := s.rdb.ZAddNX(ctx, s.keys.stars(fan), redis.Z{Score: float64(now), Member: star}).Result()
+	var added *redis.IntCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		added = p.ZAddNX(ctx, s.keys.stars(fan), redis.Z{Score: float64(now), Member: star})
+		// Written even when the fan already followed, to mend a half-done earlier follow.
+		p.ZAddNX(ctx, s.keys.fans(star), redis.Z{Score: float64(now), Member: fan})
+		return nil
+	})
 	if err != nil {
 		return s.wrap("follow", err)
 	}
-	// Written even when the fan already followed, to mend a half-done earlier follow.
-	if err := s.rdb.ZAddNX(ctx, s.keys.fans(star), redis.Z{Score: float64(now), Member: fan}).Err(); err != nil {
-		return s.wrap("follow", err)
-	}
-	if added == 0 {
+	if added.Val() == 0 {
 		return nil
 	}
 	recent, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.userPosts(star), 0, int64(s.opt.HotWindow-1)).Result()
@@ -43,10 +46,18 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 			return s.wrap("follow: fill home timeline", err)
 		}
 	}
-	if u, err := s.User(ctx, fan, star); err == nil {
-		s.publish(ctx, s.keys.NotifyChannel(star), EventFollow, FollowData{User: u})
+	u, uerr := s.User(ctx, fan, star)
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if uerr == nil {
+			s.queuePublish(ctx, p, s.keys.NotifyChannel(star), EventFollow, FollowData{User: u})
+		}
+		s.queuePublish(ctx, p, s.keys.NotifyChannel(fan), EventStars, StarsData{StarID: star, Following: true})
+		return nil
+	})
+	if err != nil {
+		// The follow is stored; live clients pick it up when they reconnect.
+		slog.WarnContext(ctx, "publish follow events", "fan", fan, "star", star, "err", err)
 	}
-	s.publish(ctx, s.keys.NotifyChannel(fan), EventStars, StarsData{StarID: star, Following: true})
 	return nil
 }
 
@@ -59,14 +70,16 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	if _, err := s.username(ctx, star); err != nil {
 		return err
 	}
-	removed, err := s.rdb.ZRem(ctx, s.keys.stars(fan), star).Result()
+	var removed *redis.IntCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		removed = p.ZRem(ctx, s.keys.stars(fan), star)
+		p.ZRem(ctx, s.keys.fans(star), fan)
+		return nil
+	})
 	if err != nil {
 		return s.wrap("unfollow", err)
 	}
-	if err := s.rdb.ZRem(ctx, s.keys.fans(star), fan).Err(); err != nil {
-		return s.wrap("unfollow", err)
-	}
-	if removed == 0 {
+	if removed.Val() == 0 {
 		return nil
 	}
 	// Tell live connections first, so no new post of the star arrives after

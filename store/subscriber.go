@@ -130,29 +130,17 @@ func (sub *Subscriber) pubsub() (*redis.PubSub, error) {
 // written; Sync waits until Redis has acted on it. Even when it fails (Redis
 // unreachable) the topics are remembered and subscribed on reconnection.
 func (sub *Subscriber) Subscribe(ctx context.Context, topics ...Topic) error {
-	if len(topics) == 0 {
-		return nil
-	}
-	chans := make([]string, len(topics))
-	sub.chMu.Lock()
-	for i, t := range topics {
-		chans[i] = sub.channel(t)
-		sub.topics[chans[i]] = t
-	}
-	sub.chMu.Unlock()
-	ps, err := sub.pubsub()
-	if err == nil {
-		err = ps.Subscribe(ctx, chans...)
-	}
-	if err != nil {
-		return fmt.Errorf("store: subscribe: %w", err)
-	}
-	return nil
+	return sub.change(ctx, true, topics)
 }
 
 // Unsubscribe removes topics from the connection; nothing more is delivered
 // for them, even if Redis had already sent it.
 func (sub *Subscriber) Unsubscribe(ctx context.Context, topics ...Topic) error {
+	return sub.change(ctx, false, topics)
+}
+
+// change records topics as wanted (or not) and sends the (UN)SUBSCRIBE.
+func (sub *Subscriber) change(ctx context.Context, subscribe bool, topics []Topic) error {
 	if len(topics) == 0 {
 		return nil
 	}
@@ -160,14 +148,25 @@ func (sub *Subscriber) Unsubscribe(ctx context.Context, topics ...Topic) error {
 	sub.chMu.Lock()
 	for i, t := range topics {
 		chans[i] = sub.channel(t)
-		delete(sub.topics, chans[i])
+		if subscribe {
+			sub.topics[chans[i]] = t
+		} else {
+			delete(sub.topics, chans[i])
+		}
 	}
 	sub.chMu.Unlock()
 	ps, err := sub.pubsub()
 	if err == nil {
-		err = ps.Unsubscribe(ctx, chans...)
+		if subscribe {
+			err = ps.Subscribe(ctx, chans...)
+		} else {
+			err = ps.Unsubscribe(ctx, chans...)
+		}
 	}
 	if err != nil {
+		if subscribe {
+			return fmt.Errorf("store: subscribe: %w", err)
+		}
 		return fmt.Errorf("store: unsubscribe: %w", err)
 	}
 	return nil
