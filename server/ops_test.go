@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +139,72 @@ func TestHeadRequests(t *testing.T) {
 		if status, _ := ts.call(t, "HEAD", path, "", nil); status != 200 {
 			t.Errorf("HEAD %s: %d", path, status)
 		}
+	}
+}
+
+// TestRedisPrefix runs a server whose keys and channels all carry a prefix:
+// nothing is written outside it, and the live feed still works.
+func TestRedisPrefix(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_REDIS_PREFIX=mb:")
+	starTok, _ := ts.register(t, "star")
+	fanTok, _ := ts.register(t, "fan")
+	ts.follow(t, fanTok, "star", true)
+	ws := ts.dialWS(t, fanTok, "")
+	ws.ready(t)
+	id := ts.newPost(t, starTok, "prefixed")
+	ws.expect(t, "post", id)
+	keys := ts.Redis.Client().Keys(context.Background(), "*").Val()
+	if len(keys) == 0 {
+		t.Fatal("no keys written")
+	}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "mb:") {
+			t.Errorf("key %q outside the prefix", k)
+		}
+	}
+	if n := ts.Redis.Client().Exists(context.Background(), "mb:global:postid", "mb:G:2:messageID").Val(); n != 2 {
+		t.Errorf("prefixed post keys missing (%d of 2)", n)
+	}
+}
+
+// TestSignupAndLoginLimitsPerAddress: with MICROBLOG_TRUST_PROXY the client
+// address comes from X-Forwarded-For, and each address has its own budget.
+func TestSignupAndLoginLimitsPerAddress(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=signup=1/1h,login=1/1h", "MICROBLOG_TRUST_PROXY=true")
+	send := func(path, name, addr string) int {
+		resp := ts.do(t, "POST", path, "", map[string]string{"username": name, "password": testPassword},
+			http.Header{"X-Forwarded-For": {addr}})
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if s := send("/api/v1/users", "first", "203.0.113.1"); s != 201 {
+		t.Fatalf("first sign-up: %d", s)
+	}
+	if s := send("/api/v1/users", "second", "203.0.113.1"); s != 429 {
+		t.Fatalf("second sign-up from the same address: %d, want 429", s)
+	}
+	if s := send("/api/v1/users", "second", "203.0.113.2"); s != 201 {
+		t.Fatalf("sign-up from another address: %d", s)
+	}
+	if s := send("/api/v1/sessions", "first", "203.0.113.1"); s != 200 {
+		t.Fatalf("first login: %d", s)
+	}
+	if s := send("/api/v1/sessions", "first", "203.0.113.1"); s != 429 {
+		t.Fatalf("second login from the same address: %d, want 429", s)
+	}
+}
+
+func TestJSONLogs(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_LOG_FORMAT=json", "MICROBLOG_LOG_LEVEL=info")
+	ts.call(t, "GET", "/healthz", "", nil)
+	line := ""
+	for _, l := range strings.Split(ts.logs.String(), "\n") {
+		if strings.Contains(l, `"path":"/healthz"`) {
+			line = l
+		}
+	}
+	var entry map[string]any
+	if err := json.Unmarshal([]byte(line), &entry); err != nil || entry["msg"] != "request" || entry["status"] != float64(200) {
+		t.Fatalf("request log line %q is not the JSON expected: %v", line, err)
 	}
 }
