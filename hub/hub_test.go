@@ -13,6 +13,7 @@ import (
 
 	"microblog/hub"
 	"microblog/store"
+	"microblog/store/redisdb"
 	"microblog/store/storetest"
 )
 
@@ -20,7 +21,7 @@ import (
 // the ?uid= it is given (authentication is the server's business).
 type stack struct {
 	redis *storetest.Redis
-	st    *store.Store
+	st    *redisdb.Store
 	hub   *hub.Hub
 	url   string
 }
@@ -28,7 +29,7 @@ type stack struct {
 func newStack(t *testing.T, opt hub.Options) *stack {
 	t.Helper()
 	r := storetest.Start(t)
-	st := store.New(r.Client(), store.Options{BcryptCost: 4})
+	st := redisdb.New(r.Client(), redisdb.Options{BcryptCost: 4})
 	sub := st.NewSubscriber()
 	h := hub.New(sub, st, opt)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -44,20 +45,20 @@ func viewer(c echo.Context) int64 {
 // authenticate resolves the caller's token, if any. With required set, an
 // anonymous caller gets 401; otherwise it goes on as anonymous. A token that
 // was given but is not valid is always 401, so clients learn to log in again.
-func authenticate(st *store.Store, required bool) echo.MiddlewareFunc {
+func authenticate(st store.Accounts, required bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			token, fromCookie := authToken(c)
 			hasAuthHeader := c.Request().Header.Get("Authorization") != ""
 			if token == "" && !hasAuthHeader {
 				if required {
-					return newAPIError(http.StatusUnauthorized, "unauthorized", "not logged in")
+					return store.ErrNotLoggedIn
 				}
 				return next(c)
 			}
 			uid, hash, err := st.Authenticate(c.Request().Context(), token)
 			if err != nil {
-				if fromCookie && !required && !store.IsUnavailable(err) {
+				if fromCookie && !required && !errors.Is(err, store.ErrUnavailable) {
 					// A stale cookie on a public page: forget it and read on as anonymous.
 					clearSessionCookie(c)
 					return next(c)
@@ -83,7 +84,7 @@ func sameOriginWrites(allowed []string) echo.MiddlewareFunc {
 				return next(c)
 			}
 			if _, fromCookie := authToken(c); fromCookie && !originAllowed(r, allowed) {
-				return newAPIError(http.StatusForbidden, "cross_origin", "cookie-authenticated writes must come from this site")
+				return store.NewError(store.ErrForbidden, store.CodeCrossOrigin, "cookie-authenticated writes must come from this site")
 			}
 			return next(c)
 		}

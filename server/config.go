@@ -1,21 +1,16 @@
 package main
 
 import (
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"microblog/store"
+	"microblog/store/redisdb"
 )
 
 // config is every setting of the server. Each comes from a flag, else from
@@ -79,7 +74,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 
 	var err error
-	if _, err = redis.ParseURL(cfg.RedisURL); err != nil {
+	if err = redisdb.CheckURL(cfg.RedisURL); err != nil {
 		return config{}, fmt.Errorf("invalid REDIS_URL %q: %w", redactURL(cfg.RedisURL), err)
 	}
 	if cfg.BcryptCost, err = strconv.Atoi(cost); err != nil || cfg.BcryptCost < 4 || cfg.BcryptCost > 31 {
@@ -139,35 +134,6 @@ func parseRateLimits(s string) (rateLimits, error) {
 		}
 	}
 	return rl, nil
-}
-
-// redisClient makes the Redis client with timeouts short enough that the API
-// answers 503 rather than hanging while Redis is unreachable.
-func (cfg config) redisClient() (*redis.Client, error) {
-	opt, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return nil, fmt.Errorf("invalid REDIS_URL: %w", err)
-	}
-	opt.DialTimeout = 2 * time.Second
-	opt.ReadTimeout = 2 * time.Second
-	opt.WriteTimeout = 2 * time.Second
-	opt.PoolTimeout = 3 * time.Second
-	opt.MaxRetries = 1
-	if cfg.RedisCAFile != "" {
-		if opt.TLSConfig == nil {
-			return nil, errors.New("MICROBLOG_REDIS_CA is set but REDIS_URL is not rediss://")
-		}
-		pem, err := os.ReadFile(cfg.RedisCAFile)
-		if err != nil {
-			return nil, fmt.Errorf("invalid MICROBLOG_REDIS_CA: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("invalid MICROBLOG_REDIS_CA %s: no PEM certificates in it", cfg.RedisCAFile)
-		}
-		opt.TLSConfig = &tls.Config{RootCAs: pool, ServerName: opt.TLSConfig.ServerName, MinVersion: tls.VersionTLS12}
-	}
-	return redis.NewClient(opt), nil
 }
 
 // redisAddrForLog is the Redis URL without its password.

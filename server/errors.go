@@ -11,79 +11,73 @@ import (
 	"microblog/store"
 )
 
-// apiError is the contract's error body: {"error": {"code", "message"}}.
-type apiError struct {
-	Status  int    `json:"-"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *apiError) Error() string { return e.Message }
-
-func newAPIError(status int, code, msg string) *apiError {
-	return &apiError{Status: status, Code: code, Message: msg}
-}
-
-// statusOf is the one table from the store's sentinel errors to HTTP status codes.
+// statusOf is the one table from the kinds of error (store's sentinels) to
+// HTTP status codes, with the code and message told when the error carries
+// none of its own (a *store.Error carries both).
 var statusOf = []struct {
 	kind   error
 	status int
+	code   store.Code
+	msg    string
 }{
-	{store.ErrInvalid, http.StatusBadRequest},
-	{store.ErrFollowSelf, http.StatusBadRequest},
-	{store.ErrUnauthorized, http.StatusUnauthorized},
-	{store.ErrCredentials, http.StatusUnauthorized},
-	{store.ErrForbidden, http.StatusForbidden},
-	{store.ErrNotFound, http.StatusNotFound},
-	{store.ErrConflict, http.StatusConflict},
-	{store.ErrUsernameTaken, http.StatusConflict},
-	{store.ErrInProgress, http.StatusConflict},
-	{store.ErrRateLimited, http.StatusTooManyRequests},
-	{store.ErrUnavailable, http.StatusServiceUnavailable},
+	{store.ErrInvalid, http.StatusBadRequest, store.CodeBadRequest, "bad request"},
+	{store.ErrUnauthorized, http.StatusUnauthorized, store.CodeUnauthorized, "not logged in"},
+	{store.ErrForbidden, http.StatusForbidden, store.CodeForbidden, "not allowed"},
+	{store.ErrNotFound, http.StatusNotFound, store.CodeNotFound, "no such endpoint"},
+	{store.ErrMethodNotAllowed, http.StatusMethodNotAllowed, store.CodeMethodNotAllowed, "method not allowed here"},
+	{store.ErrConflict, http.StatusConflict, store.CodeConflict, "conflict"},
+	{store.ErrTooLarge, http.StatusRequestEntityTooLarge, store.CodeBodyTooLarge, bodyTooLargeMsg},
+	{store.ErrUnsupported, http.StatusUnsupportedMediaType, store.CodeUnsupportedMedia, "request body must be application/json"},
+	{store.ErrRateLimited, http.StatusTooManyRequests, store.CodeRateLimited, ""},
+	{store.ErrUnavailable, http.StatusServiceUnavailable, store.CodeUnavailable, "the database is unreachable; try again shortly"},
 }
 
-// toAPIError turns any error into what the client is told.
-func toAPIError(err error) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae
-	}
-	var se *store.Error
-	if errors.As(err, &se) {
-		for _, row := range statusOf {
-			if errors.Is(se.Kind, row.kind) {
-				return newAPIError(row.status, se.Code, se.Message)
-			}
-		}
-	}
-	var rl *store.RateLimitError
-	if errors.As(err, &rl) {
-		return newAPIError(http.StatusTooManyRequests, "rate_limited", rl.Error())
-	}
-	if store.IsUnavailable(err) {
-		return newAPIError(http.StatusServiceUnavailable, "unavailable", "the database is unreachable; try again shortly")
-	}
+// echoKinds names the kind of the errors Echo answers on its own (no route,
+// wrong method, the body limit).
+var echoKinds = map[int]error{
+	http.StatusBadRequest:            store.ErrInvalid,
+	http.StatusUnauthorized:          store.ErrUnauthorized,
+	http.StatusForbidden:             store.ErrForbidden,
+	http.StatusNotFound:              store.ErrNotFound,
+	http.StatusMethodNotAllowed:      store.ErrMethodNotAllowed,
+	http.StatusRequestEntityTooLarge: store.ErrTooLarge,
+	http.StatusUnsupportedMediaType:  store.ErrUnsupported,
+}
+
+// errorBody is the contract's error body: {"error": {"code", "message"}}.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    store.Code `json:"code"`
+	Message string     `json:"message"`
+}
+
+// describe turns any error into its status and what the client is told. It
+// walks err's whole chain: a *store.Error gives the code and message, its
+// kind (or any kind wrapped anywhere) the status.
+func describe(err error) (int, errorDetail) {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
-		switch he.Code {
-		case http.StatusNotFound:
-			return newAPIError(he.Code, "not_found", "no such endpoint")
-		case http.StatusMethodNotAllowed:
-			return newAPIError(he.Code, "method_not_allowed", "method not allowed here")
-		case http.StatusRequestEntityTooLarge:
-			return newAPIError(he.Code, "body_too_large", "request body must be at most 64 KiB")
-		case http.StatusUnsupportedMediaType:
-			return newAPIError(he.Code, "unsupported_media_type", "request body must be application/json")
-		case http.StatusUnauthorized:
-			return newAPIError(he.Code, "unauthorized", "not logged in")
-		case http.StatusForbidden:
-			return newAPIError(he.Code, "forbidden", "not allowed")
-		}
-		if he.Code < 500 {
-			return newAPIError(he.Code, "bad_request", http.StatusText(he.Code))
+		if kind, ok := echoKinds[he.Code]; ok {
+			err = kind
 		}
 	}
-	return newAPIError(http.StatusInternalServerError, "internal", "something went wrong on our side")
+	for _, row := range statusOf {
+		if !errors.Is(err, row.kind) {
+			continue
+		}
+		d := errorDetail{Code: row.code, Message: row.msg}
+		var se *store.Error
+		if errors.As(err, &se) {
+			d = errorDetail{Code: se.Code, Message: se.Message}
+		} else if d.Message == "" {
+			d.Message = err.Error()
+		}
+		return row.status, d
+	}
+	return http.StatusInternalServerError, errorDetail{Code: store.CodeInternal, Message: "something went wrong on our side"}
 }
 
 // errorHandler writes every failure as the contract's JSON error body.
@@ -92,21 +86,21 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		if c.Response().Committed {
 			return
 		}
-		ae := toAPIError(err)
+		status, detail := describe(err)
 		switch {
-		case ae.Status >= 500 && ae.Status != http.StatusServiceUnavailable:
+		case status == http.StatusServiceUnavailable:
+			logger.Warn("database unavailable", "path", c.Request().URL.Path, "err", err)
+		case status >= 500:
 			logger.Error("request failed", "path", c.Request().URL.Path, "err", err)
-		case ae.Status == http.StatusServiceUnavailable:
-			logger.Warn("redis unavailable", "path", c.Request().URL.Path, "err", err)
 		}
 		var rl *store.RateLimitError
 		if errors.As(err, &rl) {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(int(rl.RetryAfter.Seconds()+0.999)))
 		}
 		if c.Request().Method == http.MethodHead {
-			c.NoContent(ae.Status)
+			c.NoContent(status)
 			return
 		}
-		c.JSON(ae.Status, map[string]*apiError{"error": ae})
+		c.JSON(status, errorBody{Error: detail})
 	}
 }

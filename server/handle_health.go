@@ -18,13 +18,13 @@ func handleHealthz(c echo.Context) error {
 }
 
 // handleReadyz answers 200 when Redis answers, else 503, within a second.
-func handleReadyz(st *store.Store) echo.HandlerFunc {
+func handleReadyz(st store.Service) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 		defer cancel()
 		if err := st.Ping(ctx); err != nil {
-			return c.JSON(http.StatusServiceUnavailable, map[string]any{
-				"error": apiError{Code: "unavailable", Message: "redis is not answering"}})
+			return c.JSON(http.StatusServiceUnavailable, errorBody{
+				Error: errorDetail{Code: store.CodeUnavailable, Message: "redis is not answering"}})
 		}
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -12,7 +13,7 @@ import (
 const idempotencyHeader = "Idempotency-Key"
 
 // handleCreatePost writes a post or, with repost_of, a repost: 201 Post.
-func handleCreatePost(st *store.Store, limit store.Limit) echo.HandlerFunc {
+func handleCreatePost(st postWriter, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Content  string `json:"content"`
@@ -24,7 +25,7 @@ func handleCreatePost(st *store.Store, limit store.Limit) echo.HandlerFunc {
 		np := store.NewPost{Author: viewer(c), Content: in.Content, IdempotencyKey: c.Request().Header.Get(idempotencyHeader)}
 		if in.RepostOf != nil {
 			if *in.RepostOf <= 0 {
-				return newAPIError(http.StatusNotFound, "post_not_found", "the post to repost does not exist")
+				return store.ErrPostNotFound
 			}
 			np.RepostOf = *in.RepostOf
 		}
@@ -33,7 +34,7 @@ func handleCreatePost(st *store.Store, limit store.Limit) echo.HandlerFunc {
 }
 
 // handleCreateComment writes a comment on the post or comment in the path: 201 Post.
-func handleCreateComment(st *store.Store, limit store.Limit) echo.HandlerFunc {
+func handleCreateComment(st postWriter, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		parent, err := idParam(c)
 		if err != nil {
@@ -50,9 +51,15 @@ func handleCreateComment(st *store.Store, limit store.Limit) echo.HandlerFunc {
 	}
 }
 
-func createMessage(c echo.Context, st *store.Store, limit store.Limit, np store.NewPost) error {
+// postWriter is what writing a message needs: the rate limit, then the write.
+type postWriter interface {
+	store.Limiter
+	store.Messages
+}
+
+func createMessage(c echo.Context, st postWriter, limit store.Limit, np store.NewPost) error {
 	ctx := c.Request().Context()
-	if err := st.Allow(ctx, "post", store.FormatID(np.Author), limit); err != nil {
+	if err := st.Allow(ctx, "post", strconv.FormatInt(np.Author, 10), limit); err != nil {
 		return err
 	}
 	p, err := st.Create(ctx, np)
@@ -63,7 +70,7 @@ func createMessage(c echo.Context, st *store.Store, limit store.Limit, np store.
 }
 
 // handleGetPost returns one post or comment.
-func handleGetPost(st *store.Store) echo.HandlerFunc {
+func handleGetPost(st store.Messages) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		mid, err := idParam(c)
 		if err != nil {
@@ -78,7 +85,7 @@ func handleGetPost(st *store.Store) echo.HandlerFunc {
 }
 
 // handleDeletePost removes one of the caller's posts or comments.
-func handleDeletePost(st *store.Store) echo.HandlerFunc {
+func handleDeletePost(st store.Messages) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		mid, err := idParam(c)
 		if err != nil {
@@ -92,7 +99,7 @@ func handleDeletePost(st *store.Store) echo.HandlerFunc {
 }
 
 // handleComments lists the comments on the post or comment in the path.
-func handleComments(st *store.Store) echo.HandlerFunc {
+func handleComments(st store.Messages) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		mid, err := idParam(c)
 		if err != nil {
@@ -103,14 +110,14 @@ func handleComments(st *store.Store) echo.HandlerFunc {
 }
 
 // handleHomeTimeline lists the caller's own posts and its stars', newest first.
-func handleHomeTimeline(st *store.Store) echo.HandlerFunc {
+func handleHomeTimeline(st store.Messages) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		return st.HomeTimeline(c.Request().Context(), viewer(c), q)
 	})
 }
 
 // handlePublicTimeline lists everyone's newest posts.
-func handlePublicTimeline(st *store.Store) echo.HandlerFunc {
+func handlePublicTimeline(st store.Messages) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		return st.PublicTimeline(c.Request().Context(), q)
 	})

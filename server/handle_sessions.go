@@ -23,19 +23,19 @@ type sessionResponse struct {
 }
 
 // handleRegister creates an account and logs it in: 201 {"user","token"}.
-func handleRegister(st *store.Store, limit store.Limit, ttl time.Duration) echo.HandlerFunc {
+func handleRegister(st store.Service, limit store.Limit, ttl time.Duration) echo.HandlerFunc {
 	return openSession(st, "signup", limit, ttl, http.StatusCreated, st.Register)
 }
 
 // handleLogin opens a new session: 200 {"user","token"}.
-func handleLogin(st *store.Store, limit store.Limit, ttl time.Duration) echo.HandlerFunc {
+func handleLogin(st store.Service, limit store.Limit, ttl time.Duration) echo.HandlerFunc {
 	return openSession(st, "login", limit, ttl, http.StatusOK, st.Login)
 }
 
 // openSession reads {"username","password"}, counts the request against the
 // client address's limit in bucket, lets open make the session, and answers
 // it with the session cookie set.
-func openSession(st *store.Store, bucket string, limit store.Limit, ttl time.Duration, status int,
+func openSession(st store.Limiter, bucket string, limit store.Limit, ttl time.Duration, status int,
 	open func(ctx context.Context, username, password string) (store.User, string, error)) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in credentials
@@ -56,7 +56,7 @@ func openSession(st *store.Store, bucket string, limit store.Limit, ttl time.Dur
 }
 
 // handleLogout ends the caller's session at once, everywhere.
-func handleLogout(st *store.Store) echo.HandlerFunc {
+func handleLogout(st store.Accounts) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		tokenHash, _ := c.Get(ctxTokenHash).(string)
 		if err := st.Logout(c.Request().Context(), viewer(c), tokenHash); err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // handleMe returns the caller's own User.
-func handleMe(st *store.Store) echo.HandlerFunc {
+func handleMe(st store.Accounts) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		u, err := st.User(c.Request().Context(), viewer(c), viewer(c))
 		if err != nil {
@@ -20,7 +20,7 @@ func handleMe(st *store.Store) echo.HandlerFunc {
 }
 
 // handleUpdateMe changes the caller's bio.
-func handleUpdateMe(st *store.Store) echo.HandlerFunc {
+func handleUpdateMe(st store.Accounts) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Bio *string `json:"bio"`
@@ -29,7 +29,7 @@ func handleUpdateMe(st *store.Store) echo.HandlerFunc {
 			return err
 		}
 		if in.Bio == nil {
-			return newAPIError(http.StatusBadRequest, "invalid_bio", "bio is missing")
+			return store.Invalid(store.CodeInvalidBio, "bio is missing")
 		}
 		u, err := st.SetBio(c.Request().Context(), viewer(c), *in.Bio)
 		if err != nil {
@@ -40,7 +40,7 @@ func handleUpdateMe(st *store.Store) echo.HandlerFunc {
 }
 
 // handleUser returns the User named in the path.
-func handleUser(st *store.Store) echo.HandlerFunc {
+func handleUser(st store.Accounts) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		u, err := st.UserByName(c.Request().Context(), c.Param("username"), viewer(c))
 		if err != nil {
@@ -51,7 +51,7 @@ func handleUser(st *store.Store) echo.HandlerFunc {
 }
 
 // handleFollow makes the caller follow (follow true) or unfollow the user in the path.
-func handleFollow(st *store.Store, follow bool) echo.HandlerFunc {
+func handleFollow(st store.Service, follow bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		star, err := st.UIDByName(ctx, c.Param("username"))
@@ -71,7 +71,7 @@ func handleFollow(st *store.Store, follow bool) echo.HandlerFunc {
 }
 
 // handleRelations lists the followers (fans true) or the followed users of the user in the path.
-func handleRelations(st *store.Store, fans bool) echo.HandlerFunc {
+func handleRelations(st store.Service, fans bool) echo.HandlerFunc {
 	list := st.Following
 	if fans {
 		list = st.Followers
@@ -87,7 +87,7 @@ func handleRelations(st *store.Store, fans bool) echo.HandlerFunc {
 }
 
 // handleUserPosts lists the posts of the user in the path, newest first.
-func handleUserPosts(st *store.Store) echo.HandlerFunc {
+func handleUserPosts(st store.Service) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		ctx := c.Request().Context()
 		uid, err := st.UIDByName(ctx, c.Param("username"))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/gorilla/websocket"
@@ -19,7 +18,7 @@ var wsWriteBuffers sync.Pool
 // handleWS upgrades GET /ws to the live feed. The caller is authenticated
 // before the upgrade (the auth cookie, ?token= or the Authorization header),
 // so a bad token is a plain 401, and a browser page from a foreign origin a 403.
-func handleWS(h *hub.Hub, st *store.Store, allowed []string) echo.HandlerFunc {
+func handleWS(h *hub.Hub, st store.Accounts, allowed []string) echo.HandlerFunc {
 	up := websocket.Upgrader{
 		ReadBufferSize:  1024,
 		WriteBufferSize: 1024,
@@ -30,14 +29,14 @@ func handleWS(h *hub.Hub, st *store.Store, allowed []string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if !originAllowed(r, allowed) {
-			return newAPIError(http.StatusForbidden, "cross_origin", "this origin may not open the live feed")
+			return store.NewError(store.ErrForbidden, store.CodeCrossOrigin, "this origin may not open the live feed")
 		}
 		token := c.QueryParam("token")
 		if token == "" {
 			token, _ = authToken(c)
 		}
 		if token == "" {
-			return newAPIError(http.StatusUnauthorized, "unauthorized", "not logged in")
+			return store.ErrNotLoggedIn
 		}
 		uid, tokenHash, err := st.Authenticate(r.Context(), token)
 		if err != nil {
@@ -45,13 +44,14 @@ func handleWS(h *hub.Hub, st *store.Store, allowed []string) echo.HandlerFunc {
 		}
 		cl := hub.Client{UserID: uid, TokenHash: tokenHash}
 		if s := c.QueryParam("after"); s != "" {
-			if cl.After, err = strconv.ParseInt(s, 10, 64); err != nil || cl.After < 0 {
-				return newAPIError(http.StatusBadRequest, "invalid_after", "after must be a message id")
+			q, err := store.ParsePageQuery("", "", s)
+			if err != nil {
+				return err
 			}
-			cl.HasAfter = true
+			cl.After, cl.HasAfter = q.After, true
 		}
 		if !websocket.IsWebSocketUpgrade(r) {
-			return newAPIError(http.StatusBadRequest, "not_websocket", "GET /ws must be a WebSocket upgrade")
+			return store.Invalid(store.CodeNotWebSocket, "GET /ws must be a WebSocket upgrade")
 		}
 		ws, err := up.Upgrade(c.Response(), r, nil)
 		if err != nil {

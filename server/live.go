@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"microblog/hub"
-	"microblog/store"
+	"microblog/store/redisdb"
 )
 
 // liveConfig is the live feed's settings, read from MICROBLOG_WS_* variables.
@@ -65,13 +65,13 @@ func loadLiveConfig(getenv func(string) string) (liveConfig, error) {
 // connection and the hub that fans out what it reads.
 type live struct {
 	hub  *hub.Hub
-	sub  *store.Subscriber
+	sub  *redisdb.Subscriber
 	stop context.CancelFunc
 	done chan struct{} // closed when the subscriber's reader returns
 }
 
 // startLive starts the subscriber and the hub; shutdown stops them.
-func startLive(lc liveConfig, st *store.Store, logger *slog.Logger, reg prometheus.Registerer) *live {
+func startLive(lc liveConfig, st *redisdb.Store, logger *slog.Logger, reg prometheus.Registerer) *live {
 	sub := st.NewSubscriber()
 	sub.Logger = logger
 	h := hub.New(sub, st, hub.Options{

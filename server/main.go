@@ -16,23 +16,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/redis/go-redis/v9"
 
-	"microblog/store"
+	"microblog/store/redisdb"
 )
-
-func init() {
-	// go-redis logs every failed dial on its own; its errors reach our logs
-	// through the calls that fail, so keep its own logger for debugging.
-	redis.SetLogger(redisLogger{})
-}
-
-// redisLogger sends go-redis's internal messages to slog at debug level.
-type redisLogger struct{}
-
-func (redisLogger) Printf(ctx context.Context, format string, v ...any) {
-	slog.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
-}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -59,12 +45,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	logger := slog.New(newLogHandler(stderr, cfg))
 
-	rdb, err := cfg.redisClient()
+	st, err := redisdb.Open(cfg.RedisURL, cfg.RedisCAFile,
+		redisdb.Options{Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL})
 	if err != nil {
 		return err
 	}
-	defer rdb.Close()
-	st := store.New(rdb, store.Options{Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL})
+	defer st.Close()
 	if err := st.Ping(ctx); err != nil {
 		// Not fatal: /readyz says 503 and the API answers 503 until Redis is back.
 		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)

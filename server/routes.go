@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -36,7 +37,7 @@ func addRoutes(e *echo.Echo, s *server) {
 			ExposeHeaders: []string{"Retry-After"},
 			MaxAge:        86400,
 		}),
-		middleware.BodyLimit(maxBody),
+		middleware.BodyLimit(strconv.Itoa(maxBodyBytes>>10)+"K"),
 		sameOriginWrites(s.cfg.AllowedOrigins),
 	)
 	api := e.Group("/api/v1")
@@ -72,6 +73,6 @@ func addRoutes(e *echo.Echo, s *server) {
 }
 
 // addLiveRoutes lists the live feed's route; run adds it once the hub is up.
-func addLiveRoutes(e *echo.Echo, h *hub.Hub, st *store.Store, allowedOrigins []string) {
+func addLiveRoutes(e *echo.Echo, h *hub.Hub, st store.Accounts, allowedOrigins []string) {
 	e.GET("/ws", handleWS(h, st, allowedOrigins))
 }

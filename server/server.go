@@ -13,21 +13,15 @@ import (
 	"microblog/store"
 )
 
-// maxBody is the contract's limit on a request body.
-const maxBody = "64K"
-
 // server holds what the handlers share.
 type server struct {
-	cfg    config
-	store  *store.Store
-	log    *slog.Logger
-	reg    *prometheus.Registry
-	echo   *echo.Echo
-	routes []string
+	cfg   config
+	store store.Service
+	reg   *prometheus.Registry
 }
 
 // newServer builds the Echo instance with its middleware, error handler and routes.
-func newServer(cfg config, st *store.Store, logger *slog.Logger, reg *prometheus.Registry) *echo.Echo {
+func newServer(cfg config, st store.Service, logger *slog.Logger, reg *prometheus.Registry) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(logger)
@@ -42,7 +36,7 @@ func newServer(cfg config, st *store.Store, logger *slog.Logger, reg *prometheus
 		m.middleware,
 		securityHeaders,
 	)
-	s := &server{cfg: cfg, store: st, log: logger, reg: reg, echo: e}
+	s := &server{cfg: cfg, store: st, reg: reg}
 	addRoutes(e, s)
 	return e
 }

@@ -6,6 +6,7 @@ import "encoding/json"
 // client receives, {"event": NAME, "data": ...}, so that a hub encodes nothing:
 // it forwards the bytes it got from Redis to every connection that wants them.
 const (
+	EventReady   = "ready"   // to one connection: {"user_id", "last_id"} once its replay is sent
 	EventPost    = "post"    // on author:<uid>: a Post (post or repost)
 	EventDelete  = "delete"  // on author:<uid>: {"id"} of a removed message
 	EventComment = "comment" // on notify:<uid>: a comment Post on one of the user's messages
@@ -48,8 +49,8 @@ type SessionRevokedData struct {
 	TokenHash string `json:"token_hash"`
 }
 
-// encodeFrame marshals an event the way it is published and sent.
-func encodeFrame(event string, data any) ([]byte, error) {
+// EncodeFrame marshals an event the way it is published and sent.
+func EncodeFrame(event string, data any) ([]byte, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return nil, err

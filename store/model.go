@@ -2,38 +2,8 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 )
-
-// Sentinel errors. Every error the store returns for a caller's mistake wraps
-// one of these with %w, so the server can map it to a status code in one table.
-var (
-	ErrNotFound      = errors.New("not found")
-	ErrConflict      = errors.New("conflict")
-	ErrInvalid       = errors.New("invalid input")
-	ErrForbidden     = errors.New("forbidden")
-	ErrUnauthorized  = errors.New("unauthorized")
-	ErrRateLimited   = errors.New("rate limited")
-	ErrUnavailable   = errors.New("redis unavailable")
-	ErrInProgress    = errors.New("request in progress")
-	ErrUsernameTaken = errors.New("username taken")
-	ErrCredentials   = errors.New("invalid credentials")
-	ErrFollowSelf    = errors.New("cannot follow yourself")
-)
-
-// Error is a caller's mistake with a machine-readable code and a message for
-// people. It wraps one of the sentinel errors above.
-type Error struct {
-	Kind    error  // one of the sentinels
-	Code    string // snake_case, as in the contract's error body
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-func (e *Error) Unwrap() error { return e.Kind }
-
-func invalid(code, msg string) error { return &Error{Kind: ErrInvalid, Code: code, Message: msg} }
 
 // User is the contract's User object. Following is nil for anonymous callers.
 type User struct {

@@ -14,52 +14,94 @@ const (
 )
 
 // PageQuery is what a caller asks of a list: how many items, where to go on
-// from (an opaque cursor from the previous page), and optionally only items
-// newer than After.
+// from (the cursor of the previous page), and optionally only items newer
+// than After. ParsePageQuery is the one place that checks what a client sent.
 type PageQuery struct {
-	Limit  int // 0 means DefaultLimit
-	Cursor string
-	After  int64
+	Limit  int    // 1 to MaxLimit; 0 means DefaultLimit
+	Cursor Cursor // zero for the first page
+	After  int64  // 0: no lower bound
 }
 
-func (q PageQuery) limit() (int, error) {
-	switch {
-	case q.Limit == 0:
-		return DefaultLimit, nil
-	case q.Limit < 1 || q.Limit > MaxLimit:
-		return 0, invalid("invalid_limit", "limit must be between 1 and 100")
+// Size is the number of items the page holds at most.
+func (q PageQuery) Size() int {
+	if q.Limit <= 0 {
+		return DefaultLimit
 	}
-	return q.Limit, nil
+	return min(q.Limit, MaxLimit)
 }
 
-// cursor is where the next page starts: below Score (a message id, or a follow
-// time with Member breaking ties), and still above After.
-type cursor struct {
+// ParsePageQuery checks ?limit=, ?cursor= and ?after= as a client sent them
+// (empty when absent).
+func ParsePageQuery(limit, cursor, after string) (PageQuery, error) {
+	var q PageQuery
+	if limit != "" {
+		n, err := strconv.Atoi(limit)
+		if err != nil || n < 1 || n > MaxLimit {
+			return q, Invalid(CodeInvalidLimit, "limit must be a number from 1 to 100")
+		}
+		q.Limit = n
+	}
+	if after != "" {
+		n, err := strconv.ParseInt(after, 10, 64)
+		if err != nil || n < 0 {
+			return q, Invalid(CodeInvalidAfter, "after must be a message id")
+		}
+		q.After = n
+	}
+	if cursor != "" {
+		c, err := DecodeCursor(cursor)
+		if err != nil {
+			return q, err
+		}
+		q.Cursor = c
+	}
+	return q, nil
+}
+
+// Cursor is where the next page of a list starts: below Score (a message id,
+// or a follow time with Member breaking ties), and still above After. Clients
+// see it only encoded, as an opaque string.
+type Cursor struct {
 	Score  int64
 	Member int64
 	After  int64
 }
 
-func encodeCursor(c cursor) string {
+// IsZero tells whether c is the first page's (no cursor).
+func (c Cursor) IsZero() bool { return c == Cursor{} }
+
+// Encode writes the cursor in its opaque form.
+func (c Cursor) Encode() string {
 	raw := fmt.Sprintf("v1:%d:%d:%d", c.Score, c.Member, c.After)
 	return base64.RawURLEncoding.EncodeToString([]byte(raw))
 }
 
-func decodeCursor(s string) (cursor, error) {
-	bad := invalid("invalid_cursor", "cursor is not one this server gave out")
+// DecodeCursor reads a cursor that Encode wrote.
+func DecodeCursor(s string) (Cursor, error) {
+	bad := Invalid(CodeInvalidCursor, "cursor is not one this server gave out")
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return cursor{}, bad
+		return Cursor{}, bad
 	}
 	parts := strings.Split(string(raw), ":")
 	if len(parts) != 4 || parts[0] != "v1" {
-		return cursor{}, bad
+		return Cursor{}, bad
 	}
 	var n [3]int64
 	for i, p := range parts[1:] {
 		if n[i], err = strconv.ParseInt(p, 10, 64); err != nil || n[i] < 0 {
-			return cursor{}, bad
+			return Cursor{}, bad
 		}
 	}
-	return cursor{Score: n[0], Member: n[1], After: n[2]}, nil
+	c := Cursor{Score: n[0], Member: n[1], After: n[2]}
+	if c.IsZero() {
+		return Cursor{}, bad // Encode never writes one: the first page has no cursor
+	}
+	return c, nil
+}
+
+// NextCursor is the Page's NextCursor for c.
+func NextCursor(c Cursor) *string {
+	s := c.Encode()
+	return &s
 }

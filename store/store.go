@@ -1,116 +1,116 @@
-// Package store is the Redis data model of the microblog: the paper's A–G key
-// families, accounts and sessions, follows, messages and timelines, and the
-// live events published when they change. It knows nothing of HTTP.
+// Package store is the microblog's domain: the types every part shares
+// (users, posts, pages, live frames and topics), the error kinds and codes of
+// the contract, the rules that check what users write, and the small
+// interfaces through which the server and the hub use a store.
+//
+// It knows neither HTTP nor Redis. The Redis implementation is
+// store/redisdb; tests start throwaway servers with store/storetest.
 package store
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net"
-	"strings"
-	"syscall"
-	"time"
-
-	"github.com/redis/go-redis/v9"
-	"golang.org/x/crypto/bcrypt"
+	"crypto/sha256"
+	"encoding/hex"
 )
 
-// Options tune a Store. The zero value is usable.
-type Options struct {
-	// Prefix is put in front of every key and channel (empty by default).
-	Prefix string
-	// BcryptCost is the work factor of password hashes (default bcrypt.DefaultCost).
-	BcryptCost int
-	// SessionTTL is how long an unused session lives; each use slides it (default 30 days).
-	SessionTTL time.Duration
-	// HotWindow is how many message ids each home timeline keeps (default 1000).
-	HotWindow int
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
+// Accounts are users, passwords and sessions.
+type Accounts interface {
+	// Register creates a user and a first session, returning its token.
+	Register(ctx context.Context, username, password string) (User, string, error)
+	// Login checks a name and password and opens a new session.
+	Login(ctx context.Context, username, password string) (User, string, error)
+	// Authenticate returns the user of a session token and the token's hash.
+	Authenticate(ctx context.Context, token string) (uid int64, tokenHash string, err error)
+	// Logout ends the session whose token hash is tokenHash, everywhere.
+	Logout(ctx context.Context, uid int64, tokenHash string) error
+	// UIDByName resolves a username, in any letter case.
+	UIDByName(ctx context.Context, name string) (int64, error)
+	// User and UserByName return a user as viewer (0: anonymous) sees it.
+	User(ctx context.Context, uid, viewer int64) (User, error)
+	UserByName(ctx context.Context, name string, viewer int64) (User, error)
+	SetBio(ctx context.Context, uid int64, bio string) (User, error)
 }
 
-// Store reads and writes the microblog's data in Redis.
-type Store struct {
-	rdb  redis.UniversalClient
-	keys Keys
-	opt  Options
-	// dummyHash is compared against when a login names no user, so that a
-	// wrong name and a wrong password take the same time.
-	dummyHash []byte
+// Follows are who follows whom.
+type Follows interface {
+	Follow(ctx context.Context, fan, star int64) error
+	Unfollow(ctx context.Context, fan, star int64) error
+	Followers(ctx context.Context, uid, viewer int64, q PageQuery) (Page[User], error)
+	Following(ctx context.Context, uid, viewer int64, q PageQuery) (Page[User], error)
 }
 
-// New returns a Store over rdb.
-func New(rdb redis.UniversalClient, opt Options) *Store {
-	if opt.BcryptCost == 0 {
-		opt.BcryptCost = bcrypt.DefaultCost
-	}
-	if opt.SessionTTL == 0 {
-		opt.SessionTTL = 30 * 24 * time.Hour
-	}
-	if opt.HotWindow == 0 {
-		opt.HotWindow = 1000
-	}
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
-	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
-	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix}, opt: opt, dummyHash: dummy}
+// Messages are posts, reposts and comments and the lists they appear in.
+type Messages interface {
+	Create(ctx context.Context, np NewPost) (Post, error)
+	Post(ctx context.Context, mid int64) (Post, error)
+	Delete(ctx context.Context, uid, mid int64) error
+	Comments(ctx context.Context, mid int64, q PageQuery) (Page[Post], error)
+	UserPosts(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
+	HomeTimeline(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
+	PublicTimeline(ctx context.Context, q PageQuery) (Page[Post], error)
 }
 
-// Keys returns the key and channel builders, for the live feed's subscriber.
-func (s *Store) Keys() Keys { return s.keys }
-
-// Redis returns the client the store uses.
-func (s *Store) Redis() redis.UniversalClient { return s.rdb }
-
-// Ping tells whether Redis answers.
-func (s *Store) Ping(ctx context.Context) error {
-	return s.wrap("ping", s.rdb.Ping(ctx).Err())
+// Limiter counts requests against rate limits shared by every server process.
+type Limiter interface {
+	// Allow counts one request of subject in bucket against l; it returns a
+	// *RateLimitError when the limit is spent.
+	Allow(ctx context.Context, bucket, subject string, l Limit) error
 }
 
-func (s *Store) now() int64 { return s.opt.Now().UnixMilli() }
+// Service is everything the HTTP API needs of a store.
+type Service interface {
+	Accounts
+	Follows
+	Messages
+	Limiter
+	// Ping tells whether the database answers.
+	Ping(ctx context.Context) error
+}
 
-// wrap gives err the operation's name and, when Redis could not be reached,
-// ErrUnavailable, so that callers can answer 503 instead of 500.
-func (s *Store) wrap(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var e *Error
-	if errors.As(err, &e) {
+// LiveTimeline is what the live feed reads to replay what a client missed.
+type LiveTimeline interface {
+	// Stars returns the uids user uid follows.
+	Stars(ctx context.Context, uid int64) ([]int64, error)
+	// HomeSince returns uid's home-timeline posts newer than after, oldest
+	// first: the newest max of them when there are more.
+	HomeSince(ctx context.Context, uid, after int64, max int) ([]Post, error)
+	// LastID is the newest message id of uid's home timeline, 0 if empty.
+	LastID(ctx context.Context, uid int64) (int64, error)
+}
+
+// NewPost is what a user writes: a post, a repost (RepostOf set) or a
+// comment (Parent set).
+type NewPost struct {
+	Author   int64
+	Content  string
+	RepostOf int64 // a repost of a repost is stored as a repost of the original
+	Parent   int64 // the message a comment answers
+	// IdempotencyKey, when set, makes a retry return the first result.
+	IdempotencyKey string
+}
+
+// Check applies the contract's rules to a new message before anything is read
+// or written.
+func (np NewPost) Check() error {
+	isComment := np.Parent != 0
+	if err := CheckContent(np.Content, np.RepostOf != 0 && !isComment); err != nil {
 		return err
 	}
-	if IsUnavailable(err) {
-		return fmt.Errorf("store: %s: %w: %v", op, ErrUnavailable, err)
+	if np.RepostOf != 0 && isComment {
+		return Invalid(CodeInvalidRepost, "a comment cannot be a repost")
 	}
-	return fmt.Errorf("store: %s: %w", op, err)
+	if np.RepostOf < 0 || np.Parent < 0 {
+		return ErrPostNotFound
+	}
+	if len(np.IdempotencyKey) > MaxIdemKeyLen {
+		return Invalid(CodeInvalidIdemKey, "Idempotency-Key must be at most 255 characters")
+	}
+	return nil
 }
 
-// IsUnavailable tells whether err means Redis could not be reached or is not
-// ready to serve (down, restarting, loading its data, too slow).
-func IsUnavailable(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, ErrUnavailable) {
-		return true
-	}
-	var netErr net.Error
-	switch {
-	case errors.As(err, &netErr),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrClosed),
-		errors.Is(err, context.DeadlineExceeded):
-		return true
-	}
-	msg := err.Error()
-	for _, p := range []string{"LOADING", "MASTERDOWN", "connection refused", "i/o timeout", "use of closed network connection", "NOAUTH", "WRONGPASS"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
+// TokenHash is the SHA-256 hex of a secret (a session token, an
+// idempotency key): the only form of it that is ever stored.
+func TokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
 }

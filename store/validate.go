@@ -19,63 +19,65 @@ const (
 	MaxIdemKeyLen = 255
 )
 
-// normalizeUsername checks a username and returns it in NFC form and its
+// NormalizeUsername checks a username and returns it in NFC form and its
 // lower-case index form.
-func normalizeUsername(name string) (display, lower string, err error) {
+func NormalizeUsername(name string) (display, lower string, err error) {
 	if !utf8.ValidString(name) {
-		return "", "", invalid("invalid_username", "username is not valid UTF-8")
+		return "", "", Invalid(CodeInvalidUsername, "username is not valid UTF-8")
 	}
 	name = norm.NFC.String(name)
 	n := utf8.RuneCountInString(name)
 	if n < MinUsername || n > MaxUsername {
-		return "", "", invalid("invalid_username", "username must be 2 to 30 characters long")
+		return "", "", Invalid(CodeInvalidUsername, "username must be 2 to 30 characters long")
 	}
 	for _, r := range name {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
-			return "", "", invalid("invalid_username", "username may hold only letters, digits and _")
+			return "", "", Invalid(CodeInvalidUsername, "username may hold only letters, digits and _")
 		}
 	}
 	return name, strings.ToLower(name), nil
 }
 
-// lookupName turns a username as a caller typed it into its index form, or
+// LookupName turns a username as a caller typed it into its index form, or
 // reports that no such user can exist.
-func lookupName(name string) (string, bool) {
-	_, lower, err := normalizeUsername(name)
+func LookupName(name string) (string, bool) {
+	_, lower, err := NormalizeUsername(name)
 	return lower, err == nil
 }
 
-func checkPassword(pw string) error {
+// CheckPassword checks a new password's length.
+func CheckPassword(pw string) error {
 	if len(pw) < MinPassword || len(pw) > MaxPassword {
-		return invalid("invalid_password", "password must be 8 to 128 bytes long")
+		return Invalid(CodeInvalidPassword, "password must be 8 to 128 bytes long")
 	}
 	return nil
 }
 
-// checkContent checks the text of a post or comment. allowEmpty is for reposts,
+// CheckContent checks the text of a post or comment. allowEmpty is for reposts,
 // which may pass the original on without a word of their own.
-func checkContent(content string, allowEmpty bool) error {
+func CheckContent(content string, allowEmpty bool) error {
 	if !utf8.ValidString(content) {
-		return invalid("invalid_content", "content is not valid UTF-8")
+		return Invalid(CodeInvalidContent, "content is not valid UTF-8")
 	}
 	if strings.ContainsRune(content, 0) {
-		return invalid("invalid_content", "content may not contain NUL characters")
+		return Invalid(CodeInvalidContent, "content may not contain NUL characters")
 	}
 	if utf8.RuneCountInString(content) > MaxContent {
-		return invalid("content_too_long", "content must be at most 280 characters")
+		return Invalid(CodeContentTooLong, "content must be at most 280 characters")
 	}
 	if !allowEmpty && strings.TrimSpace(content) == "" {
-		return invalid("content_empty", "content must not be empty or only white space")
+		return Invalid(CodeContentEmpty, "content must not be empty or only white space")
 	}
 	return nil
 }
 
-func checkBio(bio string) error {
+// CheckBio checks a bio.
+func CheckBio(bio string) error {
 	if !utf8.ValidString(bio) || strings.ContainsRune(bio, 0) {
-		return invalid("invalid_bio", "bio is not valid UTF-8 text")
+		return Invalid(CodeInvalidBio, "bio is not valid UTF-8 text")
 	}
 	if utf8.RuneCountInString(bio) > MaxBio {
-		return invalid("bio_too_long", "bio must be at most 160 characters")
+		return Invalid(CodeBioTooLong, "bio must be at most 160 characters")
 	}
 	return nil
 }

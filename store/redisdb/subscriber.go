@@ -1,4 +1,4 @@
-package store
+package redisdb
 
 import (
 	"context"
@@ -12,56 +12,9 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
 )
-
-// TopicKind says which family of live channel a Topic names.
-type TopicKind uint8
-
-// The two kinds of live channel.
-const (
-	TopicAuthor TopicKind = iota + 1 // author:<uid>: the user's posts, reposts and deletes
-	TopicNotify                      // notify:<uid>: events for that user alone
-)
-
-// Topic is one live channel, named without its Redis spelling so that the hub
-// never builds a key.
-type Topic struct {
-	Kind TopicKind
-	UID  int64
-}
-
-// AuthorTopic is the topic of uid's posts.
-func AuthorTopic(uid int64) Topic { return Topic{Kind: TopicAuthor, UID: uid} }
-
-// NotifyTopic is the topic of the events meant for uid alone.
-func NotifyTopic(uid int64) Topic { return Topic{Kind: TopicNotify, UID: uid} }
-
-func (t Topic) String() string {
-	if t.Kind == TopicNotify {
-		return "notify/" + strconv.FormatInt(t.UID, 10)
-	}
-	return "author/" + strconv.FormatInt(t.UID, 10)
-}
-
-// ErrSubscriberGap is returned by Sync when the subscriber connection broke
-// before Redis confirmed the barrier.
-var ErrSubscriberGap = errors.New("store: subscriber connection lost")
-
-// SubscriberHandler receives what a Subscriber reads from Redis. Both methods
-// are called from the subscriber's single receive goroutine, one at a time
-// and in order, so they must not block on Redis.
-type SubscriberHandler interface {
-	// Deliver is one message published on a subscribed topic: the exact
-	// frame a WebSocket client receives. payload belongs to the handler.
-	Deliver(t Topic, payload []byte)
-	// Interrupted reports that the connection just broke: from now until
-	// Resubscribed, published messages are lost.
-	Interrupted()
-	// Resubscribed reports that the connection broke and every subscription
-	// is back: whatever was published in between was lost and must be
-	// recovered from the timelines.
-	Resubscribed()
-}
 
 const (
 	// subscriberHealthInterval is how long the subscriber waits for a
@@ -85,8 +38,8 @@ type Subscriber struct {
 	ps     *redis.PubSub // the connection, replaced when a dead one is abandoned; go-redis serialises its writes
 	closed bool          // set when Run ends; no more commands
 
-	chMu   sync.RWMutex     // guards topics
-	topics map[string]Topic // subscribed channel name → topic, to decode what arrives
+	chMu   sync.RWMutex           // guards topics
+	topics map[string]store.Topic // subscribed channel name → topic, to decode what arrives
 
 	wMu    sync.Mutex            // guards waiter
 	waiter map[string]chan error // Sync barriers waiting for their PONG, by payload
@@ -105,13 +58,13 @@ func (s *Store) NewSubscriber() *Subscriber {
 		rdb:    s.rdb,
 		keys:   s.keys,
 		ps:     s.rdb.Subscribe(context.Background()),
-		topics: make(map[string]Topic),
+		topics: make(map[string]store.Topic),
 		waiter: make(map[string]chan error),
 	}
 }
 
-func (sub *Subscriber) channel(t Topic) string {
-	if t.Kind == TopicNotify {
+func (sub *Subscriber) channel(t store.Topic) string {
+	if t.Kind == store.TopicNotify {
 		return sub.keys.NotifyChannel(t.UID)
 	}
 	return sub.keys.AuthorChannel(t.UID)
@@ -129,18 +82,18 @@ func (sub *Subscriber) pubsub() (*redis.PubSub, error) {
 // Subscribe adds topics to the connection. It returns once the command is
 // written; Sync waits until Redis has acted on it. Even when it fails (Redis
 // unreachable) the topics are remembered and subscribed on reconnection.
-func (sub *Subscriber) Subscribe(ctx context.Context, topics ...Topic) error {
+func (sub *Subscriber) Subscribe(ctx context.Context, topics ...store.Topic) error {
 	return sub.change(ctx, true, topics)
 }
 
 // Unsubscribe removes topics from the connection; nothing more is delivered
 // for them, even if Redis had already sent it.
-func (sub *Subscriber) Unsubscribe(ctx context.Context, topics ...Topic) error {
+func (sub *Subscriber) Unsubscribe(ctx context.Context, topics ...store.Topic) error {
 	return sub.change(ctx, false, topics)
 }
 
 // change records topics as wanted (or not) and sends the (UN)SUBSCRIBE.
-func (sub *Subscriber) change(ctx context.Context, subscribe bool, topics []Topic) error {
+func (sub *Subscriber) change(ctx context.Context, subscribe bool, topics []store.Topic) error {
 	if len(topics) == 0 {
 		return nil
 	}
@@ -206,7 +159,7 @@ func (sub *Subscriber) failWaiters() {
 	sub.wMu.Lock()
 	defer sub.wMu.Unlock()
 	for p, ch := range sub.waiter {
-		ch <- ErrSubscriberGap
+		ch <- store.ErrSubscriberGap
 		delete(sub.waiter, p)
 	}
 }
@@ -216,7 +169,7 @@ func (sub *Subscriber) failWaiters() {
 // health ping unanswered) and, once the subscriptions are back, calls
 // h.Resubscribed. It uses Receive rather than Channel because Channel
 // reconnects silently and would hide the gap.
-func (sub *Subscriber) Run(ctx context.Context, h SubscriberHandler) error {
+func (sub *Subscriber) Run(ctx context.Context, h store.SubscriberHandler) error {
 	stop := context.AfterFunc(ctx, func() {
 		sub.mu.Lock()
 		sub.closed = true

@@ -1,4 +1,4 @@
-package store
+package redisdb
 
 import (
 	"context"
@@ -7,13 +7,9 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"microblog/store"
 	"microblog/store/storetest"
 )
-
-func newTestStore(t *testing.T) *Store {
-	t.Helper()
-	return New(storetest.Start(t).Client(), Options{BcryptCost: bcrypt.MinCost})
-}
 
 // TestFanOutReachesEveryFan follows one star by more fans than one pipeline
 // batch holds, and checks a post reaches, and its delete leaves, every one.
@@ -36,7 +32,7 @@ func TestFanOutReachesEveryFan(t *testing.T) {
 		}
 		uids[i] = u.ID
 	}
-	p, err := s.Create(ctx, NewPost{Author: star.ID, Content: "to everyone"})
+	p, err := s.Create(ctx, store.NewPost{Author: star.ID, Content: "to everyone"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +64,9 @@ func TestHomeTimelineKeepsHotWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last Post
+	var last store.Post
 	for i := range 25 {
-		if last, err = s.Create(ctx, NewPost{Author: u.ID, Content: fmt.Sprint("post ", i)}); err != nil {
+		if last, err = s.Create(ctx, store.NewPost{Author: u.ID, Content: fmt.Sprint("post ", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,23 +1,18 @@
-package store
+package redisdb
 
 import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
-)
 
-// TokenHash is the SHA-256 hex of a session token: the only form of it Redis keeps.
-func TokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
+	"microblog/store"
+)
 
 // passwordInput makes any password of up to 128 bytes fit bcrypt's 72-byte
 // input without silently ignoring its tail.
@@ -31,68 +26,66 @@ func passwordInput(pw string) []byte {
 
 // Register creates a user and a first session. Of concurrent registrations of
 // one name (in any letter case) exactly one wins; the others get ErrUsernameTaken.
-func (s *Store) Register(ctx context.Context, username, password string) (User, string, error) {
-	name, lower, err := normalizeUsername(username)
+func (s *Store) Register(ctx context.Context, username, password string) (store.User, string, error) {
+	name, lower, err := store.NormalizeUsername(username)
 	if err != nil {
-		return User{}, "", err
+		return store.User{}, "", err
 	}
-	if err := checkPassword(password); err != nil {
-		return User{}, "", err
+	if err := store.CheckPassword(password); err != nil {
+		return store.User{}, "", err
 	}
-	taken := &Error{Kind: ErrUsernameTaken, Code: "username_taken", Message: "that username is taken"}
 	n, err := s.rdb.Exists(ctx, s.keys.usernameIndex(lower)).Result()
 	if err != nil {
-		return User{}, "", s.wrap("register", err)
+		return store.User{}, "", s.wrap("register", err)
 	}
 	if n > 0 {
-		return User{}, "", taken
+		return store.User{}, "", store.ErrUsernameTaken
 	}
 	hash, err := bcrypt.GenerateFromPassword(passwordInput(password), s.opt.BcryptCost)
 	if err != nil {
-		return User{}, "", s.wrap("register: hash password", err)
+		return store.User{}, "", s.wrap("register: hash password", err)
 	}
 	uid, err := s.rdb.Incr(ctx, s.keys.lastUserID()).Result()
 	if err != nil {
-		return User{}, "", s.wrap("register", err)
+		return store.User{}, "", s.wrap("register", err)
 	}
 	created := s.now()
 	// The hash first, the index after: nobody can reach the hash before the
 	// index names it, and the index's SET NX decides who owns the name.
-	if err := s.rdb.HSet(ctx, s.keys.user(uid), "username", name, "password", string(hash),
-		"created", created, "bio", "", "posts_count", 0).Err(); err != nil {
-		return User{}, "", s.wrap("register", err)
+	h := userHash{Username: name, Password: string(hash), Created: created}
+	if err := s.rdb.HSet(ctx, s.keys.user(uid), h).Err(); err != nil {
+		return store.User{}, "", s.wrap("register", err)
 	}
 	ok, err := s.rdb.SetNX(ctx, s.keys.usernameIndex(lower), uid, 0).Result()
 	if err != nil || !ok {
 		s.rdb.Del(context.WithoutCancel(ctx), s.keys.user(uid))
 		if err != nil {
-			return User{}, "", s.wrap("register", err)
+			return store.User{}, "", s.wrap("register", err)
 		}
-		return User{}, "", taken
+		return store.User{}, "", store.ErrUsernameTaken
 	}
 	token, err := s.newSession(ctx, uid)
 	if err != nil {
-		return User{}, "", err
+		return store.User{}, "", err
 	}
 	f := false
-	return User{ID: uid, Username: name, CreatedAt: Time(created), Following: &f}, token, nil
+	return store.User{ID: uid, Username: name, CreatedAt: store.Time(created), Following: &f}, token, nil
 }
 
 // Login checks a username and password and opens a new session. A wrong name
 // and a wrong password give the same error, after the same work.
-func (s *Store) Login(ctx context.Context, username, password string) (User, string, error) {
-	bad := &Error{Kind: ErrCredentials, Code: "invalid_credentials", Message: "wrong username or password"}
+func (s *Store) Login(ctx context.Context, username, password string) (store.User, string, error) {
 	var uid int64
 	var hash []byte
-	if lower, ok := lookupName(username); ok && len(password) <= MaxPassword {
+	if lower, ok := store.LookupName(username); ok && len(password) <= store.MaxPassword {
 		u, err := s.rdb.Get(ctx, s.keys.usernameIndex(lower)).Int64()
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return User{}, "", s.wrap("login", err)
+			return store.User{}, "", s.wrap("login", err)
 		}
 		if err == nil {
-			h, err := s.rdb.HGet(ctx, s.keys.user(u), "password").Result()
+			h, err := s.rdb.HGet(ctx, s.keys.user(u), fieldPassword).Result()
 			if err != nil && !errors.Is(err, redis.Nil) {
-				return User{}, "", s.wrap("login", err)
+				return store.User{}, "", s.wrap("login", err)
 			}
 			if err == nil {
 				uid, hash = u, []byte(h)
@@ -101,15 +94,15 @@ func (s *Store) Login(ctx context.Context, username, password string) (User, str
 	}
 	if hash == nil {
 		bcrypt.CompareHashAndPassword(s.dummyHash, passwordInput(password))
-		return User{}, "", bad
+		return store.User{}, "", store.ErrBadCredential
 	}
 	if bcrypt.CompareHashAndPassword(hash, passwordInput(password)) != nil {
-		return User{}, "", bad
+		return store.User{}, "", store.ErrBadCredential
 	}
 	s.pruneSessions(ctx, uid)
 	token, err := s.newSession(ctx, uid)
 	if err != nil {
-		return User{}, "", err
+		return store.User{}, "", err
 	}
 	u, err := s.User(ctx, uid, uid)
 	return u, token, err
@@ -122,7 +115,7 @@ func (s *Store) newSession(ctx context.Context, uid int64) (string, error) {
 		return "", s.wrap("new session", err)
 	}
 	token := base64.RawURLEncoding.EncodeToString(b[:])
-	h := TokenHash(token)
+	h := store.TokenHash(token)
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.SAdd(ctx, s.keys.userSessions(uid), h)
 		p.Set(ctx, s.keys.session(h), uid, s.opt.SessionTTL)
@@ -162,21 +155,20 @@ func (s *Store) pruneSessions(ctx context.Context, uid int64) {
 // token is valid only while auth:<hash> and the user's session set agree; each
 // use slides the session's expiry.
 func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, error) {
-	unauth := &Error{Kind: ErrUnauthorized, Code: "unauthorized", Message: "not logged in"}
 	if token == "" || len(token) > 256 {
-		return 0, "", unauth
+		return 0, "", store.ErrNotLoggedIn
 	}
-	h := TokenHash(token)
+	h := store.TokenHash(token)
 	v, err := s.rdb.GetEx(ctx, s.keys.session(h), s.opt.SessionTTL).Result()
 	if errors.Is(err, redis.Nil) {
-		return 0, "", unauth
+		return 0, "", store.ErrNotLoggedIn
 	}
 	if err != nil {
 		return 0, "", s.wrap("authenticate", err)
 	}
 	uid, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, "", unauth
+		return 0, "", store.ErrNotLoggedIn
 	}
 	ok, err := s.rdb.SIsMember(ctx, s.keys.userSessions(uid), h).Result()
 	if err != nil {
@@ -184,7 +176,7 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 	}
 	if !ok {
 		s.rdb.Del(ctx, s.keys.session(h))
-		return 0, "", unauth
+		return 0, "", store.ErrNotLoggedIn
 	}
 	return uid, h, nil
 }
@@ -196,7 +188,7 @@ func (s *Store) Logout(ctx context.Context, uid int64, tokenHash string) error {
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, s.keys.session(tokenHash))
 		p.SRem(ctx, s.keys.userSessions(uid), tokenHash)
-		s.queuePublish(ctx, p, s.keys.NotifyChannel(uid), EventSessionRevoked, SessionRevokedData{TokenHash: tokenHash})
+		s.queuePublish(ctx, p, s.keys.NotifyChannel(uid), store.EventSessionRevoked, store.SessionRevokedData{TokenHash: tokenHash})
 		return nil
 	})
 	return s.wrap("logout", err)

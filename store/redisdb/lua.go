@@ -1,4 +1,4 @@
-package store
+package redisdb
 
 import (
 	_ "embed"

@@ -1,10 +1,12 @@
-package store
+package redisdb
 
 import (
 	"context"
 	"log/slog"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
 )
 
 // publish sends one live event on a channel. A failed publish loses nothing
@@ -12,7 +14,7 @@ import (
 // from the timelines when they reconnect or resubscribe. So it is logged, not
 // returned.
 func (s *Store) publish(ctx context.Context, channel, event string, data any) {
-	frame, err := encodeFrame(event, data)
+	frame, err := store.EncodeFrame(event, data)
 	if err == nil {
 		err = s.rdb.Publish(context.WithoutCancel(ctx), channel, frame).Err()
 	}
@@ -24,7 +26,7 @@ func (s *Store) publish(ctx context.Context, channel, event string, data any) {
 // queuePublish adds a live event to a pipeline, so that it is sent in the
 // same round trip as, and after, the writes it announces.
 func (s *Store) queuePublish(ctx context.Context, pl redis.Pipeliner, channel, event string, data any) {
-	frame, err := encodeFrame(event, data)
+	frame, err := store.EncodeFrame(event, data)
 	if err != nil {
 		slog.ErrorContext(ctx, "encode live event", "event", event, "err", err)
 		return

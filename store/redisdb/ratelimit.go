@@ -1,31 +1,18 @@
-package store
+package redisdb
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
 )
-
-// Limit is a rate: at most N requests per Per.
-type Limit struct {
-	N   int
-	Per time.Duration
-}
-
-// RateLimitError says a caller must wait RetryAfter before trying again.
-type RateLimitError struct{ RetryAfter time.Duration }
-
-func (e *RateLimitError) Error() string {
-	return fmt.Sprintf("too many requests; try again in %s", e.RetryAfter.Round(time.Second))
-}
-func (e *RateLimitError) Unwrap() error { return ErrRateLimited }
 
 // Allow counts one request of subject (a uid or an address) in bucket (say
 // "post") against l, in fixed windows kept in Redis so that every server
 // process shares them. It returns a *RateLimitError when the limit is spent.
-func (s *Store) Allow(ctx context.Context, bucket, subject string, l Limit) error {
+func (s *Store) Allow(ctx context.Context, bucket, subject string, l store.Limit) error {
 	if l.N <= 0 || l.Per <= 0 {
 		return nil
 	}
@@ -44,7 +31,7 @@ func (s *Store) Allow(ctx context.Context, bucket, subject string, l Limit) erro
 	}
 	if incr.Val() > int64(l.N) {
 		wait := time.Duration((window+1)*per-now) * time.Millisecond
-		return &RateLimitError{RetryAfter: max(wait, time.Second)}
+		return &store.RateLimitError{RetryAfter: max(wait, time.Second)}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package store
+package redisdb
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"microblog/store"
 	"microblog/store/storetest"
 )
 
@@ -42,7 +43,7 @@ func BenchmarkCreatePost(b *testing.B) {
 			ctx := context.Background()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := s.Create(ctx, NewPost{Author: star, Content: "benchmark post"}); err != nil {
+				if _, err := s.Create(ctx, store.NewPost{Author: star, Content: "benchmark post"}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -54,12 +55,12 @@ func BenchmarkCreatePost(b *testing.B) {
 func BenchmarkHomeTimelinePage(b *testing.B) {
 	s, star := benchStar(b, 0)
 	ctx := context.Background()
-	orig, err := s.Create(ctx, NewPost{Author: star, Content: "original"})
+	orig, err := s.Create(ctx, store.NewPost{Author: star, Content: "original"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range 200 {
-		np := NewPost{Author: star, Content: fmt.Sprint("post ", i)}
+		np := store.NewPost{Author: star, Content: fmt.Sprint("post ", i)}
 		if i%4 == 0 {
 			np.RepostOf = orig.ID // a quarter are reposts, which need their original too
 		}
@@ -69,7 +70,7 @@ func BenchmarkHomeTimelinePage(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		page, err := s.HomeTimeline(ctx, star, PageQuery{Limit: 20})
+		page, err := s.HomeTimeline(ctx, star, store.PageQuery{Limit: 20})
 		if err != nil || len(page.Items) != 20 {
 			b.Fatal(err, len(page.Items))
 		}

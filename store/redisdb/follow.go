@@ -1,4 +1,4 @@
-package store
+package redisdb
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
 )
 
 // Follow makes fan follow star (idempotent): the A sets on both sides, the
@@ -13,7 +15,7 @@ import (
 // the star and a stars event to the fan's own live connections.
 func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	if fan == star {
-		return &Error{Kind: ErrFollowSelf, Code: "cannot_follow_self", Message: "you cannot follow yourself"}
+		return store.ErrFollowSelf
 	}
 	if _, err := s.username(ctx, star); err != nil {
 		return err
@@ -49,9 +51,9 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	u, uerr := s.User(ctx, fan, star)
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if uerr == nil {
-			s.queuePublish(ctx, p, s.keys.NotifyChannel(star), EventFollow, FollowData{User: u})
+			s.queuePublish(ctx, p, s.keys.NotifyChannel(star), store.EventFollow, store.FollowData{User: u})
 		}
-		s.queuePublish(ctx, p, s.keys.NotifyChannel(fan), EventStars, StarsData{StarID: star, Following: true})
+		s.queuePublish(ctx, p, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: true})
 		return nil
 	})
 	if err != nil {
@@ -65,7 +67,7 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 // posts out of the fan's home timeline.
 func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	if fan == star {
-		return &Error{Kind: ErrFollowSelf, Code: "cannot_follow_self", Message: "you cannot unfollow yourself"}
+		return store.ErrFollowSelf
 	}
 	if _, err := s.username(ctx, star); err != nil {
 		return err
@@ -84,7 +86,7 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	}
 	// Tell live connections first, so no new post of the star arrives after
 	// its old ones were taken away.
-	s.publish(ctx, s.keys.NotifyChannel(fan), EventStars, StarsData{StarID: star, Following: false})
+	s.publish(ctx, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: false})
 	mids, err := s.rdb.ZRange(ctx, s.keys.userPosts(star), 0, -1).Result()
 	if err != nil {
 		return s.wrap("unfollow: read star's posts", err)
@@ -119,31 +121,24 @@ func (s *Store) Stars(ctx context.Context, uid int64) ([]int64, error) {
 }
 
 // Followers returns a page of user uid's fans, newest follow first.
-func (s *Store) Followers(ctx context.Context, uid, viewer int64, q PageQuery) (Page[User], error) {
+func (s *Store) Followers(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
 	return s.relationPage(ctx, s.keys.fans(uid), uid, viewer, q)
 }
 
 // Following returns a page of the users uid follows, newest follow first.
-func (s *Store) Following(ctx context.Context, uid, viewer int64, q PageQuery) (Page[User], error) {
+func (s *Store) Following(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
 	return s.relationPage(ctx, s.keys.stars(uid), uid, viewer, q)
 }
 
 // relationPage pages an A set by follow time. Its cursor is the last item's
 // (score, member), so that follows made while paging shift nothing.
-func (s *Store) relationPage(ctx context.Context, key string, uid, viewer int64, q PageQuery) (Page[User], error) {
+func (s *Store) relationPage(ctx context.Context, key string, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
 	if _, err := s.username(ctx, uid); err != nil {
-		return Page[User]{}, err
+		return store.Page[store.User]{}, err
 	}
-	limit, err := q.limit()
-	if err != nil {
-		return Page[User]{}, err
-	}
+	limit := q.Size()
 	max, skipTo := "+inf", ""
-	if q.Cursor != "" {
-		c, err := decodeCursor(q.Cursor)
-		if err != nil {
-			return Page[User]{}, err
-		}
+	if c := q.Cursor; !c.IsZero() {
 		max, skipTo = strconv.FormatInt(c.Score, 10), strconv.FormatInt(c.Member, 10)
 	}
 	// Ties of one millisecond are ordered by member, descending; skip those
@@ -152,7 +147,7 @@ func (s *Store) relationPage(ctx context.Context, key string, uid, viewer int64,
 		Max: max, Min: "-inf", Count: int64(limit + 1 + 64),
 	}).Result()
 	if err != nil {
-		return Page[User]{}, s.wrap("list relations", err)
+		return store.Page[store.User]{}, s.wrap("list relations", err)
 	}
 	var uids []int64
 	var scores []int64
@@ -171,15 +166,14 @@ func (s *Store) relationPage(ctx context.Context, key string, uid, viewer int64,
 			break
 		}
 	}
-	page := Page[User]{Items: []User{}}
+	page := store.Page[store.User]{Items: []store.User{}}
 	if len(uids) > limit {
 		uids, scores = uids[:limit], scores[:limit]
-		c := encodeCursor(cursor{Score: scores[limit-1], Member: uids[limit-1]})
-		page.NextCursor = &c
+		page.NextCursor = store.NextCursor(store.Cursor{Score: scores[limit-1], Member: uids[limit-1]})
 	}
 	users, err := s.users(ctx, uids, viewer)
 	if err != nil {
-		return Page[User]{}, err
+		return store.Page[store.User]{}, err
 	}
 	page.Items = append(page.Items, users...)
 	return page, nil

@@ -1,4 +1,4 @@
-package store
+package redisdb
 
 import "strconv"
 
@@ -77,6 +77,3 @@ func (k Keys) AuthorChannel(uid int64) string { return k.prefix + "author:" + id
 // one user alone (comments on their messages, new fans) and the store's
 // internal events for that user's connections.
 func (k Keys) NotifyChannel(uid int64) string { return k.prefix + "notify:" + id(uid) }
-
-// FormatID writes an id the way keys do, for callers naming rate-limit subjects.
-func FormatID(n int64) string { return id(n) }

@@ -1,10 +1,11 @@
-package store
+package redisdb
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"microblog/store"
 	"microblog/store/storetest"
 )
 
@@ -15,7 +16,7 @@ type recorder struct {
 }
 
 type delivered struct {
-	topic   Topic
+	topic   store.Topic
 	payload string
 }
 
@@ -23,9 +24,9 @@ func newRecorder() *recorder {
 	return &recorder{msgs: make(chan delivered, 100), resub: make(chan struct{}, 10)}
 }
 
-func (r *recorder) Deliver(t Topic, payload []byte) { r.msgs <- delivered{t, string(payload)} }
-func (r *recorder) Resubscribed()                   { r.resub <- struct{}{} }
-func (r *recorder) Interrupted()                    {}
+func (r *recorder) Deliver(t store.Topic, payload []byte) { r.msgs <- delivered{t, string(payload)} }
+func (r *recorder) Resubscribed()                         { r.resub <- struct{}{} }
+func (r *recorder) Interrupted()                          {}
 
 func (r *recorder) next(t *testing.T) delivered {
 	t.Helper()
@@ -61,7 +62,7 @@ func startSubscriber(t *testing.T) (*storetest.Redis, *Store, *Subscriber, *reco
 	return r, st, sub, rec
 }
 
-func subscribe(t *testing.T, sub *Subscriber, topics ...Topic) {
+func subscribe(t *testing.T, sub *Subscriber, topics ...store.Topic) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -75,7 +76,7 @@ func subscribe(t *testing.T, sub *Subscriber, topics ...Topic) {
 
 func TestSubscriberDeliversByTopic(t *testing.T) {
 	r, st, sub, rec := startSubscriber(t)
-	subscribe(t, sub, AuthorTopic(7), NotifyTopic(7), AuthorTopic(8))
+	subscribe(t, sub, store.AuthorTopic(7), store.NotifyTopic(7), store.AuthorTopic(8))
 	c, ctx := r.Client(), context.Background()
 	if got := st.Keys().AuthorChannel(7); got != "t:author:7" {
 		t.Fatalf("channel name %q", got)
@@ -84,7 +85,7 @@ func TestSubscriberDeliversByTopic(t *testing.T) {
 	c.Publish(ctx, "t:notify:7", "n7")
 	c.Publish(ctx, "t:author:9", "nobody listens")
 	c.Publish(ctx, "t:author:8", "a8")
-	want := []delivered{{AuthorTopic(7), "a7"}, {NotifyTopic(7), "n7"}, {AuthorTopic(8), "a8"}}
+	want := []delivered{{store.AuthorTopic(7), "a7"}, {store.NotifyTopic(7), "n7"}, {store.AuthorTopic(8), "a8"}}
 	for _, w := range want {
 		if got := rec.next(t); got != w {
 			t.Fatalf("got %+v, want %+v", got, w)
@@ -93,7 +94,7 @@ func TestSubscriberDeliversByTopic(t *testing.T) {
 
 	ctx2, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := sub.Unsubscribe(ctx2, AuthorTopic(8)); err != nil {
+	if err := sub.Unsubscribe(ctx2, store.AuthorTopic(8)); err != nil {
 		t.Fatal(err)
 	}
 	if err := sub.Sync(ctx2); err != nil {
@@ -112,11 +113,11 @@ func TestSubscriberSyncMeansSubscribed(t *testing.T) {
 	r, _, sub, rec := startSubscriber(t)
 	c, ctx := r.Client(), context.Background()
 	for i := int64(1); i <= 50; i++ {
-		subscribe(t, sub, AuthorTopic(i))
+		subscribe(t, sub, store.AuthorTopic(i))
 		if n := c.Publish(ctx, "t:author:"+id(i), "x").Val(); n != 1 {
 			t.Fatalf("topic %d: %d receivers right after Sync, want 1", i, n)
 		}
-		if got := rec.next(t); got.topic != AuthorTopic(i) {
+		if got := rec.next(t); got.topic != store.AuthorTopic(i) {
 			t.Fatalf("got %+v", got)
 		}
 	}
@@ -124,7 +125,7 @@ func TestSubscriberSyncMeansSubscribed(t *testing.T) {
 
 func TestSubscriberNoticesKilledConnection(t *testing.T) {
 	r, _, sub, rec := startSubscriber(t)
-	subscribe(t, sub, AuthorTopic(1))
+	subscribe(t, sub, store.AuthorTopic(1))
 	c, ctx := r.Client(), context.Background()
 	if n := c.ClientKillByFilter(ctx, "TYPE", "pubsub").Val(); n != 1 {
 		t.Fatalf("killed %d pubsub connections, want 1", n)
@@ -140,7 +141,7 @@ func TestSubscriberNoticesKilledConnection(t *testing.T) {
 
 func TestSubscriberSurvivesRedisRestart(t *testing.T) {
 	r, _, sub, rec := startSubscriber(t)
-	subscribe(t, sub, NotifyTopic(3))
+	subscribe(t, sub, store.NotifyTopic(3))
 	r.Restart()
 	rec.waitResubscribed(t)
 	c, ctx := r.Client(), context.Background()
@@ -151,9 +152,9 @@ func TestSubscriberSurvivesRedisRestart(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 	// Topics subscribed while Redis is back work as before.
-	subscribe(t, sub, NotifyTopic(4))
+	subscribe(t, sub, store.NotifyTopic(4))
 	c.Publish(ctx, "t:notify:4", "new")
-	if got := rec.next(t); got != (delivered{NotifyTopic(4), "new"}) {
+	if got := rec.next(t); got != (delivered{store.NotifyTopic(4), "new"}) {
 		t.Fatalf("got %+v", got)
 	}
 }
@@ -168,7 +169,7 @@ func TestSubscriberHealthPingReplacesDeadConnection(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); sub.Run(ctx, rec) }()
 	defer func() { cancel(); <-done }()
-	subscribe(t, sub, AuthorTopic(1))
+	subscribe(t, sub, store.AuthorTopic(1))
 	// A paused Redis answers nothing: the health ping goes unanswered, the
 	// subscriber gives the connection up and resubscribes once Redis is back.
 	c := r.Client()
@@ -188,14 +189,14 @@ func TestSubscriberStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- sub.Run(ctx, newRecorder()) }()
-	subscribe(t, sub, AuthorTopic(1))
+	subscribe(t, sub, store.AuthorTopic(1))
 	cancel()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after its context ended")
 	}
-	if err := sub.Subscribe(context.Background(), AuthorTopic(2)); err == nil {
+	if err := sub.Subscribe(context.Background(), store.AuthorTopic(2)); err == nil {
 		t.Fatal("Subscribe after Run ended succeeded")
 	}
 }

@@ -1,34 +1,36 @@
-package store
+package redisdb
 
 import (
 	"context"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
 )
 
 // HomeTimeline is a page of the user's own posts and its stars', newest first.
-func (s *Store) HomeTimeline(ctx context.Context, uid int64, q PageQuery) (Page[Post], error) {
+func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
 	return s.messagePage(ctx, s.keys.home(uid), q)
 }
 
 // UserPosts is a page of the posts user uid wrote, newest first.
-func (s *Store) UserPosts(ctx context.Context, uid int64, q PageQuery) (Page[Post], error) {
+func (s *Store) UserPosts(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
 	if _, err := s.username(ctx, uid); err != nil {
-		return Page[Post]{}, err
+		return store.Page[store.Post]{}, err
 	}
 	return s.messagePage(ctx, s.keys.userPosts(uid), q)
 }
 
 // PublicTimeline is a page of everyone's newest posts, newest first.
-func (s *Store) PublicTimeline(ctx context.Context, q PageQuery) (Page[Post], error) {
+func (s *Store) PublicTimeline(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
 	return s.messagePage(ctx, s.keys.publicTimeline(), q)
 }
 
 // Comments is a page of the comments on message mid, newest first.
-func (s *Store) Comments(ctx context.Context, mid int64, q PageQuery) (Page[Post], error) {
+func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.Post], error) {
 	if _, err := s.Post(ctx, mid); err != nil {
-		return Page[Post]{}, err
+		return store.Page[store.Post]{}, err
 	}
 	return s.messagePage(ctx, s.keys.comments(mid), q)
 }
@@ -36,23 +38,10 @@ func (s *Store) Comments(ctx context.Context, mid int64, q PageQuery) (Page[Post
 // messagePage pages a sorted set of message ids (score = id), newest first,
 // hydrating the ids into Posts. Ids whose message is gone are skipped, and
 // dropped from the set so the next reader does not meet them again.
-func (s *Store) messagePage(ctx context.Context, key string, q PageQuery) (Page[Post], error) {
-	limit, err := q.limit()
-	if err != nil {
-		return Page[Post]{}, err
-	}
-	if q.After < 0 {
-		return Page[Post]{}, invalid("invalid_after", "after must be a message id")
-	}
-	before, after := int64(0), q.After
-	if q.Cursor != "" {
-		c, err := decodeCursor(q.Cursor)
-		if err != nil {
-			return Page[Post]{}, err
-		}
-		before, after = c.Score, max(after, c.After)
-	}
-	page := Page[Post]{Items: make([]Post, 0, limit)}
+func (s *Store) messagePage(ctx context.Context, key string, q store.PageQuery) (store.Page[store.Post], error) {
+	limit := q.Size()
+	before, after := q.Cursor.Score, max(q.After, q.Cursor.After)
+	page := store.Page[store.Post]{Items: make([]store.Post, 0, limit)}
 	// A few rounds at most: each one asks for what is still missing, and only
 	// dangling ids make a round come back short.
 	more := true
@@ -66,7 +55,7 @@ func (s *Store) messagePage(ctx context.Context, key string, q PageQuery) (Page[
 			Max: maxScore, Min: "(" + strconv.FormatInt(after, 10), Count: int64(want),
 		}).Result()
 		if err != nil {
-			return Page[Post]{}, s.wrap("read timeline", err)
+			return store.Page[store.Post]{}, s.wrap("read timeline", err)
 		}
 		mids := parseIDs(ids)
 		if more = len(mids) == want; more {
@@ -74,7 +63,7 @@ func (s *Store) messagePage(ctx context.Context, key string, q PageQuery) (Page[
 		}
 		posts, err := s.posts(ctx, mids)
 		if err != nil {
-			return Page[Post]{}, err
+			return store.Page[store.Post]{}, err
 		}
 		var gone []any
 		for i, p := range posts {
@@ -92,8 +81,7 @@ func (s *Store) messagePage(ctx context.Context, key string, q PageQuery) (Page[
 		}
 	}
 	if more {
-		c := encodeCursor(cursor{Score: before, After: after})
-		page.NextCursor = &c
+		page.NextCursor = store.NextCursor(store.Cursor{Score: before, After: after})
 	}
 	return page, nil
 }
@@ -111,7 +99,7 @@ func parseIDs(ss []string) []int64 {
 // HomeSince returns the home-timeline posts of uid newer than after, oldest
 // first: the newest max of them when there are more. It is what a live client
 // that reconnects needs to miss nothing.
-func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]Post, error) {
+func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error) {
 	ids, err := s.rdb.ZRevRangeByScore(ctx, s.keys.home(uid), &redis.ZRangeBy{
 		Max: "+inf", Min: "(" + strconv.FormatInt(after, 10), Count: int64(max),
 	}).Result()
@@ -123,7 +111,7 @@ func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]Pos
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Post, 0, len(posts))
+	out := make([]store.Post, 0, len(posts))
 	for i := len(posts) - 1; i >= 0; i-- {
 		if posts[i] != nil {
 			out = append(out, *posts[i])

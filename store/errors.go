@@ -1,0 +1,112 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Kinds of failure. Every error the store or the server returns for a
+// caller's mistake, or for an outage, wraps one of these with %w; the server
+// maps each kind to one HTTP status in one table (server/errors.go).
+var (
+	ErrInvalid          = errors.New("invalid input")
+	ErrUnauthorized     = errors.New("unauthorized")
+	ErrForbidden        = errors.New("forbidden")
+	ErrNotFound         = errors.New("not found")
+	ErrMethodNotAllowed = errors.New("method not allowed")
+	ErrConflict         = errors.New("conflict")
+	ErrTooLarge         = errors.New("too large")
+	ErrUnsupported      = errors.New("unsupported media type")
+	ErrRateLimited      = errors.New("rate limited")
+	ErrUnavailable      = errors.New("database unavailable")
+)
+
+// Code is the machine-readable code of the contract's error body. Every code
+// the service answers with is listed here.
+type Code string
+
+// The codes, by kind: ErrInvalid's first, then each other kind's.
+const (
+	CodeBadRequest         Code = "bad_request"
+	CodeInvalidBody        Code = "invalid_body"
+	CodeInvalidJSON        Code = "invalid_json"
+	CodeInvalidField       Code = "invalid_field"
+	CodeInvalidUTF8        Code = "invalid_utf8"
+	CodeInvalidUsername    Code = "invalid_username"
+	CodeInvalidPassword    Code = "invalid_password"
+	CodeInvalidContent     Code = "invalid_content"
+	CodeContentEmpty       Code = "content_empty"
+	CodeContentTooLong     Code = "content_too_long"
+	CodeInvalidBio         Code = "invalid_bio"
+	CodeBioTooLong         Code = "bio_too_long"
+	CodeInvalidRepost      Code = "invalid_repost"
+	CodeInvalidIdemKey     Code = "invalid_idempotency_key"
+	CodeInvalidLimit       Code = "invalid_limit"
+	CodeInvalidCursor      Code = "invalid_cursor"
+	CodeInvalidAfter       Code = "invalid_after"
+	CodeCannotFollowSelf   Code = "cannot_follow_self"
+	CodeNotWebSocket       Code = "not_websocket"
+	CodeUnauthorized       Code = "unauthorized"        // ErrUnauthorized
+	CodeInvalidCredentials Code = "invalid_credentials" // ErrUnauthorized
+	CodeForbidden          Code = "forbidden"           // ErrForbidden
+	CodeNotAuthor          Code = "not_author"          // ErrForbidden
+	CodeCrossOrigin        Code = "cross_origin"        // ErrForbidden
+	CodeNotFound           Code = "not_found"           // ErrNotFound
+	CodePostNotFound       Code = "post_not_found"      // ErrNotFound
+	CodeUserNotFound       Code = "user_not_found"      // ErrNotFound
+	CodeMethodNotAllowed   Code = "method_not_allowed"  // ErrMethodNotAllowed
+	CodeConflict           Code = "conflict"            // ErrConflict
+	CodeUsernameTaken      Code = "username_taken"      // ErrConflict
+	CodeRequestInProgress  Code = "request_in_progress" // ErrConflict
+	CodeBodyTooLarge       Code = "body_too_large"      // ErrTooLarge
+	CodeUnsupportedMedia   Code = "unsupported_media_type"
+	CodeRateLimited        Code = "rate_limited" // ErrRateLimited
+	CodeUnavailable        Code = "unavailable"  // ErrUnavailable
+	CodeInternal           Code = "internal"     // anything else: a bug of ours
+)
+
+// Error is a failure with a code and a message for people. It wraps one of
+// the kinds above.
+type Error struct {
+	Kind    error
+	Code    Code
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+func (e *Error) Unwrap() error { return e.Kind }
+
+// NewError returns an error of kind with code and message.
+func NewError(kind error, code Code, msg string) *Error {
+	return &Error{Kind: kind, Code: code, Message: msg}
+}
+
+// Invalid is an ErrInvalid with code and message.
+func Invalid(code Code, msg string) *Error { return NewError(ErrInvalid, code, msg) }
+
+// Errors that several places return alike.
+var (
+	ErrPostNotFound  = NewError(ErrNotFound, CodePostNotFound, "no such post")
+	ErrUserNotFound  = NewError(ErrNotFound, CodeUserNotFound, "no such user")
+	ErrNotLoggedIn   = NewError(ErrUnauthorized, CodeUnauthorized, "not logged in")
+	ErrBadCredential = NewError(ErrUnauthorized, CodeInvalidCredentials, "wrong username or password")
+	ErrUsernameTaken = NewError(ErrConflict, CodeUsernameTaken, "that username is taken")
+	ErrFollowSelf    = NewError(ErrInvalid, CodeCannotFollowSelf, "you cannot follow or unfollow yourself")
+	ErrNotAuthor     = NewError(ErrForbidden, CodeNotAuthor, "only the author can delete a message")
+	ErrInProgress    = NewError(ErrConflict, CodeRequestInProgress, "a request with this Idempotency-Key is still being handled")
+)
+
+// Limit is a rate: at most N requests per Per.
+type Limit struct {
+	N   int
+	Per time.Duration
+}
+
+// RateLimitError says a caller must wait RetryAfter before trying again.
+type RateLimitError struct{ RetryAfter time.Duration }
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("too many requests; try again in %s", e.RetryAfter.Round(time.Second))
+}
+func (e *RateLimitError) Unwrap() error { return ErrRateLimited }

@@ -1,0 +1,82 @@
+package redisdb
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func init() {
+	// go-redis logs every failed dial on its own; its errors reach our logs
+	// through the calls that fail, so keep its own logger for debugging.
+	redis.SetLogger(redisLogger{})
+}
+
+// redisLogger sends go-redis's internal messages to slog at debug level.
+type redisLogger struct{}
+
+func (redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	slog.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
+}
+
+// Timeouts of the connection: short enough that the API answers 503 rather
+// than hangs while Redis is unreachable.
+const (
+	dialTimeout = 2 * time.Second
+	ioTimeout   = 2 * time.Second
+	poolTimeout = 3 * time.Second
+)
+
+// CheckURL tells whether url is a Redis URL this package can open.
+func CheckURL(url string) error {
+	_, err := redis.ParseURL(url)
+	return err
+}
+
+// Open connects a Store to the Redis at url (redis:// or rediss://). caFile,
+// if set, is a PEM file of the CAs trusted for rediss://. No command is sent
+// yet: Ping tells whether Redis answers.
+func Open(url, caFile string, opt Options) (*Store, error) {
+	ro, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("invalid REDIS_URL: %w", err)
+	}
+	ro.DialTimeout = dialTimeout
+	ro.ReadTimeout = ioTimeout
+	ro.WriteTimeout = ioTimeout
+	ro.PoolTimeout = poolTimeout
+	ro.MaxRetries = 1
+	if caFile != "" {
+		if ro.TLSConfig == nil {
+			return nil, errors.New("MICROBLOG_REDIS_CA is set but REDIS_URL is not rediss://")
+		}
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("invalid MICROBLOG_REDIS_CA: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("invalid MICROBLOG_REDIS_CA %s: no PEM certificates in it", caFile)
+		}
+		ro.TLSConfig = &tls.Config{RootCAs: pool, ServerName: ro.TLSConfig.ServerName, MinVersion: tls.VersionTLS12}
+	}
+	s := New(redis.NewClient(ro), opt)
+	s.owned = true
+	return s, nil
+}
+
+// Close closes the connection of a Store made by Open; a Store made by New
+// leaves its client to the caller.
+func (s *Store) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.rdb.Close()
+}

@@ -1,0 +1,234 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// IdempotencyTTL is how long an Idempotency-Key is remembered.
+const IdempotencyTTL = 24 * time.Hour
+
+// draft is a message on its way into Redis, as the steps of Create pass it on.
+type draft struct {
+	np      store.NewPost
+	orig    *store.Post // the original a repost passes on, or nil
+	parent  *store.Post // the message a comment answers, or nil
+	idemKey string      // the claimed idempotency key, or empty
+	post    store.Post  // what the message will read as
+}
+
+// Create writes a post, repost or comment in named steps: check it, resolve
+// what it points at, claim its id (and idempotency key), write the message's
+// own keys, index it, and fan it out with its live event last.
+func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error) {
+	if err := np.Check(); err != nil {
+		return store.Post{}, err
+	}
+	d := &draft{np: np}
+	if err := s.resolveTargets(ctx, d); err != nil {
+		return store.Post{}, err
+	}
+	first, err := s.claim(ctx, d)
+	if err != nil || first != nil {
+		if first != nil {
+			return *first, nil
+		}
+		return store.Post{}, err
+	}
+	if err := s.write(ctx, d); err != nil {
+		return store.Post{}, err
+	}
+	return d.post, nil
+}
+
+// resolveTargets loads the original of a repost (the original of a repost
+// of a repost) and the parent of a comment.
+func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
+	if d.np.RepostOf != 0 {
+		o, err := s.Post(ctx, d.np.RepostOf)
+		if err != nil {
+			return err
+		}
+		if o.Kind != store.KindPost {
+			return store.Invalid(store.CodeInvalidRepost, "only posts can be reposted, not comments")
+		}
+		orig := &o
+		if o.RepostOf != nil {
+			if o.RepostOf.Deleted {
+				return store.ErrPostNotFound
+			}
+			orig = o.RepostOf
+		}
+		orig.RepostOf = nil
+		orig.RepostsCount++ // as it will be once this repost is indexed
+		d.orig = orig
+	}
+	if d.np.Parent != 0 {
+		parent, err := s.message(ctx, d.np.Parent)
+		if err != nil {
+			return err
+		}
+		d.parent = parent
+	}
+	return nil
+}
+
+// claim takes the author's name, the idempotency key and a new id in one
+// round trip, and fills in d.post. When another request already holds the
+// key, it returns that request's post instead. An id drawn for a request
+// that then stops is simply never used.
+func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
+	np := d.np
+	var name *redis.StringCmd
+	var claimed *redis.BoolCmd
+	var next *redis.IntCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		name = pl.HGet(ctx, s.keys.user(np.Author), fieldUsername)
+		if np.IdempotencyKey != "" {
+			d.idemKey = s.keys.idempotency(np.Author, store.TokenHash(np.IdempotencyKey))
+			claimed = pl.SetNX(ctx, d.idemKey, 0, IdempotencyTTL)
+		}
+		next = pl.Incr(ctx, s.keys.lastPostID())
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, s.wrap("create post", err)
+	}
+	if name.Val() == "" {
+		if claimed != nil && claimed.Val() {
+			s.release(ctx, d)
+		}
+		return nil, store.ErrUserNotFound
+	}
+	if claimed != nil && !claimed.Val() {
+		p, err := s.firstResult(ctx, d.idemKey)
+		return &p, err
+	}
+	d.post = store.Post{ID: next.Val(), Kind: store.KindPost,
+		Author:  store.Author{ID: np.Author, Username: name.Val()},
+		Content: np.Content, CreatedAt: store.Time(s.now()), RepostOf: d.orig}
+	if d.parent != nil {
+		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID
+	}
+	return nil, nil
+}
+
+// release gives up the idempotency key of a request that failed, so that a
+// retry may try again.
+func (s *Store) release(ctx context.Context, d *draft) {
+	if d.idemKey != "" {
+		s.rdb.Del(context.WithoutCancel(ctx), d.idemKey)
+	}
+}
+
+// firstResult answers a request whose Idempotency-Key an earlier request
+// already took: with that request's post, or 409 while it is still running.
+func (s *Store) firstResult(ctx context.Context, idemKey string) (store.Post, error) {
+	mid, err := s.rdb.Get(ctx, idemKey).Int64()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return store.Post{}, s.wrap("idempotency", err)
+	}
+	if mid == 0 {
+		return store.Post{}, store.ErrInProgress
+	}
+	return s.Post(ctx, mid)
+}
+
+// write stores the claimed message: its own keys first, then its indexes,
+// then the fan-out, whose last pipeline records the idempotency result and
+// publishes the live event after everything it announces is written.
+func (s *Store) write(ctx context.Context, d *draft) error {
+	err := s.writeMessage(ctx, d)
+	var firstFans []string
+	if err == nil {
+		firstFans, err = s.index(ctx, d)
+	}
+	if err == nil && d.parent == nil {
+		// The push model: the post goes into every fan's home timeline.
+		z := redis.Z{Score: float64(d.post.ID), Member: d.post.ID}
+		err = s.eachFanBatch(ctx, "fan out", d.np.Author, firstFans, func(pl redis.Pipeliner, fan int64) {
+			s.queueHomeAdd(ctx, pl, fan, z)
+		}, func(pl redis.Pipeliner) { s.queueFinish(ctx, pl, d) })
+	}
+	if err != nil {
+		s.release(ctx, d)
+	}
+	return err
+}
+
+// writeMessage writes the message's own keys (B, D, E) in one transaction,
+// before any index points at them.
+func (s *Store) writeMessage(ctx context.Context, d *draft) error {
+	p := d.post
+	h := messageHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
+		Time: int64(p.CreatedAt), Kind: p.Kind}
+	if d.orig != nil {
+		h.RepostOf = id(d.orig.ID)
+	}
+	if d.parent != nil {
+		h.Parent = id(d.parent.ID)
+	}
+	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
+		t.HSet(ctx, s.keys.message(p.ID), h)
+		t.Set(ctx, s.keys.publicTime(p.ID), int64(p.CreatedAt), 0)
+		t.Set(ctx, s.keys.author(p.ID), p.Author.ID, 0)
+		return nil
+	})
+	return s.wrap("create post", err)
+}
+
+// index writes the indexes that point at the message: a comment's entry in
+// its parent's C set (and, as it has no fan-out, its finish); a post's F, the
+// author's own G, the public timeline and counters, reading the first batch
+// of fans in the same round trip.
+func (s *Store) index(ctx context.Context, d *draft) (firstFans []string, err error) {
+	mid, author := d.post.ID, d.np.Author
+	z := redis.Z{Score: float64(mid), Member: mid}
+	var fans *redis.StringSliceCmd
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		if d.parent != nil {
+			pl.ZAdd(ctx, s.keys.comments(d.parent.ID), z)
+			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.parent.ID)}, fieldComments, 1)
+			s.queueFinish(ctx, pl, d)
+			return nil
+		}
+		pl.ZAdd(ctx, s.keys.userPosts(author), z)
+		pl.HIncrBy(ctx, s.keys.user(author), fieldPosts, 1)
+		s.queueHomeAdd(ctx, pl, author, z)
+		pl.ZAdd(ctx, s.keys.publicTimeline(), z)
+		pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))
+		if d.orig != nil {
+			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.orig.ID)}, fieldReposts, 1)
+		}
+		fans = pl.ZRange(ctx, s.keys.fans(author), 0, fanOutBatch-1)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, s.wrap("index post", err)
+	}
+	if fans == nil {
+		return nil, nil
+	}
+	return fans.Val(), nil
+}
+
+// queueFinish queues what must follow every other write of the message: the
+// idempotency result and the live event (a post to its author's channel, a
+// comment to the parent's author unless they wrote it themselves).
+func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
+	p := d.post
+	if d.idemKey != "" {
+		pl.Set(ctx, d.idemKey, p.ID, IdempotencyTTL)
+	}
+	switch {
+	case d.parent == nil:
+		s.queuePublish(ctx, pl, s.keys.AuthorChannel(p.Author.ID), store.EventPost, p)
+	case d.parent.Author.ID != p.Author.ID:
+		s.queuePublish(ctx, pl, s.keys.NotifyChannel(d.parent.Author.ID), store.EventComment, p)
+	}
+}

@@ -1,0 +1,58 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// Delete removes a message of uid's (a post, repost or comment) and its index
+// entries, and tells live readers. Only the author may delete.
+func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
+	m, err := s.message(ctx, mid)
+	if err != nil {
+		return err
+	}
+	if m.Author.ID != uid {
+		return store.ErrNotAuthor
+	}
+	// The message itself goes first: from then on, readers skip its index
+	// entries. Of two concurrent deletes, only the one that removed the hash
+	// goes on to fix counters.
+	n, err := s.rdb.Del(ctx, s.keys.message(mid)).Result()
+	if err != nil {
+		return s.wrap("delete post", err)
+	}
+	if n == 0 {
+		return store.ErrPostNotFound
+	}
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.Del(ctx, s.keys.publicTime(mid), s.keys.author(mid))
+		pl.Del(ctx, s.keys.comments(mid))
+		if m.ParentID != nil {
+			pl.ZRem(ctx, s.keys.comments(*m.ParentID), mid)
+			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(*m.ParentID)}, fieldComments, -1)
+			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
+			return nil
+		}
+		pl.ZRem(ctx, s.keys.userPosts(uid), mid)
+		pl.HIncrBy(ctx, s.keys.user(uid), fieldPosts, -1)
+		pl.ZRem(ctx, s.keys.home(uid), mid)
+		pl.ZRem(ctx, s.keys.publicTimeline(), mid)
+		if m.RepostOf != nil {
+			// A no-op when the original is gone too.
+			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(m.RepostOf.ID)}, fieldReposts, -1)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return s.wrap("delete post: indexes", err)
+	}
+	if m.ParentID != nil {
+		return nil
+	}
+	return s.unFanOut(ctx, uid, mid)
+}

@@ -1,0 +1,83 @@
+package redisdb
+
+import (
+	"strconv"
+
+	"microblog/store"
+)
+
+// The hashes' field names live here and nowhere else: messageHash and
+// userHash name every field in their tags (go-redis writes a struct with
+// HSET and reads one back with Scan), and the counters that are bumped on
+// their own have a constant each.
+
+// messageHash is the B:<mid> hash of one message.
+type messageHash struct {
+	Content  string `redis:"content"`
+	Author   int64  `redis:"author"`
+	Username string `redis:"username"` // a copy of the author's name, for speed
+	Time     int64  `redis:"time"`     // unix ms
+	Kind     string `redis:"kind"`     // store.KindPost or store.KindComment
+	RepostOf string `redis:"repost_of"`
+	Parent   string `redis:"parent"`
+	Comments int64  `redis:"comments_count"`
+	Reposts  int64  `redis:"reposts_count"`
+}
+
+// Counters of messageHash, bumped with HINCRBY.
+const (
+	fieldComments = "comments_count"
+	fieldReposts  = "reposts_count"
+)
+
+// messageFields are messageHash's fields, in the order HMGET asks for them.
+var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts}
+
+// post is the message as the contract shows it; RepostOf holds only the
+// original's id, which readers fill in.
+func (m *messageHash) post(mid int64) *store.Post {
+	p := &store.Post{ID: mid, Kind: m.Kind, Content: m.Content,
+		Author:    store.Author{ID: m.Author, Username: m.Username},
+		CreatedAt: store.Time(m.Time), CommentsCount: m.Comments, RepostsCount: m.Reposts}
+	if r := parseID(m.RepostOf); r != 0 {
+		p.RepostOf = &store.Post{ID: r}
+	}
+	if par := parseID(m.Parent); par != 0 {
+		p.ParentID = &par
+	}
+	return p
+}
+
+// userHash is the user:userid:<uid> hash of one user.
+type userHash struct {
+	Username string `redis:"username"`
+	Password string `redis:"password"` // bcrypt
+	Created  int64  `redis:"created"`  // unix ms
+	Bio      string `redis:"bio"`
+	Posts    int64  `redis:"posts_count"`
+}
+
+// Fields of userHash read or written on their own.
+const (
+	fieldUsername = "username"
+	fieldPassword = "password"
+	fieldBio      = "bio"
+	fieldPosts    = "posts_count"
+)
+
+// userFields are the fields of userHash a profile shows, in HMGET order.
+var userFields = []string{fieldUsername, fieldBio, "created", fieldPosts}
+
+// parseID reads an id field; empty or malformed is 0.
+func parseID(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+// idString writes an id field, 0 as empty.
+func idString(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return id(n)
+}

@@ -1,0 +1,113 @@
+// Package redisdb is the microblog's store on Redis: the paper's A–G key
+// families, accounts and sessions, follows, messages and timelines, rate
+// limits, the live events published when they change and the per-process
+// Subscriber that reads them. It implements the interfaces of package store
+// and is the only package besides tests that speaks to Redis.
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/crypto/bcrypt"
+
+	"microblog/store"
+)
+
+// Options tune a Store. The zero value is usable.
+type Options struct {
+	// Prefix is put in front of every key and channel (empty by default).
+	Prefix string
+	// BcryptCost is the work factor of password hashes (default bcrypt.DefaultCost).
+	BcryptCost int
+	// SessionTTL is how long an unused session lives; each use slides it (default 30 days).
+	SessionTTL time.Duration
+	// HotWindow is how many message ids each home timeline keeps (default 1000).
+	HotWindow int
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+// Store reads and writes the microblog's data in Redis.
+type Store struct {
+	rdb  redis.UniversalClient
+	keys Keys
+	opt  Options
+	// owned says the store made rdb itself (Open) and closes it.
+	owned bool
+	// dummyHash is compared against when a login names no user, so that a
+	// wrong name and a wrong password take the same time.
+	dummyHash []byte
+}
+
+// New returns a Store over rdb.
+func New(rdb redis.UniversalClient, opt Options) *Store {
+	if opt.BcryptCost == 0 {
+		opt.BcryptCost = bcrypt.DefaultCost
+	}
+	if opt.SessionTTL == 0 {
+		opt.SessionTTL = 30 * 24 * time.Hour
+	}
+	if opt.HotWindow == 0 {
+		opt.HotWindow = 1000
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
+	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix}, opt: opt, dummyHash: dummy}
+}
+
+// Keys returns the key and channel builders, for the live feed's subscriber.
+func (s *Store) Keys() Keys { return s.keys }
+
+// Ping tells whether Redis answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.wrap("ping", s.rdb.Ping(ctx).Err())
+}
+
+func (s *Store) now() int64 { return s.opt.Now().UnixMilli() }
+
+// wrap gives err the operation's name and, when Redis could not be reached,
+// ErrUnavailable, so that callers can answer 503 instead of 500.
+func (s *Store) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *store.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	if isUnavailable(err) {
+		return fmt.Errorf("redisdb: %s: %w: %w", op, store.ErrUnavailable, err)
+	}
+	return fmt.Errorf("redisdb: %s: %w", op, err)
+}
+
+// isUnavailable tells whether err means Redis could not be reached or is not
+// ready to serve (down, restarting, loading its data, too slow).
+func isUnavailable(err error) bool {
+	var netErr net.Error
+	switch {
+	case errors.As(err, &netErr),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrClosed),
+		errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	msg := err.Error()
+	for _, p := range []string{"LOADING", "MASTERDOWN", "connection refused", "i/o timeout", "use of closed network connection", "NOAUTH", "WRONGPASS"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
