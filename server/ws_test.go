@@ -219,10 +219,13 @@ func TestWSSubscriberKilled(t *testing.T) {
 }
 
 // TestWSRedisRestart: Redis restarts mid-stream; the fan misses nothing
-// that was stored and sees nothing twice.
+// that was stored and sees nothing twice. Some posts are made while Redis
+// counts no subscriber on the star's channel, so their live event is surely
+// lost: they can only arrive through the hub's catch-up, which the metrics
+// must show.
 func TestWSRedisRestart(t *testing.T) {
 	ts := newTestServer(t)
-	starTok, _ := ts.register(t, "star")
+	starTok, starID := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
 	ts.follow(t, fanTok, "star", true)
 	ws := ts.dialWS(t, fanTok, "")
@@ -231,22 +234,46 @@ func TestWSRedisRestart(t *testing.T) {
 	before := []int64{ts.newPost(t, starTok, "before")}
 	c.waitFor(before, 2*time.Second)
 
-	ts.Redis.Restart()
-	// Posted at once, most likely before the hub has resubscribed: these
-	// can only arrive through the catch-up.
-	var after []int64
-	deadline := time.Now().Add(5 * time.Second)
-	for len(after) < 5 && time.Now().Before(deadline) {
-		status, body := ts.call(t, "POST", "/api/v1/posts", starTok, map[string]string{"content": "after restart"})
-		if status == http.StatusCreated {
+	channel := "author:" + strconv.FormatInt(starID, 10)
+	rdb := ts.Redis.Client()
+	unheard := func() bool { // nobody in Redis listens to the star's channel
+		n, err := rdb.PubSubNumSub(context.Background(), channel).Result()
+		return err == nil && n[channel] == 0
+	}
+	var after, lost []int64
+	for attempt := 0; attempt < 3 && len(lost) == 0; attempt++ {
+		// Down long enough for the subscriber's reconnection back-off to
+		// grow past the time the first posts after the restart take.
+		ts.Redis.RestartAfter(1500 * time.Millisecond)
+		deadline := time.Now().Add(5 * time.Second)
+		for len(after) < 5*(attempt+1) && time.Now().Before(deadline) {
+			silent := unheard()
+			status, body := ts.call(t, "POST", "/api/v1/posts", starTok, map[string]string{"content": "after restart"})
+			if status == http.StatusServiceUnavailable {
+				continue
+			}
+			if status != http.StatusCreated {
+				t.Fatalf("post after restart: %d %s", status, body)
+			}
 			var p struct{ ID int64 }
 			mustDecode(t, body, &p)
 			after = append(after, p.ID)
-		} else if status != http.StatusServiceUnavailable {
-			t.Fatalf("post after restart: %d %s", status, body)
+			if silent && unheard() {
+				lost = append(lost, p.ID)
+			}
 		}
 	}
+	if len(lost) == 0 {
+		t.Fatal("no post was made while the subscriber was away; the test proved nothing")
+	}
 	c.waitFor(append(before, after...), 5*time.Second)
+	if n := metric(t, ts, "microblog_live_subscriber_gaps_total"); n < 1 {
+		t.Errorf("the hub noticed %v gaps, want at least 1", n)
+	}
+	if n := metric(t, ts, "microblog_live_posts_replayed_total"); n < float64(len(lost)) {
+		t.Errorf("the catch-up replayed %v posts, but %d were published to nobody", n, len(lost))
+	}
+	t.Logf("%d posts after the restart, %d of them published while nobody listened", len(after), len(lost))
 }
 
 // TestWSCrossProcess: two server processes on one Redis; a fan connected to
@@ -306,13 +333,23 @@ func TestWSSlowClient(t *testing.T) {
 
 // slowClosed reads the server's metrics for a 4008 close.
 func slowClosed(t testing.TB, ts *testServer) bool {
+	return metric(t, ts, "microblog_live_slow_closed_total") > 0
+}
+
+// metric reads one unlabelled value from the server's /metrics (0 if absent).
+func metric(t testing.TB, ts *testServer, name string) float64 {
+	t.Helper()
 	_, body := ts.call(t, "GET", "/metrics", "", nil)
 	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, "microblog_live_slow_closed_total "); ok {
-			return v != "0"
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("metric %s: %v", line, err)
+			}
+			return f
 		}
 	}
-	return false
+	return 0
 }
 
 func TestWSLogoutClosesWith4001(t *testing.T) {

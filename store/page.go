@@ -37,7 +37,7 @@ func ParsePageQuery(limit, cursor, after string) (PageQuery, error) {
 	if limit != "" {
 		n, err := strconv.Atoi(limit)
 		if err != nil || n < 1 || n > MaxLimit {
-			return q, Invalid(CodeInvalidLimit, "limit must be a number from 1 to 100")
+			return q, Invalid(CodeInvalidLimit, fmt.Sprintf("limit must be a number from 1 to %d", MaxLimit))
 		}
 		q.Limit = n
 	}

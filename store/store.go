@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 )
 
 // Accounts are users, passwords and sessions.
@@ -103,7 +104,7 @@ func (np NewPost) Check() error {
 		return ErrPostNotFound
 	}
 	if len(np.IdempotencyKey) > MaxIdemKeyLen {
-		return Invalid(CodeInvalidIdemKey, "Idempotency-Key must be at most 255 characters")
+		return Invalid(CodeInvalidIdemKey, fmt.Sprintf("Idempotency-Key must be at most %d characters", MaxIdemKeyLen))
 	}
 	return nil
 }

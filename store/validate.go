@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -28,7 +29,7 @@ func NormalizeUsername(name string) (display, lower string, err error) {
 	name = norm.NFC.String(name)
 	n := utf8.RuneCountInString(name)
 	if n < MinUsername || n > MaxUsername {
-		return "", "", Invalid(CodeInvalidUsername, "username must be 2 to 30 characters long")
+		return "", "", Invalid(CodeInvalidUsername, fmt.Sprintf("username must be %d to %d characters long", MinUsername, MaxUsername))
 	}
 	for _, r := range name {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
@@ -48,7 +49,7 @@ func LookupName(name string) (string, bool) {
 // CheckPassword checks a new password's length.
 func CheckPassword(pw string) error {
 	if len(pw) < MinPassword || len(pw) > MaxPassword {
-		return Invalid(CodeInvalidPassword, "password must be 8 to 128 bytes long")
+		return Invalid(CodeInvalidPassword, fmt.Sprintf("password must be %d to %d bytes long", MinPassword, MaxPassword))
 	}
 	return nil
 }
@@ -63,7 +64,7 @@ func CheckContent(content string, allowEmpty bool) error {
 		return Invalid(CodeInvalidContent, "content may not contain NUL characters")
 	}
 	if utf8.RuneCountInString(content) > MaxContent {
-		return Invalid(CodeContentTooLong, "content must be at most 280 characters")
+		return Invalid(CodeContentTooLong, fmt.Sprintf("content must be at most %d characters", MaxContent))
 	}
 	if !allowEmpty && strings.TrimSpace(content) == "" {
 		return Invalid(CodeContentEmpty, "content must not be empty or only white space")
@@ -77,7 +78,7 @@ func CheckBio(bio string) error {
 		return Invalid(CodeInvalidBio, "bio is not valid UTF-8 text")
 	}
 	if utf8.RuneCountInString(bio) > MaxBio {
-		return Invalid(CodeBioTooLong, "bio must be at most 160 characters")
+		return Invalid(CodeBioTooLong, fmt.Sprintf("bio must be at most %d characters", MaxBio))
 	}
 	return nil
 }

@@ -112,9 +112,14 @@ func (r *Redis) Stop() {
 
 // Restart stops the server and starts it again on the same port and data,
 // as an operator restarting Redis would.
-func (r *Redis) Restart() {
+func (r *Redis) Restart() { r.RestartAfter(0) }
+
+// RestartAfter is Restart with the server down for d in between, long enough
+// for clients that back off between reconnections to back off further.
+func (r *Redis) RestartAfter(d time.Duration) {
 	r.t.Helper()
 	r.Stop()
+	time.Sleep(d)
 	r.start()
 }
 
