@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,37 +25,19 @@ type liveConfig struct {
 // naming the variable.
 func loadLiveConfig(getenv func(string) string) (liveConfig, error) {
 	lc := liveConfig{Queue: 256, ReplayMax: 200, Linger: 5 * time.Second, PongWait: 60 * time.Second, WriteWait: 10 * time.Second}
-	ints := []struct {
-		name string
-		dst  *int
-		min  int
-	}{{"MICROBLOG_WS_QUEUE", &lc.Queue, 1}, {"MICROBLOG_WS_REPLAY_MAX", &lc.ReplayMax, 1}}
-	for _, v := range ints {
-		if s := getenv(v.name); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < v.min || n > 1<<20 {
-				return liveConfig{}, fmt.Errorf("invalid %s %q: want a whole number from %d to %d", v.name, s, v.min, 1<<20)
-			}
-			*v.dst = n
-		}
+	err := readEnvInts(getenv, []envInt{
+		{"MICROBLOG_WS_QUEUE", &lc.Queue, 1, 1 << 20},
+		{"MICROBLOG_WS_REPLAY_MAX", &lc.ReplayMax, 1, 1 << 20},
+	})
+	if err == nil {
+		err = readEnvDurations(getenv, []envDuration{
+			{"MICROBLOG_WS_LINGER", &lc.Linger, 0},
+			{"MICROBLOG_WS_PONG_WAIT", &lc.PongWait, time.Second},
+			{"MICROBLOG_WS_WRITE_WAIT", &lc.WriteWait, 100 * time.Millisecond},
+		})
 	}
-	durations := []struct {
-		name string
-		dst  *time.Duration
-		min  time.Duration
-	}{
-		{"MICROBLOG_WS_LINGER", &lc.Linger, 0},
-		{"MICROBLOG_WS_PONG_WAIT", &lc.PongWait, time.Second},
-		{"MICROBLOG_WS_WRITE_WAIT", &lc.WriteWait, 100 * time.Millisecond},
-	}
-	for _, v := range durations {
-		if s := getenv(v.name); s != "" {
-			d, err := time.ParseDuration(s)
-			if err != nil || d < v.min {
-				return liveConfig{}, fmt.Errorf("invalid %s %q: want a duration of at least %s, such as 5s", v.name, s, v.min)
-			}
-			*v.dst = d
-		}
+	if err != nil {
+		return liveConfig{}, err
 	}
 	return lc, nil
 }

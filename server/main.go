@@ -43,22 +43,42 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	tcfg, err := loadTimelineConfig(getenv)
+	if err != nil {
+		return err
+	}
 	logger := slog.New(newLogHandler(stderr, cfg))
 
-	st, err := redisdb.Open(cfg.RedisURL, cfg.RedisCAFile,
-		redisdb.Options{Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL})
+	// Each run has its own metrics registry, so that tests may run several servers in one process.
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	st, err := redisdb.Open(cfg.RedisURL, cfg.RedisCAFile, redisdb.Options{
+		Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL,
+		CelebrityFans: tcfg.CelebrityFans, InactiveAfter: tcfg.InactiveAfter, Metrics: redisdb.NewMetrics(reg),
+	})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	st.RegisterQueueMetrics(reg)
 	if err := st.Ping(ctx); err != nil {
 		// Not fatal: /readyz says 503 and the API answers 503 until Redis is back.
 		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)
 	}
 
-	// Each run has its own metrics registry, so that tests may run several servers in one process.
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	fanOutCtx, stopFanOut := context.WithCancel(context.Background())
+	fanOutDone := make(chan struct{})
+	go func() {
+		defer close(fanOutDone)
+		st.RunFanOut(fanOutCtx, redisdb.WorkerOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
+			BatchDelay: tcfg.BatchDelay, Logger: logger})
+	}()
+	defer func() {
+		// A job cut short stays pending and is taken over by another process.
+		stopFanOut()
+		<-fanOutDone
+	}()
 
 	srv := newServer(cfg, st, logger, reg)
 	lv := startLive(lcfg, st, logger, reg)

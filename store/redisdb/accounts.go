@@ -68,6 +68,10 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 	if err != nil {
 		return store.User{}, "", err
 	}
+	// Seen from now on: pushes reach the new user until it stays away.
+	if _, err := s.touch(ctx, uid); err != nil {
+		return store.User{}, "", err
+	}
 	f := false
 	return store.User{ID: uid, Username: name, CreatedAt: store.Time(created), Following: &f}, token, nil
 }

@@ -19,12 +19,14 @@ type draft struct {
 	orig    *store.Post // the original a repost passes on, or nil
 	parent  *store.Post // the message a comment answers, or nil
 	idemKey string      // the claimed idempotency key, or empty
+	pulled  bool        // its author was a celebrity when claimed: no push job
 	post    store.Post  // what the message will read as
 }
 
 // Create writes a post, repost or comment in named steps: check it, resolve
 // what it points at, claim its id (and idempotency key), write the message's
-// own keys, index it, and fan it out with its live event last.
+// own keys, then index it, queue its fan-out and publish its live event. The
+// fan-out into the fans' home timelines runs off the request path.
 func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error) {
 	if err := np.Check(); err != nil {
 		return store.Post{}, err
@@ -78,17 +80,18 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 	return nil
 }
 
-// claim takes the author's name, the idempotency key and a new id in one
-// round trip, and fills in d.post. When another request already holds the
+// claim takes the author's name and fan-out mode, the idempotency key and a
+// new id in one round trip (the mode before the id: see promote), and fills
+// in d.post. When another request already holds the
 // key, it returns that request's post instead. An id drawn for a request
 // that then stops is simply never used.
 func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	np := d.np
-	var name *redis.StringCmd
+	var author *redis.SliceCmd
 	var claimed *redis.BoolCmd
 	var next *redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		name = pl.HGet(ctx, s.keys.user(np.Author), fieldUsername)
+		author = pl.HMGet(ctx, s.keys.user(np.Author), fieldUsername, fieldFanOut)
 		if np.IdempotencyKey != "" {
 			d.idemKey = s.keys.idempotency(np.Author, store.TokenHash(np.IdempotencyKey))
 			claimed = pl.SetNX(ctx, d.idemKey, 0, IdempotencyTTL)
@@ -99,7 +102,9 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, s.wrap("create post", err)
 	}
-	if name.Val() == "" {
+	name, _ := author.Val()[0].(string)
+	mode, _ := author.Val()[1].(string)
+	if name == "" {
 		if claimed != nil && claimed.Val() {
 			s.release(ctx, d)
 		}
@@ -110,11 +115,12 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 		return &p, err
 	}
 	d.post = store.Post{ID: next.Val(), Kind: store.KindPost,
-		Author:  store.Author{ID: np.Author, Username: name.Val()},
+		Author:  store.Author{ID: np.Author, Username: name},
 		Content: np.Content, CreatedAt: store.Time(s.now()), RepostOf: d.orig}
 	if d.parent != nil {
 		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID
 	}
+	d.pulled = mode == modePull
 	return nil, nil
 }
 
@@ -140,20 +146,11 @@ func (s *Store) firstResult(ctx context.Context, idemKey string) (store.Post, er
 }
 
 // write stores the claimed message: its own keys first, then its indexes,
-// then the fan-out, whose last pipeline records the idempotency result and
-// publishes the live event after everything it announces is written.
+// its fan-out job and live event.
 func (s *Store) write(ctx context.Context, d *draft) error {
 	err := s.writeMessage(ctx, d)
-	var firstFans []string
 	if err == nil {
-		firstFans, err = s.index(ctx, d)
-	}
-	if err == nil && d.parent == nil {
-		// The push model: the post goes into every fan's home timeline.
-		z := redis.Z{Score: float64(d.post.ID), Member: d.post.ID}
-		err = s.eachFanBatch(ctx, "fan out", d.np.Author, firstFans, func(pl redis.Pipeliner, fan int64) {
-			s.queueHomeAdd(ctx, pl, fan, z)
-		}, func(pl redis.Pipeliner) { s.queueFinish(ctx, pl, d) })
+		err = s.index(ctx, d)
 	}
 	if err != nil {
 		s.release(ctx, d)
@@ -182,15 +179,19 @@ func (s *Store) writeMessage(ctx context.Context, d *draft) error {
 	return s.wrap("create post", err)
 }
 
-// index writes the indexes that point at the message: a comment's entry in
-// its parent's C set (and, as it has no fan-out, its finish); a post's F, the
-// author's own G, the public timeline and counters, reading the first batch
-// of fans in the same round trip.
-func (s *Store) index(ctx context.Context, d *draft) (firstFans []string, err error) {
+// index writes the indexes that point at the message in one round trip: a
+// comment's entry in its parent's C set; a post's F, the author's own G, the
+// public timeline, counters and its push job. Then come the idempotency
+// result and the live event, after everything they announce.
+//
+// A post claimed in pull mode queues no push, but reads the mode again
+// after writing F: if a demotion began in between, its backfill may have
+// read F too early, so the post pushes itself.
+func (s *Store) index(ctx context.Context, d *draft) error {
 	mid, author := d.post.ID, d.np.Author
 	z := redis.Z{Score: float64(mid), Member: mid}
-	var fans *redis.StringSliceCmd
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	var mode *redis.StringCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		if d.parent != nil {
 			pl.ZAdd(ctx, s.keys.comments(d.parent.ID), z)
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.parent.ID)}, fieldComments, 1)
@@ -205,16 +206,25 @@ func (s *Store) index(ctx context.Context, d *draft) (firstFans []string, err er
 		if d.orig != nil {
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.orig.ID)}, fieldReposts, 1)
 		}
-		fans = pl.ZRange(ctx, s.keys.fans(author), 0, fanOutBatch-1)
+		if d.pulled {
+			mode = pl.HGet(ctx, s.keys.user(author), fieldFanOut)
+		} else {
+			s.queueJob(ctx, pl, opPush, author, mid)
+		}
+		s.queueFinish(ctx, pl, d)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.wrap("index post", err)
+		return s.wrap("index post", err)
 	}
-	if fans == nil {
-		return nil, nil
+	if mode != nil && mode.Val() != modePull {
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			s.queueJob(ctx, pl, opPush, author, mid)
+			return nil
+		})
+		return s.wrap("index post", err)
 	}
-	return fans.Val(), nil
+	return nil
 }
 
 // queueFinish queues what must follow every other write of the message: the

@@ -10,7 +10,8 @@ import (
 )
 
 // Delete removes a message of uid's (a post, repost or comment) and its index
-// entries, and tells live readers. Only the author may delete.
+// entries, and tells live readers; a job takes it out of the fans' home
+// timelines (readers skip it from now on anyway). Only the author may delete.
 func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	m, err := s.message(ctx, mid)
 	if err != nil {
@@ -42,6 +43,8 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		pl.HIncrBy(ctx, s.keys.user(uid), fieldPosts, -1)
 		pl.ZRem(ctx, s.keys.home(uid), mid)
 		pl.ZRem(ctx, s.keys.publicTimeline(), mid)
+		s.queueJob(ctx, pl, opUnpush, uid, mid)
+		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(m.RepostOf.ID)}, fieldReposts, -1)
@@ -51,8 +54,5 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("delete post: indexes", err)
 	}
-	if m.ParentID != nil {
-		return nil
-	}
-	return s.unFanOut(ctx, uid, mid)
+	return nil
 }

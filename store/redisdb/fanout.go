@@ -2,11 +2,10 @@ package redisdb
 
 import (
 	"context"
+	"math"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
-
-	"microblog/store"
 )
 
 // queueHomeAdd adds a post to a home timeline and trims it to the hot window.
@@ -15,53 +14,110 @@ func (s *Store) queueHomeAdd(ctx context.Context, pl redis.Pipeliner, uid int64,
 	pl.ZRemRangeByRank(ctx, s.keys.home(uid), 0, int64(-s.opt.HotWindow-1))
 }
 
-// fanOutBatch is how many fans' home timelines one pipeline writes.
-const fanOutBatch = 500
+const (
+	// fanOutBatch is how many fans' home timelines one pipeline writes.
+	fanOutBatch = 500
+	// fanOutOverlap is how many fans each batch reads again of the one
+	// before: fans are walked by rank, and an unfollow during the walk
+	// shifts the ranks down. Pushes are idempotent, so reading a few twice
+	// costs nothing but time.
+	fanOutOverlap = 16
+)
 
-// unFanOut takes a deleted post out of the fans' home timelines, then
-// publishes the delete.
-func (s *Store) unFanOut(ctx context.Context, author, mid int64) error {
-	return s.eachFanBatch(ctx, "delete post: fans", author, nil, func(pl redis.Pipeliner, fan int64) {
-		pl.ZRem(ctx, s.keys.home(fan), mid)
-	}, func(pl redis.Pipeliner) {
-		s.queuePublish(ctx, pl, s.keys.AuthorChannel(author), store.EventDelete, store.DeleteData{ID: mid})
-	})
-}
-
-// eachFanBatch walks the author's fans fanOutBatch at a time, starting with
-// first when the caller has already read the first batch, and sends one
-// pipeline per batch of the commands write queues for each fan. last, if
-// set, queues commands at the end of the final pipeline.
-func (s *Store) eachFanBatch(ctx context.Context, op string, author int64, first []string,
-	write func(redis.Pipeliner, int64), last func(redis.Pipeliner)) error {
-	fans := first
-	for start := int64(0); ; start += fanOutBatch {
-		if start > 0 || fans == nil {
-			var err error
-			if fans, err = s.rdb.ZRange(ctx, s.keys.fans(author), start, start+fanOutBatch-1).Result(); err != nil {
-				return s.wrap(op, err)
+// walkFans calls batch with the author's fans, fanOutBatch at a time; an
+// error stops the walk.
+func (s *Store) walkFans(ctx context.Context, author int64, batch func(fans []int64) error) error {
+	for start := int64(0); ; {
+		ms, err := s.rdb.ZRange(ctx, s.keys.fans(author), start, start+fanOutBatch-1).Result()
+		if err != nil {
+			return s.wrap("read fans", err)
+		}
+		if len(ms) > 0 {
+			if err := batch(parseIDs(ms)); err != nil {
+				return err
 			}
 		}
-		final := len(fans) < fanOutBatch
-		if len(fans) == 0 && last == nil {
+		if len(ms) < fanOutBatch {
 			return nil
 		}
-		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			for _, f := range fans {
-				if fan, err := strconv.ParseInt(f, 10, 64); err == nil {
-					write(pl, fan)
+		start += fanOutBatch - fanOutOverlap
+	}
+}
+
+// push delivers post j.mid into the home timelines of j.author's fans that
+// were active when it was written (a fan never seen counts as active). Only
+// posts whose author was pushed when they were claimed get a push job, and
+// the job pushes even if the author has since become a celebrity: promote's
+// pull_from counts on it.
+func (s *Store) push(ctx context.Context, j job, alive func()) error {
+	return s.pushIDs(ctx, j.author, []int64{j.mid}, j.at, alive)
+}
+
+// pushIDs pushes mids into the home timelines of author's fans seen since
+// at−InactiveAfter (or never seen); with at 0, into every fan's.
+func (s *Store) pushIDs(ctx context.Context, author int64, mids []int64, at int64, alive func()) error {
+	zs := make([]redis.Z, len(mids))
+	for i, m := range mids {
+		zs[i] = redis.Z{Score: float64(m), Member: m}
+	}
+	cutoff := math.Inf(-1)
+	if at != 0 {
+		cutoff = float64(at - s.opt.InactiveAfter.Milliseconds())
+	}
+	return s.walkFans(ctx, author, func(fans []int64) error {
+		members := make([]string, len(fans))
+		for i, f := range fans {
+			members[i] = id(f)
+		}
+		seen, err := s.rdb.ZMScore(ctx, s.keys.lastSeen(), members...).Result()
+		if err != nil {
+			return s.wrap("fan out: last seen", err)
+		}
+		pushed := 0
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			for i, fan := range fans {
+				if seen[i] != 0 && seen[i] < cutoff {
+					continue // away: rebuilt by pulling when it comes back
 				}
-			}
-			if final && last != nil {
-				last(pl)
+				pl.ZAdd(ctx, s.keys.home(fan), zs...)
+				pl.ZRemRangeByRank(ctx, s.keys.home(fan), 0, int64(-s.opt.HotWindow-1))
+				pushed++
 			}
 			return nil
 		})
 		if err != nil {
-			return s.wrap(op, err)
+			return s.wrap("fan out", err)
 		}
-		if final {
+		s.opt.Metrics.pushes.Add(float64(pushed * len(mids)))
+		alive()
+		return nil
+	})
+}
+
+// unpush takes deleted post j.mid out of every fan's home timeline.
+func (s *Store) unpush(ctx context.Context, j job, alive func()) error {
+	return s.walkFans(ctx, j.author, func(fans []int64) error {
+		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			for _, fan := range fans {
+				pl.ZRem(ctx, s.keys.home(fan), j.mid)
+			}
 			return nil
+		})
+		if err != nil {
+			return s.wrap("delete post: fans", err)
+		}
+		s.opt.Metrics.pushes.Add(float64(len(fans)))
+		alive()
+		return nil
+	})
+}
+
+func parseIDs(ss []string) []int64 {
+	out := make([]int64, 0, len(ss))
+	for _, s := range ss {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			out = append(out, n)
 		}
 	}
+	return out
 }

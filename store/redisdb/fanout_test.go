@@ -1,83 +1,187 @@
 package redisdb
 
 import (
-	"context"
 	"fmt"
+	"slices"
 	"testing"
-
-	"golang.org/x/crypto/bcrypt"
+	"time"
 
 	"microblog/store"
-	"microblog/store/storetest"
 )
 
 // TestFanOutReachesEveryFan follows one star by more fans than one pipeline
-// batch holds, and checks a post reaches, and its delete leaves, every one.
+// batch holds, and checks the workers push a post into, and its delete takes
+// it out of, every fan's G set.
 func TestFanOutReachesEveryFan(t *testing.T) {
-	ctx := context.Background()
 	s := newTestStore(t)
-	star, _, err := s.Register(ctx, "star", "password123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const fans = fanOutBatch + 7
-	uids := make([]int64, fans)
+	star := s.user("star")
+	uids := make([]int64, fanOutBatch+7)
 	for i := range uids {
-		u, _, err := s.Register(ctx, fmt.Sprintf("fan%d", i), "password123")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Follow(ctx, u.ID, star.ID); err != nil {
-			t.Fatal(err)
-		}
-		uids[i] = u.ID
+		uids[i] = s.user(fmt.Sprintf("fan%d", i))
+		s.follow(uids[i], star)
 	}
-	p, err := s.Create(ctx, store.NewPost{Author: star.ID, Content: "to everyone"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := s.post(store.NewPost{Author: star, Content: "to everyone"})
+	s.settle()
 	missing := 0
 	for _, u := range uids {
-		if last, _ := s.LastID(ctx, u); last != p.ID {
+		if !s.inHome(u, p.ID) {
 			missing++
 		}
 	}
 	if missing > 0 {
-		t.Fatalf("%d of %d fans lack the post", missing, fans)
+		t.Fatalf("%d of %d fans lack the post", missing, len(uids))
 	}
-	if err := s.Delete(ctx, star.ID, p.ID); err != nil {
+	if err := s.Delete(s.ctx, star, p.ID); err != nil {
 		t.Fatal(err)
 	}
+	s.settle()
 	for _, u := range uids {
-		if last, _ := s.LastID(ctx, u); last != 0 {
-			t.Fatalf("fan %d still has post %d after the delete", u, last)
+		if s.inHome(u, p.ID) {
+			t.Fatalf("fan %d still has post %d after the delete", u, p.ID)
 		}
 	}
 }
 
 // TestHomeTimelineKeepsHotWindow checks G is trimmed to the newest HotWindow ids.
 func TestHomeTimelineKeepsHotWindow(t *testing.T) {
-	ctx := context.Background()
-	rdb := storetest.Start(t).Client()
-	s := New(rdb, Options{BcryptCost: bcrypt.MinCost, HotWindow: 10})
-	u, _, err := s.Register(ctx, "writer", "password123")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestStoreWith(t, Options{HotWindow: 10})
+	u := s.user("writer")
 	var last store.Post
 	for i := range 25 {
-		if last, err = s.Create(ctx, store.NewPost{Author: u.ID, Content: fmt.Sprint("post ", i)}); err != nil {
-			t.Fatal(err)
-		}
+		last = s.post(store.NewPost{Author: u, Content: fmt.Sprint("post ", i)})
 	}
-	if n := rdb.ZCard(ctx, s.keys.home(u.ID)).Val(); n != 10 {
+	if n := s.rdb.ZCard(s.ctx, s.keys.home(u)).Val(); n != 10 {
 		t.Fatalf("G holds %d ids, want 10", n)
 	}
-	if n := rdb.ZCard(ctx, s.keys.publicTimeline()).Val(); n != 10 {
+	if n := s.rdb.ZCard(s.ctx, s.keys.publicTimeline()).Val(); n != 10 {
 		t.Fatalf("global:timeline holds %d ids, want 10", n)
 	}
-	since, err := s.HomeSince(ctx, u.ID, last.ID-3, 100)
+	since, err := s.HomeSince(s.ctx, u, last.ID-3, 100)
 	if err != nil || len(since) != 3 || since[0].ID != last.ID-2 || since[2].ID != last.ID {
 		t.Fatalf("HomeSince = %v, %v; want the last 3, oldest first", since, err)
+	}
+}
+
+// TestCelebritiesArePulled: an author with CelebrityFans fans is not pushed;
+// its fans' home timelines merge its F set by id with their G, and paging
+// with the cursor has no gap and no duplicate.
+func TestCelebritiesArePulled(t *testing.T) {
+	s := newTestStoreWith(t, Options{CelebrityFans: 3})
+	celeb, plain := s.user("celeb"), s.user("plain")
+	fans := []int64{s.user("f1"), s.user("f2"), s.user("f3")}
+	for _, f := range fans {
+		s.follow(f, celeb)
+		s.follow(f, plain)
+	}
+	if ok, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), celeb).Result(); !ok {
+		t.Fatal("an author with 3 fans is not a celebrity at threshold 3")
+	}
+	var want []int64
+	for i := range 40 {
+		author := plain
+		if i%3 != 0 {
+			author = celeb
+		}
+		want = append(want, s.post(store.NewPost{Author: author, Content: fmt.Sprint(i)}).ID)
+	}
+	s.settle()
+	slices.Reverse(want)
+	for _, f := range fans {
+		if got := s.homeIDs(f); !slices.Equal(got, want) {
+			t.Fatalf("fan %d's home: %v, want %v", f, got, want)
+		}
+		for _, mid := range want {
+			if post, _ := s.Post(s.ctx, mid); post.Author.ID == celeb && s.inHome(f, mid) {
+				t.Fatalf("the celebrity's post %d was pushed into fan %d's G", mid, f)
+			}
+		}
+	}
+	since, err := s.HomeSince(s.ctx, fans[0], want[5], 100)
+	if err != nil || len(since) != 5 || since[4].ID != want[0] {
+		t.Fatalf("HomeSince after %d: %v, %v", want[5], ids(since), err)
+	}
+}
+
+// TestCrossingTheThresholdLosesNothing: fans come and go around the
+// threshold while the author posts; once the queue settles, every fan sees
+// every post of the author exactly once, and the mode matches the count.
+func TestCrossingTheThresholdLosesNothing(t *testing.T) {
+	s := newTestStoreWith(t, Options{CelebrityFans: 3})
+	star := s.user("star")
+	fans := []int64{s.user("f1"), s.user("f2"), s.user("f3"), s.user("f4")}
+	var posts []int64
+	write := func() { posts = append(posts, s.post(store.NewPost{Author: star, Content: "x"}).ID) }
+	s.follow(fans[0], star)
+	write()
+	s.follow(fans[1], star)
+	write()
+	s.follow(fans[2], star) // up: a celebrity
+	write()
+	write()
+	if err := s.Unfollow(s.ctx, fans[2], star); err != nil { // down
+		t.Fatal(err)
+	}
+	write()
+	s.follow(fans[3], star) // up again, perhaps while the backfill runs
+	write()
+	if err := s.Unfollow(s.ctx, fans[3], star); err != nil { // and down
+		t.Fatal(err)
+	}
+	write()
+	s.settle()
+	want := slices.Clone(posts)
+	slices.Reverse(want)
+	for _, f := range fans[:2] {
+		if got := s.homeIDs(f); !slices.Equal(got, want) {
+			t.Fatalf("fan %d sees %v, want %v", f, got, want)
+		}
+	}
+	mode, _ := s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result()
+	celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), star).Result()
+	if mode != "" || celeb {
+		t.Fatalf("with 2 fans the author is in mode %q (celebrity %v), want push", mode, celeb)
+	}
+	for _, f := range fans[:2] {
+		for _, mid := range posts {
+			if !s.inHome(f, mid) {
+				t.Fatalf("post %d is not in fan %d's G once the author is pushed again", mid, f)
+			}
+		}
+	}
+}
+
+// TestReturningUsersPull: a fan away longer than InactiveAfter gets no
+// pushes (its G untouched); when it comes back its home timeline is rebuilt
+// from its stars' F sets and equals that of a twin who never left.
+func TestReturningUsersPull(t *testing.T) {
+	clock := time.UnixMilli(1_800_000_000_000)
+	s := newTestStoreWith(t, Options{InactiveAfter: time.Hour, Now: func() time.Time { return clock }})
+	a, b := s.user("aa"), s.user("bb")
+	away, twin := s.user("away"), s.user("twin")
+	for _, f := range []int64{away, twin} {
+		s.follow(f, a)
+		s.follow(f, b)
+	}
+	s.post(store.NewPost{Author: a, Content: "before"})
+	s.homeIDs(away)
+	s.settle()
+	gBefore, _ := s.rdb.ZRange(s.ctx, s.keys.home(away), 0, -1).Result()
+
+	clock = clock.Add(2 * time.Hour) // away is away; twin keeps reading
+	s.homeIDs(twin)
+	for i := range 6 {
+		s.post(store.NewPost{Author: []int64{a, b}[i%2], Content: fmt.Sprint("while away ", i)})
+	}
+	s.settle()
+	if gNow, _ := s.rdb.ZRange(s.ctx, s.keys.home(away), 0, -1).Result(); !slices.Equal(gNow, gBefore) {
+		t.Fatalf("pushes reached a user away for 2h: G %v, was %v", gNow, gBefore)
+	}
+	if got, want := s.homeIDs(away), s.homeIDs(twin); !slices.Equal(got, want) || len(want) != 7 {
+		t.Fatalf("back after 2h: %v, the twin sees %v", got, want)
+	}
+	p := s.post(store.NewPost{Author: a, Content: "after the return"})
+	s.settle()
+	if !s.inHome(away, p.ID) {
+		t.Fatal("a returned user gets no pushes")
 	}
 }

@@ -11,8 +11,10 @@ import (
 )
 
 // Follow makes fan follow star (idempotent): the A sets on both sides, the
-// star's recent posts brought into the fan's home timeline, a follow event to
-// the star and a stars event to the fan's own live connections.
+// star's fan-out mode reconsidered, the star's recent posts brought into the
+// fan's home timeline (a celebrity's too: should it be demoted, its older
+// posts are not backfilled), a follow event to the star and a stars event to
+// the fan's own live connections.
 func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	if fan == star {
 		return store.ErrFollowSelf
@@ -30,6 +32,10 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	})
 	if err != nil {
 		return s.wrap("follow", err)
+	}
+	// Also on a repeated follow, to mend a change of mode cut short before.
+	if err := s.reconsider(ctx, star); err != nil {
+		return err
 	}
 	if added.Val() == 0 {
 		return nil
@@ -80,6 +86,9 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	})
 	if err != nil {
 		return s.wrap("unfollow", err)
+	}
+	if err := s.reconsider(ctx, star); err != nil {
+		return err
 	}
 	if removed.Val() == 0 {
 		return nil

@@ -57,12 +57,21 @@ type userHash struct {
 	Posts    int64  `redis:"posts_count"`
 }
 
-// Fields of userHash read or written on their own.
+// Fields of userHash read or written on their own, and the fields of the
+// hybrid timelines, kept in the same hash.
 const (
 	fieldUsername = "username"
 	fieldPassword = "password"
 	fieldBio      = "bio"
 	fieldPosts    = "posts_count"
+	// fieldFanOut is the author's fan-out mode: "" (push), modePull or modeDrain.
+	fieldFanOut = "fanout"
+	// fieldPullFrom is the last message id before the author's posts were
+	// pulled instead of pushed: a demotion backfills the newer ones.
+	fieldPullFrom = "pull_from"
+	// fieldLastPull is the lastpull mark: the last message id issued when the
+	// user was last seen. A returning user pulls its stars' newer posts.
+	fieldLastPull = "lastpull"
 )
 
 // userFields are the fields of userHash a profile shows, in HMGET order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -19,9 +20,64 @@ type testStore struct {
 	ctx context.Context
 }
 
-func newTestStore(t *testing.T) testStore {
+func newTestStore(t *testing.T) testStore { return newTestStoreWith(t, Options{}) }
+
+// newTestStoreWith is newTestStore with options; its fan-out workers run
+// until the test ends.
+func newTestStoreWith(t *testing.T, opt Options) testStore {
 	t.Helper()
-	return testStore{Store: New(storetest.Start(t).Client(), Options{BcryptCost: bcrypt.MinCost}), t: t, ctx: context.Background()}
+	opt.BcryptCost = bcrypt.MinCost
+	s := testStore{Store: New(storetest.Start(t).Client(), opt), t: t, ctx: context.Background()}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.RunFanOut(ctx, WorkerOptions{ClaimIdle: time.Second}) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return s
+}
+
+// settle waits until the fan-out queue is empty: every job is done.
+func (s testStore) settle() {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := s.rdb.XLen(s.ctx, s.keys.fanOutQueue()).Result()
+		if err == nil && n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("fan-out queue still holds %d jobs (%v)", n, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// inHome tells whether mid is in uid's G set (pushed), not merely shown.
+func (s testStore) inHome(uid, mid int64) bool {
+	_, err := s.rdb.ZScore(s.ctx, s.keys.home(uid), id(mid)).Result()
+	return err == nil
+}
+
+// homeIDs is every id of uid's home timeline as its reader sees it, paging
+// with the cursor, newest first.
+func (s testStore) homeIDs(uid int64) []int64 {
+	s.t.Helper()
+	var out []int64
+	q := store.PageQuery{Limit: 7}
+	for range 1000 {
+		page, err := s.HomeTimeline(s.ctx, uid, q)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		out = append(out, ids(page.Items)...)
+		if page.NextCursor == nil {
+			return out
+		}
+		if q.Cursor, err = store.DecodeCursor(*page.NextCursor); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	s.t.Fatal("home timeline pages without end")
+	return nil
 }
 
 // user registers name and returns its uid.

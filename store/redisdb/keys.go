@@ -69,6 +69,29 @@ func (k Keys) rate(bucket, subject string, window int64) string {
 	return k.prefix + "rate:" + bucket + ":" + subject + ":" + id(window)
 }
 
+// fanOutQueue is the STREAM fanout:queue of fan-out jobs (push a post into
+// its fans' home timelines, take a deleted one out, backfill), read by the
+// consumer group fanOutGroup of every server process.
+func (k Keys) fanOutQueue() string { return k.prefix + "fanout:queue" }
+
+// fanOutPending is the HASH fanout:pending of the posts whose push job is
+// not done yet (mid → author): home timelines pull these authors' F sets
+// meanwhile, so a post shows on every fan's home as soon as it is written.
+func (k Keys) fanOutPending() string { return k.prefix + "fanout:pending" }
+
+// celebrities is the SET global:celebrities of the authors whose posts home
+// timelines pull from their F set instead of having them pushed.
+func (k Keys) celebrities() string { return k.prefix + "global:celebrities" }
+
+// lastSeen is the ZSET global:lastseen of users by when they last read their
+// home timeline, connected or posted (unix ms): the fan-out skips the fans
+// away longer than the inactivity limit.
+func (k Keys) lastSeen() string { return k.prefix + "global:lastseen" }
+
+// fanOutLock is the STRING lock:fanout:<uid> held, with a TTL, while the
+// author's fan-out mode changes.
+func (k Keys) fanOutLock(uid int64) string { return k.prefix + "lock:fanout:" + id(uid) }
+
 // AuthorChannel is the pub/sub channel author:<uid> carrying the author's
 // posts, reposts and deletes.
 func (k Keys) AuthorChannel(uid int64) string { return k.prefix + "author:" + id(uid) }

@@ -24,6 +24,11 @@ func TestKeys(t *testing.T) {
 			k.publicTimeline():       "global:timeline",
 			k.idempotency(7, "ab12"): "idem:7:ab12",
 			k.rate("post", "7", 99):  "rate:post:7:99",
+			k.fanOutQueue():          "fanout:queue",
+			k.fanOutPending():        "fanout:pending",
+			k.celebrities():          "global:celebrities",
+			k.lastSeen():             "global:lastseen",
+			k.fanOutLock(7):          "lock:fanout:7",
 			k.AuthorChannel(7):       "author:7",
 			k.NotifyChannel(7):       "notify:7",
 		} {

@@ -31,6 +31,16 @@ type Options struct {
 	SessionTTL time.Duration
 	// HotWindow is how many message ids each home timeline keeps (default 1000).
 	HotWindow int
+	// CelebrityFans is the number of fans from which an author's posts are
+	// pulled by its fans' home timelines instead of pushed into them
+	// (default DefaultCelebrityFans).
+	CelebrityFans int
+	// InactiveAfter is how long a user may stay away and still get pushes;
+	// after that its home timeline is rebuilt by pulling when it comes back
+	// (default DefaultInactiveAfter).
+	InactiveAfter time.Duration
+	// Metrics receives the store's counters; nil counts into nothing.
+	Metrics *Metrics
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
@@ -60,6 +70,15 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
+	}
+	if opt.CelebrityFans <= 0 {
+		opt.CelebrityFans = DefaultCelebrityFans
+	}
+	if opt.InactiveAfter <= 0 {
+		opt.InactiveAfter = DefaultInactiveAfter
+	}
+	if opt.Metrics == nil {
+		opt.Metrics = NewMetrics(nil)
 	}
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
 	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix}, opt: opt, dummyHash: dummy}

@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -9,22 +10,17 @@ import (
 	"microblog/store"
 )
 
-// HomeTimeline is a page of the user's own posts and its stars', newest first.
-func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
-	return s.messagePage(ctx, s.keys.home(uid), q)
-}
-
 // UserPosts is a page of the posts user uid wrote, newest first.
 func (s *Store) UserPosts(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
 	if _, err := s.username(ctx, uid); err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	return s.messagePage(ctx, s.keys.userPosts(uid), q)
+	return s.messagePage(ctx, []string{s.keys.userPosts(uid)}, q)
 }
 
 // PublicTimeline is a page of everyone's newest posts, newest first.
 func (s *Store) PublicTimeline(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
-	return s.messagePage(ctx, s.keys.publicTimeline(), q)
+	return s.messagePage(ctx, []string{s.keys.publicTimeline()}, q)
 }
 
 // Comments is a page of the comments on message mid, newest first.
@@ -32,13 +28,15 @@ func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (sto
 	if _, err := s.Post(ctx, mid); err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	return s.messagePage(ctx, s.keys.comments(mid), q)
+	return s.messagePage(ctx, []string{s.keys.comments(mid)}, q)
 }
 
-// messagePage pages a sorted set of message ids (score = id), newest first,
-// hydrating the ids into Posts. Ids whose message is gone are skipped, and
-// dropped from the set so the next reader does not meet them again.
-func (s *Store) messagePage(ctx context.Context, key string, q store.PageQuery) (store.Page[store.Post], error) {
+// messagePage pages the union of sorted sets of message ids (score = id),
+// newest first, hydrating the ids into Posts: one key for most lists, a home
+// timeline and the F sets of the celebrities it pulls for the home page.
+// Ids whose message is gone are skipped, and dropped from the sets so the
+// next reader does not meet them again.
+func (s *Store) messagePage(ctx context.Context, keys []string, q store.PageQuery) (store.Page[store.Post], error) {
 	limit := q.Size()
 	before, after := q.Cursor.Score, max(q.After, q.Cursor.After)
 	page := store.Page[store.Post]{Items: make([]store.Post, 0, limit)}
@@ -46,20 +44,13 @@ func (s *Store) messagePage(ctx context.Context, key string, q store.PageQuery) 
 	// dangling ids make a round come back short.
 	more := true
 	for round := 0; round < 5 && more && len(page.Items) < limit; round++ {
-		maxScore := "+inf"
-		if before > 0 {
-			maxScore = "(" + strconv.FormatInt(before, 10)
-		}
-		want := limit - len(page.Items) + 1
-		ids, err := s.rdb.ZRevRangeByScore(ctx, key, &redis.ZRangeBy{
-			Max: maxScore, Min: "(" + strconv.FormatInt(after, 10), Count: int64(want),
-		}).Result()
+		want := limit - len(page.Items)
+		mids, err := s.newest(ctx, keys, before, after, want+1)
 		if err != nil {
-			return store.Page[store.Post]{}, s.wrap("read timeline", err)
+			return store.Page[store.Post]{}, err
 		}
-		mids := parseIDs(ids)
-		if more = len(mids) == want; more {
-			mids = mids[:want-1]
+		if more = len(mids) > want; more {
+			mids = mids[:want]
 		}
 		posts, err := s.posts(ctx, mids)
 		if err != nil {
@@ -74,7 +65,12 @@ func (s *Store) messagePage(ctx context.Context, key string, q store.PageQuery) 
 			page.Items = append(page.Items, *p)
 		}
 		if len(gone) > 0 {
-			s.rdb.ZRem(ctx, key, gone...)
+			s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+				for _, key := range keys {
+					pl.ZRem(ctx, key, gone...)
+				}
+				return nil
+			})
 		}
 		if len(mids) > 0 {
 			before = mids[len(mids)-1]
@@ -86,48 +82,33 @@ func (s *Store) messagePage(ctx context.Context, key string, q store.PageQuery) 
 	return page, nil
 }
 
-func parseIDs(ss []string) []int64 {
-	out := make([]int64, 0, len(ss))
-	for _, s := range ss {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			out = append(out, n)
+// newest returns the n newest ids of the union of keys below before (0: no
+// bound) and above after, newest first, in one round trip.
+func (s *Store) newest(ctx context.Context, keys []string, before, after int64, n int) ([]int64, error) {
+	maxScore := "+inf"
+	if before > 0 {
+		maxScore = "(" + strconv.FormatInt(before, 10)
+	}
+	by := &redis.ZRangeBy{Max: maxScore, Min: "(" + strconv.FormatInt(after, 10), Count: int64(n)}
+	cmds := make([]*redis.StringSliceCmd, len(keys))
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, key := range keys {
+			cmds[i] = pl.ZRevRangeByScore(ctx, key, by)
 		}
-	}
-	return out
-}
-
-// HomeSince returns the home-timeline posts of uid newer than after, oldest
-// first: the newest max of them when there are more. It is what a live client
-// that reconnects needs to miss nothing.
-func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error) {
-	ids, err := s.rdb.ZRevRangeByScore(ctx, s.keys.home(uid), &redis.ZRangeBy{
-		Max: "+inf", Min: "(" + strconv.FormatInt(after, 10), Count: int64(max),
-	}).Result()
+		return nil
+	})
 	if err != nil {
-		return nil, s.wrap("home since", err)
+		return nil, s.wrap("read timeline", err)
 	}
-	mids := parseIDs(ids)
-	posts, err := s.posts(ctx, mids)
-	if err != nil {
-		return nil, err
+	if len(keys) == 1 {
+		return parseIDs(cmds[0].Val()), nil
 	}
-	out := make([]store.Post, 0, len(posts))
-	for i := len(posts) - 1; i >= 0; i-- {
-		if posts[i] != nil {
-			out = append(out, *posts[i])
-		}
+	var all []int64
+	for _, c := range cmds {
+		all = append(all, parseIDs(c.Val())...)
 	}
-	return out, nil
-}
-
-// LastID is the newest message id in uid's home timeline, 0 when it is empty.
-func (s *Store) LastID(ctx context.Context, uid int64) (int64, error) {
-	ids, err := s.rdb.ZRevRange(ctx, s.keys.home(uid), 0, 0).Result()
-	if err != nil {
-		return 0, s.wrap("last id", err)
-	}
-	if mids := parseIDs(ids); len(mids) > 0 {
-		return mids[0], nil
-	}
-	return 0, nil
+	slices.Sort(all)
+	all = slices.Compact(all)
+	slices.Reverse(all)
+	return all[:min(n, len(all))], nil
 }

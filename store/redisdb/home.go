@@ -1,0 +1,185 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// Defaults of the hybrid timelines (see README, "Timelines at scale").
+const (
+	// DefaultCelebrityFans is the fan count from which an author is pulled.
+	DefaultCelebrityFans = 10000
+	// DefaultInactiveAfter is how long a user may be away and still get pushes.
+	DefaultInactiveAfter = 7 * 24 * time.Hour
+)
+
+// maxSeenWrite bounds how stale global:lastseen may be for an active user:
+// touch writes it at most this often (or an eighth of InactiveAfter, if less).
+const maxSeenWrite = time.Minute
+
+// HomeTimeline is a page of the user's own posts and its stars', newest
+// first: its G set merged by id with the F sets of the celebrities it
+// follows (and of stars whose fan-out is in flight). A user back from an
+// absence gets its G rebuilt first.
+func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
+	keys, err := s.homeSources(ctx, uid)
+	if err != nil {
+		return store.Page[store.Post]{}, err
+	}
+	return s.messagePage(ctx, keys, q)
+}
+
+// HomeSince returns the home-timeline posts of uid newer than after, oldest
+// first: the newest max of them when there are more. It is what a live
+// client that reconnects needs to miss nothing, fan-outs in flight included.
+func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error) {
+	keys, err := s.homeSources(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	mids, err := s.newest(ctx, keys, 0, after, max)
+	if err != nil {
+		return nil, err
+	}
+	posts, err := s.posts(ctx, mids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Post, 0, len(posts))
+	for i := len(posts) - 1; i >= 0; i-- {
+		if posts[i] != nil {
+			out = append(out, *posts[i])
+		}
+	}
+	return out, nil
+}
+
+// LastID is the newest message id of uid's home timeline, 0 when it is empty.
+func (s *Store) LastID(ctx context.Context, uid int64) (int64, error) {
+	keys, err := s.homeSources(ctx, uid)
+	if err != nil {
+		return 0, err
+	}
+	mids, err := s.newest(ctx, keys, 0, 0, 1)
+	if err != nil || len(mids) == 0 {
+		return 0, err
+	}
+	return mids[0], nil
+}
+
+// homeSources are the sets uid's home timeline merges: its G, and the F sets
+// of the authors it follows whose posts are pulled (celebrities) or whose
+// latest fan-out is still in flight.
+func (s *Store) homeSources(ctx context.Context, uid int64) ([]string, error) {
+	pulled, err := s.touch(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	keys := []string{s.keys.home(uid)}
+	if len(pulled) == 0 {
+		return keys, nil
+	}
+	slices.Sort(pulled)
+	pulled = slices.Compact(pulled)
+	follows, err := s.rdb.ZMScore(ctx, s.keys.stars(uid), pulled...).Result()
+	if err != nil {
+		return nil, s.wrap("home timeline: pulled authors", err)
+	}
+	for i, a := range pulled {
+		if follows[i] != 0 {
+			keys = append(keys, s.keys.userPosts(parseID(a)))
+		}
+	}
+	s.opt.Metrics.pulls.Observe(float64(len(keys) - 1))
+	return keys, nil
+}
+
+// touch marks uid as seen now and returns the authors whose posts home
+// timelines pull: the celebrities and those with a fan-out in flight (all
+// of them: the caller picks those uid follows). If uid was away for longer than
+// InactiveAfter, its stars' posts were not pushed to it meanwhile: its G is
+// rebuilt by pulling their F sets after its lastpull mark (seed 003).
+//
+// The new mark is written before the rebuild reads F: a post written after
+// that read is pushed, since its fan-out finds uid active.
+func (s *Store) touch(ctx context.Context, uid int64) (celebs []string, err error) {
+	var seen *redis.FloatCmd
+	var lastPull, lastID *redis.StringCmd
+	var celebCmd, pendingCmd *redis.StringSliceCmd
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		seen = pl.ZScore(ctx, s.keys.lastSeen(), id(uid))
+		lastPull = pl.HGet(ctx, s.keys.user(uid), fieldLastPull)
+		lastID = pl.Get(ctx, s.keys.lastPostID())
+		celebCmd = pl.SMembers(ctx, s.keys.celebrities())
+		pendingCmd = pl.HVals(ctx, s.keys.fanOutPending())
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, s.wrap("touch", err)
+	}
+	now := s.now()
+	away := seen.Err() == nil && now-int64(seen.Val()) > s.opt.InactiveAfter.Milliseconds()
+	stale := seen.Err() != nil || now-int64(seen.Val()) > min(maxSeenWrite, s.opt.InactiveAfter/8).Milliseconds()
+	if away || stale {
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			pl.ZAdd(ctx, s.keys.lastSeen(), redis.Z{Score: float64(now), Member: uid})
+			pl.HSet(ctx, s.keys.user(uid), fieldLastPull, lastID.Val())
+			return nil
+		})
+		if err != nil {
+			return nil, s.wrap("touch", err)
+		}
+	}
+	if away {
+		if err := s.rebuild(ctx, uid, lastPull.Val()); err != nil {
+			return nil, err
+		}
+	}
+	return append(celebCmd.Val(), pendingCmd.Val()...), nil
+}
+
+// rebuild pulls into uid's G the posts of its stars (and its own) newer
+// than from, within the hot window: what pushes would have brought.
+func (s *Store) rebuild(ctx context.Context, uid int64, from string) error {
+	if from == "" {
+		from = "0"
+	}
+	stars, err := s.Stars(ctx, uid)
+	if err != nil {
+		return err
+	}
+	stars = append(stars, uid)
+	cmds := make([]*redis.ZSliceCmd, len(stars))
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, star := range stars {
+			cmds[i] = pl.ZRevRangeByScoreWithScores(ctx, s.keys.userPosts(star), &redis.ZRangeBy{
+				Min: "(" + from, Max: "+inf", Count: int64(s.opt.HotWindow)})
+		}
+		return nil
+	})
+	if err != nil {
+		return s.wrap("rebuild home timeline", err)
+	}
+	var zs []redis.Z
+	for _, c := range cmds {
+		zs = append(zs, c.Val()...)
+	}
+	if len(zs) > 0 {
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			pl.ZAdd(ctx, s.keys.home(uid), zs...)
+			pl.ZRemRangeByRank(ctx, s.keys.home(uid), 0, int64(-s.opt.HotWindow-1))
+			return nil
+		})
+		if err != nil {
+			return s.wrap("rebuild home timeline", err)
+		}
+	}
+	s.opt.Metrics.rebuilds.Inc()
+	return nil
+}

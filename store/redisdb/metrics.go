@@ -1,0 +1,68 @@
+package redisdb
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the store's counters of the hybrid timelines.
+type Metrics struct {
+	pushes   prometheus.Counter
+	pulls    prometheus.Histogram
+	rebuilds prometheus.Counter
+	jobs     *prometheus.CounterVec
+}
+
+// NewMetrics makes the counters and registers them with reg (nil: none).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		pushes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_fanout_pushes_total", Help: "Posts pushed into (or taken out of) a fan's home timeline.",
+		}),
+		pulls: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "microblog_timeline_pulls", Help: "Celebrities' F sets merged into each home-timeline read.",
+			Buckets: []float64{0, 1, 2, 5, 10, 20, 50},
+		}),
+		rebuilds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_timeline_rebuilds_total", Help: "Home timelines rebuilt by pulling when their user came back.",
+		}),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "microblog_fanout_jobs_total", Help: "Fan-out jobs done, by kind.",
+		}, []string{"op"}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs)
+	}
+	return m
+}
+
+// RegisterQueueMetrics adds the fan-out queue's length and lag, read from
+// Redis when scraped.
+func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "microblog_fanout_queue_length", Help: "Fan-out jobs waiting or running.",
+		}, func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			n, _ := s.rdb.XLen(ctx, s.keys.fanOutQueue()).Result()
+			return float64(n)
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "microblog_fanout_lag_seconds", Help: "Age of the oldest fan-out job not done yet.",
+		}, func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			msgs, err := s.rdb.XRangeN(ctx, s.keys.fanOutQueue(), "-", "+", 1).Result()
+			if err != nil || len(msgs) == 0 {
+				return 0
+			}
+			ms, _ := strconv.ParseInt(strings.SplitN(msgs[0].ID, "-", 2)[0], 10, 64)
+			return max(0, float64(s.now()-ms)/1000)
+		}),
+	)
+}

@@ -1,0 +1,171 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// An author's fan-out mode (fieldFanOut) says whether its posts are pushed
+// into its fans' home timelines or pulled from its F set when they read:
+//
+//	""        push: each post queues a push job.
+//	modePull  a celebrity: posts are not pushed; readers merge its F set.
+//	modeDrain leaving pull: posts are pushed again, readers still merge F,
+//	          and a backfill job pushes the posts written while pulled;
+//	          once it is done the mode goes back to push.
+//
+// global:celebrities holds the authors in pull or drain mode: readers pull
+// the F sets of those they follow. Changes keep one order so that no post is
+// ever in neither place: an author joins the set before its posts stop being
+// pushed, and leaves it only after every unpushed post has been backfilled.
+const (
+	modePull  = "pull"
+	modeDrain = "drain"
+)
+
+// modeLockTTL bounds how long a crashed process can hold an author's mode.
+const modeLockTTL = 30 * time.Second
+
+// reconsider moves author into or out of pull mode when its fan count has
+// crossed CelebrityFans. Follow and unfollow call it, as does the end of a
+// backfill (the count may have crossed back meanwhile). The decision is
+// taken again under the author's mode lock before anything changes.
+func (s *Store) reconsider(ctx context.Context, author int64) error {
+	change, err := s.modeChange(ctx, author)
+	if err != nil || change == nil {
+		return err
+	}
+	return s.withModeLock(ctx, author, func(ctx context.Context, author int64) error {
+		change, err := s.modeChange(ctx, author)
+		if err != nil || change == nil {
+			return err
+		}
+		return change(ctx, author)
+	})
+}
+
+// modeChange returns the change author's fan count calls for, or nil.
+func (s *Store) modeChange(ctx context.Context, author int64) (func(context.Context, int64) error, error) {
+	var fans *redis.IntCmd
+	var mode *redis.StringCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		fans = pl.ZCard(ctx, s.keys.fans(author))
+		mode = pl.HGet(ctx, s.keys.user(author), fieldFanOut)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, s.wrap("fan-out mode", err)
+	}
+	celebrity := fans.Val() >= int64(s.opt.CelebrityFans)
+	switch m := mode.Val(); {
+	case celebrity && m == "":
+		return s.promote, nil
+	case !celebrity && m == modePull:
+		return s.demote, nil
+	}
+	return nil, nil // already where it belongs, or draining (the backfill reconsiders)
+}
+
+// withModeLock runs change while holding the author's mode lock, so that
+// changes of one author's mode never interleave. A change takes a round trip
+// or two, so a caller that finds the lock taken waits its turn.
+func (s *Store) withModeLock(ctx context.Context, author int64, change func(context.Context, int64) error) error {
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		ok, err := s.rdb.SetNX(ctx, s.keys.fanOutLock(author), 1, modeLockTTL).Result()
+		if err != nil {
+			return s.wrap("fan-out mode lock", err)
+		}
+		if ok {
+			break
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return s.wrap("fan-out mode lock", ctx.Err())
+		}
+	}
+	defer s.rdb.Del(context.WithoutCancel(ctx), s.keys.fanOutLock(author))
+	return change(ctx, author)
+}
+
+// promote makes author a celebrity. In one pipeline, run in this order:
+// readers start pulling its F set, the last id issued so far is read, and
+// only then are its posts no longer pushed. A post's claim reads the mode
+// before it draws its id, so every post that reads "pull" has an id above
+// pull_from, and every post at or below it is pushed.
+func (s *Store) promote(ctx context.Context, author int64) error {
+	var last *redis.StringCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.SAdd(ctx, s.keys.celebrities(), author)
+		last = pl.Get(ctx, s.keys.lastPostID())
+		pl.HSet(ctx, s.keys.user(author), fieldFanOut, modePull)
+		return nil
+	})
+	if err == nil || errors.Is(err, redis.Nil) { // no message yet: pull_from 0
+		err = s.rdb.HSet(ctx, s.keys.user(author), fieldPullFrom, parseID(last.Val())).Err()
+	}
+	return s.wrap("promote to celebrity", err)
+}
+
+// demote starts an author's way back to push: its new posts are pushed
+// again, and a backfill job pushes those written while it was pulled.
+func (s *Store) demote(ctx context.Context, author int64) error {
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.HSet(ctx, s.keys.user(author), fieldFanOut, modeDrain)
+		s.queueJob(ctx, pl, opBackfill, author, 0)
+		return nil
+	})
+	return s.wrap("demote celebrity", err)
+}
+
+// backfill pushes the posts author wrote while pulled (its F set after
+// pull_from, within the hot window) into its fans' home timelines, then ends
+// the drain: the author leaves global:celebrities and is pushed again.
+//
+// A post that read "pull" when claimed but wrote F only after this read F is
+// not missed: its index pipeline reads the mode again after writing F, sees
+// "drain" and pushes itself.
+func (s *Store) backfill(ctx context.Context, j job, alive func()) error {
+	mode, err := s.rdb.HMGet(ctx, s.keys.user(j.author), fieldFanOut, fieldPullFrom).Result()
+	if err != nil {
+		return s.wrap("backfill", err)
+	}
+	if m, _ := mode[0].(string); m != modeDrain {
+		return nil // promoted again meanwhile, or done by another worker
+	}
+	from, _ := mode[1].(string)
+	if from == "" {
+		from = "0"
+	}
+	ids, err := s.rdb.ZRevRangeByScore(ctx, s.keys.userPosts(j.author), &redis.ZRangeBy{
+		Min: "(" + from, Max: "+inf", Count: int64(s.opt.HotWindow)}).Result()
+	if err != nil {
+		return s.wrap("backfill", err)
+	}
+	if mids := parseIDs(ids); len(mids) > 0 {
+		// Into every fan's, away or not: a fan that comes back pulls only
+		// what is newer than its lastpull mark, and these may be older.
+		if err := s.pushIDs(ctx, j.author, mids, 0, alive); err != nil {
+			return err
+		}
+	}
+	err = s.withModeLock(ctx, j.author, func(ctx context.Context, author int64) error {
+		mode, err := s.rdb.HGet(ctx, s.keys.user(author), fieldFanOut).Result()
+		if err != nil || mode != modeDrain {
+			return err // promoted again meanwhile: it stays pulled
+		}
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			pl.HSet(ctx, s.keys.user(author), fieldFanOut, "")
+			pl.SRem(ctx, s.keys.celebrities(), author)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return s.wrap("backfill", err)
+	}
+	return s.reconsider(ctx, j.author)
+}
