@@ -13,12 +13,8 @@ import (
 	"microblog/store"
 )
 
-// WebSocket timings and limits.
+// WebSocket limits; the timings are in Options (DefaultWriteWait, DefaultPongWait).
 const (
-	// writeWait is the time allowed to write one frame to the peer.
-	writeWait = 10 * time.Second
-	// pongWait is the time allowed to read the next pong (or anything) from the peer.
-	pongWait = 60 * time.Second
 	// maxMessageSize is the largest frame a client may send: it sends nothing
 	// but control frames, so anything big is a misbehaving client.
 	maxMessageSize = 4096

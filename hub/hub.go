@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"microblog/store"
 )
 
@@ -35,57 +33,6 @@ type Timeline interface {
 	Stars(ctx context.Context, uid int64) ([]int64, error)
 	HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error)
 	LastID(ctx context.Context, uid int64) (int64, error)
-}
-
-// Options tune a Hub. The zero value gives the defaults.
-type Options struct {
-	// SendQueue is how many frames may wait for a slow connection before it
-	// is closed with CloseTooSlow (default 256).
-	SendQueue int
-	// ReplayMax is the most posts replayed to a connection that comes with
-	// ?after= or that lost events to a Redis outage (default 200).
-	ReplayMax int
-	// Linger is how long a topic stays subscribed after its last local
-	// listener left, so that reconnect storms do not churn (default 5s).
-	Linger time.Duration
-	// SocketBuffer caps the kernel's send buffer of each connection's socket
-	// (default 64 KiB), so that a client that stops reading is noticed after
-	// that much, not after the megabytes Linux would otherwise buffer for it.
-	// Negative leaves the kernel's default.
-	SocketBuffer int
-	// WriteWait, PongWait and PingPeriod override the WebSocket timings (tests).
-	WriteWait, PongWait, PingPeriod time.Duration
-	// Registerer receives the hub's metrics; nil registers none.
-	Registerer prometheus.Registerer
-	// Logger defaults to slog.Default().
-	Logger *slog.Logger
-}
-
-func (o *Options) setDefaults() {
-	if o.SendQueue <= 0 {
-		o.SendQueue = 256
-	}
-	if o.SocketBuffer == 0 {
-		o.SocketBuffer = 64 << 10
-	}
-	if o.ReplayMax <= 0 {
-		o.ReplayMax = 200
-	}
-	if o.Linger <= 0 {
-		o.Linger = 5 * time.Second
-	}
-	if o.WriteWait <= 0 {
-		o.WriteWait = writeWait
-	}
-	if o.PongWait <= 0 {
-		o.PongWait = pongWait
-	}
-	if o.PingPeriod <= 0 || o.PingPeriod >= o.PongWait {
-		o.PingPeriod = o.PongWait * 9 / 10
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
 }
 
 // ErrClosed is returned for a connection that arrives after Shutdown began.
