@@ -4,6 +4,6 @@ package hub
 // applied: the control goroutine runs them in order.
 func FlushControl(h *Hub) {
 	done := make(chan struct{})
-	h.control <- func() { close(done) }
+	h.control.push(func() { close(done) })
 	<-done
 }

@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sort"
@@ -84,6 +85,11 @@ func (b *fakeBroker) Sync(ctx context.Context) error {
 // publish sends one frame on t as the store does; it is lost when t is not
 // subscribed or the connection is broken.
 func (b *fakeBroker) publish(t store.Topic, event string, data any) {
+	b.publishFrame(t, frame(event, data))
+}
+
+// frame encodes an event as the store publishes it.
+func frame(event string, data any) []byte {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		panic(err)
@@ -92,6 +98,13 @@ func (b *fakeBroker) publish(t store.Topic, event string, data any) {
 	if err != nil {
 		panic(err)
 	}
+	return payload
+}
+
+// publishFrame is publish for a frame encoded beforehand. The hub gets its
+// own copy, as it would from Redis.
+func (b *fakeBroker) publishFrame(t store.Topic, payload []byte) {
+	payload = bytes.Clone(payload)
 	b.reader.Lock()
 	defer b.reader.Unlock()
 	b.mu.Lock()

@@ -17,8 +17,8 @@ const resyncParallel = 16
 
 // Deliver fans one event from the broker out to every local connection that
 // listens to its topic, encoded once. Internal events are acted on and never
-// forwarded. It is called from the broker's single reader and never blocks
-// on a client.
+// forwarded. It is called from the broker's single reader and never blocks,
+// neither on a client nor on Redis.
 func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	h.m.received.Inc()
 	var f store.Frame
@@ -32,10 +32,10 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		if t.Kind != store.TopicNotify || json.Unmarshal(f.Data, &d) != nil {
 			return
 		}
-		// Applied in order on the control goroutine: it talks to Redis.
-		select {
-		case h.control <- func() { h.applyStars(t.UID, d) }:
-		case <-h.ctx.Done():
+		// Applied in order on the control goroutine: it talks to Redis,
+		// and Deliver must not wait for that.
+		if h.ctx.Err() == nil {
+			h.control.push(func() { h.applyStars(t.UID, d) })
 		}
 		return
 	case store.EventSessionRevoked:

@@ -59,9 +59,9 @@ type Hub struct {
 	// before any later Sync that relies on it. Never held across a Sync.
 	subMu sync.Mutex
 
-	// control carries the internal stars events, applied in order by one
-	// goroutine so that the subscriber's reader never waits on Redis.
-	control chan func()
+	// control applies the internal stars events in order on its own
+	// goroutine, so that the broker's reader never waits on Redis.
+	control *controlQueue
 	// gen counts the gaps of the subscriber connection; a connection that
 	// was starting during one catches up once it is live.
 	gen atomic.Int64
@@ -112,25 +112,16 @@ func New(broker Broker, tl Timeline, opt Options) *Hub {
 		users:   make(map[int64]*user),
 		topics:  make(map[store.Topic]*topic),
 		conns:   make(map[*Conn]struct{}),
-		control: make(chan func(), 1024),
+		control: newControlQueue(),
 		ctx:     ctx,
 		stop:    stop,
 	}
 	h.wg.Add(1)
-	go h.runControl()
+	go func() {
+		defer h.wg.Done()
+		h.control.run(h.ctx)
+	}()
 	return h
-}
-
-func (h *Hub) runControl() {
-	defer h.wg.Done()
-	for {
-		select {
-		case f := <-h.control:
-			f()
-		case <-h.ctx.Done():
-			return
-		}
-	}
 }
 
 // Shutdown closes every connection with 1001 (going away) and waits, until

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"microblog/hub"
+	"microblog/store"
 )
 
 // TestReplayAfterThenLive: ?after= replays the newer posts, ready carries the
@@ -218,6 +219,51 @@ func TestShutdownWaitsForConnections(t *testing.T) {
 		}
 	}
 	th.dial(t, alice, "").expectClose(websocket.CloseGoingAway)
+}
+
+// TestDeliverNeverBlocks: with the broker's Subscribe stuck, 10,000 stars
+// events neither stall Deliver nor the posts behind them, and once the
+// broker answers they are applied in order.
+func TestDeliverNeverBlocks(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const fan, firstStar, stars, rounds = 1, 100, 10, 1000
+	c := th.dial(t, fan, "")
+	c.expect(wantReady(0))
+	release := sync.OnceFunc(th.broker.stallSubscribe())
+	defer release()
+
+	// Each star is followed and unfollowed in turn; the last event follows
+	// the even stars. Encoded beforehand, so that the test times the hub.
+	var frames [stars][2][]byte
+	for i := range stars {
+		for f := range 2 {
+			frames[i][f] = frame(store.EventStars, store.StarsData{StarID: firstStar + int64(i), Following: f == 1})
+		}
+	}
+	delivered := make(chan struct{})
+	go func() {
+		defer close(delivered)
+		for i := range stars * rounds {
+			s := i % stars
+			th.broker.publishFrame(store.NotifyTopic(fan), frames[s][(i/stars+s)%2])
+		}
+	}()
+	select {
+	case <-delivered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Deliver blocked behind the stalled stars events")
+	}
+	c.expect(wantPost(th.post(fan)))
+
+	release()
+	hub.FlushControl(th.Hub)
+	var want []string
+	for s := int64(firstStar); s < firstStar+stars; s++ {
+		if id := th.post(s); s%2 == 0 {
+			want = append(want, wantPost(id))
+		}
+	}
+	c.expect(append(want, wantPost(th.post(fan)))...)
 }
 
 // TestFailedLoadRefusesUsersConnections: when a user's topics cannot be
