@@ -101,27 +101,27 @@ func (h *Hub) Serve(ws *websocket.Conn, cl Client) {
 	if tc, ok := ws.NetConn().(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
 		tc.SetWriteBuffer(h.opt.SocketBuffer)
 	}
-
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeGoingAway, "server shutting down"), time.Now().Add(h.opt.WriteWait))
+	if !h.register(c) {
+		c.closeWith(closeGoingAway, "server shutting down")
+		c.writeClose()
 		ws.Close()
 		return
 	}
-	h.conns[c] = struct{}{}
-	h.m.conns.Set(float64(len(h.conns)))
-	h.wg.Add(1)
-	h.mu.Unlock()
 	defer h.wg.Done()
 	defer h.leave(c)
 
+	// The read pump runs from the start, so that a peer that goes away
+	// while the connection opens cancels the opening.
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
 		c.readPump()
 	}()
-	c.writePump()
+	if frames, err := c.open(); err != nil {
+		c.closeForError(err)
+	} else {
+		c.writePump(frames)
+	}
 	// Give the peer a moment to answer our close frame, then drop the TCP
 	// connection, which also ends the read pump.
 	select {
@@ -153,7 +153,7 @@ func (c *Conn) closeWith(code int, text string) {
 func (c *Conn) readPump() {
 	defer func() {
 		if r := recover(); r != nil {
-			c.h.log.Error("live: read pump panic", "panic", r, "stack", string(debug.Stack()))
+			c.logPanic("read pump", r)
 		}
 		c.closeWith(0, "")
 	}()
@@ -169,29 +169,15 @@ func (c *Conn) readPump() {
 	}
 }
 
-// writePump starts the connection (subscriptions and replay), then writes
-// queued frames and pings until the connection closes.
-func (c *Conn) writePump() {
+// writePump sends the frames open returned, then queued frames and pings,
+// until the connection closes.
+func (c *Conn) writePump(frames []*websocket.PreparedMessage) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.h.log.Error("live: write pump panic", "panic", r, "stack", string(debug.Stack()))
-			c.closeWith(closeInternal, "internal error")
-			c.writeClose()
+			c.logPanic("write pump", r)
+			c.closeForError(errPanic)
 		}
 	}()
-	frames, err := c.start()
-	if err != nil {
-		switch {
-		case c.ctx.Err() != nil: // closing anyway
-		case errors.Is(err, ErrClosed):
-			c.closeWith(closeGoingAway, "server shutting down")
-		default:
-			c.h.log.Warn("live: start connection", "user", c.uid, "err", err)
-			c.closeWith(CloseResume, "live feed unavailable, reconnect later")
-		}
-		c.writeClose()
-		return
-	}
 	for _, f := range frames {
 		if !c.write(f) {
 			return
@@ -230,7 +216,7 @@ func (c *Conn) write(f *websocket.PreparedMessage) bool {
 	if err := c.ws.WritePreparedMessage(f); err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			// Too slow to take even one frame within writeWait.
+			// Too slow to take even one frame within WriteWait.
 			c.closeWith(CloseTooSlow, "too slow")
 		} else {
 			c.closeWith(0, "")
@@ -249,4 +235,10 @@ func (c *Conn) writeClose() {
 	}
 	msg := websocket.FormatCloseMessage(c.closeCode, c.closeText)
 	c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(c.h.opt.WriteWait))
+}
+
+// logPanic logs a panic of one of c's goroutines, which the caller
+// recovered so that one bad connection cannot take the process down.
+func (c *Conn) logPanic(where string, r any) {
+	c.h.log.Error("live: "+where+" panic", "panic", r, "stack", string(debug.Stack()))
 }

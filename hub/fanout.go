@@ -3,9 +3,9 @@ package hub
 import (
 	"encoding/json"
 
-	"microblog/store"
-
 	"github.com/gorilla/websocket"
+
+	"microblog/store"
 )
 
 // Deliver fans one event from the broker out to every local connection that

@@ -17,7 +17,7 @@ const resyncParallel = 16
 // there, not at posts that arrive after the reconnection but before the
 // catch-up, which would hide older ones lost in the gap.
 func (h *Hub) Interrupted() {
-	h.breaks.Add(1)
+	h.interruptions.Add(1)
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for c := range h.conns {
@@ -32,7 +32,7 @@ func (h *Hub) Interrupted() {
 // Resubscribed is told by the broker that its connection broke and is
 // back: every local connection catches up on the posts it missed.
 func (h *Hub) Resubscribed() {
-	h.gen.Add(1)
+	h.resubscribes.Add(1)
 	h.m.gaps.Inc()
 	h.resyncMu.Lock()
 	if h.resyncing {
@@ -67,18 +67,16 @@ func (h *Hub) Resubscribed() {
 	}()
 }
 
-// resyncAll brings every loaded user's stars up to date (follows made
+// resyncAll brings every ready user's stars up to date (follows made
 // during the gap were not heard) and replays each connection's missed posts.
+// A user still loading is left out: its connections catch up on their own
+// once they are live.
 func (h *Hub) resyncAll() {
 	h.mu.RLock()
 	users := make([]*user, 0, len(h.users))
 	for _, u := range h.users {
-		select {
-		case <-u.loaded:
-			if u.loadErr == nil {
-				users = append(users, u)
-			}
-		default: // still loading: its connections catch up when they go live
+		if u.state == userReady {
+			users = append(users, u)
 		}
 	}
 	h.mu.RUnlock()
@@ -97,28 +95,26 @@ func (h *Hub) resyncAll() {
 	h.log.Info("live: caught up after subscriber gap", "users", len(users), "took", time.Since(start))
 }
 
+// resyncUser reads u's stars again, subscribes and unsubscribes to match,
+// and catches up each of its connections once that is in force.
 func (h *Hub) resyncUser(u *user) {
 	ctx, cancel := context.WithTimeout(h.ctx, 2*h.opt.WriteWait)
 	defer cancel()
-	gen := h.gen.Load()
+	resubscribes := h.resubscribes.Load()
 	stars, err := h.tl.Stars(ctx, u.id)
 	if err == nil {
-		err = h.changeTopics(ctx, func() (add, remove []store.Topic) {
+		err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
 			if h.users[u.id] != u {
 				return nil, nil
 			}
-			want := make(map[int64]struct{}, len(stars))
-			for _, s := range stars {
-				want[s] = struct{}{}
-			}
-			return h.diffStarsLocked(u, want)
-		}, u)
+			return h.diffStarsLocked(u, newStarSet(stars))
+		})
 	}
 	if err == nil {
 		err = h.sync(ctx)
 	}
-	if err != nil && h.gen.Load() != gen {
-		return // the connection broke again: the next round catches up
+	if err != nil && h.resubscribes.Load() != resubscribes {
+		return // the broker broke again: the next round catches up
 	}
 	h.mu.RLock()
 	conns := make([]*Conn, 0, len(u.conns))
@@ -149,10 +145,10 @@ func (h *Hub) catchUp(ctx context.Context, c *Conn) {
 		return
 	}
 	limit := max(1, min(h.opt.ReplayMax, h.opt.SendQueue/2))
-	gen, breaks := h.gen.Load(), h.breaks.Load()
+	resubscribes, interruptions := h.resubscribes.Load(), h.interruptions.Load()
 	posts, err := h.tl.HomeSince(ctx, c.uid, after, limit)
-	if err != nil && h.gen.Load() != gen {
-		return // the connection broke again: the next round catches up
+	if err != nil && h.resubscribes.Load() != resubscribes {
+		return // the broker broke again: the next round catches up
 	}
 	if err != nil || len(posts) >= limit {
 		c.closeWith(CloseResume, "live feed interrupted, reconnect with ?after")
@@ -168,10 +164,11 @@ func (h *Hub) catchUp(ctx context.Context, c *Conn) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// Only a catch-up that read the timeline after the last break closes the
-	// gap. Otherwise posts lost in a newer break may be older than live ones
-	// delivered before the next catch-up, so that one must start at gapFrom.
-	if h.breaks.Load() == breaks {
+	// Only a catch-up that read the timeline after the last interruption
+	// closes the gap. Otherwise posts lost in a newer one may be older than
+	// live ones delivered before the next catch-up, which must therefore
+	// start at gapFrom.
+	if h.interruptions.Load() == interruptions {
 		c.gapMarked = false
 	}
 	for _, ev := range evs {

@@ -30,6 +30,8 @@ type Timeline interface {
 var ErrClosed = errors.New("hub: shut down")
 
 // Hub is one process's live fan-out. It implements store.SubscriberHandler.
+// The package doc describes the life of its users and connections and the
+// order of its locks.
 type Hub struct {
 	broker Broker
 	tl     Timeline
@@ -45,21 +47,25 @@ type Hub struct {
 	conns  map[*Conn]struct{}
 	closed bool
 
-	// subMu serialises every change of the Redis subscriptions together with
-	// the bookkeeping that decides it, so that a topic's SUBSCRIBE is written
-	// before any later Sync that relies on it. Never held across a Sync.
+	// subMu serialises every change of the broker's subscriptions together
+	// with the bookkeeping that decides it, so that a topic's SUBSCRIBE is
+	// written before any later Sync that relies on it. Never held across a
+	// Sync.
 	subMu sync.Mutex
 
 	// control applies the internal stars events in order on its own
 	// goroutine, so that the broker's reader never waits on Redis.
 	control *controlQueue
-	// gen counts the gaps of the subscriber connection; a connection that
-	// was starting during one catches up once it is live.
-	gen atomic.Int64
-	// breaks counts the subscriber connection's breaks as they are noticed:
-	// a catch-up that raced a newer break keeps the connection's gap mark.
-	breaks atomic.Int64
-	// resyncing and resyncAgain coalesce overlapping gap recoveries.
+
+	// interruptions counts the broker's Interrupted calls: a catch-up that
+	// read the timeline before the latest one keeps the connection's gap
+	// mark, because posts lost in that newer gap are not in what it read.
+	interruptions atomic.Int64
+	// resubscribes counts the broker's Resubscribed calls: a connection that
+	// was opening during one catches up on its own, and a read that fails
+	// during one is left to the next round of catch-up.
+	resubscribes atomic.Int64
+	// resyncing and resyncAgain coalesce overlapping rounds of catch-up.
 	resyncMu    sync.Mutex
 	resyncing   bool
 	resyncAgain bool
@@ -126,8 +132,22 @@ func (h *Hub) Connections() int {
 	return len(h.conns)
 }
 
-// leave removes a closed connection; the user's last one takes the user's
-// topics with it.
+// register adds c to the hub's connections, for Shutdown to close and wait
+// for, unless Shutdown has begun.
+func (h *Hub) register(c *Conn) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.conns[c] = struct{}{}
+	h.m.conns.Set(float64(len(h.conns)))
+	h.wg.Add(1)
+	return true
+}
+
+// leave removes a closed connection; the user's last one takes the user
+// with it, and the user's topics lose a listener.
 func (h *Hub) leave(c *Conn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -145,7 +165,7 @@ func (h *Hub) leave(c *Conn) {
 		return
 	}
 	delete(h.users, u.id)
-	topics := []store.Topic{store.NotifyTopic(u.id), store.AuthorTopic(u.id)}
+	topics := u.ownTopics()
 	for s := range u.stars {
 		topics = append(topics, store.AuthorTopic(s))
 	}

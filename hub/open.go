@@ -1,24 +1,34 @@
 package hub
 
 import (
+	"errors"
+
 	"github.com/gorilla/websocket"
 
 	"microblog/store"
 )
 
-// start joins the user's topics, reads the replay and returns the frames
-// to send first: the replayed posts, ready, and whatever arrived meanwhile.
-// Subscribing before reading means nothing falls between replay and live;
-// what both bring is dropped by id.
-func (c *Conn) start() ([]*websocket.PreparedMessage, error) {
+// errPanic stands for a panic recovered while opening or writing.
+var errPanic = errors.New("hub: panic")
+
+// open is a connection's start-up: it joins the user's topics, reads the
+// replay, and returns the frames to send first: the replayed posts, ready,
+// and whatever arrived meanwhile. Subscribing before reading means nothing
+// falls between replay and live; what both bring is dropped by id.
+func (c *Conn) open() (frames []*websocket.PreparedMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.logPanic("open", r)
+			frames, err = nil, errPanic
+		}
+	}()
 	h := c.h
-	gen := h.gen.Load()
+	resubscribes := h.resubscribes.Load()
 	if err := h.join(c.ctx, c); err != nil {
 		return nil, err
 	}
 	var replay []store.Post
 	if c.hasAfter {
-		var err error
 		if replay, err = h.tl.HomeSince(c.ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
 			return nil, err
 		}
@@ -27,13 +37,12 @@ func (c *Conn) start() ([]*websocket.PreparedMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	frames, err := c.goLive(replay, last)
-	if err != nil {
+	if frames, err = c.goLive(replay, last); err != nil {
 		return nil, err
 	}
-	if h.gen.Load() != gen {
-		// The subscriber connection broke while this one was starting: the
-		// hub's catch-up skipped it, so it catches up on its own.
+	if h.resubscribes.Load() != resubscribes {
+		// The broker came back while c was opening: the hub's catch-up
+		// skipped c, so c catches up on its own.
 		h.wg.Add(1)
 		go func() {
 			defer h.wg.Done()
@@ -41,6 +50,20 @@ func (c *Conn) start() ([]*websocket.PreparedMessage, error) {
 		}()
 	}
 	return frames, nil
+}
+
+// closeForError closes c after open or the write pump failed, with the code
+// that tells the client what to do, and sends the close frame.
+func (c *Conn) closeForError(err error) {
+	switch {
+	case errors.Is(err, errPanic):
+		c.closeWith(closeInternal, "internal error")
+	case c.ctx.Err() != nil: // closing anyway, with the code already decided
+	default:
+		c.h.log.Warn("live: start connection", "user", c.uid, "err", err)
+		c.closeWith(CloseResume, "live feed unavailable, reconnect later")
+	}
+	c.writeClose()
 }
 
 // readyData is the data of the ready event.
@@ -52,6 +75,9 @@ type readyData struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
+// goLive builds the frames that open returns, and makes c live: from
+// then on, events go to its send queue instead of pending. A post in both
+// the replay and pending is sent once.
 func (c *Conn) goLive(replay []store.Post, last int64) ([]*websocket.PreparedMessage, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -16,7 +16,7 @@ type topic struct {
 // changeTopics runs decide under subMu and mu, makes u listen to the topics
 // it adds and stop listening to those it removes, and subscribes the topics
 // that had no listener. Unsubscribing waits for Linger.
-func (h *Hub) changeTopics(ctx context.Context, decide func() (add, remove []store.Topic), u *user) error {
+func (h *Hub) changeTopics(ctx context.Context, u *user, decide func() (add, remove []store.Topic)) error {
 	h.subMu.Lock()
 	defer h.subMu.Unlock()
 	h.mu.Lock()

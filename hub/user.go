@@ -7,34 +7,88 @@ import (
 	"microblog/store"
 )
 
+// userState is where a user is in its life; the package doc tells it.
+type userState uint8
+
+const (
+	// userLoading: its own topics are being brought in force and its stars
+	// read. Stars events heard meanwhile are kept in starEvents.
+	userLoading userState = iota
+	// userReady: its stars are known; stars events change its topics at once.
+	userReady
+	// userFailed: loading failed; its connections are refused until it is gone.
+	userFailed
+)
+
 // user is one user with connections in this process. All its connections
 // share its topics: notify:<id>, author:<id> and author:<star> per star.
 type user struct {
 	id    int64
 	conns map[*Conn]struct{} // guarded by Hub.mu
-	stars map[int64]struct{} // guarded by Hub.mu; the stars whose topics it listens to
+	stars starSet            // guarded by Hub.mu; the stars whose topics it listens to
 
-	// loaded is closed once the user's topics are subscribed and in force;
-	// loadErr says whether that worked. starEvents records the stars events
-	// that arrive while loading (nil after), which win over the snapshot.
-	loaded     chan struct{}
-	loadErr    error
-	starEvents map[int64]bool // guarded by Hub.mu
+	// state is guarded by Hub.mu and leaves userLoading once, before loaded
+	// is closed; after loaded, state and err no longer change, so a
+	// connection that waited for loaded reads them without the lock.
+	state  userState
+	err    error         // why loading failed
+	loaded chan struct{} // closed when load returns
+	// starEvents are the stars events heard while loading, by star; they
+	// are newer than the snapshot being read and win over it. Guarded by
+	// Hub.mu.
+	starEvents map[int64]bool
 }
 
-// join adds c to its user, subscribing the user's topics if c is the user's
-// first connection here, and returns once they are in force.
+func newUser(id int64) *user {
+	return &user{
+		id:         id,
+		conns:      make(map[*Conn]struct{}),
+		stars:      make(starSet),
+		loaded:     make(chan struct{}),
+		starEvents: make(map[int64]bool),
+	}
+}
+
+// ownTopics are the topics a user listens to whoever it follows.
+func (u *user) ownTopics() []store.Topic {
+	return []store.Topic{store.NotifyTopic(u.id), store.AuthorTopic(u.id)}
+}
+
+// starSet is a set of user ids that a user follows.
+type starSet map[int64]struct{}
+
+func newStarSet(ids []int64) starSet {
+	s := make(starSet, len(ids))
+	for _, id := range ids {
+		s[id] = struct{}{}
+	}
+	return s
+}
+
+func (s starSet) clone() starSet {
+	c := make(starSet, len(s)+1)
+	for id := range s {
+		c[id] = struct{}{}
+	}
+	return c
+}
+
+// set adds id when following and removes it otherwise.
+func (s starSet) set(id int64, following bool) {
+	if following {
+		s[id] = struct{}{}
+	} else {
+		delete(s, id)
+	}
+}
+
+// join adds c to its user, loading the user if c is its first connection
+// here, and returns once the user's topics are in force.
 func (h *Hub) join(ctx context.Context, c *Conn) error {
 	h.mu.Lock()
 	u, ok := h.users[c.uid]
 	if !ok {
-		u = &user{
-			id:         c.uid,
-			conns:      make(map[*Conn]struct{}),
-			stars:      make(map[int64]struct{}),
-			loaded:     make(chan struct{}),
-			starEvents: make(map[int64]bool),
-		}
+		u = newUser(c.uid)
 		h.users[c.uid] = u
 	}
 	u.conns[c] = struct{}{}
@@ -42,21 +96,54 @@ func (h *Hub) join(ctx context.Context, c *Conn) error {
 	h.mu.Unlock()
 
 	if !ok {
-		u.loadErr = h.load(ctx, u)
-		close(u.loaded)
-		return u.loadErr
+		if err := h.load(ctx, u); err != nil {
+			return err
+		}
 	}
 	select {
 	case <-u.loaded:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if u.loadErr != nil {
-		return u.loadErr
+	if u.state == userFailed {
+		return u.err
 	}
-	// The user's topics may have been subscribed by a connection that is
-	// itself still waiting for them to be in force.
+	// Each connection waits for the topics to be in force itself: another
+	// connection may have subscribed them and still be waiting for that.
 	return h.sync(ctx)
+}
+
+// load takes a new user out of userLoading. Its own topics come first and
+// are brought in force before its stars are read, so that no follow or
+// unfollow can fall between the read and the subscription. loaded is
+// closed when load returns, after the stars' SUBSCRIBE is written, so that
+// the Sync of a connection that waited for it covers them.
+func (h *Hub) load(ctx context.Context, u *user) error {
+	defer close(u.loaded)
+	err := h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+		return u.ownTopics(), nil
+	})
+	if err == nil {
+		err = h.sync(ctx)
+	}
+	var stars []int64
+	if err == nil {
+		stars, err = h.tl.Stars(ctx, u.id)
+	}
+	if err != nil {
+		h.mu.Lock()
+		u.state, u.err, u.starEvents = userFailed, err, nil
+		h.mu.Unlock()
+		return err
+	}
+	return h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+		want := newStarSet(stars)
+		for s, following := range u.starEvents {
+			want.set(s, following)
+		}
+		u.state, u.starEvents = userReady, nil
+		return h.diffStarsLocked(u, want)
+	})
 }
 
 // syncAttempts is how many times a Sync cut short by a break of the
@@ -74,48 +161,10 @@ func (h *Hub) sync(ctx context.Context) error {
 	return err
 }
 
-// load subscribes a newly joined user's own topics, then reads its stars and
-// subscribes theirs. Its own notify topic comes first so that no follow or
-// unfollow can fall between the read and the subscription.
-func (h *Hub) load(ctx context.Context, u *user) error {
-	err := h.changeTopics(ctx, func() (add, remove []store.Topic) {
-		return []store.Topic{store.NotifyTopic(u.id), store.AuthorTopic(u.id)}, nil
-	}, u)
-	if err == nil {
-		err = h.sync(ctx)
-	}
-	if err != nil {
-		return err
-	}
-	stars, err := h.tl.Stars(ctx, u.id)
-	if err != nil {
-		return err
-	}
-	err = h.changeTopics(ctx, func() (add, remove []store.Topic) {
-		want := make(map[int64]struct{}, len(stars))
-		for _, s := range stars {
-			want[s] = struct{}{}
-		}
-		for s, following := range u.starEvents {
-			if following {
-				want[s] = struct{}{}
-			} else {
-				delete(want, s)
-			}
-		}
-		u.starEvents = nil
-		return h.diffStarsLocked(u, want)
-	}, u)
-	if err == nil {
-		err = h.sync(ctx)
-	}
-	return err
-}
-
 // diffStarsLocked makes want the user's stars and returns the topics to add
 // and remove. The caller holds mu.
-func (h *Hub) diffStarsLocked(u *user, want map[int64]struct{}) (add, remove []store.Topic) {
-	delete(want, u.id)
+func (h *Hub) diffStarsLocked(u *user, want starSet) (add, remove []store.Topic) {
+	delete(want, u.id) // its own author topic is not a star's
 	for s := range want {
 		if _, ok := u.stars[s]; !ok {
 			add = append(add, store.AuthorTopic(s))
@@ -131,7 +180,7 @@ func (h *Hub) diffStarsLocked(u *user, want map[int64]struct{}) (add, remove []s
 }
 
 // applyStars follows or unfollows star for uid's connections here. It runs
-// on the control goroutine.
+// on the control goroutine, in the order the events arrived.
 func (h *Hub) applyStars(uid int64, d store.StarsData) {
 	h.mu.RLock()
 	u := h.users[uid]
@@ -141,25 +190,21 @@ func (h *Hub) applyStars(uid int64, d store.StarsData) {
 	}
 	ctx, cancel := context.WithTimeout(h.ctx, h.opt.WriteWait)
 	defer cancel()
-	err := h.changeTopics(ctx, func() (add, remove []store.Topic) {
+	err := h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
 		if h.users[uid] != u {
 			return nil, nil
 		}
-		if u.starEvents != nil { // still loading: the event wins over the snapshot
+		switch u.state {
+		case userLoading: // newer than the stars being read: load applies it after them
 			u.starEvents[d.StarID] = d.Following
 			return nil, nil
+		case userFailed:
+			return nil, nil
 		}
-		want := make(map[int64]struct{}, len(u.stars)+1)
-		for s := range u.stars {
-			want[s] = struct{}{}
-		}
-		if d.Following {
-			want[d.StarID] = struct{}{}
-		} else {
-			delete(want, d.StarID)
-		}
+		want := u.stars.clone()
+		want.set(d.StarID, d.Following)
 		return h.diffStarsLocked(u, want)
-	}, u)
+	})
 	if err != nil {
 		// The topic is remembered by the broker and subscribed on reconnection.
 		h.log.Warn("live: subscribe to new star", "user", uid, "star", d.StarID, "err", err)
