@@ -9,16 +9,10 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"microblog/store"
 )
 
-// WebSocket timings and limits.
+// WebSocket limits; the timings are in Options (DefaultWriteWait, DefaultPongWait).
 const (
-	// writeWait is the time allowed to write one frame to the peer.
-	writeWait = 10 * time.Second
-	// pongWait is the time allowed to read the next pong (or anything) from the peer.
-	pongWait = 60 * time.Second
 	// maxMessageSize is the largest frame a client may send: it sends nothing
 	// but control frames, so anything big is a misbehaving client.
 	maxMessageSize = 4096
@@ -107,27 +101,27 @@ func (h *Hub) Serve(ws *websocket.Conn, cl Client) {
 	if tc, ok := ws.NetConn().(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
 		tc.SetWriteBuffer(h.opt.SocketBuffer)
 	}
-
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeGoingAway, "server shutting down"), time.Now().Add(h.opt.WriteWait))
+	if !h.register(c) {
+		c.closeWith(closeGoingAway, "server shutting down")
+		c.writeClose()
 		ws.Close()
 		return
 	}
-	h.conns[c] = struct{}{}
-	h.m.conns.Set(float64(len(h.conns)))
-	h.wg.Add(1)
-	h.mu.Unlock()
 	defer h.wg.Done()
 	defer h.leave(c)
 
+	// The read pump runs from the start, so that a peer that goes away
+	// while the connection opens cancels the opening.
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
 		c.readPump()
 	}()
-	c.writePump()
+	if frames, err := c.open(); err != nil {
+		c.closeForError(err)
+	} else {
+		c.writePump(frames)
+	}
 	// Give the peer a moment to answer our close frame, then drop the TCP
 	// connection, which also ends the read pump.
 	select {
@@ -159,7 +153,7 @@ func (c *Conn) closeWith(code int, text string) {
 func (c *Conn) readPump() {
 	defer func() {
 		if r := recover(); r != nil {
-			c.h.log.Error("live: read pump panic", "panic", r, "stack", string(debug.Stack()))
+			c.logPanic("read pump", r)
 		}
 		c.closeWith(0, "")
 	}()
@@ -175,29 +169,15 @@ func (c *Conn) readPump() {
 	}
 }
 
-// writePump starts the connection (subscriptions and replay), then writes
-// queued frames and pings until the connection closes.
-func (c *Conn) writePump() {
+// writePump sends the frames open returned, then queued frames and pings,
+// until the connection closes.
+func (c *Conn) writePump(frames []*websocket.PreparedMessage) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.h.log.Error("live: write pump panic", "panic", r, "stack", string(debug.Stack()))
-			c.closeWith(closeInternal, "internal error")
-			c.writeClose()
+			c.logPanic("write pump", r)
+			c.closeForError(errPanic)
 		}
 	}()
-	frames, err := c.start()
-	if err != nil {
-		switch {
-		case c.ctx.Err() != nil: // closing anyway
-		case errors.Is(err, ErrClosed):
-			c.closeWith(closeGoingAway, "server shutting down")
-		default:
-			c.h.log.Warn("live: start connection", "user", c.uid, "err", err)
-			c.closeWith(CloseResume, "live feed unavailable, reconnect later")
-		}
-		c.writeClose()
-		return
-	}
 	for _, f := range frames {
 		if !c.write(f) {
 			return
@@ -236,7 +216,7 @@ func (c *Conn) write(f *websocket.PreparedMessage) bool {
 	if err := c.ws.WritePreparedMessage(f); err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			// Too slow to take even one frame within writeWait.
+			// Too slow to take even one frame within WriteWait.
 			c.closeWith(CloseTooSlow, "too slow")
 		} else {
 			c.closeWith(0, "")
@@ -257,152 +237,8 @@ func (c *Conn) writeClose() {
 	c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(c.h.opt.WriteWait))
 }
 
-// start joins the user's topics, reads the replay and returns the frames
-// to send first: the replayed posts, ready, and whatever arrived meanwhile.
-// Subscribing before reading means nothing falls between replay and live;
-// what both bring is dropped by id.
-func (c *Conn) start() ([]*websocket.PreparedMessage, error) {
-	h := c.h
-	gen := h.gen.Load()
-	if err := h.join(c.ctx, c); err != nil {
-		return nil, err
-	}
-	var replay []store.Post
-	if c.hasAfter {
-		var err error
-		if replay, err = h.tl.HomeSince(c.ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
-			return nil, err
-		}
-	}
-	last, err := h.tl.LastID(c.ctx, c.uid)
-	if err != nil {
-		return nil, err
-	}
-	frames, err := c.goLive(replay, last)
-	if err != nil {
-		return nil, err
-	}
-	if h.gen.Load() != gen {
-		// The subscriber connection broke while this one was starting: the
-		// hub's catch-up skipped it, so it catches up on its own.
-		h.wg.Add(1)
-		go func() {
-			defer h.wg.Done()
-			h.catchUp(c.ctx, c)
-		}()
-	}
-	return frames, nil
-}
-
-// readyData is the data of the ready event.
-type readyData struct {
-	UserID int64 `json:"user_id"`
-	LastID int64 `json:"last_id"`
-	// Truncated says the replay held only the newest ReplayMax posts: the
-	// client should reload its timeline over HTTP.
-	Truncated bool `json:"truncated,omitempty"`
-}
-
-func (c *Conn) goLive(replay []store.Post, last int64) ([]*websocket.PreparedMessage, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]*websocket.PreparedMessage, 0, len(replay)+1+len(c.pending))
-	high := max(last, c.after)
-	for _, p := range replay {
-		high = max(high, p.ID)
-		if !c.seen.add(p.ID) {
-			continue
-		}
-		f, err := encodeFrame(store.EventPost, p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	c.h.m.replayed.Add(float64(len(out)))
-	ready, err := encodeFrame("ready", readyData{UserID: c.uid, LastID: high, Truncated: len(replay) >= c.h.opt.ReplayMax})
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, ready)
-	for _, ev := range c.pending {
-		if ev.postID != 0 {
-			if !c.seen.add(ev.postID) {
-				c.h.m.duplicates.Inc()
-				continue
-			}
-			high = max(high, ev.postID)
-		}
-		out = append(out, ev.msg)
-	}
-	c.high, c.live, c.pending = high, true, nil
-	return out, nil
-}
-
-// deliver queues a live event. It never blocks: a connection that cannot
-// take it is closed with CloseTooSlow.
-func (c *Conn) deliver(ev event) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	select {
-	case <-c.done:
-		return
-	default:
-	}
-	if !c.live {
-		if len(c.pending) >= cap(c.send) {
-			c.h.m.dropped.Inc()
-			c.closeWith(CloseTooSlow, "too slow")
-			return
-		}
-		c.pending = append(c.pending, ev)
-		return
-	}
-	c.pushLocked(ev)
-}
-
-// pushLocked puts ev on the send queue unless it is a post already sent.
-// The caller holds c.mu.
-func (c *Conn) pushLocked(ev event) {
-	if ev.postID != 0 {
-		if !c.seen.add(ev.postID) {
-			c.h.m.duplicates.Inc()
-			return
-		}
-		c.high = max(c.high, ev.postID)
-	}
-	select {
-	case c.send <- ev.msg:
-	default:
-		c.h.m.dropped.Inc()
-		c.closeWith(CloseTooSlow, "too slow")
-	}
-}
-
-// seenWindow is how many recent post ids a connection remembers to drop
-// duplicates. Duplicates only arise near a replay (on connect or after a
-// gap), within a few events of each other, so a small window suffices and
-// keeps connections cheap.
-const seenWindow = 128
-
-// idWindow remembers the last seenWindow ids added. The zero value is empty.
-type idWindow struct {
-	ring []int64
-	next int
-}
-
-// add records id and reports whether it was new.
-func (w *idWindow) add(id int64) bool {
-	for _, x := range w.ring {
-		if x == id {
-			return false
-		}
-	}
-	if len(w.ring) < seenWindow {
-		w.ring = append(w.ring, id)
-		return true
-	}
-	w.ring[w.next] = id
-	w.next = (w.next + 1) % seenWindow
-	return true
+// logPanic logs a panic of one of c's goroutines, which the caller
+// recovered so that one bad connection cannot take the process down.
+func (c *Conn) logPanic(where string, r any) {
+	c.h.log.Error("live: "+where+" panic", "panic", r, "stack", string(debug.Stack()))
 }

@@ -1,24 +1,17 @@
 package hub
 
 import (
-	"context"
 	"encoding/json"
-	"sync"
-	"time"
 
 	"github.com/gorilla/websocket"
 
 	"microblog/store"
 )
 
-// resyncParallel bounds the users caught up at once after a gap, so that a
-// Redis restart with thousands of connected users does not flood Redis.
-const resyncParallel = 16
-
 // Deliver fans one event from the broker out to every local connection that
 // listens to its topic, encoded once. Internal events are acted on and never
-// forwarded. It is called from the broker's single reader and never blocks
-// on a client.
+// forwarded. It is called from the broker's single reader and never blocks,
+// neither on a client nor on Redis.
 func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	h.m.received.Inc()
 	var f store.Frame
@@ -32,10 +25,10 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		if t.Kind != store.TopicNotify || json.Unmarshal(f.Data, &d) != nil {
 			return
 		}
-		// Applied in order on the control goroutine: it talks to Redis.
-		select {
-		case h.control <- func() { h.applyStars(t.UID, d) }:
-		case <-h.ctx.Done():
+		// Applied in order on the control goroutine: it talks to Redis,
+		// and Deliver must not wait for that.
+		if h.ctx.Err() == nil {
+			h.control.push(func() { h.applyStars(t.UID, d) })
 		}
 		return
 	case store.EventSessionRevoked:
@@ -67,172 +60,72 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	}
 }
 
-// Interrupted is told by the broker that its connection just broke. Each
-// live connection remembers the newest post it had then: the catch-up starts
-// there, not at posts that arrive after the reconnection but before the
-// catch-up, which would hide older ones lost in the gap.
-func (h *Hub) Interrupted() {
-	h.breaks.Add(1)
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	for c := range h.conns {
-		c.mu.Lock()
-		if c.live && !c.gapMarked {
-			c.gapMarked, c.gapFrom = true, c.high
-		}
-		c.mu.Unlock()
-	}
-}
-
-// Resubscribed is told by the broker that its connection broke and is
-// back: every local connection catches up on the posts it missed.
-func (h *Hub) Resubscribed() {
-	h.gen.Add(1)
-	h.m.gaps.Inc()
-	h.resyncMu.Lock()
-	if h.resyncing {
-		h.resyncAgain = true
-		h.resyncMu.Unlock()
-		return
-	}
-	h.resyncing = true
-	h.resyncMu.Unlock()
-
-	h.mu.Lock()
-	closed := h.closed
-	if !closed {
-		h.wg.Add(1)
-	}
-	h.mu.Unlock()
-	if closed {
-		return
-	}
-	go func() {
-		defer h.wg.Done()
-		for {
-			h.resyncAll()
-			h.resyncMu.Lock()
-			again := h.resyncAgain
-			h.resyncAgain, h.resyncing = false, again
-			h.resyncMu.Unlock()
-			if !again {
-				return
-			}
-		}
-	}()
-}
-
-// resyncAll brings every loaded user's stars up to date (follows made
-// during the gap were not heard) and replays each connection's missed posts.
-func (h *Hub) resyncAll() {
-	h.mu.RLock()
-	users := make([]*user, 0, len(h.users))
-	for _, u := range h.users {
-		select {
-		case <-u.loaded:
-			if u.loadErr == nil {
-				users = append(users, u)
-			}
-		default: // still loading: its connections catch up when they go live
-		}
-	}
-	h.mu.RUnlock()
-	start := time.Now()
-	sem := make(chan struct{}, resyncParallel)
-	var wg sync.WaitGroup
-	for _, u := range users {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			h.resyncUser(u)
-		}()
-	}
-	wg.Wait()
-	h.log.Info("live: caught up after subscriber gap", "users", len(users), "took", time.Since(start))
-}
-
-func (h *Hub) resyncUser(u *user) {
-	ctx, cancel := context.WithTimeout(h.ctx, 2*h.opt.WriteWait)
-	defer cancel()
-	gen := h.gen.Load()
-	stars, err := h.tl.Stars(ctx, u.id)
-	if err == nil {
-		err = h.changeTopics(ctx, func() (add, remove []store.Topic) {
-			if h.users[u.id] != u {
-				return nil, nil
-			}
-			want := make(map[int64]struct{}, len(stars))
-			for _, s := range stars {
-				want[s] = struct{}{}
-			}
-			return h.diffStarsLocked(u, want)
-		}, u)
-	}
-	if err == nil {
-		err = h.sync(ctx)
-	}
-	if err != nil && h.gen.Load() != gen {
-		return // the connection broke again: the next round catches up
-	}
-	h.mu.RLock()
-	conns := make([]*Conn, 0, len(u.conns))
-	for c := range u.conns {
-		conns = append(conns, c)
-	}
-	h.mu.RUnlock()
-	for _, c := range conns {
-		if err != nil {
-			c.closeWith(CloseResume, "live feed interrupted, reconnect with ?after")
-			continue
-		}
-		h.catchUp(ctx, c)
-	}
-}
-
-// catchUp queues the home-timeline posts newer than the last one c has,
-// dropping those it already got. If more were missed than the queue can
-// take, c is asked to reconnect with ?after instead.
-func (h *Hub) catchUp(ctx context.Context, c *Conn) {
-	c.mu.Lock()
-	after, live := c.high, c.live
-	if c.gapMarked {
-		after = c.gapFrom
-	}
-	c.mu.Unlock()
-	if !live {
-		return
-	}
-	limit := max(1, min(h.opt.ReplayMax, h.opt.SendQueue/2))
-	gen, breaks := h.gen.Load(), h.breaks.Load()
-	posts, err := h.tl.HomeSince(ctx, c.uid, after, limit)
-	if err != nil && h.gen.Load() != gen {
-		return // the connection broke again: the next round catches up
-	}
-	if err != nil || len(posts) >= limit {
-		c.closeWith(CloseResume, "live feed interrupted, reconnect with ?after")
-		return
-	}
-	evs := make([]event, 0, len(posts))
-	for _, p := range posts {
-		f, err := encodeFrame(store.EventPost, p)
-		if err != nil {
-			continue
-		}
-		evs = append(evs, event{postID: p.ID, msg: f})
-	}
+// deliver queues a live event. It never blocks: a connection that cannot
+// take it is closed with CloseTooSlow.
+func (c *Conn) deliver(ev event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// Only a catch-up that read the timeline after the last break closes the
-	// gap. Otherwise posts lost in a newer break may be older than live ones
-	// delivered before the next catch-up, so that one must start at gapFrom.
-	if h.breaks.Load() == breaks {
-		c.gapMarked = false
+	select {
+	case <-c.done:
+		return
+	default:
 	}
-	for _, ev := range evs {
-		c.pushLocked(ev)
+	if !c.live {
+		if len(c.pending) >= cap(c.send) {
+			c.h.m.dropped.Inc()
+			c.closeWith(CloseTooSlow, "too slow")
+			return
+		}
+		c.pending = append(c.pending, ev)
+		return
 	}
-	h.m.replayed.Add(float64(len(evs)))
+	c.pushLocked(ev)
+}
+
+// pushLocked puts ev on the send queue unless it is a post already sent.
+// The caller holds c.mu.
+func (c *Conn) pushLocked(ev event) {
+	if ev.postID != 0 {
+		if !c.seen.add(ev.postID) {
+			c.h.m.duplicates.Inc()
+			return
+		}
+		c.high = max(c.high, ev.postID)
+	}
+	select {
+	case c.send <- ev.msg:
+	default:
+		c.h.m.dropped.Inc()
+		c.closeWith(CloseTooSlow, "too slow")
+	}
+}
+
+// seenWindow is how many recent post ids a connection remembers to drop
+// duplicates. Duplicates only arise near a replay (on connect or after a
+// gap), within a few events of each other, so a small window suffices and
+// keeps connections cheap.
+const seenWindow = 128
+
+// idWindow remembers the last seenWindow ids added. The zero value is empty.
+type idWindow struct {
+	ring []int64
+	next int
+}
+
+// add records id and reports whether it was new.
+func (w *idWindow) add(id int64) bool {
+	for _, x := range w.ring {
+		if x == id {
+			return false
+		}
+	}
+	if len(w.ring) < seenWindow {
+		w.ring = append(w.ring, id)
+		return true
+	}
+	w.ring[w.next] = id
+	w.next = (w.next + 1) % seenWindow
+	return true
 }
 
 // encodeFrame builds a frame the hub writes itself (replays and ready).

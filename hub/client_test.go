@@ -1,0 +1,196 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"microblog/hub"
+	"microblog/store"
+)
+
+// testHub is a hub on the in-memory fakes, served over loopback WebSockets
+// by a bare endpoint that trusts ?uid=, ?token= and ?after= (authentication
+// is the server's business).
+type testHub struct {
+	*hub.Hub
+	broker *fakeBroker
+	tl     *fakeTimeline
+	url    string
+}
+
+func newTestHub(t *testing.T, opt hub.Options) *testHub {
+	t.Helper()
+	b, tl := newFakeBroker(), newFakeTimeline()
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := hub.New(b, tl, opt)
+	b.h = h
+	up := websocket.Upgrader{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		cl := hub.Client{TokenHash: q.Get("token")}
+		cl.UserID, _ = strconv.ParseInt(q.Get("uid"), 10, 64)
+		if s := q.Get("after"); s != "" {
+			cl.After, _ = strconv.ParseInt(s, 10, 64)
+			cl.HasAfter = true
+		}
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		h.Serve(ws, cl)
+	}))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := h.Shutdown(ctx); err != nil {
+			t.Errorf("hub shutdown: %v", err)
+		}
+		srv.Close()
+	})
+	return &testHub{Hub: h, broker: b, tl: tl, url: "ws" + strings.TrimPrefix(srv.URL, "http")}
+}
+
+// post publishes a new post by author the way the store does: timelines
+// first, then the live event. It returns the post's id.
+func (th *testHub) post(author int64) int64 {
+	return th.postText(author, "hello")
+}
+
+func (th *testHub) postText(author int64, content string) int64 {
+	p := th.tl.add(author, content)
+	th.broker.publish(store.AuthorTopic(author), store.EventPost, p)
+	return p.ID
+}
+
+// stars publishes the internal event that fan followed or unfollowed star.
+func (th *testHub) stars(fan, star int64, following bool) {
+	th.broker.publish(store.NotifyTopic(fan), store.EventStars, store.StarsData{StarID: star, Following: following})
+}
+
+// revoke publishes the internal event that uid's session tokenHash logged out.
+func (th *testHub) revoke(uid int64, tokenHash string) {
+	th.broker.publish(store.NotifyTopic(uid), store.EventSessionRevoked, store.SessionRevokedData{TokenHash: tokenHash})
+}
+
+// client is one WebSocket peer of a test hub.
+type client struct {
+	t  *testing.T
+	ws *websocket.Conn
+}
+
+// dial connects as uid; query may add "token=…&after=…". It does not wait
+// for ready: a test expects that frame itself.
+func (th *testHub) dial(t *testing.T, uid int64, query string) *client {
+	t.Helper()
+	return th.dialWith(t, websocket.DefaultDialer, uid, query)
+}
+
+func (th *testHub) dialWith(t *testing.T, d *websocket.Dialer, uid int64, query string) *client {
+	t.Helper()
+	ws, _, err := d.Dial(th.url+"/?uid="+strconv.FormatInt(uid, 10)+"&"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return &client{t: t, ws: ws}
+}
+
+// smallBufferDialer dials with a small receive buffer, so that a client that
+// stops reading fills up after a few frames (not below one segment, or the
+// kernel would delay window updates by seconds).
+var smallBufferDialer = &websocket.Dialer{
+	NetDial: func(network, addr string) (net.Conn, error) {
+		c, err := net.Dial(network, addr)
+		if err == nil {
+			c.(*net.TCPConn).SetReadBuffer(32 << 10)
+		}
+		return c, err
+	},
+	HandshakeTimeout: 5 * time.Second,
+}
+
+// wantPost and wantReady spell frames as describe does.
+func wantPost(id int64) string      { return fmt.Sprintf("post %d", id) }
+func wantReady(lastID int64) string { return fmt.Sprintf("ready %d", lastID) }
+
+// describe names a frame for comparing sequences: "post 3", "ready 5",
+// "ready 5 truncated", or else its event.
+func describe(b []byte) string {
+	var f store.Frame
+	if err := json.Unmarshal(b, &f); err != nil {
+		return "undecodable " + string(b)
+	}
+	var d struct {
+		ID        int64 `json:"id"`
+		LastID    int64 `json:"last_id"`
+		Truncated bool  `json:"truncated"`
+	}
+	json.Unmarshal(f.Data, &d)
+	switch f.Event {
+	case store.EventPost:
+		return wantPost(d.ID)
+	case "ready":
+		if d.Truncated {
+			return wantReady(d.LastID) + " truncated"
+		}
+		return wantReady(d.LastID)
+	}
+	return f.Event
+}
+
+// expect reads the next frames and fails unless they are want, in order.
+func (c *client) expect(want ...string) {
+	c.t.Helper()
+	for i, w := range want {
+		c.ws.SetReadDeadline(time.Now().Add(3 * time.Second))
+		_, b, err := c.ws.ReadMessage()
+		if err != nil {
+			c.t.Fatalf("frame %d of %q: %v", i, want, err)
+		}
+		if got := describe(b); got != w {
+			c.t.Fatalf("frame %d: got %q, want %q of %q", i, got, w, want)
+		}
+	}
+}
+
+// closed reads until the connection ends and returns the frames read on the
+// way and the close code (0: the connection ended without one).
+func (c *client) closed() (frames []string, code int) {
+	c.t.Helper()
+	c.ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		_, b, err := c.ws.ReadMessage()
+		if err == nil {
+			frames = append(frames, describe(b))
+			continue
+		}
+		var ce *websocket.CloseError
+		if errors.As(err, &ce) {
+			return frames, ce.Code
+		}
+		return frames, 0
+	}
+}
+
+// expectClose fails unless the connection closes with code and nothing
+// before it.
+func (c *client) expectClose(code int) {
+	c.t.Helper()
+	if frames, got := c.closed(); got != code || len(frames) > 0 {
+		c.t.Fatalf("closed with %d after %q, want %d and no frames", got, frames, code)
+	}
+}

@@ -1,0 +1,61 @@
+// Package hub is the live feed's fan-out: it keeps this process's WebSocket
+// connections, subscribes (reference-counted, per user) to the live topics
+// they need on the process's one subscriber connection, and forwards each
+// event to every local connection that wants it, encoded once.
+//
+// The hub knows topics, not Redis: the Broker (store.Subscriber) turns them
+// into channels and calls back Deliver, Interrupted and Resubscribed; the
+// Timeline (store.Store) answers the reads needed to replay what a client
+// missed.
+//
+// # Life of a user
+//
+// A user is in the hub while it has a connection here. Its first connection
+// creates it, in userLoading, and loads it: the user's own topics
+// (notify:<id>, author:<id>) are subscribed and brought in force first, so
+// that every follow or unfollow from then on is heard, then its stars are
+// read and their author topics subscribed. Stars events heard while loading
+// are newer than that read and win over it. The user is then userReady:
+// stars events change its topics at once, and after a gap of the broker its
+// stars are read again. If loading fails the user is userFailed and its
+// connections are refused (1012) until the last one has left. Either way
+// loaded is closed, which the user's other connections wait for. When the
+// last connection leaves, the user goes; a topic without listeners stays
+// subscribed for Linger, so that a reconnect does not churn.
+//
+// # Life of a connection
+//
+// Serve registers the connection (after Shutdown it is turned away with
+// 1001), starts its read pump and opens it: open joins the user (loading
+// it, or waiting for it and then for a Sync so that its topics are in
+// force), reads the replay (?after=) and the newest id, and goes live,
+// returning the replay, ready, and the events held meanwhile without
+// duplicates. From then on events go to the send queue. The write pump,
+// the only writer of data frames, writes them until the connection closes.
+// A close is decided once, by closeWith (4008, 4001, 1001, 1012, or none
+// when the peer is gone), and sent by the write pump; Serve then waits
+// briefly for the peer's answer, drops the socket, and leaves the user.
+//
+// When the broker breaks (Interrupted), each live connection notes the
+// newest post it had. Once the subscriptions are back (Resubscribed), every
+// ready user's stars are read again and each of its connections replays the
+// posts after its note. A connection that was opening meanwhile catches up
+// on its own once it is live.
+//
+// # Locks
+//
+// Locks are taken in this order only:
+//
+//	Hub.subMu → Hub.mu → Conn.mu
+//
+// subMu serialises changes of the broker's subscriptions with the
+// bookkeeping that decides them; it is held across Subscribe and
+// Unsubscribe, never across Sync. mu guards the users, topics and connections; it is never held while
+// calling the broker or the timeline, because Deliver, on the broker's
+// reader, takes it. Conn.mu guards one connection's replay and duplicate
+// state. Hub.resyncMu and the control queue's lock are taken alone.
+// closeWith takes no lock and never blocks, so it may be called under any
+// of them. Deliver, Interrupted and Resubscribed never wait, neither for a
+// client nor for the broker: stars events go to the control queue, whose
+// goroutine makes the Redis round trips in order.
+package hub

@@ -1,0 +1,9 @@
+package hub
+
+// FlushControl waits until every stars event queued before it has been
+// applied: the control goroutine runs them in order.
+func FlushControl(h *Hub) {
+	done := make(chan struct{})
+	h.control.push(func() { close(done) })
+	<-done
+}

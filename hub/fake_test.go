@@ -1,0 +1,287 @@
+package hub_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sort"
+	"sync"
+
+	"microblog/store"
+)
+
+// fakeBroker is an in-memory Broker, after centrifuge's MemoryBroker: it
+// remembers the subscribed topics and hands what a test publishes to the hub
+// when the topic is subscribed and the "connection" is up. Tests make it
+// break and come back, stall its Subscribe and fail its Sync.
+type fakeBroker struct {
+	h store.SubscriberHandler // the hub; set before the first publish
+
+	// reader makes calls into the hub one at a time, as store.Subscriber's
+	// single reader does.
+	reader sync.Mutex
+
+	mu       sync.Mutex
+	topics   map[store.Topic]bool
+	gap      chan struct{}                   // non-nil while the connection is broken; closed when it is back
+	stall    chan struct{}                   // non-nil: Subscribe waits until it is closed
+	syncHook func(ctx context.Context) error // replaces Sync when set
+}
+
+func newFakeBroker() *fakeBroker {
+	return &fakeBroker{topics: make(map[store.Topic]bool)}
+}
+
+// Subscribe records topics at once, like store.Subscriber, which subscribes
+// remembered topics on reconnection even when the command failed.
+func (b *fakeBroker) Subscribe(ctx context.Context, topics ...store.Topic) error {
+	b.mu.Lock()
+	for _, t := range topics {
+		b.topics[t] = true
+	}
+	stall := b.stall
+	b.mu.Unlock()
+	if stall == nil {
+		return nil
+	}
+	select {
+	case <-stall:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *fakeBroker) Unsubscribe(ctx context.Context, topics ...store.Topic) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, t := range topics {
+		delete(b.topics, t)
+	}
+	return nil
+}
+
+// Sync returns at once while the connection is up. During a gap it waits
+// for the gap to end and then reports it, as a barrier whose PING went down
+// with the connection does.
+func (b *fakeBroker) Sync(ctx context.Context) error {
+	b.mu.Lock()
+	gap, hook := b.gap, b.syncHook
+	b.mu.Unlock()
+	switch {
+	case hook != nil:
+		return hook(ctx)
+	case gap == nil:
+		return nil
+	}
+	select {
+	case <-gap:
+		return store.ErrSubscriberGap
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// publish sends one frame on t as the store does; it is lost when t is not
+// subscribed or the connection is broken.
+func (b *fakeBroker) publish(t store.Topic, event string, data any) {
+	b.publishFrame(t, frame(event, data))
+}
+
+// frame encodes an event as the store publishes it.
+func frame(event string, data any) []byte {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		panic(err)
+	}
+	payload, err := json.Marshal(store.Frame{Event: event, Data: raw})
+	if err != nil {
+		panic(err)
+	}
+	return payload
+}
+
+// publishFrame is publish for a frame encoded beforehand. The hub gets its
+// own copy, as it would from Redis.
+func (b *fakeBroker) publishFrame(t store.Topic, payload []byte) {
+	payload = bytes.Clone(payload)
+	b.reader.Lock()
+	defer b.reader.Unlock()
+	b.mu.Lock()
+	up := b.topics[t] && b.gap == nil
+	b.mu.Unlock()
+	if up {
+		b.h.Deliver(t, payload)
+	}
+}
+
+// interrupt breaks the connection: what is published from now on is lost.
+func (b *fakeBroker) interrupt() {
+	b.mu.Lock()
+	b.gap = make(chan struct{})
+	b.mu.Unlock()
+	b.reader.Lock()
+	defer b.reader.Unlock()
+	b.h.Interrupted()
+}
+
+// resubscribe ends the gap with every topic subscribed again.
+func (b *fakeBroker) resubscribe() {
+	b.mu.Lock()
+	close(b.gap)
+	b.gap = nil
+	b.mu.Unlock()
+	b.reader.Lock()
+	defer b.reader.Unlock()
+	b.h.Resubscribed()
+}
+
+// stallSubscribe makes every Subscribe wait until the returned func is called.
+func (b *fakeBroker) stallSubscribe() (release func()) {
+	ch := make(chan struct{})
+	b.mu.Lock()
+	b.stall = ch
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		b.stall = nil
+		b.mu.Unlock()
+		close(ch)
+	}
+}
+
+// onSync replaces Sync with f; nil restores it.
+func (b *fakeBroker) onSync(f func(ctx context.Context) error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.syncHook = f
+}
+
+// fakeTimeline is an in-memory Timeline: who follows whom and each user's
+// home timeline. A test can hold one call of a method for a user.
+type fakeTimeline struct {
+	mu     sync.Mutex
+	stars  map[int64]map[int64]bool // fan → stars
+	home   map[int64][]store.Post   // user → posts, oldest first
+	lastID int64
+	gates  map[gateKey]*gate
+}
+
+type gateKey struct {
+	method string
+	uid    int64
+}
+
+// gate holds one call: entered is closed when the call arrives, and the
+// call reads the timeline only once open is called.
+type gate struct {
+	entered, released chan struct{}
+}
+
+func (g *gate) open() { close(g.released) }
+
+func newFakeTimeline() *fakeTimeline {
+	return &fakeTimeline{
+		stars: make(map[int64]map[int64]bool),
+		home:  make(map[int64][]store.Post),
+		gates: make(map[gateKey]*gate),
+	}
+}
+
+// hold makes the next call of method ("Stars", "HomeSince", "LastID") for
+// uid wait at its gate.
+func (tl *fakeTimeline) hold(method string, uid int64) *gate {
+	g := &gate{entered: make(chan struct{}), released: make(chan struct{})}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.gates[gateKey{method, uid}] = g
+	return g
+}
+
+// pass waits at the gate set for this call, if any.
+func (tl *fakeTimeline) pass(ctx context.Context, method string, uid int64) error {
+	tl.mu.Lock()
+	g := tl.gates[gateKey{method, uid}]
+	delete(tl.gates, gateKey{method, uid})
+	tl.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	close(g.entered)
+	select {
+	case <-g.released:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// follow records that fan follows star, without any event: a snapshot the
+// hub reads later sees it.
+func (tl *fakeTimeline) follow(fan, star int64) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if tl.stars[fan] == nil {
+		tl.stars[fan] = make(map[int64]bool)
+	}
+	tl.stars[fan][star] = true
+}
+
+// add writes a new post to its author's home timeline and its fans', as
+// the store does before publishing it.
+func (tl *fakeTimeline) add(author int64, content string) store.Post {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.lastID++
+	p := store.Post{ID: tl.lastID, Kind: store.KindPost, Author: store.Author{ID: author}, Content: content}
+	tl.home[author] = append(tl.home[author], p)
+	for fan, stars := range tl.stars {
+		if stars[author] && fan != author {
+			tl.home[fan] = append(tl.home[fan], p)
+		}
+	}
+	return p
+}
+
+func (tl *fakeTimeline) Stars(ctx context.Context, uid int64) ([]int64, error) {
+	if err := tl.pass(ctx, "Stars", uid); err != nil {
+		return nil, err
+	}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	var out []int64
+	for s := range tl.stars[uid] {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+// HomeSince returns the newest max posts after the id, oldest first, as
+// store.Store does.
+func (tl *fakeTimeline) HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error) {
+	if err := tl.pass(ctx, "HomeSince", uid); err != nil {
+		return nil, err
+	}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	var out []store.Post
+	for _, p := range tl.home[uid] {
+		if p.ID > after {
+			out = append(out, p)
+		}
+	}
+	return out[len(out)-min(max, len(out)):], nil
+}
+
+func (tl *fakeTimeline) LastID(ctx context.Context, uid int64) (int64, error) {
+	if err := tl.pass(ctx, "LastID", uid); err != nil {
+		return 0, err
+	}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if h := tl.home[uid]; len(h) > 0 {
+		return h[len(h)-1].ID, nil
+	}
+	return 0, nil
+}

@@ -1,0 +1,178 @@
+package hub
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"microblog/store"
+)
+
+// resyncParallel bounds the users caught up at once after a gap, so that a
+// Redis restart with thousands of connected users does not flood Redis.
+const resyncParallel = 16
+
+// Interrupted is told by the broker that its connection just broke. Each
+// live connection remembers the newest post it had then: the catch-up starts
+// there, not at posts that arrive after the reconnection but before the
+// catch-up, which would hide older ones lost in the gap.
+func (h *Hub) Interrupted() {
+	h.interruptions.Add(1)
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for c := range h.conns {
+		c.mu.Lock()
+		if c.live && !c.gapMarked {
+			c.gapMarked, c.gapFrom = true, c.high
+		}
+		c.mu.Unlock()
+	}
+}
+
+// Resubscribed is told by the broker that its connection broke and is
+// back: every local connection catches up on the posts it missed.
+func (h *Hub) Resubscribed() {
+	h.resubscribes.Add(1)
+	h.m.gaps.Inc()
+	h.resyncMu.Lock()
+	if h.resyncing {
+		h.resyncAgain = true
+		h.resyncMu.Unlock()
+		return
+	}
+	h.resyncing = true
+	h.resyncMu.Unlock()
+
+	h.mu.Lock()
+	closed := h.closed
+	if !closed {
+		h.wg.Add(1)
+	}
+	h.mu.Unlock()
+	if closed {
+		return
+	}
+	go func() {
+		defer h.wg.Done()
+		for {
+			h.resyncAll()
+			h.resyncMu.Lock()
+			again := h.resyncAgain
+			h.resyncAgain, h.resyncing = false, again
+			h.resyncMu.Unlock()
+			if !again {
+				return
+			}
+		}
+	}()
+}
+
+// resyncAll brings every ready user's stars up to date (follows made
+// during the gap were not heard) and replays each connection's missed posts.
+// A user still loading is left out: its connections catch up on their own
+// once they are live.
+func (h *Hub) resyncAll() {
+	h.mu.RLock()
+	users := make([]*user, 0, len(h.users))
+	for _, u := range h.users {
+		if u.state == userReady {
+			users = append(users, u)
+		}
+	}
+	h.mu.RUnlock()
+	start := time.Now()
+	sem := make(chan struct{}, resyncParallel)
+	var wg sync.WaitGroup
+	for _, u := range users {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			h.resyncUser(u)
+		}()
+	}
+	wg.Wait()
+	h.log.Info("live: caught up after subscriber gap", "users", len(users), "took", time.Since(start))
+}
+
+// resyncUser reads u's stars again, subscribes and unsubscribes to match,
+// and catches up each of its connections once that is in force.
+func (h *Hub) resyncUser(u *user) {
+	ctx, cancel := context.WithTimeout(h.ctx, 2*h.opt.WriteWait)
+	defer cancel()
+	resubscribes := h.resubscribes.Load()
+	stars, err := h.tl.Stars(ctx, u.id)
+	if err == nil {
+		err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+			if h.users[u.id] != u {
+				return nil, nil
+			}
+			return h.diffStarsLocked(u, newStarSet(stars))
+		})
+	}
+	if err == nil {
+		err = h.sync(ctx)
+	}
+	if err != nil && h.resubscribes.Load() != resubscribes {
+		return // the broker broke again: the next round catches up
+	}
+	h.mu.RLock()
+	conns := make([]*Conn, 0, len(u.conns))
+	for c := range u.conns {
+		conns = append(conns, c)
+	}
+	h.mu.RUnlock()
+	for _, c := range conns {
+		if err != nil {
+			c.closeWith(CloseResume, "live feed interrupted, reconnect with ?after")
+			continue
+		}
+		h.catchUp(ctx, c)
+	}
+}
+
+// catchUp queues the home-timeline posts newer than the last one c has,
+// dropping those it already got. If more were missed than the queue can
+// take, c is asked to reconnect with ?after instead.
+func (h *Hub) catchUp(ctx context.Context, c *Conn) {
+	c.mu.Lock()
+	after, live := c.high, c.live
+	if c.gapMarked {
+		after = c.gapFrom
+	}
+	c.mu.Unlock()
+	if !live {
+		return
+	}
+	limit := max(1, min(h.opt.ReplayMax, h.opt.SendQueue/2))
+	resubscribes, interruptions := h.resubscribes.Load(), h.interruptions.Load()
+	posts, err := h.tl.HomeSince(ctx, c.uid, after, limit)
+	if err != nil && h.resubscribes.Load() != resubscribes {
+		return // the broker broke again: the next round catches up
+	}
+	if err != nil || len(posts) >= limit {
+		c.closeWith(CloseResume, "live feed interrupted, reconnect with ?after")
+		return
+	}
+	evs := make([]event, 0, len(posts))
+	for _, p := range posts {
+		f, err := encodeFrame(store.EventPost, p)
+		if err != nil {
+			continue
+		}
+		evs = append(evs, event{postID: p.ID, msg: f})
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Only a catch-up that read the timeline after the last interruption
+	// closes the gap. Otherwise posts lost in a newer one may be older than
+	// live ones delivered before the next catch-up, which must therefore
+	// start at gapFrom.
+	if h.interruptions.Load() == interruptions {
+		c.gapMarked = false
+	}
+	for _, ev := range evs {
+		c.pushLocked(ev)
+	}
+	h.m.replayed.Add(float64(len(evs)))
+}

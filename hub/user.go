@@ -1,0 +1,227 @@
+package hub
+
+import (
+	"context"
+	"errors"
+
+	"microblog/store"
+)
+
+// userState is where a user is in its life; the package doc tells it.
+type userState uint8
+
+const (
+	// userLoading: its own topics are being brought in force and its stars
+	// read. Stars events heard meanwhile are kept in starEvents.
+	userLoading userState = iota
+	// userReady: its stars are known; stars events change its topics at once.
+	userReady
+	// userFailed: loading failed; its connections are refused until it is gone.
+	userFailed
+)
+
+// user is one user with connections in this process. All its connections
+// share its topics: notify:<id>, author:<id> and author:<star> per star.
+type user struct {
+	id    int64
+	conns map[*Conn]struct{} // guarded by Hub.mu
+	stars starSet            // guarded by Hub.mu; the stars whose topics it listens to
+
+	// state is guarded by Hub.mu and leaves userLoading once, before loaded
+	// is closed; after loaded, state and err no longer change, so a
+	// connection that waited for loaded reads them without the lock.
+	state  userState
+	err    error         // why loading failed
+	loaded chan struct{} // closed when load returns
+	// starEvents are the stars events heard while loading, by star; they
+	// are newer than the snapshot being read and win over it. Guarded by
+	// Hub.mu.
+	starEvents map[int64]bool
+}
+
+func newUser(id int64) *user {
+	return &user{
+		id:         id,
+		conns:      make(map[*Conn]struct{}),
+		stars:      make(starSet),
+		loaded:     make(chan struct{}),
+		starEvents: make(map[int64]bool),
+	}
+}
+
+// ownTopics are the topics a user listens to whoever it follows.
+func (u *user) ownTopics() []store.Topic {
+	return []store.Topic{store.NotifyTopic(u.id), store.AuthorTopic(u.id)}
+}
+
+// starSet is a set of user ids that a user follows.
+type starSet map[int64]struct{}
+
+func newStarSet(ids []int64) starSet {
+	s := make(starSet, len(ids))
+	for _, id := range ids {
+		s[id] = struct{}{}
+	}
+	return s
+}
+
+func (s starSet) clone() starSet {
+	c := make(starSet, len(s)+1)
+	for id := range s {
+		c[id] = struct{}{}
+	}
+	return c
+}
+
+// set adds id when following and removes it otherwise.
+func (s starSet) set(id int64, following bool) {
+	if following {
+		s[id] = struct{}{}
+	} else {
+		delete(s, id)
+	}
+}
+
+// join adds c to its user, loading the user if c is its first connection
+// here, and returns once the user's topics are in force.
+func (h *Hub) join(ctx context.Context, c *Conn) error {
+	h.mu.Lock()
+	u, ok := h.users[c.uid]
+	if !ok {
+		u = newUser(c.uid)
+		h.users[c.uid] = u
+	}
+	u.conns[c] = struct{}{}
+	c.user = u
+	h.mu.Unlock()
+
+	if !ok {
+		if err := h.load(ctx, u); err != nil {
+			return err
+		}
+	}
+	select {
+	case <-u.loaded:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if u.state == userFailed {
+		return u.err
+	}
+	// Each connection waits for the topics to be in force itself: another
+	// connection may have subscribed them and still be waiting for that.
+	return h.sync(ctx)
+}
+
+// load takes a new user out of userLoading. Its own topics come first and
+// are brought in force before its stars are read, so that no follow or
+// unfollow can fall between the read and the subscription. loaded is
+// closed when load returns, after the stars' SUBSCRIBE is written, so that
+// the Sync of a connection that waited for it covers them.
+func (h *Hub) load(ctx context.Context, u *user) error {
+	defer close(u.loaded)
+	err := h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+		return u.ownTopics(), nil
+	})
+	if err == nil {
+		err = h.sync(ctx)
+	}
+	var stars []int64
+	if err == nil {
+		stars, err = h.tl.Stars(ctx, u.id)
+	}
+	if err != nil {
+		h.mu.Lock()
+		u.state, u.err, u.starEvents = userFailed, err, nil
+		h.mu.Unlock()
+		return err
+	}
+	return h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+		want := newStarSet(stars)
+		for s, following := range u.starEvents {
+			want.set(s, following)
+		}
+		u.state, u.starEvents = userReady, nil
+		return h.diffStarsLocked(u, want)
+	})
+}
+
+// syncAttempts is how many times a Sync cut short by a break of the
+// subscriber connection is tried again: the subscriptions come back with it.
+const syncAttempts = 3
+
+// sync waits until the broker's subscriptions are in force.
+func (h *Hub) sync(ctx context.Context) error {
+	var err error
+	for range syncAttempts {
+		if err = h.broker.Sync(ctx); !errors.Is(err, store.ErrSubscriberGap) {
+			return err
+		}
+	}
+	return err
+}
+
+// diffStarsLocked makes want the user's stars and returns the topics to add
+// and remove. The caller holds mu.
+func (h *Hub) diffStarsLocked(u *user, want starSet) (add, remove []store.Topic) {
+	delete(want, u.id) // its own author topic is not a star's
+	for s := range want {
+		if _, ok := u.stars[s]; !ok {
+			add = append(add, store.AuthorTopic(s))
+		}
+	}
+	for s := range u.stars {
+		if _, ok := want[s]; !ok {
+			remove = append(remove, store.AuthorTopic(s))
+		}
+	}
+	u.stars = want
+	return add, remove
+}
+
+// applyStars follows or unfollows star for uid's connections here. It runs
+// on the control goroutine, in the order the events arrived.
+func (h *Hub) applyStars(uid int64, d store.StarsData) {
+	h.mu.RLock()
+	u := h.users[uid]
+	h.mu.RUnlock()
+	if u == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(h.ctx, h.opt.WriteWait)
+	defer cancel()
+	err := h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+		if h.users[uid] != u {
+			return nil, nil
+		}
+		switch u.state {
+		case userLoading: // newer than the stars being read: load applies it after them
+			u.starEvents[d.StarID] = d.Following
+			return nil, nil
+		case userFailed:
+			return nil, nil
+		}
+		want := u.stars.clone()
+		want.set(d.StarID, d.Following)
+		return h.diffStarsLocked(u, want)
+	})
+	if err != nil {
+		// The topic is remembered by the broker and subscribed on reconnection.
+		h.log.Warn("live: subscribe to new star", "user", uid, "star", d.StarID, "err", err)
+	}
+}
+
+// revoke closes uid's connections opened with the session tokenHash.
+func (h *Hub) revoke(uid int64, tokenHash string) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	u := h.users[uid]
+	if u == nil {
+		return
+	}
+	for c := range u.conns {
+		if c.tokenHash == tokenHash {
+			c.closeWith(CloseLoggedOut, "logged out")
+		}
+	}
+}
