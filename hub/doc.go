@@ -3,9 +3,9 @@
 // they need on the process's one subscriber connection, and forwards each
 // event to every local connection that wants it, encoded once.
 //
-// The hub knows topics, not Redis: the Broker (store.Subscriber) turns them
+// The hub knows topics, not Redis: the store.Broker (redisdb.Subscriber) turns them
 // into channels and calls back Deliver, Interrupted and Resubscribed; the
-// Timeline (store.Store) answers the reads needed to replay what a client
+// store.LiveTimeline (redisdb.Store) answers the reads needed to replay what a client
 // missed.
 //
 // # Life of a user

@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -10,31 +9,12 @@ import (
 	"microblog/store"
 )
 
-// Broker is the process's one connection to the event bus.
-type Broker interface {
-	// Subscribe and Unsubscribe change the topics delivered to the hub.
-	Subscribe(ctx context.Context, topics ...store.Topic) error
-	Unsubscribe(ctx context.Context, topics ...store.Topic) error
-	// Sync returns once every earlier Subscribe is in force.
-	Sync(ctx context.Context) error
-}
-
-// Timeline is what the hub reads from the store.
-type Timeline interface {
-	Stars(ctx context.Context, uid int64) ([]int64, error)
-	HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error)
-	LastID(ctx context.Context, uid int64) (int64, error)
-}
-
-// ErrClosed is returned for a connection that arrives after Shutdown began.
-var ErrClosed = errors.New("hub: shut down")
-
 // Hub is one process's live fan-out. It implements store.SubscriberHandler.
 // The package doc describes the life of its users and connections and the
 // order of its locks.
 type Hub struct {
-	broker Broker
-	tl     Timeline
+	broker store.Broker
+	tl     store.LiveTimeline
 	opt    Options
 	log    *slog.Logger
 	m      *metrics
@@ -76,7 +56,7 @@ type Hub struct {
 }
 
 // New returns a hub on broker and tl. Call Shutdown to close it.
-func New(broker Broker, tl Timeline, opt Options) *Hub {
+func New(broker store.Broker, tl store.LiveTimeline, opt Options) *Hub {
 	opt.setDefaults()
 	ctx, stop := context.WithCancel(context.Background())
 	h := &Hub{

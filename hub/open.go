@@ -95,7 +95,7 @@ func (c *Conn) goLive(replay []store.Post, last int64) ([]*websocket.PreparedMes
 		out = append(out, f)
 	}
 	c.h.m.replayed.Add(float64(len(out)))
-	ready, err := encodeFrame("ready", readyData{UserID: c.uid, LastID: high, Truncated: len(replay) >= c.h.opt.ReplayMax})
+	ready, err := encodeFrame(store.EventReady, readyData{UserID: c.uid, LastID: high, Truncated: len(replay) >= c.h.opt.ReplayMax})
 	if err != nil {
 		return nil, err
 	}

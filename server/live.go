@@ -24,7 +24,8 @@ type liveConfig struct {
 // loadLiveConfig reads the live feed's settings; a bad value is an error
 // naming the variable.
 func loadLiveConfig(getenv func(string) string) (liveConfig, error) {
-	lc := liveConfig{Queue: 256, ReplayMax: 200, Linger: 5 * time.Second, PongWait: 60 * time.Second, WriteWait: 10 * time.Second}
+	lc := liveConfig{Queue: hub.DefaultSendQueue, ReplayMax: hub.DefaultReplayMax, Linger: hub.DefaultLinger,
+		PongWait: hub.DefaultPongWait, WriteWait: hub.DefaultWriteWait}
 	err := readEnvInts(getenv, []envInt{
 		{"MICROBLOG_WS_QUEUE", &lc.Queue, 1, 1 << 20},
 		{"MICROBLOG_WS_REPLAY_MAX", &lc.ReplayMax, 1, 1 << 20},
