@@ -93,9 +93,10 @@ function render() {
 
 function renderNav() {
   const path = location.pathname;
+  // Narrow screens show only the icons of the nav and the log-out button, so each carries its name.
   const link = (href, label, ic, active) => h('a', {
-    href, class: 'nav-link' + (active ? ' active' : ''), attrs: active ? { 'aria-current': 'page' } : {},
-  }, icon(ic), h('span', {}, label));
+    href, class: 'nav-link' + (active ? ' active' : ''), attrs: { 'aria-label': label, 'aria-current': active ? 'page' : null },
+  }, icon(ic), h('span', { class: 'nav-label' }, label));
   clear(nav);
   clear(account);
   if (app.user) {
@@ -106,7 +107,8 @@ function renderNav() {
       link(mine, 'Profile', 'user', path.startsWith(mine)));
     account.append(
       h('a', { class: 'account-name', href: mine, title: 'Your profile' }, '@' + app.user.username),
-      h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: logout } }, icon('logout', 18), 'Log out'));
+      h('button', { type: 'button', class: 'btn btn-ghost btn-small btn-logout', attrs: { 'aria-label': 'Log out' }, on: { click: logout } },
+        icon('logout', 18), h('span', { class: 'btn-label' }, 'Log out')));
   } else {
     nav.append(link('/public', 'Public', 'globe', path === '/public'));
     account.append(
