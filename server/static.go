@@ -33,9 +33,17 @@ import (
 //     an old ?v=) is "no-cache": kept, but revalidated with its ETag each time.
 //   - Compression. Text files are gzipped once, at the best level, and sent
 //     compressed to clients that accept it (Vary: Accept-Encoding).
+//   - The session hint. The desktop page cannot see its session cookie
+//     (HttpOnly), and asking /me without one can only earn a 401, which the
+//     browser logs as an error. So a page whose <html> carries sessionMark is
+//     also kept with that mark replaced by sessionCookieMark, and served so
+//     to requests that carry the auth cookie (Vary: Cookie); the page asks
+//     /me only then. It says the cookie is there, not that it is valid.
 const (
-	cacheImmutable  = "public, max-age=31536000, immutable"
-	cacheRevalidate = "no-cache"
+	sessionMark       = `data-session="none"`
+	sessionCookieMark = `data-session="cookie"`
+	cacheImmutable    = "public, max-age=31536000, immutable"
+	cacheRevalidate   = "no-cache"
 )
 
 // refPatterns find references to other files by file type; the first group
@@ -51,7 +59,8 @@ var refPatterns = map[string]*regexp.Regexp{
 type staticFile struct {
 	body, gz    []byte // gz is nil when gzip would not make it smaller
 	contentType string
-	version     string // hash of body, the ?v= of versioned URLs
+	version     string      // hash of body, the ?v= of versioned URLs
+	session     *staticFile // the page with sessionCookieMark, if it has sessionMark
 }
 
 // staticSite is a front end's files by name (as in its fs.FS), served under prefix.
@@ -120,6 +129,9 @@ func (s *staticSite) prepare(name string, raw map[string][]byte, busy map[string
 		})
 	}
 	f := newStaticFile(name, body)
+	if bytes.Contains(body, []byte(sessionMark)) {
+		f.session = newStaticFile(name, bytes.Replace(body, []byte(sessionMark), []byte(sessionCookieMark), 1))
+	}
 	s.files[name] = f
 	return f
 }
@@ -239,6 +251,12 @@ func (s *staticSite) serve(c echo.Context) error {
 		}
 	}
 	h := c.Response().Header()
+	if f.session != nil {
+		h.Add("Vary", "Cookie")
+		if _, err := r.Cookie(cookieName); err == nil {
+			f = f.session
+		}
+	}
 	if versioned(name) && r.URL.Query().Get("v") == f.version {
 		h.Set("Cache-Control", cacheImmutable)
 	} else {

@@ -339,6 +339,34 @@ func TestStaticVersionsFollowImports(t *testing.T) {
 	}
 }
 
+// TestStaticSessionHint: the desktop page says whether its request carried
+// the session cookie, so that a logged-out visit does not ask /me.
+func TestStaticSessionHint(t *testing.T) {
+	ts := staticServer(t)
+	for _, p := range []string{"/", "/u/alice"} {
+		anon, body := get(t, "GET", ts.URL+p)
+		if !bytes.Contains(body, []byte(`<html lang="en" data-session="none">`)) {
+			t.Errorf("%s without a cookie: no data-session=none", p)
+		}
+		withCookie, body2 := get(t, "GET", ts.URL+p, "Cookie: auth=whatever")
+		if !bytes.Contains(body2, []byte(`<html lang="en" data-session="cookie">`)) {
+			t.Errorf("%s with the auth cookie: no data-session=cookie", p)
+		}
+		if !varies(anon, "Cookie") || !varies(withCookie, "Cookie") {
+			t.Errorf("%s: no Vary: Cookie", p)
+		}
+		if anon.Header.Get("ETag") == withCookie.Header.Get("ETag") {
+			t.Errorf("%s: both variants have the ETag %s", p, anon.Header.Get("ETag"))
+		}
+		if !bytes.Equal(bytes.Replace(body, []byte(sessionMark), []byte(sessionCookieMark), 1), body2) {
+			t.Errorf("%s: the variants differ in more than the mark", p)
+		}
+	}
+	if resp, _ := get(t, "GET", ts.URL+"/m/", "Cookie: auth=whatever"); varies(resp, "Cookie") {
+		t.Error("the mobile app, which has no mark, varies by cookie")
+	}
+}
+
 func TestStaticRoutes(t *testing.T) {
 	ts := staticServer(t)
 	for p, want := range map[string]int{

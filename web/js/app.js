@@ -168,10 +168,16 @@ function sessionEnded() {
 
 async function boot() {
   startClock();
-  try {
-    app.user = await api.me();
-  } catch (err) {
-    if (err.status !== 401) toast(err.message);
+  // The session cookie is HttpOnly, so the server says in <html data-session>
+  // whether the request for this page carried one (server/static.go). Without
+  // it /me could only answer 401, which the browser logs as an error, so a
+  // logged-out visit does not ask.
+  if (document.documentElement.dataset.session === 'cookie') {
+    try {
+      app.user = await api.me();
+    } catch (err) {
+      if (err.status !== 401) toast(err.message); // 401: the cookie is stale, we are logged out
+    }
   }
   if (app.user) await startLive();
   render();
