@@ -3,9 +3,12 @@
 // takes from web/) so the app opens offline and can say so.
 // Shell files are fetched from the network first, so a new version shows as
 // soon as there is a connection, and from the cache when there is none.
+// The server adds ?v=<content hash> to the URLs the files refer to each other
+// by; the cache keeps each file once, at its plain URL, whatever version the
+// page asked for, and answers any version of it when offline.
 // The API and the live feed are never cached: they are not in the shell.
 
-const CACHE = 'microblog-shell-v1';
+const CACHE = 'microblog-shell-v2'; // v2: one entry per file, without ?v=
 // The page itself is cached as './' (the server redirects index.html there).
 const SHELL = [
   './',
@@ -52,10 +55,10 @@ self.addEventListener('fetch', (event) => {
     const cache = await caches.open(CACHE);
     try {
       const res = await fetch(req);
-      if (res.ok && res.type === 'basic' && !res.redirected) cache.put(req.mode === 'navigate' ? shellURL : req, res.clone());
+      if (res.ok && res.type === 'basic' && !res.redirected) cache.put(shellURL, res.clone());
       return res;
     } catch (err) {
-      const hit = await cache.match(shellURL) || await cache.match(req, { ignoreSearch: true });
+      const hit = await cache.match(shellURL);
       if (hit) return hit;
       throw err;
     }

@@ -1,48 +1,287 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io/fs"
+	"maps"
+	"mime"
 	"net/http"
 	"path"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
 
+// Static files are prepared once, when the handler is made, not per request:
+//
+//   - Versions. Each file's version is a hash of its content. Where one file
+//     refers to another (the page's <link href> and <script src>, a module's
+//     import … from './x.js', a style sheet's url()), the reference gets
+//     ?v=<version>. Referrers are prepared after what they refer to, so a
+//     module's version covers the modules it imports: a change anywhere
+//     reaches the page through new URLs. A request whose ?v= is the file's
+//     current version may be cached for a year, unchanged ("immutable");
+//     anything else (HTML, sw.js, the manifest, a reference nobody versioned,
+//     an old ?v=) is "no-cache": kept, but revalidated with its ETag each time.
+//   - Compression. Text files are gzipped once, at the best level, and sent
+//     compressed to clients that accept it (Vary: Accept-Encoding).
+//   - The session hint. The desktop page cannot see its session cookie
+//     (HttpOnly), and asking /me without one can only earn a 401, which the
+//     browser logs as an error. So a page whose <html> carries sessionMark is
+//     also kept with that mark replaced by sessionCookieMark, and served so
+//     to requests that carry the auth cookie (Vary: Cookie); the page asks
+//     /me only then. It says the cookie is there, not that it is valid.
+const (
+	sessionMark       = `data-session="none"`
+	sessionCookieMark = `data-session="cookie"`
+	cacheImmutable    = "public, max-age=31536000, immutable"
+	cacheRevalidate   = "no-cache"
+)
+
+// refPatterns find references to other files by file type; the first group
+// is the reference. Only paths are matched (no scheme, query or fragment);
+// a JavaScript import must be relative, as the front ends write them.
+var refPatterns = map[string]*regexp.Regexp{
+	".html": regexp.MustCompile(`\b(?:href|src)="([^"#?:]+)"`),
+	".css":  regexp.MustCompile(`url\(["']?([^"')#?:]+)["']?\)`),
+	".js":   regexp.MustCompile(`(?:\bfrom|\bimport)\s*["'](\.\.?/[^"'#?:]+)["']`),
+}
+
+// staticFile is one file, ready to send.
+type staticFile struct {
+	body, gz    []byte // gz is nil when gzip would not make it smaller
+	contentType string
+	version     string      // hash of body, the ?v= of versioned URLs
+	session     *staticFile // the page with sessionCookieMark, if it has sessionMark
+}
+
+// staticSite is a front end's files by name (as in its fs.FS), served under prefix.
+type staticSite struct {
+	prefix string
+	files  map[string]*staticFile
+	cyclic map[string]bool // files met again while being prepared: never versioned
+}
+
 // handleStatic serves a front end from fsys under prefix. A path that is not
 // a file and has no extension is a route of the app (say /u/alice) and gets
-// its index.html; a missing asset is a plain 404.
+// its index.html; a missing asset is a plain 404. The files are read,
+// versioned and compressed here, once.
 func handleStatic(fsys fs.FS, prefix string) echo.HandlerFunc {
-	files := http.FileServer(http.FS(fsys))
-	return func(c echo.Context) error {
-		r := c.Request()
-		if strings.HasPrefix(r.URL.Path, "/api/") {
+	site, err := newStaticSite(fsys, prefix)
+	if err != nil {
+		panic(fmt.Sprintf("static files under %s: %v", prefix, err)) // they are embedded: a build error
+	}
+	return site.serve
+}
+
+func newStaticSite(fsys fs.FS, prefix string) (*staticSite, error) {
+	raw := map[string][]byte{}
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		raw[name], err = fs.ReadFile(fsys, name)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &staticSite{prefix: prefix, files: make(map[string]*staticFile, len(raw)), cyclic: map[string]bool{}}
+	for _, name := range slices.Sorted(maps.Keys(raw)) { // sorted, so a cycle is cut in the same place every time
+		s.prepare(name, raw, map[string]bool{})
+	}
+	return s, nil
+}
+
+// prepare makes the staticFile of name, first preparing the files it refers
+// to so that its references can carry their versions. busy holds the files
+// being prepared further up. A file referred to again while it is busy (an
+// import cycle) cannot know its version yet, so every reference to it stays
+// plain: a module must have one URL, or the browser would run it twice.
+func (s *staticSite) prepare(name string, raw map[string][]byte, busy map[string]bool) *staticFile {
+	if busy[name] {
+		s.cyclic[name] = true
+	}
+	if f := s.files[name]; f != nil || busy[name] {
+		return f
+	}
+	busy[name] = true
+	defer delete(busy, name)
+	body := raw[name]
+	if re := refPatterns[path.Ext(name)]; re != nil {
+		body = addVersions(body, re, func(ref string) string {
+			target := s.resolve(name, ref)
+			if _, ok := raw[target]; !ok || !versioned(target) {
+				return ""
+			}
+			if f := s.prepare(target, raw, busy); f != nil && !s.cyclic[target] {
+				return f.version
+			}
+			return ""
+		})
+	}
+	f := newStaticFile(name, body)
+	if bytes.Contains(body, []byte(sessionMark)) {
+		f.session = newStaticFile(name, bytes.Replace(body, []byte(sessionMark), []byte(sessionCookieMark), 1))
+	}
+	s.files[name] = f
+	return f
+}
+
+// addVersions appends ?v=<version(ref)> to each reference re finds in body
+// for which version returns one.
+func addVersions(body []byte, re *regexp.Regexp, version func(ref string) string) []byte {
+	var out []byte
+	last := 0
+	for _, m := range re.FindAllSubmatchIndex(body, -1) {
+		if v := version(string(body[m[2]:m[3]])); v != "" {
+			out = append(append(out, body[last:m[3]]...), "?v="+v...)
+			last = m[3]
+		}
+	}
+	return append(out, body[last:]...)
+}
+
+// resolve turns a reference found in file from into a file name: absolute
+// paths within the site's prefix, or relative to from's folder.
+func (s *staticSite) resolve(from, ref string) string {
+	if strings.HasPrefix(ref, "/") {
+		rest, ok := strings.CutPrefix(ref, s.prefix)
+		if !ok {
+			return ""
+		}
+		return path.Clean(rest)
+	}
+	return path.Join(path.Dir(from), ref)
+}
+
+// versioned says whether name may be referred to with ?v=. Pages, the
+// service worker (its URL is its identity) and the manifest (browsers check
+// it for updates at the same URL) are always fetched at their plain URLs.
+func versioned(name string) bool {
+	return !strings.HasSuffix(name, ".html") && path.Base(name) != "sw.js" && path.Ext(name) != ".webmanifest"
+}
+
+func newStaticFile(name string, body []byte) *staticFile {
+	sum := sha256.Sum256(body)
+	f := &staticFile{body: body, contentType: contentType(name, body), version: hex.EncodeToString(sum[:8])}
+	if compressible(f.contentType) {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // the level is valid
+		zw.Write(body)
+		zw.Close()
+		if buf.Len() < len(body)*9/10 {
+			f.gz = buf.Bytes()
+		}
+	}
+	return f
+}
+
+// contentType is name's media type; .webmanifest is not in Go's table.
+func contentType(name string, body []byte) string {
+	if path.Ext(name) == ".webmanifest" {
+		return "application/manifest+json"
+	}
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return http.DetectContentType(body)
+}
+
+// compressible says whether gzip is worth trying: text, not images like PNG
+// that are compressed already.
+func compressible(ctype string) bool {
+	t, _, _ := strings.Cut(ctype, ";")
+	return strings.HasPrefix(t, "text/") || strings.HasSuffix(t, "+json") || strings.HasSuffix(t, "+xml") ||
+		t == "application/json" || t == "application/javascript" || t == "application/xml"
+}
+
+// acceptsGzip reads an Accept-Encoding header: gzip, or else *, with a
+// q-value above zero.
+func acceptsGzip(header string) bool {
+	gzipQ, anyQ := -1.0, -1.0
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "q="); ok {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(coding)) {
+		case "gzip", "x-gzip":
+			gzipQ = q
+		case "*":
+			anyQ = q
+		}
+	}
+	if gzipQ >= 0 {
+		return gzipQ > 0
+	}
+	return anyQ > 0
+}
+
+func (s *staticSite) serve(c echo.Context) error {
+	r := c.Request()
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		return echo.ErrNotFound
+	}
+	name := strings.TrimPrefix(path.Clean("/"+strings.TrimPrefix(r.URL.Path, s.prefix)), "/")
+	if name == "index.html" { // the page's one URL is the folder's, as http.FileServer has it
+		return c.Redirect(http.StatusMovedPermanently, s.prefix)
+	}
+	f := s.files[name]
+	if f == nil {
+		if path.Ext(name) != "" {
 			return echo.ErrNotFound
 		}
-		name := strings.TrimPrefix(path.Clean("/"+strings.TrimPrefix(r.URL.Path, prefix)), "/")
-		if name == "" {
-			name = "."
+		name, f = "index.html", s.files["index.html"]
+		if f == nil {
+			return echo.ErrNotFound
 		}
-		st, err := fs.Stat(fsys, name)
-		if err != nil || (st.IsDir() && name != ".") {
-			if path.Ext(name) != "" {
-				return echo.ErrNotFound
-			}
-			name = "."
-		}
-		h := c.Response().Header()
-		switch {
-		case name == "." || strings.HasSuffix(name, ".html") || strings.HasSuffix(name, "sw.js"):
-			h.Set("Cache-Control", "no-cache")
-		default:
-			h.Set("Cache-Control", "public, max-age=300")
-		}
-		if strings.HasSuffix(name, "sw.js") {
-			h.Set("Service-Worker-Allowed", prefix)
-		}
-		req := r.Clone(r.Context())
-		req.URL.Path = "/" + strings.TrimPrefix(name, ".")
-		files.ServeHTTP(c.Response(), req)
-		return nil
 	}
+	h := c.Response().Header()
+	if f.session != nil {
+		h.Add("Vary", "Cookie")
+		if _, err := r.Cookie(cookieName); err == nil {
+			f = f.session
+		}
+	}
+	if versioned(name) && r.URL.Query().Get("v") == f.version {
+		h.Set("Cache-Control", cacheImmutable)
+	} else {
+		h.Set("Cache-Control", cacheRevalidate)
+	}
+	if path.Base(name) == "sw.js" {
+		h.Set("Service-Worker-Allowed", s.prefix)
+	}
+	body, etag := f.body, `"`+f.version+`"`
+	if f.gz != nil {
+		h.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			body, etag = f.gz, `"`+f.version+`.gz"`
+			h.Set("Content-Encoding", "gzip")
+			// http.ServeContent sends no Content-Length once there is a
+			// Content-Encoding, in case the writer compresses; ours does
+			// not. Ranges of a few compressed kilobytes are not worth
+			// having: the whole file it is.
+			h.Set("Content-Length", strconv.Itoa(len(body)))
+			r = r.Clone(r.Context())
+			r.Header.Del("Range")
+		}
+	}
+	h.Set("Content-Type", f.contentType)
+	h.Set("ETag", etag)
+	http.ServeContent(c.Response(), r, "", time.Time{}, bytes.NewReader(body))
+	return nil
 }

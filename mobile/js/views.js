@@ -4,7 +4,7 @@
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar, followButton } from './core/render.js';
-import { authForm, profileFeed } from './core/views.js';
+import { authForm, profileFeed, commentReplies } from './core/views.js';
 import { shortDate, timeElement } from './core/time.js';
 import { countChars, MAX_POST } from './core/api.js';
 
@@ -155,21 +155,14 @@ export function thread(ctx, id) {
     if (n) n.textContent = String((Number(n.textContent) || 0) + 1);
   }
   function node(c, depth) {
-    const sub = h('div', { class: 'comment-children' });
-    let open = false;
-    const toggle = () => {
-      if (open) { sub.replaceChildren(); open = false; return; }
-      open = true;
-      const f = list(c.id, depth + 1);
-      sub.replaceChildren(...(ctx.me() ? [replyForm(c, (nc) => { f.add(nc, { hold: false }); bump(wrap); })] : []), f.el);
+    const form = ctx.me() ? replyForm(c, (nc) => { answers.list.add(nc, { hold: false }); answers.added(); bump(wrap); }) : null;
+    const answers = commentReplies(c, () => list(c.id, depth + 1), form);
+    // Reply opens the replies with the form; it never closes them (the button under the comment does).
+    const reply = () => {
+      answers.open();
+      if (form) form.querySelector('textarea').focus();
     };
-    const wrap = h('div', { class: 'comment' }, postCard(c, ctx, { onComment: toggle }));
-    if (c.comments_count > 0) {
-      const more = h('button', { type: 'button', class: 'link-btn show-replies' }, c.comments_count === 1 ? 'Show 1 reply' : `Show ${c.comments_count} replies`);
-      more.addEventListener('click', () => { more.remove(); toggle(); });
-      wrap.append(more);
-    }
-    wrap.append(sub);
+    const wrap = h('div', { class: 'comment' }, postCard(c, ctx, { onComment: reply }), answers.button, answers.children);
     return wrap;
   }
   ctx.api.post(id).then((post) => {

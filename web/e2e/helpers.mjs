@@ -135,3 +135,63 @@ export function clean(w, label = 'page') {
   assert.deepEqual(w.errors, [], `${label}: uncaught errors`);
   assert.deepEqual(w.dialogs, [], `${label}: unexpected dialogs`);
 }
+
+/** fits says whether nothing on the page is wider than the window (no sideways scrolling). */
+export function fits(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
+}
+
+/**
+ * unnamedControls lists the links and buttons that assistive technology
+ * would announce without a name (say an icon whose text is hidden), as
+ * Chromium computes accessible names.
+ */
+export async function unnamedControls(page) {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const bad = nodes.filter((n) => !n.ignored && ['link', 'button'].includes(n.role && n.role.value) &&
+      !String((n.name && n.name.value) || '').trim());
+    return Promise.all(bad.map(async (n) => {
+      const { outerHTML } = await cdp.send('DOM.getOuterHTML', { backendNodeId: n.backendDOMNodeId });
+      return outerHTML.slice(0, 160);
+    }));
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/**
+ * contrast is the WCAG contrast ratio of the text of the first element
+ * matching locator against what is behind it (the first opaque background
+ * up the tree, with any translucent ones over it).
+ */
+export function contrast(locator) {
+  return locator.first().evaluate((el) => {
+    // A canvas turns any CSS colour (rgb(), color(srgb …), oklab(), …) into RGBA bytes.
+    const ctx = Object.assign(document.createElement('canvas'), { width: 1, height: 1 }).getContext('2d', { willReadFrequently: true });
+    const rgba = (css) => {
+      ctx.clearRect(0, 0, 1, 1);
+      ctx.fillStyle = '#000';
+      ctx.fillStyle = css;
+      ctx.fillRect(0, 0, 1, 1);
+      return [...ctx.getImageData(0, 0, 1, 1).data].map((x) => x / 255); // not premultiplied
+    };
+    const over = (top, below) => top.slice(0, 3).map((c, i) => c * top[3] + below[i] * (1 - top[3])).concat(1);
+    const layers = [];
+    for (let n = el; n; n = n.parentElement) {
+      const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] === 1) break;
+    }
+    let bg = [1, 1, 1, 1]; // the canvas of the page, should nothing be opaque
+    for (const c of layers.reverse()) bg = over(c, bg);
+    const fg = over(rgba(getComputedStyle(el).color), bg);
+    const lum = (c) => {
+      const [r, g, b] = c.slice(0, 3).map((x) => (x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    return (hi + 0.05) / (lo + 0.05);
+  });
+}

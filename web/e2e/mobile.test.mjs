@@ -160,3 +160,42 @@ test('mobile: runs from its own origin (as in Cordova) against a configured serv
   clean(M.w, 'cordova');
   await M.context.close();
 });
+
+test('mobile: the replies button and Reply agree on whether a comment’s replies are open', async () => {
+  const pia = await newUser('pia'), quinn = await newUser('quinn');
+  const p = await post(pia, 'A thread to answer.');
+  const c = await api('POST', `/posts/${p.id}/comments`, { token: pia.token, body: { content: 'First comment.' } });
+  await api('POST', `/posts/${c.id}/comments`, { token: quinn.token, body: { content: 'A reply to the comment.' } });
+  const M = await phone(browser, quinn);
+  const { page } = M;
+  await page.goto(`${BASE_URL}/m/#/p/${p.id}`);
+  const comment = page.locator('.comment', { has: page.locator(`.post[data-id="${c.id}"]`) });
+  const toggle = comment.locator(':scope > .show-replies');
+  const reply = comment.locator(':scope > .comment-children .post', { hasText: 'A reply to the comment.' });
+  const state = async () => [await toggle.textContent(), await toggle.getAttribute('aria-expanded'), await reply.isVisible()];
+  await toggle.waitFor();
+  assert.deepEqual(await state(), ['Show 1 reply', 'false', false]);
+
+  // Reply opens the replies with a form, and the button now offers to hide them.
+  await comment.locator(`.post[data-id="${c.id}"]`).getByRole('button', { name: /^Reply/ }).tap();
+  await reply.waitFor();
+  assert.deepEqual(await state(), ['Hide replies', 'true', true]);
+  assert.equal(await comment.getByRole('button', { name: /^Show/ }).count(), 0, 'a "Show" button is left while the replies are open');
+  await shot(page, 'mobile-thread-replies-open');
+  await toggle.tap();
+  assert.deepEqual(await state(), ['Show 1 reply', 'false', false]);
+  await toggle.tap();
+  assert.deepEqual(await state(), ['Hide replies', 'true', true]);
+  assert.equal(await reply.count(), 1, 'opening again loads the replies twice');
+
+  // Reply while open keeps them open; a reply written here is counted.
+  await comment.locator(`.post[data-id="${c.id}"]`).getByRole('button', { name: /^Reply/ }).tap();
+  assert.deepEqual(await state(), ['Hide replies', 'true', true]);
+  await comment.getByLabel(`Reply to ${pia.username}`).fill('Mine too.');
+  await comment.getByRole('button', { name: 'Reply', exact: true }).tap();
+  await comment.locator('.comment-children .post', { hasText: 'Mine too.' }).waitFor();
+  await toggle.tap();
+  assert.deepEqual(await state(), ['Show 2 replies', 'false', false]);
+  clean(M.w, 'mobile thread');
+  await M.context.close();
+});

@@ -93,9 +93,10 @@ function render() {
 
 function renderNav() {
   const path = location.pathname;
+  // Narrow screens show only the icons of the nav and the log-out button, so each carries its name.
   const link = (href, label, ic, active) => h('a', {
-    href, class: 'nav-link' + (active ? ' active' : ''), attrs: active ? { 'aria-current': 'page' } : {},
-  }, icon(ic), h('span', {}, label));
+    href, class: 'nav-link' + (active ? ' active' : ''), attrs: { 'aria-label': label, 'aria-current': active ? 'page' : null },
+  }, icon(ic), h('span', { class: 'nav-label' }, label));
   clear(nav);
   clear(account);
   if (app.user) {
@@ -106,7 +107,8 @@ function renderNav() {
       link(mine, 'Profile', 'user', path.startsWith(mine)));
     account.append(
       h('a', { class: 'account-name', href: mine, title: 'Your profile' }, '@' + app.user.username),
-      h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: logout } }, icon('logout', 18), 'Log out'));
+      h('button', { type: 'button', class: 'btn btn-ghost btn-small btn-logout', attrs: { 'aria-label': 'Log out' }, on: { click: logout } },
+        icon('logout', 18), h('span', { class: 'btn-label' }, 'Log out')));
   } else {
     nav.append(link('/public', 'Public', 'globe', path === '/public'));
     account.append(
@@ -166,10 +168,16 @@ function sessionEnded() {
 
 async function boot() {
   startClock();
-  try {
-    app.user = await api.me();
-  } catch (err) {
-    if (err.status !== 401) toast(err.message);
+  // The session cookie is HttpOnly, so the server says in <html data-session>
+  // whether the request for this page carried one (server/static.go). Without
+  // it /me could only answer 401, which the browser logs as an error, so a
+  // logged-out visit does not ask.
+  if (document.documentElement.dataset.session === 'cookie') {
+    try {
+      app.user = await api.me();
+    } catch (err) {
+      if (err.status !== 401) toast(err.message); // 401: the cookie is stale, we are logged out
+    }
   }
   if (app.user) await startLive();
   render();

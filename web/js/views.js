@@ -4,7 +4,7 @@
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar, followButton } from './core/render.js';
-import { authForm, profileFeed } from './core/views.js';
+import { authForm, profileFeed, commentReplies } from './core/views.js';
 import { shortDate } from './core/time.js';
 import { countChars } from './core/api.js';
 import { composer } from './compose.js';
@@ -193,29 +193,21 @@ export function thread(ctx, id) {
   function commentNode(c, depth) {
     const wrap = h('div', { class: 'comment', dataset: { depth: String(depth) } });
     const boxSlot = h('div', { class: 'reply-slot' });
-    const sub = h('div', { class: 'comment-children' }, boxSlot);
-    let list = null;
-    let more = null;
-    const showReplies = () => {
-      if (more) { more.remove(); more = null; }
-      if (!list) { list = commentList(c.id, depth + 1); sub.append(list.el); }
-    };
+    const answers = commentReplies(c, () => commentList(c.id, depth + 1), boxSlot);
     const reply = () => {
       if (!ctx.me()) { ctx.go('/login?next=' + encodeURIComponent(location.pathname)); return; }
-      showReplies();
+      answers.open();
       if (boxSlot.firstChild) { boxSlot.replaceChildren(); return; } // the button toggles the box
-      const box = replyBox(c, (nc) => { list.add(nc, { hold: false }); bump(wrap, 1); boxSlot.replaceChildren(); });
+      const box = replyBox(c, (nc) => {
+        answers.list.add(nc, { hold: false });
+        answers.added();
+        bump(wrap, 1);
+        boxSlot.replaceChildren();
+      });
       boxSlot.append(box.el);
       box.focus();
     };
-    wrap.append(postCard(c, ctx, { onComment: reply }));
-    if (c.comments_count > 0) {
-      more = h('button', { type: 'button', class: 'link-btn show-replies' },
-        c.comments_count === 1 ? 'Show 1 reply' : `Show ${c.comments_count} replies`);
-      more.addEventListener('click', showReplies);
-      wrap.append(more);
-    }
-    wrap.append(sub);
+    wrap.append(postCard(c, ctx, { onComment: reply }), answers.button, answers.children);
     return wrap;
   }
 

@@ -1,7 +1,8 @@
 // feed.js is a list that pages in with the cursor as the reader scrolls
 // (infinite scroll), takes live items at the top without duplicates, and,
 // when the reader has scrolled away from the top, holds them behind an
-// "N new posts" button instead of moving the text they are reading.
+// "N new posts" button instead of moving the text they are reading. A page
+// that fails to load is tried again later, waiting longer each time.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
@@ -9,6 +10,17 @@
 import { h, clear, icon } from './dom.js';
 
 const PAGE = 20;
+const RETRY_FIRST = 1000;  // ms before the first automatic retry of a failed page
+const RETRY_MAX = 30_000;  // ms, the longest wait between retries
+
+/**
+ * retryable says whether the same request may work later: no connection,
+ * a timeout, rate limited, or the server down or busy. Any other 4xx (say the
+ * user does not exist) will not fix itself, so only the reader retries it.
+ */
+function retryable(err) {
+  return err.status === 0 || err.status === 408 || err.status === 429 || err.status >= 500;
+}
 
 export class Feed {
   /**
@@ -27,6 +39,11 @@ export class Feed {
     this.loading = false;
     this.done = false;
     this.maxId = 0;
+    this.failed = false;      // the last load failed: nothing loads by itself until retry()
+    this.failures = 0;        // failed loads in a row, for the back-off
+    this.retryTimer = null;
+    this.watching = false;    // the observer runs from the first reset() on
+    this._online = () => { if (this.failed) this.retry(); };
 
     this.pill = h('button', { type: 'button', class: 'new-pill', hidden: true, on: { click: () => this.showPending(true) } });
     this.list = h('div', { class: 'feed-list', attrs: { role: 'feed', 'aria-label': label, 'aria-busy': 'false' } });
@@ -36,15 +53,22 @@ export class Feed {
     this.observer = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) this.more();
     }, { rootMargin: '800px 0px' });
-    this.observer.observe(this.sentinel);
   }
 
-  /** destroy stops paging (the view is gone). */
-  destroy() { this.observer.disconnect(); }
+  /** destroy stops paging and retrying (the view is gone). */
+  destroy() {
+    this.observer.disconnect();
+    clearTimeout(this.retryTimer);
+    removeEventListener('online', this._online);
+  }
 
   get size() { return this.nodes.size; }
 
-  /** reset loads the first page again. */
+  /**
+   * reset loads the first page again. The list loads nothing before its
+   * first reset, so a view can wait until it knows the list exists (a
+   * profile whose user is not found never asks for their posts).
+   */
   async reset() {
     this.cursor = null;
     this.done = false;
@@ -52,29 +76,66 @@ export class Feed {
     this.pending = [];
     this._pill();
     clear(this.list);
+    this._clearFailure();
+    this.failures = 0;
+    if (!this.watching) { this.watching = true; this.observer.observe(this.sentinel); }
     await this.more(true);
   }
 
-  /** more loads the next page. */
+  /** more loads the next page; after a failure it waits for retry(). */
   async more(first = false) {
-    if (this.loading || (this.done && !first)) return;
+    if (this.loading || this.failed || (this.done && !first)) return;
     this.loading = true;
     this.list.setAttribute('aria-busy', 'true');
     this._status('loading');
+    let ok = false;
     try {
       const page = await this.load(this.cursor ? { limit: PAGE, cursor: this.cursor } : { limit: PAGE });
       for (const item of page.items || []) this._append(item);
       this.cursor = page.next_cursor;
       this.done = !page.next_cursor;
+      this.failures = 0;
+      ok = true;
       this._status(this.nodes.size === 0 ? 'empty' : this.done ? 'end' : '');
     } catch (err) {
-      this._status('error', err);
+      this._fail(err);
     } finally {
       this.loading = false;
       this.list.setAttribute('aria-busy', 'false');
     }
     // A short first page may not fill the screen: keep going while the sentinel shows.
-    if (!this.done && this._sentinelVisible()) setTimeout(() => this.more(), 0);
+    if (ok && !this.done && this._sentinelVisible()) setTimeout(() => this.more(), 0);
+  }
+
+  /** retry loads the page that failed, now (the Retry button, the timer, coming back online). */
+  retry() {
+    this._clearFailure();
+    this.more(this.nodes.size === 0);
+  }
+
+  /**
+   * _fail shows that a load failed and, when waiting may help, retries it
+   * after 1 s, 2 s, 4 s … up to RETRY_MAX (or the server's Retry-After),
+   * so a list that cannot load does not hammer a server that is down.
+   */
+  _fail(err) {
+    this.failed = true;
+    this.failures++;
+    let wait = 0;
+    if (retryable(err)) {
+      wait = Math.min(RETRY_MAX, RETRY_FIRST * 2 ** (this.failures - 1));
+      wait = Math.max(wait, (Number(err.retryAfter) || 0) * 1000);
+      this.retryTimer = setTimeout(() => this.retry(), wait);
+      if (err.offline) addEventListener('online', this._online, { once: true });
+    }
+    this._status('error', err, wait);
+  }
+
+  _clearFailure() {
+    this.failed = false;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    removeEventListener('online', this._online);
   }
 
   /** refresh fetches what is newer than the newest item (pull to refresh) and shows it. */
@@ -173,14 +234,16 @@ export class Feed {
     return r.top < innerHeight + 800 && this.el.isConnected;
   }
 
-  _status(state, err) {
+  _status(state, err, wait = 0) {
     this.status.dataset.state = state;
     switch (state) {
       case 'loading': this.status.replaceChildren(h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': 'Loading' } })); break;
       case 'empty': this.status.replaceChildren(h('p', { class: 'empty' }, this.emptyText)); break;
       case 'end': this.status.replaceChildren(this.nodes.size > 5 ? h('p', { class: 'end' }, 'You’re all caught up.') : ''); break;
-      case 'error': this.status.replaceChildren(h('p', { class: 'error' }, err.message + ' ',
-        h('button', { type: 'button', class: 'btn btn-small', on: { click: () => this.more(this.nodes.size === 0) } }, 'Try again'))); break;
+      case 'error': this.status.replaceChildren(
+        h('p', { class: 'error' }, 'Couldn’t load this. ' + err.message),
+        wait ? h('p', { class: 'muted small' }, `Retrying in ${Math.round(wait / 1000)} s.`) : '',
+        h('button', { type: 'button', class: 'btn btn-small', on: { click: () => this.retry() } }, 'Retry')); break;
       default: this.status.replaceChildren();
     }
   }

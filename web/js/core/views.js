@@ -1,6 +1,7 @@
 // views.js holds the parts of screens that both front ends build alike: the
-// log-in and sign-up form, and the list under a profile. What is around them
-// (cards, headings, links, tabs) is each front end's own layout.
+// log-in and sign-up form, the list under a profile, and the replies under a
+// comment in a thread. What is around them (cards, headings, links, tabs) is
+// each front end's own layout.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
@@ -65,4 +66,35 @@ export function profileFeed(ctx, name, tab, empty) {
       label: tab === 'followers' ? `Followers of ${name}` : `Followed by ${name}`,
       canRefresh: false,
     }));
+}
+
+/**
+ * commentReplies holds the answers to comment c in a thread: a button that
+ * shows and hides them, and the box they go in (children, after the nodes
+ * in top, such as a reply form). makeList() makes their Feed the first time
+ * they open; hiding keeps it, so opening again does not reload. The button
+ * always says what a click will do ("Show 2 replies", "Hide replies", with
+ * aria-expanded), however the box was opened: the app's Reply action calls
+ * open(). It shows only while there is something to show or hide. added()
+ * counts a reply the reader just wrote.
+ */
+export function commentReplies(c, makeList, ...top) {
+  let count = c.comments_count;
+  let list = null;
+  const children = h('div', { class: 'comment-children', hidden: true }, ...top);
+  const button = h('button', { type: 'button', class: 'link-btn show-replies', on: { click: () => show(children.hidden) } });
+  function show(open) {
+    if (open && !list) { list = makeList(); children.append(list.el); }
+    children.hidden = !open;
+    button.hidden = !open && count === 0;
+    button.textContent = open ? 'Hide replies' : count === 1 ? 'Show 1 reply' : `Show ${count} replies`;
+    button.setAttribute('aria-expanded', String(open));
+  }
+  show(false);
+  return {
+    button, children,
+    get list() { return list; },
+    open: () => show(true),
+    added: () => { count++; },
+  };
 }
