@@ -149,6 +149,7 @@ func TestFollowPostRepostCommentDelete(t *testing.T) {
 			t.Errorf("%s survived the delete", key)
 		}
 	}
+	settle(t, rdb) // the fans' G sets are cleaned by a fan-out job
 	for _, key := range []string{fmt.Sprintf("F:%d:messageID", aliceID), fmt.Sprintf("G:%d:messageID", bobID), "global:timeline"} {
 		if _, err := rdb.ZScore(ctx, key, mid).Result(); err == nil {
 			t.Errorf("%s still points at the deleted post", key)
