@@ -88,6 +88,7 @@ func TestFollowPostRepostCommentDelete(t *testing.T) {
 	if rdb.Get(ctx, "E:"+mid+":personID").Val() != fmt.Sprint(aliceID) {
 		t.Errorf("E key missing")
 	}
+	settle(t, rdb) // bob's G gets the post from a fan-out job
 	for _, key := range []string{fmt.Sprintf("F:%d:messageID", aliceID), fmt.Sprintf("G:%d:messageID", aliceID),
 		fmt.Sprintf("G:%d:messageID", bobID), "global:timeline"} {
 		if score, err := rdb.ZScore(ctx, key, mid).Result(); err != nil || score != float64(p.ID) {
