@@ -27,6 +27,7 @@ type config struct {
 	LogLevel       slog.Level
 	LogFormat      string
 	TrustProxy     bool
+	MediaDir       string
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -65,6 +66,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&ttl, "session-ttl", env("MICROBLOG_SESSION_TTL", "720h"), "how long an unused session lives; each use slides it (MICROBLOG_SESSION_TTL)")
 	fs.StringVar(&level, "log-level", env("MICROBLOG_LOG_LEVEL", "info"), "debug, info, warn or error (MICROBLOG_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("MICROBLOG_LOG_FORMAT", "text"), "text or json (MICROBLOG_LOG_FORMAT)")
+	fs.StringVar(&cfg.MediaDir, "media-dir", env("MICROBLOG_MEDIA_DIR", ".data/media"), "folder of uploaded images, shared by every server process (MICROBLOG_MEDIA_DIR)")
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", env("MICROBLOG_TRUST_PROXY", "") == "true", "take the client address from X-Forwarded-For (MICROBLOG_TRUST_PROXY=true)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err

@@ -16,13 +16,15 @@ const idempotencyHeader = "Idempotency-Key"
 func handleCreatePost(st postWriter, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
-			Content  string `json:"content"`
-			RepostOf *int64 `json:"repost_of"`
+			Content  string  `json:"content"`
+			RepostOf *int64  `json:"repost_of"`
+			MediaIDs []int64 `json:"media_ids"`
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		np := store.NewPost{Author: viewer(c), Content: in.Content, IdempotencyKey: c.Request().Header.Get(idempotencyHeader)}
+		np := store.NewPost{Author: viewer(c), Content: in.Content, MediaIDs: in.MediaIDs,
+			IdempotencyKey: c.Request().Header.Get(idempotencyHeader)}
 		if in.RepostOf != nil {
 			if *in.RepostOf <= 0 {
 				return store.ErrPostNotFound

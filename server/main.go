@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"microblog/store/media"
 	"microblog/store/redisdb"
 )
 
@@ -53,7 +54,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
+	files, err := media.OpenFolder(cfg.MediaDir)
+	if err != nil {
+		return fmt.Errorf("invalid MICROBLOG_MEDIA_DIR: %w", err)
+	}
 	st, err := redisdb.Open(cfg.RedisURL, cfg.RedisCAFile, redisdb.Options{
+		Files:  files,
 		Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL,
 		CelebrityFans: tcfg.CelebrityFans, InactiveAfter: tcfg.InactiveAfter, Metrics: redisdb.NewMetrics(reg),
 	})
@@ -76,13 +82,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		st.RunFanOut(fanOutCtx, redisdb.WorkerOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
 			BatchDelay: tcfg.BatchDelay, Logger: logger})
 	}()
+	go expireMedia(fanOutCtx, st, logger)
 	defer func() {
 		// A job cut short stays pending and is taken over by another process.
 		stopFanOut()
 		<-fanOutDone
 	}()
 
-	srv := newServer(cfg, st, logger, reg)
+	srv := newServer(cfg, st, files, logger, reg)
 	lv := startLive(lcfg, st, logger, reg)
 	defer func() {
 		// After the HTTP server: it does not wait for hijacked WebSocket connections.
@@ -117,4 +124,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// expireMedia removes, every minute, the uploads no post took within a day.
+func expireMedia(ctx context.Context, st *redisdb.Store, logger *slog.Logger) {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if n, err := st.ExpireMedia(ctx); err != nil {
+			logger.Warn("expire unattached media", "err", err)
+		} else if n > 0 {
+			logger.Info("removed unattached media", "count", n)
+		}
+	}
 }

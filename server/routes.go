@@ -37,7 +37,11 @@ func addRoutes(e *echo.Echo, s *server) {
 			ExposeHeaders: []string{"Retry-After"},
 			MaxAge:        86400,
 		}),
-		middleware.BodyLimit(strconv.Itoa(maxBodyBytes>>10)+"K"),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+			Limit: strconv.Itoa(maxBodyBytes>>10) + "K",
+			// Uploads are read with their own, larger limit.
+			Skipper: func(c echo.Context) bool { return isUpload(c.Request().URL.Path) },
+		}),
 		sameOriginWrites(s.cfg.AllowedOrigins),
 	)
 	api := e.Group("/api/v1")
@@ -75,6 +79,10 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.GET("/search/users", handleSearchUsers(st), anyone)
 	api.GET("/search/tags", handleSearchTags(st), anyone)
 	api.GET("/suggestions/users", handleSuggestions(st), member)
+
+	api.POST(uploadPath, handleUpload(st, s.media, rl.Post), member)
+	api.PUT(avatarPath, handleAvatar(st, s.media, rl.Post), member)
+	e.Match([]string{http.MethodGet, http.MethodHead}, "/media/:name", handleMediaFile(s.media))
 
 	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
 	readOnly := []string{http.MethodGet, http.MethodHead}

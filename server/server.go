@@ -11,17 +11,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"microblog/store"
+	"microblog/store/media"
 )
 
 // server holds what the handlers share.
 type server struct {
 	cfg   config
 	store store.Service
+	media *media.Folder
 	reg   *prometheus.Registry
 }
 
 // newServer builds the Echo instance with its middleware, error handler and routes.
-func newServer(cfg config, st store.Service, logger *slog.Logger, reg *prometheus.Registry) *echo.Echo {
+func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.Logger, reg *prometheus.Registry) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(logger)
@@ -36,7 +38,7 @@ func newServer(cfg config, st store.Service, logger *slog.Logger, reg *prometheu
 		m.middleware,
 		securityHeaders,
 	)
-	s := &server{cfg: cfg, store: st, reg: reg}
+	s := &server{cfg: cfg, store: st, media: files, reg: reg}
 	addRoutes(e, s)
 	return e
 }

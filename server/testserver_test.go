@@ -23,12 +23,14 @@ func startRedis(t testing.TB) *storetest.Redis { return storetest.Start(t) }
 // testServer is the whole program, started with run as main would, on a free
 // port, talking to a test Redis.
 type testServer struct {
-	t      testing.TB
-	URL    string
-	Redis  *storetest.Redis
-	cancel context.CancelFunc
-	done   chan error
-	logs   *syncBuffer
+	t     testing.TB
+	URL   string
+	Redis *storetest.Redis
+	// MediaDir is the server's MICROBLOG_MEDIA_DIR.
+	MediaDir string
+	cancel   context.CancelFunc
+	done     chan error
+	logs     *syncBuffer
 }
 
 // newTestServer starts a fresh Redis and a server on it.
@@ -46,13 +48,14 @@ func startServer(t testing.TB, r *storetest.Redis, env ...string) *testServer {
 		"MICROBLOG_RATE_LIMITS": "off",
 		"MICROBLOG_BCRYPT_COST": "4",
 		"MICROBLOG_LOG_LEVEL":   "warn",
+		"MICROBLOG_MEDIA_DIR":   t.TempDir(),
 	}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ts := &testServer{t: t, Redis: r, cancel: cancel, done: make(chan error, 1), logs: &syncBuffer{}}
+	ts := &testServer{t: t, Redis: r, MediaDir: vars["MICROBLOG_MEDIA_DIR"], cancel: cancel, done: make(chan error, 1), logs: &syncBuffer{}}
 	urlc := make(chan string, 1)
 	stdout := lineWriter(func(line string) {
 		if u, ok := strings.CutPrefix(line, "microblog: serving on "); ok {

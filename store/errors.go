@@ -46,6 +46,8 @@ const (
 	CodeInvalidCursor      Code = "invalid_cursor"
 	CodeInvalidAfter       Code = "invalid_after"
 	CodeCannotFollowSelf   Code = "cannot_follow_self"
+	CodeInvalidImage       Code = "invalid_image"
+	CodeInvalidMedia       Code = "invalid_media"
 	CodeInvalidQuery       Code = "invalid_query"
 	CodeNotWebSocket       Code = "not_websocket"
 	CodeUnauthorized       Code = "unauthorized"        // ErrUnauthorized
@@ -60,6 +62,7 @@ const (
 	CodeConflict           Code = "conflict"            // ErrConflict
 	CodeUsernameTaken      Code = "username_taken"      // ErrConflict
 	CodeRequestInProgress  Code = "request_in_progress" // ErrConflict
+	CodeMediaTooLarge      Code = "media_too_large"     // ErrTooLarge
 	CodeBodyTooLarge       Code = "body_too_large"      // ErrTooLarge
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
 	CodeRateLimited        Code = "rate_limited" // ErrRateLimited

@@ -7,14 +7,15 @@ import (
 
 // User is the contract's User object. Following is nil for anonymous callers.
 type User struct {
-	ID             int64  `json:"id"`
-	Username       string `json:"username"`
-	Bio            string `json:"bio"`
-	CreatedAt      Time   `json:"created_at"`
-	FollowersCount int64  `json:"followers_count"`
-	FollowingCount int64  `json:"following_count"`
-	PostsCount     int64  `json:"posts_count"`
-	Following      *bool  `json:"following"`
+	ID             int64   `json:"id"`
+	Username       string  `json:"username"`
+	Bio            string  `json:"bio"`
+	CreatedAt      Time    `json:"created_at"`
+	FollowersCount int64   `json:"followers_count"`
+	FollowingCount int64   `json:"following_count"`
+	PostsCount     int64   `json:"posts_count"`
+	Following      *bool   `json:"following"`
+	AvatarURL      *string `json:"avatar_url"` // nil: none (front ends draw a letter)
 	// UnreadNotifications is set only on the user's own User (/me).
 	UnreadNotifications *int64 `json:"unread_notifications,omitempty"`
 }
@@ -41,8 +42,25 @@ type Post struct {
 	Liked    *bool    `json:"liked"`
 	Mentions []Author `json:"mentions"`          // the existing users its text mentions
 	Tags     []string `json:"tags"`              // the topics its text carries
+	Media    []Media  `json:"media"`             // its images, at most MaxMedia
 	Deleted  bool     `json:"deleted,omitempty"` // only on a repost_of whose original is gone
 }
+
+// Media is an image attached to a post, as the contract shows it.
+type Media struct {
+	ID       int64  `json:"id"`
+	URL      string `json:"url"`
+	ThumbURL string `json:"thumb_url"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Alt      string `json:"alt"`
+}
+
+// MaxMedia is how many images one post may carry.
+const MaxMedia = 4
+
+// MaxAlt is the longest alt text of an image, in characters.
+const MaxAlt = 1000
 
 // Notification is one entry of a user's notifications.
 type Notification struct {

@@ -73,6 +73,23 @@ type Social interface {
 	Suggestions(ctx context.Context, q PageQuery) (Page[User], error)
 }
 
+// MediaFile is an uploaded image as kept in the media folder.
+type MediaFile struct {
+	Name, ThumbName string // file names in the media folder
+	Width, Height   int
+	Alt             string
+}
+
+// Uploads keeps the metadata of uploaded images; their bytes live outside
+// the store.
+type Uploads interface {
+	// SaveMedia records an upload of owner's, unattached until a post
+	// takes it (unattached ones are removed after a day).
+	SaveMedia(ctx context.Context, owner int64, f MediaFile) (Media, error)
+	// SetAvatar makes the image file name uid's avatar.
+	SetAvatar(ctx context.Context, uid int64, name string) (User, error)
+}
+
 // Limiter counts requests against rate limits shared by every server process.
 type Limiter interface {
 	// Allow counts one request of subject in bucket against l; it returns a
@@ -86,6 +103,7 @@ type Service interface {
 	Follows
 	Messages
 	Social
+	Uploads
 	Limiter
 	// Ping tells whether the database answers.
 	Ping(ctx context.Context) error
@@ -111,13 +129,16 @@ type NewPost struct {
 	Parent   int64 // the message a comment answers
 	// IdempotencyKey, when set, makes a retry return the first result.
 	IdempotencyKey string
+	// MediaIDs are the author's own uploads to attach (at most MaxMedia).
+	MediaIDs []int64
 }
 
 // Check applies the contract's rules to a new message before anything is read
 // or written.
 func (np NewPost) Check() error {
 	isComment := np.Parent != 0
-	if err := CheckContent(np.Content, np.RepostOf != 0 && !isComment); err != nil {
+	// A repost may pass the original on, and images may speak, without a word.
+	if err := CheckContent(np.Content, (np.RepostOf != 0 || len(np.MediaIDs) > 0) && !isComment); err != nil {
 		return err
 	}
 	if np.RepostOf != 0 && isComment {
@@ -125,6 +146,12 @@ func (np NewPost) Check() error {
 	}
 	if np.RepostOf < 0 || np.Parent < 0 {
 		return ErrPostNotFound
+	}
+	if len(np.MediaIDs) > MaxMedia {
+		return Invalid(CodeInvalidMedia, fmt.Sprintf("a post may carry at most %d images", MaxMedia))
+	}
+	if np.Parent != 0 && len(np.MediaIDs) > 0 {
+		return Invalid(CodeInvalidMedia, "comments carry no images")
 	}
 	if len(np.IdempotencyKey) > MaxIdemKeyLen {
 		return Invalid(CodeInvalidIdemKey, fmt.Sprintf("Idempotency-Key must be at most %d characters", MaxIdemKeyLen))

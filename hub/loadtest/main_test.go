@@ -35,7 +35,7 @@ func TestLoadTestSmallRun(t *testing.T) {
 	l.Close()
 	srv := exec.Command(bin)
 	srv.Env = append(os.Environ(), "REDIS_URL="+r.URL(), "MICROBLOG_ADDR="+addr,
-		"MICROBLOG_RATE_LIMITS=off", "MICROBLOG_BCRYPT_COST=4", "MICROBLOG_LOG_LEVEL=warn")
+		"MICROBLOG_RATE_LIMITS=off", "MICROBLOG_BCRYPT_COST=4", "MICROBLOG_LOG_LEVEL=warn", "MICROBLOG_MEDIA_DIR="+t.TempDir())
 	var logs strings.Builder
 	srv.Stderr = &logs
 	if err := srv.Start(); err != nil {

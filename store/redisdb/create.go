@@ -26,6 +26,7 @@ type draft struct {
 	// mentions are the users the text mentions that exist; tags its topics.
 	mentions []store.Author
 	tags     []string
+	media    []store.Media // the images it carries
 }
 
 // Create writes a post, repost or comment in named steps: check it, resolve
@@ -82,6 +83,9 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 			return err
 		}
 		d.parent = parent
+	}
+	if err := s.resolveMedia(ctx, d); err != nil {
+		return err
 	}
 	return s.resolveEntities(ctx, d)
 }
@@ -167,7 +171,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID
 	}
 	no := false
-	d.post.Liked, d.post.Mentions, d.post.Tags = &no, d.mentions, d.tags
+	d.post.Liked, d.post.Mentions, d.post.Tags, d.post.Media = &no, d.mentions, d.tags, d.media
 	d.pulled = mode == modePull
 	return nil, nil
 }
@@ -220,7 +224,7 @@ func (s *Store) writeMessage(ctx context.Context, d *draft) error {
 	}
 	mentions, _ := json.Marshal(d.mentions)
 	tags, _ := json.Marshal(d.tags)
-	h.Mentions, h.Tags = string(mentions), string(tags)
+	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
 	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 		t.HSet(ctx, s.keys.message(p.ID), h)
 		t.Set(ctx, s.keys.publicTime(p.ID), int64(p.CreatedAt), 0)
@@ -258,6 +262,7 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.orig.ID)}, fieldReposts, 1)
 		}
 		s.queueTags(ctx, pl, d.tags, mid, 1)
+		s.queueAttach(ctx, pl, d.media, mid)
 		if d.pulled {
 			mode = pl.HGet(ctx, s.keys.user(author), fieldFanOut)
 		} else {

@@ -56,6 +56,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("delete post: indexes", err)
 	}
+	s.dropMedia(ctx, m.Media)
 	// The message it commented on or reposted has one fewer now.
 	var target int64
 	switch {

@@ -25,6 +25,7 @@ type messageHash struct {
 	Reposts  int64  `redis:"reposts_count"`
 	Mentions string `redis:"mentions"` // JSON [{"id", "username"}] of the users mentioned
 	Tags     string `redis:"tags"`     // JSON ["topic", ...]
+	Media    string `redis:"media"`    // JSON [store.Media, ...]
 }
 
 // Counters of messageHash, bumped with HINCRBY.
@@ -34,7 +35,7 @@ const (
 )
 
 // messageFields are messageHash's fields, in the order HMGET asks for them.
-var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags"}
+var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media"}
 
 // post is the message as the contract shows it; RepostOf holds only the
 // original's id, which readers fill in.
@@ -51,6 +52,8 @@ func (m *messageHash) post(mid int64) *store.Post {
 	p.Mentions, p.Tags = []store.Author{}, []string{}
 	json.Unmarshal([]byte(m.Mentions), &p.Mentions)
 	json.Unmarshal([]byte(m.Tags), &p.Tags)
+	p.Media = []store.Media{}
+	json.Unmarshal([]byte(m.Media), &p.Media)
 	return p
 }
 
@@ -61,6 +64,7 @@ type userHash struct {
 	Created  int64  `redis:"created"`  // unix ms
 	Bio      string `redis:"bio"`
 	Posts    int64  `redis:"posts_count"`
+	Avatar   string `redis:"avatar"` // the avatar's file name in the media folder
 }
 
 // Fields of userHash read or written on their own, and the fields of the
@@ -70,6 +74,7 @@ const (
 	fieldPassword = "password"
 	fieldBio      = "bio"
 	fieldPosts    = "posts_count"
+	fieldAvatar   = "avatar"
 	// fieldFanOut is the author's fan-out mode: "" (push), modePull or modeDrain.
 	fieldFanOut = "fanout"
 	// fieldPullFrom is the last message id before the author's posts were
@@ -83,7 +88,22 @@ const (
 )
 
 // userFields are the fields of userHash a profile shows, in HMGET order.
-var userFields = []string{fieldUsername, fieldBio, "created", fieldPosts}
+var userFields = []string{fieldUsername, fieldBio, "created", fieldPosts, fieldAvatar}
+
+// mediaHash is the M:<id> hash of one uploaded image.
+type mediaHash struct {
+	Owner   int64  `redis:"owner"`
+	Name    string `redis:"name"`
+	Thumb   string `redis:"thumb"`
+	Width   int    `redis:"width"`
+	Height  int    `redis:"height"`
+	Alt     string `redis:"alt"`
+	Created int64  `redis:"created"`
+	Post    int64  `redis:"post"` // 0 until a post takes it
+}
+
+// mediaURL is where the server serves a file of the media folder.
+func mediaURL(name string) string { return "/media/" + name }
 
 // parseID reads an id field; empty or malformed is 0.
 func parseID(s string) int64 {

@@ -119,6 +119,17 @@ func (k Keys) lastNotificationID() string { return k.prefix + "global:notificati
 // last migration left (see Migrate).
 func (k Keys) schema() string { return k.prefix + "global:schema" }
 
+// media is the HASH M:<id> of one uploaded image: owner, name, thumb,
+// width, height, alt, created (ms) and post (the mid it is attached to).
+func (k Keys) media(mediaID int64) string { return k.prefix + "M:" + id(mediaID) }
+
+// lastMediaID is the STRING global:mediaid, INCRed for each upload.
+func (k Keys) lastMediaID() string { return k.prefix + "global:mediaid" }
+
+// unattachedMedia is the ZSET media:unattached of uploads no post has taken
+// yet, score = when uploaded (ms): those older than a day are removed.
+func (k Keys) unattachedMedia() string { return k.prefix + "media:unattached" }
+
 // fanOutQueue is the STREAM fanout:queue of fan-out jobs (push a post into
 // its fans' home timelines, take a deleted one out, backfill), read by the
 // consumer group fanOutGroup of every server process.

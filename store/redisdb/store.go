@@ -41,6 +41,9 @@ type Options struct {
 	InactiveAfter time.Duration
 	// Metrics receives the store's counters; nil counts into nothing.
 	Metrics *Metrics
+	// Files removes media files that nothing refers to any more (a deleted
+	// post's images, an old avatar, uploads never attached); nil keeps them.
+	Files interface{ Remove(names ...string) }
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }

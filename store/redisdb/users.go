@@ -81,6 +81,7 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 		u := store.User{ID: uid, Username: h.Username, Bio: h.Bio,
 			CreatedAt:      store.Time(h.Created),
 			PostsCount:     h.Posts,
+			AvatarURL:      avatarURL(h.Avatar),
 			FollowersCount: all[i].fans.Val(),
 			FollowingCount: all[i].stars.Val(),
 		}

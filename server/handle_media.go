@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+	"microblog/store/media"
+)
+
+// The upload routes, read with a limit of their own (media.MaxBytes and
+// room for the form around it) instead of the API's 64 KiB.
+const (
+	uploadPath = "/media"
+	avatarPath = "/me/avatar"
+)
+
+func isUpload(path string) bool {
+	return path == "/api/v1"+uploadPath || path == "/api/v1"+avatarPath
+}
+
+// upload is what an upload form carried.
+type upload struct {
+	file []byte
+	alt  string
+}
+
+// readUpload reads a multipart/form-data body: the image in the part named
+// "file" and an optional "alt" text. It streams the parts, keeping at most
+// media.MaxBytes of the file in memory and nothing on disk.
+func readUpload(c echo.Context) (upload, error) {
+	var up upload
+	mt, _, err := mime.ParseMediaType(c.Request().Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		return up, store.NewError(store.ErrUnsupported, store.CodeUnsupportedMedia, "an upload must be multipart/form-data with the image in the part \"file\"")
+	}
+	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, media.MaxBytes+64<<10)
+	mr, err := c.Request().MultipartReader()
+	if err != nil {
+		return up, store.Invalid(store.CodeInvalidBody, "the upload is not a valid multipart form")
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return up, media.ErrTooBig
+		}
+		if err != nil {
+			return up, store.Invalid(store.CodeInvalidBody, "the upload is not a valid multipart form")
+		}
+		switch part.FormName() {
+		case "file":
+			if up.file, err = media.Read(part); err != nil {
+				return up, err
+			}
+		case "alt":
+			b, _ := io.ReadAll(io.LimitReader(part, 4*store.MaxAlt+1))
+			if !utf8.Valid(b) || utf8.RuneCount(b) > store.MaxAlt {
+				return up, store.Invalid(store.CodeInvalidField, "alt must be text of at most "+strconv.Itoa(store.MaxAlt)+" characters")
+			}
+			up.alt = strings.TrimSpace(string(b))
+		}
+		part.Close()
+	}
+	if up.file == nil {
+		return up, store.Invalid(store.CodeInvalidField, "the upload has no part named \"file\"")
+	}
+	return up, nil
+}
+
+// uploader is what storing an upload needs: the rate limit, then the record.
+type uploader interface {
+	store.Limiter
+	store.Uploads
+}
+
+// handleUpload takes one image for a post: 201 Media.
+func handleUpload(st uploader, files *media.Folder, limit store.Limit) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		// Uploads count against the post limit: each is work like a post.
+		if err := st.Allow(ctx, "post", strconv.FormatInt(viewer(c), 10), limit); err != nil {
+			return err
+		}
+		up, err := readUpload(c)
+		if err != nil {
+			return err
+		}
+		img, err := media.Process(up.file, false)
+		if err != nil {
+			return err
+		}
+		f := store.MediaFile{Name: media.NewName(img.Ext), ThumbName: media.NewName(img.ThumbExt),
+			Width: img.Width, Height: img.Height, Alt: up.alt}
+		if err := saveFiles(files, f.Name, img.Full, f.ThumbName, img.Thumb); err != nil {
+			return err
+		}
+		m, err := st.SaveMedia(ctx, viewer(c), f)
+		if err != nil {
+			files.Remove(f.Name, f.ThumbName)
+			return err
+		}
+		return c.JSON(http.StatusCreated, m)
+	}
+}
+
+// handleAvatar makes an uploaded image, cut square, the caller's avatar: 200 User.
+func handleAvatar(st uploader, files *media.Folder, limit store.Limit) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		if err := st.Allow(ctx, "post", strconv.FormatInt(viewer(c), 10), limit); err != nil {
+			return err
+		}
+		up, err := readUpload(c)
+		if err != nil {
+			return err
+		}
+		img, err := media.Process(up.file, true)
+		if err != nil {
+			return err
+		}
+		name := media.NewName(img.Ext)
+		if err := saveFiles(files, name, img.Full); err != nil {
+			return err
+		}
+		u, err := st.SetAvatar(ctx, viewer(c), name)
+		if err != nil {
+			files.Remove(name)
+			return err
+		}
+		return c.JSON(http.StatusOK, u)
+	}
+}
+
+// saveFiles writes name/bytes pairs, all or none.
+func saveFiles(files *media.Folder, pairs ...any) error {
+	var saved []string
+	for i := 0; i < len(pairs); i += 2 {
+		name, b := pairs[i].(string), pairs[i+1].([]byte)
+		if err := files.Save(name, b); err != nil {
+			files.Remove(saved...)
+			return err
+		}
+		saved = append(saved, name)
+	}
+	return nil
+}
+
+// handleMediaFile serves a file of the media folder: an image with its own
+// type, never sniffed, never HTML, cached for a year (names never change).
+func handleMediaFile(files *media.Folder) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		name := c.Param("name")
+		path := files.Path(name)
+		if path == "" {
+			return echo.ErrNotFound
+		}
+		h := c.Response().Header()
+		h.Set("Content-Type", media.ContentType(name))
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		h.Set("Content-Disposition", "inline")
+		h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+		return c.File(path)
+	}
+}

@@ -1,0 +1,165 @@
+package redisdb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// UnattachedMediaTTL is how long an upload waits for a post to take it.
+const UnattachedMediaTTL = 24 * time.Hour
+
+// SaveMedia records an upload of owner's; it stays unattached until a post
+// takes it, and is removed after UnattachedMediaTTL if none does.
+func (s *Store) SaveMedia(ctx context.Context, owner int64, f store.MediaFile) (store.Media, error) {
+	mediaID, err := s.rdb.Incr(ctx, s.keys.lastMediaID()).Result()
+	if err != nil {
+		return store.Media{}, s.wrap("save media", err)
+	}
+	now := s.now()
+	h := mediaHash{Owner: owner, Name: f.Name, Thumb: f.ThumbName, Width: f.Width, Height: f.Height, Alt: f.Alt, Created: now}
+	_, err = s.rdb.TxPipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.HSet(ctx, s.keys.media(mediaID), h)
+		return nil
+	})
+	if err == nil {
+		err = s.rdb.ZAdd(ctx, s.keys.unattachedMedia(), redis.Z{Score: float64(now), Member: mediaID}).Err()
+	}
+	if err != nil {
+		return store.Media{}, s.wrap("save media", err)
+	}
+	return h.media(mediaID), nil
+}
+
+func (h mediaHash) media(mediaID int64) store.Media {
+	return store.Media{ID: mediaID, URL: mediaURL(h.Name), ThumbURL: mediaURL(h.Thumb), Width: h.Width, Height: h.Height, Alt: h.Alt}
+}
+
+// resolveMedia checks that every image a post would carry is an upload of
+// its author's that no post has taken yet.
+func (s *Store) resolveMedia(ctx context.Context, d *draft) error {
+	d.media = []store.Media{}
+	if len(d.np.MediaIDs) == 0 {
+		return nil
+	}
+	bad := store.Invalid(store.CodeInvalidMedia, "media_ids must name your own uploads, each once, not yet in a post")
+	cmds := make([]*redis.MapStringStringCmd, len(d.np.MediaIDs))
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, m := range d.np.MediaIDs {
+			cmds[i] = pl.HGetAll(ctx, s.keys.media(m))
+		}
+		return nil
+	})
+	if err != nil {
+		return s.wrap("create post: media", err)
+	}
+	for i, c := range cmds {
+		var h mediaHash
+		mediaID := d.np.MediaIDs[i]
+		if c.Scan(&h) != nil || h.Owner != d.np.Author || h.Post != 0 || slices.Index(d.np.MediaIDs, mediaID) != i {
+			return bad
+		}
+		d.media = append(d.media, h.media(mediaID))
+	}
+	return nil
+}
+
+// queueAttach marks a post's images taken by it.
+func (s *Store) queueAttach(ctx context.Context, pl redis.Pipeliner, media []store.Media, mid int64) {
+	for _, m := range media {
+		pl.HSet(ctx, s.keys.media(m.ID), "post", mid)
+		pl.ZRem(ctx, s.keys.unattachedMedia(), m.ID)
+	}
+}
+
+// dropMedia forgets images and removes their files.
+func (s *Store) dropMedia(ctx context.Context, media []store.Media) {
+	if len(media) == 0 {
+		return
+	}
+	var names []string
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, m := range media {
+			pl.Del(ctx, s.keys.media(m.ID))
+			pl.ZRem(ctx, s.keys.unattachedMedia(), m.ID)
+			names = append(names, fileName(m.URL), fileName(m.ThumbURL))
+		}
+		return nil
+	})
+	if err == nil && s.opt.Files != nil {
+		s.opt.Files.Remove(names...)
+	}
+}
+
+// fileName is the media folder's name of a media URL.
+func fileName(url string) string { return url[len(mediaURL("")):] }
+
+// ExpireMedia removes the uploads that no post took within
+// UnattachedMediaTTL, and returns how many.
+func (s *Store) ExpireMedia(ctx context.Context) (int, error) {
+	cutoff := s.now() - UnattachedMediaTTL.Milliseconds()
+	ids, err := s.rdb.ZRangeByScore(ctx, s.keys.unattachedMedia(), &redis.ZRangeBy{
+		Min: "-inf", Max: id(cutoff), Count: 500}).Result()
+	if err != nil || len(ids) == 0 {
+		return 0, s.wrap("expire media", err)
+	}
+	cmds := make([]*redis.MapStringStringCmd, len(ids))
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, m := range ids {
+			cmds[i] = pl.HGetAll(ctx, s.keys.media(parseID(m)))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, s.wrap("expire media", err)
+	}
+	var gone []store.Media
+	for i, c := range cmds {
+		var h mediaHash
+		if c.Scan(&h) == nil && h.Post == 0 {
+			gone = append(gone, h.media(parseID(ids[i])))
+		} else { // taken meanwhile, or its hash is gone: only the index entry goes
+			s.rdb.ZRem(ctx, s.keys.unattachedMedia(), ids[i])
+		}
+	}
+	s.dropMedia(ctx, gone)
+	return len(gone), nil
+}
+
+// SetAvatar makes the media file name uid's avatar, removing the old one.
+func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.User, error) {
+	old, err := s.rdb.HGet(ctx, s.keys.user(uid), fieldAvatar).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return store.User{}, s.wrap("set avatar", err)
+	}
+	if _, err := s.username(ctx, uid); err != nil {
+		return store.User{}, err
+	}
+	if err := s.rdb.HSet(ctx, s.keys.user(uid), fieldAvatar, name).Err(); err != nil {
+		return store.User{}, s.wrap("set avatar", err)
+	}
+	if old != "" && old != name && s.opt.Files != nil {
+		s.opt.Files.Remove(old)
+	}
+	return s.User(ctx, uid, uid)
+}
+
+func avatarURL(name string) *string {
+	if name == "" {
+		return nil
+	}
+	u := mediaURL(name)
+	return &u
+}
+
+// mediaJSON is the media field of a message hash.
+func mediaJSON(media []store.Media) string {
+	b, _ := json.Marshal(media)
+	return string(b)
+}

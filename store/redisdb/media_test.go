@@ -1,0 +1,53 @@
+package redisdb
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"microblog/store"
+)
+
+// removed records the files the store asks to remove.
+type removed struct{ names []string }
+
+func (r *removed) Remove(names ...string) { r.names = append(r.names, names...) }
+
+// TestUnattachedMediaExpire: an upload no post takes is removed (hash,
+// index and files) after a day; one a post took is kept.
+func TestUnattachedMediaExpire(t *testing.T) {
+	clock := time.UnixMilli(1_800_000_000_000)
+	files := &removed{}
+	s := newTestStoreWith(t, Options{Now: func() time.Time { return clock }, Files: files})
+	alice := s.user("alice")
+	kept, err := s.SaveMedia(s.ctx, alice, store.MediaFile{Name: "k.jpg", ThumbName: "kt.jpg", Width: 1, Height: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, err := s.SaveMedia(s.ctx, alice, store.MediaFile{Name: "l.jpg", ThumbName: "lt.jpg", Width: 1, Height: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.post(store.NewPost{Author: alice, Content: "with a picture", MediaIDs: []int64{kept.ID}})
+
+	clock = clock.Add(23 * time.Hour)
+	if n, err := s.ExpireMedia(s.ctx); n != 0 || err != nil {
+		t.Fatalf("after 23h: %d expired, %v", n, err)
+	}
+	clock = clock.Add(2 * time.Hour)
+	if n, err := s.ExpireMedia(s.ctx); n != 1 || err != nil {
+		t.Fatalf("after 25h: %d expired, %v", n, err)
+	}
+	if !slices.Equal(files.names, []string{"l.jpg", "lt.jpg"}) {
+		t.Fatalf("removed files %v", files.names)
+	}
+	if n := s.rdb.Exists(s.ctx, s.keys.media(lost.ID)).Val(); n != 0 {
+		t.Fatal("the expired upload's hash survived")
+	}
+	if n := s.rdb.Exists(s.ctx, s.keys.media(kept.ID)).Val(); n != 1 {
+		t.Fatal("the attached upload was removed")
+	}
+	if n := s.rdb.ZCard(s.ctx, s.keys.unattachedMedia()).Val(); n != 0 {
+		t.Fatalf("%d uploads still wait for a post", n)
+	}
+}
