@@ -38,7 +38,8 @@
 //
 // When the broker breaks (Interrupted), each live connection notes the
 // newest post it had. Once the subscriptions are back (Resubscribed), every
-// ready user's stars are read again and each of its connections replays the
+// ready user's stars are read again (stars events heard during that read
+// win over it, as during load) and each of its connections replays the
 // posts after its note. A connection that was opening meanwhile catches up
 // on its own once it is live.
 //

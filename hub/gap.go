@@ -95,19 +95,21 @@ func (h *Hub) resyncAll() {
 	h.log.Info("live: caught up after subscriber gap", "users", len(users), "took", time.Since(start))
 }
 
-// resyncUser reads u's stars again, subscribes and unsubscribes to match,
-// and catches up each of its connections once that is in force.
+// resyncUser reads u's stars again, subscribes and unsubscribes to match
+// (stars events heard during the read win over it), and catches up each of
+// its connections once that is in force.
 func (h *Hub) resyncUser(u *user) {
 	ctx, cancel := context.WithTimeout(h.ctx, 2*h.opt.WriteWait)
 	defer cancel()
 	resubscribes := h.resubscribes.Load()
-	stars, err := h.tl.Stars(ctx, u.id)
+	stars, err := h.readStars(ctx, u)
 	if err == nil {
 		err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+			want := u.endStarsReadLocked(stars)
 			if h.users[u.id] != u {
 				return nil, nil
 			}
-			return h.diffStarsLocked(u, newStarSet(stars))
+			return h.diffStarsLocked(u, want)
 		})
 	}
 	if err == nil {
