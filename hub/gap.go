@@ -69,8 +69,8 @@ func (h *Hub) Resubscribed() {
 
 // resyncAll brings every ready user's stars up to date (follows made
 // during the gap were not heard) and replays each connection's missed posts.
-// A user still loading is left out: its connections catch up on their own
-// once they are live.
+// A user still loading is left out: load reads its stars again, and its
+// connections catch up on their own once they are live.
 func (h *Hub) resyncAll() {
 	h.mu.RLock()
 	users := make([]*user, 0, len(h.users))

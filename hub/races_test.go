@@ -11,6 +11,33 @@ import (
 	"microblog/hub"
 )
 
+// TestGapDuringLoadRereadsStars: a follow lost while the broker was down
+// during a new user's load, after its stars were read, is recovered: the
+// catch-up leaves loading users out, so load reads the stars again.
+func TestGapDuringLoadRereadsStars(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const star, fan, witness = 1, 2, 3
+	th.tl.follow(witness, star)
+	w := th.dial(t, witness, "")
+	w.expect(wantReady(0))
+	g := th.tl.holdAnswer("Stars", fan)
+	c := th.dial(t, fan, "")
+	<-g.entered // fan's stars are read: none
+
+	th.broker.interrupt()
+	th.tl.follow(fan, star)
+	th.stars(fan, star, true) // lost in the gap
+	lost := th.post(star)
+	th.broker.resubscribe()
+	// The witness got its catch-up, so the round picked its users
+	// while fan was still loading.
+	w.expect(wantPost(lost))
+	g.open()
+	c.expect(wantReady(lost))
+	fromStar, own := th.post(star), th.post(fan)
+	c.expect(wantPost(fromStar), wantPost(own))
+}
+
 // TestFollowWinsOverCatchUpSnapshot: a follow heard while the catch-up after
 // a gap is reading a user's stars wins over that (older) read.
 func TestFollowWinsOverCatchUpSnapshot(t *testing.T) {

@@ -127,20 +127,38 @@ func (h *Hub) load(ctx context.Context, u *user) error {
 	if err == nil {
 		err = h.sync(ctx)
 	}
-	var stars []int64
-	if err == nil {
-		stars, err = h.readStars(ctx, u)
+	ready := false
+	for err == nil && !ready {
+		ready, err = h.loadStars(ctx, u)
 	}
-	if err != nil {
+	if !ready {
 		h.mu.Lock()
 		u.state, u.err = userFailed, err
 		h.mu.Unlock()
-		return err
 	}
-	return h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
-		u.state = userReady
+	return err
+}
+
+// loadStars reads u's stars, subscribes their topics and makes u ready,
+// unless the broker came back from a gap since the read began: the read
+// may have missed follows whose events were lost in the gap, and the
+// catch-up after the gap leaves loading users out, so load reads again.
+func (h *Hub) loadStars(ctx context.Context, u *user) (ready bool, err error) {
+	resubscribes := h.resubscribes.Load()
+	stars, err := h.readStars(ctx, u)
+	if err != nil {
+		return false, err
+	}
+	err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+		// Checked under mu, where the catch-up picks the ready users: a
+		// gap that ends after this has its catch-up read u's stars again.
+		if h.resubscribes.Load() != resubscribes {
+			return nil, nil
+		}
+		ready, u.state = true, userReady
 		return h.diffStarsLocked(u, u.endStarsReadLocked(stars))
 	})
+	return ready, err
 }
 
 // readStars reads u's stars. From before the read until the caller passes
