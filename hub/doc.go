@@ -14,13 +14,16 @@
 // creates it, in userLoading, and loads it: the user's own topics
 // (notify:<id>, author:<id>) are subscribed and brought in force first, so
 // that every follow or unfollow from then on is heard, then its stars are
-// read and their author topics subscribed. Stars events heard while loading
-// are newer than that read and win over it. The user is then userReady:
-// stars events change its topics at once, and after a gap of the broker its
-// stars are read again. If loading fails the user is userFailed and its
-// connections are refused (1012) until the last one has left. Either way
-// loaded is closed, which the user's other connections wait for. When the
-// last connection leaves, the user goes; a topic without listeners stays
+// read and their author topics subscribed. Stars events heard during the
+// read are newer than it and win over it. If the broker came back from a
+// gap during the read, the stars are read again: the read may have missed
+// follows whose events were lost in the gap, and the catch-up after a gap
+// leaves loading users out. The user is then userReady: stars events
+// change its topics at once, and after a gap of the broker its stars are
+// read again. If loading fails the user is userFailed and its connections
+// are refused (1012) until the last one has left. Either way loaded is
+// closed, which the user's other connections wait for. When the last
+// connection leaves, the user goes; a topic without listeners stays
 // subscribed for Linger, so that a reconnect does not churn.
 //
 // # Life of a connection
@@ -38,9 +41,11 @@
 //
 // When the broker breaks (Interrupted), each live connection notes the
 // newest post it had. Once the subscriptions are back (Resubscribed), every
-// ready user's stars are read again and each of its connections replays the
-// posts after its note. A connection that was opening meanwhile catches up
-// on its own once it is live.
+// ready user's stars are read again (stars events heard during that read
+// win over it, as during load) and each of its connections replays the
+// posts after its note. A user that was loading meanwhile reads its stars
+// again, and a connection that was opening meanwhile catches up on its own
+// once it is live.
 //
 // # Locks
 //

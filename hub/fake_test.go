@@ -172,13 +172,27 @@ type gateKey struct {
 	uid    int64
 }
 
-// gate holds one call: entered is closed when the call arrives, and the
-// call reads the timeline only once open is called.
+// gate holds one call: entered is closed when the call arrives. A call held
+// by hold reads the timeline only once open is called; one held by
+// holdAnswer reads it at once and answers only once open is called, so its
+// answer is older than whatever the test changes meanwhile.
 type gate struct {
 	entered, released chan struct{}
+	answerHeld        bool
 }
 
 func (g *gate) open() { close(g.released) }
+
+// wait closes entered and returns once the gate is open or ctx ends.
+func (g *gate) wait(ctx context.Context) error {
+	close(g.entered)
+	select {
+	case <-g.released:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 func newFakeTimeline() *fakeTimeline {
 	return &fakeTimeline{
@@ -189,31 +203,47 @@ func newFakeTimeline() *fakeTimeline {
 }
 
 // hold makes the next call of method ("Stars", "HomeSince", "LastID") for
-// uid wait at its gate.
+// uid wait at its gate before it reads the timeline.
 func (tl *fakeTimeline) hold(method string, uid int64) *gate {
-	g := &gate{entered: make(chan struct{}), released: make(chan struct{})}
+	return tl.setGate(method, uid, false)
+}
+
+// holdAnswer makes the next call of method for uid read the timeline at
+// once and wait at its gate before it answers.
+func (tl *fakeTimeline) holdAnswer(method string, uid int64) *gate {
+	return tl.setGate(method, uid, true)
+}
+
+func (tl *fakeTimeline) setGate(method string, uid int64, answerHeld bool) *gate {
+	g := &gate{entered: make(chan struct{}), released: make(chan struct{}), answerHeld: answerHeld}
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	tl.gates[gateKey{method, uid}] = g
 	return g
 }
 
-// pass waits at the gate set for this call, if any.
-func (tl *fakeTimeline) pass(ctx context.Context, method string, uid int64) error {
+// call answers one call of method for uid with read, run under tl.mu, and
+// waits at the gate set for this call, if any, before or after reading.
+func call[T any](ctx context.Context, tl *fakeTimeline, method string, uid int64, read func() T) (T, error) {
 	tl.mu.Lock()
 	g := tl.gates[gateKey{method, uid}]
 	delete(tl.gates, gateKey{method, uid})
 	tl.mu.Unlock()
-	if g == nil {
-		return nil
+	var zero T
+	if g != nil && !g.answerHeld {
+		if err := g.wait(ctx); err != nil {
+			return zero, err
+		}
 	}
-	close(g.entered)
-	select {
-	case <-g.released:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	tl.mu.Lock()
+	out := read()
+	tl.mu.Unlock()
+	if g != nil && g.answerHeld {
+		if err := g.wait(ctx); err != nil {
+			return zero, err
+		}
 	}
+	return out, nil
 }
 
 // follow records that fan follows star, without any event: a snapshot the
@@ -244,44 +274,35 @@ func (tl *fakeTimeline) add(author int64, content string) store.Post {
 }
 
 func (tl *fakeTimeline) Stars(ctx context.Context, uid int64) ([]int64, error) {
-	if err := tl.pass(ctx, "Stars", uid); err != nil {
-		return nil, err
-	}
-	tl.mu.Lock()
-	defer tl.mu.Unlock()
-	var out []int64
-	for s := range tl.stars[uid] {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out, nil
+	return call(ctx, tl, "Stars", uid, func() []int64 {
+		var out []int64
+		for s := range tl.stars[uid] {
+			out = append(out, s)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+		return out
+	})
 }
 
 // HomeSince returns the newest max posts after the id, oldest first, as
 // store.Store does.
 func (tl *fakeTimeline) HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error) {
-	if err := tl.pass(ctx, "HomeSince", uid); err != nil {
-		return nil, err
-	}
-	tl.mu.Lock()
-	defer tl.mu.Unlock()
-	var out []store.Post
-	for _, p := range tl.home[uid] {
-		if p.ID > after {
-			out = append(out, p)
+	return call(ctx, tl, "HomeSince", uid, func() []store.Post {
+		var out []store.Post
+		for _, p := range tl.home[uid] {
+			if p.ID > after {
+				out = append(out, p)
+			}
 		}
-	}
-	return out[len(out)-min(max, len(out)):], nil
+		return out[len(out)-min(max, len(out)):]
+	})
 }
 
 func (tl *fakeTimeline) LastID(ctx context.Context, uid int64) (int64, error) {
-	if err := tl.pass(ctx, "LastID", uid); err != nil {
-		return 0, err
-	}
-	tl.mu.Lock()
-	defer tl.mu.Unlock()
-	if h := tl.home[uid]; len(h) > 0 {
-		return h[len(h)-1].ID, nil
-	}
-	return 0, nil
+	return call(ctx, tl, "LastID", uid, func() int64 {
+		if h := tl.home[uid]; len(h) > 0 {
+			return h[len(h)-1].ID
+		}
+		return 0
+	})
 }

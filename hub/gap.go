@@ -69,8 +69,8 @@ func (h *Hub) Resubscribed() {
 
 // resyncAll brings every ready user's stars up to date (follows made
 // during the gap were not heard) and replays each connection's missed posts.
-// A user still loading is left out: its connections catch up on their own
-// once they are live.
+// A user still loading is left out: load reads its stars again, and its
+// connections catch up on their own once they are live.
 func (h *Hub) resyncAll() {
 	h.mu.RLock()
 	users := make([]*user, 0, len(h.users))
@@ -95,19 +95,21 @@ func (h *Hub) resyncAll() {
 	h.log.Info("live: caught up after subscriber gap", "users", len(users), "took", time.Since(start))
 }
 
-// resyncUser reads u's stars again, subscribes and unsubscribes to match,
-// and catches up each of its connections once that is in force.
+// resyncUser reads u's stars again, subscribes and unsubscribes to match
+// (stars events heard during the read win over it), and catches up each of
+// its connections once that is in force.
 func (h *Hub) resyncUser(u *user) {
 	ctx, cancel := context.WithTimeout(h.ctx, 2*h.opt.WriteWait)
 	defer cancel()
 	resubscribes := h.resubscribes.Load()
-	stars, err := h.tl.Stars(ctx, u.id)
+	stars, err := h.readStars(ctx, u)
 	if err == nil {
 		err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+			want := u.endStarsReadLocked(stars)
 			if h.users[u.id] != u {
 				return nil, nil
 			}
-			return h.diffStarsLocked(u, newStarSet(stars))
+			return h.diffStarsLocked(u, want)
 		})
 	}
 	if err == nil {

@@ -41,9 +41,10 @@ type Hub struct {
 	// read the timeline before the latest one keeps the connection's gap
 	// mark, because posts lost in that newer gap are not in what it read.
 	interruptions atomic.Int64
-	// resubscribes counts the broker's Resubscribed calls: a connection that
-	// was opening during one catches up on its own, and a read that fails
-	// during one is left to the next round of catch-up.
+	// resubscribes counts the broker's Resubscribed calls: a user whose
+	// stars were being loaded during one reads them again, a connection
+	// that was opening during one catches up on its own, and a read that
+	// fails during one is left to the next round of catch-up.
 	resubscribes atomic.Int64
 	// resyncing and resyncAgain coalesce overlapping rounds of catch-up.
 	resyncMu    sync.Mutex

@@ -12,7 +12,7 @@ type userState uint8
 
 const (
 	// userLoading: its own topics are being brought in force and its stars
-	// read. Stars events heard meanwhile are kept in starEvents.
+	// read. Stars events wait for the read, in starEvents.
 	userLoading userState = iota
 	// userReady: its stars are known; stars events change its topics at once.
 	userReady
@@ -33,19 +33,20 @@ type user struct {
 	state  userState
 	err    error         // why loading failed
 	loaded chan struct{} // closed when load returns
-	// starEvents are the stars events heard while loading, by star; they
-	// are newer than the snapshot being read and win over it. Guarded by
-	// Hub.mu.
+	// starEvents are, while u's stars are being read (by load, or by the
+	// catch-up after a gap of the broker), the stars events heard since the
+	// read began, by star: they are newer than the read and win over it.
+	// nil when no read is under way; load and the catch-up never read the
+	// same user's stars at once. Guarded by Hub.mu.
 	starEvents map[int64]bool
 }
 
 func newUser(id int64) *user {
 	return &user{
-		id:         id,
-		conns:      make(map[*Conn]struct{}),
-		stars:      make(starSet),
-		loaded:     make(chan struct{}),
-		starEvents: make(map[int64]bool),
+		id:     id,
+		conns:  make(map[*Conn]struct{}),
+		stars:  make(starSet),
+		loaded: make(chan struct{}),
 	}
 }
 
@@ -126,24 +127,67 @@ func (h *Hub) load(ctx context.Context, u *user) error {
 	if err == nil {
 		err = h.sync(ctx)
 	}
-	var stars []int64
-	if err == nil {
-		stars, err = h.tl.Stars(ctx, u.id)
+	ready := false
+	for err == nil && !ready {
+		ready, err = h.loadStars(ctx, u)
 	}
+	if !ready {
+		h.mu.Lock()
+		u.state, u.err = userFailed, err
+		h.mu.Unlock()
+	}
+	return err
+}
+
+// loadStars reads u's stars, subscribes their topics and makes u ready,
+// unless the broker came back from a gap since the read began: the read
+// may have missed follows whose events were lost in the gap, and the
+// catch-up after the gap leaves loading users out, so load reads again.
+func (h *Hub) loadStars(ctx context.Context, u *user) (ready bool, err error) {
+	resubscribes := h.resubscribes.Load()
+	stars, err := h.readStars(ctx, u)
+	if err != nil {
+		return false, err
+	}
+	err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
+		// Checked under mu, where the catch-up picks the ready users: a
+		// gap that ends after this has its catch-up read u's stars again.
+		if h.resubscribes.Load() != resubscribes {
+			return nil, nil
+		}
+		ready, u.state = true, userReady
+		return h.diffStarsLocked(u, u.endStarsReadLocked(stars))
+	})
+	return ready, err
+}
+
+// readStars reads u's stars. From before the read until the caller passes
+// them to endStarsReadLocked, the stars events heard for u are kept in
+// starEvents, to win over the read. Those kept for an earlier read are
+// dropped: they were heard before this read began, so it sees them.
+func (h *Hub) readStars(ctx context.Context, u *user) ([]int64, error) {
+	h.mu.Lock()
+	u.starEvents = make(map[int64]bool)
+	h.mu.Unlock()
+	stars, err := h.tl.Stars(ctx, u.id)
 	if err != nil {
 		h.mu.Lock()
-		u.state, u.err, u.starEvents = userFailed, err, nil
+		u.starEvents = nil
 		h.mu.Unlock()
-		return err
 	}
-	return h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
-		want := newStarSet(stars)
-		for s, following := range u.starEvents {
-			want.set(s, following)
-		}
-		u.state, u.starEvents = userReady, nil
-		return h.diffStarsLocked(u, want)
-	})
+	return stars, err
+}
+
+// endStarsReadLocked returns the stars that readStars read, with the stars
+// events heard since it began applied over them, and stops keeping those
+// events. The caller holds mu.
+func (u *user) endStarsReadLocked(read []int64) starSet {
+	want := newStarSet(read)
+	for s, following := range u.starEvents {
+		want.set(s, following)
+	}
+	u.starEvents = nil
+	return want
 }
 
 // syncAttempts is how many times a Sync cut short by a break of the
@@ -194,11 +238,14 @@ func (h *Hub) applyStars(uid int64, d store.StarsData) {
 		if h.users[uid] != u {
 			return nil, nil
 		}
-		switch u.state {
-		case userLoading: // newer than the stars being read: load applies it after them
+		if u.starEvents != nil {
+			// Newer than the stars being read: applied over them too, or
+			// the read would undo it.
 			u.starEvents[d.StarID] = d.Following
-			return nil, nil
-		case userFailed:
+		}
+		// A loading user takes it from starEvents, or, if its read has not
+		// begun yet, from the read itself. A failed user listens to nothing.
+		if u.state != userReady {
 			return nil, nil
 		}
 		want := u.stars.clone()
