@@ -9,7 +9,7 @@ DATA        := $(CURDIR)/.data
 REDIS_PORT  ?= 6379
 GO          ?= go
 
-.PHONY: run test build bench vet deps-run deps-test
+.PHONY: run test build bench bench-timelines vet deps-run deps-test
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -40,8 +40,14 @@ run: build
 test: deps-test
 	$(GO) test -race -count=1 -timeout 15m ./...
 
+# bench runs the store's micro-benchmarks; bench-timelines the push/pull
+# comparison of the hybrid timelines (authors of 10 to 1,000,000 fans, a few
+# minutes; TIMELINE_BENCH_MAX_FANS=10000 for a quick look).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./store/...
+	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage' -benchmem ./store/...
+
+bench-timelines:
+	$(GO) test -run '^$$' -bench BenchmarkTimelines -benchtime 1x -timeout 30m ./store/redisdb
 
 vet:
 	$(GO) vet ./...

@@ -14,7 +14,7 @@ import (
 // Defaults of the hybrid timelines (see README, "Timelines at scale").
 const (
 	// DefaultCelebrityFans is the fan count from which an author is pulled.
-	DefaultCelebrityFans = 10000
+	DefaultCelebrityFans = 50000
 	// DefaultInactiveAfter is how long a user may be away and still get pushes.
 	DefaultInactiveAfter = 7 * 24 * time.Hour
 )
