@@ -176,7 +176,10 @@ func (w *worker) reclaimLoop(ctx context.Context) {
 		for ctx.Err() == nil {
 			msgs, next, err := w.s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
 				Stream: w.s.keys.fanOutQueue(), Group: fanOutGroup, Consumer: w.consumer,
-				MinIdle: w.opt.ClaimIdle, Start: start, Count: 10,
+				// One at a time: a claimed job's idle time is renewed only
+				// while it runs, so jobs claimed together but run later
+				// could be taken over again meanwhile.
+				MinIdle: w.opt.ClaimIdle, Start: start, Count: 1,
 			}).Result()
 			if err != nil {
 				break // NOGROUP before the first job, or Redis away: next tick
