@@ -84,28 +84,33 @@ type uploader interface {
 	store.Uploads
 }
 
+// receive counts an upload against the post limit (each is work like a
+// post), reads it and prepares its image (a square one for an avatar).
+func receive(c echo.Context, st uploader, limit store.Limit, avatar bool) (*media.Image, string, error) {
+	if err := st.Allow(c.Request().Context(), "post", strconv.FormatInt(viewer(c), 10), limit); err != nil {
+		return nil, "", err
+	}
+	up, err := readUpload(c)
+	if err != nil {
+		return nil, "", err
+	}
+	img, err := media.Process(up.file, avatar)
+	return img, up.alt, err
+}
+
 // handleUpload takes one image for a post: 201 Media.
 func handleUpload(st uploader, files *media.Folder, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		// Uploads count against the post limit: each is work like a post.
-		if err := st.Allow(ctx, "post", strconv.FormatInt(viewer(c), 10), limit); err != nil {
-			return err
-		}
-		up, err := readUpload(c)
-		if err != nil {
-			return err
-		}
-		img, err := media.Process(up.file, false)
+		img, alt, err := receive(c, st, limit, false)
 		if err != nil {
 			return err
 		}
 		f := store.MediaFile{Name: media.NewName(img.Ext), ThumbName: media.NewName(img.ThumbExt),
-			Width: img.Width, Height: img.Height, Alt: up.alt}
+			Width: img.Width, Height: img.Height, Alt: alt}
 		if err := saveFiles(files, f.Name, img.Full, f.ThumbName, img.Thumb); err != nil {
 			return err
 		}
-		m, err := st.SaveMedia(ctx, viewer(c), f)
+		m, err := st.SaveMedia(c.Request().Context(), viewer(c), f)
 		if err != nil {
 			files.Remove(f.Name, f.ThumbName)
 			return err
@@ -117,15 +122,7 @@ func handleUpload(st uploader, files *media.Folder, limit store.Limit) echo.Hand
 // handleAvatar makes an uploaded image, cut square, the caller's avatar: 200 User.
 func handleAvatar(st uploader, files *media.Folder, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		if err := st.Allow(ctx, "post", strconv.FormatInt(viewer(c), 10), limit); err != nil {
-			return err
-		}
-		up, err := readUpload(c)
-		if err != nil {
-			return err
-		}
-		img, err := media.Process(up.file, true)
+		img, _, err := receive(c, st, limit, true)
 		if err != nil {
 			return err
 		}
@@ -133,7 +130,7 @@ func handleAvatar(st uploader, files *media.Folder, limit store.Limit) echo.Hand
 		if err := saveFiles(files, name, img.Full); err != nil {
 			return err
 		}
-		u, err := st.SetAvatar(ctx, viewer(c), name)
+		u, err := st.SetAvatar(c.Request().Context(), viewer(c), name)
 		if err != nil {
 			files.Remove(name)
 			return err
