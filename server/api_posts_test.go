@@ -88,6 +88,7 @@ func TestFollowPostRepostCommentDelete(t *testing.T) {
 	if rdb.Get(ctx, "E:"+mid+":personID").Val() != fmt.Sprint(aliceID) {
 		t.Errorf("E key missing")
 	}
+	settle(t, rdb) // bob's G gets the post from a fan-out job
 	for _, key := range []string{fmt.Sprintf("F:%d:messageID", aliceID), fmt.Sprintf("G:%d:messageID", aliceID),
 		fmt.Sprintf("G:%d:messageID", bobID), "global:timeline"} {
 		if score, err := rdb.ZScore(ctx, key, mid).Result(); err != nil || score != float64(p.ID) {
@@ -149,6 +150,7 @@ func TestFollowPostRepostCommentDelete(t *testing.T) {
 			t.Errorf("%s survived the delete", key)
 		}
 	}
+	settle(t, rdb) // the fans' G sets are cleaned by a fan-out job
 	for _, key := range []string{fmt.Sprintf("F:%d:messageID", aliceID), fmt.Sprintf("G:%d:messageID", bobID), "global:timeline"} {
 		if _, err := rdb.ZScore(ctx, key, mid).Result(); err == nil {
 			t.Errorf("%s still points at the deleted post", key)

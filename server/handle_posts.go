@@ -76,7 +76,7 @@ func handleGetPost(st store.Messages) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		p, err := st.Post(c.Request().Context(), mid)
+		p, err := st.Post(c.Request().Context(), mid, viewer(c))
 		if err != nil {
 			return err
 		}

@@ -65,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := st.Ping(ctx); err != nil {
 		// Not fatal: /readyz says 503 and the API answers 503 until Redis is back.
 		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)
+	} else if err := st.Migrate(ctx); err != nil {
+		logger.Warn("could not bring the data up to date; search may miss older users until the next start", "err", err)
 	}
 
 	fanOutCtx, stopFanOut := context.WithCancel(context.Background())

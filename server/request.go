@@ -72,9 +72,11 @@ func jsonKind(goKind string) string {
 	return goKind
 }
 
-// pageQuery reads ?limit=, ?cursor= and ?after=.
+// pageQuery reads ?limit=, ?cursor= and ?after=, for the caller.
 func pageQuery(c echo.Context) (store.PageQuery, error) {
-	return store.ParsePageQuery(c.QueryParam("limit"), c.QueryParam("cursor"), c.QueryParam("after"))
+	q, err := store.ParsePageQuery(c.QueryParam("limit"), c.QueryParam("cursor"), c.QueryParam("after"))
+	q.Viewer = viewer(c)
+	return q, err
 }
 
 // pageHandler answers GET of a list: it reads ?limit=, ?cursor= and ?after=,

@@ -66,6 +66,16 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.GET("/timelines/home", handleHomeTimeline(st), member)
 	api.GET("/timelines/public", handlePublicTimeline(st), anyone)
 
+	api.PUT("/posts/:id/like", handleLike(st, true), member)
+	api.DELETE("/posts/:id/like", handleLike(st, false), member)
+	api.GET("/posts/:id/likes", handleLikers(st), anyone)
+	api.GET("/notifications", handleNotifications(st), member)
+	api.POST("/notifications/read", handleMarkRead(st), member)
+	api.GET("/tags/:tag/posts", handleTagPosts(st), anyone)
+	api.GET("/search/users", handleSearchUsers(st), anyone)
+	api.GET("/search/tags", handleSearchTags(st), anyone)
+	api.GET("/suggestions/users", handleSuggestions(st), member)
+
 	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
 	readOnly := []string{http.MethodGet, http.MethodHead}
 	e.Match(readOnly, "/m/*", handleStatic(mobile.FS(), "/m/"))

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"microblog/store"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,10 +99,17 @@ func (c *wsClient) next(t testing.TB, d time.Duration) wsFrame {
 	return wsFrame{}
 }
 
+// asides are the events that may come between any two others (a counter
+// changed, a notification): expect passes over them unless asked for one.
+var asides = []string{store.EventCounts, store.EventNotification, store.EventNotificationRemoved}
+
 // expect returns the next frame and checks it is event (and for ids, id).
 func (c *wsClient) expect(t testing.TB, event string, id int64) wsFrame {
 	t.Helper()
 	f := c.next(t, 2*time.Second)
+	for slices.Contains(asides, f.Event) && !slices.Contains(asides, event) {
+		f = c.next(t, 2*time.Second)
+	}
 	if f.Event != event || (id != 0 && f.postID() != id) {
 		t.Fatalf("got frame %s, want %s %d", f, event, id)
 	}

@@ -46,6 +46,7 @@ const (
 	CodeInvalidCursor      Code = "invalid_cursor"
 	CodeInvalidAfter       Code = "invalid_after"
 	CodeCannotFollowSelf   Code = "cannot_follow_self"
+	CodeInvalidQuery       Code = "invalid_query"
 	CodeNotWebSocket       Code = "not_websocket"
 	CodeUnauthorized       Code = "unauthorized"        // ErrUnauthorized
 	CodeInvalidCredentials Code = "invalid_credentials" // ErrUnauthorized

@@ -11,6 +11,10 @@ const (
 	EventDelete  = "delete"  // on author:<uid>: {"id"} of a removed message
 	EventComment = "comment" // on notify:<uid>: a comment Post on one of the user's messages
 	EventFollow  = "follow"  // on notify:<uid>: {"user": User} who just followed the user
+	EventCounts  = "counts"  // on author:<uid>: CountsData of one of the author's messages
+
+	EventNotification        = "notification"         // on notify:<uid>: a Notification
+	EventNotificationRemoved = "notification_removed" // on notify:<uid>: {"id"} of one undone (unlike, unfollow)
 
 	// Internal events, on notify:<uid>; a hub acts on them and never forwards them.
 
@@ -31,6 +35,14 @@ type Frame struct {
 // DeleteData is the data of a delete event.
 type DeleteData struct {
 	ID int64 `json:"id"`
+}
+
+// CountsData is the data of a counts event: a message's counters now.
+type CountsData struct {
+	ID            int64 `json:"id"`
+	LikesCount    int64 `json:"likes_count"`
+	CommentsCount int64 `json:"comments_count"`
+	RepostsCount  int64 `json:"reposts_count"`
 }
 
 // FollowData is the data of a follow event.

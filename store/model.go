@@ -15,6 +15,8 @@ type User struct {
 	FollowingCount int64  `json:"following_count"`
 	PostsCount     int64  `json:"posts_count"`
 	Following      *bool  `json:"following"`
+	// UnreadNotifications is set only on the user's own User (/me).
+	UnreadNotifications *int64 `json:"unread_notifications,omitempty"`
 }
 
 // Author is the short form of a user embedded in a Post.
@@ -34,7 +36,38 @@ type Post struct {
 	ParentID      *int64 `json:"parent_id"`
 	CommentsCount int64  `json:"comments_count"`
 	RepostsCount  int64  `json:"reposts_count"`
-	Deleted       bool   `json:"deleted,omitempty"` // only on a repost_of whose original is gone
+	LikesCount    int64  `json:"likes_count"`
+	// Liked says whether the reader likes it; nil for anonymous readers.
+	Liked    *bool    `json:"liked"`
+	Mentions []Author `json:"mentions"`          // the existing users its text mentions
+	Tags     []string `json:"tags"`              // the topics its text carries
+	Deleted  bool     `json:"deleted,omitempty"` // only on a repost_of whose original is gone
+}
+
+// Notification is one entry of a user's notifications.
+type Notification struct {
+	ID        int64  `json:"id"`
+	Kind      string `json:"kind"` // one of the Notify* kinds
+	Actor     User   `json:"actor"`
+	Post      *Post  `json:"post"` // nil for follows
+	CreatedAt Time   `json:"created_at"`
+	Read      bool   `json:"read"`
+}
+
+// Kinds of notification.
+const (
+	NotifyComment = "comment" // a comment on the user's post
+	NotifyReply   = "reply"   // a comment on the user's comment
+	NotifyRepost  = "repost"
+	NotifyLike    = "like"
+	NotifyFollow  = "follow"
+	NotifyMention = "mention"
+)
+
+// TagCount is a topic and how many posts carry it.
+type TagCount struct {
+	Tag        string `json:"tag"`
+	PostsCount int64  `json:"posts_count"`
 }
 
 // Message kinds, as stored in the B hash's kind field.

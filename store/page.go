@@ -20,6 +20,7 @@ type PageQuery struct {
 	Limit  int    // 1 to MaxLimit; 0 means DefaultLimit
 	Cursor Cursor // zero for the first page
 	After  int64  // 0: no lower bound
+	Viewer int64  // who reads (for Post.Liked, User.Following); 0: anonymous
 }
 
 // Size is the number of items the page holds at most.

@@ -41,14 +41,36 @@ type Follows interface {
 }
 
 // Messages are posts, reposts and comments and the lists they appear in.
+// Reads take the viewer (0: anonymous) for Post.Liked.
 type Messages interface {
 	Create(ctx context.Context, np NewPost) (Post, error)
-	Post(ctx context.Context, mid int64) (Post, error)
+	Post(ctx context.Context, mid, viewer int64) (Post, error)
 	Delete(ctx context.Context, uid, mid int64) error
 	Comments(ctx context.Context, mid int64, q PageQuery) (Page[Post], error)
 	UserPosts(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
 	HomeTimeline(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
 	PublicTimeline(ctx context.Context, q PageQuery) (Page[Post], error)
+}
+
+// Social is what users do around messages and each other: likes,
+// notifications, topics, search and suggestions.
+type Social interface {
+	// Like makes uid like message mid (on) or not (idempotent).
+	Like(ctx context.Context, uid, mid int64, on bool) error
+	// Likers is a page of the users who like mid, newest like first.
+	Likers(ctx context.Context, mid int64, q PageQuery) (Page[User], error)
+	// Notifications is a page of uid's notifications, newest first.
+	Notifications(ctx context.Context, uid int64, q PageQuery) (Page[Notification], error)
+	// MarkRead marks uid's notifications up to id read.
+	MarkRead(ctx context.Context, uid, upTo int64) error
+	// TagPosts is a page of the posts carrying tag, newest first.
+	TagPosts(ctx context.Context, tag string, q PageQuery) (Page[Post], error)
+	// SearchUsers are the users whose name starts with prefix, by followers.
+	SearchUsers(ctx context.Context, prefix string, q PageQuery) (Page[User], error)
+	// SearchTags are the topics that start with prefix, by posts.
+	SearchTags(ctx context.Context, prefix string, limit int) ([]TagCount, error)
+	// Suggestions are popular users viewer does not follow yet.
+	Suggestions(ctx context.Context, q PageQuery) (Page[User], error)
 }
 
 // Limiter counts requests against rate limits shared by every server process.
@@ -63,6 +85,7 @@ type Service interface {
 	Accounts
 	Follows
 	Messages
+	Social
 	Limiter
 	// Ping tells whether the database answers.
 	Ping(ctx context.Context) error

@@ -64,6 +64,14 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 		}
 		return store.User{}, "", store.ErrUsernameTaken
 	}
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		s.indexUser(ctx, pl, uid, lower)
+		pl.ZAddNX(ctx, s.keys.popular(), redis.Z{Member: uid})
+		return nil
+	})
+	if err != nil {
+		return store.User{}, "", s.wrap("register", err)
+	}
 	token, err := s.newSession(ctx, uid)
 	if err != nil {
 		return store.User{}, "", err
@@ -72,8 +80,8 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 	if _, err := s.touch(ctx, uid); err != nil {
 		return store.User{}, "", err
 	}
-	f := false
-	return store.User{ID: uid, Username: name, CreatedAt: store.Time(created), Following: &f}, token, nil
+	f, none := false, int64(0)
+	return store.User{ID: uid, Username: name, CreatedAt: store.Time(created), Following: &f, UnreadNotifications: &none}, token, nil
 }
 
 // Login checks a username and password and opens a new session. A wrong name

@@ -2,7 +2,9 @@ package redisdb
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,6 +23,9 @@ type draft struct {
 	idemKey string      // the claimed idempotency key, or empty
 	pulled  bool        // its author was a celebrity when claimed: no push job
 	post    store.Post  // what the message will read as
+	// mentions are the users the text mentions that exist; tags its topics.
+	mentions []store.Author
+	tags     []string
 }
 
 // Create writes a post, repost or comment in named steps: check it, resolve
@@ -45,6 +50,7 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	if err := s.write(ctx, d); err != nil {
 		return store.Post{}, err
 	}
+	s.afterWrite(ctx, d)
 	return d.post, nil
 }
 
@@ -52,7 +58,7 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 // of a repost) and the parent of a comment.
 func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 	if d.np.RepostOf != 0 {
-		o, err := s.Post(ctx, d.np.RepostOf)
+		o, err := s.Post(ctx, d.np.RepostOf, d.np.Author)
 		if err != nil {
 			return err
 		}
@@ -76,6 +82,46 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 			return err
 		}
 		d.parent = parent
+	}
+	return s.resolveEntities(ctx, d)
+}
+
+// resolveEntities finds the topics of the text and the users it mentions
+// that exist (by their own spelling of their name).
+func (s *Store) resolveEntities(ctx context.Context, d *draft) error {
+	ents := store.ParseText(d.np.Content)
+	d.tags = ents.Tags
+	if d.tags == nil {
+		d.tags = []string{}
+	}
+	d.mentions = []store.Author{}
+	if len(ents.Mentions) == 0 {
+		return nil
+	}
+	cmds := make([]*redis.StringCmd, len(ents.Mentions))
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, name := range ents.Mentions {
+			if lower, ok := store.LookupName(name); ok {
+				cmds[i] = pl.Get(ctx, s.keys.usernameIndex(lower))
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return s.wrap("create post: mentions", err)
+	}
+	var uids []int64
+	for _, c := range cmds {
+		if c != nil && c.Err() == nil {
+			uids = append(uids, parseID(c.Val()))
+		}
+	}
+	users, err := s.users(ctx, uids, 0)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		d.mentions = append(d.mentions, store.Author{ID: u.ID, Username: u.Username})
 	}
 	return nil
 }
@@ -111,7 +157,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 		return nil, store.ErrUserNotFound
 	}
 	if claimed != nil && !claimed.Val() {
-		p, err := s.firstResult(ctx, d.idemKey)
+		p, err := s.firstResult(ctx, d.idemKey, np.Author)
 		return &p, err
 	}
 	d.post = store.Post{ID: next.Val(), Kind: store.KindPost,
@@ -120,6 +166,8 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	if d.parent != nil {
 		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID
 	}
+	no := false
+	d.post.Liked, d.post.Mentions, d.post.Tags = &no, d.mentions, d.tags
 	d.pulled = mode == modePull
 	return nil, nil
 }
@@ -134,7 +182,7 @@ func (s *Store) release(ctx context.Context, d *draft) {
 
 // firstResult answers a request whose Idempotency-Key an earlier request
 // already took: with that request's post, or 409 while it is still running.
-func (s *Store) firstResult(ctx context.Context, idemKey string) (store.Post, error) {
+func (s *Store) firstResult(ctx context.Context, idemKey string, author int64) (store.Post, error) {
 	mid, err := s.rdb.Get(ctx, idemKey).Int64()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return store.Post{}, s.wrap("idempotency", err)
@@ -142,7 +190,7 @@ func (s *Store) firstResult(ctx context.Context, idemKey string) (store.Post, er
 	if mid == 0 {
 		return store.Post{}, store.ErrInProgress
 	}
-	return s.Post(ctx, mid)
+	return s.Post(ctx, mid, author)
 }
 
 // write stores the claimed message: its own keys first, then its indexes,
@@ -170,6 +218,9 @@ func (s *Store) writeMessage(ctx context.Context, d *draft) error {
 	if d.parent != nil {
 		h.Parent = id(d.parent.ID)
 	}
+	mentions, _ := json.Marshal(d.mentions)
+	tags, _ := json.Marshal(d.tags)
+	h.Mentions, h.Tags = string(mentions), string(tags)
 	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 		t.HSet(ctx, s.keys.message(p.ID), h)
 		t.Set(ctx, s.keys.publicTime(p.ID), int64(p.CreatedAt), 0)
@@ -206,6 +257,7 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 		if d.orig != nil {
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.orig.ID)}, fieldReposts, 1)
 		}
+		s.queueTags(ctx, pl, d.tags, mid, 1)
 		if d.pulled {
 			mode = pl.HGet(ctx, s.keys.user(author), fieldFanOut)
 		} else {
@@ -241,4 +293,48 @@ func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 	case d.parent.Author.ID != p.Author.ID:
 		s.queuePublish(ctx, pl, s.keys.NotifyChannel(d.parent.Author.ID), store.EventComment, p)
 	}
+}
+
+// queueTags adds post mid to (delta 1) or takes it from (-1) the index of
+// each of its topics, counting the posts that carry each.
+func (s *Store) queueTags(ctx context.Context, pl redis.Pipeliner, tags []string, mid int64, delta float64) {
+	for _, tag := range tags {
+		key := store.TagKey(tag)
+		if delta > 0 {
+			pl.ZAdd(ctx, s.keys.tagPosts(key), redis.Z{Score: float64(mid), Member: mid})
+			pl.ZAdd(ctx, s.keys.tagNames(), redis.Z{Member: key})
+		} else {
+			pl.ZRem(ctx, s.keys.tagPosts(key), mid)
+		}
+		pl.ZIncrBy(ctx, s.keys.tagCounts(), delta, key)
+	}
+}
+
+// afterWrite tells the people a new message concerns: the author of the
+// message it comments or reposts (and that message's live readers its new
+// counts), and the users it mentions.
+func (s *Store) afterWrite(ctx context.Context, d *draft) {
+	actor, mid := d.np.Author, d.post.ID
+	notified := []int64{actor}
+	switch {
+	case d.parent != nil:
+		kind := store.NotifyComment
+		if d.parent.Kind == store.KindComment {
+			kind = store.NotifyReply
+		}
+		s.notify(ctx, actor, kind, mid, d.parent.Author.ID)
+		s.publishCounts(ctx, d.parent.ID, d.parent.Author.ID)
+		notified = append(notified, d.parent.Author.ID)
+	case d.orig != nil:
+		s.notify(ctx, actor, store.NotifyRepost, mid, d.orig.Author.ID)
+		s.publishCounts(ctx, d.orig.ID, d.orig.Author.ID)
+		notified = append(notified, d.orig.Author.ID)
+	}
+	var mentioned []int64
+	for _, m := range d.mentions {
+		if !slices.Contains(notified, m.ID) {
+			mentioned = append(mentioned, m.ID)
+		}
+	}
+	s.notify(ctx, actor, store.NotifyMention, mid, mentioned...)
 }

@@ -33,6 +33,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.Del(ctx, s.keys.publicTime(mid), s.keys.author(mid))
 		pl.Del(ctx, s.keys.comments(mid))
+		pl.Del(ctx, s.keys.likes(mid))
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.comments(*m.ParentID), mid)
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(*m.ParentID)}, fieldComments, -1)
@@ -43,6 +44,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		pl.HIncrBy(ctx, s.keys.user(uid), fieldPosts, -1)
 		pl.ZRem(ctx, s.keys.home(uid), mid)
 		pl.ZRem(ctx, s.keys.publicTimeline(), mid)
+		s.queueTags(ctx, pl, m.Tags, mid, -1)
 		s.queueJob(ctx, pl, opUnpush, uid, mid)
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
 		if m.RepostOf != nil {
@@ -53,6 +55,17 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("delete post: indexes", err)
+	}
+	// The message it commented on or reposted has one fewer now.
+	var target int64
+	switch {
+	case m.ParentID != nil:
+		target = *m.ParentID
+	case m.RepostOf != nil:
+		target = m.RepostOf.ID
+	}
+	if t, err := s.message(ctx, target); err == nil {
+		s.publishCounts(ctx, t.ID, t.Author.ID)
 	}
 	return nil
 }

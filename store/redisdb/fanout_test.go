@@ -91,7 +91,7 @@ func TestCelebritiesArePulled(t *testing.T) {
 			t.Fatalf("fan %d's home: %v, want %v", f, got, want)
 		}
 		for _, mid := range want {
-			if post, _ := s.Post(s.ctx, mid); post.Author.ID == celeb && s.inHome(f, mid) {
+			if post, _ := s.Post(s.ctx, mid, 0); post.Author.ID == celeb && s.inHome(f, mid) {
 				t.Fatalf("the celebrity's post %d was pushed into fan %d's G", mid, f)
 			}
 		}

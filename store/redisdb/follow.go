@@ -66,6 +66,7 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 		// The follow is stored; live clients pick it up when they reconnect.
 		slog.WarnContext(ctx, "publish follow events", "fan", fan, "star", star, "err", err)
 	}
+	s.notify(ctx, fan, store.NotifyFollow, 0, star)
 	return nil
 }
 
@@ -93,6 +94,7 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	if removed.Val() == 0 {
 		return nil
 	}
+	s.unnotify(ctx, star, fan, store.NotifyFollow, 0)
 	// Tell live connections first, so no new post of the star arrives after
 	// its old ones were taken away.
 	s.publish(ctx, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: false})
@@ -131,20 +133,26 @@ func (s *Store) Stars(ctx context.Context, uid int64) ([]int64, error) {
 
 // Followers returns a page of user uid's fans, newest follow first.
 func (s *Store) Followers(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
-	return s.relationPage(ctx, s.keys.fans(uid), uid, viewer, q)
+	if _, err := s.username(ctx, uid); err != nil {
+		return store.Page[store.User]{}, err
+	}
+	q.Viewer = viewer
+	return s.relationPage(ctx, s.keys.fans(uid), q)
 }
 
 // Following returns a page of the users uid follows, newest follow first.
 func (s *Store) Following(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
-	return s.relationPage(ctx, s.keys.stars(uid), uid, viewer, q)
-}
-
-// relationPage pages an A set by follow time. Its cursor is the last item's
-// (score, member), so that follows made while paging shift nothing.
-func (s *Store) relationPage(ctx context.Context, key string, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
 	if _, err := s.username(ctx, uid); err != nil {
 		return store.Page[store.User]{}, err
 	}
+	q.Viewer = viewer
+	return s.relationPage(ctx, s.keys.stars(uid), q)
+}
+
+// relationPage pages a set of users by time (an A set by follow time, a
+// likes set by like time). Its cursor is the last item's
+// (score, member), so that follows made while paging shift nothing.
+func (s *Store) relationPage(ctx context.Context, key string, q store.PageQuery) (store.Page[store.User], error) {
 	limit := q.Size()
 	max, skipTo := "+inf", ""
 	if c := q.Cursor; !c.IsZero() {
@@ -180,7 +188,7 @@ func (s *Store) relationPage(ctx context.Context, key string, uid, viewer int64,
 		uids, scores = uids[:limit], scores[:limit]
 		page.NextCursor = store.NextCursor(store.Cursor{Score: scores[limit-1], Member: uids[limit-1]})
 	}
-	users, err := s.users(ctx, uids, viewer)
+	users, err := s.users(ctx, uids, q.Viewer)
 	if err != nil {
 		return store.Page[store.User]{}, err
 	}

@@ -1,6 +1,7 @@
 package redisdb
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"microblog/store"
@@ -22,6 +23,8 @@ type messageHash struct {
 	Parent   string `redis:"parent"`
 	Comments int64  `redis:"comments_count"`
 	Reposts  int64  `redis:"reposts_count"`
+	Mentions string `redis:"mentions"` // JSON [{"id", "username"}] of the users mentioned
+	Tags     string `redis:"tags"`     // JSON ["topic", ...]
 }
 
 // Counters of messageHash, bumped with HINCRBY.
@@ -31,7 +34,7 @@ const (
 )
 
 // messageFields are messageHash's fields, in the order HMGET asks for them.
-var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts}
+var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags"}
 
 // post is the message as the contract shows it; RepostOf holds only the
 // original's id, which readers fill in.
@@ -45,6 +48,9 @@ func (m *messageHash) post(mid int64) *store.Post {
 	if par := parseID(m.Parent); par != 0 {
 		p.ParentID = &par
 	}
+	p.Mentions, p.Tags = []store.Author{}, []string{}
+	json.Unmarshal([]byte(m.Mentions), &p.Mentions)
+	json.Unmarshal([]byte(m.Tags), &p.Tags)
 	return p
 }
 
@@ -72,6 +78,8 @@ const (
 	// fieldLastPull is the lastpull mark: the last message id issued when the
 	// user was last seen. A returning user pulls its stars' newer posts.
 	fieldLastPull = "lastpull"
+	// fieldNotificationsRead is the id of the newest notification read.
+	fieldNotificationsRead = "notifications_read"
 )
 
 // userFields are the fields of userHash a profile shows, in HMGET order.

@@ -32,6 +32,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
+	q.Viewer = uid
 	return s.messagePage(ctx, keys, q)
 }
 
@@ -47,7 +48,7 @@ func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]sto
 	if err != nil {
 		return nil, err
 	}
-	posts, err := s.posts(ctx, mids)
+	posts, err := s.posts(ctx, mids, uid)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package redisdb
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Keys builds every Redis key and channel name the store uses. All of them
 // live here, one builder per family, so that the schema can be read in one
@@ -22,6 +25,11 @@ func (k Keys) user(uid int64) string { return k.prefix + "user:userid:" + id(uid
 // usernameIndex is the STRING user:username:<lower-case name>:uid.
 func (k Keys) usernameIndex(lowerName string) string {
 	return k.prefix + "user:username:" + lowerName + ":uid"
+}
+
+// nameOfUsernameIndex is the lower-case name a usernameIndex key names.
+func (k Keys) nameOfUsernameIndex(key string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(key, k.prefix+"user:username:"), ":uid")
 }
 
 // session is the STRING auth:<sha256-hex of token> holding the uid, with a TTL.
@@ -68,6 +76,48 @@ func (k Keys) idempotency(uid int64, keyHash string) string {
 func (k Keys) rate(bucket, subject string, window int64) string {
 	return k.prefix + "rate:" + bucket + ":" + subject + ":" + id(window)
 }
+
+// likes is the ZSET likes:<mid> of the users who like a message, score =
+// when (ms). Its size is the message's likes_count.
+func (k Keys) likes(mid int64) string { return k.prefix + "likes:" + id(mid) }
+
+// tagPosts is the ZSET T:<tag key>:messageID of the posts carrying a topic,
+// score = mid (the tag key is store.TagKey of the topic).
+func (k Keys) tagPosts(tagKey string) string { return k.prefix + "T:" + tagKey + ":messageID" }
+
+// tagCounts is the ZSET global:tags of topics (tag keys) by how many posts
+// carry them.
+func (k Keys) tagCounts() string { return k.prefix + "global:tags" }
+
+// tagNames is the ZSET global:tagnames of tag keys, all scored 0, for
+// prefix search by lexical range.
+func (k Keys) tagNames() string { return k.prefix + "global:tagnames" }
+
+// usernames is the ZSET global:usernames of "<lower-case name>:<uid>", all
+// scored 0, for prefix search by lexical range.
+func (k Keys) usernames() string { return k.prefix + "global:usernames" }
+
+// popular is the ZSET global:popular of users by follower count, for
+// suggestions.
+func (k Keys) popular() string { return k.prefix + "global:popular" }
+
+// notifications is the ZSET N:<uid>:notificationID of a user's
+// notification ids, score = id; the newest maxNotifications are kept.
+func (k Keys) notifications(uid int64) string {
+	return k.prefix + "N:" + id(uid) + ":notificationID"
+}
+
+// notes is the HASH N:<uid>:notes of a user's notifications: id → JSON of
+// {kind, actor, post, at}, and "k:<kind>:<actor>:<post>" → id, to undo one.
+func (k Keys) notes(uid int64) string { return k.prefix + "N:" + id(uid) + ":notes" }
+
+// lastNotificationID is the STRING global:notificationid, INCRed for each
+// notification.
+func (k Keys) lastNotificationID() string { return k.prefix + "global:notificationid" }
+
+// schema is the STRING global:schema: the version of the data model the
+// last migration left (see Migrate).
+func (k Keys) schema() string { return k.prefix + "global:schema" }
 
 // fanOutQueue is the STREAM fanout:queue of fan-out jobs (push a post into
 // its fans' home timelines, take a deleted one out, backfill), read by the

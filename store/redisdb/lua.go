@@ -6,9 +6,24 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/hincrby_if_exists.lua
-var hincrbyIfExistsSrc string
+// The Lua scripts, one file each under lua/, each touching the keys of one
+// message or one user only, as the Cluster rule asks. They are sent with
+// EVAL inside pipelines (where EVALSHA could not fall back on NOSCRIPT) and
+// with EVALSHA on their own (go-redis falls back to EVAL).
+var (
+	//go:embed lua/hincrby_if_exists.lua
+	hincrbyIfExistsSrc string
+	hincrbyIfExists    = redis.NewScript(hincrbyIfExistsSrc)
 
-// hincrbyIfExists is sent with EVAL (inside pipelines EVALSHA could not fall
-// back on NOSCRIPT); it touches a single message's hash (one key), as the Cluster rule asks.
-var hincrbyIfExists = redis.NewScript(hincrbyIfExistsSrc)
+	//go:embed lua/like_if_exists.lua
+	likeIfExistsSrc string
+	likeIfExists    = redis.NewScript(likeIfExistsSrc)
+
+	//go:embed lua/notify_add.lua
+	notifyAddSrc string
+	notifyAdd    = redis.NewScript(notifyAddSrc)
+
+	//go:embed lua/notify_remove.lua
+	notifyRemoveSrc string
+	notifyRemove    = redis.NewScript(notifyRemoveSrc)
+)

@@ -59,6 +59,10 @@ func (s *Store) modeChange(ctx context.Context, author int64) (func(context.Cont
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, s.wrap("fan-out mode", err)
 	}
+	// The ranking of suggestions follows the count, whatever the mode.
+	if err := s.rdb.ZAdd(ctx, s.keys.popular(), redis.Z{Score: float64(fans.Val()), Member: author}).Err(); err != nil {
+		return nil, s.wrap("fan-out mode", err)
+	}
 	celebrity := fans.Val() >= int64(s.opt.CelebrityFans)
 	switch m := mode.Val(); {
 	case celebrity && m == "":

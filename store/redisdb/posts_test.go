@@ -22,7 +22,8 @@ func TestCreateWritesEveryFamily(t *testing.T) {
 	if err := s.rdb.HGetAll(s.ctx, s.keys.message(p.ID)).Scan(&h); err != nil {
 		t.Fatal(err)
 	}
-	want := messageHash{Content: "hello 世界", Author: alice, Username: "alice", Time: int64(p.CreatedAt), Kind: store.KindPost}
+	want := messageHash{Content: "hello 世界", Author: alice, Username: "alice", Time: int64(p.CreatedAt), Kind: store.KindPost,
+		Mentions: "[]", Tags: "[]"}
 	if h != want {
 		t.Fatalf("B hash %+v, want %+v", h, want)
 	}
@@ -37,7 +38,7 @@ func TestCreateWritesEveryFamily(t *testing.T) {
 			t.Errorf("%s lacks the post: %v", key, err)
 		}
 	}
-	got, err := s.Post(s.ctx, p.ID)
+	got, err := s.Post(s.ctx, p.ID, 0)
 	if err != nil || got.Content != p.Content || got.CreatedAt != p.CreatedAt || got.Author != p.Author {
 		t.Fatalf("read back %+v, %v; want %+v", got, err, p)
 	}
@@ -58,7 +59,7 @@ func TestRepostsPointAtTheOriginal(t *testing.T) {
 	if r2.RepostOf == nil || r2.RepostOf.ID != orig.ID || r2.RepostOf.RepostsCount != 2 {
 		t.Fatalf("repost of a repost points at %+v, want the original with 2 reposts", r2.RepostOf)
 	}
-	if o, _ := s.Post(s.ctx, orig.ID); o.RepostsCount != 2 {
+	if o, _ := s.Post(s.ctx, orig.ID, 0); o.RepostsCount != 2 {
 		t.Fatalf("original counts %d reposts, want 2", o.RepostsCount)
 	}
 	c := s.post(store.NewPost{Author: bob, Content: "a comment", Parent: orig.ID})
@@ -68,7 +69,7 @@ func TestRepostsPointAtTheOriginal(t *testing.T) {
 	if err := s.Delete(s.ctx, alice, orig.ID); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Post(s.ctx, r1.ID)
+	got, err := s.Post(s.ctx, r1.ID, 0)
 	if err != nil || got.RepostOf == nil || !got.RepostOf.Deleted || got.RepostOf.ID != orig.ID {
 		t.Fatalf("repost of a deleted original reads %+v, %v", got.RepostOf, err)
 	}
@@ -101,13 +102,13 @@ func TestCommentsOnComments(t *testing.T) {
 	if err := s.Delete(s.ctx, alice, c2.ID); err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := s.Post(s.ctx, c1.ID); c.CommentsCount != 0 {
+	if c, _ := s.Post(s.ctx, c1.ID, 0); c.CommentsCount != 0 {
 		t.Fatalf("comments_count %d after the delete, want 0", c.CommentsCount)
 	}
 	if n, _ := s.rdb.ZCard(s.ctx, s.keys.comments(c1.ID)).Result(); n != 0 {
 		t.Fatalf("C set holds %d after the delete", n)
 	}
-	_, err = s.Post(s.ctx, c2.ID)
+	_, err = s.Post(s.ctx, c2.ID, 0)
 	wantCode(t, err, store.ErrNotFound, store.CodePostNotFound)
 }
 

@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"context"
+	"errors"
 
 	"github.com/redis/go-redis/v9"
 
@@ -14,7 +15,7 @@ func (s *Store) message(ctx context.Context, mid int64) (*store.Post, error) {
 	if mid <= 0 {
 		return nil, store.ErrPostNotFound
 	}
-	ms, err := s.loadMessages(ctx, []int64{mid})
+	ms, err := s.loadMessages(ctx, []int64{mid}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -24,12 +25,12 @@ func (s *Store) message(ctx context.Context, mid int64) (*store.Post, error) {
 	return ms[0], nil
 }
 
-// Post returns one message (a post or a comment).
-func (s *Store) Post(ctx context.Context, mid int64) (store.Post, error) {
+// Post returns one message (a post or a comment) as viewer sees it.
+func (s *Store) Post(ctx context.Context, mid, viewer int64) (store.Post, error) {
 	if mid <= 0 {
 		return store.Post{}, store.ErrPostNotFound
 	}
-	ps, err := s.posts(ctx, []int64{mid})
+	ps, err := s.posts(ctx, []int64{mid}, viewer)
 	if err != nil {
 		return store.Post{}, err
 	}
@@ -39,10 +40,11 @@ func (s *Store) Post(ctx context.Context, mid int64) (store.Post, error) {
 	return *ps[0], nil
 }
 
-// posts loads messages in at most two round trips (the messages, then the
-// originals of the reposts among them). A message that is gone is nil.
-func (s *Store) posts(ctx context.Context, mids []int64) ([]*store.Post, error) {
-	out, err := s.loadMessages(ctx, mids)
+// posts loads messages as viewer (0: anonymous) sees them in at most two
+// round trips (the messages, then the originals of the reposts among them).
+// A message that is gone is nil.
+func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, error) {
+	out, err := s.loadMessages(ctx, mids, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +63,7 @@ func (s *Store) posts(ctx context.Context, mids []int64) ([]*store.Post, error) 
 		}
 	}
 	if len(need) > 0 {
-		origs, err := s.loadMessages(ctx, need)
+		origs, err := s.loadMessages(ctx, need, viewer)
 		if err != nil {
 			return nil, err
 		}
@@ -86,16 +88,24 @@ func (s *Store) posts(ctx context.Context, mids []int64) ([]*store.Post, error) 
 	return out, nil
 }
 
-// loadMessages reads B hashes in one pipeline; repost_of holds only the id.
-func (s *Store) loadMessages(ctx context.Context, mids []int64) ([]*store.Post, error) {
+// loadMessages reads B hashes and their likes in one pipeline; repost_of
+// holds only the id. likes_count is the size of the likes set, and liked is
+// set when viewer is not 0.
+func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
+	likes := make([]*redis.IntCmd, len(mids))
+	liked := make([]*redis.FloatCmd, len(mids))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			cmds[i] = pl.HMGet(ctx, s.keys.message(mid), messageFields...)
+			likes[i] = pl.ZCard(ctx, s.keys.likes(mid))
+			if viewer > 0 {
+				liked[i] = pl.ZScore(ctx, s.keys.likes(mid), id(viewer))
+			}
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, s.wrap("load posts", err)
 	}
 	out := make([]*store.Post, len(mids))
@@ -104,7 +114,13 @@ func (s *Store) loadMessages(ctx context.Context, mids []int64) ([]*store.Post, 
 		if err := c.Scan(&h); err != nil || h.Kind == "" {
 			continue // gone (deleted or archived away), or not a message
 		}
-		out[i] = h.post(mids[i])
+		p := h.post(mids[i])
+		p.LikesCount = likes[i].Val()
+		if viewer > 0 {
+			yes := liked[i].Err() == nil
+			p.Liked = &yes
+		}
+		out[i] = p
 	}
 	return out, nil
 }

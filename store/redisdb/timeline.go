@@ -25,7 +25,7 @@ func (s *Store) PublicTimeline(ctx context.Context, q store.PageQuery) (store.Pa
 
 // Comments is a page of the comments on message mid, newest first.
 func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.Post], error) {
-	if _, err := s.Post(ctx, mid); err != nil {
+	if _, err := s.message(ctx, mid); err != nil {
 		return store.Page[store.Post]{}, err
 	}
 	return s.messagePage(ctx, []string{s.keys.comments(mid)}, q)
@@ -52,7 +52,7 @@ func (s *Store) messagePage(ctx context.Context, keys []string, q store.PageQuer
 		if more = len(mids) > want; more {
 			mids = mids[:want]
 		}
-		posts, err := s.posts(ctx, mids)
+		posts, err := s.posts(ctx, mids, q.Viewer)
 		if err != nil {
 			return store.Page[store.Post]{}, err
 		}

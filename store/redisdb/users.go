@@ -40,6 +40,13 @@ func (s *Store) User(ctx context.Context, uid, viewer int64) (store.User, error)
 	if len(users) == 0 {
 		return store.User{}, store.ErrUserNotFound
 	}
+	if uid == viewer { // one's own profile: /me
+		n, err := s.unread(ctx, uid)
+		if err != nil {
+			return store.User{}, err
+		}
+		users[0].UnreadNotifications = &n
+	}
 	return users[0], nil
 }
 

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+)
+
+// handleLike makes the caller like (on) or stop liking the post in the path.
+func handleLike(st store.Social, on bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		mid, err := idParam(c)
+		if err != nil {
+			return err
+		}
+		if err := st.Like(c.Request().Context(), viewer(c), mid, on); err != nil {
+			return err
+		}
+		return noContent(c)
+	}
+}
+
+// handleLikers lists who likes the post in the path, newest like first.
+func handleLikers(st store.Social) echo.HandlerFunc {
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.User], error) {
+		mid, err := idParam(c)
+		if err != nil {
+			return store.Page[store.User]{}, err
+		}
+		return st.Likers(c.Request().Context(), mid, q)
+	})
+}
+
+// handleNotifications lists the caller's notifications, newest first.
+func handleNotifications(st store.Social) echo.HandlerFunc {
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Notification], error) {
+		return st.Notifications(c.Request().Context(), viewer(c), q)
+	})
+}
+
+// handleMarkRead marks the caller's notifications up to {"up_to"} read.
+func handleMarkRead(st store.Social) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in struct {
+			UpTo *int64 `json:"up_to"`
+		}
+		if err := bindJSON(c, &in); err != nil {
+			return err
+		}
+		if in.UpTo == nil {
+			return store.Invalid(store.CodeInvalidField, "up_to is missing")
+		}
+		if err := st.MarkRead(c.Request().Context(), viewer(c), *in.UpTo); err != nil {
+			return err
+		}
+		return noContent(c)
+	}
+}
+
+// handleTagPosts lists the posts carrying the topic in the path.
+func handleTagPosts(st store.Social) echo.HandlerFunc {
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
+		return st.TagPosts(c.Request().Context(), c.Param("tag"), q)
+	})
+}
+
+// handleSearchUsers lists the users whose name starts with ?q=.
+func handleSearchUsers(st store.Social) echo.HandlerFunc {
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.User], error) {
+		return st.SearchUsers(c.Request().Context(), c.QueryParam("q"), q)
+	})
+}
+
+// handleSearchTags lists the topics that start with ?q=.
+func handleSearchTags(st store.Social) echo.HandlerFunc {
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.TagCount], error) {
+		tags, err := st.SearchTags(c.Request().Context(), c.QueryParam("q"), q.Size())
+		return store.Page[store.TagCount]{Items: tags}, err
+	})
+}
+
+// handleSuggestions lists popular users the caller does not follow yet.
+func handleSuggestions(st store.Social) echo.HandlerFunc {
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.User], error) {
+		return st.Suggestions(c.Request().Context(), q)
+	})
+}

@@ -1,0 +1,250 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/text/unicode/norm"
+
+	"microblog/store"
+)
+
+// Like makes uid like message mid (on) or stop liking it, idempotently; a
+// change notifies the author (or takes the notification back) and sends the
+// message's new counts to live readers.
+func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
+	m, err := s.message(ctx, mid)
+	if err != nil {
+		return err
+	}
+	var changed int64
+	if on {
+		changed, err = likeIfExists.Run(ctx, s.rdb, []string{s.keys.message(mid), s.keys.likes(mid)}, s.now(), uid).Int64()
+		if changed < 0 {
+			return store.ErrPostNotFound // deleted meanwhile
+		}
+	} else {
+		changed, err = s.rdb.ZRem(ctx, s.keys.likes(mid), uid).Result()
+	}
+	if err != nil {
+		return s.wrap("like", err)
+	}
+	if changed == 0 {
+		return nil
+	}
+	if on {
+		s.notify(ctx, uid, store.NotifyLike, mid, m.Author.ID)
+	} else {
+		s.unnotify(ctx, m.Author.ID, uid, store.NotifyLike, mid)
+	}
+	s.publishCounts(ctx, mid, m.Author.ID)
+	return nil
+}
+
+// Likers is a page of the users who like mid, newest like first.
+func (s *Store) Likers(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.User], error) {
+	if _, err := s.message(ctx, mid); err != nil {
+		return store.Page[store.User]{}, err
+	}
+	return s.relationPage(ctx, s.keys.likes(mid), q)
+}
+
+// publishCounts tells the live readers of author's posts (the author and its
+// fans) the counters of message mid as they are now.
+func (s *Store) publishCounts(ctx context.Context, mid, author int64) {
+	var counts *redis.SliceCmd
+	var likes *redis.IntCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		counts = pl.HMGet(ctx, s.keys.message(mid), fieldComments, fieldReposts)
+		likes = pl.ZCard(ctx, s.keys.likes(mid))
+		return nil
+	})
+	if err != nil {
+		return // the counts are right on the next read; only the live update is lost
+	}
+	c := counts.Val()
+	cs, _ := c[0].(string)
+	rs, _ := c[1].(string)
+	s.publish(ctx, s.keys.AuthorChannel(author), store.EventCounts, store.CountsData{
+		ID: mid, LikesCount: likes.Val(), CommentsCount: parseID(cs), RepostsCount: parseID(rs)})
+}
+
+// TagPosts is a page of the posts carrying tag, newest first.
+func (s *Store) TagPosts(ctx context.Context, tag string, q store.PageQuery) (store.Page[store.Post], error) {
+	key, err := searchKey(tag, store.MaxTagLen)
+	if err != nil {
+		return store.Page[store.Post]{}, err
+	}
+	return s.messagePage(ctx, []string{s.keys.tagPosts(key)}, q)
+}
+
+// searchKey checks a topic or a search prefix and returns its index form.
+func searchKey(q string, maxLen int) (string, error) {
+	if !utf8.ValidString(q) || strings.ContainsRune(q, 0) {
+		return "", store.Invalid(store.CodeInvalidQuery, "the query is not valid UTF-8 text")
+	}
+	q = strings.TrimSpace(q)
+	if n := utf8.RuneCountInString(q); n == 0 || n > maxLen {
+		return "", store.Invalid(store.CodeInvalidQuery, "the query must be 1 to "+id(int64(maxLen))+" characters")
+	}
+	return store.TagKey(q), nil
+}
+
+// prefixRange is the lexical range of the members that start with prefix
+// (0xff never occurs in UTF-8).
+func prefixRange(prefix string) *redis.ZRangeBy {
+	return &redis.ZRangeBy{Min: "[" + prefix, Max: "[" + prefix + "\xff"}
+}
+
+// searchCandidates bounds how many prefix matches are ranked per search.
+const searchCandidates = 200
+
+// SearchUsers are the users whose name starts with prefix (in any letter
+// case), most followed first.
+func (s *Store) SearchUsers(ctx context.Context, prefix string, q store.PageQuery) (store.Page[store.User], error) {
+	key, err := searchKey(prefix, store.MaxUsername)
+	if err != nil {
+		return store.Page[store.User]{}, err
+	}
+	by := prefixRange(key)
+	by.Count = searchCandidates
+	members, err := s.rdb.ZRangeByLex(ctx, s.keys.usernames(), by).Result()
+	if err != nil {
+		return store.Page[store.User]{}, s.wrap("search users", err)
+	}
+	uids := make([]int64, 0, len(members))
+	for _, m := range members {
+		if i := strings.LastIndexByte(m, ':'); i >= 0 {
+			uids = append(uids, parseID(m[i+1:]))
+		}
+	}
+	uids, err = s.byFans(ctx, uids, q.Size())
+	if err != nil {
+		return store.Page[store.User]{}, err
+	}
+	users, err := s.users(ctx, uids, q.Viewer)
+	return store.Page[store.User]{Items: users}, err
+}
+
+// byFans orders uids by follower count, most first, and keeps limit.
+func (s *Store) byFans(ctx context.Context, uids []int64, limit int) ([]int64, error) {
+	cmds := make([]*redis.IntCmd, len(uids))
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, u := range uids {
+			cmds[i] = pl.ZCard(ctx, s.keys.fans(u))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.wrap("rank users", err)
+	}
+	fans := make(map[int64]int64, len(uids))
+	for i, u := range uids {
+		fans[u] = cmds[i].Val()
+	}
+	slices.SortStableFunc(uids, func(a, b int64) int { return int(fans[b] - fans[a]) })
+	return uids[:min(limit, len(uids))], nil
+}
+
+// SearchTags are the topics that start with prefix, carried by most posts
+// first.
+func (s *Store) SearchTags(ctx context.Context, prefix string, limit int) ([]store.TagCount, error) {
+	key, err := searchKey(prefix, store.MaxTagLen)
+	if err != nil {
+		return nil, err
+	}
+	by := prefixRange(key)
+	by.Count = searchCandidates
+	tags, err := s.rdb.ZRangeByLex(ctx, s.keys.tagNames(), by).Result()
+	if err != nil || len(tags) == 0 {
+		return []store.TagCount{}, s.wrap("search topics", err)
+	}
+	counts, err := s.rdb.ZMScore(ctx, s.keys.tagCounts(), tags...).Result()
+	if err != nil {
+		return nil, s.wrap("search topics", err)
+	}
+	out := make([]store.TagCount, 0, len(tags))
+	for i, t := range tags {
+		if counts[i] > 0 {
+			out = append(out, store.TagCount{Tag: t, PostsCount: int64(counts[i])})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b store.TagCount) int { return int(b.PostsCount - a.PostsCount) })
+	return out[:min(limit, len(out))], nil
+}
+
+// Suggestions are the most followed users q.Viewer does not follow yet.
+func (s *Store) Suggestions(ctx context.Context, q store.PageQuery) (store.Page[store.User], error) {
+	limit := q.Size()
+	top, err := s.rdb.ZRevRange(ctx, s.keys.popular(), 0, int64(3*limit+10)).Result()
+	if err != nil {
+		return store.Page[store.User]{}, s.wrap("suggestions", err)
+	}
+	candidates := parseIDs(top)
+	if q.Viewer > 0 && len(candidates) > 0 {
+		follows, err := s.rdb.ZMScore(ctx, s.keys.stars(q.Viewer), top...).Result()
+		if err != nil {
+			return store.Page[store.User]{}, s.wrap("suggestions", err)
+		}
+		candidates = candidates[:0]
+		for i, t := range top {
+			if u := parseID(t); follows[i] == 0 && u != q.Viewer {
+				candidates = append(candidates, u)
+			}
+		}
+	}
+	users, err := s.users(ctx, candidates[:min(limit, len(candidates))], q.Viewer)
+	return store.Page[store.User]{Items: users}, err
+}
+
+// indexUser makes a user findable by name prefix.
+func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lowerName string) {
+	pl.ZAdd(ctx, s.keys.usernames(), redis.Z{Member: norm.NFC.String(lowerName) + ":" + id(uid)})
+}
+
+// schemaVersion is the data model Migrate brings Redis to: 2 adds the
+// username search index and the popularity ranking.
+const schemaVersion = 2
+
+// Migrate brings data written by older versions of the server up to date:
+// it indexes every user's name and follower count. It is idempotent and
+// cheap once done (one GET).
+func (s *Store) Migrate(ctx context.Context) error {
+	v, err := s.rdb.Get(ctx, s.keys.schema()).Int()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return s.wrap("migrate", err)
+	}
+	if v >= schemaVersion {
+		return nil
+	}
+	pattern := s.keys.usernameIndex("*")
+	iter := s.rdb.Scan(ctx, 0, pattern, 1000).Iterator()
+	for iter.Next(ctx) {
+		key := iter.Val()
+		lower := s.keys.nameOfUsernameIndex(key)
+		uid, err := s.rdb.Get(ctx, key).Int64()
+		if err != nil {
+			continue
+		}
+		fans, err := s.rdb.ZCard(ctx, s.keys.fans(uid)).Result()
+		if err != nil {
+			return s.wrap("migrate", err)
+		}
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			s.indexUser(ctx, pl, uid, lower)
+			pl.ZAdd(ctx, s.keys.popular(), redis.Z{Score: float64(fans), Member: uid})
+			return nil
+		})
+		if err != nil {
+			return s.wrap("migrate", err)
+		}
+	}
+	if err := iter.Err(); err != nil {
+		return s.wrap("migrate", err)
+	}
+	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.schema(), schemaVersion, 0).Err())
+}

@@ -1,0 +1,137 @@
+package store
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Limits of mentions and topics.
+const (
+	MaxMentions = 10 // @names per message that notify
+	MaxTags     = 10 // topics per message
+	MaxTagLen   = 50 // characters of one topic
+)
+
+// Entities are what a message's text refers to: the names it mentions
+// (without "@", as written, at most MaxMentions, each once) and the topics
+// it carries (without "#", as first written, at most MaxTags, each once).
+type Entities struct {
+	Mentions []string
+	Tags     []string
+}
+
+// ParseText finds the @mentions, Twitter-style #tags and Weibo-style
+// #话题# of a message:
+//
+//   - @name: letters of any script, digits and _, MinUsername to MaxUsername
+//     of them, not glued to what comes before (so an e-mail address
+//     mentions nobody);
+//   - #话题#: # then 1 to MaxTagLen characters without # or a line break, not
+//     starting or ending with a space, then #;
+//   - #tag: # then letters, digits and _ with at least one letter, not
+//     glued to what comes before.
+func ParseText(s string) Entities {
+	var e Entities
+	seenName, seenTag := map[string]bool{}, map[string]bool{}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		prev, _ := utf8.DecodeLastRuneInString(s[:i])
+		switch {
+		case r == '@' && (i == 0 || !glued(prev)):
+			name := s[i+1:]
+			name = name[:spanOf(name, nameRune, MaxUsername+1)]
+			if n := utf8.RuneCountInString(name); n >= MinUsername && n <= MaxUsername {
+				if key := strings.ToLower(name); !seenName[key] && len(e.Mentions) < MaxMentions {
+					seenName[key] = true
+					e.Mentions = append(e.Mentions, name)
+				}
+				i += 1 + len(name)
+				continue
+			}
+		case r == '#' && (i == 0 || !glued(prev)):
+			if tag, n := weiboTag(s[i+1:]); n > 0 {
+				e.addTag(tag, seenTag)
+				i += 1 + n
+				continue
+			}
+			tag := s[i+1:]
+			tag = tag[:spanOf(tag, tagRune, MaxTagLen+1)]
+			if n := utf8.RuneCountInString(tag); n > 0 && n <= MaxTagLen && strings.IndexFunc(tag, unicode.IsLetter) >= 0 {
+				e.addTag(tag, seenTag)
+				i += 1 + len(tag)
+				continue
+			}
+		}
+		i += size
+	}
+	return e
+}
+
+// weiboTag reads the rest of a #话题# after its first #: the topic and the
+// bytes it spans with the closing #, or 0 if there is none.
+func weiboTag(s string) (string, int) {
+	end := strings.IndexAny(s, "#\n\r")
+	if end <= 0 || s[end] != '#' {
+		return "", 0
+	}
+	tag := s[:end]
+	first, _ := utf8.DecodeRuneInString(tag)
+	last, _ := utf8.DecodeLastRuneInString(tag)
+	if unicode.IsSpace(first) || unicode.IsSpace(last) || utf8.RuneCountInString(tag) > MaxTagLen {
+		return "", 0
+	}
+	// "#a #b" is two Twitter tags, not the topic "a "; a topic with a space
+	// inside must not look like two tags.
+	if strings.ContainsFunc(tag, unicode.IsSpace) && !strings.ContainsFunc(tag, isCJK) {
+		return "", 0
+	}
+	return tag, end + 1
+}
+
+func (e *Entities) addTag(tag string, seen map[string]bool) {
+	key := TagKey(tag)
+	if !seen[key] && len(e.Tags) < MaxTags {
+		seen[key] = true
+		e.Tags = append(e.Tags, tag)
+	}
+}
+
+// TagKey is the form a topic is indexed and looked up by: NFC, lower case,
+// so #Go, #go and #ＧＯ… are distinct only where Unicode says so.
+func TagKey(tag string) string { return strings.ToLower(norm.NFC.String(tag)) }
+
+// nameRune tells whether r may be part of a username.
+func nameRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// tagRune tells whether r may be part of a #tag: a name's, or a combining
+// mark (the vowel signs of Indic scripts).
+func tagRune(r rune) bool { return nameRune(r) || unicode.IsMark(r) }
+
+// glued tells whether an @ or # right after r is part of a word, an
+// address or an entity (bob@example.com, a#b, &#35;) rather than the start of
+// a mention or topic. Chinese and Japanese put mentions right after text, so
+// only ASCII letters and digits glue.
+func glued(r rune) bool {
+	return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) || strings.ContainsRune("_.@+-&/", r)
+}
+
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// spanOf is the byte length of the longest prefix of s whose runes all
+// satisfy ok, stopping after max runes.
+func spanOf(s string, ok func(rune) bool, max int) int {
+	n, count := 0, 0
+	for _, r := range s {
+		if !ok(r) || count == max {
+			break
+		}
+		n += utf8.RuneLen(r)
+		count++
+	}
+	return n
+}
