@@ -102,7 +102,7 @@ function render() {
   clear(main).append(view.el);
   app.title = view.title ? view.title + ' · Microblog' : 'Microblog';
   showTitle();
-  search.close();
+  search.close(path === '/search'); // the search page has its own box
   renderNav();
   scrollTo(0, 0);
   if (!view.keepFocus) main.focus({ preventScroll: true });

@@ -55,11 +55,16 @@ export function topSearch(ctx, el) {
     }
   });
   panel.addEventListener('keydown', (e) => { if (e.key === 'Escape') { open(false); input.focus(); } });
-  el.addEventListener('focusout', (e) => { if (!el.contains(e.relatedTarget)) open(false); });
+  // Leaving the box closes the results: a tap or a click elsewhere, or the
+  // focus moving on (not a button inside that is busy and lets go of it).
+  const away = (e) => { if (!panel.hidden && !el.contains(e.target)) open(false); };
+  document.addEventListener('pointerdown', away);
+  document.addEventListener('focusin', away);
   el.append(field, panel);
   return {
-    /** close hides the results (the page changed). */
-    close() {
+    /** close hides the results (the page changed), and the box too with hide. */
+    close(hide = false) {
+      el.hidden = hide;
       open(false);
       if (el.contains(document.activeElement)) document.activeElement.blur();
     },

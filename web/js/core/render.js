@@ -119,9 +119,14 @@ export function postCard(post, ctx, opts = {}) {
       actions));
 }
 
-/** followButton toggles following a user and keeps its label and aria-pressed right. */
+/**
+ * followButton toggles following a user and keeps its label and aria-pressed
+ * right, and those of every other follow button for that user on the page
+ * (the same person may be in a list and in the suggestions).
+ */
 export function followButton(user, ctx, onChange = () => {}) {
-  const btn = h('button', { type: 'button', class: 'btn btn-follow' });
+  const btn = h('button', { type: 'button', class: 'btn btn-follow', dataset: { user: user.username } });
+  btn.syncFollow = (following) => { if (user.following !== following) { user.following = following; show(); } };
   const show = () => {
     btn.textContent = user.following ? 'Following' : 'Follow';
     btn.classList.toggle('btn-primary', !user.following);
@@ -136,6 +141,9 @@ export function followButton(user, ctx, onChange = () => {}) {
       user.following = !was;
       user.followers_count += was ? -1 : 1;
       show();
+      for (const other of document.querySelectorAll('.btn-follow')) {
+        if (other !== btn && other.dataset.user === user.username && other.syncFollow) other.syncFollow(!was);
+      }
       if (ctx.followed) ctx.followed(user);
       onChange(user);
     } catch (err) {

@@ -9,11 +9,47 @@
 
 import { h } from './dom.js';
 
-const WORD = /[\p{L}\p{Nd}_]/u;   // what names and #tags are made of
+const NAME = /[\p{L}\p{Nd}_]/u;         // what a username is made of
+const TAG = /[\p{L}\p{Nd}_\p{M}]/u;      // what a #tag is made of (with the vowel signs of Indic scripts)
 const LETTER = /\p{L}/u;
-const TAG_MAX = 50;               // longest #话题# topic, in characters
+const SPACE = /\s/u;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const NAME_MIN = 2, NAME_MAX = 30;       // characters of a username
+const TAG_MAX = 50;                      // characters of a topic
 
-const fold = (s) => s.toLowerCase();
+/** nameKey and tagKey are how names and topics compare (the server's TagKey: NFC, lower case). */
+const nameKey = (s) => s.toLowerCase();
+const tagKey = (s) => s.normalize('NFC').toLowerCase();
+
+/**
+ * glued says whether an @ or # right after c belongs to a word, an address
+ * or an entity (bob@example.com, a#b) rather than starting a mention or
+ * topic. Chinese and Japanese put mentions right after text, so only ASCII
+ * letters and digits glue.
+ */
+const glued = (c) => /^[A-Za-z0-9_.@+\-&/]$/.test(c);
+
+/** span is how many of chars, from i on, match re (stopping after max). */
+function span(chars, i, re, max) {
+  let n = 0;
+  while (i + n < chars.length && n < max && re.test(chars[i + n])) n++;
+  return n;
+}
+
+/**
+ * weibo reads a #话题# whose first # is at chars[i]: the topic and how many
+ * characters it spans with both #, or null.
+ */
+function weibo(chars, i) {
+  let end = i + 1;
+  while (end < chars.length && chars[end] !== '#' && chars[end] !== '\n' && chars[end] !== '\r') end++;
+  if (end >= chars.length || chars[end] !== '#' || end === i + 1) return null;
+  const tag = chars.slice(i + 1, end);
+  if (SPACE.test(tag[0]) || SPACE.test(tag[tag.length - 1]) || tag.length > TAG_MAX) return null;
+  // "#a #b" is two Twitter tags, not the topic "a "; a topic with a space inside must not look like two tags.
+  if (tag.some((c) => SPACE.test(c)) && !tag.some((c) => CJK.test(c))) return null;
+  return { tag: tag.join(''), len: end - i + 1 };
+}
 
 /**
  * richText returns the nodes of content: strings (which h() and append()
@@ -21,59 +57,54 @@ const fold = (s) => s.toLowerCase();
  * server listed in post.mentions ([{id, username}]) and post.tags (["话题"]).
  * href(path) makes an app link from '/u/alice' or '/t/话题'.
  *
- * @name: not after a letter, digit, _, . or @ (so mail addresses mention
- * nobody), the longest run of letters, digits and _ after it. #topic#
- * (Weibo style: up to 50 characters without # or a line break, not starting
- * or ending with a space) is tried before #topic (Twitter style: letters,
- * digits and _, at least one letter).
+ * It reads the text as the server does (store.ParseText): @name is 2–30
+ * letters of any script, digits or _, not glued to what comes before (so
+ * bob@example.com mentions nobody, while 谢谢@小明 does); #话题# (up to 50
+ * characters without # or a line break, not starting or ending with a
+ * space) is tried before #tag (letters, digits, _ and combining marks, at
+ * least one letter). Of what it finds, only what the post's lists name
+ * becomes a link.
  */
 export function richText(content, post, href) {
-  const names = new Map((post && post.mentions || []).map((m) => [fold(m.username), m.username]));
-  const tags = new Map((post && post.tags || []).map((t) => [fold(t), t]));
+  const names = new Map((post && post.mentions || []).map((m) => [nameKey(m.username), m.username]));
+  const tags = new Map((post && post.tags || []).map((t) => [tagKey(t), t]));
   if (!content || (names.size === 0 && tags.size === 0)) return [content || ''];
 
   const chars = [...content]; // by code point, as the server counts
   const out = [];
   let text = '';
-  const link = (cls, path, label) => {
-    if (text) { out.push(text); text = ''; }
-    out.push(h('a', { class: cls, href: href(path) }, label));
-  };
-  const wordRun = (from) => {
-    let j = from;
-    while (j < chars.length && WORD.test(chars[j])) j++;
-    return j;
+  /** take consumes len characters from i: as a link when known has them, else as text. */
+  const take = (i, len, known, key, cls, prefix) => {
+    const written = chars.slice(i, i + len).join('');
+    if (known.has(key)) {
+      if (text) { out.push(text); text = ''; }
+      out.push(h('a', { class: cls, href: href(prefix + encodeURIComponent(known.get(key))) }, written));
+    } else {
+      text += written;
+    }
+    return i + len;
   };
 
   for (let i = 0; i < chars.length;) {
     const c = chars[i];
-    if (c === '@' && names.size && !(i > 0 && (WORD.test(chars[i - 1]) || chars[i - 1] === '.' || chars[i - 1] === '@'))) {
-      const end = wordRun(i + 1);
-      const name = chars.slice(i + 1, end).join('');
-      if (name && names.has(fold(name))) {
-        link('mention', '/u/' + encodeURIComponent(names.get(fold(name))), '@' + name);
-        i = end;
+    const free = i === 0 || !glued(chars[i - 1]);
+    if (c === '@' && free) {
+      const n = span(chars, i + 1, NAME, NAME_MAX + 1);
+      if (n >= NAME_MIN && n <= NAME_MAX) {
+        i = take(i, n + 1, names, nameKey(chars.slice(i + 1, i + 1 + n).join('')), 'mention', '/u/');
         continue;
       }
     }
-    if (c === '#' && tags.size) {
-      // Weibo style first: #话题#
-      let k = i + 1;
-      while (k < chars.length && k - i - 1 <= TAG_MAX && chars[k] !== '#' && chars[k] !== '\n' && chars[k] !== '\r') k++;
-      if (k < chars.length && chars[k] === '#' && k > i + 1 && k - i - 1 <= TAG_MAX) {
-        const t = chars.slice(i + 1, k).join('');
-        if (t.trim() === t && tags.has(fold(t))) {
-          link('hashtag', '/t/' + encodeURIComponent(tags.get(fold(t))), '#' + t + '#');
-          i = k + 1;
-          continue;
-        }
+    if (c === '#' && free) {
+      const w = weibo(chars, i);
+      if (w) {
+        i = take(i, w.len, tags, tagKey(w.tag), 'hashtag', '/t/');
+        continue;
       }
-      // Twitter style: #golang
-      const end = wordRun(i + 1);
-      const t = chars.slice(i + 1, end).join('');
-      if (t && LETTER.test(t) && tags.has(fold(t))) {
-        link('hashtag', '/t/' + encodeURIComponent(tags.get(fold(t))), '#' + t);
-        i = end;
+      const n = span(chars, i + 1, TAG, TAG_MAX + 1);
+      const tag = chars.slice(i + 1, i + 1 + n).join('');
+      if (n > 0 && n <= TAG_MAX && LETTER.test(tag)) {
+        i = take(i, n + 1, tags, tagKey(tag), 'hashtag', '/t/');
         continue;
       }
     }
