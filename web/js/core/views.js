@@ -183,7 +183,7 @@ export function pollNewer(feed, load, every = 5000) {
   let failures = 0;
   const schedule = (ms) => { if (!stopped) timer = setTimeout(tick, ms); };
   async function tick() {
-    if (document.hidden || feed.loading || feed.failed || feed.watching === false) { schedule(every); return; }
+    if (document.hidden || feed.loading || feed.failed) { schedule(every); return; } // a failed list backs off by itself
     try {
       const page = await load(feed.maxId ? { after: feed.maxId, limit: 50 } : { limit: 50 });
       if (stopped) return;
