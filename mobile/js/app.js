@@ -1,14 +1,17 @@
 // app.js starts the mobile app: session (bearer token in local storage),
 // hash routes (#/home, #/u/alice: they work from file:// and Cordova too),
-// the live feed, pull to refresh, the offline banner and the service worker.
+// the live feed, the unread notifications badge on the Alerts tab, pull to
+// refresh, the offline banner and the service worker.
 
 import { createApi } from './core/api.js';
-import { clear, icon } from './core/dom.js';
+import { clear, icon, fill, h } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
 import { postCard } from './core/render.js';
 import { startClock } from './core/time.js';
-import { makeToast, deletePost, openView, listen, stopLive, showConnState } from './core/app.js';
+import { makeToast, deletePost, openView, listen, stopLive, showConnState, trackUnread } from './core/app.js';
+import { titled, badgeText } from './core/notify.js';
+import { homeEmpty } from './core/views.js';
 import * as config from './config.js';
 import * as views from './views.js';
 
@@ -20,6 +23,7 @@ const tabbar = document.getElementById('tabbar');
 const conn = document.getElementById('conn');
 const offlineBanner = document.getElementById('offline');
 const ptr = document.getElementById('ptr');
+const badge = document.getElementById('badge');
 const toast = makeToast(document.getElementById('toasts'), { fadeAfter: 3200, removeAfter: 3600 });
 
 const app = {
@@ -29,6 +33,9 @@ const app = {
   feeds: new Set(),
   view: null,
   repostOf: null,  // the post the compose screen reposts, if any
+  unread: null,    // the unread notifications count (core/notify.js)
+  title: 'Microblog',
+  searchQuery: '', // what the search screen last looked for
 };
 
 let api = makeApi();
@@ -44,6 +51,7 @@ const ctx = {
   go,
   toast,
   app,
+  askLogin: () => go('/login'),
   config,
   repost: (post) => { app.repostOf = post; go('/compose'); },
   remove: (post) => deletePost(ctx, post, () => { if (location.hash === '#/p/' + post.id) history.back(); }),
@@ -71,16 +79,20 @@ const routes = [
   [/^\/u\/([^/]+)$/, (m) => views.profile(ctx, decodeURIComponent(m[1]), 'posts'), 'me'],
   [/^\/u\/([^/]+)\/(followers|following)$/, (m) => views.profile(ctx, decodeURIComponent(m[1]), m[2]), 'me'],
   [/^\/p\/(\d+)$/, (m) => views.thread(ctx, m[1]), null],
+  [/^\/p\/(\d+)\/likes$/, (m) => views.likers(ctx, m[1]), null],
+  [/^\/t\/([^/]+)$/, (m) => views.topic(ctx, decodeURIComponent(m[1])), null],
+  [/^\/search$/, () => views.search(ctx), 'search'],
+  [/^\/notifications$/, () => views.notifications(ctx), 'notifications'],
   [/^\/login$/, () => views.auth(ctx, 'login'), null],
   [/^\/signup$/, () => views.auth(ctx, 'signup'), null],
   [/^\/settings$/, () => views.settings(ctx), null],
 ];
-const open = new Set(['/login', '/signup', '/settings', '/public']);
+const open = new Set(['/login', '/signup', '/settings', '/public', '/search']);
 
 function render() {
   let path = location.hash.replace(/^#/, '') || '/home';
   if (!config.server() && path !== '/settings') return go('/settings', { replace: true });
-  if (!app.user && !open.has(path) && !path.startsWith('/u/') && !path.startsWith('/p/')) return go('/login', { replace: true });
+  if (!app.user && !open.has(path) && !/^\/[upt]\//.test(path)) return go('/login', { replace: true });
   if (app.user && (path === '/login' || path === '/signup')) return go('/home', { replace: true });
   if (path === '/me') return go('/u/' + encodeURIComponent(app.user.username), { replace: true });
 
@@ -89,7 +101,8 @@ function render() {
   if (tab === 'me' && app.user && path.split('/')[2] !== encodeURIComponent(app.user.username)) tab = null;
   clear(main).append(view.el);
   titleEl.textContent = view.title || 'Microblog';
-  document.title = (view.title ? view.title + ' · ' : '') + 'Microblog';
+  app.title = (view.title ? view.title + ' · ' : '') + 'Microblog';
+  showTitle();
   backBtn.hidden = !view.back;
   settingsLink.hidden = !(tab === 'me');
   tabbar.hidden = !app.user || !!view.noTabs;
@@ -103,10 +116,21 @@ function render() {
   main.focus({ preventScroll: true });
 }
 
+/** showUnread puts the unread count on the Alerts tab and in the title. */
+function showUnread(n) {
+  fill(badge, n > 0 ? badgeText(n) : '', h('span', { class: 'visually-hidden' }, ' unread'));
+  badge.hidden = n === 0;
+  showTitle();
+}
+
+function showTitle() {
+  document.title = titled(app.title, app.user && app.unread ? app.unread.count : 0);
+}
+
 backBtn.append(icon('back', 24));
 backBtn.addEventListener('click', () => (history.length > 1 ? history.back() : go('/home')));
 settingsLink.append(icon('settings', 22));
-for (const el of tabbar.querySelectorAll('[data-icon]')) el.append(icon(el.dataset.icon, 24));
+for (const el of tabbar.querySelectorAll('[data-icon]')) el.prepend(icon(el.dataset.icon, 24));
 tabbar.addEventListener('click', (e) => {
   // Tapping the tab you are on scrolls to the top and shows held posts, as phone apps do.
   const a = e.target.closest('.tab.active');
@@ -150,6 +174,7 @@ async function onLoggedIn(res) {
   config.setToken(res.token);
   config.saveUser(res.user);
   app.user = res.user;
+  app.unread.set(res.user.unread_notifications);
   startLive();
   go('/home', { replace: true });
 }
@@ -168,7 +193,7 @@ function startLive() {
       }
     },
     render: (p) => postCard(p, ctx),
-    empty: 'Nothing here yet. Follow people from Public, or write your first post.',
+    empty: () => homeEmpty(ctx, 'Nothing here yet. Follow people from Public or Search, or write your first post.'),
     label: 'Home timeline',
   });
   const live = new LiveFeed((after) => api.wsURL(after));
@@ -194,6 +219,7 @@ addEventListener('online', () => showOffline(false));
 function forget() {
   stopLive(app);
   app.user = null;
+  app.unread.set(0);
   config.setToken(null);
   config.saveUser(null);
   config.saveHome(null);
@@ -214,6 +240,7 @@ function sessionEnded() {
 
 async function boot() {
   startClock();
+  trackUnread(app, showUnread);
   if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol)) {
     navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => { /* the app works without it */ });
   }
@@ -222,6 +249,7 @@ async function boot() {
     try {
       app.user = await api.me();
       config.saveUser(app.user);
+      app.unread.set(app.user.unread_notifications);
     } catch (err) {
       if (err.offline) {
         app.user = config.savedUser(); // offline: carry on with what we know

@@ -4,9 +4,12 @@
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar, followButton } from './core/render.js';
-import { authForm, profileFeed, commentReplies } from './core/views.js';
+import { authForm, profileFeed, commentReplies, charCounter, bioEditor, topicFeed, likersFeed } from './core/views.js';
+import { notificationsList } from './core/notify.js';
+import { searcher, searchResults } from './core/search.js';
+import { bumpCount } from './core/social.js';
 import { shortDate, timeElement } from './core/time.js';
-import { countChars, MAX_POST } from './core/api.js';
+import { MAX_POST } from './core/api.js';
 
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
@@ -48,19 +51,12 @@ export function compose(ctx) {
   const repost = ctx.app.repostOf;
   ctx.app.repostOf = null;
   const area = h('textarea', { id: 'compose', class: 'compose-input', placeholder: repost ? 'Add a comment (optional)' : 'What’s happening?', rows: 6 });
-  const num = h('span', { class: 'count-num' });
-  const ring = h('span', { class: 'ring', attrs: { 'aria-hidden': 'true' } });
-  const counter = h('span', { class: 'counter', id: 'compose-count' }, ring, num);
+  const counter = charCounter(MAX_POST, 'compose-count');
   area.setAttribute('aria-describedby', 'compose-count');
   const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, repost ? 'Repost' : 'Post');
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   const update = () => {
-    const n = countChars(area.value);
-    const left = MAX_POST - n;
-    ring.style.setProperty('--p', Math.min(n / MAX_POST, 1));
-    counter.dataset.state = left < 0 ? 'over' : left <= 20 ? 'warn' : '';
-    num.textContent = String(left);
-    counter.setAttribute('aria-label', left >= 0 ? `${left} characters left` : `${-left} characters over the limit`);
+    const left = counter.show(area.value);
     submit.disabled = left < 0 || (!repost && area.value.trim() === '');
   };
   area.addEventListener('input', update);
@@ -87,7 +83,7 @@ export function compose(ctx) {
     h('div', { class: 'post-head' }, avatar(repost.author.username, 'sm'), h('span', { class: 'name' }, repost.author.username), h('span', { class: 'dot' }, '·'), timeElement(repost.created_at)),
     h('p', { class: 'content' }, repost.content)) : null,
   error,
-  h('div', { class: 'compose-bar' }, counter, submit));
+  h('div', { class: 'compose-bar' }, counter.el, submit));
   update();
   setTimeout(() => area.focus(), 50);
   return { el: h('div', { class: 'view' }, form), title: repost ? 'Repost' : 'New post', back: true };
@@ -103,19 +99,25 @@ export function profile(ctx, name, tab) {
   const feed = profileFeed(ctx, name, tab, { followers: 'No followers yet.', following: 'Not following anyone yet.' });
   const me = ctx.me();
   const self = me && me.username.toLowerCase() === name.toLowerCase();
-  ctx.api.user(name).then((user) => {
+  function draw(user) {
     const followers = h('strong', {}, String(user.followers_count));
-    fill(header, 
+    const bio = user.bio ? h('p', { class: 'bio' }, user.bio) : self ? h('p', { class: 'bio muted' }, 'No bio yet.') : null;
+    fill(header,
       h('div', { class: 'profile-top' }, avatar(user.username, 'xl'),
-        self ? h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), 'Log out')
+        self ? h('div', { class: 'profile-actions' },
+          h('button', { type: 'button', class: 'btn btn-small', on: { click: () => bio.replaceWith(bioEditor(ctx, user, () => draw(user))) } }, 'Edit bio'),
+          h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), 'Log out'))
           : me ? followButton(user, ctx, () => { followers.textContent = String(user.followers_count); }) : null),
       h('h2', { class: 'profile-name' }, user.username),
-      user.bio ? h('p', { class: 'bio' }, user.bio) : null,
+      bio,
       h('p', { class: 'muted small' }, 'Joined ' + shortDate(user.created_at)),
       h('div', { class: 'stats' },
         h('a', { href: base }, h('strong', {}, String(user.posts_count)), ' Posts'),
         h('a', { href: base + '/following' }, h('strong', {}, String(user.following_count)), ' Following'),
         h('a', { href: base + '/followers' }, followers, ' Followers')));
+  }
+  ctx.api.user(name).then((user) => {
+    draw(user);
     feed.reset();
   }, (err) => {
     fill(header, h('h2', {}, err.status === 404 ? 'No such user' : 'Could not load this profile'), h('p', { class: 'muted' }, err.message));
@@ -139,23 +141,31 @@ export function thread(ctx, id) {
     f.reset();
     return f;
   }
+  let replies = 0;
+  /** replyForm answers parent, counting down the characters left as the composer does. */
   function replyForm(parent, onPosted) {
-    const area = h('textarea', { class: 'compose-input reply-input', rows: 1, placeholder: 'Write a reply…', attrs: { 'aria-label': `Reply to ${parent.author.username}` } });
+    const id = 'reply-' + parent.id + '-' + ++replies;
+    const area = h('textarea', { class: 'compose-input reply-input', rows: 1, placeholder: 'Write a reply…', attrs: { 'aria-label': `Reply to ${parent.author.username}`, 'aria-describedby': id, maxlength: String(MAX_POST * 4) } });
+    const counter = charCounter(MAX_POST, id);
     const send = h('button', { type: 'submit', class: 'btn btn-primary btn-small', disabled: true }, 'Reply');
-    area.addEventListener('input', () => { const n = countChars(area.value); send.disabled = !area.value.trim() || n > MAX_POST; });
+    const update = () => { const left = counter.show(area.value); send.disabled = !area.value.trim() || left < 0; };
+    area.addEventListener('input', update);
+    update();
     return h('form', { class: 'reply', on: { submit: async (e) => {
       e.preventDefault();
+      if (send.disabled) return;
       send.disabled = true;
-      try { onPosted(await ctx.api.comment(parent.id, area.value.trim())); area.value = ''; } catch (err) { ctx.toast(err.message); send.disabled = false; }
-    } } }, area, send);
-  }
-  /** bump adds one to the first comment count inside scope. */
-  function bump(scope) {
-    const n = scope.querySelector('[data-count="comments"]');
-    if (n) n.textContent = String((Number(n.textContent) || 0) + 1);
+      const since = performance.now();
+      try {
+        onPosted(await ctx.api.comment(parent.id, area.value.trim()));
+        bumpCount(parent.id, 'comments', 1, since); // every copy of the parent on the screen
+        area.value = '';
+      } catch (err) { ctx.toast(err.message); }
+      update();
+    } } }, area, counter.el, send);
   }
   function node(c, depth) {
-    const form = ctx.me() ? replyForm(c, (nc) => { answers.list.add(nc, { hold: false }); answers.added(); bump(wrap); }) : null;
+    const form = ctx.me() ? replyForm(c, (nc) => { answers.list.add(nc, { hold: false }); answers.added(); }) : null;
     const answers = commentReplies(c, () => list(c.id, depth + 1), form);
     // Reply opens the replies with the form; it never closes them (the button under the comment does).
     const reply = () => {
@@ -170,12 +180,55 @@ export function thread(ctx, id) {
     fill(top, 
       post.parent_id ? h('a', { class: 'replying', href: '#/p/' + post.parent_id }, 'Show the message this replies to') : null,
       postCard(post, ctx, { detail: true, onComment: () => {} }),
-      ctx.me() ? replyForm(post, (c) => { comments.add(c, { hold: false }); bump(top); }) : null,
+      ctx.me() ? replyForm(post, (c) => { comments.add(c, { hold: false }); }) : null,
       comments.el);
   }, (err) => fill(top, h('h2', {}, err.status === 404 ? 'This post doesn’t exist' : 'Could not load this post'), h('p', { class: 'muted' }, err.message)));
   return {
     el: h('div', { class: 'view' }, top), title: 'Post', back: true,
     onEvent(type, c) { if (type === 'comment') { const f = lists.get(Number(c.parent_id)); if (f) f.add(c); } },
+  };
+}
+
+/** likers lists who liked a post. */
+export function likers(ctx, id) {
+  const feed = likersFeed(ctx, id);
+  return { el: h('div', { class: 'view' }, feed.el), title: 'Liked by', back: true, feed, refresh: () => feed.refresh() };
+}
+
+/** topic lists the posts carrying a tag, checking for new ones every few seconds. */
+export function topic(ctx, tag) {
+  const t = topicFeed(ctx, tag);
+  const el = h('div', { class: 'view' },
+    h('p', { class: 'topic-sub muted' }, 'Posts about this topic, newest first. New ones show up by themselves.'),
+    t.feed.el);
+  return { el, title: '#' + tag, back: true, feed: t.feed, refresh: () => t.feed.refresh(), onEvent: t.onEvent, destroy: t.destroy };
+}
+
+/** search finds people (with follow buttons) and topics as you type. */
+export function search(ctx) {
+  const input = h('input', {
+    id: 'search', type: 'search', value: ctx.app.searchQuery, placeholder: 'People and #topics', autocomplete: 'off',
+    attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', enterkeyhint: 'search' },
+  });
+  const results = h('div', { class: 'search-page-results', attrs: { 'aria-live': 'polite' } });
+  const hint = () => h('p', { class: 'muted search-hint' }, 'Find people by the start of their name, and topics (#tag).');
+  const s = searcher(ctx, (st) => { fill(results, searchResults(ctx, st) || hint()); }, { limit: 20 });
+  input.addEventListener('input', () => { ctx.app.searchQuery = input.value; s.set(input.value); });
+  const form = h('form', { class: 'search-bar', attrs: { role: 'search' }, on: { submit: (e) => { e.preventDefault(); s.now(input.value); input.blur(); } } },
+    h('label', { htmlFor: 'search', class: 'visually-hidden' }, 'Search people and topics'),
+    h('span', { class: 'search-icon', attrs: { 'aria-hidden': 'true' } }, icon('search', 20)),
+    input);
+  if (input.value.trim()) s.now(input.value); else fill(results, hint());
+  if (!input.value) setTimeout(() => input.focus(), 50);
+  return { el: h('div', { class: 'view' }, form, results), title: 'Search', destroy: () => s.stop() };
+}
+
+/** notifications lists what happened to you; opening it marks everything read. */
+export function notifications(ctx) {
+  const list = notificationsList(ctx, ctx.app.unread);
+  return {
+    el: h('div', { class: 'view' }, list.feed.el), title: 'Notifications', feed: list.feed,
+    refresh: () => list.feed.reset(), onEvent: list.onEvent, destroy: list.destroy,
   };
 }
 

@@ -1,6 +1,7 @@
 // app.js starts the desktop page: the session, the router (history URLs
-// like /u/alice), the live feed and its connection indicator, and the
-// actions shared by every view (repost, delete, toasts).
+// like /u/alice), the live feed and its connection indicator, the unread
+// notifications badge, the search box in the top bar, the "who to follow"
+// side box, and the actions shared by every view (repost, delete, toasts).
 
 import { createApi } from './core/api.js';
 import { h, clear, icon } from './core/dom.js';
@@ -8,14 +9,19 @@ import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
 import { postCard } from './core/render.js';
 import { startClock } from './core/time.js';
-import { makeToast, deletePost, openView, listen, stopLive, showConnState } from './core/app.js';
+import { makeToast, deletePost, openView, listen, stopLive, showConnState, trackUnread } from './core/app.js';
+import { titled, badgeText } from './core/notify.js';
+import { whoToFollow } from './core/search.js';
+import { homeEmpty } from './core/views.js';
 import * as views from './views.js';
+import { topSearch } from './search.js';
 import { repostDialog } from './compose.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const account = document.getElementById('account');
 const conn = document.getElementById('conn');
+const side = document.getElementById('side');
 
 /** toast shows a short message; msg is always text. */
 const toast = makeToast(document.getElementById('toasts'), { fadeAfter: 3600, removeAfter: 4000 });
@@ -27,6 +33,8 @@ const app = {
   homeFeed: null,      // the home timeline, kept across navigation so live posts are never lost
   feeds: new Set(),    // feeds on screen, for deletes
   view: null,          // the current view's {destroy, onEvent}
+  unread: null,        // the unread notifications count (core/notify.js)
+  title: 'Microblog',  // the page's title, before the unread count
 };
 
 const api = createApi({ onUnauthorized: () => sessionEnded() });
@@ -38,6 +46,7 @@ const ctx = {
   href: (path) => path,
   go,
   toast,
+  askLogin: () => go('/login?next=' + encodeURIComponent(location.pathname + location.search)),
   repost: (post) => repostDialog(post, ctx, (created) => {
     app.homeFeed && app.homeFeed.add(created, { hold: false });
     toast('Reposted.');
@@ -77,15 +86,23 @@ const routes = [
   [/^\/u\/([^/]+)$/, (m) => views.profile(ctx, decodeURIComponent(m[1]), 'posts')],
   [/^\/u\/([^/]+)\/(followers|following)$/, (m) => views.profile(ctx, decodeURIComponent(m[1]), m[2])],
   [/^\/p\/(\d+)$/, (m) => views.thread(ctx, m[1])],
+  [/^\/p\/(\d+)\/likes$/, (m) => views.likers(ctx, m[1])],
+  [/^\/t\/([^/]+)$/, (m) => views.topic(ctx, decodeURIComponent(m[1]))],
+  [/^\/search$/, () => views.search(ctx, new URLSearchParams(location.search).get('q') || '')],
+  [/^\/notifications$/, () => views.notifications(ctx)],
 ];
+const private_ = new Set(['/', '/notifications']); // pages that need a session
 
 function render() {
   const path = location.pathname;
   if (!app.user && path === '/') return go('/login', { replace: true });
+  if (!app.user && private_.has(path)) return go('/login?next=' + encodeURIComponent(path), { replace: true });
   if (app.user && (path === '/login' || path === '/signup')) return go('/', { replace: true });
   const { view } = openView(app, routes, path, () => views.notFound(ctx));
   clear(main).append(view.el);
-  document.title = view.title ? view.title + ' · Microblog' : 'Microblog';
+  app.title = view.title ? view.title + ' · Microblog' : 'Microblog';
+  showTitle();
+  search.close(path === '/search'); // the search page has its own box
   renderNav();
   scrollTo(0, 0);
   if (!view.keepFocus) main.focus({ preventScroll: true });
@@ -94,33 +111,66 @@ function render() {
 function renderNav() {
   const path = location.pathname;
   // Narrow screens show only the icons of the nav and the log-out button, so each carries its name.
-  const link = (href, label, ic, active) => h('a', {
-    href, class: 'nav-link' + (active ? ' active' : ''), attrs: { 'aria-label': label, 'aria-current': active ? 'page' : null },
+  const link = (href, label, ic, active, cls = '') => h('a', {
+    href, class: 'nav-link' + (active ? ' active' : '') + (cls ? ' ' + cls : ''), attrs: { 'aria-label': label, 'aria-current': active ? 'page' : null },
   }, icon(ic), h('span', { class: 'nav-label' }, label));
   clear(nav);
   clear(account);
   if (app.user) {
     const mine = '/u/' + encodeURIComponent(app.user.username);
+    const bell = link('/notifications', 'Notifications', 'bell', path === '/notifications', 'nav-notifications');
+    bell.append(h('span', { class: 'nav-badge', attrs: { 'aria-hidden': 'true' } }));
     nav.append(
       link('/', 'Home', 'home', path === '/'),
       link('/public', 'Public', 'globe', path === '/public'),
+      link('/search', 'Search', 'search', path === '/search', 'nav-search'),
+      bell,
       link(mine, 'Profile', 'user', path.startsWith(mine)));
     account.append(
       h('a', { class: 'account-name', href: mine, title: 'Your profile' }, '@' + app.user.username),
       h('button', { type: 'button', class: 'btn btn-ghost btn-small btn-logout', attrs: { 'aria-label': 'Log out' }, on: { click: logout } },
         icon('logout', 18), h('span', { class: 'btn-label' }, 'Log out')));
+    showUnread(app.unread ? app.unread.count : 0);
   } else {
-    nav.append(link('/public', 'Public', 'globe', path === '/public'));
+    nav.append(
+      link('/public', 'Public', 'globe', path === '/public'),
+      link('/search', 'Search', 'search', path === '/search', 'nav-search'));
     account.append(
       h('a', { class: 'btn btn-ghost btn-small', href: '/login' }, 'Log in'),
       h('a', { class: 'btn btn-primary btn-small', href: '/signup' }, 'Sign up'));
   }
 }
 
+/** showUnread puts the unread count on the nav's Notifications link and in the title. */
+function showUnread(n) {
+  const bell = nav.querySelector('.nav-notifications');
+  if (bell) {
+    const badge = bell.querySelector('.nav-badge');
+    badge.textContent = n > 0 ? badgeText(n) : '';
+    badge.hidden = n === 0;
+    bell.setAttribute('aria-label', n > 0 ? `Notifications (${n} unread)` : 'Notifications');
+  }
+  showTitle();
+}
+
+function showTitle() {
+  document.title = titled(app.title, app.user && app.unread ? app.unread.count : 0);
+}
+
+const search = topSearch(ctx, document.getElementById('topsearch'));
+
+/** showSide fills the side box (wide screens only) with people to follow. */
+function showSide() {
+  clear(side);
+  side.hidden = !app.user;
+  if (app.user) side.append(whoToFollow(ctx, { limit: 4, cls: 'card' }));
+}
+
 // ---- session and live feed ----
 
 async function onLoggedIn(user) {
   app.user = user;
+  app.unread.set(user.unread_notifications);
   await startLive();
   const next = new URLSearchParams(location.search).get('next');
   go(next && next.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
@@ -130,7 +180,7 @@ async function startLive() {
   app.homeFeed = new Feed({
     load: (page) => api.home(page),
     render: (p) => postCard(p, ctx),
-    empty: 'Your home timeline is empty. Follow people from the public timeline, or write your first post.',
+    empty: () => homeEmpty(ctx, 'Your home timeline is empty. Follow people from the public timeline, or write your first post.'),
     label: 'Home timeline',
   });
   await app.homeFeed.reset();
@@ -140,6 +190,7 @@ async function startLive() {
   listen(ctx, live, { sessionEnded, countComments: true });
   app.live = live;
   live.start();
+  showSide();
 }
 
 function showConn(status) {
@@ -155,6 +206,8 @@ async function logout() {
   try { await api.logout(); } catch { /* the cookie is cleared by the server; go on either way */ }
   stopLive(app);
   app.user = null;
+  app.unread.set(0);
+  showSide();
   go('/login');
 }
 
@@ -162,12 +215,15 @@ function sessionEnded() {
   if (!app.user) return;
   stopLive(app);
   app.user = null;
+  app.unread.set(0);
+  showSide();
   toast('Your session has ended. Please log in again.');
   go('/login?next=' + encodeURIComponent(location.pathname));
 }
 
 async function boot() {
   startClock();
+  trackUnread(app, showUnread);
   // The session cookie is HttpOnly, so the server says in <html data-session>
   // whether the request for this page carried one (server/static.go). Without
   // it /me could only answer 401, which the browser logs as an error, so a
@@ -175,6 +231,7 @@ async function boot() {
   if (document.documentElement.dataset.session === 'cookie') {
     try {
       app.user = await api.me();
+      app.unread.set(app.user.unread_notifications);
     } catch (err) {
       if (err.status !== 401) toast(err.message); // 401: the cookie is stale, we are logged out
     }

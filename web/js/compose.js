@@ -2,7 +2,8 @@
 // character count, and the repost dialog.
 
 import { h } from './core/dom.js';
-import { countChars, MAX_POST } from './core/api.js';
+import { MAX_POST } from './core/api.js';
+import { charCounter } from './core/views.js';
 import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
 
@@ -19,9 +20,7 @@ export function composer({ placeholder = 'What’s happening?', label = 'Write a
     id, rows, placeholder, class: 'compose-input',
     attrs: { 'aria-describedby': id + '-count', maxlength: String(MAX_POST * 4), autocomplete: 'off' },
   });
-  const ring = h('span', { class: 'ring', attrs: { 'aria-hidden': 'true' } });
-  const num = h('span', { class: 'count-num' });
-  const counter = h('span', { class: 'counter', id: id + '-count' }, ring, num);
+  const counter = charCounter(MAX_POST, id + '-count');
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', disabled: !allowEmpty }, button);
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   const form = h('form', { class: 'composer', on: { submit: send } },
@@ -32,17 +31,11 @@ export function composer({ placeholder = 'What’s happening?', label = 'Write a
       error,
       h('div', { class: 'composer-bar' },
         h('span', { class: 'hint' }, 'Ctrl+Enter to send'),
-        counter, submit)));
+        counter.el, submit)));
 
   function update() {
-    const n = countChars(area.value);
-    const left = MAX_POST - n;
+    const left = counter.show(area.value);
     const empty = area.value.trim() === '';
-    ring.style.setProperty('--p', Math.min(n / MAX_POST, 1));
-    counter.dataset.state = left < 0 ? 'over' : left <= 20 ? 'warn' : '';
-    num.textContent = String(left);
-    counter.setAttribute('aria-label', left >= 0 ? `${left} characters left` : `${-left} characters over the limit`);
-    counter.title = `${n} / ${MAX_POST}`;
     submit.disabled = left < 0 || (empty && !allowEmpty);
     // Grow with the text, up to a point; empty, it is back to its CSS size.
     area.style.height = '';

@@ -4,10 +4,12 @@
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar, followButton } from './core/render.js';
-import { authForm, profileFeed, commentReplies } from './core/views.js';
+import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed } from './core/views.js';
+import { notificationsList } from './core/notify.js';
+import { bumpCount } from './core/social.js';
 import { shortDate } from './core/time.js';
-import { countChars } from './core/api.js';
 import { composer } from './compose.js';
+import { searchPage } from './search.js';
 
 /** auth is the log-in or sign-up form. */
 export function auth(ctx, mode, onDone) {
@@ -119,25 +121,7 @@ export function profile(ctx, name, tab) {
   }
 
   function editBio(bioEl) {
-    const area = h('textarea', { id: 'bio-edit', class: 'compose-input', rows: 2, value: user.bio || '', attrs: { maxlength: '640' } });
-    const left = h('span', { class: 'counter-text' });
-    const save = h('button', { type: 'submit', class: 'btn btn-primary btn-small' }, 'Save');
-    const upd = () => { const n = 160 - countChars(area.value); left.textContent = String(n); save.disabled = n < 0; };
-    area.addEventListener('input', upd);
-    upd();
-    const form = h('form', { class: 'bio-form', on: { submit: async (e) => {
-      e.preventDefault();
-      try {
-        const u = await ctx.api.updateMe(area.value.trim());
-        Object.assign(user, u);
-        drawHeader();
-      } catch (err) { ctx.toast(err.message); }
-    } } },
-    h('label', { htmlFor: 'bio-edit', class: 'visually-hidden' }, 'Bio'), area,
-    h('div', { class: 'composer-bar' }, left,
-      h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: drawHeader } }, 'Cancel'), save));
-    bioEl.replaceWith(form);
-    area.focus();
+    bioEl.replaceWith(bioEditor(ctx, user, () => drawHeader()));
   }
 
   ctx.api.user(name).then((u) => { user = u; drawHeader(); feed.reset(); }, (err) => {
@@ -186,7 +170,12 @@ export function thread(ctx, id) {
   function replyBox(parent, onPosted) {
     return composer({
       placeholder: 'Write a reply…', label: `Reply to ${parent.author.username}`, button: 'Reply', rows: 2, me: ctx.me(), toast: ctx.toast,
-      onSubmit: async (text) => { const c = await ctx.api.comment(parent.id, text); onPosted(c); },
+      onSubmit: async (text) => {
+        const since = performance.now();
+        const c = await ctx.api.comment(parent.id, text);
+        onPosted(c);
+        bumpCount(parent.id, 'comments', 1, since); // every copy of the parent on the page
+      },
     });
   }
 
@@ -201,7 +190,6 @@ export function thread(ctx, id) {
       const box = replyBox(c, (nc) => {
         answers.list.add(nc, { hold: false });
         answers.added();
-        bump(wrap, 1);
         boxSlot.replaceChildren();
       });
       boxSlot.append(box.el);
@@ -211,15 +199,10 @@ export function thread(ctx, id) {
     return wrap;
   }
 
-  function bump(scope, n) {
-    const el = scope.querySelector('[data-count="comments"]');
-    if (el) el.textContent = String((Number(el.textContent) || 0) + n);
-  }
-
   ctx.api.post(id).then((post) => {
     const comments = commentList(post.id, 0);
     const box = ctx.me()
-      ? replyBox(post, (c) => { comments.add(c, { hold: false }); bump(top, 1); })
+      ? replyBox(post, (c) => { comments.add(c, { hold: false }); })
       : null;
     fill(top, 
       post.parent_id ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, icon('back', 14), 'Show the message this replies to') : null,
@@ -241,6 +224,44 @@ export function thread(ctx, id) {
       if (f) f.add(c);
     },
   };
+}
+
+/** likers lists who liked a post. */
+export function likers(ctx, id) {
+  const feed = likersFeed(ctx, id);
+  const el = h('div', { class: 'view' },
+    h('div', { class: 'page-head page-head-back' }, backButton(ctx), h('h1', {}, 'Liked by')),
+    h('p', { class: 'muted page-sub' }, h('a', { href: '/p/' + encodeURIComponent(id) }, 'Show the post')),
+    feed.el);
+  return { el, title: 'Liked by' };
+}
+
+/** topic lists the posts carrying a tag, newest first, and checks for new ones every few seconds. */
+export function topic(ctx, tag) {
+  const t = topicFeed(ctx, tag);
+  const el = h('div', { class: 'view' },
+    h('div', { class: 'page-head page-head-back' }, backButton(ctx),
+      h('div', {}, h('h1', { class: 'topic-title' }, '#' + tag), h('p', { class: 'muted' }, 'Posts about this topic, newest first. New ones show up by themselves.'))),
+    t.feed.el);
+  return { el, title: '#' + tag, destroy: t.destroy, onEvent: t.onEvent };
+}
+
+/** search finds people and topics (the top bar's box leads here on Enter, and on narrow screens). */
+export function search(ctx, q) {
+  const page = searchPage(ctx, q);
+  page.el.prepend(pageHead('Search'));
+  return { el: page.el, title: 'Search', keepFocus: true, destroy: page.stop };
+}
+
+/** notifications lists likes, comments, replies, reposts, mentions and new followers; opening it marks them read. */
+export function notifications(ctx) {
+  const list = notificationsList(ctx, ctx.app.unread);
+  const el = h('div', { class: 'view' }, pageHead('Notifications'), list.feed.el);
+  return { el, title: 'Notifications', onEvent: list.onEvent, destroy: list.destroy };
+}
+
+function backButton(ctx) {
+  return h('button', { type: 'button', class: 'btn btn-ghost btn-icon', attrs: { 'aria-label': 'Back' }, on: { click: () => (history.length > 1 ? history.back() : ctx.go('/')) } }, icon('back'));
 }
 
 export function notFound() {

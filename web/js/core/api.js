@@ -93,6 +93,17 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     home: (page) => request('GET', '/timelines/home' + query(page)),
     public: (page) => request('GET', '/timelines/public' + query(page)),
 
+    // Social features (CONTRACT §7): likes, notifications, topics, search.
+    like: (id) => request('PUT', '/posts/' + enc(id) + '/like'),
+    unlike: (id) => request('DELETE', '/posts/' + enc(id) + '/like'),
+    likes: (id, page) => request('GET', '/posts/' + enc(id) + '/likes' + query(page)),
+    notifications: (page) => request('GET', '/notifications' + query(page)),
+    readNotifications: (upTo) => request('POST', '/notifications/read', { up_to: upTo }),
+    tagPosts: (tag, page) => request('GET', '/tags/' + enc(tag) + '/posts' + query(page)),
+    searchUsers: (q, page) => request('GET', '/search/users' + query({ ...page, q })),
+    searchTags: (q, page) => request('GET', '/search/tags' + query({ ...page, q })),
+    suggestions: (page) => request('GET', '/suggestions/users' + query(page)),
+
     /** wsURL is the live feed's address, with ?after= and ?token= as needed. */
     wsURL(after) {
       const u = new URL('/ws', base || location.origin);

@@ -13,10 +13,13 @@
 //   homeFeed: the home timeline's Feed, kept across views,
 //   feeds: Set of the other Feeds on screen,
 //   view: the current view ({el, destroy?, onEvent?, ...}),
+//   unread: the Unread count of notifications (core/notify.js),
 // }
 // and ctx is the one the app passes to core/render.js, with ctx.app its app.
 
 import { h } from './dom.js';
+import { applyCounts, bumpLater } from './social.js';
+import { Unread, sentence } from './notify.js';
 
 /**
  * makeToast returns toast(msg), which shows a short message in container
@@ -92,10 +95,14 @@ export function tell(app, type, data) {
 /**
  * listen wires live's events to the app: posts go to the home timeline and
  * the view; deletes leave the page; comments by others and new followers are
- * toasted and told to the view; a session the server ended, or one that a
- * repeatedly dropped connection turns out to have lost, calls sessionEnded.
- * With countComments, a live comment also counts on its post wherever it is
- * on screen.
+ * toasted and told to the view; `counts` set the counters of every copy of
+ * the post on the page; notifications count on the unread badge (and those
+ * that no other event has toasted are toasted); a session the server ended,
+ * or one that a repeatedly dropped connection turns out to have lost, calls
+ * sessionEnded. With countComments, a live comment also counts on its post
+ * wherever it is on screen (unless a `counts` event does it). After a
+ * reconnection the unread count is read again from /me, as notifications
+ * are not replayed.
  */
 export function listen(ctx, live, { sessionEnded, countComments = false }) {
   const { app, toast } = ctx;
@@ -108,22 +115,51 @@ export function listen(ctx, live, { sessionEnded, countComments = false }) {
     const c = e.detail;
     if (app.user && c.author.id === app.user.id) return; // our own reply, already shown
     toast(`${c.author.username} replied: ${c.content}`);
-    if (countComments) {
-      for (const n of document.querySelectorAll(`.post[data-id="${Number(c.parent_id)}"] [data-count="comments"]`)) {
-        n.textContent = String((Number(n.textContent) || 0) + 1);
-      }
-    }
+    if (countComments) bumpLater(c.parent_id, 'comments', 1);
     tell(app, 'comment', c);
   });
   live.addEventListener('follow', (e) => {
     toast(`${e.detail.user.username} followed you.`);
     tell(app, 'follow', e.detail.user);
   });
+  live.addEventListener('counts', (e) => applyCounts(e.detail));
+  live.addEventListener('notification', (e) => {
+    const n = e.detail;
+    if (!n) return;
+    app.unread.added(n);
+    // Comments, replies and follows have their own events, toasted above.
+    if (!['comment', 'reply', 'follow'].includes(n.kind)) toast(sentence(n) + '.');
+    tell(app, 'notification', n);
+  });
+  live.addEventListener('notification_removed', (e) => {
+    if (!e.detail) return;
+    app.unread.removed(e.detail.id);
+    tell(app, 'notification_removed', e.detail);
+  });
+  let readies = 0;
+  live.addEventListener('ready', async () => {
+    if (readies++ === 0) return;
+    try {
+      const me = await ctx.api.me();
+      if (typeof me.unread_notifications === 'number') app.unread.set(me.unread_notifications);
+    } catch { /* the next reconnection tries again */ }
+  });
   live.addEventListener('loggedout', () => sessionEnded());
   live.addEventListener('dropped', async (e) => {
     if (e.detail < 2) return;
     try { await ctx.api.me(); } catch (err) { if (err.status === 401) sessionEnded(); }
   });
+}
+
+/**
+ * trackUnread makes app.unread and keeps it current: it starts from the
+ * user's unread_notifications and calls paint(count) now and on each change.
+ */
+export function trackUnread(app, paint) {
+  app.unread = new Unread();
+  app.unread.addEventListener('change', (e) => paint(e.detail));
+  paint(0);
+  return app.unread;
 }
 
 /** stopLive closes the live feed and drops the home timeline. */

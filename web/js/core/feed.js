@@ -10,25 +10,28 @@
 import { h, clear, icon } from './dom.js';
 
 const PAGE = 20;
-const RETRY_FIRST = 1000;  // ms before the first automatic retry of a failed page
-const RETRY_MAX = 30_000;  // ms, the longest wait between retries
+export const RETRY_FIRST = 1000;  // ms before the first automatic retry of a failed page
+export const RETRY_MAX = 30_000;  // ms, the longest wait between retries
 
 /**
  * retryable says whether the same request may work later: no connection,
  * a timeout, rate limited, or the server down or busy. Any other 4xx (say the
  * user does not exist) will not fix itself, so only the reader retries it.
  */
-function retryable(err) {
+export function retryable(err) {
   return err.status === 0 || err.status === 408 || err.status === 429 || err.status >= 500;
 }
 
 export class Feed {
   /**
    * load(page) fetches a Page ({limit, cursor} or {limit, after});
-   * render(item) draws one item; key(item) is its unique id.
+   * render(item) draws one item; key(item) is its unique id. empty is what
+   * an empty list says: text, or a function returning a node. onPage(page,
+   * first) is told of each page loaded by paging (first: the top page).
    */
-  constructor({ load, render, key = (x) => x.id, empty = 'Nothing here yet.', label = 'Posts', canRefresh = true }) {
+  constructor({ load, render, key = (x) => x.id, empty = 'Nothing here yet.', label = 'Posts', canRefresh = true, onPage = null }) {
     this.load = load;
+    this.onPage = onPage;
     this.render = render;
     this.key = key;
     this.emptyText = empty;
@@ -90,8 +93,10 @@ export class Feed {
     this._status('loading');
     let ok = false;
     try {
+      const top = !this.cursor;
       const page = await this.load(this.cursor ? { limit: PAGE, cursor: this.cursor } : { limit: PAGE });
       for (const item of page.items || []) this._append(item);
+      if (this.onPage) this.onPage({ ...page, items: page.items || [] }, top);
       this.cursor = page.next_cursor;
       this.done = !page.next_cursor;
       this.failures = 0;
@@ -238,7 +243,7 @@ export class Feed {
     this.status.dataset.state = state;
     switch (state) {
       case 'loading': this.status.replaceChildren(h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': 'Loading' } })); break;
-      case 'empty': this.status.replaceChildren(h('p', { class: 'empty' }, this.emptyText)); break;
+      case 'empty': this.status.replaceChildren(typeof this.emptyText === 'function' ? this.emptyText() : h('p', { class: 'empty' }, this.emptyText)); break;
       case 'end': this.status.replaceChildren(this.nodes.size > 5 ? h('p', { class: 'end' }, 'You’re all caught up.') : ''); break;
       case 'error': this.status.replaceChildren(
         h('p', { class: 'error' }, 'Couldn’t load this. ' + err.message),

@@ -8,12 +8,15 @@
 //   me(): the logged-in User or null,
 //   href(path): the link for an app path like '/u/alice' or '/p/12',
 //   repost(post), remove(post): actions the app carries out,
-//   api: the API client, toast(message),
+//   api: the API client, toast(message), go(path): open an app path,
+//   askLogin(): send a logged-out reader to log in,
 //   followed(user): optional, told after the reader (un)followed someone
 // }
 
 import { h, icon } from './dom.js';
 import { timeElement, shortDate } from './time.js';
+import { richText } from './text.js';
+import { countsRow, likeControls, paint } from './social.js';
 
 /** hue picks a stable colour for a name. */
 function hue(name) {
@@ -34,23 +37,38 @@ export function userLink(ctx, name, cls = 'name') {
   return h('a', { class: cls, href: ctx.href('/u/' + encodeURIComponent(name)) }, name);
 }
 
-function count(n) {
-  return n > 0 ? new Intl.NumberFormat(navigator.language, { notation: 'compact' }).format(n) : '';
-}
-
-/** quote shows the post a repost points at (or that it was deleted). */
+/**
+ * quote shows the post a repost points at (or that it was deleted), with its
+ * own counters and like button. It is not one big link, since it holds
+ * links and buttons: a click on its text opens the post, and its time is the
+ * link that keyboards reach.
+ */
 function quote(src, ctx) {
   if (!src || src.deleted) {
     return h('div', { class: 'quote quote-deleted', dataset: { quoteOf: String(src ? src.id : '') } },
       'The original post was deleted.');
   }
-  return h('a', { class: 'quote', href: ctx.href('/p/' + src.id), dataset: { quoteOf: String(src.id) } },
+  const row = countsRow(src, 'quote-actions');
+  row.append(
+    h('a', { class: 'action', href: ctx.href('/p/' + src.id), dataset: { role: 'comments', label: 'Comments' } },
+      icon('comment', 16), h('span', { class: 'n' })),
+    h('span', { class: 'action action-static', dataset: { role: 'reposts', unit: 'reposts' } },
+      icon('repost', 16), h('span', { class: 'n' }), h('span', { class: 'unit visually-hidden' })),
+    likeControls(src, ctx));
+  paint(row);
+  const el = h('div', { class: 'quote', dataset: { quoteOf: String(src.id) } },
     h('div', { class: 'post-head' },
       avatar(src.author.username, 'sm'),
-      h('span', { class: 'name' }, src.author.username),
+      userLink(ctx, src.author.username),
       h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
-      timeElement(src.created_at)),
-    h('p', { class: 'content' }, src.content));
+      h('a', { class: 'time', href: ctx.href('/p/' + src.id) }, timeElement(src.created_at))),
+    src.content ? h('p', { class: 'content' }, richText(src.content, src, ctx.href)) : null,
+    row);
+  el.addEventListener('click', (e) => {
+    if (e.defaultPrevented || e.target.closest('a, button') || String(getSelection())) return;
+    ctx.go('/p/' + src.id);
+  });
+  return el;
 }
 
 /**
@@ -64,25 +82,27 @@ export function postCard(post, ctx, opts = {}) {
   const name = post.author.username;
   const isRepost = !!post.repost_of;
 
-  const actions = h('div', { class: 'actions' });
+  const actions = countsRow(post);
   const commentLabel = post.kind === 'comment' ? 'Reply' : 'Comment';
   const commentBtn = opts.onComment
-    ? h('button', { type: 'button', class: 'action', on: { click: () => opts.onComment(post) }, attrs: { 'aria-label': `${commentLabel} (${post.comments_count})` } },
-      icon('comment', 18), h('span', { class: 'n', dataset: { count: 'comments' } }, count(post.comments_count)))
-    : h('a', { class: 'action', href: ctx.href('/p/' + post.id), attrs: { 'aria-label': `${commentLabel}s (${post.comments_count})` } },
-      icon('comment', 18), h('span', { class: 'n', dataset: { count: 'comments' } }, count(post.comments_count)));
+    ? h('button', { type: 'button', class: 'action', on: { click: () => opts.onComment(post) }, dataset: { role: 'comments', label: commentLabel } },
+      icon('comment', 18), h('span', { class: 'n', dataset: { count: 'comments' } }))
+    : h('a', { class: 'action', href: ctx.href('/p/' + post.id), dataset: { role: 'comments', label: commentLabel + 's' } },
+      icon('comment', 18), h('span', { class: 'n', dataset: { count: 'comments' } }));
   actions.append(commentBtn);
   if (post.kind === 'post' && me) {
     const target = isRepost && !post.repost_of.deleted ? post.repost_of : post;
     if (!(isRepost && post.repost_of.deleted)) {
-      actions.append(h('button', { type: 'button', class: 'action', attrs: { 'aria-label': `Repost (${post.reposts_count})` }, on: { click: () => ctx.repost(target) } },
-        icon('repost', 18), h('span', { class: 'n' }, count(post.reposts_count))));
+      actions.append(h('button', { type: 'button', class: 'action', dataset: { role: 'reposts', label: 'Repost' }, on: { click: () => ctx.repost(target) } },
+        icon('repost', 18), h('span', { class: 'n' })));
     }
   }
+  actions.append(likeControls(post, ctx));
   if (mine) {
     actions.append(h('button', { type: 'button', class: 'action action-danger', attrs: { 'aria-label': 'Delete' }, on: { click: () => ctx.remove(post) } },
       icon('trash', 18)));
   }
+  paint(actions);
 
   return h('article', { class: 'post' + (opts.detail ? ' post-detail' : '') + (isRepost ? ' post-repost' : ''), dataset: { id: String(post.id), author: name } },
     h('a', { class: 'post-avatar', href: ctx.href('/u/' + encodeURIComponent(name)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(name)),
@@ -94,14 +114,19 @@ export function postCard(post, ctx, opts = {}) {
         h('a', { class: 'time', href: ctx.href('/p/' + post.id) }, timeElement(post.created_at))),
       post.kind === 'comment' && post.parent_id && opts.showParent
         ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, 'in reply to a post') : null,
-      post.content ? h('p', { class: 'content' }, post.content) : null,
+      post.content ? h('p', { class: 'content' }, richText(post.content, post, ctx.href)) : null,
       isRepost ? quote(post.repost_of, ctx) : null,
       actions));
 }
 
-/** followButton toggles following a user and keeps its label and aria-pressed right. */
+/**
+ * followButton toggles following a user and keeps its label and aria-pressed
+ * right, and those of every other follow button for that user on the page
+ * (the same person may be in a list and in the suggestions).
+ */
 export function followButton(user, ctx, onChange = () => {}) {
-  const btn = h('button', { type: 'button', class: 'btn btn-follow' });
+  const btn = h('button', { type: 'button', class: 'btn btn-follow', dataset: { user: user.username } });
+  btn.syncFollow = (following) => { if (user.following !== following) { user.following = following; show(); } };
   const show = () => {
     btn.textContent = user.following ? 'Following' : 'Follow';
     btn.classList.toggle('btn-primary', !user.following);
@@ -116,6 +141,9 @@ export function followButton(user, ctx, onChange = () => {}) {
       user.following = !was;
       user.followers_count += was ? -1 : 1;
       show();
+      for (const other of document.querySelectorAll('.btn-follow')) {
+        if (other !== btn && other.dataset.user === user.username && other.syncFollow) other.syncFollow(!was);
+      }
       if (ctx.followed) ctx.followed(user);
       onChange(user);
     } catch (err) {
@@ -128,13 +156,16 @@ export function followButton(user, ctx, onChange = () => {}) {
   return btn;
 }
 
-/** userRow is one line of a follower or following list. */
-export function userRow(user, ctx) {
+/**
+ * userRow is one line of a list of users (followers, likes, search results,
+ * suggestions); opts.onFollow is told when the reader (un)follows them.
+ */
+export function userRow(user, ctx, opts = {}) {
   const me = ctx.me();
   return h('div', { class: 'user-row', dataset: { user: user.username } },
     h('a', { href: ctx.href('/u/' + encodeURIComponent(user.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(user.username)),
     h('div', { class: 'user-row-body' },
       userLink(ctx, user.username),
       user.bio ? h('p', { class: 'bio' }, user.bio) : h('p', { class: 'bio muted' }, 'Joined ' + shortDate(user.created_at))),
-    me && me.id !== user.id && user.following !== null ? followButton(user, ctx) : null);
+    me && me.id !== user.id && user.following !== null ? followButton(user, ctx, opts.onFollow) : null);
 }

@@ -1,14 +1,21 @@
 // views.js holds the parts of screens that both front ends build alike: the
-// log-in and sign-up form, the list under a profile, and the replies under a
-// comment in a thread. What is around them (cards, headings, links, tabs) is
-// each front end's own layout.
+// log-in and sign-up form, the list under a profile, the replies under a
+// comment in a thread, the character counter, the bio editor, a topic's
+// list (polled for new posts), who liked a post, and the empty home
+// timeline's suggestions. What is around them (cards, headings, links, tabs)
+// is each front end's own layout.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 import { h } from './dom.js';
-import { Feed } from './feed.js';
+import { Feed, retryable, RETRY_FIRST, RETRY_MAX } from './feed.js';
 import { postCard, userRow } from './render.js';
+import { countChars } from './api.js';
+import { whoToFollow } from './search.js';
+
+/** MAX_BIO is the longest bio, in characters. */
+export const MAX_BIO = 160;
 
 /**
  * authForm is the log-in (mode 'login') or sign-up ('signup') form. Its
@@ -97,4 +104,155 @@ export function commentReplies(c, makeList, ...top) {
     open: () => show(true),
     added: () => { count++; },
   };
+}
+
+/**
+ * charCounter is the ring and number that count down the characters left
+ * (in code points, as the server counts). show(text) updates it and returns
+ * how many are left (negative when over).
+ */
+export function charCounter(max, id) {
+  const ring = h('span', { class: 'ring', attrs: { 'aria-hidden': 'true' } });
+  const num = h('span', { class: 'count-num' });
+  const el = h('span', { class: 'counter', id }, ring, num);
+  return {
+    el,
+    show(text) {
+      const n = countChars(text);
+      const left = max - n;
+      ring.style.setProperty('--p', Math.min(n / max, 1));
+      el.dataset.state = left < 0 ? 'over' : left <= 20 ? 'warn' : '';
+      num.textContent = String(left);
+      el.setAttribute('aria-label', left >= 0 ? `${left} characters left` : `${-left} characters over the limit`);
+      el.title = `${n} / ${max}`;
+      return left;
+    },
+  };
+}
+
+let bioSeq = 0;
+
+/**
+ * bioEditor is the form that edits the logged-in user's bio (PATCH /me),
+ * with its 160-character counter. done(user) is called with the saved User,
+ * or with null on Cancel.
+ */
+export function bioEditor(ctx, user, done) {
+  const id = 'bio-edit-' + ++bioSeq;
+  const area = h('textarea', { id, class: 'compose-input', rows: 3, value: user.bio || '', attrs: { maxlength: String(MAX_BIO * 4), 'aria-describedby': id + '-count' } });
+  const counter = charCounter(MAX_BIO, id + '-count');
+  const save = h('button', { type: 'submit', class: 'btn btn-primary btn-small' }, 'Save');
+  const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
+  const upd = () => { save.disabled = counter.show(area.value) < 0; };
+  area.addEventListener('input', upd);
+  upd();
+  const form = h('form', { class: 'bio-form', on: { submit: async (e) => {
+    e.preventDefault();
+    if (save.disabled) return;
+    save.disabled = true;
+    error.hidden = true;
+    try {
+      const u = await ctx.api.updateMe(area.value.trim());
+      Object.assign(user, u);
+      const me = ctx.me();
+      if (me && me.id === u.id) me.bio = u.bio;
+      done(user);
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+      upd();
+    }
+  } } },
+  h('label', { htmlFor: id, class: 'visually-hidden' }, 'Bio'), area, error,
+  h('div', { class: 'composer-bar' }, counter.el,
+    h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => done(null) } }, 'Cancel'), save));
+  setTimeout(() => area.focus(), 0);
+  return form;
+}
+
+/**
+ * pollNewer asks load({after, limit}) every `every` ms for items newer than
+ * the feed's newest and adds them at the top (behind the "new posts" button
+ * when the reader has scrolled down). A failure waits longer each time, as
+ * the lists do (1 s, 2 s, 4 s … 30 s, or the server's Retry-After); an error
+ * that waiting cannot fix stops it. It returns stop().
+ */
+export function pollNewer(feed, load, every = 5000) {
+  let timer = null;
+  let stopped = false;
+  let failures = 0;
+  const schedule = (ms) => { if (!stopped) timer = setTimeout(tick, ms); };
+  async function tick() {
+    if (document.hidden || feed.loading || feed.failed) { schedule(every); return; } // a failed list backs off by itself
+    try {
+      const page = await load(feed.maxId ? { after: feed.maxId, limit: 50 } : { limit: 50 });
+      if (stopped) return;
+      failures = 0;
+      if (page.next_cursor && feed.maxId) { await feed.reset(); schedule(every); return; } // too many to add: start over
+      for (const item of (page.items || []).sort((a, b) => a.id - b.id)) feed.add(item);
+      schedule(every);
+    } catch (err) {
+      if (stopped || !retryable(err)) return;
+      failures++;
+      const wait = Math.max(Math.min(RETRY_MAX, RETRY_FIRST * 2 ** (failures - 1)), (Number(err.retryAfter) || 0) * 1000, every);
+      schedule(wait);
+    }
+  }
+  schedule(every);
+  return () => { stopped = true; clearTimeout(timer); };
+}
+
+/**
+ * topicFeed is the list of posts carrying tag (newest first), checked for
+ * new ones every few seconds while it is open. Live posts from followed
+ * people that carry the tag join it at once. It returns {feed, onEvent, destroy}.
+ */
+export function topicFeed(ctx, tag, every = TOPIC_POLL) {
+  const feed = ctx.trackFeed(new Feed({
+    load: (p) => ctx.api.tagPosts(tag, p),
+    render: (p) => postCard(p, ctx),
+    empty: `No posts about #${tag} yet.`,
+    label: `Posts about #${tag}`,
+  }));
+  feed.reset();
+  const stop = pollNewer(feed, (p) => ctx.api.tagPosts(tag, p), every);
+  const folded = tag.toLowerCase();
+  return {
+    feed,
+    onEvent(type, post) {
+      if (type === 'post' && (post.tags || []).some((t) => t.toLowerCase() === folded)) feed.add(post);
+    },
+    destroy: stop,
+  };
+}
+
+/** TOPIC_POLL is how often (ms) an open topic page asks for new posts. */
+export const TOPIC_POLL = 4000;
+
+/** likersFeed lists who liked post id, newest like first. */
+export function likersFeed(ctx, id) {
+  const feed = ctx.trackFeed(new Feed({
+    load: (p) => ctx.api.likes(id, p),
+    render: (u) => userRow(u, ctx),
+    empty: 'Nobody has liked this yet.',
+    label: 'Liked by',
+    canRefresh: false,
+  }));
+  feed.reset();
+  return feed;
+}
+
+/**
+ * homeEmpty is what an empty home timeline shows: text, and people to
+ * follow; after a follow, a button loads their posts.
+ */
+export function homeEmpty(ctx, text) {
+  const show = h('button', { type: 'button', class: 'btn btn-primary btn-small', hidden: true, on: { click: () => {
+    ctx.app.homeStale = false;
+    if (ctx.app.homeFeed) ctx.app.homeFeed.reset();
+  } } }, 'Show their posts');
+  return h('div', { class: 'home-empty' },
+    h('p', { class: 'empty' }, text),
+    whoToFollow(ctx, { limit: 5, onFollow: () => { show.hidden = false; } }),
+    show);
 }

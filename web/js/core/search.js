@@ -1,0 +1,108 @@
+// search.js finds people (by the start of their name) and topics as the
+// reader types, and suggests people to follow.
+//
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
+
+import { h, icon } from './dom.js';
+import { userRow } from './render.js';
+
+export const SEARCH_DELAY = 250; // ms of quiet typing before asking the server
+
+/**
+ * searcher asks the server for people and topics matching what was typed,
+ * once typing pauses for delay ms, and never for an empty box. "@ali" looks
+ * for people only, "#go" for topics only. Answers to a query that is no
+ * longer the box's are dropped. show(state) is called with
+ * {q, state: 'idle'|'loading'|'done'|'error', users, tags, error}.
+ */
+export function searcher(ctx, show, { limit = 8, delay = SEARCH_DELAY } = {}) {
+  let timer = null;
+  let seq = 0;
+  let shown = '';
+
+  async function run(q) {
+    const my = ++seq;
+    const term = q.replace(/^[@#]/, '').trim();
+    if (!term) { show({ q, state: 'idle' }); return; }
+    shown = q;
+    show({ q, state: 'loading' });
+    try {
+      const [users, tags] = await Promise.all([
+        q.startsWith('#') ? null : ctx.api.searchUsers(term, { limit }),
+        q.startsWith('@') ? null : ctx.api.searchTags(term, { limit }),
+      ]);
+      if (my !== seq) return;
+      show({ q, state: 'done', users: users ? users.items || [] : [], tags: tags ? tags.items || [] : [] });
+    } catch (error) {
+      if (my === seq) show({ q, state: 'error', error });
+    }
+  }
+
+  return {
+    /** set is called with the box's text on every change. */
+    set(value) {
+      clearTimeout(timer);
+      const q = String(value || '').trim();
+      if (q.replace(/^[@#]/, '') === '') { seq++; shown = ''; show({ q: '', state: 'idle' }); return; }
+      if (q === shown) return;
+      timer = setTimeout(() => run(q), delay);
+    },
+    /** now searches at once (Enter), unless that query is already shown. */
+    now(value) {
+      clearTimeout(timer);
+      const q = String(value || '').trim();
+      if (q && q !== shown) run(q);
+    },
+    stop() { clearTimeout(timer); seq++; },
+  };
+}
+
+/** topicRow links to a topic's page, with how many posts carry it. */
+export function topicRow(t, ctx) {
+  const n = Number(t.posts_count) || 0;
+  return h('a', { class: 'topic-row', href: ctx.href('/t/' + encodeURIComponent(t.tag)), dataset: { tag: t.tag } },
+    h('span', { class: 'topic-icon', attrs: { 'aria-hidden': 'true' } }, icon('hash', 18)),
+    h('span', { class: 'topic-name' }, '#' + t.tag),
+    h('span', { class: 'topic-count muted' }, n === 1 ? '1 post' : `${new Intl.NumberFormat(navigator.language).format(n)} posts`));
+}
+
+/**
+ * searchResults draws a searcher's state: people (with follow buttons) and
+ * topics, or what went wrong. It returns null for an empty box.
+ */
+export function searchResults(ctx, st) {
+  switch (st.state) {
+    case 'idle': return null;
+    case 'loading': return h('div', { class: 'search-status' }, h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': 'Searching' } }));
+    case 'error': return h('div', { class: 'search-status' }, h('p', { class: 'error' }, 'Search failed. ' + st.error.message));
+    default: break;
+  }
+  if (!st.users.length && !st.tags.length) {
+    return h('div', { class: 'search-status' }, h('p', { class: 'muted' }, `No people or topics match “${st.q}”.`));
+  }
+  return h('div', { class: 'search-results' },
+    st.users.length ? h('section', { class: 'search-section', attrs: { 'aria-label': 'People' } },
+      h('h2', { class: 'search-heading' }, 'People'),
+      h('div', { class: 'search-list' }, st.users.map((u) => userRow(u, ctx)))) : null,
+    st.tags.length ? h('section', { class: 'search-section', attrs: { 'aria-label': 'Topics' } },
+      h('h2', { class: 'search-heading' }, 'Topics'),
+      h('div', { class: 'search-list' }, st.tags.map((t) => topicRow(t, ctx)))) : null);
+}
+
+/**
+ * whoToFollow is a box of people the reader might follow
+ * (/suggestions/users). It hides itself when there is no one to suggest or
+ * the suggestions cannot be loaded. onFollow(user) is told of each follow.
+ */
+export function whoToFollow(ctx, { limit = 5, title = 'Who to follow', onFollow, cls = '' } = {}) {
+  const list = h('div', { class: 'who-list' });
+  const box = h('section', { class: 'who ' + cls, hidden: true, attrs: { 'aria-label': title } },
+    h('h2', { class: 'who-title' }, title), list);
+  ctx.api.suggestions({ limit }).then((page) => {
+    const users = (page.items || []).filter((u) => !ctx.me() || u.id !== ctx.me().id);
+    list.replaceChildren(...users.map((u) => userRow(u, ctx, { onFollow })));
+    box.hidden = users.length === 0;
+  }, () => { box.hidden = true; });
+  return box;
+}

@@ -1,0 +1,89 @@
+// search.js is the desktop page's search: the box in the top bar, whose
+// results drop down under it as you type, and the search page (/search?q=),
+// which narrow screens reach from the nav's Search icon.
+
+import { h, icon, fill } from './core/dom.js';
+import { searcher, searchResults } from './core/search.js';
+
+let seq = 0;
+
+/** searchInput is a labelled search field. */
+function searchInput(label, value = '') {
+  const id = 'search-' + ++seq;
+  const input = h('input', {
+    id, type: 'search', value, placeholder: 'Search people and #topics', autocomplete: 'off',
+    attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', enterkeyhint: 'search' },
+  });
+  const field = h('div', { class: 'search-field' },
+    h('label', { htmlFor: id, class: 'visually-hidden' }, label),
+    h('span', { class: 'search-icon', attrs: { 'aria-hidden': 'true' } }, icon('search', 18)),
+    input);
+  return { input, field };
+}
+
+/**
+ * topSearch fills the top bar's search box in el: results drop down as you
+ * type (people with follow buttons, topics), Enter opens the search page,
+ * Escape or leaving the box closes them. It returns {close}.
+ */
+export function topSearch(ctx, el) {
+  const { input, field } = searchInput('Search people and topics');
+  const panel = h('div', { class: 'search-panel', id: 'search-panel', hidden: true, attrs: { role: 'region', 'aria-label': 'Search results', 'aria-live': 'polite' } });
+  input.setAttribute('aria-controls', panel.id);
+  input.setAttribute('aria-expanded', 'false');
+  let state = { state: 'idle' };
+  const open = (on) => {
+    panel.hidden = !on;
+    input.setAttribute('aria-expanded', String(on));
+  };
+  const s = searcher(ctx, (st) => {
+    state = st;
+    const res = searchResults(ctx, st);
+    if (!res) { fill(panel); open(false); return; }
+    fill(panel, res, st.state === 'done'
+      ? h('a', { class: 'search-all', href: '/search?q=' + encodeURIComponent(st.q) }, `See all results for “${st.q}”`) : null);
+    open(document.activeElement === input || el.contains(document.activeElement));
+  }, { limit: 5 });
+  input.addEventListener('input', () => s.set(input.value));
+  input.addEventListener('focus', () => { if (state.state !== 'idle' && input.value.trim()) open(true); });
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') { open(false); return; }
+    if (e.key === 'Enter' && input.value.trim()) { e.preventDefault(); ctx.go('/search?q=' + encodeURIComponent(input.value.trim())); return; }
+    if (e.key === 'ArrowDown' && !panel.hidden) {
+      const first = panel.querySelector('a, button');
+      if (first) { e.preventDefault(); first.focus(); }
+    }
+  });
+  panel.addEventListener('keydown', (e) => { if (e.key === 'Escape') { open(false); input.focus(); } });
+  // Leaving the box closes the results: a tap or a click elsewhere, or the
+  // focus moving on (not a button inside that is busy and lets go of it).
+  const away = (e) => { if (!panel.hidden && !el.contains(e.target)) open(false); };
+  document.addEventListener('pointerdown', away);
+  document.addEventListener('focusin', away);
+  el.append(field, panel);
+  return {
+    /** close hides the results (the page changed), and the box too with hide. */
+    close(hide = false) {
+      el.hidden = hide;
+      open(false);
+      if (el.contains(document.activeElement)) document.activeElement.blur();
+    },
+  };
+}
+
+/** searchPage is the /search screen: a box and every result, the query kept in the URL. */
+export function searchPage(ctx, q) {
+  const { input, field } = searchInput('Search people and topics', q);
+  const results = h('div', { class: 'search-page-results', attrs: { 'aria-live': 'polite' } });
+  const s = searcher(ctx, (st) => {
+    fill(results, searchResults(ctx, st) || h('p', { class: 'muted search-hint' }, 'Find people by the start of their name, and topics (#tag).'));
+    const url = st.q ? '/search?q=' + encodeURIComponent(st.q) : '/search';
+    if (location.pathname === '/search' && location.pathname + location.search !== url) history.replaceState(null, '', url);
+  }, { limit: 20 });
+  input.addEventListener('input', () => s.set(input.value));
+  input.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); s.now(input.value); } });
+  const form = h('div', { class: 'card search-card' }, field);
+  if (q.trim()) s.now(q); else s.set('');
+  setTimeout(() => input.focus(), 0);
+  return { el: h('div', { class: 'view' }, form, results), stop: () => s.stop() };
+}
