@@ -242,7 +242,8 @@ func (s *staticSite) serve(c echo.Context) error {
 	}
 	f := s.files[name]
 	if f == nil {
-		if path.Ext(name) != "" {
+		// A topic's name may hold a dot (/t/v1.2): that is a route, not an asset.
+		if path.Ext(name) != "" && !strings.HasPrefix(name, "t/") {
 			return echo.ErrNotFound
 		}
 		name, f = "index.html", s.files["index.html"]

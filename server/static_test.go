@@ -372,6 +372,7 @@ func TestStaticRoutes(t *testing.T) {
 	for p, want := range map[string]int{
 		"/":                 200,
 		"/u/alice":          200, // a route of the app: its page
+		"/t/v1.2":           200, // a topic with a dot is a route, not a file
 		"/js":               200, // a folder is no file: a route too
 		"/m/":               200,
 		"/m/settings":       200,
