@@ -33,18 +33,28 @@ const modeLockTTL = 30 * time.Second
 // crossed CelebrityFans. Follow and unfollow call it, as does the end of a
 // backfill (the count may have crossed back meanwhile). The decision is
 // taken again under the author's mode lock before anything changes.
+//
+// After a change it looks again: a follow or unfollow that read the old mode
+// while the change was being made decided nothing, and its count must still
+// be heard.
 func (s *Store) reconsider(ctx context.Context, author int64) error {
-	change, err := s.modeChange(ctx, author)
-	if err != nil || change == nil {
-		return err
-	}
-	return s.withModeLock(ctx, author, func(ctx context.Context, author int64) error {
+	for range 4 {
 		change, err := s.modeChange(ctx, author)
 		if err != nil || change == nil {
 			return err
 		}
-		return change(ctx, author)
-	})
+		err = s.withModeLock(ctx, author, func(ctx context.Context, author int64) error {
+			change, err := s.modeChange(ctx, author)
+			if err != nil || change == nil {
+				return err
+			}
+			return change(ctx, author)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // modeChange returns the change author's fan count calls for, or nil.

@@ -23,7 +23,7 @@ func TestCreateWritesEveryFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := messageHash{Content: "hello 世界", Author: alice, Username: "alice", Time: int64(p.CreatedAt), Kind: store.KindPost,
-		Mentions: "[]", Tags: "[]"}
+		Mentions: "[]", Tags: "[]", Media: "[]"}
 	if h != want {
 		t.Fatalf("B hash %+v, want %+v", h, want)
 	}
