@@ -70,3 +70,5 @@ deps-test: deps-run
 	@test -x /usr/bin/chromium || { $(call apt_install,chromium); }
 	@command -v npm >/dev/null || { $(call apt_install,nodejs npm); }
 	@test -f web/e2e/node_modules/playwright-core/package.json || npm ci --prefix web/e2e --no-audit --no-fund
+	@# Chinese text in the screenshots; the tests pass without it.
+	@fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || ( $(call apt_install,fonts-noto-cjk) ) || echo "screenshots will show Chinese as boxes"
