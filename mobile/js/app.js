@@ -7,7 +7,7 @@ import { createApi } from './core/api.js';
 import { clear, icon, fill, h } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
-import { postCard, avatarChanged } from './core/render.js';
+import { postCard, avatarChanged, learnAvatar } from './core/render.js';
 import { setMediaBase } from './core/media.js';
 import { startClock } from './core/time.js';
 import { makeToast, deletePost, openView, listen, stopLive, showConnState, trackUnread } from './core/app.js';
@@ -187,6 +187,7 @@ async function onLoggedIn(res) {
 }
 
 function startLive() {
+  learnAvatar(app.user);
   app.homeFeed = new Feed({
     load: async (page) => {
       try {

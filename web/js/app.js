@@ -7,7 +7,7 @@ import { createApi } from './core/api.js';
 import { h, clear, icon } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
-import { postCard, avatarChanged } from './core/render.js';
+import { postCard, avatarChanged, learnAvatar } from './core/render.js';
 import { startClock } from './core/time.js';
 import { makeToast, deletePost, openView, listen, stopLive, showConnState, trackUnread } from './core/app.js';
 import { titled, badgeText } from './core/notify.js';
@@ -182,6 +182,7 @@ async function onLoggedIn(user) {
 }
 
 async function startLive() {
+  learnAvatar(app.user);
   app.homeFeed = new Feed({
     load: (page) => api.home(page),
     render: (p) => postCard(p, ctx),

@@ -69,12 +69,12 @@ export function attachments(ctx, { accept = TYPES.join(','), onChange = () => {}
   }, icon('image', 20));
   input.addEventListener('change', () => { add(input.files); input.value = ''; });
 
-  function changed() {
+  function changed(tell = true) {
     list.hidden = items.length === 0;
     list.dataset.count = String(items.length);
     button.disabled = items.length >= MAX_IMAGES;
     items.forEach((it, i) => it.number(i + 1));
-    onChange();
+    if (tell) onChange();
   }
 
   function add(files) {
@@ -175,7 +175,7 @@ export function attachments(ctx, { accept = TYPES.join(','), onChange = () => {}
     changed();
   }
 
-  changed();
+  changed(false);
   return {
     el: h('div', { class: 'attach-area' }, list, note), button, input, add, ready, clear,
     count: () => items.length,

@@ -26,9 +26,16 @@ function hue(name) {
   return x % 360;
 }
 
-// Avatars changed on this page (username → avatar_url), newer than the
-// users in posts loaded before the change.
-const changedAvatars = new Map();
+// Avatars this page knows (username → avatar_url or null), learned from
+// every User it draws (profiles, lists, the reader) and from changes made
+// here. A post's author carries only an id and a name, so a post shows its
+// author's picture once the page has seen that user; else the letter.
+const knownAvatars = new Map();
+
+/** learnAvatar remembers a User's avatar_url for the avatars drawn after. */
+export function learnAvatar(user) {
+  if (user && user.username && 'avatar_url' in user) knownAvatars.set(user.username, user.avatar_url || null);
+}
 
 /**
  * avatar is who: a User (or anything with username and avatar_url) or a
@@ -37,8 +44,8 @@ const changedAvatars = new Map();
  */
 export function avatar(who, size = 'md') {
   const name = typeof who === 'string' ? who : who.username;
-  let url = typeof who === 'string' ? null : who.avatar_url;
-  if (changedAvatars.has(name)) url = changedAvatars.get(name);
+  if (typeof who !== 'string') learnAvatar(who);
+  const url = knownAvatars.get(name) || null;
   const first = [...name][0] || '?';
   const el = h('span', { class: 'avatar avatar-' + size, style: `--hue:${hue(name)}`, dataset: { user: name }, attrs: { 'aria-hidden': 'true' } },
     first.toUpperCase());
@@ -57,7 +64,7 @@ export function avatar(who, size = 'md') {
  * roots (the page, and lists kept off screen) and in those drawn later.
  */
 export function avatarChanged(user, roots = [document]) {
-  changedAvatars.set(user.username, user.avatar_url);
+  learnAvatar(user);
   for (const root of roots) {
     if (!root) continue;
     for (const el of root.querySelectorAll(`.avatar[data-user="${CSS.escape(user.username)}"]`)) {
