@@ -99,7 +99,7 @@ export function attachments(ctx, { accept = TYPES.join(','), onChange = () => {}
     const retry = h('button', { type: 'button', class: 'btn btn-small attach-retry', hidden: true, on: { click: () => upload() } }, 'Try again');
     const remove = h('button', { type: 'button', class: 'attach-remove', on: { click: () => drop() } }, icon('close', 16));
     const altId = id + '-alt-' + ++seq;
-    const alt = h('textarea', { id: altId, class: 'attach-alt', rows: 1, placeholder: 'Describe this image', attrs: { maxlength: String(MAX_ALT) } });
+    const alt = h('textarea', { id: altId, class: 'attach-alt', rows: 2, placeholder: 'Describe this image', attrs: { maxlength: String(MAX_ALT) } });
     const altLabel = h('label', { htmlFor: altId, class: 'visually-hidden' });
     alt.addEventListener('input', () => onChange());
     it.el = h('li', { class: 'attach', dataset: { state: 'uploading' } },
