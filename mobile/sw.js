@@ -23,6 +23,7 @@ const SHELL = [
   'js/core/dom.js',
   'js/core/feed.js',
   'js/core/live.js',
+  'js/core/media.js',
   'js/core/notify.js',
   'js/core/render.js',
   'js/core/search.js',

@@ -7,7 +7,8 @@ import { createApi } from './core/api.js';
 import { clear, icon, fill, h } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
-import { postCard } from './core/render.js';
+import { postCard, avatarChanged, learnAvatar } from './core/render.js';
+import { setMediaBase } from './core/media.js';
 import { startClock } from './core/time.js';
 import { makeToast, deletePost, openView, listen, stopLive, showConnState, trackUnread } from './core/app.js';
 import { titled, badgeText } from './core/notify.js';
@@ -41,6 +42,7 @@ const app = {
 let api = makeApi();
 
 function makeApi() {
+  setMediaBase(config.server() || '');
   return createApi({ base: config.server() || '', getToken: config.token, onUnauthorized: () => sessionEnded() });
 }
 
@@ -57,6 +59,11 @@ const ctx = {
   remove: (post) => deletePost(ctx, post, () => { if (location.hash === '#/p/' + post.id) history.back(); }),
   // A follow changes the home timeline's past too: load it afresh next time it shows.
   followed: () => { app.homeStale = true; },
+  // The user's new avatar shows at once wherever they appear, the home timeline kept off screen included.
+  avatarChanged: (user) => {
+    if (app.user && app.user.id === user.id) { app.user = { ...app.user, avatar_url: user.avatar_url }; config.saveUser(app.user); }
+    avatarChanged(user, [document, app.homeFeed && app.homeFeed.el]);
+  },
   trackFeed: (f) => { app.feeds.add(f); return f; },
   loggedIn: onLoggedIn,
   logout,
@@ -180,6 +187,7 @@ async function onLoggedIn(res) {
 }
 
 function startLive() {
+  learnAvatar(app.user);
   app.homeFeed = new Feed({
     load: async (page) => {
       try {

@@ -10,6 +10,7 @@ import { searcher, searchResults } from './core/search.js';
 import { bumpCount } from './core/social.js';
 import { shortDate, timeElement } from './core/time.js';
 import { MAX_POST } from './core/api.js';
+import { attachments, avatarPicker } from './core/media.js';
 
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
@@ -55,9 +56,12 @@ export function compose(ctx) {
   area.setAttribute('aria-describedby', 'compose-count');
   const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, repost ? 'Repost' : 'Post');
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
+  // A phone's picker offers the camera and the gallery for image/*.
+  const media = repost ? null : attachments(ctx, { accept: 'image/*', onChange: () => update() });
   const update = () => {
     const left = counter.show(area.value);
-    submit.disabled = left < 0 || (!repost && area.value.trim() === '');
+    const empty = area.value.trim() === '' && !(media && media.count() > 0);
+    submit.disabled = left < 0 || (!repost && empty) || (media && media.failed());
   };
   area.addEventListener('input', update);
   const form = h('form', { class: 'compose', on: { submit: async (e) => {
@@ -66,9 +70,11 @@ export function compose(ctx) {
     submit.disabled = true;
     error.hidden = true;
     try {
-      const post = await ctx.api.createPost(area.value.trim(), repost ? repost.id : null);
+      const ids = media ? await media.ready() : [];
+      const post = await ctx.api.createPost(area.value.trim(), repost ? repost.id : null, ids);
       ctx.posted(post);
       area.value = '';
+      if (media) media.clear();
       ctx.toast(repost ? 'Reposted.' : 'Posted.');
       ctx.go('/home');
     } catch (err) {
@@ -77,13 +83,14 @@ export function compose(ctx) {
       update();
     }
   } } },
-  h('div', { class: 'compose-top' }, avatar(ctx.me().username),
+  h('div', { class: 'compose-top' }, avatar(ctx.me()),
     h('label', { htmlFor: 'compose', class: 'visually-hidden' }, repost ? 'Your comment' : 'Write a post'), area),
   repost ? h('div', { class: 'quote' },
-    h('div', { class: 'post-head' }, avatar(repost.author.username, 'sm'), h('span', { class: 'name' }, repost.author.username), h('span', { class: 'dot' }, '·'), timeElement(repost.created_at)),
+    h('div', { class: 'post-head' }, avatar(repost.author, 'sm'), h('span', { class: 'name' }, repost.author.username), h('span', { class: 'dot' }, '·'), timeElement(repost.created_at)),
     h('p', { class: 'content' }, repost.content)) : null,
+  media ? media.el : null,
   error,
-  h('div', { class: 'compose-bar' }, counter.el, submit));
+  h('div', { class: 'compose-bar' }, media ? media.button : null, media ? media.input : null, counter.el, submit));
   update();
   setTimeout(() => area.focus(), 50);
   return { el: h('div', { class: 'view' }, form), title: repost ? 'Repost' : 'New post', back: true };
@@ -103,8 +110,9 @@ export function profile(ctx, name, tab) {
     const followers = h('strong', {}, String(user.followers_count));
     const bio = user.bio ? h('p', { class: 'bio' }, user.bio) : self ? h('p', { class: 'bio muted' }, 'No bio yet.') : null;
     fill(header,
-      h('div', { class: 'profile-top' }, avatar(user.username, 'xl'),
+      h('div', { class: 'profile-top' }, avatar(user, 'xl'),
         self ? h('div', { class: 'profile-actions' },
+          avatarPicker(ctx, { accept: 'image/*', cls: 'btn btn-small', onDone: (u) => { Object.assign(user, { avatar_url: u.avatar_url }); ctx.avatarChanged(u); draw(user); } }),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => bio.replaceWith(bioEditor(ctx, user, () => draw(user))) } }, 'Edit bio'),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), 'Log out'))
           : me ? followButton(user, ctx, () => { followers.textContent = String(user.followers_count); }) : null),

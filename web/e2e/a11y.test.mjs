@@ -4,11 +4,13 @@
 // and who liked a post too), and so does the mobile app; the "reposted"
 // badge, a liked post's count, topic links and the unread badge are
 // readable (WCAG AA, 4.5:1) in light and dark mode, on the desktop page and
-// in the mobile app.
+// in the mobile app. Pictures too: the composer holding four images (one
+// refused, its reason in red) and a post with four images fit 360 px, name
+// their controls, and the error text is readable, light and dark.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, post, follow, api, phone, shot, clean, watch, fits, unnamedControls, contrast } from './helpers.mjs';
+import { BASE_URL, launch, newUser, post, follow, api, phone, shot, clean, watch, fits, unnamedControls, contrast, png, upload } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -167,6 +169,52 @@ test('the "reposted" badge has at least 4.5:1 contrast, light and dark', async (
       assert.ok(r >= 4.5, `mobile, ${scheme}: ${what} has ${r.toFixed(2)}:1`);
     }
     assert.deepEqual(await unnamedControls(M.page), [], `mobile, ${scheme}: links or buttons without an accessible name`);
+    await M.context.close();
+  }
+});
+
+test('pictures at 360 px: the composer with four images and a post with four fit, every control named, errors readable', async () => {
+  const ida = await newUser('ida');
+  const colours = [[255, 120, 40], [20, 120, 200], [30, 160, 70], [240, 210, 140]];
+  const media = [];
+  for (const [i, c] of colours.entries()) media.push(await upload(ida, png(400 + i * 40, 300, c, [20, 20, 60]), i === 1 ? '' : `Picture ${i + 1}, a rather long description that goes on and on`));
+  const p = await api('POST', '/posts', { token: ida.token, body: { content: 'Four pictures', media_ids: media.map((m) => m.id) } });
+  const files = colours.slice(0, 3).map((c, i) => ({ name: `p${i}.png`, mimeType: 'image/png', buffer: png(300, 200, c, [0, 0, 0]) }))
+    .concat([{ name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('not a picture') }]);
+
+  for (const scheme of ['light', 'dark']) {
+    const D = await narrow(ida, scheme);
+    await D.page.goto(`${BASE_URL}/`);
+    await D.page.locator(`.post[data-id="${p.id}"] .media-grid.media-4`).waitFor();
+    await D.page.locator('.composer-card input[type=file]').setInputFiles(files);
+    await D.page.locator('.attach[data-state="error"]').waitFor();
+    await D.page.locator('.attach[data-state="done"]').nth(2).waitFor();
+    await check(D.page, `desktop composer with images (${scheme})`);
+    const r = await contrast(D.page.locator('.attach-error'));
+    assert.ok(r >= 4.5, `desktop, ${scheme}: an upload's error has ${r.toFixed(2)}:1`);
+    await shot(D.page, `desktop-360-composer-images-${scheme}`, { fullPage: true });
+    await D.page.locator(`.post[data-id="${p.id}"]`).getByRole('button', { name: /^Open image 1 of 4/ }).click();
+    await D.page.getByRole('dialog', { name: 'Image viewer' }).waitFor();
+    await check(D.page, `desktop viewer (${scheme})`);
+    const alt = await contrast(D.page.locator('.viewer-alt'));
+    assert.ok(alt >= 4.5, `desktop, ${scheme}: the viewer's description has ${alt.toFixed(2)}:1`);
+    await D.page.keyboard.press('Escape');
+    clean(D.w, 'narrow pictures');
+    await D.context.close();
+
+    const M = await phone(browser, ida, { colorScheme: scheme });
+    await M.page.goto(`${BASE_URL}/m/#/home`);
+    await M.page.locator(`.post[data-id="${p.id}"] .media-grid.media-4`).waitFor();
+    await check(M.page, `mobile post with four images (${scheme})`);
+    await M.page.goto(`${BASE_URL}/m/#/compose`);
+    await M.page.locator('.compose input[type=file]').setInputFiles(files);
+    await M.page.locator('.attach[data-state="error"]').waitFor();
+    await M.page.locator('.attach[data-state="done"]').nth(2).waitFor();
+    await check(M.page, `mobile composer with images (${scheme})`);
+    const mr = await contrast(M.page.locator('.attach-error'));
+    assert.ok(mr >= 4.5, `mobile, ${scheme}: an upload's error has ${mr.toFixed(2)}:1`);
+    await shot(M.page, `mobile-360-composer-images-${scheme}`, { fullPage: true });
+    clean(M.w, 'mobile pictures');
     await M.context.close();
   }
 });

@@ -8,6 +8,7 @@
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
+import { deflateSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -194,4 +195,54 @@ export function contrast(locator) {
     const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
     return (hi + 0.05) / (lo + 0.05);
   });
+}
+
+// ---- pictures: a tiny PNG encoder, so the tests draw their own images ----
+
+const CRC = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function chunk(type, data) {
+  const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+  const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
+  return Buffer.concat([len, td, crc]);
+}
+
+/** png draws a w×h RGB picture: a diagonal blend of two colours, with a stripe. */
+export function png(w, h, [r1, g1, b1], [r2, g2, b2]) {
+  const raw = Buffer.alloc((w * 3 + 1) * h);
+  for (let y = 0; y < h; y++) {
+    const row = y * (w * 3 + 1);
+    raw[row] = 0;
+    for (let x = 0; x < w; x++) {
+      const t = (x / w + y / h) / 2;
+      const stripe = Math.abs(x - y * w / h) < w / 12;
+      const i = row + 1 + x * 3;
+      raw[i] = stripe ? 255 : r1 + (r2 - r1) * t;
+      raw[i + 1] = stripe ? 255 : g1 + (g2 - g1) * t;
+      raw[i + 2] = stripe ? 255 : b1 + (b2 - b1) * t;
+    }
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0); ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8; ihdr[9] = 2; // 8 bits, RGB
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** upload sends a picture of u's to POST /media: the Media object. */
+export async function upload(u, buffer, alt = '') {
+  const form = new FormData();
+  if (alt) form.append('alt', alt);
+  form.append('file', new Blob([buffer], { type: 'image/png' }), 'picture.png');
+  const res = await fetch(BASE_URL + '/api/v1/media', { method: 'POST', headers: { Authorization: 'Bearer ' + u.token }, body: form });
+  if (res.status !== 201) throw new Error(`POST /media: ${res.status} ${await res.text()}`);
+  return res.json();
 }

@@ -7,7 +7,7 @@ import { createApi } from './core/api.js';
 import { h, clear, icon } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
-import { postCard } from './core/render.js';
+import { postCard, avatarChanged, learnAvatar } from './core/render.js';
 import { startClock } from './core/time.js';
 import { makeToast, deletePost, openView, listen, stopLive, showConnState, trackUnread } from './core/app.js';
 import { titled, badgeText } from './core/notify.js';
@@ -56,6 +56,11 @@ const ctx = {
   }),
   // A follow changes the home timeline's past too: load it afresh next time it shows.
   followed: () => { app.homeStale = true; },
+  // The user's new avatar shows at once wherever they appear, the home timeline kept off screen included.
+  avatarChanged: (user) => {
+    if (app.user && app.user.id === user.id) app.user = { ...app.user, avatar_url: user.avatar_url };
+    avatarChanged(user, [document, app.homeFeed && app.homeFeed.el]);
+  },
   trackFeed: (feed) => { app.feeds.add(feed); return feed; },
   app,
 };
@@ -177,6 +182,7 @@ async function onLoggedIn(user) {
 }
 
 async function startLive() {
+  learnAvatar(app.user);
   app.homeFeed = new Feed({
     load: (page) => api.home(page),
     render: (p) => postCard(p, ctx),

@@ -6,15 +6,17 @@ import { MAX_POST } from './core/api.js';
 import { charCounter } from './core/views.js';
 import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
+import { attachments, imageFiles } from './core/media.js';
 
 let seq = 0;
 
 /**
- * composer returns {el, focus}. onSubmit(text) posts and may throw; the box
- * keeps the text when it does. allowEmpty is for reposts, whose own text is
- * optional.
+ * composer returns {el, focus}. onSubmit(text, mediaIds) posts and may throw;
+ * the box keeps the text and images when it does. allowEmpty is for reposts,
+ * whose own text is optional. With ctx (the app's), the box takes up to four
+ * images: from its button, pasted, or dropped on it.
  */
-export function composer({ placeholder = 'What’s happening?', label = 'Write a post', button = 'Post', onSubmit, allowEmpty = false, rows = 2, me = null, toast }) {
+export function composer({ placeholder = 'What’s happening?', label = 'Write a post', button = 'Post', onSubmit, allowEmpty = false, rows = 2, me = null, toast, ctx = null }) {
   const id = 'compose-' + ++seq;
   const area = h('textarea', {
     id, rows, placeholder, class: 'compose-input',
@@ -23,20 +25,23 @@ export function composer({ placeholder = 'What’s happening?', label = 'Write a
   const counter = charCounter(MAX_POST, id + '-count');
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', disabled: !allowEmpty }, button);
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
+  const media = ctx ? attachments(ctx, { onChange: () => update() }) : null;
   const form = h('form', { class: 'composer', on: { submit: send } },
-    me ? h('div', { class: 'composer-avatar' }, avatar(me.username)) : null,
+    me ? h('div', { class: 'composer-avatar' }, avatar(me)) : null,
     h('div', { class: 'composer-main' },
       h('label', { class: 'visually-hidden', htmlFor: id }, label),
       area,
+      media ? media.el : null,
       error,
       h('div', { class: 'composer-bar' },
+        media ? media.button : null, media ? media.input : null,
         h('span', { class: 'hint' }, 'Ctrl+Enter to send'),
         counter.el, submit)));
 
   function update() {
     const left = counter.show(area.value);
-    const empty = area.value.trim() === '';
-    submit.disabled = left < 0 || (empty && !allowEmpty);
+    const empty = area.value.trim() === '' && !(media && media.count() > 0);
+    submit.disabled = left < 0 || (empty && !allowEmpty) || (media && media.failed());
     // Grow with the text, up to a point; empty, it is back to its CSS size.
     area.style.height = '';
     if (area.value && area.isConnected) area.style.height = Math.min(area.scrollHeight + 2, 320) + 'px';
@@ -49,8 +54,10 @@ export function composer({ placeholder = 'What’s happening?', label = 'Write a
     area.setAttribute('aria-busy', 'true');
     error.hidden = true;
     try {
-      await onSubmit(area.value.trim());
+      const ids = media ? await media.ready() : [];
+      await onSubmit(area.value.trim(), ids);
       area.value = '';
+      if (media) media.clear();
     } catch (err) {
       error.textContent = err.message;
       error.hidden = false;
@@ -65,6 +72,24 @@ export function composer({ placeholder = 'What’s happening?', label = 'Write a
   area.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }
   });
+  if (media) {
+    // Images pasted into the box or dropped on it are attached like picked ones.
+    area.addEventListener('paste', (e) => {
+      const files = imageFiles(e.clipboardData);
+      if (files.length) { e.preventDefault(); media.add(files); }
+    });
+    form.addEventListener('dragover', (e) => {
+      if (![...e.dataTransfer.types].includes('Files')) return;
+      e.preventDefault();
+      form.classList.add('dropping');
+    });
+    form.addEventListener('dragleave', (e) => { if (!form.contains(e.relatedTarget)) form.classList.remove('dropping'); });
+    form.addEventListener('drop', (e) => {
+      form.classList.remove('dropping');
+      const files = imageFiles(e.dataTransfer);
+      if (files.length) { e.preventDefault(); media.add(files); }
+    });
+  }
   update();
   return { el: form, focus: () => area.focus(), input: area };
 }
@@ -87,7 +112,7 @@ export function repostDialog(post, ctx, onDone) {
       h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => dialog.close() } }, 'Cancel')),
     box.el,
     h('div', { class: 'quote' },
-      h('div', { class: 'post-head' }, avatar(post.author.username, 'sm'),
+      h('div', { class: 'post-head' }, avatar(post.author, 'sm'),
         h('span', { class: 'name' }, post.author.username), h('span', { class: 'dot' }, '·'), timeElement(post.created_at)),
       h('p', { class: 'content' }, post.content)));
   dialog.addEventListener('close', () => dialog.remove());

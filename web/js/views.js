@@ -4,6 +4,7 @@
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar, followButton } from './core/render.js';
+import { avatarPicker } from './core/media.js';
 import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed } from './core/views.js';
 import { notificationsList } from './core/notify.js';
 import { bumpCount } from './core/social.js';
@@ -46,9 +47,9 @@ export function home(ctx) {
   const feed = ctx.app.homeFeed;
   if (ctx.app.homeStale) { ctx.app.homeStale = false; feed.reset(); }
   const box = composer({
-    me: ctx.me(), toast: ctx.toast,
-    onSubmit: async (text) => {
-      const post = await ctx.api.createPost(text);
+    me: ctx.me(), toast: ctx.toast, ctx,
+    onSubmit: async (text, mediaIds) => {
+      const post = await ctx.api.createPost(text, null, mediaIds);
       feed.add(post, { hold: false });
     },
   });
@@ -107,8 +108,9 @@ export function profile(ctx, name, tab) {
     const bio = h('p', { class: 'bio' + (user.bio ? '' : ' muted') }, user.bio || (self ? 'No bio yet.' : ''));
     fill(header, 
       h('div', { class: 'profile-top' },
-        avatar(user.username, 'xl'),
+        avatar(user, 'xl'),
         h('div', { class: 'profile-actions' },
+          self ? avatarPicker(ctx, { onDone: (u) => { user = u; ctx.avatarChanged(u); drawHeader(); } }) : null,
           self ? h('button', { type: 'button', class: 'btn', on: { click: () => editBio(bio) } }, 'Edit bio')
             : me ? followButton(user, ctx, () => { counts.followers.textContent = String(user.followers_count); }) : null)),
       h('h1', { class: 'profile-name' }, user.username),

@@ -70,6 +70,39 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     return data;
   }
 
+  function form(file, alt) {
+    const f = new FormData();
+    if (alt) f.append('alt', alt);
+    f.append('file', file, file.name || 'image');
+    return f;
+  }
+
+  /** send is request() for a multipart body, with upload progress; xhr.abort() via the returned promise's abort. */
+  function send(method, path, body, onProgress = () => {}) {
+    const xhr = new XMLHttpRequest();
+    const p = new Promise((resolve, reject) => {
+      xhr.open(method, base + '/api/v1' + path);
+      xhr.setRequestHeader('Accept', 'application/json');
+      const token = getToken();
+      if (token) xhr.setRequestHeader('Authorization', 'Bearer ' + token);
+      xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
+      xhr.onerror = () => reject(new ApiError(0, 'offline', 'Cannot reach the server. Check your connection.'));
+      xhr.onabort = () => reject(new ApiError(0, 'aborted', 'Cancelled.'));
+      xhr.onload = () => {
+        let data = null;
+        try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+        if (xhr.status >= 200 && xhr.status < 300) { onProgress(1); resolve(data); return; }
+        const e = (data && data.error) || {};
+        if (xhr.status === 401) onUnauthorized();
+        reject(new ApiError(xhr.status, e.code || 'http_' + xhr.status, e.message || xhr.statusText || 'Upload failed',
+          xhr.getResponseHeader('Retry-After')));
+      };
+      xhr.send(body);
+    });
+    p.abort = () => xhr.abort();
+    return p;
+  }
+
   return {
     base,
     register: (username, password) => request('POST', '/users', { username, password }, { quiet401: true }),
@@ -83,8 +116,8 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     followers: (name, page) => request('GET', '/users/' + enc(name) + '/followers' + query(page)),
     following: (name, page) => request('GET', '/users/' + enc(name) + '/following' + query(page)),
     userPosts: (name, page) => request('GET', '/users/' + enc(name) + '/posts' + query(page)),
-    createPost: (content, repostOf = null) => request('POST', '/posts',
-      repostOf ? { content, repost_of: repostOf } : { content },
+    createPost: (content, repostOf = null, mediaIds = []) => request('POST', '/posts',
+      { content, ...(repostOf ? { repost_of: repostOf } : {}), ...(mediaIds.length ? { media_ids: mediaIds } : {}) },
       { headers: { 'Idempotency-Key': newKey() }, retries: 2 }),
     post: (id) => request('GET', '/posts/' + enc(id)),
     deletePost: (id) => request('DELETE', '/posts/' + enc(id)),
@@ -103,6 +136,11 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     searchUsers: (q, page) => request('GET', '/search/users' + query({ ...page, q })),
     searchTags: (q, page) => request('GET', '/search/tags' + query({ ...page, q })),
     suggestions: (page) => request('GET', '/suggestions/users' + query(page)),
+
+    // Pictures (CONTRACT §7). Uploads go through XMLHttpRequest, whose
+    // upload progress fetch does not report; onProgress gets 0…1.
+    uploadMedia: (file, alt = '', onProgress) => send('POST', '/media', form(file, alt), onProgress),
+    setAvatar: (file, onProgress) => send('PUT', '/me/avatar', form(file), onProgress),
 
     /** wsURL is the live feed's address, with ?after= and ?token= as needed. */
     wsURL(after) {

@@ -163,11 +163,19 @@ export class Feed {
 
   /**
    * add puts a live item at the top, once. With hold (the default), an item
-   * that arrives while the reader is scrolled down waits behind the pill.
+   * that arrives while the reader is scrolled down waits behind the pill;
+   * without, it shows at once, even if it was waiting there.
    */
   add(item, { hold = true } = {}) {
     const k = this.key(item);
-    if (this.nodes.has(k) || this.pending.some((p) => this.key(p) === k)) return false;
+    if (this.nodes.has(k)) return false;
+    if (this.pending.some((p) => this.key(p) === k)) {
+      if (hold) return false;
+      // Held (say the live feed brought the reader's own post while a long
+      // compose screen was scrolled down), but now wanted at once.
+      this.pending = this.pending.filter((p) => this.key(p) !== k);
+      this._pill();
+    }
     if (hold && window.scrollY > 120) {
       this.pending.push(item);
       this._pill();

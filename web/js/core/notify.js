@@ -124,7 +124,7 @@ export function notificationRow(n, ctx) {
     h('span', { class: 'notif-icon notif-' + n.kind, attrs: { 'aria-hidden': 'true' } }, icon(KIND_ICON[n.kind] || 'bell', 18)),
     h('div', { class: 'notif-body' },
       h('div', { class: 'notif-head' },
-        h('a', { href: ctx.href('/u/' + encodeURIComponent(actor.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(actor.username, 'sm')),
+        h('a', { href: ctx.href('/u/' + encodeURIComponent(actor.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(actor, 'sm')),
         h('p', { class: 'notif-text' },
           n.read ? null : h('span', { class: 'visually-hidden' }, 'New: '),
           userLink(ctx, actor.username), ' ', what(n),

@@ -17,6 +17,7 @@ import { h, icon } from './dom.js';
 import { timeElement, shortDate } from './time.js';
 import { richText } from './text.js';
 import { countsRow, likeControls, paint } from './social.js';
+import { mediaGrid, mediaURL } from './media.js';
 
 /** hue picks a stable colour for a name. */
 function hue(name) {
@@ -25,11 +26,52 @@ function hue(name) {
   return x % 360;
 }
 
-/** avatar is a coloured circle with the name's first letter. */
-export function avatar(name, size = 'md') {
+// Avatars this page knows (username → avatar_url or null), learned from
+// every User it draws (profiles, lists, the reader) and from changes made
+// here. A post's author carries only an id and a name, so a post shows its
+// author's picture once the page has seen that user; else the letter.
+const knownAvatars = new Map();
+
+/** learnAvatar remembers a User's avatar_url for the avatars drawn after. */
+export function learnAvatar(user) {
+  if (user && user.username && 'avatar_url' in user) knownAvatars.set(user.username, user.avatar_url || null);
+}
+
+/**
+ * avatar is who: a User (or anything with username and avatar_url) or a
+ * name. It shows the user's picture, or a coloured circle with the name's
+ * first letter when there is none (or it does not load).
+ */
+export function avatar(who, size = 'md') {
+  const name = typeof who === 'string' ? who : who.username;
+  if (typeof who !== 'string') learnAvatar(who);
+  const url = knownAvatars.get(name) || null;
   const first = [...name][0] || '?';
-  return h('span', { class: 'avatar avatar-' + size, style: `--hue:${hue(name)}`, attrs: { 'aria-hidden': 'true' } },
+  const el = h('span', { class: 'avatar avatar-' + size, style: `--hue:${hue(name)}`, dataset: { user: name }, attrs: { 'aria-hidden': 'true' } },
     first.toUpperCase());
+  if (url) {
+    const img = h('img', { class: 'avatar-img', alt: '', loading: 'lazy', decoding: 'async', width: 256, height: 256 });
+    img.addEventListener('error', () => { img.remove(); el.classList.remove('has-img'); }, { once: true });
+    img.src = mediaURL(url);
+    el.classList.add('has-img');
+    el.append(img);
+  }
+  return el;
+}
+
+/**
+ * avatarChanged shows user's new avatar_url in every avatar of theirs in
+ * roots (the page, and lists kept off screen) and in those drawn later.
+ */
+export function avatarChanged(user, roots = [document]) {
+  learnAvatar(user);
+  for (const root of roots) {
+    if (!root) continue;
+    for (const el of root.querySelectorAll(`.avatar[data-user="${CSS.escape(user.username)}"]`)) {
+      const size = [...el.classList].find((c) => c.startsWith('avatar-') && c !== 'avatar-img');
+      el.replaceWith(avatar(user, size ? size.slice(7) : 'md'));
+    }
+  }
 }
 
 /** userLink links a name to the user's profile. */
@@ -58,11 +100,12 @@ function quote(src, ctx) {
   paint(row);
   const el = h('div', { class: 'quote', dataset: { quoteOf: String(src.id) } },
     h('div', { class: 'post-head' },
-      avatar(src.author.username, 'sm'),
+      avatar(src.author, 'sm'),
       userLink(ctx, src.author.username),
       h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
       h('a', { class: 'time', href: ctx.href('/p/' + src.id) }, timeElement(src.created_at))),
     src.content ? h('p', { class: 'content' }, richText(src.content, src, ctx.href)) : null,
+    mediaGrid(src.media, ctx),
     row);
   el.addEventListener('click', (e) => {
     if (e.defaultPrevented || e.target.closest('a, button') || String(getSelection())) return;
@@ -105,7 +148,7 @@ export function postCard(post, ctx, opts = {}) {
   paint(actions);
 
   return h('article', { class: 'post' + (opts.detail ? ' post-detail' : '') + (isRepost ? ' post-repost' : ''), dataset: { id: String(post.id), author: name } },
-    h('a', { class: 'post-avatar', href: ctx.href('/u/' + encodeURIComponent(name)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(name)),
+    h('a', { class: 'post-avatar', href: ctx.href('/u/' + encodeURIComponent(name)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(post.author)),
     h('div', { class: 'post-body' },
       h('div', { class: 'post-head' },
         userLink(ctx, name),
@@ -115,6 +158,7 @@ export function postCard(post, ctx, opts = {}) {
       post.kind === 'comment' && post.parent_id && opts.showParent
         ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, 'in reply to a post') : null,
       post.content ? h('p', { class: 'content' }, richText(post.content, post, ctx.href)) : null,
+      mediaGrid(post.media, ctx),
       isRepost ? quote(post.repost_of, ctx) : null,
       actions));
 }
@@ -163,7 +207,7 @@ export function followButton(user, ctx, onChange = () => {}) {
 export function userRow(user, ctx, opts = {}) {
   const me = ctx.me();
   return h('div', { class: 'user-row', dataset: { user: user.username } },
-    h('a', { href: ctx.href('/u/' + encodeURIComponent(user.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(user.username)),
+    h('a', { href: ctx.href('/u/' + encodeURIComponent(user.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(user)),
     h('div', { class: 'user-row-body' },
       userLink(ctx, user.username),
       user.bio ? h('p', { class: 'bio' }, user.bio) : h('p', { class: 'bio muted' }, 'Joined ' + shortDate(user.created_at))),
