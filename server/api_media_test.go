@@ -279,6 +279,12 @@ func TestAvatars(t *testing.T) {
 	if u.AvatarURL == nil || *u.AvatarURL != first {
 		t.Fatalf("profile avatar %v", u.AvatarURL)
 	}
+	mid := ts.newPost(t, alice, "with my face")
+	var p store.Post
+	ts.getJSON(t, "", fmt.Sprintf("/api/v1/posts/%d", mid), &p)
+	if p.Author.AvatarURL == nil || *p.Author.AvatarURL != first {
+		t.Fatalf("a post's author shows avatar %v, want %s", p.Author.AvatarURL, first)
+	}
 	ts.upload(t, "PUT", "/me/avatar", alice, "me2.png", pngBytes(testImage(50, 80)), "")
 	if resp, _ := ts.fetch(t, first); resp.StatusCode != 404 {
 		t.Fatalf("the replaced avatar is still served: %d", resp.StatusCode)

@@ -22,8 +22,9 @@ type User struct {
 
 // Author is the short form of a user embedded in a Post.
 type Author struct {
-	ID       int64  `json:"id"`
-	Username string `json:"username"`
+	ID        int64   `json:"id"`
+	Username  string  `json:"username"`
+	AvatarURL *string `json:"avatar_url,omitempty"` // set on posts read back; absent in mentions
 }
 
 // Post is the contract's Post object, for posts, reposts and comments alike.

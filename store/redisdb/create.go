@@ -141,7 +141,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	var claimed *redis.BoolCmd
 	var next *redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		author = pl.HMGet(ctx, s.keys.user(np.Author), fieldUsername, fieldFanOut)
+		author = pl.HMGet(ctx, s.keys.user(np.Author), fieldUsername, fieldFanOut, fieldAvatar)
 		if np.IdempotencyKey != "" {
 			d.idemKey = s.keys.idempotency(np.Author, store.TokenHash(np.IdempotencyKey))
 			claimed = pl.SetNX(ctx, d.idemKey, 0, IdempotencyTTL)
@@ -154,6 +154,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	}
 	name, _ := author.Val()[0].(string)
 	mode, _ := author.Val()[1].(string)
+	avatar, _ := author.Val()[2].(string)
 	if name == "" {
 		if claimed != nil && claimed.Val() {
 			s.release(ctx, d)
@@ -165,7 +166,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 		return &p, err
 	}
 	d.post = store.Post{ID: next.Val(), Kind: store.KindPost,
-		Author:  store.Author{ID: np.Author, Username: name},
+		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: avatarURL(avatar)},
 		Content: np.Content, CreatedAt: store.Time(s.now()), RepostOf: d.orig}
 	if d.parent != nil {
 		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID

@@ -85,6 +85,9 @@ func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store
 			p.RepostOf = &store.Post{ID: p.RepostOf.ID, Deleted: true}
 		}
 	}
+	if err := s.fillAvatars(ctx, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -123,4 +126,38 @@ func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([
 		out[i] = p
 	}
 	return out, nil
+}
+
+// fillAvatars sets the avatar of each post's author (and of the originals
+// the reposts carry), in one round trip: avatars change, so the message keeps
+// none of its own.
+func (s *Store) fillAvatars(ctx context.Context, posts []*store.Post) error {
+	authors := map[int64]*redis.StringCmd{}
+	var all []*store.Post
+	for _, p := range posts {
+		if p != nil {
+			all = append(all, p)
+			if p.RepostOf != nil && !p.RepostOf.Deleted && p.RepostOf.Author.ID != 0 {
+				all = append(all, p.RepostOf)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, p := range all {
+			if _, ok := authors[p.Author.ID]; !ok {
+				authors[p.Author.ID] = pl.HGet(ctx, s.keys.user(p.Author.ID), fieldAvatar)
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return s.wrap("load avatars", err)
+	}
+	for _, p := range all {
+		p.Author.AvatarURL = avatarURL(authors[p.Author.ID].Val())
+	}
+	return nil
 }
