@@ -170,14 +170,20 @@ func (sub *Subscriber) failWaiters() {
 // h.Resubscribed. It uses Receive rather than Channel because Channel
 // reconnects silently and would hide the gap.
 func (sub *Subscriber) Run(ctx context.Context, h store.SubscriberHandler) error {
-	stop := context.AfterFunc(ctx, func() {
+	shut := func() {
 		sub.mu.Lock()
 		sub.closed = true
 		ps := sub.ps
 		sub.mu.Unlock()
 		ps.Close()
-	})
-	defer stop()
+	}
+	// The context's end interrupts a blocked read; Run's return closes too,
+	// so that no Subscribe succeeds after Run has returned.
+	stop := context.AfterFunc(ctx, shut)
+	defer func() {
+		stop()
+		shut()
+	}()
 	log := sub.Logger
 	if log == nil {
 		log = slog.Default()
