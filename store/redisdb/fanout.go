@@ -14,33 +14,45 @@ func (s *Store) queueHomeAdd(ctx context.Context, pl redis.Pipeliner, uid int64,
 	pl.ZRemRangeByRank(ctx, s.keys.home(uid), 0, int64(-s.opt.HotWindow-1))
 }
 
-const (
-	// fanOutBatch is how many fans' home timelines one pipeline writes.
-	fanOutBatch = 500
-	// fanOutOverlap is how many fans each batch reads again of the one
-	// before: fans are walked by rank, and an unfollow during the walk
-	// shifts the ranks down. Pushes are idempotent, so reading a few twice
-	// costs nothing but time.
-	fanOutOverlap = 16
-)
+// fanOutBatch is how many fans' home timelines one pipeline writes.
+const fanOutBatch = 500
 
-// walkFans calls batch with the author's fans, fanOutBatch at a time; an
-// error stops the walk.
+// walkFans calls batch with the author's fans, fanOutBatch at a time, in
+// follow order; an error stops the walk. It goes on from the last follow
+// time seen (skipping the fans of that same millisecond already seen), not
+// from a rank, so that unfollows during a long walk skip no one.
 func (s *Store) walkFans(ctx context.Context, author int64, batch func(fans []int64) error) error {
-	for start := int64(0); ; {
-		ms, err := s.rdb.ZRange(ctx, s.keys.fans(author), start, start+fanOutBatch-1).Result()
+	from, skip := "-inf", int64(0)
+	for {
+		zs, err := s.rdb.ZRangeByScoreWithScores(ctx, s.keys.fans(author), &redis.ZRangeBy{
+			Min: from, Max: "+inf", Offset: skip, Count: fanOutBatch}).Result()
 		if err != nil {
 			return s.wrap("read fans", err)
 		}
-		if len(ms) > 0 {
-			if err := batch(parseIDs(ms)); err != nil {
+		fans := make([]int64, 0, len(zs))
+		for _, z := range zs {
+			if m, ok := z.Member.(string); ok {
+				fans = append(fans, parseID(m))
+			}
+		}
+		if len(fans) > 0 {
+			if err := batch(fans); err != nil {
 				return err
 			}
 		}
-		if len(ms) < fanOutBatch {
+		if len(zs) < fanOutBatch {
 			return nil
 		}
-		start += fanOutBatch - fanOutOverlap
+		last := zs[len(zs)-1].Score
+		tied := int64(0)
+		for i := len(zs) - 1; i >= 0 && zs[i].Score == last; i-- {
+			tied++
+		}
+		if next := strconv.FormatFloat(last, 'f', -1, 64); next == from {
+			skip += tied // a whole batch of one millisecond
+		} else {
+			from, skip = next, tied
+		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"microblog/store"
 )
 
@@ -183,5 +185,37 @@ func TestReturningUsersPull(t *testing.T) {
 	s.settle()
 	if !s.inHome(away, p.ID) {
 		t.Fatal("a returned user gets no pushes")
+	}
+}
+
+// TestWalkFansThroughTies: fans who followed in the same millisecond, more
+// than a batch of them, are each walked once, in follow order.
+func TestWalkFansThroughTies(t *testing.T) {
+	s := newTestStore(t)
+	var zs []redis.Z
+	for i := range 2*fanOutBatch + 37 {
+		score := float64(1000 + i/(fanOutBatch+100)) // two big ties, then a few
+		zs = append(zs, redis.Z{Score: score, Member: 5000 + i})
+	}
+	if err := s.rdb.ZAdd(s.ctx, s.keys.fans(1), zs...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]int{}
+	err := s.walkFans(s.ctx, 1, func(fans []int64) error {
+		for _, f := range fans {
+			seen[f]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(zs) {
+		t.Fatalf("walked %d fans, want %d", len(seen), len(zs))
+	}
+	for f, n := range seen {
+		if n != 1 {
+			t.Fatalf("fan %d walked %d times", f, n)
+		}
 	}
 }
