@@ -295,3 +295,18 @@ func TestFailedLoadRefusesUsersConnections(t *testing.T) {
 	waitFor(t, "the refused connections to leave", func() bool { return th.Connections() == 0 })
 	th.dial(t, user, "").expect(wantReady(0))
 }
+
+// TestPostRightAfterFollowArrives: a new star's post published before this
+// process's subscription to it was in force still reaches the fan, once.
+func TestPostRightAfterFollowArrives(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const star, fan = 1, 2
+	c := th.dial(t, fan, "")
+	c.expect(wantReady(0))
+	th.tl.follow(fan, star)
+	p := th.post(star) // lost live: nobody here listens to the star yet
+	th.stars(fan, star, true)
+	hub.FlushControl(th.Hub)
+	later := th.post(star)
+	c.expect(wantPost(p), wantPost(later))
+}

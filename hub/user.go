@@ -255,6 +255,34 @@ func (h *Hub) applyStars(uid int64, d store.StarsData) {
 	if err != nil {
 		// The topic is remembered by the broker and subscribed on reconnection.
 		h.log.Warn("live: subscribe to new star", "user", uid, "star", d.StarID, "err", err)
+		return
+	}
+	if d.Following {
+		h.catchUpFollow(ctx, u)
+	}
+}
+
+// catchUpFollow replays to u's connections what a new star posted while
+// its topic was being subscribed: the star's process may publish a post
+// right after the follow, before this process's SUBSCRIBE is in force.
+// Connections with a gap mark are left to the broker's own catch-up.
+func (h *Hub) catchUpFollow(ctx context.Context, u *user) {
+	if h.sync(ctx) != nil {
+		return // the broker broke: its catch-up covers this
+	}
+	h.mu.RLock()
+	conns := make([]*Conn, 0, len(u.conns))
+	for c := range u.conns {
+		conns = append(conns, c)
+	}
+	h.mu.RUnlock()
+	for _, c := range conns {
+		c.mu.Lock()
+		marked := c.gapMarked
+		c.mu.Unlock()
+		if !marked {
+			h.catchUp(ctx, c)
+		}
 	}
 }
 
