@@ -136,11 +136,14 @@ func (h *Hub) resyncUser(u *user) {
 // catchUp queues the home-timeline posts newer than the last one c has,
 // dropping those it already got. If more were missed than the queue can
 // take, c is asked to reconnect with ?after instead.
-func (h *Hub) catchUp(ctx context.Context, c *Conn) {
+func (h *Hub) catchUp(ctx context.Context, c *Conn) { h.catchUpAfter(ctx, c, 0) }
+
+// catchUpAfter is catchUp that never goes back to floor or before.
+func (h *Hub) catchUpAfter(ctx context.Context, c *Conn, floor int64) {
 	c.mu.Lock()
-	after, live := c.high, c.live
+	after, live := max(c.high, floor), c.live
 	if c.gapMarked {
-		after = c.gapFrom
+		after = max(c.gapFrom, floor)
 	}
 	c.mu.Unlock()
 	if !live {

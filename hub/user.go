@@ -258,15 +258,17 @@ func (h *Hub) applyStars(uid int64, d store.StarsData) {
 		return
 	}
 	if d.Following {
-		h.catchUpFollow(ctx, u)
+		h.catchUpFollow(ctx, u, d.Since)
 	}
 }
 
-// catchUpFollow replays to u's connections what a new star posted while
-// its topic was being subscribed: the star's process may publish a post
-// right after the follow, before this process's SUBSCRIBE is in force.
-// Connections with a gap mark are left to the broker's own catch-up.
-func (h *Hub) catchUpFollow(ctx context.Context, u *user) {
+// catchUpFollow replays to u's connections what a new star posted after
+// the follow (message ids above since) while its topic was being
+// subscribed: the star's process may publish a post right after the follow,
+// before this process's SUBSCRIBE is in force. The star's older posts are
+// not replayed: they were never live for this user. Connections with a gap
+// mark are left to the broker's own catch-up.
+func (h *Hub) catchUpFollow(ctx context.Context, u *user, since int64) {
 	if h.sync(ctx) != nil {
 		return // the broker broke: its catch-up covers this
 	}
@@ -281,7 +283,7 @@ func (h *Hub) catchUpFollow(ctx context.Context, u *user) {
 		marked := c.gapMarked
 		c.mu.Unlock()
 		if !marked {
-			h.catchUp(ctx, c)
+			h.catchUpAfter(ctx, c, since)
 		}
 	}
 }

@@ -54,6 +54,9 @@ type FollowData struct {
 type StarsData struct {
 	StarID    int64 `json:"star_id"`
 	Following bool  `json:"following"`
+	// Since is the last message id issued before a follow: live
+	// connections catch up on the star's posts after it, not before.
+	Since int64 `json:"since,omitempty"`
 }
 
 // SessionRevokedData is the data of the internal session_revoked event.

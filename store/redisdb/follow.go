@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strconv"
 
@@ -24,13 +25,15 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	}
 	now := s.now()
 	var added *redis.IntCmd
+	var since *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		since = p.Get(ctx, s.keys.lastPostID())
 		added = p.ZAddNX(ctx, s.keys.stars(fan), redis.Z{Score: float64(now), Member: star})
 		// Written even when the fan already followed, to mend a half-done earlier follow.
 		p.ZAddNX(ctx, s.keys.fans(star), redis.Z{Score: float64(now), Member: fan})
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("follow", err)
 	}
 	// Also on a repeated follow, to mend a change of mode cut short before.
@@ -59,7 +62,7 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 		if uerr == nil {
 			s.queuePublish(ctx, p, s.keys.NotifyChannel(star), store.EventFollow, store.FollowData{User: u})
 		}
-		s.queuePublish(ctx, p, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: true})
+		s.queuePublish(ctx, p, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: true, Since: parseID(since.Val())})
 		return nil
 	})
 	if err != nil {
