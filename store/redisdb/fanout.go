@@ -61,8 +61,22 @@ func (s *Store) walkFans(ctx context.Context, author int64, batch func(fans []in
 // posts whose author was pushed when they were claimed get a push job, and
 // the job pushes even if the author has since become a celebrity: promote's
 // pull_from counts on it.
+//
+// A post deleted while its push ran has its unpush job, which may have run
+// before some of these pushes: so a push that finds its post gone at the end
+// takes it out again itself.
 func (s *Store) push(ctx context.Context, j job, alive func()) error {
-	return s.pushIDs(ctx, j.author, []int64{j.mid}, j.at, alive)
+	if err := s.pushIDs(ctx, j.author, []int64{j.mid}, j.at, alive); err != nil {
+		return err
+	}
+	n, err := s.rdb.Exists(ctx, s.keys.message(j.mid)).Result()
+	if err != nil {
+		return s.wrap("fan out", err)
+	}
+	if n == 0 {
+		return s.unpush(ctx, j, alive)
+	}
+	return nil
 }
 
 // pushIDs pushes mids into the home timelines of author's fans seen since
