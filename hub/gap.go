@@ -118,13 +118,7 @@ func (h *Hub) resyncUser(u *user) {
 	if err != nil && h.resubscribes.Load() != resubscribes {
 		return // the broker broke again: the next round catches up
 	}
-	h.mu.RLock()
-	conns := make([]*Conn, 0, len(u.conns))
-	for c := range u.conns {
-		conns = append(conns, c)
-	}
-	h.mu.RUnlock()
-	for _, c := range conns {
+	for _, c := range h.connsOf(u) {
 		if err != nil {
 			c.closeWith(CloseResume, "live feed interrupted, reconnect with ?after")
 			continue

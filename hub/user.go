@@ -272,13 +272,7 @@ func (h *Hub) catchUpFollow(ctx context.Context, u *user, since int64) {
 	if h.sync(ctx) != nil {
 		return // the broker broke: its catch-up covers this
 	}
-	h.mu.RLock()
-	conns := make([]*Conn, 0, len(u.conns))
-	for c := range u.conns {
-		conns = append(conns, c)
-	}
-	h.mu.RUnlock()
-	for _, c := range conns {
+	for _, c := range h.connsOf(u) {
 		c.mu.Lock()
 		marked := c.gapMarked
 		c.mu.Unlock()
@@ -301,4 +295,15 @@ func (h *Hub) revoke(uid int64, tokenHash string) {
 			c.closeWith(CloseLoggedOut, "logged out")
 		}
 	}
+}
+
+// connsOf is a snapshot of u's connections, to work on without holding mu.
+func (h *Hub) connsOf(u *user) []*Conn {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	conns := make([]*Conn, 0, len(u.conns))
+	for c := range u.conns {
+		conns = append(conns, c)
+	}
+	return conns
 }
