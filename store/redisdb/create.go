@@ -42,11 +42,11 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 		return store.Post{}, err
 	}
 	first, err := s.claim(ctx, d)
-	if err != nil || first != nil {
-		if first != nil {
-			return *first, nil
-		}
+	if err != nil {
 		return store.Post{}, err
+	}
+	if first != nil { // the key's earlier request made it
+		return *first, nil
 	}
 	if err := s.write(ctx, d); err != nil {
 		return store.Post{}, err
@@ -163,7 +163,10 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	}
 	if claimed != nil && !claimed.Val() {
 		p, err := s.firstResult(ctx, d.idemKey, np.Author)
-		return &p, err
+		if err != nil {
+			return nil, err
+		}
+		return &p, nil
 	}
 	d.post = store.Post{ID: next.Val(), Kind: store.KindPost,
 		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: avatarURL(avatar)},

@@ -184,3 +184,19 @@ func TestDeleteTakesEveryTraceAway(t *testing.T) {
 	err := s.Delete(s.ctx, alice, p.ID)
 	wantCode(t, err, store.ErrNotFound, store.CodePostNotFound)
 }
+
+// TestIdempotencyKeyInProgress: a retry while the first request still runs
+// is told so (409), and creates nothing.
+func TestIdempotencyKeyInProgress(t *testing.T) {
+	s := newTestStore(t)
+	alice := s.user("alice")
+	s.rdb.Set(s.ctx, s.keys.idempotency(alice, store.TokenHash("k")), 0, IdempotencyTTL) // the first request's claim
+	p, err := s.Create(s.ctx, store.NewPost{Author: alice, Content: "retry", IdempotencyKey: "k"})
+	wantCode(t, err, store.ErrConflict, store.CodeRequestInProgress)
+	if p.ID != 0 {
+		t.Fatalf("answered %+v with the error", p)
+	}
+	if n, _ := s.rdb.ZCard(s.ctx, s.keys.userPosts(alice)).Result(); n != 0 {
+		t.Fatalf("%d posts written", n)
+	}
+}
