@@ -130,11 +130,11 @@ func (s *Store) resolveEntities(ctx context.Context, d *draft) error {
 	return nil
 }
 
-// claim takes the author's name and fan-out mode, the idempotency key and a
-// new id in one round trip (the mode before the id: see promote), and fills
-// in d.post. When another request already holds the
-// key, it returns that request's post instead. An id drawn for a request
-// that then stops is simply never used.
+// claim takes the author's name, avatar and fan-out mode, the idempotency
+// key and a new id in one round trip (the mode before the id: see promote),
+// and fills in d.post. When an earlier request holds the key, it returns
+// that request's post instead. An id drawn for a request that then stops is
+// simply never used.
 func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	np := d.np
 	var author *redis.SliceCmd

@@ -110,11 +110,3 @@ func parseID(s string) int64 {
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return n
 }
-
-// idString writes an id field, 0 as empty.
-func idString(n int64) string {
-	if n == 0 {
-		return ""
-	}
-	return id(n)
-}

@@ -109,7 +109,7 @@ func (s *Store) homeSources(ctx context.Context, uid int64) ([]string, error) {
 //
 // The new mark is written before the rebuild reads F: a post written after
 // that read is pushed, since its fan-out finds uid active.
-func (s *Store) touch(ctx context.Context, uid int64) (celebs []string, err error) {
+func (s *Store) touch(ctx context.Context, uid int64) (pulled []string, err error) {
 	var seen *redis.FloatCmd
 	var lastPull, lastID *redis.StringCmd
 	var celebCmd, pendingCmd *redis.StringSliceCmd

@@ -524,11 +524,11 @@ func (e *tlBench) interfere(author, other, lastFan int64, bigPosts int, limit ti
 
 // tlRead is one line of the home-read table.
 type tlRead struct {
-	what                   string
-	reads                  int
-	lat                    []time.Duration
-	trips, cmds, cpu, size float64
-	celebPosts             int // posts of the five celebrities on the page
+	what             string
+	reads            int
+	lat              []time.Duration
+	trips, cmds, cpu float64
+	celebPosts       int // posts of the five celebrities on the page
 }
 
 // homeReads measures the first page (20) of a home timeline of a fan of 200
