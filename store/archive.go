@@ -1,0 +1,59 @@
+package store
+
+import "context"
+
+// Archived is one message as the SQL archive keeps it: the complete record
+// of every post, repost and comment, hot or cold (see README, "Hot window
+// and archive"). Mentions, Tags and Media are the JSON the message carries
+// in Redis. A deleted message stays as a tombstone: Deleted set, its text
+// and pictures cleared, its ids kept so that counts and threads stay right.
+type Archived struct {
+	ID       int64
+	Kind     string // KindPost or KindComment
+	Author   int64
+	Username string
+	Content  string
+	Created  int64 // unix ms
+	RepostOf int64 // 0: not a repost
+	Parent   int64 // 0: not a comment
+	Mentions string
+	Tags     string
+	Media    string
+	Deleted  bool
+	// CommentsCount and RepostsCount are derived when read: the archived
+	// comments on the message and reposts of it that are not deleted.
+	CommentsCount int64
+	RepostsCount  int64
+}
+
+// ArchiveQuery selects message ids from the archive, newest first. Exactly
+// one of Authors, Parent and Public says which; deleted messages are never
+// returned.
+type ArchiveQuery struct {
+	Authors []int64 // posts (not comments) written by any of these users
+	Parent  int64   // comments on this message
+	Public  bool    // every post
+	Before  int64   // only ids below this; 0: no bound
+	After   int64   // only ids above this
+	Limit   int
+}
+
+// Archive is the SQL archive behind the Redis hot window. Every method is
+// safe to call from many goroutines and processes at once, and Save may be
+// replayed: what is already there stays as it is.
+type Archive interface {
+	// Save writes, in one transaction, new messages (an id already archived,
+	// or already a tombstone, is left as it is) and tombstones for deleted
+	// ones (a tombstone replaces whatever row there was, or is inserted).
+	Save(ctx context.Context, put, deleted []Archived) error
+	// Messages returns the rows of these ids that exist, tombstones included.
+	Messages(ctx context.Context, ids []int64) (map[int64]Archived, error)
+	// Has returns which of ids have a row (a message or a tombstone).
+	Has(ctx context.Context, ids []int64) ([]int64, error)
+	// IDs returns the ids the query selects, newest first.
+	IDs(ctx context.Context, q ArchiveQuery) ([]int64, error)
+	// Ping tells whether the archive answers.
+	Ping(ctx context.Context) error
+	// Close releases the database.
+	Close() error
+}
