@@ -95,7 +95,7 @@ func startProcess(t testing.TB, bin string, r *storetest.Redis, env ...string) *
 	l.Close()
 	p := &process{cmd: exec.Command(bin), URL: "http://" + addr, logs: &syncBuffer{}}
 	p.cmd.Env = append(os.Environ(), "REDIS_URL="+r.URL(), "MICROBLOG_ADDR="+addr,
-		"MICROBLOG_RATE_LIMITS=off", "MICROBLOG_BCRYPT_COST=4", "MICROBLOG_LOG_LEVEL=info", "MICROBLOG_MEDIA_DIR="+t.TempDir())
+		"MICROBLOG_RATE_LIMITS=off", "MICROBLOG_BCRYPT_COST=4", "MICROBLOG_LOG_LEVEL=info", "MICROBLOG_MEDIA_DIR="+t.TempDir(), "MICROBLOG_ARCHIVE=sqlite:"+t.TempDir()+"/archive.db")
 	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = p.logs
 	if err := p.cmd.Start(); err != nil {

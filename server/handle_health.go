@@ -18,6 +18,8 @@ func handleHealthz(c echo.Context) error {
 }
 
 // handleReadyz answers 200 when Redis answers, else 503, within a second.
+// The archive is reported too, but its being down does not make the server
+// unready: posts go on, and the archive queue waits for it.
 func handleReadyz(st store.Service) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
@@ -26,7 +28,13 @@ func handleReadyz(st store.Service) echo.HandlerFunc {
 			return c.JSON(http.StatusServiceUnavailable, errorBody{
 				Error: errorDetail{Code: store.CodeUnavailable, Message: "redis is not answering"}})
 		}
-		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+		body := map[string]string{"status": "ok", "redis": "ok", "archive": "off"}
+		if on, err := st.PingArchive(ctx); on && err != nil {
+			body["status"], body["archive"] = "degraded", "not answering: archiving waits"
+		} else if on {
+			body["archive"] = "ok"
+		}
+		return c.JSON(http.StatusOK, body)
 	}
 }
 

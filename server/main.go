@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -58,9 +59,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("invalid MICROBLOG_MEDIA_DIR: %w", err)
 	}
+	arch, err := tcfg.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	if arch != nil {
+		defer arch.Close()
+	}
 	st, err := redisdb.Open(cfg.RedisURL, cfg.RedisCAFile, redisdb.Options{
 		Files:  files,
 		Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL,
+		HotWindow: tcfg.HotWindow, Archive: arch,
 		CelebrityFans: tcfg.CelebrityFans, InactiveAfter: tcfg.InactiveAfter, Metrics: redisdb.NewMetrics(reg),
 	})
 	if err != nil {
@@ -75,18 +84,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Warn("could not bring the data up to date; search may miss older users until the next start", "err", err)
 	}
 
-	fanOutCtx, stopFanOut := context.WithCancel(context.Background())
-	fanOutDone := make(chan struct{})
-	go func() {
-		defer close(fanOutDone)
-		st.RunFanOut(fanOutCtx, redisdb.WorkerOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
+	// The background workers: fan-out, archive, media janitor. A job cut
+	// short when they stop stays pending and is taken over by another process.
+	workCtx, stopWork := context.WithCancel(context.Background())
+	var work sync.WaitGroup
+	work.Go(func() {
+		st.RunFanOut(workCtx, redisdb.WorkerOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
 			BatchDelay: tcfg.BatchDelay, Logger: logger})
-	}()
-	go expireMedia(fanOutCtx, st, logger)
+	})
+	work.Go(func() {
+		st.RunArchiver(workCtx, redisdb.ArchiverOptions{ClaimIdle: tcfg.ClaimIdle, Logger: logger})
+	})
+	go expireMedia(workCtx, st, logger)
 	defer func() {
-		// A job cut short stays pending and is taken over by another process.
-		stopFanOut()
-		<-fanOutDone
+		stopWork()
+		work.Wait()
 	}()
 
 	srv := newServer(cfg, st, files, logger, reg)

@@ -49,6 +49,7 @@ func startServer(t testing.TB, r *storetest.Redis, env ...string) *testServer {
 		"MICROBLOG_BCRYPT_COST": "4",
 		"MICROBLOG_LOG_LEVEL":   "warn",
 		"MICROBLOG_MEDIA_DIR":   t.TempDir(),
+		"MICROBLOG_ARCHIVE":     "sqlite:" + t.TempDir() + "/archive.db",
 	}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")

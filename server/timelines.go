@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"time"
 
+	"microblog/store"
+	"microblog/store/archive"
 	"microblog/store/redisdb"
 )
 
@@ -14,14 +18,29 @@ type timelineConfig struct {
 	Workers       int           // MICROBLOG_FANOUT_WORKERS: fan-out jobs this process runs at once
 	ClaimIdle     time.Duration // MICROBLOG_FANOUT_CLAIM_IDLE: a job silent this long is taken over
 	BatchDelay    time.Duration // MICROBLOG_FANOUT_BATCH_DELAY: a pause between batches, for tests
+	HotWindow     int           // MICROBLOG_HOT_WINDOW: ids each F and G set and the public timeline keep
+	Archive       string        // MICROBLOG_ARCHIVE: sqlite:<path>, mysql://user:pass@host:port/db or off
 }
+
+// defaultArchive is where make run (and a server started without settings)
+// keeps the archive.
+const defaultArchive = "sqlite:.data/archive.db"
 
 func loadTimelineConfig(getenv func(string) string) (timelineConfig, error) {
 	tc := timelineConfig{CelebrityFans: redisdb.DefaultCelebrityFans, InactiveAfter: redisdb.DefaultInactiveAfter,
-		Workers: 2, ClaimIdle: 30 * time.Second}
+		Workers: 2, ClaimIdle: 30 * time.Second, HotWindow: 1000, Archive: defaultArchive}
+	if v := getenv("MICROBLOG_ARCHIVE"); v != "" {
+		tc.Archive = v
+	}
+	if tc.Archive != "off" {
+		if err := archive.CheckDSN(tc.Archive); err != nil {
+			return tc, fmt.Errorf("invalid MICROBLOG_ARCHIVE: %w", err)
+		}
+	}
 	err := readEnvInts(getenv, []envInt{
 		{"MICROBLOG_CELEBRITY_FANS", &tc.CelebrityFans, 1, 1 << 40},
 		{"MICROBLOG_FANOUT_WORKERS", &tc.Workers, 1, 256},
+		{"MICROBLOG_HOT_WINDOW", &tc.HotWindow, 10, 1 << 20},
 	})
 	if err == nil {
 		err = readEnvDurations(getenv, []envDuration{
@@ -31,4 +50,18 @@ func loadTimelineConfig(getenv func(string) string) (timelineConfig, error) {
 		})
 	}
 	return tc, err
+}
+
+// openArchive opens the archive the settings name; nil when it is off. A
+// database that does not answer yet is no reason not to start: the archive
+// queue waits for it.
+func (tc timelineConfig) openArchive(ctx context.Context) (store.Archive, error) {
+	if tc.Archive == "off" {
+		return nil, nil
+	}
+	db, err := archive.Open(ctx, tc.Archive)
+	if err != nil {
+		return nil, fmt.Errorf("open MICROBLOG_ARCHIVE: %w", err)
+	}
+	return db, nil
 }

@@ -107,6 +107,8 @@ type Service interface {
 	Limiter
 	// Ping tells whether the database answers.
 	Ping(ctx context.Context) error
+	// PingArchive tells whether there is an archive and whether it answers.
+	PingArchive(ctx context.Context) (on bool, err error)
 }
 
 // LiveTimeline is what the live feed reads to replay what a client missed.

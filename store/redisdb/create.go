@@ -254,6 +254,7 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 		if d.parent != nil {
 			pl.ZAdd(ctx, s.keys.comments(d.parent.ID), z)
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.parent.ID)}, fieldComments, 1)
+			s.queueArchive(ctx, pl, archivePut, archived(&d.post))
 			s.queueFinish(ctx, pl, d)
 			return nil
 		}
@@ -261,7 +262,9 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 		pl.HIncrBy(ctx, s.keys.user(author), fieldPosts, 1)
 		s.queueHomeAdd(ctx, pl, author, z)
 		pl.ZAdd(ctx, s.keys.publicTimeline(), z)
-		pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))
+		if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
+			pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))
+		}
 		if d.orig != nil {
 			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.orig.ID)}, fieldReposts, 1)
 		}
@@ -272,6 +275,7 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 		} else {
 			s.queueJob(ctx, pl, opPush, author, mid)
 		}
+		s.queueArchive(ctx, pl, archivePut, archived(&d.post))
 		s.queueFinish(ctx, pl, d)
 		return nil
 	})

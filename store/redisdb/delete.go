@@ -9,28 +9,18 @@ import (
 	"microblog/store"
 )
 
-// Delete removes a message of uid's (a post, repost or comment) and its index
-// entries, and tells live readers; a job takes it out of the fans' home
-// timelines (readers skip it from now on anyway). Only the author may delete.
+// Delete removes a message of uid's (a post, repost or comment), hot or
+// archived, and its index entries, and tells live readers; a job takes it
+// out of the fans' home timelines (readers skip it from now on anyway), and
+// the archiver makes it a tombstone in the archive. Only the author may
+// delete.
 func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
-	m, err := s.message(ctx, mid)
+	m, err := s.claimDelete(ctx, uid, mid)
 	if err != nil {
 		return err
 	}
-	if m.Author.ID != uid {
-		return store.ErrNotAuthor
-	}
-	// The message itself goes first: from then on, readers skip its index
-	// entries. Of two concurrent deletes, only the one that removed the hash
-	// goes on to fix counters.
-	n, err := s.rdb.Del(ctx, s.keys.message(mid)).Result()
-	if err != nil {
-		return s.wrap("delete post", err)
-	}
-	if n == 0 {
-		return store.ErrPostNotFound
-	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		s.queueArchive(ctx, pl, archiveDelete, archived(m))
 		pl.Del(ctx, s.keys.publicTime(mid), s.keys.author(mid))
 		pl.Del(ctx, s.keys.comments(mid))
 		pl.Del(ctx, s.keys.likes(mid))
@@ -69,4 +59,41 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		s.publishCounts(ctx, t.ID, t.Author.ID)
 	}
 	return nil
+}
+
+// claimDelete deletes message mid's hash (or, with the archive on, makes it
+// a tombstone), once: of two concurrent deletes only one gets the message
+// back, to take it out of its indexes and fix counters. From then on,
+// readers skip the message's index entries, and do not look for it in the
+// archive.
+func (s *Store) claimDelete(ctx context.Context, uid, mid int64) (*store.Post, error) {
+	for attempt := 0; ; attempt++ {
+		m, hot, err := s.lookup(ctx, mid)
+		if err != nil {
+			return nil, err
+		}
+		if m.Author.ID != uid {
+			return nil, store.ErrNotAuthor
+		}
+		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.message(mid)},
+			flag(s.opt.Archive != nil), flag(!hot)).Int()
+		switch {
+		case err != nil:
+			return nil, s.wrap("delete post", err)
+		case n > 0:
+			return m, nil
+		case n < 0 && attempt == 0:
+			continue // its hash left Redis meanwhile: look again, in the archive
+		default:
+			return nil, store.ErrPostNotFound // deleted meanwhile
+		}
+	}
+}
+
+// flag is a boolean as a script argument.
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }

@@ -69,11 +69,11 @@ func (s *Store) push(ctx context.Context, j job, alive func()) error {
 	if err := s.pushIDs(ctx, j.author, []int64{j.mid}, j.at, alive); err != nil {
 		return err
 	}
-	n, err := s.rdb.Exists(ctx, s.keys.message(j.mid)).Result()
+	ms, err := s.loadMessages(ctx, []int64{j.mid}, 0) // an archived post is not gone
 	if err != nil {
 		return s.wrap("fan out", err)
 	}
-	if n == 0 {
+	if ms[0] == nil {
 		return s.unpush(ctx, j, alive)
 	}
 	return nil

@@ -47,15 +47,12 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	if err != nil {
 		return s.wrap("follow: read star's posts", err)
 	}
-	if len(recent) > 0 {
-		_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.ZAdd(ctx, s.keys.home(fan), recent...)
-			p.ZRemRangeByRank(ctx, s.keys.home(fan), 0, int64(-s.opt.HotWindow-1))
-			return nil
-		})
-		if err != nil {
-			return s.wrap("follow: fill home timeline", err)
-		}
+	var cut float64 // a whole window: the star may have older posts
+	if len(recent) == s.opt.HotWindow {
+		cut = recent[len(recent)-1].Score
+	}
+	if err := s.fillHome(ctx, fan, recent, cut); err != nil {
+		return s.wrap("follow: fill home timeline", err)
 	}
 	u, uerr := s.User(ctx, fan, star)
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {

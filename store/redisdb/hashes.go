@@ -26,6 +26,10 @@ type messageHash struct {
 	Mentions string `redis:"mentions"` // JSON [{"id", "username"}] of the users mentioned
 	Tags     string `redis:"tags"`     // JSON ["topic", ...]
 	Media    string `redis:"media"`    // JSON [store.Media, ...]
+	// Deleted is "1" in a tombstone: the hash of a deleted message keeps
+	// only this field until the archive has the delete too, so that readers
+	// take it as gone instead of finding it in the archive.
+	Deleted string `redis:"deleted"`
 }
 
 // Counters of messageHash, bumped with HINCRBY.
@@ -35,7 +39,10 @@ const (
 )
 
 // messageFields are messageHash's fields, in the order HMGET asks for them.
-var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media"}
+var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted}
+
+// fieldDeleted marks a tombstone (see messageHash.Deleted).
+const fieldDeleted = "deleted"
 
 // post is the message as the contract shows it; RepostOf holds only the
 // original's id, which readers fill in.

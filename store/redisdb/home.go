@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -33,7 +34,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 		return store.Page[store.Post]{}, err
 	}
 	q.Viewer = uid
-	return s.messagePage(ctx, keys, q)
+	return s.messagePage(ctx, keys, s.homeTail(uid), q)
 }
 
 // HomeSince returns the home-timeline posts of uid newer than after, oldest
@@ -167,20 +168,41 @@ func (s *Store) rebuild(ctx context.Context, uid int64, from string) error {
 	if err != nil {
 		return s.wrap("rebuild home timeline", err)
 	}
+	// A star with a whole window of new posts may have older ones that
+	// already left Redis: below the newest such star's oldest post, G is cut,
+	// and the home timeline's pull tail (F sets and archive) takes over.
 	var zs []redis.Z
+	var cut float64
 	for _, c := range cmds {
-		zs = append(zs, c.Val()...)
-	}
-	if len(zs) > 0 {
-		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			pl.ZAdd(ctx, s.keys.home(uid), zs...)
-			pl.ZRemRangeByRank(ctx, s.keys.home(uid), 0, int64(-s.opt.HotWindow-1))
-			return nil
-		})
-		if err != nil {
-			return s.wrap("rebuild home timeline", err)
+		got := c.Val()
+		zs = append(zs, got...)
+		if len(got) == s.opt.HotWindow {
+			cut = max(cut, got[len(got)-1].Score)
 		}
+	}
+	if err := s.fillHome(ctx, uid, zs, cut); err != nil {
+		return s.wrap("rebuild home timeline", err)
 	}
 	s.opt.Metrics.rebuilds.Inc()
 	return nil
+}
+
+// fillHome adds posts to uid's home timeline (G) that pushes did not bring.
+// With cut > 0, its authors may have posts below cut that left Redis: G
+// keeps nothing below cut, so that a page past G goes on in the pull tail
+// (F sets and archive), which has them all.
+func (s *Store) fillHome(ctx context.Context, uid int64, zs []redis.Z, cut float64) error {
+	zs = slices.DeleteFunc(zs, func(z redis.Z) bool { return z.Score < cut })
+	if len(zs) == 0 {
+		return nil
+	}
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		if cut > 0 {
+			pl.ZRemRangeByScore(ctx, s.keys.home(uid), "-inf", "("+strconv.FormatFloat(cut, 'f', -1, 64))
+		}
+		pl.ZAdd(ctx, s.keys.home(uid), zs...)
+		pl.ZRemRangeByRank(ctx, s.keys.home(uid), 0, int64(-s.opt.HotWindow-1))
+		return nil
+	})
+	return err
 }

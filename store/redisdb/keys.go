@@ -140,6 +140,11 @@ func (k Keys) fanOutQueue() string { return k.prefix + "fanout:queue" }
 // meanwhile, so a post shows on every fan's home as soon as it is written.
 func (k Keys) fanOutPending() string { return k.prefix + "fanout:pending" }
 
+// archiveQueue is the STREAM archive:queue of messages (and deletes) on
+// their way to the SQL archive, read in batches by the consumer group
+// archiveGroup of every server process.
+func (k Keys) archiveQueue() string { return k.prefix + "archive:queue" }
+
 // celebrities is the SET global:celebrities of the authors whose posts home
 // timelines pull from their F set instead of having them pushed.
 func (k Keys) celebrities() string { return k.prefix + "global:celebrities" }

@@ -38,6 +38,7 @@ func TestKeys(t *testing.T) {
 			k.lastMediaID():          "global:mediaid",
 			k.unattachedMedia():      "media:unattached",
 			k.fanOutQueue():          "fanout:queue",
+			k.archiveQueue():         "archive:queue",
 			k.fanOutPending():        "fanout:pending",
 			k.celebrities():          "global:celebrities",
 			k.lastSeen():             "global:lastseen",

@@ -19,6 +19,14 @@ var (
 	likeIfExistsSrc string
 	likeIfExists    = redis.NewScript(likeIfExistsSrc)
 
+	//go:embed lua/delete_message.lua
+	deleteMessageSrc string
+	deleteMessage    = redis.NewScript(deleteMessageSrc)
+
+	//go:embed lua/evict_message.lua
+	evictMessageSrc string
+	evictMessage    = redis.NewScript(evictMessageSrc)
+
 	//go:embed lua/notify_add.lua
 	notifyAddSrc string
 	notifyAdd    = redis.NewScript(notifyAddSrc)

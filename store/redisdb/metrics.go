@@ -15,6 +15,8 @@ type Metrics struct {
 	pulls    prometheus.Histogram
 	rebuilds prometheus.Counter
 	jobs     *prometheus.CounterVec
+	// The archive's counters.
+	archived, archiveErrors, evicted prometheus.Counter
 }
 
 // NewMetrics makes the counters and registers them with reg (nil: none).
@@ -33,36 +35,50 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "microblog_fanout_jobs_total", Help: "Fan-out jobs done, by kind.",
 		}, []string{"op"}),
+		archived: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_archive_rows_total", Help: "Messages and deletes saved to the archive.",
+		}),
+		archiveErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_archive_save_errors_total", Help: "Archive batches that failed to save (and were retried).",
+		}),
+		evicted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_archive_evicted_total", Help: "Messages moved out of Redis after leaving their hot window.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs)
+		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.archived, m.archiveErrors, m.evicted)
 	}
 	return m
 }
 
-// RegisterQueueMetrics adds the fan-out queue's length and lag, read from
-// Redis when scraped.
+// RegisterQueueMetrics adds the length and lag of the fan-out and archive
+// queues, read from Redis when scraped.
 func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
-	reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "microblog_fanout_queue_length", Help: "Fan-out jobs waiting or running.",
-		}, func() float64 {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			n, _ := s.rdb.XLen(ctx, s.keys.fanOutQueue()).Result()
-			return float64(n)
-		}),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "microblog_fanout_lag_seconds", Help: "Age of the oldest fan-out job not done yet.",
-		}, func() float64 {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			msgs, err := s.rdb.XRangeN(ctx, s.keys.fanOutQueue(), "-", "+", 1).Result()
-			if err != nil || len(msgs) == 0 {
-				return 0
-			}
-			ms, _ := strconv.ParseInt(strings.SplitN(msgs[0].ID, "-", 2)[0], 10, 64)
-			return max(0, float64(s.now()-ms)/1000)
-		}),
-	)
+	for _, q := range []struct{ name, what, key string }{
+		{"fanout", "Fan-out jobs", s.keys.fanOutQueue()},
+		{"archive", "Messages and deletes on their way to the archive", s.keys.archiveQueue()},
+	} {
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "microblog_" + q.name + "_queue_length", Help: q.what + " waiting or in progress.",
+			}, func() float64 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				n, _ := s.rdb.XLen(ctx, q.key).Result()
+				return float64(n)
+			}),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "microblog_" + q.name + "_lag_seconds", Help: "Age of the oldest entry of the " + q.name + " queue not done yet.",
+			}, func() float64 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				msgs, err := s.rdb.XRangeN(ctx, q.key, "-", "+", 1).Result()
+				if err != nil || len(msgs) == 0 {
+					return 0
+				}
+				ms, _ := strconv.ParseInt(strings.SplitN(msgs[0].ID, "-", 2)[0], 10, 64)
+				return max(0, float64(s.now()-ms)/1000)
+			}),
+		)
+	}
 }

@@ -135,7 +135,7 @@ func (w *worker) loop(ctx context.Context) {
 				return
 			}
 			if strings.HasPrefix(err.Error(), "NOGROUP") {
-				w.createGroup(ctx)
+				w.s.createGroup(ctx, w.s.keys.fanOutQueue(), fanOutGroup, w.log)
 				continue
 			}
 			w.log.Warn("fan-out: read queue", "err", err)
@@ -152,12 +152,12 @@ func (w *worker) loop(ctx context.Context) {
 	}
 }
 
-// createGroup makes the consumer group (and the stream) if they are missing;
-// from the stream's start, so no job queued before is skipped.
-func (w *worker) createGroup(ctx context.Context) {
-	err := w.s.rdb.XGroupCreateMkStream(ctx, w.s.keys.fanOutQueue(), fanOutGroup, "0").Err()
+// createGroup makes a consumer group (and its stream) if they are missing;
+// from the stream's start, so no entry queued before is skipped.
+func (s *Store) createGroup(ctx context.Context, stream, group string, log *slog.Logger) {
+	err := s.rdb.XGroupCreateMkStream(ctx, stream, group, "0").Err()
 	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
-		w.log.Warn("fan-out: create consumer group", "err", err)
+		log.Warn("create consumer group", "stream", stream, "err", err)
 	}
 }
 

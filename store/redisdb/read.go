@@ -9,20 +9,28 @@ import (
 	"microblog/store"
 )
 
-// message reads one message's own hash, in one round trip: repost_of holds
-// only the original's id. For writers, which need no more.
+// message reads one message's own hash, in one round trip (or from the
+// archive): repost_of holds only the original's id. For writers, which need
+// no more.
 func (s *Store) message(ctx context.Context, mid int64) (*store.Post, error) {
+	m, _, err := s.lookup(ctx, mid)
+	return m, err
+}
+
+// lookup is message, and tells whether the message is hot (its hash is in
+// Redis) or only in the archive.
+func (s *Store) lookup(ctx context.Context, mid int64) (m *store.Post, hot bool, err error) {
 	if mid <= 0 {
-		return nil, store.ErrPostNotFound
+		return nil, false, store.ErrPostNotFound
 	}
-	ms, err := s.loadMessages(ctx, []int64{mid}, 0)
+	ms, hots, err := s.loadMessagesHot(ctx, []int64{mid}, 0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if ms[0] == nil {
-		return nil, store.ErrPostNotFound
+		return nil, false, store.ErrPostNotFound
 	}
-	return ms[0], nil
+	return ms[0], hots[0], nil
 }
 
 // Post returns one message (a post or a comment) as viewer sees it.
@@ -93,8 +101,16 @@ func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store
 
 // loadMessages reads B hashes and their likes in one pipeline; repost_of
 // holds only the id. likes_count is the size of the likes set, and liked is
-// set when viewer is not 0.
+// set when viewer is not 0. A message whose hash has left Redis is read
+// from the archive; one deleted (a tombstone) or found nowhere is nil.
 func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, error) {
+	out, _, err := s.loadMessagesHot(ctx, mids, viewer)
+	return out, err
+}
+
+// loadMessagesHot is loadMessages, and tells which messages were hot (read
+// from Redis, not from the archive).
+func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
 	likes := make([]*redis.IntCmd, len(mids))
 	liked := make([]*redis.FloatCmd, len(mids))
@@ -109,23 +125,56 @@ func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.wrap("load posts", err)
+		return nil, nil, s.wrap("load posts", err)
 	}
 	out := make([]*store.Post, len(mids))
+	hot := make([]bool, len(mids))
+	var cold []int64 // indexes into mids of the messages to look for in the archive
 	for i, c := range cmds {
 		var h messageHash
 		if err := c.Scan(&h); err != nil || h.Kind == "" {
-			continue // gone (deleted or archived away), or not a message
+			if h.Deleted == "" && s.opt.Archive != nil {
+				cold = append(cold, int64(i))
+			}
+			continue
 		}
-		p := h.post(mids[i])
+		out[i], hot[i] = h.post(mids[i]), true
+	}
+	if len(cold) > 0 {
+		if err := s.loadArchived(ctx, mids, cold, out); err != nil {
+			return nil, nil, err
+		}
+	}
+	for i, p := range out {
+		if p == nil {
+			continue
+		}
 		p.LikesCount = likes[i].Val()
 		if viewer > 0 {
 			yes := liked[i].Err() == nil
 			p.Liked = &yes
 		}
-		out[i] = p
 	}
-	return out, nil
+	return out, hot, nil
+}
+
+// loadArchived fills out[i] for each index i in cold with message mids[i]
+// as the archive has it, unless it is deleted there (or not there at all).
+func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*store.Post) error {
+	ids := make([]int64, len(cold))
+	for j, i := range cold {
+		ids[j] = mids[i]
+	}
+	rows, err := s.opt.Archive.Messages(ctx, ids)
+	if err != nil {
+		return s.wrap("load posts: archive", err)
+	}
+	for _, i := range cold {
+		if a, ok := rows[mids[i]]; ok && !a.Deleted {
+			out[i] = archivedPost(a)
+		}
+	}
+	return nil
 }
 
 // fillAvatars sets the avatar of each post's author (and of the originals

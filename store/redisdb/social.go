@@ -17,13 +17,14 @@ import (
 // change notifies the author (or takes the notification back) and sends the
 // message's new counts to live readers.
 func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
-	m, err := s.message(ctx, mid)
+	m, hot, err := s.lookup(ctx, mid)
 	if err != nil {
 		return err
 	}
 	var changed int64
 	if on {
-		changed, err = likeIfExists.Run(ctx, s.rdb, []string{s.keys.message(mid), s.keys.likes(mid)}, s.now(), uid).Int64()
+		changed, err = likeIfExists.Run(ctx, s.rdb, []string{s.keys.message(mid), s.keys.likes(mid)},
+			s.now(), uid, flag(!hot)).Int64()
 		if changed < 0 {
 			return store.ErrPostNotFound // deleted meanwhile
 		}
@@ -56,21 +57,13 @@ func (s *Store) Likers(ctx context.Context, mid int64, q store.PageQuery) (store
 // publishCounts tells the live readers of author's posts (the author and its
 // fans) the counters of message mid as they are now.
 func (s *Store) publishCounts(ctx context.Context, mid, author int64) {
-	var counts *redis.SliceCmd
-	var likes *redis.IntCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		counts = pl.HMGet(ctx, s.keys.message(mid), fieldComments, fieldReposts)
-		likes = pl.ZCard(ctx, s.keys.likes(mid))
-		return nil
-	})
-	if err != nil {
+	ms, err := s.loadMessages(ctx, []int64{mid}, 0)
+	if err != nil || ms[0] == nil {
 		return // the counts are right on the next read; only the live update is lost
 	}
-	c := counts.Val()
-	cs, _ := c[0].(string)
-	rs, _ := c[1].(string)
+	m := ms[0]
 	s.publish(ctx, s.keys.AuthorChannel(author), store.EventCounts, store.CountsData{
-		ID: mid, LikesCount: likes.Val(), CommentsCount: parseID(cs), RepostsCount: parseID(rs)})
+		ID: mid, LikesCount: m.LikesCount, CommentsCount: m.CommentsCount, RepostsCount: m.RepostsCount})
 }
 
 // TagPosts is a page of the posts carrying tag, newest first.
@@ -79,7 +72,7 @@ func (s *Store) TagPosts(ctx context.Context, tag string, q store.PageQuery) (st
 	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	return s.messagePage(ctx, []string{s.keys.tagPosts(key)}, q)
+	return s.messagePage(ctx, []string{s.keys.tagPosts(key)}, nil, q)
 }
 
 // searchKey checks a topic or a search prefix and returns its index form.

@@ -29,8 +29,13 @@ type Options struct {
 	BcryptCost int
 	// SessionTTL is how long an unused session lives; each use slides it (default 30 days).
 	SessionTTL time.Duration
-	// HotWindow is how many message ids each home timeline keeps (default 1000).
+	// HotWindow is how many message ids each F and G set and the public
+	// timeline keep (default 1000): with an archive, a message older than its
+	// author's newest HotWindow lives only there.
 	HotWindow int
+	// Archive is the SQL archive, the complete record of every message; nil
+	// keeps every message in Redis for ever.
+	Archive store.Archive
 	// CelebrityFans is the number of fans from which an author's posts are
 	// pulled by its fans' home timelines instead of pushed into them
 	// (default DefaultCelebrityFans).
@@ -93,6 +98,14 @@ func (s *Store) Keys() Keys { return s.keys }
 // Ping tells whether Redis answers.
 func (s *Store) Ping(ctx context.Context) error {
 	return s.wrap("ping", s.rdb.Ping(ctx).Err())
+}
+
+// PingArchive tells whether there is an archive and whether it answers.
+func (s *Store) PingArchive(ctx context.Context) (bool, error) {
+	if s.opt.Archive == nil {
+		return false, nil
+	}
+	return true, s.wrap("ping archive", s.opt.Archive.Ping(ctx))
 }
 
 func (s *Store) now() int64 { return s.opt.Now().UnixMilli() }

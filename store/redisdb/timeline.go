@@ -15,28 +15,39 @@ func (s *Store) UserPosts(ctx context.Context, uid int64, q store.PageQuery) (st
 	if _, err := s.username(ctx, uid); err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	return s.messagePage(ctx, []string{s.keys.userPosts(uid)}, q)
+	tail := s.archiveTail(store.ArchiveQuery{Authors: []int64{uid}})
+	return s.messagePage(ctx, []string{s.keys.userPosts(uid)}, tail, q)
 }
 
 // PublicTimeline is a page of everyone's newest posts, newest first.
 func (s *Store) PublicTimeline(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
-	return s.messagePage(ctx, []string{s.keys.publicTimeline()}, q)
+	return s.messagePage(ctx, []string{s.keys.publicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true}), q)
 }
 
-// Comments is a page of the comments on message mid, newest first.
+// Comments is a page of the comments on message mid, newest first. While
+// mid is hot, its C set holds all of them; once it has left Redis, the
+// archived ones are only in the archive.
 func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.Post], error) {
-	if _, err := s.message(ctx, mid); err != nil {
+	_, hot, err := s.lookup(ctx, mid)
+	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	return s.messagePage(ctx, []string{s.keys.comments(mid)}, q)
+	var tail tail
+	if !hot {
+		tail = s.archiveTail(store.ArchiveQuery{Parent: mid})
+	}
+	return s.messagePage(ctx, []string{s.keys.comments(mid)}, tail, q)
 }
 
 // messagePage pages the union of sorted sets of message ids (score = id),
 // newest first, hydrating the ids into Posts: one key for most lists, a home
 // timeline and the F sets of the celebrities it pulls for the home page.
+// When the sets run short, the tail (if any) goes on below them: the
+// archive, or the pull model behind a home timeline. Both answer by id, so
+// one cursor pages through both with no gap and no duplicate at the seam.
 // Ids whose message is gone are skipped, and dropped from the sets so the
 // next reader does not meet them again.
-func (s *Store) messagePage(ctx context.Context, keys []string, q store.PageQuery) (store.Page[store.Post], error) {
+func (s *Store) messagePage(ctx context.Context, keys []string, tail tail, q store.PageQuery) (store.Page[store.Post], error) {
 	limit := q.Size()
 	before, after := q.Cursor.Score, max(q.After, q.Cursor.After)
 	page := store.Page[store.Post]{Items: make([]store.Post, 0, limit)}
@@ -48,6 +59,15 @@ func (s *Store) messagePage(ctx context.Context, keys []string, q store.PageQuer
 		mids, err := s.newest(ctx, keys, before, after, want+1)
 		if err != nil {
 			return store.Page[store.Post]{}, err
+		}
+		if len(mids) <= want && tail != nil {
+			// The sets hold all they have below before; the tail may hold
+			// more, and may hold some of the same (archived but still hot).
+			older, err := tail(ctx, before, after, want+1)
+			if err != nil {
+				return store.Page[store.Post]{}, err
+			}
+			mids = mergeNewest(mids, older, want+1)
 		}
 		if more = len(mids) > want; more {
 			mids = mids[:want]

@@ -1,0 +1,253 @@
+package redisdb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// archiveGroup is the consumer group of every server process's archiver.
+const archiveGroup = "archive"
+
+// maxThreadDepth bounds how deep eviction follows replies to replies.
+const maxThreadDepth = 16
+
+// ArchiverOptions tune the archiver of one process.
+type ArchiverOptions struct {
+	// Batch is how many queued messages one transaction saves (default 500).
+	Batch int
+	// ClaimIdle is how long a batch may stay unsaved before another process
+	// takes it over (default 30s).
+	ClaimIdle time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// RunArchiver saves the archive queue to the archive and moves what has left
+// the hot window out of Redis, until ctx ends. Without an archive it returns
+// at once. One archiver runs per process; any number of processes may run
+// one, and a batch saved twice changes nothing.
+func (s *Store) RunArchiver(ctx context.Context, opt ArchiverOptions) {
+	if s.opt.Archive == nil {
+		return
+	}
+	if opt.Batch <= 0 {
+		opt.Batch = 500
+	}
+	if opt.ClaimIdle <= 0 {
+		opt.ClaimIdle = 30 * time.Second
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	a := &archiver{s: s, opt: opt, log: opt.Logger, consumer: consumerName()}
+	backoff := 50 * time.Millisecond
+	lastClaim := time.Now()
+	for ctx.Err() == nil {
+		var msgs []redis.XMessage
+		var err error
+		if time.Since(lastClaim) >= opt.ClaimIdle/2 {
+			lastClaim = time.Now()
+			msgs, _, err = s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+				Stream: s.keys.archiveQueue(), Group: archiveGroup, Consumer: a.consumer,
+				MinIdle: opt.ClaimIdle, Start: "0-0", Count: int64(opt.Batch),
+			}).Result()
+			if len(msgs) > 0 {
+				a.log.Info("archive: took over a batch left idle", "entries", len(msgs))
+			}
+		}
+		if err == nil && len(msgs) == 0 {
+			msgs, err = a.read(ctx)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if strings.HasPrefix(err.Error(), "NOGROUP") {
+				s.createGroup(ctx, s.keys.archiveQueue(), archiveGroup, a.log)
+				continue
+			}
+			a.log.Warn("archive: read queue", "err", err)
+			sleep(ctx, backoff)
+			backoff = min(2*backoff, 2*time.Second)
+			continue
+		}
+		backoff = 50 * time.Millisecond
+		if len(msgs) > 0 {
+			a.do(ctx, msgs)
+		}
+	}
+}
+
+type archiver struct {
+	s        *Store
+	opt      ArchiverOptions
+	log      *slog.Logger
+	consumer string
+}
+
+// read waits a little for new entries of the queue.
+func (a *archiver) read(ctx context.Context) ([]redis.XMessage, error) {
+	streams, err := a.s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: archiveGroup, Consumer: a.consumer, Streams: []string{a.s.keys.archiveQueue(), ">"},
+		Count: int64(a.opt.Batch), Block: readBlock,
+	}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil || len(streams) == 0 {
+		return nil, err
+	}
+	return streams[0].Messages, nil
+}
+
+// do saves one batch, retrying while the archive is away, then moves out of
+// Redis what the batch lets go, and only then acknowledges it. A batch that
+// cannot be finished stays pending, and is taken over after ClaimIdle.
+func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
+	var put, del []store.Archived
+	ids := make([]string, len(msgs))
+	for i, m := range msgs {
+		ids[i] = m.ID
+		var row store.Archived
+		raw, _ := m.Values["row"].(string)
+		if err := json.Unmarshal([]byte(raw), &row); err != nil || row.ID == 0 {
+			a.log.Error("archive: dropping a malformed queue entry", "entry", m.ID, "err", err)
+			continue
+		}
+		if m.Values["op"] == archiveDelete {
+			del = append(del, row)
+		} else {
+			put = append(put, row)
+		}
+	}
+	backoff := 100 * time.Millisecond
+	for {
+		err := a.s.opt.Archive.Save(ctx, put, del)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		a.s.opt.Metrics.archiveErrors.Inc()
+		a.log.Warn("archive: save failed, will retry", "rows", len(put)+len(del), "err", err, "retry_in", backoff)
+		sleep(ctx, backoff)
+		backoff = min(2*backoff, 5*time.Second)
+	}
+	a.s.opt.Metrics.archived.Add(float64(len(put) + len(del)))
+	if err := a.s.evict(ctx, put, del); err != nil {
+		if ctx.Err() == nil {
+			a.log.Warn("archive: move out of Redis failed, will retry", "err", err)
+		}
+		return
+	}
+	actx := context.WithoutCancel(ctx) // saved is saved, even if we are stopping
+	_, err := a.s.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
+		pl.XAck(actx, a.s.keys.archiveQueue(), archiveGroup, ids...)
+		pl.XDel(actx, a.s.keys.archiveQueue(), ids...)
+		return nil
+	})
+	if err != nil {
+		a.log.Warn("archive: acknowledge batch", "err", err)
+	}
+}
+
+// evict moves out of Redis what a saved batch lets go: the tombstones of
+// the deletes it archived; the messages of its authors that have left their
+// hot window; its comments on messages no longer hot; and, from the public
+// timeline, the ids past its window. Only ids the archive holds go, so a
+// reader that misses them in Redis finds them there.
+func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
+	w := int64(s.opt.HotWindow)
+	var pastWindow map[int64]*redis.StringSliceCmd
+	var publicPast *redis.StringSliceCmd
+	parents := map[int64]*redis.StringCmd{} // comment id → kind of its parent
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, d := range del {
+			evictMessage.Eval(ctx, pl, []string{s.keys.message(d.ID)}, "tombstone")
+		}
+		pastWindow = map[int64]*redis.StringSliceCmd{}
+		for _, p := range put {
+			switch {
+			case p.Kind == store.KindComment:
+				parents[p.ID] = pl.HGet(ctx, s.keys.message(p.Parent), "kind")
+			case pastWindow[p.Author] == nil:
+				pastWindow[p.Author] = pl.ZRange(ctx, s.keys.userPosts(p.Author), 0, -w-1)
+			}
+		}
+		publicPast = pl.ZRange(ctx, s.keys.publicTimeline(), 0, -w-1)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return s.wrap("archive: evict", err)
+	}
+	// Candidates, and where each one's index entry is.
+	type candidate struct {
+		mid   int64
+		index string // the set to take it out of
+		keep  bool   // only take it out of index: its message stays hot
+	}
+	var cands []candidate
+	for author, c := range pastWindow {
+		for _, mid := range parseIDs(c.Val()) {
+			cands = append(cands, candidate{mid: mid, index: s.keys.userPosts(author)})
+		}
+	}
+	for _, mid := range parseIDs(publicPast.Val()) {
+		cands = append(cands, candidate{mid: mid, index: s.keys.publicTimeline(), keep: true})
+	}
+	for _, p := range put {
+		if c := parents[p.ID]; c != nil && c.Val() == "" {
+			cands = append(cands, candidate{mid: p.ID, index: s.keys.comments(p.Parent)})
+		}
+	}
+	for depth := 0; len(cands) > 0 && depth < maxThreadDepth; depth++ {
+		ids := make([]int64, len(cands))
+		for i, c := range cands {
+			ids[i] = c.mid
+		}
+		has, err := s.opt.Archive.Has(ctx, ids)
+		if err != nil {
+			return s.wrap("archive: evict", err)
+		}
+		saved := make(map[int64]bool, len(has))
+		for _, mid := range has {
+			saved[mid] = true
+		}
+		replies := map[int64]*redis.StringSliceCmd{}
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			for _, c := range cands {
+				if !saved[c.mid] {
+					continue // not archived yet: its own batch moves it
+				}
+				if !c.keep && replies[c.mid] == nil {
+					evictMessage.Eval(ctx, pl, []string{s.keys.message(c.mid)}, "message")
+					pl.Del(ctx, s.keys.publicTime(c.mid), s.keys.author(c.mid))
+					replies[c.mid] = pl.ZRange(ctx, s.keys.comments(c.mid), 0, -1)
+				}
+				pl.ZRem(ctx, c.index, c.mid)
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return s.wrap("archive: evict", err)
+		}
+		s.opt.Metrics.evicted.Add(float64(len(replies)))
+		// The comments of what left Redis go too, once archived.
+		cands = cands[:0]
+		for parent, c := range replies {
+			for _, mid := range parseIDs(c.Val()) {
+				cands = append(cands, candidate{mid: mid, index: s.keys.comments(parent)})
+			}
+		}
+	}
+	return nil
+}
