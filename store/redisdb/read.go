@@ -33,7 +33,9 @@ func (s *Store) lookup(ctx context.Context, mid int64) (m *store.Post, hot bool,
 	return ms[0], hots[0], nil
 }
 
-// Post returns one message (a post or a comment) as viewer sees it.
+// Post returns one message (a post or a comment) as viewer sees it. A
+// comment in a thread whose post (or a comment above it) was deleted is
+// not found either: deleting a post takes its thread down with it.
 func (s *Store) Post(ctx context.Context, mid, viewer int64) (store.Post, error) {
 	if mid <= 0 {
 		return store.Post{}, store.ErrPostNotFound
@@ -44,6 +46,13 @@ func (s *Store) Post(ctx context.Context, mid, viewer int64) (store.Post, error)
 	}
 	if ps[0] == nil {
 		return store.Post{}, store.ErrPostNotFound
+	}
+	for parent, depth := ps[0].ParentID, 0; parent != nil && depth < maxThreadDepth; depth++ {
+		up, err := s.message(ctx, *parent)
+		if err != nil {
+			return store.Post{}, err // ErrPostNotFound when it was deleted
+		}
+		parent = up.ParentID
 	}
 	return *ps[0], nil
 }
