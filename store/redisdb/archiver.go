@@ -166,24 +166,22 @@ func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 // timeline, the ids past its window. Only ids the archive holds go, so a
 // reader that misses them in Redis finds them there.
 func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
-	w := int64(s.opt.HotWindow)
-	var pastWindow map[int64]*redis.StringSliceCmd
-	var publicPast *redis.StringSliceCmd
+	pastWindow := map[int64]*oldest{}
+	var publicPast *oldest
 	parents := map[int64]*redis.StringCmd{} // comment id → kind of its parent
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, d := range del {
 			evictMessage.Eval(ctx, pl, []string{s.keys.message(d.ID)}, "tombstone")
 		}
-		pastWindow = map[int64]*redis.StringSliceCmd{}
 		for _, p := range put {
 			switch {
 			case p.Kind == store.KindComment:
 				parents[p.ID] = pl.HGet(ctx, s.keys.message(p.Parent), "kind")
 			case pastWindow[p.Author] == nil:
-				pastWindow[p.Author] = pl.ZRange(ctx, s.keys.userPosts(p.Author), 0, -w-1)
+				pastWindow[p.Author] = s.queueOldest(ctx, pl, s.keys.userPosts(p.Author))
 			}
 		}
-		publicPast = pl.ZRange(ctx, s.keys.publicTimeline(), 0, -w-1)
+		publicPast = s.queueOldest(ctx, pl, s.keys.publicTimeline())
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -196,12 +194,12 @@ func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
 		keep  bool   // only take it out of index: its message stays hot
 	}
 	var cands []candidate
-	for author, c := range pastWindow {
-		for _, mid := range parseIDs(c.Val()) {
+	for author, o := range pastWindow {
+		for _, mid := range o.past(s.opt.HotWindow) {
 			cands = append(cands, candidate{mid: mid, index: s.keys.userPosts(author)})
 		}
 	}
-	for _, mid := range parseIDs(publicPast.Val()) {
+	for _, mid := range publicPast.past(s.opt.HotWindow) {
 		cands = append(cands, candidate{mid: mid, index: s.keys.publicTimeline(), keep: true})
 	}
 	for _, p := range put {
@@ -250,4 +248,24 @@ func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
 		}
 	}
 	return nil
+}
+
+// evictBatch bounds how many ids past a window one batch looks at, so that
+// catching up after the archive was away costs the same per batch.
+const evictBatch = 1000
+
+// oldest is a sorted set's size and its oldest ids, read in a pipeline.
+type oldest struct {
+	size *redis.IntCmd
+	ids  *redis.StringSliceCmd
+}
+
+func (s *Store) queueOldest(ctx context.Context, pl redis.Pipeliner, key string) *oldest {
+	return &oldest{size: pl.ZCard(ctx, key), ids: pl.ZRange(ctx, key, 0, evictBatch-1)}
+}
+
+// past is the ids beyond the newest window of the set (at most evictBatch).
+func (o *oldest) past(window int) []int64 {
+	ids := parseIDs(o.ids.Val())
+	return ids[:max(0, min(len(ids), int(o.size.Val())-window))]
 }
