@@ -178,6 +178,15 @@ func TestArchiveHotWindow(t *testing.T) {
 			if p, _ := s.Post(s.ctx, posts[0], fan); p.LikesCount != 1 || !*p.Liked || p.CommentsCount != 2 {
 				t.Fatalf("archived post after a like and a comment = %+v", p)
 			}
+			// A repost of an archived post.
+			r := s.post(store.NewPost{Author: other, RepostOf: posts[2], Content: "from the archive"})
+			if r.RepostOf == nil || r.RepostOf.Content != "post 2 第2条" {
+				t.Fatalf("repost of an archived post = %+v", r)
+			}
+			s.archived()
+			if p, _ := s.Post(s.ctx, posts[2], 0); p.RepostsCount != 1 {
+				t.Fatalf("archived post after a repost = %+v", p)
+			}
 
 			// Deleting an archived post, which someone reposted.
 			if err := s.Delete(s.ctx, writer, posts[0]); err != nil {
