@@ -35,8 +35,9 @@ run: build
 	[ $$status -eq 130 ] && exit 0 || exit $$status
 
 # test runs every Go test under the race detector: each test starts its own
-# throwaway redis-server on a free port in a temporary directory, and the
-# browser tests drive Debian's headless Chromium through playwright-core.
+# throwaway redis-server on a free port in a temporary directory (the
+# archive's tests a MariaDB server too), and the browser tests drive
+# Debian's headless Chromium through playwright-core.
 test: deps-test
 	$(GO) test -race -count=1 -timeout 15m ./...
 
@@ -67,6 +68,8 @@ deps-run:
 
 deps-test: deps-run
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer"; exit 1; }
+	@# The archive's tests start throwaway MariaDB servers (store/archive/archivetest).
+	@PATH="$$PATH:/usr/sbin"; command -v mariadbd >/dev/null || command -v mysqld >/dev/null || { $(call apt_install,mariadb-server); }
 	@test -x /usr/bin/chromium || { $(call apt_install,chromium); }
 	@command -v npm >/dev/null || { $(call apt_install,nodejs npm); }
 	@test -f web/e2e/node_modules/playwright-core/package.json || npm ci --prefix web/e2e --no-audit --no-fund

@@ -27,10 +27,11 @@ type Archived struct {
 }
 
 // ArchiveQuery selects message ids from the archive, newest first. Exactly
-// one of Authors, Parent and Public says which; deleted messages are never
-// returned.
+// one of Authors (non-nil; empty selects nothing), Parent and Public says
+// which, and Limit must be positive, else IDs fails with ErrInvalid; deleted
+// messages are never returned.
 type ArchiveQuery struct {
-	Authors []int64 // posts (not comments) written by any of these users
+	Authors []int64 // posts and reposts (not comments) by any of these users; may hold thousands
 	Parent  int64   // comments on this message
 	Public  bool    // every post
 	Before  int64   // only ids below this; 0: no bound
@@ -40,15 +41,21 @@ type ArchiveQuery struct {
 
 // Archive is the SQL archive behind the Redis hot window. Every method is
 // safe to call from many goroutines and processes at once, and Save may be
-// replayed: what is already there stays as it is.
+// replayed: what is already there stays as it is. When the database cannot
+// be reached, errors wrap ErrUnavailable. store/archive implements it.
 type Archive interface {
 	// Save writes, in one transaction, new messages (an id already archived,
-	// or already a tombstone, is left as it is) and tombstones for deleted
-	// ones (a tombstone replaces whatever row there was, or is inserted).
+	// or already a tombstone, is left as it is; a put with Deleted set is
+	// stored as a tombstone) and tombstones for deleted ones (a tombstone
+	// replaces whatever row there was, or is inserted: its text and JSON
+	// cleared, its other fields as given, except those given as zero, which
+	// keep what the row had). Ids must be positive.
 	Save(ctx context.Context, put, deleted []Archived) error
-	// Messages returns the rows of these ids that exist, tombstones included.
+	// Messages returns the rows of these ids that exist, tombstones included
+	// (Deleted set, Content, Mentions, Tags and Media empty).
 	Messages(ctx context.Context, ids []int64) (map[int64]Archived, error)
-	// Has returns which of ids have a row (a message or a tombstone).
+	// Has returns which of ids have a row (a message or a tombstone), in the
+	// order of ids, each once.
 	Has(ctx context.Context, ids []int64) ([]int64, error)
 	// IDs returns the ids the query selects, newest first.
 	IDs(ctx context.Context, q ArchiveQuery) ([]int64, error)

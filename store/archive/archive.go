@@ -1,0 +1,141 @@
+// Package archive is the SQL archive behind the Redis hot window
+// (store.Archive): every message and every delete, in an embedded SQLite
+// file or on a MySQL or MariaDB server. Both engines share one code path;
+// only the statements whose syntax differs live in a dialect (dialect.go),
+// and each engine has its own migrations (migrations/<engine>/).
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
+
+	"microblog/store"
+)
+
+// DB is an open archive. Its methods are safe for concurrent use, also by
+// several processes sharing the database.
+type DB struct {
+	d *dialect
+	// read serves queries; write serves Save and migrations. On SQLite they
+	// are two pools of the same file: one connection writes, since SQLite
+	// allows one writer at a time, while others read beside it (WAL). On
+	// MySQL they are the same pool.
+	read, write *sql.DB
+}
+
+var _ store.Archive = (*DB)(nil)
+
+// Pool sizes. SQLite's readers are cheap but gain little beyond the number
+// of cores; MySQL's pool bounds what one server process asks of the database.
+const (
+	sqliteReaders = 4
+	mysqlConns    = 16
+)
+
+// sqliteOptions are the modernc.org/sqlite options of every connection:
+// wait up to 5s for another writer instead of failing at once, and WAL, so
+// that readers never block the writer nor it them. synchronous stays FULL
+// (the default): the archive is the only copy of cold messages, so a
+// committed Save survives a power cut, at one fsync per Save.
+const sqliteOptions = "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+
+// Open opens the archive dsn names (see CheckDSN for its forms), creating a
+// SQLite file and its folder if missing, and brings its schema up to date.
+// Several processes may open the same archive at once. When a MySQL server
+// cannot be reached, the error wraps store.ErrUnavailable.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	t, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	var db *DB
+	if t.mysql != nil {
+		db = openMySQL(t.mysql)
+	} else if db, err = openSQLite(t.sqlitePath); err != nil {
+		return nil, err
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, wrap(db.d, "open: migrate", err)
+	}
+	return db, nil
+}
+
+func openSQLite(path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("archive: open: %w", err)
+	}
+	// _txlock=immediate takes the write lock when a transaction begins, so
+	// that two processes' Saves wait for each other (busy_timeout) instead
+	// of one failing when it tries to upgrade a read lock.
+	write, err := sql.Open("sqlite", path+sqliteOptions+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("archive: open: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	read, err := sql.Open("sqlite", path+sqliteOptions+"&_query_only=1")
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("archive: open: %w", err)
+	}
+	read.SetMaxOpenConns(sqliteReaders)
+	read.SetMaxIdleConns(sqliteReaders)
+	return &DB{d: sqliteDialect, read: read, write: write}, nil
+}
+
+func openMySQL(c *mysql.Config) *DB {
+	conn, _ := mysql.NewConnector(c) // c passed parseDSN's checks
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(mysqlConns)
+	db.SetMaxIdleConns(mysqlConns / 2)
+	// Below the servers' usual wait_timeout (8h) and any proxy's idle cut.
+	db.SetConnMaxLifetime(5 * time.Minute)
+	db.SetConnMaxIdleTime(time.Minute)
+	return &DB{d: mysqlDialect, read: db, write: db}
+}
+
+// Ping tells whether the archive answers.
+func (db *DB) Ping(ctx context.Context) error {
+	return wrap(db.d, "ping", db.read.PingContext(ctx))
+}
+
+// Close releases the database. Calls after Close fail with an error that
+// wraps store.ErrUnavailable.
+func (db *DB) Close() error {
+	err := db.write.Close()
+	if db.read != db.write {
+		if e := db.read.Close(); err == nil {
+			err = e
+		}
+	}
+	return wrap(db.d, "close", err)
+}
+
+// Count returns how many messages and how many tombstones the archive holds.
+func (db *DB) Count(ctx context.Context) (messages, tombstones int64, err error) {
+	rows, err := db.read.QueryContext(ctx, "SELECT deleted, COUNT(*) FROM messages GROUP BY deleted")
+	if err != nil {
+		return 0, 0, wrap(db.d, "count", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var deleted bool
+		var n int64
+		if err := rows.Scan(&deleted, &n); err != nil {
+			return 0, 0, wrap(db.d, "count", err)
+		}
+		if deleted {
+			tombstones = n
+		} else {
+			messages = n
+		}
+	}
+	return messages, tombstones, wrap(db.d, "count", rows.Err())
+}

@@ -1,0 +1,249 @@
+package archivetest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// notInstalled is the failure when no MariaDB server can be found.
+const notInstalled = "MariaDB is not installed (no mariadbd or mysqld with mariadb-install-db or mysql_install_db): " +
+	"run make test, which installs it, or apt-get install mariadb-server"
+
+// Server options: small buffers, since a test database holds little, and
+// no binary log, since nothing replicates from it. Durability stays the
+// default (a commit is flushed), so that benchmarks measure what a real
+// server would do.
+var serverOptions = []string{
+	"--innodb-buffer-pool-size=64M",
+	"--innodb-log-file-size=32M",
+	"--skip-log-bin",
+	"--skip-name-resolve",
+	"--max-connections=1000",
+}
+
+// Server is one mariadbd started for tests, its data in Dir.
+type Server struct {
+	Port int
+	Dir  string
+
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed once the server process is gone
+	waitErr error         // how it ended, once exited is closed
+	admin   *sql.DB       // root, no database, for CREATE DATABASE
+
+	mu sync.Mutex
+	n  int // databases created, to name the next one
+}
+
+// StartMariaDB starts a server for t alone and stops it when t ends, for
+// tests that must stop or kill it. It fails the test (never skips it) when
+// MariaDB is not installed.
+func StartMariaDB(t testing.TB) *Server {
+	t.Helper()
+	s, err := start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// start installs a data folder and starts a server on it, as root with
+// --skip-grant-tables: any user may do anything, which is all a throwaway
+// server needs. It tries three times, since another process may take the
+// free port it picked before the server binds it.
+func start() (*Server, error) {
+	server, ok1 := lookPath("mariadbd", "mysqld")
+	install, ok2 := lookPath("mariadb-install-db", "mysql_install_db")
+	if !ok1 || !ok2 {
+		return nil, errors.New(notInstalled)
+	}
+	var errs []error
+	for range 3 {
+		// A short folder: a Unix socket's path may not exceed about 100 bytes.
+		dir, err := os.MkdirTemp("", "mariadb-")
+		if err != nil {
+			return nil, err
+		}
+		s := &Server{Dir: dir, exited: make(chan struct{})}
+		err = s.run(install, server)
+		if err == nil {
+			return s, nil
+		}
+		s.Stop()
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+func (s *Server) run(install, server string) error {
+	data := filepath.Join(s.Dir, "data")
+	var user []string
+	if os.Geteuid() == 0 {
+		user = []string{"--user=root"} // mariadbd refuses to run as root without it
+	}
+	args := append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal",
+		"--skip-test-db"}, user...)
+	if out, err := exec.Command(install, append(args, serverOptions...)...).CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", install, err, out)
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	s.Port = port
+	args = append([]string{"--no-defaults", "--datadir=" + data,
+		"--socket=" + filepath.Join(s.Dir, "sock"), "--pid-file=" + filepath.Join(s.Dir, "pid"),
+		"--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-grant-tables",
+		"--tmpdir=" + s.Dir, "--log-error=" + filepath.Join(s.Dir, "error.log")}, user...)
+	s.cmd = exec.Command(server, append(args, serverOptions...)...)
+	if err := s.startCmd(); err != nil {
+		return fmt.Errorf("start %s: %w", server, err)
+	}
+
+	c := mysql.NewConfig()
+	c.Net, c.Addr, c.User, c.Timeout = "tcp", s.Addr(), "root", time.Second
+	conn, err := mysql.NewConnector(c)
+	if err != nil {
+		return err
+	}
+	s.admin = sql.OpenDB(conn)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := s.admin.PingContext(ctx)
+		cancel()
+		if !s.Running() {
+			return fmt.Errorf("%s exited at start (%v):\n%s", server, s.waitErr, s.logTail())
+		}
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not answer on %s: %v\n%s", server, s.Addr(), err, s.logTail())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startCmd starts s.cmd and waits for it in the background. The kernel kills
+// the server when the thread that started it ends (killWithParent), so that
+// thread stays locked to the goroutine that waits as long as the server runs.
+func (s *Server) startCmd() error {
+	killWithParent(s.cmd)
+	started := make(chan error)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := s.cmd.Start()
+		started <- err
+		if err == nil {
+			s.waitErr = s.cmd.Wait()
+		}
+		close(s.exited)
+	}()
+	return <-started
+}
+
+// Addr is host:port of the server.
+func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.Port) }
+
+// NewDatabase creates an empty database for t, dropped when t ends if the
+// server still runs, and returns its DSN. Its default character set is the
+// server's, latin1, so that tests show the archive does not rely on it.
+func (s *Server) NewDatabase(t testing.TB) string {
+	t.Helper()
+	s.mu.Lock()
+	s.n++
+	name := fmt.Sprintf("t%d_%s", s.n, unsafeChars.ReplaceAllString(strings.ToLower(t.Name()), "_"))
+	s.mu.Unlock()
+	name = name[:min(len(name), 64)]
+	if !s.Running() {
+		t.Fatalf("the MariaDB server on %s is gone (%v):\n%s", s.Addr(), s.waitErr, s.logTail())
+	}
+	if _, err := s.admin.Exec("CREATE DATABASE `" + name + "`"); err != nil {
+		t.Fatalf("create database %s on %s: %v\n%s", name, s.Addr(), err, s.logTail())
+	}
+	t.Cleanup(func() {
+		if s.Running() {
+			s.admin.Exec("DROP DATABASE IF EXISTS `" + name + "`")
+		}
+	})
+	return fmt.Sprintf("mysql://root@%s/%s", s.Addr(), name)
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// logTail is the end of the server's error log, for failure messages.
+func (s *Server) logTail() string {
+	log, _ := os.ReadFile(filepath.Join(s.Dir, "error.log"))
+	return string(log[max(0, len(log)-4000):])
+}
+
+// Running tells whether the server process is still there.
+func (s *Server) Running() bool {
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return s.cmd != nil
+	}
+}
+
+// Kill kills the server at once, as a crash would; its data stays in Dir.
+func (s *Server) Kill() {
+	if s.Running() {
+		s.cmd.Process.Kill()
+		<-s.exited
+	}
+}
+
+// Stop kills the server and removes its data.
+func (s *Server) Stop() {
+	s.Kill()
+	if s.admin != nil {
+		s.admin.Close()
+	}
+	os.RemoveAll(s.Dir)
+}
+
+// lookPath finds the first of names on PATH or in the sbin folders, which a
+// user's PATH may lack.
+func lookPath(names ...string) (string, bool) {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, true
+		}
+		for _, dir := range []string{"/usr/sbin", "/usr/local/sbin"} {
+			p := filepath.Join(dir, n)
+			if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,172 @@
+package archive
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"microblog/store"
+)
+
+// idsPerQuery is how many ids or authors one query lists: long lists are
+// read in chunks, far below SQLite's 32,766 parameters.
+const idsPerQuery = 500
+
+// selectMessage reads a message with its counters, derived from the
+// comments and reposts that are not deleted (indexes messages_parent and
+// messages_repost_of).
+const selectMessage = "SELECT " + columns + `,
+	(SELECT COUNT(*) FROM messages c WHERE c.parent = m.id AND c.deleted = 0),
+	(SELECT COUNT(*) FROM messages r WHERE r.repost_of = m.id AND r.deleted = 0)
+	FROM messages m WHERE m.id IN `
+
+// Messages returns the rows of these ids that exist, tombstones included
+// (Deleted set, Content, Mentions, Tags and Media empty), each with its
+// CommentsCount and RepostsCount.
+func (db *DB) Messages(ctx context.Context, ids []int64) (map[int64]store.Archived, error) {
+	found := make(map[int64]store.Archived, len(ids))
+	for chunk := range slices.Chunk(uniq(ids), idsPerQuery) {
+		if err := db.messages(ctx, chunk, found); err != nil {
+			return nil, wrap(db.d, "messages", err)
+		}
+	}
+	return found, nil
+}
+
+func (db *DB) messages(ctx context.Context, ids []int64, found map[int64]store.Archived) error {
+	rows, err := db.read.QueryContext(ctx, selectMessage+list(len(ids)), anys(ids)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m store.Archived
+		if err := rows.Scan(&m.ID, &m.Kind, &m.Author, &m.Username, &m.Content, &m.Created,
+			&m.RepostOf, &m.Parent, &m.Mentions, &m.Tags, &m.Media, &m.Deleted,
+			&m.CommentsCount, &m.RepostsCount); err != nil {
+			return err
+		}
+		found[m.ID] = m
+	}
+	return rows.Err()
+}
+
+// Has returns which of ids have a row (a message or a tombstone), in the
+// order of ids, each once.
+func (db *DB) Has(ctx context.Context, ids []int64) ([]int64, error) {
+	ids = uniq(ids)
+	found := make(map[int64]bool, len(ids))
+	for chunk := range slices.Chunk(ids, idsPerQuery) {
+		got, err := db.column(ctx, "SELECT id FROM messages WHERE id IN "+list(len(chunk)), anys(chunk)...)
+		if err != nil {
+			return nil, wrap(db.d, "has", err)
+		}
+		for _, id := range got {
+			found[id] = true
+		}
+	}
+	return slices.DeleteFunc(ids, func(id int64) bool { return !found[id] }), nil
+}
+
+// IDs returns the ids q selects, newest first (see store.ArchiveQuery).
+// Exactly one of q.Authors (which may be empty, selecting nothing), q.Parent
+// and q.Public must be set, and q.Limit must be positive; else the error
+// wraps store.ErrInvalid.
+func (db *DB) IDs(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
+	n := 0
+	for _, set := range []bool{q.Authors != nil, q.Parent != 0, q.Public} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 || q.Limit <= 0 {
+		return nil, fmt.Errorf("archive: ids: %w: want exactly one of Authors, Parent and Public, and a positive Limit; got %d and Limit %d",
+			store.ErrInvalid, n, q.Limit)
+	}
+	var ids []int64
+	var err error
+	switch {
+	case q.Parent != 0:
+		ids, err = db.page(ctx, q, "parent = ?", q.Parent)
+	case q.Public:
+		ids, err = db.page(ctx, q, "kind = ?", store.KindPost)
+	default:
+		ids, err = db.ofAuthors(ctx, q)
+	}
+	return ids, wrap(db.d, "ids", err)
+}
+
+// ofAuthors merges the pages of each chunk of q.Authors. Once Limit ids are
+// at hand, later chunks need only look above the oldest of them.
+func (db *DB) ofAuthors(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
+	var ids []int64
+	for chunk := range slices.Chunk(uniq(q.Authors), idsPerQuery) {
+		if len(ids) == q.Limit {
+			q.After = max(q.After, ids[len(ids)-1])
+		}
+		got, err := db.page(ctx, q, "author IN "+list(len(chunk))+" AND kind = ?", append(anys(chunk), store.KindPost)...)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, got...)
+		slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(b, a) })
+		ids = ids[:min(len(ids), q.Limit)]
+	}
+	return ids, nil
+}
+
+// page returns the newest ids of the messages that are not deleted and that
+// where (with its args) selects, within q's bounds.
+func (db *DB) page(ctx context.Context, q store.ArchiveQuery, where string, args ...any) ([]int64, error) {
+	s := "SELECT id FROM messages WHERE " + where + " AND deleted = 0 AND id > ?"
+	args = append(args, q.After)
+	if q.Before > 0 {
+		s += " AND id < ?"
+		args = append(args, q.Before)
+	}
+	return db.column(ctx, s+" ORDER BY id DESC LIMIT ?", append(args, q.Limit)...)
+}
+
+// column runs a query of one integer column.
+func (db *DB) column(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// list is the parenthesized list of n placeholders.
+func list(n int) string { return "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")" }
+
+func anys(ids []int64) []any {
+	a := make([]any, len(ids), len(ids)+1)
+	for i, id := range ids {
+		a[i] = id
+	}
+	return a
+}
+
+// uniq returns ids without repeats, in their first order, as a new slice.
+func uniq(ids []int64) []int64 {
+	seen := make(map[int64]bool, len(ids))
+	out := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
