@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,10 +65,18 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("no browser tests (*.test.mjs) in %s", dir)
 	}
 	sort.Strings(files)
+	if only := os.Getenv("BROWSER_TESTS"); only != "" { // e.g. BROWSER_TESTS=archive,social while working on those
+		files = slices.DeleteFunc(files, func(f string) bool {
+			return !slices.ContainsFunc(strings.Split(only, ","), func(name string) bool {
+				return filepath.Base(f) == name+".test.mjs"
+			})
+		})
+	}
 
 	r := startRedis(t)
 	addr := "127.0.0.1:" + freeTCPPort(t)
-	env := []string{"MICROBLOG_ADDR=" + addr, "MICROBLOG_ALLOWED_ORIGINS=" + appOrigin}
+	// A small hot window, so that archive.test.mjs pages past it.
+	env := []string{"MICROBLOG_ADDR=" + addr, "MICROBLOG_ALLOWED_ORIGINS=" + appOrigin, "MICROBLOG_HOT_WINDOW=20"}
 	srv := startServer(t, r, env...)
 
 	type controlReq struct {
