@@ -95,9 +95,13 @@ func withTombstone(d *dialect) *dialect {
 	return d
 }
 
-// migrationLock names the MySQL lock that migrations hold.
+// migrationLock names the MySQL lock that migrations hold. Lock names are
+// server-wide, so archives sharing a server migrate one at a time, which
+// costs them nothing but a short wait.
 const migrationLock = "microblog_archive_migrations"
 
+// mysqlLock takes migrationLock on conn's session, waiting up to 60s for
+// another process to finish migrating.
 func mysqlLock(ctx context.Context, conn *sql.Conn) (func(), error) {
 	var got sql.NullInt64
 	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(?, 60)", migrationLock).Scan(&got); err != nil {
@@ -116,9 +120,6 @@ func mysqlLock(ctx context.Context, conn *sql.Conn) (func(), error) {
 func wrap(d *dialect, op string, err error) error {
 	if err == nil {
 		return nil
-	}
-	if errors.Is(err, store.ErrInvalid) {
-		return fmt.Errorf("archive: %s: %w", op, err)
 	}
 	if commonUnavailable(err) || d.unavailable(err) {
 		return fmt.Errorf("archive: %s: %w: %w", op, store.ErrUnavailable, err)
