@@ -284,16 +284,17 @@ func TestIDs(t *testing.T) {
 	})
 }
 
-// TestIDsManyAuthors reads the posts of more authors than one query lists:
-// the chunks' pages must merge into one page, newest first.
+// TestIDsManyAuthors reads the posts of more authors than one query reads
+// (and not a multiple of it): the queries' pages must merge into one page,
+// newest first.
 func TestIDsManyAuthors(t *testing.T) {
 	forEngines(t, func(t *testing.T, db *archive.DB) {
-		const authors = 2500
+		const authors = 2550
 		rng := rand.New(rand.NewPCG(1, 2))
 		var put []store.Archived
 		var all []int64 // ids of the followed authors' posts
 		for id := int64(1); id <= 3*authors; id++ {
-			author := 1 + rng.Int64N(authors+100) // authors above 2500 are not followed
+			author := 1 + rng.Int64N(authors+100) // the last 100 are not followed
 			put = append(put, post(id, author, "p"))
 			if author <= authors {
 				all = append(all, id)

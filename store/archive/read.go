@@ -3,6 +3,7 @@ package archive
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"microblog/store"
 )
 
-// idsPerQuery is how many ids or authors one query lists: long lists are
+// idsPerQuery is how many ids one query lists: long lists are
 // read in chunks, far below SQLite's 32,766 parameters.
 const idsPerQuery = 500
 
@@ -59,7 +60,7 @@ func (db *DB) Has(ctx context.Context, ids []int64) ([]int64, error) {
 	ids = uniq(ids)
 	found := make(map[int64]bool, len(ids))
 	for chunk := range slices.Chunk(ids, idsPerQuery) {
-		got, err := db.column(ctx, "SELECT id FROM messages WHERE id IN "+list(len(chunk)), anys(chunk)...)
+		got, err := column(db.read.QueryContext(ctx, "SELECT id FROM messages WHERE id IN "+list(len(chunk)), anys(chunk)...))
 		if err != nil {
 			return nil, wrap(db.d, "has", err)
 		}
@@ -98,40 +99,92 @@ func (db *DB) IDs(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
 	return ids, wrap(db.d, "ids", err)
 }
 
-// ofAuthors merges the pages of each chunk of q.Authors. Once Limit ids are
-// at hand, later chunks need only look above the oldest of them.
+// ofAuthors reads each author's newest posts by a seek of its own on
+// messages_author (author, kind, deleted, id), Limit at most, and merges
+// them. With an IN list instead, the planners may scan the whole table
+// backwards, which for authors who posted long ago means every row. A query
+// reads d.authorsPerQuery authors, one branch of a UNION ALL each; once
+// Limit ids are at hand, later queries need only look above the oldest.
 func (db *DB) ofAuthors(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
-	var ids []int64
-	for chunk := range slices.Chunk(uniq(q.Authors), idsPerQuery) {
-		if len(ids) == q.Limit {
-			q.After = max(q.After, ids[len(ids)-1])
+	authors, per := uniq(q.Authors), db.d.authorsPerQuery
+	var full *sql.Stmt // the query of a full chunk, when more than one will run
+	if len(authors) >= 2*per {
+		s, _ := authorsSQL(q, authors[:per])
+		var err error
+		if full, err = db.read.PrepareContext(ctx, s); err != nil {
+			return nil, err
 		}
-		got, err := db.page(ctx, q, "author IN "+list(len(chunk))+" AND kind = ?", append(anys(chunk), store.KindPost)...)
+		defer full.Close()
+	}
+	var ids []int64
+	merge := func() {
+		slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(b, a) })
+		if len(ids) >= q.Limit {
+			ids = ids[:q.Limit]
+			q.After = max(q.After, ids[q.Limit-1])
+		}
+	}
+	for chunk := range slices.Chunk(authors, per) {
+		s, args := authorsSQL(q, chunk)
+		var got []int64
+		var err error
+		if full != nil && len(chunk) == per {
+			got, err = column(full.QueryContext(ctx, args...))
+		} else {
+			got, err = column(db.read.QueryContext(ctx, s, args...))
+		}
 		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, got...)
-		slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(b, a) })
-		ids = ids[:min(len(ids), q.Limit)]
+		if ids = append(ids, got...); len(ids) >= 2*q.Limit {
+			merge() // amortized: a sort per Limit ids gathered
+		}
 	}
+	merge()
 	return ids, nil
+}
+
+// authorsSQL is the query of ofAuthors for the authors of chunk, and its
+// arguments.
+func authorsSQL(q store.ArchiveQuery, chunk []int64) (string, []any) {
+	if len(chunk) == 1 {
+		return pageSQL(q, "author = ? AND kind = ?", chunk[0], store.KindPost)
+	}
+	var b strings.Builder
+	var args []any
+	b.WriteString("SELECT id FROM (")
+	for i, author := range chunk {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		page, pageArgs := pageSQL(q, "author = ? AND kind = ?", author, store.KindPost)
+		fmt.Fprintf(&b, "SELECT id FROM (%s) AS a%d", page, i)
+		args = append(args, pageArgs...)
+	}
+	b.WriteString(") AS u ORDER BY id DESC LIMIT ?")
+	return b.String(), append(args, q.Limit)
 }
 
 // page returns the newest ids of the messages that are not deleted and that
 // where (with its args) selects, within q's bounds.
 func (db *DB) page(ctx context.Context, q store.ArchiveQuery, where string, args ...any) ([]int64, error) {
+	s, args := pageSQL(q, where, args...)
+	return column(db.read.QueryContext(ctx, s, args...))
+}
+
+// pageSQL is the query of page and its arguments.
+func pageSQL(q store.ArchiveQuery, where string, args ...any) (string, []any) {
 	s := "SELECT id FROM messages WHERE " + where + " AND deleted = 0 AND id > ?"
 	args = append(args, q.After)
 	if q.Before > 0 {
 		s += " AND id < ?"
 		args = append(args, q.Before)
 	}
-	return db.column(ctx, s+" ORDER BY id DESC LIMIT ?", append(args, q.Limit)...)
+	return s + " ORDER BY id DESC LIMIT ?", append(args, q.Limit)
 }
 
-// column runs a query of one integer column.
-func (db *DB) column(ctx context.Context, query string, args ...any) ([]int64, error) {
-	rows, err := db.read.QueryContext(ctx, query, args...)
+// column reads the rows of a query of one integer column.
+func column(rows *sql.Rows, err error) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
