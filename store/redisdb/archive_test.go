@@ -260,3 +260,48 @@ func TestArchiveReturningFanSeesEverything(t *testing.T) {
 		t.Fatalf("home after an absence: got %v, want %v", got, want)
 	}
 }
+
+// TestArchiveDownOnlyDelays: with the archive's MariaDB killed, posting goes
+// on, the archive queue grows, pages within the hot window still read, and a
+// page that needs the archive says it is unavailable (never a wrong page);
+// once the database is back, everything is archived and pages run through.
+func TestArchiveDownOnlyDelays(t *testing.T) {
+	db := archivetest.StartMariaDB(t)
+	s := newArchivedStore(t, db.NewDatabase(t), Options{HotWindow: 10})
+	u := s.user("writer")
+	var want []int64
+	for i := range 15 {
+		want = append(want, s.post(store.NewPost{Author: u, Content: fmt.Sprint("before ", i)}).ID)
+	}
+	s.archived()
+
+	db.Kill()
+	for i := range 30 {
+		want = append(want, s.post(store.NewPost{Author: u, Content: fmt.Sprint("while down ", i)}).ID)
+	}
+	if n := s.rdb.XLen(s.ctx, s.keys.archiveQueue()).Val(); n < 30 {
+		t.Fatalf("archive queue holds %d entries with the archive down, want 30", n)
+	}
+	if on, err := s.PingArchive(s.ctx); !on || !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("PingArchive with the archive down = %v, %v", on, err)
+	}
+	first, err := s.UserPosts(s.ctx, u, store.PageQuery{Limit: 20})
+	if err != nil || len(first.Items) != 20 || first.Items[0].ID != want[len(want)-1] {
+		t.Fatalf("a hot page with the archive down: %v, %v", ids(first.Items), err)
+	}
+	if _, err := s.UserPosts(s.ctx, u, store.PageQuery{Limit: 20, Cursor: store.Cursor{Score: want[16]}}); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("a page past the window with the archive down: %v, want unavailable", err)
+	}
+
+	db.Restart(t)
+	s.archived()
+	slices.Reverse(want)
+	if got := s.pageAll(func(q store.PageQuery) (store.Page[store.Post], error) {
+		return s.UserPosts(s.ctx, u, q)
+	}); !slices.Equal(got, want) {
+		t.Fatalf("after the archive came back: %v, want %v", got, want)
+	}
+	if hot := s.hotHashes(want); hot > 10 {
+		t.Fatalf("%d hashes still in Redis once archived, want 10", hot)
+	}
+}

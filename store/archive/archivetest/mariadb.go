@@ -123,6 +123,11 @@ func (s *Server) run(install, server string) error {
 		return err
 	}
 	s.admin = sql.OpenDB(conn)
+	return s.waitReady(server)
+}
+
+// waitReady waits until the server answers, or fails with its log.
+func (s *Server) waitReady(server string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -202,6 +207,21 @@ func (s *Server) Running() bool {
 		return false
 	default:
 		return s.cmd != nil
+	}
+}
+
+// Restart starts a killed server again, on the same port and data, as an
+// operator bringing the database back would.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Kill()
+	s.cmd = exec.Command(s.cmd.Path, s.cmd.Args[1:]...)
+	s.exited, s.waitErr = make(chan struct{}), nil
+	if err := s.startCmd(); err != nil {
+		t.Fatalf("restart %s: %v", s.cmd.Path, err)
+	}
+	if err := s.waitReady(s.cmd.Path); err != nil {
+		t.Fatal(err)
 	}
 }
 
