@@ -25,15 +25,23 @@ const (
 // token when there is one, else the auth cookie.
 func authToken(c echo.Context) (token string, fromCookie bool) {
 	if h := c.Request().Header.Get("Authorization"); h != "" {
-		if t, ok := strings.CutPrefix(h, "Bearer "); ok {
-			return strings.TrimSpace(t), false
-		}
-		return "", false
+		t, _ := bearerToken(h)
+		return t, false
 	}
 	if ck, err := c.Cookie(cookieName); err == nil {
 		return ck.Value, true
 	}
 	return "", false
+}
+
+// bearerToken reads an Authorization header of the Bearer scheme, whose name
+// is case-insensitive (RFC 7235).
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
 
 // viewer is the uid of the logged-in caller, 0 when anonymous.
