@@ -38,7 +38,7 @@ func addRoutes(e *echo.Echo, s *server) {
 			MaxAge:        86400,
 		}),
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
-			Limit: strconv.Itoa(maxBodyBytes>>10) + "K",
+			Limit: strconv.Itoa(maxBodyBytes>>10) + "KiB", // "K" would be 1000 bytes
 			// Uploads are read with their own, larger limit.
 			Skipper: func(c echo.Context) bool { return isUpload(c.Request().URL.Path) },
 		}),
