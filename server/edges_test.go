@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -59,6 +61,49 @@ func TestEdgesBodyLimitIs64KiB(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 413 || errorCode(t, body) != "body_too_large" {
 		t.Fatalf("a chunked body of 70,000 bytes: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestEdgesAbortedRequestIs499: a client that goes away while its request
+// waits on Redis is neither an error in the log nor a 500 in the metrics.
+func TestEdgesAbortedRequestIs499(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_LOG_LEVEL=debug")
+	ts.register(t, "alice")
+	// Hold every Redis command for a second: the client gives up meanwhile.
+	if err := ts.Redis.Client().Do(context.Background(), "CLIENT", "PAUSE", "1000", "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/v1/users/alice", nil)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("the request was answered (%d) although Redis was paused", resp.StatusCode)
+	}
+	route := `route="/api/v1/users/:username"`
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, body := ts.call(t, "GET", "/metrics", "", nil)
+		var lines []string
+		for _, l := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(l, "microblog_http_requests_total{") && strings.Contains(l, route) {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) > 0 {
+			if len(lines) != 1 || !strings.Contains(lines[0], `status="499"`) {
+				t.Fatalf("the aborted request was counted as %q, want status 499", lines)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the aborted request was never counted")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	logs := ts.logs.String()
+	if strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, "aborted") {
+		t.Errorf("an aborted request must be logged as aborted, not as an error:\n%s", logs)
 	}
 }
 
