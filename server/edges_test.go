@@ -107,6 +107,33 @@ func TestEdgesAbortedRequestIs499(t *testing.T) {
 	}
 }
 
+func TestEdgesAPIAnswersNotStored(t *testing.T) {
+	ts := newTestServer(t)
+	alice, _ := ts.register(t, "alice")
+	for _, tc := range []struct{ method, path, token string }{
+		{"GET", "/api/v1/timelines/public", ""},
+		{"GET", "/api/v1/me", alice},
+		{"GET", "/api/v1/me", ""},            // 401
+		{"GET", "/api/v1/no/such/thing", ""}, // 404
+		{"POST", "/api/v1/sessions", ""},     // 415
+		{"OPTIONS", "/api/v1/me", ""},        // preflight
+		{"GET", "/ws", ""},                   // the refused upgrade: 401
+	} {
+		resp := ts.do(t, tc.method, tc.path, tc.token, nil, http.Header{"Origin": {"https://app.example"}, "Access-Control-Request-Method": {"GET"}})
+		resp.Body.Close()
+		if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+			t.Errorf("%s %s (%d): Cache-Control %q, want no-store", tc.method, tc.path, resp.StatusCode, cc)
+		}
+	}
+	for _, path := range []string{"/", "/m/", "/healthz"} {
+		resp := ts.do(t, "GET", path, "", nil, nil)
+		resp.Body.Close()
+		if cc := resp.Header.Get("Cache-Control"); strings.Contains(cc, "no-store") {
+			t.Errorf("GET %s: Cache-Control %q: only API answers are no-store", path, cc)
+		}
+	}
+}
+
 func TestEdgesBearerSchemeAnyCase(t *testing.T) {
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")

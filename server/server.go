@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -37,6 +38,7 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 		requestLog(logger),
 		m.middleware,
 		securityHeaders,
+		noStore,
 	)
 	s := &server{cfg: cfg, store: st, media: files, reg: reg}
 	addRoutes(e, s)
@@ -86,6 +88,18 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "+
 			"img-src 'self' data: blob:; connect-src *; object-src 'none'; base-uri 'self'; frame-ancestors 'none'")
+		return next(c)
+	}
+}
+
+// noStore keeps the API's answers, and the live feed's refusals, out of
+// every cache: they are personal and change all the time. Static files have
+// their own caching (static.go).
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if p := c.Request().URL.Path; strings.HasPrefix(p, "/api/") || p == "/ws" {
+			c.Response().Header().Set("Cache-Control", "no-store")
+		}
 		return next(c)
 	}
 }
