@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -26,8 +27,8 @@ type config struct {
 	SessionTTL     time.Duration
 	LogLevel       slog.Level
 	LogFormat      string
-	TrustProxy     bool
 	MediaDir       string
+	Edges          edges // connections and HTTP edges, read by edgeFlags below
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -67,7 +68,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&level, "log-level", env("MICROBLOG_LOG_LEVEL", "info"), "debug, info, warn or error (MICROBLOG_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("MICROBLOG_LOG_FORMAT", "text"), "text or json (MICROBLOG_LOG_FORMAT)")
 	fs.StringVar(&cfg.MediaDir, "media-dir", env("MICROBLOG_MEDIA_DIR", ".data/media"), "folder of uploaded images, shared by every server process (MICROBLOG_MEDIA_DIR)")
-	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", env("MICROBLOG_TRUST_PROXY", "") == "true", "take the client address from X-Forwarded-For (MICROBLOG_TRUST_PROXY=true)")
+	readEdges := edgeFlags(fs, env)
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -100,6 +101,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		}
 	}
 	if cfg.RateLimits, err = parseRateLimits(limits); err != nil {
+		return config{}, err
+	}
+	if cfg.Edges, err = readEdges(); err != nil {
 		return config{}, err
 	}
 	return cfg, nil
@@ -158,4 +162,62 @@ func newLogHandler(w io.Writer, cfg config) slog.Handler {
 		return slog.NewJSONHandler(w, opts)
 	}
 	return slog.NewTextHandler(w, opts)
+}
+
+// edges are the settings of the connections and HTTP edges: which proxies
+// are believed. README, "Connections and HTTP edges", says why each default
+// is what it is.
+type edges struct {
+	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For and X-Forwarded-Proto are believed
+}
+
+// loopbackProxies is what the old MICROBLOG_TRUST_PROXY=true means: a proxy
+// on this machine.
+const loopbackProxies = "127.0.0.0/8,::1"
+
+// edgeFlags defines the edges' flags on fs; the function it returns reads
+// and checks them once fs is parsed.
+func edgeFlags(fs *flag.FlagSet, env func(name, def string) string) func() (edges, error) {
+	var proxies string
+	var trustProxy bool
+	trustEnv := env("MICROBLOG_TRUST_PROXY", "")
+	fs.StringVar(&proxies, "trusted-proxies", env("MICROBLOG_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDRs of the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (MICROBLOG_TRUSTED_PROXIES)")
+	fs.BoolVar(&trustProxy, "trust-proxy", trustEnv == "true", "old form of -trusted-proxies=127.0.0.0/8,::1: a proxy on this machine (MICROBLOG_TRUST_PROXY)")
+	return func() (edges, error) {
+		var ed edges
+		var err error
+		switch {
+		case trustEnv != "" && trustEnv != "true" && trustEnv != "false":
+			return edges{}, fmt.Errorf("invalid MICROBLOG_TRUST_PROXY %q: list your proxies in MICROBLOG_TRUSTED_PROXIES instead (e.g. 10.0.0.0/8,127.0.0.1)", trustEnv)
+		case trustProxy && proxies != "":
+			return edges{}, fmt.Errorf("MICROBLOG_TRUST_PROXY and MICROBLOG_TRUSTED_PROXIES are both set: keep MICROBLOG_TRUSTED_PROXIES only")
+		case trustProxy:
+			proxies = loopbackProxies
+		}
+		if ed.TrustedProxies, err = parsePrefixes("MICROBLOG_TRUSTED_PROXIES", proxies); err != nil {
+			return edges{}, err
+		}
+		return ed, nil
+	}
+}
+
+// parsePrefixes reads a comma-separated list of addresses (each its own
+// prefix) and CIDRs; a bad entry is an error naming the setting.
+func parsePrefixes(name, list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("invalid %s entry %q: want an IP address or a CIDR such as 10.0.0.0/8", name, s)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }

@@ -107,6 +107,76 @@ func TestEdgesAbortedRequestIs499(t *testing.T) {
 	}
 }
 
+// signupFrom signs name up with X-Forwarded-For set to xff.
+func (ts *testServer) signupFrom(t testing.TB, name, xff string) int {
+	t.Helper()
+	resp := ts.do(t, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": testPassword},
+		http.Header{"X-Forwarded-For": {xff}})
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestEdgesTrustedProxies: only the listed proxies are believed, and a
+// private address in X-Forwarded-For is a client, not a trusted hop.
+func TestEdgesTrustedProxies(t *testing.T) {
+	limits := "MICROBLOG_RATE_LIMITS=signup=1/1h"
+	ts := newTestServer(t, limits, "MICROBLOG_TRUSTED_PROXIES=10.0.0.0/8, 127.0.0.1")
+	if s := ts.signupFrom(t, "a1", "203.0.113.1"); s != 201 {
+		t.Fatalf("sign-up via a trusted proxy: %d", s)
+	}
+	if s := ts.signupFrom(t, "a2", "203.0.113.2"); s != 201 {
+		t.Fatalf("sign-up from another client via a trusted proxy: %d (X-Forwarded-For not used)", s)
+	}
+	if s := ts.signupFrom(t, "a3", "198.51.100.7, 10.1.2.3"); s != 201 {
+		t.Fatalf("sign-up through two trusted hops: %d", s)
+	}
+
+	// Only loopback listed: 10.1.2.3 is the client, whatever it claims before it.
+	ts = newTestServer(t, limits, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
+	if s := ts.signupFrom(t, "b1", "198.51.100.7, 10.1.2.3"); s != 201 {
+		t.Fatalf("first sign-up: %d", s)
+	}
+	if s := ts.signupFrom(t, "b2", "198.51.100.8, 10.1.2.3"); s != 429 {
+		t.Fatalf("a second sign-up from the untrusted hop 10.1.2.3: %d, want 429", s)
+	}
+
+	// Not listed at all: X-Forwarded-For is ignored.
+	ts = newTestServer(t, limits, "MICROBLOG_TRUSTED_PROXIES=10.0.0.0/8")
+	if s := ts.signupFrom(t, "c1", "203.0.113.1"); s != 201 {
+		t.Fatalf("first sign-up: %d", s)
+	}
+	if s := ts.signupFrom(t, "c2", "203.0.113.2"); s != 429 {
+		t.Fatalf("X-Forwarded-For from an untrusted peer was believed: %d, want 429", s)
+	}
+
+	// The old setting means a proxy on this machine only.
+	ts = newTestServer(t, limits, "MICROBLOG_TRUST_PROXY=true")
+	if s := ts.signupFrom(t, "d1", "198.51.100.7, 10.1.2.3"); s != 201 {
+		t.Fatalf("first sign-up: %d", s)
+	}
+	if s := ts.signupFrom(t, "d2", "198.51.100.8, 10.1.2.3"); s != 429 {
+		t.Fatalf("MICROBLOG_TRUST_PROXY=true trusted a private hop: %d, want 429", s)
+	}
+}
+
+func TestEdgesSettingsValidated(t *testing.T) {
+	for _, tc := range []struct{ env, value, mention string }{
+		{"MICROBLOG_TRUST_PROXY", "yes", "MICROBLOG_TRUSTED_PROXIES"},
+		{"MICROBLOG_TRUSTED_PROXIES", "10.0.0.0/33", "MICROBLOG_TRUSTED_PROXIES"},
+		{"MICROBLOG_TRUSTED_PROXIES", "proxy.example", "MICROBLOG_TRUSTED_PROXIES"},
+	} {
+		env := map[string]string{tc.env: tc.value}
+		_, err := loadConfig(nil, func(k string) string { return env[k] }, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.mention) {
+			t.Errorf("%s=%q: error %v, want one naming %s", tc.env, tc.value, err, tc.mention)
+		}
+	}
+	env := map[string]string{"MICROBLOG_TRUST_PROXY": "true", "MICROBLOG_TRUSTED_PROXIES": "10.0.0.1"}
+	if _, err := loadConfig(nil, func(k string) string { return env[k] }, io.Discard); err == nil {
+		t.Errorf("both MICROBLOG_TRUST_PROXY and MICROBLOG_TRUSTED_PROXIES set: no error")
+	}
+}
+
 func TestEdgesAPIAnswersNotStored(t *testing.T) {
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")

@@ -28,10 +28,7 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(logger)
-	e.IPExtractor = echo.ExtractIPDirect()
-	if cfg.TrustProxy {
-		e.IPExtractor = echo.ExtractIPFromXFFHeader()
-	}
+	useProxies(e, cfg.Edges)
 	m := newHTTPMetrics(reg)
 	e.Use(
 		recoverMiddleware(logger),
