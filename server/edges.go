@@ -31,3 +31,10 @@ func useProxies(e *echo.Echo, ed edges) {
 	e.IPExtractor = echo.ExtractIPFromXFFHeader(ed.trustOptions()...)
 	e.SchemeExtractor = echo.ExtractSchemeFromHeaders(ed.trustOptions()...)
 }
+
+// overHTTPS tells whether the browser reached us over TLS, directly or
+// through a trusted proxy.
+func overHTTPS(c echo.Context) bool {
+	s := c.Scheme()
+	return s == "https" || s == "wss"
+}

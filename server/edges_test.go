@@ -204,6 +204,46 @@ func TestEdgesAPIAnswersNotStored(t *testing.T) {
 	}
 }
 
+// csp parses a Content-Security-Policy into its directives.
+func csp(header string) map[string]string {
+	out := map[string]string{}
+	for _, d := range strings.Split(header, ";") {
+		name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+		if name != "" {
+			out[name] = strings.TrimSpace(value)
+		}
+	}
+	return out
+}
+
+func TestEdgesContentSecurityPolicy(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
+	host := strings.TrimPrefix(ts.URL, "http://")
+	for _, tc := range []struct {
+		proto, connect string
+	}{
+		{"", "'self' ws://" + host},
+		{"https", "'self' wss://" + host},
+	} {
+		h := http.Header{}
+		if tc.proto != "" {
+			h.Set("X-Forwarded-Proto", tc.proto)
+		}
+		for _, path := range []string{"/", "/m/"} {
+			resp := ts.do(t, "GET", path, "", nil, h)
+			resp.Body.Close()
+			p := csp(resp.Header.Get("Content-Security-Policy"))
+			want := map[string]string{"connect-src": tc.connect, "form-action": "'self'", "frame-ancestors": "'none'",
+				"base-uri": "'none'", "default-src": "'self'", "object-src": "'none'", "script-src": "'self'"}
+			for k, v := range want {
+				if p[k] != v {
+					t.Errorf("GET %s (proto %q): %s %q, want %q", path, tc.proto, k, p[k], v)
+				}
+			}
+		}
+	}
+}
+
 func TestEdgesBearerSchemeAnyCase(t *testing.T) {
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
