@@ -244,6 +244,70 @@ func TestEdgesContentSecurityPolicy(t *testing.T) {
 	}
 }
 
+// sessionCookies are the cookies a response sets, by name.
+func sessionCookies(resp *http.Response) map[string]*http.Cookie {
+	out := map[string]*http.Cookie{}
+	for _, c := range resp.Cookies() {
+		out[c.Name] = c
+	}
+	return out
+}
+
+func TestEdgesHostCookieOverHTTPS(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
+	ts.register(t, "alice")
+	creds := map[string]string{"username": "alice", "password": testPassword}
+	https := http.Header{"X-Forwarded-Proto": {"https"}}
+
+	resp := ts.do(t, "POST", "/api/v1/sessions", "", creds, https)
+	resp.Body.Close()
+	cookies := sessionCookies(resp)
+	hc := cookies["__Host-auth"]
+	if hc == nil || !hc.Secure || !hc.HttpOnly || hc.Path != "/" || hc.Domain != "" || hc.SameSite != http.SameSiteLaxMode {
+		t.Fatalf("login over HTTPS: __Host-auth cookie %+v", hc)
+	}
+	if cookies["auth"] != nil {
+		t.Errorf("login over HTTPS also set the plain auth cookie")
+	}
+	withCookie := http.Header{"Cookie": {"__Host-auth=" + hc.Value}, "X-Forwarded-Proto": {"https"}}
+	if r := ts.do(t, "GET", "/api/v1/me", "", nil, withCookie); r.StatusCode != 200 {
+		t.Fatalf("/me with __Host-auth: %d", r.StatusCode)
+	} else {
+		r.Body.Close()
+	}
+	page := ts.do(t, "GET", "/", "", nil, withCookie)
+	b, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if !strings.Contains(string(b), sessionCookieMark) {
+		t.Errorf("the page does not see the __Host-auth session")
+	}
+	out := ts.do(t, "DELETE", "/api/v1/sessions/current", "", nil, withCookie)
+	out.Body.Close()
+	cleared := sessionCookies(out)
+	if out.StatusCode != 204 || cleared["auth"] == nil || cleared["auth"].MaxAge >= 0 ||
+		cleared["__Host-auth"] == nil || cleared["__Host-auth"].MaxAge >= 0 || !cleared["__Host-auth"].Secure {
+		t.Fatalf("logout: %d, cookies %v: want both cleared", out.StatusCode, cleared)
+	}
+
+	// Plain HTTP keeps the contract's name, and X-Forwarded-Proto from a
+	// peer that is not a trusted proxy is ignored.
+	for name, ts := range map[string]*testServer{"plain": ts, "untrusted proxy": newTestServer(t)} {
+		if name != "plain" {
+			ts.register(t, "alice")
+		}
+		h := http.Header{}
+		if name != "plain" {
+			h = https
+		}
+		resp := ts.do(t, "POST", "/api/v1/sessions", "", creds, h)
+		resp.Body.Close()
+		cookies := sessionCookies(resp)
+		if c := cookies["auth"]; c == nil || c.Secure || cookies["__Host-auth"] != nil {
+			t.Errorf("%s: login set %v, want the auth cookie only", name, cookies)
+		}
+	}
+}
+
 func TestEdgesBearerSchemeAnyCase(t *testing.T) {
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
