@@ -165,24 +165,35 @@ func newLogHandler(w io.Writer, cfg config) slog.Handler {
 }
 
 // edges are the settings of the connections and HTTP edges: which proxies
-// are believed. README, "Connections and HTTP edges", says why each default
-// is what it is.
+// are believed, and who may read /metrics. README, "Connections and HTTP
+// edges", says why each default is what it is.
 type edges struct {
 	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For and X-Forwarded-Proto are believed
+	MetricsAllow   []netip.Prefix // client addresses /metrics answers
+	MetricsToken   string         // a bearer token that opens /metrics from any address; empty: none
 }
 
-// loopbackProxies is what the old MICROBLOG_TRUST_PROXY=true means: a proxy
-// on this machine.
-const loopbackProxies = "127.0.0.0/8,::1"
+// Defaults of the edges.
+const (
+	// defaultMetricsAllow is loopback and the private ranges: a scraper in
+	// the same network, never a client from the internet.
+	defaultMetricsAllow = "127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+	// loopbackProxies is what the old MICROBLOG_TRUST_PROXY=true means: a
+	// proxy on this machine.
+	loopbackProxies = "127.0.0.0/8,::1"
+	minMetricsToken = 16
+)
 
 // edgeFlags defines the edges' flags on fs; the function it returns reads
 // and checks them once fs is parsed.
 func edgeFlags(fs *flag.FlagSet, env func(name, def string) string) func() (edges, error) {
-	var proxies string
+	var proxies, allow string
 	var trustProxy bool
 	trustEnv := env("MICROBLOG_TRUST_PROXY", "")
 	fs.StringVar(&proxies, "trusted-proxies", env("MICROBLOG_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDRs of the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (MICROBLOG_TRUSTED_PROXIES)")
 	fs.BoolVar(&trustProxy, "trust-proxy", trustEnv == "true", "old form of -trusted-proxies=127.0.0.0/8,::1: a proxy on this machine (MICROBLOG_TRUST_PROXY)")
+	fs.StringVar(&allow, "metrics-allow", env("MICROBLOG_METRICS_ALLOW", defaultMetricsAllow), `client addresses or CIDRs /metrics answers, or "none" (MICROBLOG_METRICS_ALLOW)`)
+	token := env("MICROBLOG_METRICS_TOKEN", "") // not a flag: flags show in ps
 	return func() (edges, error) {
 		var ed edges
 		var err error
@@ -196,6 +207,14 @@ func edgeFlags(fs *flag.FlagSet, env func(name, def string) string) func() (edge
 		}
 		if ed.TrustedProxies, err = parsePrefixes("MICROBLOG_TRUSTED_PROXIES", proxies); err != nil {
 			return edges{}, err
+		}
+		if strings.TrimSpace(allow) != "none" {
+			if ed.MetricsAllow, err = parsePrefixes("MICROBLOG_METRICS_ALLOW", allow); err != nil {
+				return edges{}, err
+			}
+		}
+		if ed.MetricsToken = token; token != "" && len(token) < minMetricsToken {
+			return edges{}, fmt.Errorf("invalid MICROBLOG_METRICS_TOKEN: want at least %d characters", minMetricsToken)
 		}
 		return ed, nil
 	}

@@ -164,6 +164,8 @@ func TestEdgesSettingsValidated(t *testing.T) {
 		{"MICROBLOG_TRUST_PROXY", "yes", "MICROBLOG_TRUSTED_PROXIES"},
 		{"MICROBLOG_TRUSTED_PROXIES", "10.0.0.0/33", "MICROBLOG_TRUSTED_PROXIES"},
 		{"MICROBLOG_TRUSTED_PROXIES", "proxy.example", "MICROBLOG_TRUSTED_PROXIES"},
+		{"MICROBLOG_METRICS_ALLOW", "everyone", "MICROBLOG_METRICS_ALLOW"},
+		{"MICROBLOG_METRICS_TOKEN", "short", "MICROBLOG_METRICS_TOKEN"},
 	} {
 		env := map[string]string{tc.env: tc.value}
 		_, err := loadConfig(nil, func(k string) string { return env[k] }, io.Discard)
@@ -306,6 +308,35 @@ func TestEdgesHostCookieOverHTTPS(t *testing.T) {
 			t.Errorf("%s: login set %v, want the auth cookie only", name, cookies)
 		}
 	}
+}
+
+func TestEdgesMetricsRestricted(t *testing.T) {
+	const token = "metrics-token-0123456789"
+	ts := newTestServer(t, "MICROBLOG_METRICS_ALLOW=10.0.0.0/8", "MICROBLOG_METRICS_TOKEN="+token)
+	check := func(ts *testServer, what string, h http.Header, want int) {
+		t.Helper()
+		resp := ts.do(t, "GET", "/metrics", "", nil, h)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", what, resp.StatusCode, want)
+		} else if want == 403 && errorCode(t, body) != "forbidden" {
+			t.Errorf("%s: body %s", what, body)
+		}
+	}
+	check(ts, "loopback, not in the allow-list", nil, 403)
+	check(ts, "with the token", bearer(token), 200)
+	check(ts, "with a wrong token", bearer(token+"x"), 403)
+
+	// The default allows loopback and private addresses, judged by the
+	// client address a trusted proxy reports.
+	ts = newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
+	check(ts, "default, loopback", nil, 200)
+	check(ts, "default, private client via the proxy", http.Header{"X-Forwarded-For": {"10.1.2.3"}}, 200)
+	check(ts, "default, public client via the proxy", http.Header{"X-Forwarded-For": {"203.0.113.9"}}, 403)
+	// Forwarded by a proxy that is not listed: the client is unknown.
+	ts = newTestServer(t)
+	check(ts, "default, via an unknown proxy", http.Header{"X-Forwarded-For": {"10.1.2.3"}}, 403)
 }
 
 func TestEdgesBearerSchemeAnyCase(t *testing.T) {

@@ -20,7 +20,7 @@ func addRoutes(e *echo.Echo, s *server) {
 
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/healthz", handleHealthz)
 	e.GET("/readyz", handleReadyz(st))
-	e.GET("/metrics", handleMetrics(s.reg))
+	e.GET("/metrics", handleMetrics(s.reg), metricsAccess(s.cfg.Edges))
 
 	// API middleware is global, with the CORS part skipping non-API paths:
 	// group middleware would make Echo answer 404 instead of 405 for a known
