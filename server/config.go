@@ -164,10 +164,17 @@ func newLogHandler(w io.Writer, cfg config) slog.Handler {
 	return slog.NewTextHandler(w, opts)
 }
 
-// edges are the settings of the connections and HTTP edges: which proxies
-// are believed, and who may read /metrics. README, "Connections and HTTP
-// edges", says why each default is what it is.
+// edges are the settings of the connections and HTTP edges: how long a
+// client may take, how many connections and live sockets it may hold, which
+// proxies are believed, and who may read /metrics. README, "Connections and
+// HTTP edges", says why each default is what it is.
 type edges struct {
+	ReadTimeout    time.Duration  // the whole request, headers and body
+	WriteTimeout   time.Duration  // from the end of the request's headers to the end of the answer
+	IdleTimeout    time.Duration  // a keep-alive connection waiting for its next request
+	MaxConnsPerIP  int            // open connections per client address; 0: no cap
+	WSMaxPerUser   int            // live sockets per user; 0: no cap
+	WSMaxPerIP     int            // live sockets per client address; 0: no cap
 	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For and X-Forwarded-Proto are believed
 	MetricsAllow   []netip.Prefix // client addresses /metrics answers
 	MetricsToken   string         // a bearer token that opens /metrics from any address; empty: none
@@ -175,6 +182,12 @@ type edges struct {
 
 // Defaults of the edges.
 const (
+	defaultReadTimeout   = 30 * time.Second
+	defaultWriteTimeout  = 60 * time.Second
+	defaultIdleTimeout   = 60 * time.Second
+	defaultMaxConnsPerIP = 256
+	defaultWSMaxPerUser  = 20
+	defaultWSMaxPerIP    = 100
 	// defaultMetricsAllow is loopback and the private ranges: a scraper in
 	// the same network, never a client from the internet.
 	defaultMetricsAllow = "127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
@@ -187,9 +200,15 @@ const (
 // edgeFlags defines the edges' flags on fs; the function it returns reads
 // and checks them once fs is parsed.
 func edgeFlags(fs *flag.FlagSet, env func(name, def string) string) func() (edges, error) {
-	var proxies, allow string
+	var read, write, idle, conns, wsUser, wsIP, proxies, allow string
 	var trustProxy bool
 	trustEnv := env("MICROBLOG_TRUST_PROXY", "")
+	fs.StringVar(&read, "read-timeout", env("MICROBLOG_READ_TIMEOUT", defaultReadTimeout.String()), "time a client has to send a whole request, body included (MICROBLOG_READ_TIMEOUT)")
+	fs.StringVar(&write, "write-timeout", env("MICROBLOG_WRITE_TIMEOUT", defaultWriteTimeout.String()), "time to answer a request, from the end of its headers (MICROBLOG_WRITE_TIMEOUT)")
+	fs.StringVar(&idle, "idle-timeout", env("MICROBLOG_IDLE_TIMEOUT", defaultIdleTimeout.String()), "how long a keep-alive connection may wait for its next request (MICROBLOG_IDLE_TIMEOUT)")
+	fs.StringVar(&conns, "max-conns-per-ip", env("MICROBLOG_MAX_CONNS_PER_IP", strconv.Itoa(defaultMaxConnsPerIP)), "open connections per client address, 0 for no cap (MICROBLOG_MAX_CONNS_PER_IP)")
+	fs.StringVar(&wsUser, "ws-max-per-user", env("MICROBLOG_WS_MAX_PER_USER", strconv.Itoa(defaultWSMaxPerUser)), "live WebSockets per user, 0 for no cap (MICROBLOG_WS_MAX_PER_USER)")
+	fs.StringVar(&wsIP, "ws-max-per-ip", env("MICROBLOG_WS_MAX_PER_IP", strconv.Itoa(defaultWSMaxPerIP)), "live WebSockets per client address, 0 for no cap (MICROBLOG_WS_MAX_PER_IP)")
 	fs.StringVar(&proxies, "trusted-proxies", env("MICROBLOG_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDRs of the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (MICROBLOG_TRUSTED_PROXIES)")
 	fs.BoolVar(&trustProxy, "trust-proxy", trustEnv == "true", "old form of -trusted-proxies=127.0.0.0/8,::1: a proxy on this machine (MICROBLOG_TRUST_PROXY)")
 	fs.StringVar(&allow, "metrics-allow", env("MICROBLOG_METRICS_ALLOW", defaultMetricsAllow), `client addresses or CIDRs /metrics answers, or "none" (MICROBLOG_METRICS_ALLOW)`)
@@ -197,6 +216,30 @@ func edgeFlags(fs *flag.FlagSet, env func(name, def string) string) func() (edge
 	return func() (edges, error) {
 		var ed edges
 		var err error
+		for _, d := range []struct {
+			name, value string
+			dst         *time.Duration
+		}{
+			{"MICROBLOG_READ_TIMEOUT", read, &ed.ReadTimeout},
+			{"MICROBLOG_WRITE_TIMEOUT", write, &ed.WriteTimeout},
+			{"MICROBLOG_IDLE_TIMEOUT", idle, &ed.IdleTimeout},
+		} {
+			if *d.dst, err = time.ParseDuration(d.value); err != nil || *d.dst < time.Second {
+				return edges{}, fmt.Errorf("invalid %s %q: want a duration of at least 1s, such as 30s", d.name, d.value)
+			}
+		}
+		for _, n := range []struct {
+			name, value string
+			dst         *int
+		}{
+			{"MICROBLOG_MAX_CONNS_PER_IP", conns, &ed.MaxConnsPerIP},
+			{"MICROBLOG_WS_MAX_PER_USER", wsUser, &ed.WSMaxPerUser},
+			{"MICROBLOG_WS_MAX_PER_IP", wsIP, &ed.WSMaxPerIP},
+		} {
+			if *n.dst, err = strconv.Atoi(n.value); err != nil || *n.dst < 0 || *n.dst > 1<<20 {
+				return edges{}, fmt.Errorf("invalid %s %q: want a whole number from 0 (no cap) to %d", n.name, n.value, 1<<20)
+			}
+		}
 		switch {
 		case trustEnv != "" && trustEnv != "true" && trustEnv != "false":
 			return edges{}, fmt.Errorf("invalid MICROBLOG_TRUST_PROXY %q: list your proxies in MICROBLOG_TRUSTED_PROXIES instead (e.g. 10.0.0.0/8,127.0.0.1)", trustEnv)

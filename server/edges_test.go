@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +18,120 @@ import (
 
 // Tests of the connection limits and HTTP edges of issue 9: each one failed
 // before its fix. They are named TestEdges… so that they run together.
+
+// rawConn dials the test server without an HTTP client, so that a test sees
+// exactly what the server does to a connection.
+func (ts *testServer) rawConn(t testing.TB) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	u, _ := url.Parse(ts.URL)
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, bufio.NewReader(c)
+}
+
+// getOn sends GET path on c and reads the answer; keep-alive keeps c open.
+func getOn(t testing.TB, c net.Conn, br *bufio.Reader, path string) (*http.Response, error) {
+	t.Helper()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: test\r\n\r\n", path); err != nil {
+		return nil, err
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp, err
+}
+
+// closedWithin waits up to d for the server to close c; it returns how long that took.
+func closedWithin(t testing.TB, c net.Conn, br *bufio.Reader, d time.Duration) (time.Duration, bool) {
+	t.Helper()
+	start := time.Now()
+	c.SetReadDeadline(start.Add(d))
+	_, err := io.Copy(io.Discard, br)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return time.Since(start), false
+	}
+	return time.Since(start), true
+}
+
+func TestEdgesIdleKeepAliveClosed(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_IDLE_TIMEOUT=1s")
+	c, br := ts.rawConn(t)
+	if resp, err := getOn(t, c, br, "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /healthz: %v %v", resp, err)
+	}
+	if d, closed := closedWithin(t, c, br, 5*time.Second); !closed {
+		t.Fatalf("an idle keep-alive connection was still open after %s (idle timeout 1s)", d)
+	} else if d < 500*time.Millisecond {
+		t.Errorf("idle connection closed after %s, before its idle timeout of 1s", d)
+	}
+}
+
+func TestEdgesSlowBodyCutOff(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_READ_TIMEOUT=2s")
+	c, br := ts.rawConn(t)
+	fmt.Fprintf(c, "POST /api/v1/sessions HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+	closed := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, br) // until the server closes the connection
+		close(closed)
+	}()
+	start := time.Now()
+	tick := time.NewTicker(1500 * time.Millisecond) // one byte per 1.5 s, as the attacker did
+	defer tick.Stop()
+	for {
+		select {
+		case <-closed:
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("slow body cut off only after %s (read timeout 2s)", d)
+			}
+			return
+		case <-tick.C:
+			if time.Since(start) > 8*time.Second {
+				t.Fatalf("a body sent one byte per 1.5s was still being read after 8s (read timeout 2s)")
+			}
+			c.Write([]byte("{"))
+		}
+	}
+}
+
+func TestEdgesConnectionCapPerAddress(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_MAX_CONNS_PER_IP=3")
+	var open []net.Conn
+	for i := 0; i < 3; i++ {
+		c, br := ts.rawConn(t)
+		if resp, err := getOn(t, c, br, "/healthz"); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("connection %d under the cap: %v %v", i+1, resp, err)
+		}
+		open = append(open, c)
+	}
+	c, br := ts.rawConn(t)
+	if resp, err := getOn(t, c, br, "/healthz"); err == nil {
+		t.Fatalf("a 4th connection from the same address was served (%d), want it closed at once", resp.StatusCode)
+	}
+	open[0].Close()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		c, br := ts.rawConn(t)
+		resp, err := getOn(t, c, br, "/healthz")
+		if err == nil && resp.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after one connection closed, a new one is still refused: %v", err)
+		}
+		c.Close()
+		time.Sleep(50 * time.Millisecond)
+	}
+}
 
 // dialWSStatus opens /ws with header and returns the connection, or the
 // answer and body of the refusal.
@@ -33,6 +151,77 @@ func (ts *testServer) dialWSStatus(t testing.TB, header http.Header) (*websocket
 
 // bearer is the Authorization header of token.
 func bearer(token string) http.Header { return http.Header{"Authorization": {"Bearer " + token}} }
+
+// wantTooMany checks a refused upgrade: 429 too_many_connections, not cached, with Retry-After.
+func wantTooMany(t testing.TB, what string, conn *websocket.Conn, resp *http.Response, body []byte) {
+	t.Helper()
+	if conn != nil {
+		t.Fatalf("%s: upgraded, want 429", what)
+	}
+	if resp.StatusCode != 429 || errorCode(t, body) != "too_many_connections" {
+		t.Fatalf("%s: %d %s, want 429 too_many_connections", what, resp.StatusCode, body)
+	}
+	if resp.Header.Get("Retry-After") == "" || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("%s: Retry-After %q, Cache-Control %q", what, resp.Header.Get("Retry-After"), resp.Header.Get("Cache-Control"))
+	}
+}
+
+func TestEdgesWebSocketCapPerUser(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_WS_MAX_PER_USER=2")
+	alice, _ := ts.register(t, "alice")
+	bob, _ := ts.register(t, "bob")
+	first := readWS(mustConn(t, ts, alice))
+	first.ready(t)
+	readWS(mustConn(t, ts, alice)).ready(t)
+	conn, resp, body := ts.dialWSStatus(t, bearer(alice))
+	wantTooMany(t, "alice's 3rd socket", conn, resp, body)
+	readWS(mustConn(t, ts, bob)).ready(t) // another user is not held back
+
+	first.conn.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		conn, resp, _ := ts.dialWSStatus(t, bearer(alice))
+		if conn != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after closing a socket, alice is still refused: %d", resp.StatusCode)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestEdgesWebSocketCapPerAddress(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_WS_MAX_PER_IP=2")
+	alice, _ := ts.register(t, "alice")
+	bob, _ := ts.register(t, "bob")
+	carol, _ := ts.register(t, "carol")
+	readWS(mustConn(t, ts, alice)).ready(t)
+	readWS(mustConn(t, ts, bob)).ready(t)
+	conn, resp, body := ts.dialWSStatus(t, bearer(carol))
+	wantTooMany(t, "a 3rd socket from the address", conn, resp, body)
+}
+
+func mustConn(t testing.TB, ts *testServer, token string) *websocket.Conn {
+	t.Helper()
+	conn, resp, body := ts.dialWSStatus(t, bearer(token))
+	if conn == nil {
+		t.Fatalf("dial /ws: %d %s", resp.StatusCode, body)
+	}
+	return conn
+}
+
+// TestEdgesWebSocketOutlivesServerTimeouts: the server's read, write and
+// idle timeouts must not cut a hijacked WebSocket that is quiet for longer.
+func TestEdgesWebSocketOutlivesServerTimeouts(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_READ_TIMEOUT=1s", "MICROBLOG_WRITE_TIMEOUT=1s", "MICROBLOG_IDLE_TIMEOUT=1s")
+	alice, _ := ts.register(t, "alice")
+	ws := ts.dialWS(t, alice, "")
+	ws.ready(t)
+	time.Sleep(2500 * time.Millisecond)
+	id := ts.newPost(t, alice, "still live after the timeouts")
+	ws.expect(t, "post", id)
+}
 
 // loginBody is a login body padded with spaces to exactly n bytes.
 func loginBody(n int) string {
@@ -166,6 +355,12 @@ func TestEdgesSettingsValidated(t *testing.T) {
 		{"MICROBLOG_TRUSTED_PROXIES", "proxy.example", "MICROBLOG_TRUSTED_PROXIES"},
 		{"MICROBLOG_METRICS_ALLOW", "everyone", "MICROBLOG_METRICS_ALLOW"},
 		{"MICROBLOG_METRICS_TOKEN", "short", "MICROBLOG_METRICS_TOKEN"},
+		{"MICROBLOG_READ_TIMEOUT", "soon", "MICROBLOG_READ_TIMEOUT"},
+		{"MICROBLOG_WRITE_TIMEOUT", "0", "MICROBLOG_WRITE_TIMEOUT"},
+		{"MICROBLOG_IDLE_TIMEOUT", "-1s", "MICROBLOG_IDLE_TIMEOUT"},
+		{"MICROBLOG_MAX_CONNS_PER_IP", "many", "MICROBLOG_MAX_CONNS_PER_IP"},
+		{"MICROBLOG_WS_MAX_PER_USER", "-1", "MICROBLOG_WS_MAX_PER_USER"},
+		{"MICROBLOG_WS_MAX_PER_IP", "x", "MICROBLOG_WS_MAX_PER_IP"},
 	} {
 		env := map[string]string{tc.env: tc.value}
 		_, err := loadConfig(nil, func(k string) string { return env[k] }, io.Discard)

@@ -91,6 +91,6 @@ func addRoutes(e *echo.Echo, s *server) {
 }
 
 // addLiveRoutes lists the live feed's route; run adds it once the hub is up.
-func addLiveRoutes(e *echo.Echo, h *hub.Hub, st store.Accounts, allowedOrigins []string) {
-	e.GET("/ws", handleWS(h, st, allowedOrigins))
+func addLiveRoutes(e *echo.Echo, h *hub.Hub, st store.Accounts, allowedOrigins []string, caps *socketCaps) {
+	e.GET("/ws", handleWS(h, st, allowedOrigins, caps))
 }
