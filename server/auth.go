@@ -12,8 +12,15 @@ import (
 	"microblog/store"
 )
 
-// cookieName is the session cookie of the contract.
-const cookieName = "auth"
+// The session cookie. Over plain HTTP it is the contract's auth; over HTTPS
+// (TLS, or X-Forwarded-Proto from a trusted proxy) it is __Host-auth, which a
+// browser keeps only when it is Secure, for Path=/ and without Domain, so
+// that neither a sibling subdomain nor a plain-HTTP page can set or shadow
+// it. Both are read, __Host-auth first.
+const (
+	cookieName     = "auth"
+	hostCookieName = "__Host-auth"
+)
 
 // Context keys of the authenticated caller.
 const (
@@ -22,16 +29,34 @@ const (
 )
 
 // authToken returns the session token of a request: the Authorization bearer
-// token when there is one, else the auth cookie.
+// token when there is one, else the session cookie.
 func authToken(c echo.Context) (token string, fromCookie bool) {
 	if h := c.Request().Header.Get("Authorization"); h != "" {
-		if t, ok := strings.CutPrefix(h, "Bearer "); ok {
-			return strings.TrimSpace(t), false
-		}
+		t, _ := bearerToken(h)
+		return t, false
+	}
+	if t, ok := sessionCookie(c.Request()); ok {
+		return t, true
+	}
+	return "", false
+}
+
+// bearerToken reads an Authorization header of the Bearer scheme, whose name
+// is case-insensitive (RFC 7235).
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", false
 	}
-	if ck, err := c.Cookie(cookieName); err == nil {
-		return ck.Value, true
+	return strings.TrimSpace(token), true
+}
+
+// sessionCookie is the token in the request's session cookie, if any.
+func sessionCookie(r *http.Request) (string, bool) {
+	for _, name := range []string{hostCookieName, cookieName} {
+		if ck, err := r.Cookie(name); err == nil && ck.Value != "" {
+			return ck.Value, true
+		}
 	}
 	return "", false
 }
@@ -114,16 +139,21 @@ func originAllowed(r *http.Request, allowed []string) bool {
 	return false
 }
 
-// setSessionCookie gives the browser the session token as an HttpOnly cookie.
+// setSessionCookie gives the browser the session token as an HttpOnly
+// cookie: __Host-auth over HTTPS, auth over plain HTTP.
 func setSessionCookie(c echo.Context, token string, ttl time.Duration) {
-	c.SetCookie(&http.Cookie{
-		Name: cookieName, Value: token, Path: "/",
-		MaxAge: int(ttl.Seconds()), HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		Secure: c.Scheme() == "https",
-	})
+	ck := &http.Cookie{Name: cookieName, Value: token, Path: "/",
+		MaxAge: int(ttl.Seconds()), HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	if overHTTPS(c) {
+		ck.Name, ck.Secure = hostCookieName, true
+	}
+	c.SetCookie(ck)
 }
 
+// clearSessionCookie removes both session cookies, whichever the browser has.
 func clearSessionCookie(c echo.Context) {
-	c.SetCookie(&http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https"})
+	for _, name := range []string{cookieName, hostCookieName} {
+		c.SetCookie(&http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+			SameSite: http.SameSiteLaxMode, Secure: name == hostCookieName || overHTTPS(c)})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -26,8 +27,8 @@ type config struct {
 	SessionTTL     time.Duration
 	LogLevel       slog.Level
 	LogFormat      string
-	TrustProxy     bool
 	MediaDir       string
+	Edges          edges // connections and HTTP edges, read by edgeFlags below
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -67,7 +68,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&level, "log-level", env("MICROBLOG_LOG_LEVEL", "info"), "debug, info, warn or error (MICROBLOG_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("MICROBLOG_LOG_FORMAT", "text"), "text or json (MICROBLOG_LOG_FORMAT)")
 	fs.StringVar(&cfg.MediaDir, "media-dir", env("MICROBLOG_MEDIA_DIR", ".data/media"), "folder of uploaded images, shared by every server process (MICROBLOG_MEDIA_DIR)")
-	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", env("MICROBLOG_TRUST_PROXY", "") == "true", "take the client address from X-Forwarded-For (MICROBLOG_TRUST_PROXY=true)")
+	readEdges := edgeFlags(fs, env)
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -100,6 +101,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		}
 	}
 	if cfg.RateLimits, err = parseRateLimits(limits); err != nil {
+		return config{}, err
+	}
+	if cfg.Edges, err = readEdges(); err != nil {
 		return config{}, err
 	}
 	return cfg, nil
@@ -158,4 +162,124 @@ func newLogHandler(w io.Writer, cfg config) slog.Handler {
 		return slog.NewJSONHandler(w, opts)
 	}
 	return slog.NewTextHandler(w, opts)
+}
+
+// edges are the settings of the connections and HTTP edges: how long a
+// client may take, how many connections and live sockets it may hold, which
+// proxies are believed, and who may read /metrics. README, "Connections and
+// HTTP edges", says why each default is what it is.
+type edges struct {
+	ReadTimeout    time.Duration  // the whole request, headers and body
+	WriteTimeout   time.Duration  // from the end of the request's headers to the end of the answer
+	IdleTimeout    time.Duration  // a keep-alive connection waiting for its next request
+	MaxConnsPerIP  int            // open connections per client address; 0: no cap
+	WSMaxPerUser   int            // live sockets per user; 0: no cap
+	WSMaxPerIP     int            // live sockets per client address; 0: no cap
+	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For and X-Forwarded-Proto are believed
+	MetricsAllow   []netip.Prefix // client addresses /metrics answers
+	MetricsToken   string         // a bearer token that opens /metrics from any address; empty: none
+}
+
+// Defaults of the edges.
+const (
+	defaultReadTimeout   = 30 * time.Second
+	defaultWriteTimeout  = 60 * time.Second
+	defaultIdleTimeout   = 60 * time.Second
+	defaultMaxConnsPerIP = 256
+	defaultWSMaxPerUser  = 20
+	defaultWSMaxPerIP    = 100
+	// defaultMetricsAllow is loopback and the private ranges: a scraper in
+	// the same network, never a client from the internet.
+	defaultMetricsAllow = "127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+	// loopbackProxies is what the old MICROBLOG_TRUST_PROXY=true means: a
+	// proxy on this machine.
+	loopbackProxies = "127.0.0.0/8,::1"
+	minMetricsToken = 16
+)
+
+// edgeFlags defines the edges' flags on fs; the function it returns reads
+// and checks them once fs is parsed.
+func edgeFlags(fs *flag.FlagSet, env func(name, def string) string) func() (edges, error) {
+	var read, write, idle, conns, wsUser, wsIP, proxies, allow string
+	var trustProxy bool
+	trustEnv := env("MICROBLOG_TRUST_PROXY", "")
+	fs.StringVar(&read, "read-timeout", env("MICROBLOG_READ_TIMEOUT", defaultReadTimeout.String()), "time a client has to send a whole request, body included (MICROBLOG_READ_TIMEOUT)")
+	fs.StringVar(&write, "write-timeout", env("MICROBLOG_WRITE_TIMEOUT", defaultWriteTimeout.String()), "time to answer a request, from the end of its headers (MICROBLOG_WRITE_TIMEOUT)")
+	fs.StringVar(&idle, "idle-timeout", env("MICROBLOG_IDLE_TIMEOUT", defaultIdleTimeout.String()), "how long a keep-alive connection may wait for its next request (MICROBLOG_IDLE_TIMEOUT)")
+	fs.StringVar(&conns, "max-conns-per-ip", env("MICROBLOG_MAX_CONNS_PER_IP", strconv.Itoa(defaultMaxConnsPerIP)), "open connections per client address, 0 for no cap (MICROBLOG_MAX_CONNS_PER_IP)")
+	fs.StringVar(&wsUser, "ws-max-per-user", env("MICROBLOG_WS_MAX_PER_USER", strconv.Itoa(defaultWSMaxPerUser)), "live WebSockets per user, 0 for no cap (MICROBLOG_WS_MAX_PER_USER)")
+	fs.StringVar(&wsIP, "ws-max-per-ip", env("MICROBLOG_WS_MAX_PER_IP", strconv.Itoa(defaultWSMaxPerIP)), "live WebSockets per client address, 0 for no cap (MICROBLOG_WS_MAX_PER_IP)")
+	fs.StringVar(&proxies, "trusted-proxies", env("MICROBLOG_TRUSTED_PROXIES", ""), "comma-separated addresses or CIDRs of the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (MICROBLOG_TRUSTED_PROXIES)")
+	fs.BoolVar(&trustProxy, "trust-proxy", trustEnv == "true", "old form of -trusted-proxies=127.0.0.0/8,::1: a proxy on this machine (MICROBLOG_TRUST_PROXY)")
+	fs.StringVar(&allow, "metrics-allow", env("MICROBLOG_METRICS_ALLOW", defaultMetricsAllow), `client addresses or CIDRs /metrics answers, or "none" (MICROBLOG_METRICS_ALLOW)`)
+	token := env("MICROBLOG_METRICS_TOKEN", "") // not a flag: flags show in ps
+	return func() (edges, error) {
+		var ed edges
+		var err error
+		for _, d := range []struct {
+			name, value string
+			dst         *time.Duration
+		}{
+			{"MICROBLOG_READ_TIMEOUT", read, &ed.ReadTimeout},
+			{"MICROBLOG_WRITE_TIMEOUT", write, &ed.WriteTimeout},
+			{"MICROBLOG_IDLE_TIMEOUT", idle, &ed.IdleTimeout},
+		} {
+			if *d.dst, err = time.ParseDuration(d.value); err != nil || *d.dst < time.Second {
+				return edges{}, fmt.Errorf("invalid %s %q: want a duration of at least 1s, such as 30s", d.name, d.value)
+			}
+		}
+		for _, n := range []struct {
+			name, value string
+			dst         *int
+		}{
+			{"MICROBLOG_MAX_CONNS_PER_IP", conns, &ed.MaxConnsPerIP},
+			{"MICROBLOG_WS_MAX_PER_USER", wsUser, &ed.WSMaxPerUser},
+			{"MICROBLOG_WS_MAX_PER_IP", wsIP, &ed.WSMaxPerIP},
+		} {
+			if *n.dst, err = strconv.Atoi(n.value); err != nil || *n.dst < 0 || *n.dst > 1<<20 {
+				return edges{}, fmt.Errorf("invalid %s %q: want a whole number from 0 (no cap) to %d", n.name, n.value, 1<<20)
+			}
+		}
+		switch {
+		case trustEnv != "" && trustEnv != "true" && trustEnv != "false":
+			return edges{}, fmt.Errorf("invalid MICROBLOG_TRUST_PROXY %q: list your proxies in MICROBLOG_TRUSTED_PROXIES instead (e.g. 10.0.0.0/8,127.0.0.1)", trustEnv)
+		case trustProxy && proxies != "":
+			return edges{}, fmt.Errorf("MICROBLOG_TRUST_PROXY and MICROBLOG_TRUSTED_PROXIES are both set: keep MICROBLOG_TRUSTED_PROXIES only")
+		case trustProxy:
+			proxies = loopbackProxies
+		}
+		if ed.TrustedProxies, err = parsePrefixes("MICROBLOG_TRUSTED_PROXIES", proxies); err != nil {
+			return edges{}, err
+		}
+		if strings.TrimSpace(allow) != "none" {
+			if ed.MetricsAllow, err = parsePrefixes("MICROBLOG_METRICS_ALLOW", allow); err != nil {
+				return edges{}, err
+			}
+		}
+		if ed.MetricsToken = token; token != "" && len(token) < minMetricsToken {
+			return edges{}, fmt.Errorf("invalid MICROBLOG_METRICS_TOKEN: want at least %d characters", minMetricsToken)
+		}
+		return ed, nil
+	}
+}
+
+// parsePrefixes reads a comma-separated list of addresses (each its own
+// prefix) and CIDRs; a bad entry is an error naming the setting.
+func parsePrefixes(name, list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("invalid %s entry %q: want an IP address or a CIDR such as 10.0.0.0/8", name, s)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }

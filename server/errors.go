@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -80,10 +81,25 @@ func describe(err error) (int, errorDetail) {
 	return http.StatusInternalServerError, errorDetail{Code: store.CodeInternal, Message: "something went wrong on our side"}
 }
 
+// statusClientClosed counts a request whose client went away before its
+// answer (nginx's 499): it is logged and counted, never sent.
+const statusClientClosed = 499
+
+// aborted tells whether err only says that the client went away: the
+// request's context ended, which net/http does when the connection closes.
+func aborted(c echo.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil
+}
+
 // errorHandler writes every failure as the contract's JSON error body.
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
+			return
+		}
+		if aborted(c, err) {
+			logger.Debug("request aborted: the client went away", "path", c.Request().URL.Path, "err", err)
+			c.Response().WriteHeader(statusClientClosed)
 			return
 		}
 		status, detail := describe(err)

@@ -16,9 +16,10 @@ import (
 var wsWriteBuffers sync.Pool
 
 // handleWS upgrades GET /ws to the live feed. The caller is authenticated
-// before the upgrade (the auth cookie, ?token= or the Authorization header),
-// so a bad token is a plain 401, and a browser page from a foreign origin a 403.
-func handleWS(h *hub.Hub, st store.Accounts, allowed []string) echo.HandlerFunc {
+// before the upgrade (the session cookie, ?token= or the Authorization
+// header), so a bad token is a plain 401, a browser page from a foreign
+// origin a 403, and a user or client address over its share of sockets a 429.
+func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps) echo.HandlerFunc {
 	up := websocket.Upgrader{
 		ReadBufferSize:  1024,
 		WriteBufferSize: 1024,
@@ -53,11 +54,16 @@ func handleWS(h *hub.Hub, st store.Accounts, allowed []string) echo.HandlerFunc 
 		if !websocket.IsWebSocketUpgrade(r) {
 			return store.Invalid(store.CodeNotWebSocket, "GET /ws must be a WebSocket upgrade")
 		}
+		release, err := caps.acquire(uid, c.RealIP())
+		if err != nil {
+			return err
+		}
+		defer release()
 		ws, err := up.Upgrade(c.Response(), r, nil)
 		if err != nil {
 			return nil // the upgrader has answered the client
 		}
-		h.Serve(ws, cl)
+		h.Serve(ws, cl) // until the connection ends
 		return nil
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -111,13 +110,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			logger.Warn("live feed did not stop cleanly", "err", err)
 		}
 	}()
-	addLiveRoutes(srv, lv.hub, st, cfg.AllowedOrigins)
+	addLiveRoutes(srv, lv.hub, st, cfg.AllowedOrigins, newSocketCaps(cfg.Edges, reg))
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	hs, ln := newHTTPServer(cfg.Edges, srv, ln, logger, reg)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	url := "http://" + ln.Addr().String()

@@ -34,8 +34,12 @@ func bindJSON(c echo.Context, v any) error {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, maxBodyBytes))
 	if err != nil {
+		// Over the limit: a body with its Content-Length was refused before
+		// the handler; a chunked one stops here, with MaxBytesReader's error
+		// or that of Echo's BodyLimit reader under it.
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		var he *echo.HTTPError
+		if errors.As(err, &tooLarge) || errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
 			return store.NewError(store.ErrTooLarge, store.CodeBodyTooLarge, bodyTooLargeMsg)
 		}
 		return store.Invalid(store.CodeInvalidBody, "could not read the request body")

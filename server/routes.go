@@ -20,7 +20,7 @@ func addRoutes(e *echo.Echo, s *server) {
 
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/healthz", handleHealthz)
 	e.GET("/readyz", handleReadyz(st))
-	e.GET("/metrics", handleMetrics(s.reg))
+	e.GET("/metrics", handleMetrics(s.reg), metricsAccess(s.cfg.Edges))
 
 	// API middleware is global, with the CORS part skipping non-API paths:
 	// group middleware would make Echo answer 404 instead of 405 for a known
@@ -38,7 +38,7 @@ func addRoutes(e *echo.Echo, s *server) {
 			MaxAge:        86400,
 		}),
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
-			Limit: strconv.Itoa(maxBodyBytes>>10) + "K",
+			Limit: strconv.Itoa(maxBodyBytes>>10) + "KiB", // "K" would be 1000 bytes
 			// Uploads are read with their own, larger limit.
 			Skipper: func(c echo.Context) bool { return isUpload(c.Request().URL.Path) },
 		}),
@@ -91,6 +91,6 @@ func addRoutes(e *echo.Echo, s *server) {
 }
 
 // addLiveRoutes lists the live feed's route; run adds it once the hub is up.
-func addLiveRoutes(e *echo.Echo, h *hub.Hub, st store.Accounts, allowedOrigins []string) {
-	e.GET("/ws", handleWS(h, st, allowedOrigins))
+func addLiveRoutes(e *echo.Echo, h *hub.Hub, st store.Accounts, allowedOrigins []string, caps *socketCaps) {
+	e.GET("/ws", handleWS(h, st, allowedOrigins, caps))
 }

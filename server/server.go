@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,16 +28,14 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(logger)
-	e.IPExtractor = echo.ExtractIPDirect()
-	if cfg.TrustProxy {
-		e.IPExtractor = echo.ExtractIPFromXFFHeader()
-	}
+	useProxies(e, cfg.Edges)
 	m := newHTTPMetrics(reg)
 	e.Use(
 		recoverMiddleware(logger),
 		requestLog(logger),
 		m.middleware,
 		securityHeaders,
+		noStore,
 	)
 	s := &server{cfg: cfg, store: st, media: files, reg: reg}
 	addRoutes(e, s)
@@ -84,8 +83,50 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")
-		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "+
-			"img-src 'self' data: blob:; connect-src *; object-src 'none'; base-uri 'self'; frame-ancestors 'none'")
+		h.Set("Content-Security-Policy", contentSecurityPolicy(c))
+		return next(c)
+	}
+}
+
+// contentSecurityPolicy lets the pages load and connect to their own origin
+// only: the API and, as not every browser counts ws: and wss: as 'self', the
+// live feed's origin named in full. Forms post only here, no page may frame
+// them, and no <base> may move their relative URLs elsewhere.
+func contentSecurityPolicy(c echo.Context) string {
+	connect := "'self'"
+	if host := c.Request().Host; plainHost(host) {
+		scheme := "ws://"
+		if overHTTPS(c) {
+			scheme = "wss://"
+		}
+		connect += " " + scheme + host
+	}
+	return "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+		"connect-src " + connect + "; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+}
+
+// plainHost tells whether a Host header is a bare host[:port], safe to put
+// in a policy: net/http lets through characters such as ';' and ','.
+func plainHost(host string) bool {
+	if host == "" || len(host) > 255 {
+		return false
+	}
+	for _, r := range host {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-:[]", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// noStore keeps the API's answers, and the live feed's refusals, out of
+// every cache: they are personal and change all the time. Static files have
+// their own caching (static.go).
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if p := c.Request().URL.Path; strings.HasPrefix(p, "/api/") || p == "/ws" {
+			c.Response().Header().Set("Cache-Control", "no-store")
+		}
 		return next(c)
 	}
 }

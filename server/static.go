@@ -37,7 +37,7 @@ import (
 //     (HttpOnly), and asking /me without one can only earn a 401, which the
 //     browser logs as an error. So a page whose <html> carries sessionMark is
 //     also kept with that mark replaced by sessionCookieMark, and served so
-//     to requests that carry the auth cookie (Vary: Cookie); the page asks
+//     to requests that carry a session cookie (Vary: Cookie); the page asks
 //     /me only then. It says the cookie is there, not that it is valid.
 const (
 	sessionMark       = `data-session="none"`
@@ -254,7 +254,7 @@ func (s *staticSite) serve(c echo.Context) error {
 	h := c.Response().Header()
 	if f.session != nil {
 		h.Add("Vary", "Cookie")
-		if _, err := r.Cookie(cookieName); err == nil {
+		if _, ok := sessionCookie(r); ok {
 			f = f.session
 		}
 	}

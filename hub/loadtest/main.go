@@ -4,11 +4,13 @@
 // arrived, how many were lost, the delay from the post request to receipt
 // (p50/p99/max), and the server's memory per connection.
 //
-// Start the server with rate limits off and fast password hashing, e.g.
+// Start the server with rate limits and connection caps off and fast password
+// hashing, e.g.
 //
 //	redis-server --port 6390 --save '' --maxclients 20000 &
 //	REDIS_URL=redis://127.0.0.1:6390/0 MICROBLOG_ADDR=127.0.0.1:8090 \
-//	  MICROBLOG_RATE_LIMITS=off MICROBLOG_BCRYPT_COST=4 MICROBLOG_LOG_LEVEL=warn go run ./server &
+//	  MICROBLOG_RATE_LIMITS=off MICROBLOG_WS_MAX_PER_IP=0 MICROBLOG_MAX_CONNS_PER_IP=0 \
+//	  MICROBLOG_BCRYPT_COST=4 MICROBLOG_LOG_LEVEL=warn go run ./server &
 //	go run ./hub/loadtest -url http://127.0.0.1:8090 -fans 10000
 package main
 

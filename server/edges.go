@@ -1,0 +1,114 @@
+package main
+
+import (
+	"crypto/subtle"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+)
+
+// trusts tells whether addr, an address of a direct peer, is one of the
+// trusted proxies.
+func (ed edges) trusts(addr netip.Addr) bool { return inPrefixes(ed.TrustedProxies, addr) }
+
+func inPrefixes(ps []netip.Prefix, addr netip.Addr) bool {
+	addr = addr.Unmap()
+	for _, p := range ps {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// peerAddr is the address of the request's direct peer (the last hop).
+func peerAddr(remoteAddr string) netip.Addr {
+	ap, err := netip.ParseAddrPort(remoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// trustOptions are Echo's trust options for exactly the listed proxies:
+// Echo would otherwise trust every loopback, link-local and private hop.
+func (ed edges) trustOptions() []echo.TrustOption {
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range ed.TrustedProxies {
+		opts = append(opts, echo.TrustIPRange(&net.IPNet{
+			IP: net.IP(p.Addr().AsSlice()), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen()),
+		}))
+	}
+	return opts
+}
+
+// useProxies sets how e finds a request's client address and scheme: from
+// the connection itself, or, for requests that come from a trusted proxy,
+// from X-Forwarded-For (the nearest address that is not a trusted proxy)
+// and X-Forwarded-Proto.
+func useProxies(e *echo.Echo, ed edges) {
+	if len(ed.TrustedProxies) == 0 {
+		e.IPExtractor = echo.ExtractIPDirect()
+		e.SchemeExtractor = echo.ExtractSchemeDirect()
+		return
+	}
+	e.IPExtractor = echo.ExtractIPFromXFFHeader(ed.trustOptions()...)
+	e.SchemeExtractor = echo.ExtractSchemeFromHeaders(ed.trustOptions()...)
+}
+
+// overHTTPS tells whether the browser reached us over TLS, directly or
+// through a trusted proxy.
+func overHTTPS(c echo.Context) bool {
+	s := c.Scheme()
+	return s == "https" || s == "wss"
+}
+
+// errMetricsForbidden answers /metrics to a client it is not served to.
+var errMetricsForbidden = store.NewError(store.ErrForbidden, store.CodeForbidden, "metrics are not served to this address")
+
+// metricsAccess lets through to /metrics the client addresses of
+// MICROBLOG_METRICS_ALLOW and the holders of MICROBLOG_METRICS_TOKEN.
+func metricsAccess(ed edges) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if ed.MetricsToken != "" {
+				tok, ok := bearerToken(c.Request().Header.Get("Authorization"))
+				if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(ed.MetricsToken)) == 1 {
+					return next(c)
+				}
+			}
+			if ed.metricsClient(c) {
+				return next(c)
+			}
+			return errMetricsForbidden
+		}
+	}
+}
+
+// metricsClient tells whether the client is in MICROBLOG_METRICS_ALLOW. A
+// request forwarded by a peer that is not a trusted proxy is refused: its
+// client could be anyone, and a proxy on this machine would otherwise make
+// every client of the internet look like loopback.
+func (ed edges) metricsClient(c echo.Context) bool {
+	r := c.Request()
+	if forwarded(r.Header) && !ed.trusts(peerAddr(r.RemoteAddr)) {
+		return false
+	}
+	addr, err := netip.ParseAddr(c.RealIP())
+	return err == nil && inPrefixes(ed.MetricsAllow, addr)
+}
+
+// forwarded tells whether a proxy says it forwarded the request.
+func forwarded(h http.Header) bool {
+	for _, name := range []string{"X-Forwarded-For", "X-Real-Ip", "Forwarded"} {
+		if strings.TrimSpace(h.Get(name)) != "" {
+			return true
+		}
+	}
+	return false
+}
