@@ -1,0 +1,115 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Cluster is a Redis Cluster of three masters and no replicas, started for a
+// test: each master a redis-server on a free loopback port in a temporary
+// folder of its own, joined with redis-cli --cluster create.
+type Cluster struct {
+	t       testing.TB
+	Masters []*Redis
+}
+
+// StartCluster starts a cluster of 3 masters for t, waits until every node
+// says cluster_state:ok, and stops it when t ends. It fails the test (never
+// skips it) when redis-server or redis-cli is not installed.
+func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	if _, err := exec.LookPath("redis-cli"); err != nil {
+		t.Fatalf("redis-cli is not installed (apt-get install redis-server, or run make test, which installs it): %v", err)
+	}
+	c := &Cluster{t: t}
+	for range 3 {
+		c.Masters = append(c.Masters, StartWith(t, "--cluster-enabled", "yes",
+			"--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+			"--appendfsync", "always")) // a killed master loses nothing acknowledged
+	}
+	args := []string{"--cluster", "create"}
+	for _, m := range c.Masters {
+		args = append(args, m.Addr())
+	}
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	c.waitOK()
+	return c
+}
+
+// URL is the cluster in go-redis's cluster URL form, the first master's
+// address in the host and the others as addr parameters.
+func (c *Cluster) URL() string {
+	u := "redis://" + c.Masters[0].Addr()
+	for i, m := range c.Masters[1:] {
+		sep := "&"
+		if i == 0 {
+			sep = "?"
+		}
+		u += sep + "addr=" + m.Addr()
+	}
+	return u
+}
+
+// Client returns a new cluster client, closed when the test ends.
+func (c *Cluster) Client() *redis.ClusterClient {
+	addrs := make([]string, len(c.Masters))
+	for i, m := range c.Masters {
+		addrs[i] = m.Addr()
+	}
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	c.t.Cleanup(func() { cc.Close() })
+	return cc
+}
+
+// Restart stops master i and starts it again on the same port and data; it
+// rejoins the cluster from its nodes.conf, and Restart waits until the
+// cluster is whole again.
+func (c *Cluster) Restart(i int) {
+	c.t.Helper()
+	c.Masters[i].Restart()
+	c.waitOK()
+}
+
+// waitOK waits until every master reports cluster_state:ok and knows all
+// three masters.
+func (c *Cluster) waitOK() {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, m := range c.Masters {
+		cl := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1})
+		for {
+			info, err := cl.ClusterInfo(context.Background()).Result()
+			if err == nil && strings.Contains(info, "cluster_state:ok") && strings.Contains(info, "cluster_known_nodes:"+strconv.Itoa(len(c.Masters))) {
+				break
+			}
+			if time.Now().After(deadline) {
+				log, _ := os.ReadFile(filepath.Join(m.Dir, "redis.log"))
+				cl.Close()
+				c.t.Fatalf("cluster node %s is not ok: %v\n%s\n%s", m.Addr(), err, info, log)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		cl.Close()
+	}
+}
+
+// String describes the cluster for logs.
+func (c *Cluster) String() string {
+	addrs := make([]string, len(c.Masters))
+	for i, m := range c.Masters {
+		addrs[i] = m.Addr()
+	}
+	return fmt.Sprintf("redis cluster %s", strings.Join(addrs, ","))
+}
