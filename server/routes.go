@@ -49,11 +49,14 @@ func addRoutes(e *echo.Echo, s *server) {
 	member := authenticate(st, true)
 
 	api.POST("/users", handleRegister(st, rl.Signup, ttl))
-	api.POST("/sessions", handleLogin(st, rl.Login, ttl))
+	api.POST("/sessions", handleLogin(st, rl.Login, rl.LoginAccount, ttl))
 	api.DELETE("/sessions/current", handleLogout(st), member)
+	api.DELETE("/sessions", handleLogoutAll(st), member)
 
 	api.GET("/me", handleMe(st), member)
 	api.PATCH("/me", handleUpdateMe(st), member)
+	api.PUT("/me/password", handleChangePassword(st, rl.Login, rl.LoginAccount), member)
+	api.DELETE("/me", handleDeleteMe(st, rl.Login, rl.LoginAccount), member)
 	api.GET("/users/:username", handleUser(st), anyone)
 	api.PUT("/users/:username/follow", handleFollow(st, true), member)
 	api.DELETE("/users/:username/follow", handleFollow(st, false), member)
