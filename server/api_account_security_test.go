@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -232,5 +233,62 @@ func TestLoginBackoffEndsAfterTheWait(t *testing.T) {
 	}
 	if s, _ := try("carol", "wrong password"); s != 401 {
 		t.Fatalf("a wrong password after a success: %d, want 401 (the count starts again)", s)
+	}
+}
+
+// TestFollowLimitAndCoalescing: follows are limited per user (429 with
+// Retry-After), and 30 follow/unfollow cycles tell the star once.
+func TestFollowLimitAndCoalescing(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=follow=5/1m")
+	fanTok, _ := ts.register(t, "fan")
+	for i := range 6 {
+		ts.register(t, fmt.Sprintf("star%d", i))
+	}
+	for i := range 5 {
+		ts.follow(t, fanTok, fmt.Sprintf("star%d", i), true)
+	}
+	resp := ts.do(t, "PUT", "/api/v1/users/star5/follow", fanTok, nil, nil)
+	resp.Body.Close()
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("sixth follow in a minute: %d (Retry-After %q), want 429", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+
+	ts2 := newTestServer(t)
+	starTok, _ := ts2.register(t, "star")
+	fan2, _ := ts2.register(t, "fan")
+	ws := ts2.dialWS(t, starTok, "")
+	ws.ready(t)
+	for range 30 {
+		ts2.follow(t, fan2, "star", true)
+		ts2.follow(t, fan2, "star", false)
+	}
+	ts2.follow(t, fan2, "star", true)
+	follows := 0
+	deadline := time.After(time.Second)
+	for done := false; !done; {
+		select {
+		case f, ok := <-ws.frames:
+			if !ok {
+				t.Fatal("live feed closed")
+			}
+			if f.Event == store.EventFollow {
+				follows++
+			}
+			if f.Event == store.EventNotification && strings.Contains(string(f.Data), `"follow"`) {
+				follows++
+			}
+		case <-deadline:
+			done = true
+		}
+	}
+	if follows > 2 { // one follow event and its notification
+		t.Fatalf("31 follows in a row sent %d follow events and notifications, want 2", follows)
+	}
+	if n := len(ts2.notifications(t, starTok)); n > 1 {
+		t.Fatalf("%d notifications, want at most 1", n)
+	}
+	n, _ := ts2.Redis.Client().ZCard(context.Background(), "A:1:fansID").Result()
+	if n != 1 {
+		t.Fatalf("star has %d fans, want 1", n)
 	}
 }

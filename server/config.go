@@ -39,6 +39,7 @@ type rateLimits struct {
 	// before further attempts back off (see redisdb's loginguard.go).
 	LoginAccount store.Limit
 	Post         store.Limit // per user, posts and comments together
+	Follow       store.Limit // per user, follows and unfollows together
 }
 
 var defaultRateLimits = rateLimits{
@@ -46,6 +47,7 @@ var defaultRateLimits = rateLimits{
 	Login:        store.Limit{N: 20, Per: time.Minute},
 	LoginAccount: store.Limit{N: 10, Per: 15 * time.Minute},
 	Post:         store.Limit{N: 30, Per: time.Minute},
+	Follow:       store.Limit{N: 60, Per: time.Minute},
 }
 
 // loadConfig reads flags from args and settings from getenv. A bad value is
@@ -66,7 +68,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.RedisPrefix, "redis-prefix", env("MICROBLOG_REDIS_PREFIX", ""), "prefix of every Redis key and channel (MICROBLOG_REDIS_PREFIX)")
 	fs.StringVar(&cfg.RedisCAFile, "redis-ca", env("MICROBLOG_REDIS_CA", ""), "PEM file of CAs trusted for rediss:// (MICROBLOG_REDIS_CA; default: the system's)")
 	fs.StringVar(&origins, "allowed-origins", env("MICROBLOG_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the server's own (MICROBLOG_ALLOWED_ORIGINS)")
-	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=10/1h,login=20/1m,login_account=10/15m,post=30/1m" (MICROBLOG_RATE_LIMITS)`)
+	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=10/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m" (MICROBLOG_RATE_LIMITS)`)
 	fs.StringVar(&cost, "bcrypt-cost", env("MICROBLOG_BCRYPT_COST", "10"), "bcrypt work factor of password hashes, 4-31 (MICROBLOG_BCRYPT_COST)")
 	fs.StringVar(&ttl, "session-ttl", env("MICROBLOG_SESSION_TTL", "720h"), "how long an unused session lives; each use slides it (MICROBLOG_SESSION_TTL)")
 	fs.StringVar(&level, "log-level", env("MICROBLOG_LOG_LEVEL", "info"), "debug, info, warn or error (MICROBLOG_LOG_LEVEL)")
@@ -138,8 +140,10 @@ func parseRateLimits(s string) (rateLimits, error) {
 			rl.LoginAccount = l
 		case "post":
 			rl.Post = l
+		case "follow":
+			rl.Follow = l
 		default:
-			return rateLimits{}, fmt.Errorf("invalid MICROBLOG_RATE_LIMITS entry %q: unknown limit %q (signup, login, login_account, post)", part, name)
+			return rateLimits{}, fmt.Errorf("invalid MICROBLOG_RATE_LIMITS entry %q: unknown limit %q (signup, login, login_account, post, follow)", part, name)
 		}
 	}
 	return rl, nil

@@ -149,6 +149,7 @@ func (s *Store) leaveFans(ctx context.Context, uid int64) error {
 			for _, f := range fans {
 				fan := parseID(f)
 				pl.ZRem(ctx, s.keys.stars(fan), uid)
+				pl.Del(ctx, s.keys.followNoted(uid, fan))
 				s.queuePublish(ctx, pl, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: uid, Following: false})
 			}
 			pl.ZRem(ctx, s.keys.fans(uid), toAny(fans)...)

@@ -136,6 +136,13 @@ func (k Keys) notifications(uid int64) string {
 // {kind, actor, post, at}, and "k:<kind>:<actor>:<post>" → id, to undo one.
 func (k Keys) notes(uid int64) string { return k.prefix + "N:" + id(uid) + ":notes" }
 
+// followNoted is the STRING N:<star>:followed:<fan>, with a TTL, set while
+// a follow of star by fan has been announced lately: following again soon
+// after an unfollow announces nothing (no follow event, no notification).
+func (k Keys) followNoted(star, fan int64) string {
+	return k.prefix + "N:" + id(star) + ":followed:" + id(fan)
+}
+
 // lastNotificationID is the STRING global:notificationid, INCRed for each
 // notification.
 func (k Keys) lastNotificationID() string { return k.prefix + "global:notificationid" }

@@ -15,6 +15,7 @@ func TestKeys(t *testing.T) {
 			k.loginFailures("alice"):                    "login:fail:alice",
 			k.loginClientFailures("alice", "127.0.0.1"): "login:fail:alice:127.0.0.1",
 			k.knownClients(7):                           "login:known:7",
+			k.followNoted(7, 8):                         "N:7:followed:8",
 			k.session("ab12"):                           "auth:ab12",
 			k.userSessions(7):                           "user:userid:7:auth",
 			k.fans(7):                                   "A:7:fansID",
