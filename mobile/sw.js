@@ -18,6 +18,7 @@ const SHELL = [
   'js/app.js',
   'js/views.js',
   'js/config.js',
+  'js/core/account.js',
   'js/core/api.js',
   'js/core/app.js',
   'js/core/dom.js',

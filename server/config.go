@@ -35,13 +35,20 @@ type config struct {
 type rateLimits struct {
 	Signup store.Limit // per client address
 	Login  store.Limit // per client address
-	Post   store.Limit // per user, posts and comments together
+	// LoginAccount is the login guard: N wrong passwords in a row per account
+	// and address (3N from all addresses), forgotten Per after the last,
+	// before further attempts back off (see redisdb's loginguard.go).
+	LoginAccount store.Limit
+	Post         store.Limit // per user, posts and comments together
+	Follow       store.Limit // per user, follows and unfollows together
 }
 
 var defaultRateLimits = rateLimits{
-	Signup: store.Limit{N: 10, Per: time.Hour},
-	Login:  store.Limit{N: 20, Per: time.Minute},
-	Post:   store.Limit{N: 30, Per: time.Minute},
+	Signup:       store.Limit{N: 10, Per: time.Hour},
+	Login:        store.Limit{N: 20, Per: time.Minute},
+	LoginAccount: store.Limit{N: 10, Per: 15 * time.Minute},
+	Post:         store.Limit{N: 30, Per: time.Minute},
+	Follow:       store.Limit{N: 60, Per: time.Minute},
 }
 
 // loadConfig reads flags from args and settings from getenv. A bad value is
@@ -62,7 +69,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.RedisPrefix, "redis-prefix", env("MICROBLOG_REDIS_PREFIX", ""), "prefix of every Redis key and channel (MICROBLOG_REDIS_PREFIX)")
 	fs.StringVar(&cfg.RedisCAFile, "redis-ca", env("MICROBLOG_REDIS_CA", ""), "PEM file of CAs trusted for rediss:// (MICROBLOG_REDIS_CA; default: the system's)")
 	fs.StringVar(&origins, "allowed-origins", env("MICROBLOG_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the server's own (MICROBLOG_ALLOWED_ORIGINS)")
-	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=10/1h,login=20/1m,post=30/1m" (MICROBLOG_RATE_LIMITS)`)
+	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=10/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m" (MICROBLOG_RATE_LIMITS)`)
 	fs.StringVar(&cost, "bcrypt-cost", env("MICROBLOG_BCRYPT_COST", "10"), "bcrypt work factor of password hashes, 4-31 (MICROBLOG_BCRYPT_COST)")
 	fs.StringVar(&ttl, "session-ttl", env("MICROBLOG_SESSION_TTL", "720h"), "how long an unused session lives; each use slides it (MICROBLOG_SESSION_TTL)")
 	fs.StringVar(&level, "log-level", env("MICROBLOG_LOG_LEVEL", "info"), "debug, info, warn or error (MICROBLOG_LOG_LEVEL)")
@@ -133,10 +140,14 @@ func parseRateLimits(s string) (rateLimits, error) {
 			rl.Signup = l
 		case "login":
 			rl.Login = l
+		case "login_account":
+			rl.LoginAccount = l
 		case "post":
 			rl.Post = l
+		case "follow":
+			rl.Follow = l
 		default:
-			return rateLimits{}, fmt.Errorf("invalid MICROBLOG_RATE_LIMITS entry %q: unknown limit %q (signup, login, post)", part, name)
+			return rateLimits{}, fmt.Errorf("invalid MICROBLOG_RATE_LIMITS entry %q: unknown limit %q (signup, login, login_account, post, follow)", part, name)
 		}
 	}
 	return rl, nil

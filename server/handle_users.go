@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -50,10 +51,14 @@ func handleUser(st store.Accounts) echo.HandlerFunc {
 	}
 }
 
-// handleFollow makes the caller follow (follow true) or unfollow the user in the path.
-func handleFollow(st store.Service, follow bool) echo.HandlerFunc {
+// handleFollow makes the caller follow (follow true) or unfollow the user in
+// the path. Follows and unfollows count together against the caller's limit.
+func handleFollow(st store.Service, follow bool, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
+		if err := st.Allow(ctx, "follow", strconv.FormatInt(viewer(c), 10), limit); err != nil {
+			return err
+		}
 		star, err := st.UIDByName(ctx, c.Param("username"))
 		if err != nil {
 			return err

@@ -18,18 +18,38 @@ import (
 type Accounts interface {
 	// Register creates a user and a first session, returning its token.
 	Register(ctx context.Context, username, password string) (User, string, error)
-	// Login checks a name and password and opens a new session.
-	Login(ctx context.Context, username, password string) (User, string, error)
+	// Login checks a name and password and opens a new session. Failed
+	// attempts count against the account under at's guard.
+	Login(ctx context.Context, username, password string, at Attempt) (User, string, error)
 	// Authenticate returns the user of a session token and the token's hash.
 	Authenticate(ctx context.Context, token string) (uid int64, tokenHash string, err error)
 	// Logout ends the session whose token hash is tokenHash, everywhere.
 	Logout(ctx context.Context, uid int64, tokenHash string) error
+	// LogoutAll ends every session of the user, everywhere.
+	LogoutAll(ctx context.Context, uid int64) error
+	// ChangePassword replaces the user's password after checking the old one
+	// (under at's guard, like a login) and ends every session but keep's.
+	ChangePassword(ctx context.Context, uid int64, keep, oldPassword, newPassword string, at Attempt) error
+	// DeleteAccount checks the password (under at's guard) and removes the
+	// user: sessions, posts, follows both ways, profile, and its name.
+	DeleteAccount(ctx context.Context, uid int64, password string, at Attempt) error
 	// UIDByName resolves a username, in any letter case.
 	UIDByName(ctx context.Context, name string) (int64, error)
 	// User and UserByName return a user as viewer (0: anonymous) sees it.
 	User(ctx context.Context, uid, viewer int64) (User, error)
 	UserByName(ctx context.Context, name string, viewer int64) (User, error)
 	SetBio(ctx context.Context, uid int64, bio string) (User, error)
+}
+
+// Attempt is where an attempt to prove a password comes from and the guard
+// it is held to.
+type Attempt struct {
+	// Client is the client's address.
+	Client string
+	// Guard allows N failed passwords in a row per account and address
+	// (forgotten Per after the last) before the attempts must wait, and a
+	// few times N from all addresses together; zero: no guard.
+	Guard Limit
 }
 
 // Follows are who follows whom.

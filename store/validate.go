@@ -2,10 +2,13 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"go.mau.fi/util/confusable"
+	"golang.org/x/text/secure/precis"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -14,29 +17,54 @@ const (
 	MinUsername   = 2
 	MaxUsername   = 30
 	MinPassword   = 8   // bytes
-	MaxPassword   = 128 // bytes; bcrypt itself reads only 72, so longer ones are pre-hashed
+	MaxPassword   = 128 // bytes; every password is pre-hashed to fit bcrypt's 72
 	MaxContent    = 280 // characters (runes)
 	MaxBio        = 160 // characters (runes)
 	MaxIdemKeyLen = 255
 )
 
-// NormalizeUsername checks a username and returns it in NFC form and its
-// lower-case index form.
+// maxNameInput bounds the bytes of a name the PRECIS profiles are run on:
+// 30 characters of at most 4 bytes, with room for width and NFD forms.
+const maxNameInput = 4 * 4 * MaxUsername
+
+// NormalizeUsername checks a username and returns its display form and its
+// index form. Both go through the PRECIS username profiles of RFC 8265:
+// fullwidth and halfwidth forms are mapped to their plain letters (so
+// "ａｌｉｃｅ" is alice), the result is NFC, and invisible, unassigned and
+// compatibility characters (U+3164 HANGUL FILLER, mathematical bold letters,
+// zero-width spaces) are refused. The display form keeps the letter case
+// (UsernameCasePreserved), the index form is lower case (UsernameCaseMapped).
+// The contract's rule holds on top: 2 to 30 letters, digits or _.
 func NormalizeUsername(name string) (display, lower string, err error) {
 	if !utf8.ValidString(name) {
 		return "", "", Invalid(CodeInvalidUsername, "username is not valid UTF-8")
 	}
-	name = norm.NFC.String(name)
+	if len(name) > maxNameInput {
+		return "", "", Invalid(CodeInvalidUsername, fmt.Sprintf("username must be %d to %d characters long", MinUsername, MaxUsername))
+	}
+	display, err1 := precis.UsernameCasePreserved.String(name)
+	lower, err2 := precis.UsernameCaseMapped.String(name)
+	if err1 != nil || err2 != nil {
+		return "", "", Invalid(CodeInvalidUsername, "username holds a character that is not allowed in names (an invisible, unassigned or compatibility character)")
+	}
+	if err := checkNameRunes(display); err != nil {
+		return "", "", err
+	}
+	return display, lower, nil
+}
+
+// checkNameRunes applies the contract's length and letters-digits-_ rule.
+func checkNameRunes(name string) error {
 	n := utf8.RuneCountInString(name)
 	if n < MinUsername || n > MaxUsername {
-		return "", "", Invalid(CodeInvalidUsername, fmt.Sprintf("username must be %d to %d characters long", MinUsername, MaxUsername))
+		return Invalid(CodeInvalidUsername, fmt.Sprintf("username must be %d to %d characters long", MinUsername, MaxUsername))
 	}
 	for _, r := range name {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
-			return "", "", Invalid(CodeInvalidUsername, "username may hold only letters, digits and _")
+			return Invalid(CodeInvalidUsername, "username may hold only letters, digits and _")
 		}
 	}
-	return name, strings.ToLower(name), nil
+	return nil
 }
 
 // LookupName turns a username as a caller typed it into its index form, or
@@ -46,7 +74,61 @@ func LookupName(name string) (string, bool) {
 	return lower, err == nil
 }
 
-// CheckPassword checks a new password's length.
+// LookupNames are the index forms a typed name may be stored under, most
+// likely first: its PRECIS form, then the form names had before PRECIS (NFC,
+// strings.ToLower), for accounts made then whose names PRECIS now refuses
+// or maps elsewhere. Empty when no user can have that name.
+func LookupNames(name string) []string {
+	var out []string
+	if lower, ok := LookupName(name); ok {
+		out = append(out, lower)
+	}
+	if len(name) <= maxNameInput && utf8.ValidString(name) {
+		legacy := norm.NFC.String(name)
+		if checkNameRunes(legacy) == nil {
+			if l := strings.ToLower(legacy); !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// UsernameSkeleton is the UTS #39 confusable skeleton of a name's index form
+// (see NormalizeUsername): two names with one skeleton look alike ("alice"
+// and "аlice" with a Cyrillic а, "bob1" and "bobl"), so only one of them may
+// exist. The skeleton is taken again after lower-casing until it stays the
+// same, since the table maps some lower-case letters to capitals ("0" and
+// "o" both end as "o"). It is for comparing, never for showing.
+func UsernameSkeleton(lower string) string {
+	s := lower
+	for range 4 {
+		next := strings.ToLower(confusable.Skeleton(s))
+		if next == s {
+			break
+		}
+		s = next
+	}
+	return s
+}
+
+// PreparePassword checks a new or typed password's length (in bytes, as
+// typed) and prepares it with the PRECIS OpaqueString profile (RFC 8265):
+// non-ASCII spaces become ASCII spaces and the result is NFC, so "café" typed
+// with a combined é or with e and a combining accent is one password.
+// Control characters and unassigned code points are refused.
+func PreparePassword(pw string) (string, error) {
+	if err := CheckPassword(pw); err != nil {
+		return "", err
+	}
+	p, err := precis.OpaqueString.String(pw)
+	if err != nil || !utf8.ValidString(pw) {
+		return "", Invalid(CodeInvalidPassword, "password holds a character that is not allowed (a control character or an unassigned code point)")
+	}
+	return p, nil
+}
+
+// CheckPassword checks a password's length.
 func CheckPassword(pw string) error {
 	if len(pw) < MinPassword || len(pw) > MaxPassword {
 		return Invalid(CodeInvalidPassword, fmt.Sprintf("password must be %d to %d bytes long", MinPassword, MaxPassword))

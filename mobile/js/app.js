@@ -67,6 +67,13 @@ const ctx = {
   trackFeed: (f) => { app.feeds.add(f); return f; },
   loggedIn: onLoggedIn,
   logout,
+  // The server ended this device's session on purpose (log out everywhere, account deleted).
+  signedOut: (message) => {
+    app.leaving = false;
+    forget();
+    toast(message);
+    go('/login');
+  },
   serverChanged: () => { api = makeApi(); },
   posted: (post) => { if (app.homeFeed) app.homeFeed.add(post, { hold: false }); },
 };
@@ -240,7 +247,7 @@ async function logout() {
 }
 
 function sessionEnded() {
-  if (!app.user) return;
+  if (!app.user || app.leaving) return; // leaving: the Account area ends the session itself
   forget();
   toast('Your session has ended. Please log in again.');
   go('/login');

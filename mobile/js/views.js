@@ -6,6 +6,7 @@ import { Feed } from './core/feed.js';
 import { postCard, avatar, followButton } from './core/render.js';
 import { authForm, profileFeed, commentReplies, charCounter, bioEditor, topicFeed, likersFeed } from './core/views.js';
 import { notificationsList } from './core/notify.js';
+import { accountArea } from './core/account.js';
 import { searcher, searchResults } from './core/search.js';
 import { bumpCount } from './core/social.js';
 import { shortDate, timeElement } from './core/time.js';
@@ -263,7 +264,14 @@ export function settings(ctx) {
   h('div', { class: 'field' }, h('label', { htmlFor: 'server' }, 'Server address'), input,
     h('p', { class: 'help' }, 'The address of your microblog server. The app signs in with a token kept on this phone.')),
   msg, h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, 'Save'));
-  return { el: h('div', { class: 'view settings' }, form), title: 'Settings', back: true, noTabs: !ctx.me() };
+  // Logged in, the screen holds the Account area too (core/account.js).
+  const acct = ctx.me() ? accountArea(ctx, { signedOut: ctx.signedOut }) : null;
+  return {
+    el: h('div', { class: 'view settings' },
+      acct ? h('h2', { class: 'settings-title' }, 'Server') : null, form,
+      acct ? h('h2', { class: 'settings-title' }, 'Account') : null, acct && acct.el),
+    title: 'Settings', back: true, noTabs: !ctx.me(),
+  };
 }
 
 export function notFound() {

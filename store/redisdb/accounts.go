@@ -3,45 +3,35 @@ package redisdb
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"log/slog"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
-	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
 )
 
-// passwordInput makes any password of up to 128 bytes fit bcrypt's 72-byte
-// input without silently ignoring its tail.
-func passwordInput(pw string) []byte {
-	if len(pw) <= 72 {
-		return []byte(pw)
-	}
-	sum := sha256.Sum256([]byte(pw))
-	return []byte(base64.StdEncoding.EncodeToString(sum[:]))
-}
-
 // Register creates a user and a first session. Of concurrent registrations of
-// one name (in any letter case) exactly one wins; the others get ErrUsernameTaken.
+// one name (in any letter case or width), or of names that look alike,
+// exactly one wins; the others get ErrUsernameTaken.
 func (s *Store) Register(ctx context.Context, username, password string) (store.User, string, error) {
 	name, lower, err := store.NormalizeUsername(username)
 	if err != nil {
 		return store.User{}, "", err
 	}
-	if err := store.CheckPassword(password); err != nil {
+	prepared, err := store.PreparePassword(password)
+	if err != nil {
 		return store.User{}, "", err
 	}
-	n, err := s.rdb.Exists(ctx, s.keys.usernameIndex(lower)).Result()
-	if err != nil {
-		return store.User{}, "", s.wrap("register", err)
+	if taken, err := s.nameTaken(ctx, lower); err != nil || taken {
+		if err == nil {
+			err = store.ErrUsernameTaken
+		}
+		return store.User{}, "", err
 	}
-	if n > 0 {
-		return store.User{}, "", store.ErrUsernameTaken
-	}
-	hash, err := bcrypt.GenerateFromPassword(passwordInput(password), s.opt.BcryptCost)
+	rec, err := s.newPasswordRecord(prepared)
 	if err != nil {
 		return store.User{}, "", s.wrap("register: hash password", err)
 	}
@@ -50,19 +40,15 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 		return store.User{}, "", s.wrap("register", err)
 	}
 	created := s.now()
-	// The hash first, the index after: nobody can reach the hash before the
-	// index names it, and the index's SET NX decides who owns the name.
-	h := userHash{Username: name, Password: string(hash), Created: created}
+	// The hash first, the name after: nobody can reach the hash before the
+	// index names it, and the indexes' SET NX decide who owns the name.
+	h := userHash{Username: name, Password: rec.Hash, PasswordKey: rec.Key, Created: created}
 	if err := s.rdb.HSet(ctx, s.keys.user(uid), h).Err(); err != nil {
 		return store.User{}, "", s.wrap("register", err)
 	}
-	ok, err := s.rdb.SetNX(ctx, s.keys.usernameIndex(lower), uid, 0).Result()
-	if err != nil || !ok {
+	if err := s.claimName(ctx, uid, lower); err != nil {
 		s.rdb.Del(context.WithoutCancel(ctx), s.keys.user(uid))
-		if err != nil {
-			return store.User{}, "", s.wrap("register", err)
-		}
-		return store.User{}, "", store.ErrUsernameTaken
+		return store.User{}, "", err
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		s.indexUser(ctx, pl, uid, lower)
@@ -85,31 +71,23 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 }
 
 // Login checks a username and password and opens a new session. A wrong name
-// and a wrong password give the same error, after the same work.
-func (s *Store) Login(ctx context.Context, username, password string) (store.User, string, error) {
-	var uid int64
-	var hash []byte
-	if lower, ok := store.LookupName(username); ok && len(password) <= store.MaxPassword {
-		u, err := s.rdb.Get(ctx, s.keys.usernameIndex(lower)).Int64()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return store.User{}, "", s.wrap("login", err)
-		}
-		if err == nil {
-			h, err := s.rdb.HGet(ctx, s.keys.user(u), fieldPassword).Result()
-			if err != nil && !errors.Is(err, redis.Nil) {
-				return store.User{}, "", s.wrap("login", err)
-			}
-			if err == nil {
-				uid, hash = u, []byte(h)
-			}
-		}
+// and a wrong password give the same error, after the same work; both count
+// against the name under at's guard.
+func (s *Store) Login(ctx context.Context, username, password string, at store.Attempt) (store.User, string, error) {
+	names := store.LookupNames(username)
+	g := guardedLogin{at: at}
+	if len(names) > 0 {
+		g.name = names[0]
 	}
-	if hash == nil {
-		bcrypt.CompareHashAndPassword(s.dummyHash, passwordInput(password))
-		return store.User{}, "", store.ErrBadCredential
+	uid, err := s.findUser(ctx, names)
+	if err != nil {
+		return store.User{}, "", s.wrap("login", err)
 	}
-	if bcrypt.CompareHashAndPassword(hash, passwordInput(password)) != nil {
-		return store.User{}, "", store.ErrBadCredential
+	if err := s.guardCheck(ctx, g, uid); err != nil {
+		return store.User{}, "", err
+	}
+	if _, err := s.provePassword(ctx, g, uid, password); err != nil {
+		return store.User{}, "", err
 	}
 	s.pruneSessions(ctx, uid)
 	token, err := s.newSession(ctx, uid)
@@ -118,6 +96,43 @@ func (s *Store) Login(ctx context.Context, username, password string) (store.Use
 	}
 	u, err := s.User(ctx, uid, uid)
 	return u, token, err
+}
+
+// provePassword checks that typed is the password of uid (0: a name nobody
+// has, which fails after the same work) and counts the outcome under the
+// guard. A match against an old record rewrites it in the current form. It
+// returns the record as it stands now.
+func (s *Store) provePassword(ctx context.Context, g guardedLogin, uid int64, typed string) (passwordRecord, error) {
+	var rec passwordRecord
+	if uid > 0 {
+		vals, err := s.rdb.HMGet(ctx, s.keys.user(uid), fieldPassword, fieldPasswordKey).Result()
+		if err != nil {
+			return rec, s.wrap("check password", err)
+		}
+		rec.Hash, _ = vals[0].(string)
+		rec.Key, _ = vals[1].(string)
+	}
+	if rec.Hash == "" {
+		s.fakeMatch(typed)
+		s.guardFail(ctx, g)
+		return rec, store.ErrBadCredential
+	}
+	ok, upgrade, prepared := matchPassword(rec, typed)
+	if !ok {
+		s.guardFail(ctx, g)
+		return rec, store.ErrBadCredential
+	}
+	if upgrade {
+		rec = s.upgradePassword(ctx, uid, rec, prepared)
+	}
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		s.queueGuardPass(ctx, pl, g, uid)
+		return nil
+	})
+	if err != nil {
+		slog.WarnContext(ctx, "reset login guard", "uid", uid, "err", err)
+	}
+	return rec, nil
 }
 
 // newSession makes a random 256-bit token and stores its hash both ways.
@@ -204,4 +219,78 @@ func (s *Store) Logout(ctx context.Context, uid int64, tokenHash string) error {
 		return nil
 	})
 	return s.wrap("logout", err)
+}
+
+// LogoutAll ends every session of the user at once, in every server process,
+// and tells the live feed to close their connections.
+func (s *Store) LogoutAll(ctx context.Context, uid int64) error {
+	return s.endSessions(ctx, uid, "")
+}
+
+// endSessions ends every session of uid but keep's (a token hash; empty:
+// none kept). A session opened while it runs is not valid either when keep
+// is empty: the user's session set is deleted, and a token is valid only
+// while both keys agree.
+func (s *Store) endSessions(ctx context.Context, uid int64, keep string) error {
+	hashes, err := s.rdb.SMembers(ctx, s.keys.userSessions(uid)).Result()
+	if err != nil {
+		return s.wrap("end sessions", err)
+	}
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, h := range hashes {
+			if h == keep {
+				continue
+			}
+			p.Del(ctx, s.keys.session(h))
+			p.SRem(ctx, s.keys.userSessions(uid), h)
+			s.queuePublish(ctx, p, s.keys.NotifyChannel(uid), store.EventSessionRevoked, store.SessionRevokedData{TokenHash: h})
+		}
+		if keep == "" {
+			p.Del(ctx, s.keys.userSessions(uid))
+		}
+		return nil
+	})
+	return s.wrap("end sessions", err)
+}
+
+// ChangePassword replaces uid's password once the old one is proved (under
+// at's guard, as a login) and ends every other session of the user; the
+// session keep (a token hash) stays.
+func (s *Store) ChangePassword(ctx context.Context, uid int64, keep, oldPassword, newPassword string, at store.Attempt) error {
+	prepared, err := store.PreparePassword(newPassword)
+	if err != nil {
+		return err
+	}
+	g, err := s.ownGuard(ctx, uid, at)
+	if err != nil {
+		return err
+	}
+	if err := s.guardCheck(ctx, g, uid); err != nil {
+		return err
+	}
+	rec, err := s.provePassword(ctx, g, uid, oldPassword)
+	if err != nil {
+		return err
+	}
+	ok, err := s.swapPassword(ctx, uid, rec, prepared)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return store.ErrBadCredential // changed by another request meanwhile
+	}
+	return s.endSessions(context.WithoutCancel(ctx), uid, keep)
+}
+
+// ownGuard is the login guard of uid's own account.
+func (s *Store) ownGuard(ctx context.Context, uid int64, at store.Attempt) (guardedLogin, error) {
+	name, err := s.username(ctx, uid)
+	if err != nil {
+		return guardedLogin{}, err
+	}
+	g := guardedLogin{at: at}
+	if names := store.LookupNames(name); len(names) > 0 {
+		g.name = names[0]
+	}
+	return g, nil
 }

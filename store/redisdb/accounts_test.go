@@ -19,7 +19,7 @@ func TestSessions(t *testing.T) {
 	if u.Username != "Alice" || u.Following == nil || *u.Following {
 		t.Fatalf("registered %+v", u)
 	}
-	lu, tok2, err := s.Login(s.ctx, "aLiCe", "password123")
+	lu, tok2, err := s.Login(s.ctx, "aLiCe", "password123", store.Attempt{})
 	if err != nil || lu.ID != u.ID {
 		t.Fatalf("login: %+v, %v", lu, err)
 	}
@@ -54,7 +54,7 @@ func TestLoginFailuresLookAlike(t *testing.T) {
 	s := newTestStore(t)
 	s.user("alice")
 	for _, c := range [][2]string{{"alice", "wrong password"}, {"nobody", "password123"}, {"x", "password123"}, {"alice", strings.Repeat("p", 200)}} {
-		_, _, err := s.Login(s.ctx, c[0], c[1])
+		_, _, err := s.Login(s.ctx, c[0], c[1], store.Attempt{})
 		wantCode(t, err, store.ErrUnauthorized, store.CodeInvalidCredentials)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -54,9 +55,10 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	if err := s.fillHome(ctx, fan, recent, cut); err != nil {
 		return s.wrap("follow: fill home timeline", err)
 	}
+	announce := s.firstFollowLately(ctx, fan, star)
 	u, uerr := s.User(ctx, fan, star)
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		if uerr == nil {
+		if uerr == nil && announce {
 			s.queuePublish(ctx, p, s.keys.NotifyChannel(star), store.EventFollow, store.FollowData{User: u})
 		}
 		s.queuePublish(ctx, p, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: true, Since: parseID(since.Val())})
@@ -66,8 +68,23 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 		// The follow is stored; live clients pick it up when they reconnect.
 		slog.WarnContext(ctx, "publish follow events", "fan", fan, "star", star, "err", err)
 	}
-	s.notify(ctx, fan, store.NotifyFollow, 0, star)
+	if announce {
+		s.notify(ctx, fan, store.NotifyFollow, 0, star)
+	}
 	return nil
+}
+
+// followNoteTTL is how long after a follow was announced, or after an
+// unfollow, following the same star again announces nothing: a fan who
+// follows and unfollows in a loop tells the star once.
+const followNoteTTL = time.Hour
+
+// firstFollowLately tells whether fan's follow of star should be announced
+// (a follow event and a notification): not when one was announced, or fan
+// unfollowed star, within followNoteTTL. When Redis cannot tell, it is.
+func (s *Store) firstFollowLately(ctx context.Context, fan, star int64) bool {
+	ok, err := s.rdb.SetNX(ctx, s.keys.followNoted(star, fan), 1, followNoteTTL).Result()
+	return ok || err != nil
 }
 
 // Unfollow ends fan's following of star (idempotent) and takes the star's
@@ -93,6 +110,10 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	}
 	if removed.Val() == 0 {
 		return nil
+	}
+	// Following again within the hour announces nothing.
+	if err := s.rdb.Set(ctx, s.keys.followNoted(star, fan), 1, followNoteTTL).Err(); err != nil {
+		slog.WarnContext(ctx, "note unfollow", "fan", fan, "star", star, "err", err)
 	}
 	s.unnotify(ctx, star, fan, store.NotifyFollow, 0)
 	// Tell live connections first, so no new post of the star arrives after

@@ -67,11 +67,14 @@ func (m *messageHash) post(mid int64) *store.Post {
 // userHash is the user:userid:<uid> hash of one user.
 type userHash struct {
 	Username string `redis:"username"`
-	Password string `redis:"password"` // bcrypt
-	Created  int64  `redis:"created"`  // unix ms
-	Bio      string `redis:"bio"`
-	Posts    int64  `redis:"posts_count"`
-	Avatar   string `redis:"avatar"` // the avatar's file name in the media folder
+	Password string `redis:"password"` // bcrypt (see passwords.go)
+	// PasswordKey is the password's pre-hash key; empty in records made
+	// before every password was pre-hashed.
+	PasswordKey string `redis:"password_key"`
+	Created     int64  `redis:"created"` // unix ms
+	Bio         string `redis:"bio"`
+	Posts       int64  `redis:"posts_count"`
+	Avatar      string `redis:"avatar"` // the avatar's file name in the media folder
 }
 
 // Fields of userHash read or written on their own, and the fields of the
@@ -79,9 +82,11 @@ type userHash struct {
 const (
 	fieldUsername = "username"
 	fieldPassword = "password"
-	fieldBio      = "bio"
-	fieldPosts    = "posts_count"
-	fieldAvatar   = "avatar"
+	// fieldPasswordKey is the pre-hash key of the password (passwords.go).
+	fieldPasswordKey = "password_key"
+	fieldBio         = "bio"
+	fieldPosts       = "posts_count"
+	fieldAvatar      = "avatar"
 	// fieldFanOut is the author's fan-out mode: "" (push), modePull or modeDrain.
 	fieldFanOut = "fanout"
 	// fieldPullFrom is the last message id before the author's posts were

@@ -32,6 +32,31 @@ func (k Keys) nameOfUsernameIndex(key string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(key, k.prefix+"user:username:"), ":uid")
 }
 
+// usernameSkeleton is the STRING user:skeleton:<skeleton>:uid: the uid of
+// the user whose name has that UTS #39 confusable skeleton
+// (store.UsernameSkeleton), so that no two names that look alike can exist.
+// Written with SET NX like usernameIndex.
+func (k Keys) usernameSkeleton(skeleton string) string {
+	return k.prefix + "user:skeleton:" + skeleton + ":uid"
+}
+
+// loginFailures is the HASH login:fail:<name index form> of the failed
+// logins to one account from every address: n (failures in a row) and
+// until (unix ms before which unknown addresses must wait), with a TTL. It
+// is keyed by name, not uid, so that a name nobody has backs off alike.
+func (k Keys) loginFailures(lowerName string) string { return k.prefix + "login:fail:" + lowerName }
+
+// loginClientFailures is the HASH login:fail:<name index form>:<address>,
+// loginFailures for one client address.
+func (k Keys) loginClientFailures(lowerName, client string) string {
+	return k.prefix + "login:fail:" + lowerName + ":" + client
+}
+
+// knownClients is the ZSET login:known:<uid> of the addresses the user
+// logged in from, score = when (ms): these are not held up by a back-off
+// that failures from other addresses caused.
+func (k Keys) knownClients(uid int64) string { return k.prefix + "login:known:" + id(uid) }
+
 // session is the STRING auth:<sha256-hex of token> holding the uid, with a TTL.
 func (k Keys) session(tokenHash string) string { return k.prefix + "auth:" + tokenHash }
 
@@ -110,6 +135,13 @@ func (k Keys) notifications(uid int64) string {
 // notes is the HASH N:<uid>:notes of a user's notifications: id → JSON of
 // {kind, actor, post, at}, and "k:<kind>:<actor>:<post>" → id, to undo one.
 func (k Keys) notes(uid int64) string { return k.prefix + "N:" + id(uid) + ":notes" }
+
+// followNoted is the STRING N:<star>:followed:<fan>, with a TTL, set while
+// a follow of star by fan has been announced lately: following again soon
+// after an unfollow announces nothing (no follow event, no notification).
+func (k Keys) followNoted(star, fan int64) string {
+	return k.prefix + "N:" + id(star) + ":followed:" + id(fan)
+}
 
 // lastNotificationID is the STRING global:notificationid, INCRed for each
 // notification.

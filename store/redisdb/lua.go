@@ -34,4 +34,16 @@ var (
 	//go:embed lua/notify_remove.lua
 	notifyRemoveSrc string
 	notifyRemove    = redis.NewScript(notifyRemoveSrc)
+
+	//go:embed lua/password_swap.lua
+	passwordSwapSrc string
+	passwordSwap    = redis.NewScript(passwordSwapSrc)
+
+	//go:embed lua/del_if_equals.lua
+	delIfEqualsSrc string
+	delIfEquals    = redis.NewScript(delIfEqualsSrc)
+
+	//go:embed lua/login_fail.lua
+	loginFailSrc string
+	loginFail    = redis.NewScript(loginFailSrc)
 )

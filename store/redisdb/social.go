@@ -200,8 +200,9 @@ func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lo
 }
 
 // schemaVersion is the data model Migrate brings Redis to: 2 adds the
-// username search index and the popularity ranking.
-const schemaVersion = 2
+// username search index and the popularity ranking, 3 the PRECIS forms of
+// names and their skeleton index (names.go).
+const schemaVersion = 3
 
 // Migrate brings data written by older versions of the server up to date:
 // it indexes every user's name and follower count. It is idempotent and
@@ -238,6 +239,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	}
 	if err := iter.Err(); err != nil {
 		return s.wrap("migrate", err)
+	}
+	if err := s.migrateNames(ctx); err != nil {
+		return err
 	}
 	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.schema(), schemaVersion, 0).Err())
 }

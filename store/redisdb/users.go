@@ -9,17 +9,13 @@ import (
 	"microblog/store"
 )
 
-// UIDByName resolves a username, in any letter case, to its uid.
+// UIDByName resolves a username, in any letter case or width, to its uid.
 func (s *Store) UIDByName(ctx context.Context, name string) (int64, error) {
-	lower, ok := store.LookupName(name)
-	if !ok {
+	uid, err := s.findUser(ctx, store.LookupNames(name))
+	if err == nil && uid == 0 {
 		return 0, store.ErrUserNotFound
 	}
-	uid, err := s.rdb.Get(ctx, s.keys.usernameIndex(lower)).Int64()
-	if errors.Is(err, redis.Nil) {
-		return 0, store.ErrUserNotFound
-	}
-	return uid, s.wrap("find user", err)
+	return uid, err
 }
 
 // UserByName returns the user called name as seen by viewer (0 for anonymous).

@@ -62,6 +62,16 @@ const ctx = {
     avatarChanged(user, [document, app.homeFeed && app.homeFeed.el]);
   },
   trackFeed: (feed) => { app.feeds.add(feed); return feed; },
+  // The server ended this device's session on purpose (log out everywhere, account deleted).
+  signedOut: (message) => {
+    app.leaving = false;
+    stopLive(app);
+    app.user = null;
+    app.unread.set(0);
+    showSide();
+    toast(message);
+    go('/login');
+  },
   app,
 };
 
@@ -95,8 +105,9 @@ const routes = [
   [/^\/t\/([^/]+)$/, (m) => views.topic(ctx, decodeURIComponent(m[1]))],
   [/^\/search$/, () => views.search(ctx, new URLSearchParams(location.search).get('q') || '')],
   [/^\/notifications$/, () => views.notifications(ctx)],
+  [/^\/account$/, () => views.account(ctx)],
 ];
-const private_ = new Set(['/', '/notifications']); // pages that need a session
+const private_ = new Set(['/', '/notifications', '/account']); // pages that need a session
 
 function render() {
   const path = location.pathname;
@@ -218,7 +229,7 @@ async function logout() {
 }
 
 function sessionEnded() {
-  if (!app.user) return;
+  if (!app.user || app.leaving) return; // leaving: the Account area ends the session itself
   stopLive(app);
   app.user = null;
   app.unread.set(0);

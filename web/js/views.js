@@ -7,6 +7,7 @@ import { postCard, avatar, followButton } from './core/render.js';
 import { avatarPicker } from './core/media.js';
 import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed } from './core/views.js';
 import { notificationsList } from './core/notify.js';
+import { accountArea } from './core/account.js';
 import { bumpCount } from './core/social.js';
 import { shortDate } from './core/time.js';
 import { composer } from './compose.js';
@@ -111,7 +112,8 @@ export function profile(ctx, name, tab) {
         avatar(user, 'xl'),
         h('div', { class: 'profile-actions' },
           self ? avatarPicker(ctx, { onDone: (u) => { user = u; ctx.avatarChanged(u); drawHeader(); } }) : null,
-          self ? h('button', { type: 'button', class: 'btn', on: { click: () => editBio(bio) } }, 'Edit bio')
+          self ? h('button', { type: 'button', class: 'btn', on: { click: () => editBio(bio) } }, 'Edit bio') : null,
+          self ? h('a', { class: 'btn', href: '/account' }, icon('settings', 18), 'Account')
             : me ? followButton(user, ctx, () => { counts.followers.textContent = String(user.followers_count); }) : null)),
       h('h1', { class: 'profile-name' }, user.username),
       bio,
@@ -260,6 +262,15 @@ export function notifications(ctx) {
   const list = notificationsList(ctx, ctx.app.unread);
   const el = h('div', { class: 'view' }, pageHead('Notifications'), list.feed.el);
   return { el, title: 'Notifications', onEvent: list.onEvent, destroy: list.destroy };
+}
+
+/** account is the Account page: change password, log out everywhere, delete the account. */
+export function account(ctx) {
+  const area = accountArea(ctx, { signedOut: ctx.signedOut, sectionClass: 'card' });
+  const el = h('div', { class: 'view' },
+    pageHead('Account', 'Signed in as @' + ctx.me().username + '.'),
+    area.el);
+  return { el, title: 'Account' };
 }
 
 function backButton(ctx) {

@@ -63,7 +63,8 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     try { data = await res.json(); } catch { /* not JSON */ }
     if (!res.ok) {
       const e = (data && data.error) || {};
-      if (res.status === 401 && !quiet401) onUnauthorized();
+      // A wrong password (invalid_credentials) is not a lost session.
+      if (res.status === 401 && !quiet401 && e.code !== 'invalid_credentials') onUnauthorized();
       throw new ApiError(res.status, e.code || 'http_' + res.status,
         e.message || res.statusText || 'Request failed', res.headers.get('Retry-After'));
     }
@@ -108,7 +109,10 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     register: (username, password) => request('POST', '/users', { username, password }, { quiet401: true }),
     login: (username, password) => request('POST', '/sessions', { username, password }, { quiet401: true }),
     logout: () => request('DELETE', '/sessions/current', undefined, { quiet401: true }),
+    logoutAll: () => request('DELETE', '/sessions'),
     me: () => request('GET', '/me', undefined, { quiet401: true }),
+    changePassword: (oldPassword, newPassword) => request('PUT', '/me/password', { old_password: oldPassword, new_password: newPassword }),
+    deleteAccount: (password) => request('DELETE', '/me', { password }),
     updateMe: (bio) => request('PATCH', '/me', { bio }),
     user: (name) => request('GET', '/users/' + enc(name)),
     follow: (name) => request('PUT', '/users/' + enc(name) + '/follow'),

@@ -1,0 +1,193 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// relationBatch is how many follows one pipeline of a deletion undoes.
+const relationBatch = 500
+
+// DeleteAccount removes user uid once its password is proved (under at's
+// guard, as a login). Once begun it goes on whatever the client does, in
+// this order, each step safe to run again should the process stop half way
+// (the user can then log in and delete again):
+//
+//  1. every session ends (its sockets are closed with 4001);
+//  2. its posts are deleted one by one with Delete, paging UserPosts, so
+//     each leaves every index and fan's home timeline as a delete does;
+//  3. it leaves the fan lists of its stars and the star lists of its fans
+//     (whose live connections stop listening to it);
+//  4. its own keys go: home timeline, follow sets, notifications, known
+//     addresses, the rankings, the avatar file;
+//  5. last, its profile hash and its name (index and skeleton), so that the
+//     name may be taken again.
+//
+// What it wrote elsewhere stays: comments on others' posts and likes.
+func (s *Store) DeleteAccount(ctx context.Context, uid int64, password string, at store.Attempt) error {
+	g, err := s.ownGuard(ctx, uid, at)
+	if err != nil {
+		return err
+	}
+	if err := s.guardCheck(ctx, g, uid); err != nil {
+		return err
+	}
+	if _, err := s.provePassword(ctx, g, uid, password); err != nil {
+		return err
+	}
+	return s.removeAccount(context.WithoutCancel(ctx), uid)
+}
+
+// removeAccount does the steps of DeleteAccount.
+func (s *Store) removeAccount(ctx context.Context, uid int64) error {
+	var h userHash
+	if err := s.rdb.HGetAll(ctx, s.keys.user(uid)).Scan(&h); err != nil {
+		return s.wrap("delete account", err)
+	}
+	if h.Username == "" {
+		return store.ErrUserNotFound
+	}
+	if err := s.endSessions(ctx, uid, ""); err != nil {
+		return err
+	}
+	if err := s.deleteAllPosts(ctx, uid); err != nil {
+		return err
+	}
+	if err := s.leaveStars(ctx, uid); err != nil {
+		return err
+	}
+	if err := s.leaveFans(ctx, uid); err != nil {
+		return err
+	}
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.Del(ctx, s.keys.home(uid), s.keys.userPosts(uid))
+		pl.Del(ctx, s.keys.fans(uid), s.keys.stars(uid))
+		pl.Del(ctx, s.keys.notifications(uid), s.keys.notes(uid))
+		pl.Del(ctx, s.keys.knownClients(uid), s.keys.userSessions(uid))
+		pl.ZRem(ctx, s.keys.popular(), uid)
+		pl.ZRem(ctx, s.keys.lastSeen(), uid)
+		pl.SRem(ctx, s.keys.celebrities(), uid)
+		return nil
+	})
+	if err != nil {
+		return s.wrap("delete account: keys", err)
+	}
+	if h.Avatar != "" && s.opt.Files != nil {
+		s.opt.Files.Remove(h.Avatar)
+	}
+	return s.freeName(ctx, uid, h.Username)
+}
+
+// deleteAllPosts deletes each of uid's posts with Delete, a page at a time.
+func (s *Store) deleteAllPosts(ctx context.Context, uid int64) error {
+	q := store.PageQuery{Limit: 100}
+	for {
+		page, err := s.UserPosts(ctx, uid, q)
+		if err != nil {
+			return err
+		}
+		for _, p := range page.Items {
+			if err := s.Delete(ctx, uid, p.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		if page.NextCursor == nil {
+			return nil
+		}
+		if q.Cursor, err = store.DecodeCursor(*page.NextCursor); err != nil {
+			return s.wrap("delete account: posts", err)
+		}
+	}
+}
+
+// leaveStars takes uid out of the fan list of each user it follows.
+func (s *Store) leaveStars(ctx context.Context, uid int64) error {
+	for {
+		stars, err := s.rdb.ZRange(ctx, s.keys.stars(uid), 0, relationBatch-1).Result()
+		if err != nil {
+			return s.wrap("delete account: stars", err)
+		}
+		if len(stars) == 0 {
+			return nil
+		}
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			for _, star := range stars {
+				pl.ZRem(ctx, s.keys.fans(parseID(star)), uid)
+			}
+			pl.ZRem(ctx, s.keys.stars(uid), toAny(stars)...)
+			return nil
+		})
+		if err != nil {
+			return s.wrap("delete account: stars", err)
+		}
+		// A star that drops below the celebrity threshold is pushed again.
+		for _, star := range stars {
+			if err := s.reconsider(ctx, parseID(star)); err != nil {
+				slog.WarnContext(ctx, "delete account: fan-out mode", "star", star, "err", err)
+			}
+		}
+	}
+}
+
+// leaveFans takes uid out of the star list of each of its fans and tells
+// their live connections to stop listening to it.
+func (s *Store) leaveFans(ctx context.Context, uid int64) error {
+	for {
+		fans, err := s.rdb.ZRange(ctx, s.keys.fans(uid), 0, relationBatch-1).Result()
+		if err != nil {
+			return s.wrap("delete account: fans", err)
+		}
+		if len(fans) == 0 {
+			return nil
+		}
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			for _, f := range fans {
+				fan := parseID(f)
+				pl.ZRem(ctx, s.keys.stars(fan), uid)
+				pl.Del(ctx, s.keys.followNoted(uid, fan))
+				s.queuePublish(ctx, pl, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: uid, Following: false})
+			}
+			pl.ZRem(ctx, s.keys.fans(uid), toAny(fans)...)
+			return nil
+		})
+		if err != nil {
+			return s.wrap("delete account: fans", err)
+		}
+	}
+}
+
+// freeName removes the profile hash and gives the name back: its index
+// forms and its skeleton, each only while it still names uid.
+func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
+	names := store.LookupNames(display)
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, n := range names {
+			pl.ZRem(ctx, s.keys.usernames(), n+":"+id(uid))
+		}
+		return nil
+	})
+	if err != nil {
+		return s.wrap("delete account: name", err)
+	}
+	if err := s.rdb.Del(ctx, s.keys.user(uid)).Err(); err != nil {
+		return s.wrap("delete account", err)
+	}
+	for _, n := range names {
+		s.releaseKey(ctx, s.keys.usernameIndex(n), uid)
+		s.releaseKey(ctx, s.keys.usernameSkeleton(store.UsernameSkeleton(n)), uid)
+	}
+	return nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, v := range ss {
+		out[i] = v
+	}
+	return out
+}

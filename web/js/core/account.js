@@ -1,0 +1,120 @@
+// account.js is the "Account" area both front ends show to a logged-in
+// user: change the password (this device stays logged in, every other one is
+// logged out), log out everywhere, and delete the account (asking for the
+// password, then once more to be sure).
+//
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
+
+import { h } from './dom.js';
+
+/** messageOf says what went wrong in words a person can act on. */
+function messageOf(err, wrongPassword) {
+  if (err.code === 'invalid_credentials') return wrongPassword;
+  if (err.status === 429) {
+    const s = Number(err.retryAfter);
+    return s > 0 ? `Too many attempts. Try again in ${s < 90 ? s + ' s' : Math.ceil(s / 60) + ' min'}.` : 'Too many attempts. Try again later.';
+  }
+  return err.message;
+}
+
+function passwordField(id, label, autocomplete, help) {
+  const input = h('input', { id, name: id, type: 'password', required: true, autocomplete, attrs: { minlength: '8', maxlength: '128' } });
+  return { input, el: h('div', { class: 'field' }, h('label', { htmlFor: id }, label), input, help ? h('p', { class: 'help' }, help) : null) };
+}
+
+function errorLine() {
+  return h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
+}
+
+/**
+ * accountArea returns the Account sections (each of class sectionClass
+ * too, such as the desktop page's card). signedOut(message) is called
+ * once the server has ended this device's session (log out everywhere, or
+ * the account is gone): the app forgets the user and says message. While a
+ * request that ends the session is out, ctx.app.leaving is set, so that the
+ * live feed's "logged out" close does not tell the user the session ended.
+ */
+export function accountArea(ctx, { signedOut, sectionClass = '' }) {
+  const me = ctx.me();
+
+  // ---- change password ----
+  const oldPw = passwordField('acct-old', 'Current password', 'current-password');
+  const newPw = passwordField('acct-new', 'New password', 'new-password', 'At least 8 characters. Your other devices will be logged out; this one stays.');
+  const pwError = errorLine();
+  const pwButton = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Change password');
+  const pwForm = h('form', { class: 'account-form', attrs: { 'aria-labelledby': 'acct-pw-title' }, on: { submit: async (e) => {
+    e.preventDefault();
+    pwError.hidden = true;
+    pwButton.disabled = true;
+    try {
+      await ctx.api.changePassword(oldPw.input.value, newPw.input.value);
+      pwForm.reset();
+      ctx.toast('Password changed. Your other devices were logged out.');
+    } catch (err) {
+      pwError.textContent = messageOf(err, 'That is not your current password.');
+      pwError.hidden = false;
+      (err.code === 'invalid_password' ? newPw : oldPw).input.focus();
+    } finally {
+      pwButton.disabled = false;
+    }
+  } } }, oldPw.el, newPw.el, pwError, pwButton);
+
+  // ---- log out everywhere ----
+  const allError = errorLine();
+  const allButton = h('button', { type: 'button', class: 'btn', on: { click: async () => {
+    allError.hidden = true;
+    allButton.disabled = true;
+    ctx.app.leaving = true;
+    try {
+      await ctx.api.logoutAll();
+      signedOut('You were logged out on every device.');
+    } catch (err) {
+      ctx.app.leaving = false;
+      allError.textContent = messageOf(err, err.message);
+      allError.hidden = false;
+      allButton.disabled = false;
+    }
+  } } }, 'Log out everywhere');
+
+  // ---- delete account ----
+  const delPw = passwordField('acct-del', 'Password', 'current-password');
+  const delError = errorLine();
+  const confirmBox = h('div', { class: 'account-confirm', attrs: { role: 'group', 'aria-labelledby': 'acct-confirm-text' }, hidden: true });
+  const askButton = h('button', { type: 'submit', class: 'btn btn-danger' }, 'Delete account…');
+  const delForm = h('form', { class: 'account-form', attrs: { 'aria-labelledby': 'acct-del-title' }, on: { submit: (e) => {
+    e.preventDefault();
+    delError.hidden = true;
+    askButton.hidden = true;
+    confirmBox.hidden = false;
+    confirmBox.querySelector('.btn-danger').focus();
+  } } }, delPw.el, delError, askButton, confirmBox);
+  const cancel = () => { confirmBox.hidden = true; askButton.hidden = false; askButton.focus(); };
+  const really = h('button', { type: 'button', class: 'btn btn-danger', on: { click: async () => {
+    really.disabled = true;
+    ctx.app.leaving = true;
+    try {
+      await ctx.api.deleteAccount(delPw.input.value);
+      signedOut('Your account was deleted.');
+    } catch (err) {
+      ctx.app.leaving = false;
+      delError.textContent = messageOf(err, 'That is not your password. Nothing was deleted.');
+      delError.hidden = false;
+      really.disabled = false;
+      confirmBox.hidden = true;
+      askButton.hidden = false;
+      delPw.input.focus();
+    }
+  } } }, 'Delete forever');
+  confirmBox.append(
+    h('p', { id: 'acct-confirm-text' }, `Delete @${me.username}, all its posts and follows? This cannot be undone, and someone else may take the name.`),
+    h('div', { class: 'account-actions' }, really, h('button', { type: 'button', class: 'btn', on: { click: cancel } }, 'Cancel')));
+
+  const section = (id, title, text, ...body) => h('section', { class: ('account-section ' + sectionClass).trim(), attrs: { 'aria-labelledby': id } },
+    h('h2', { id }, title), text ? h('p', { class: 'muted' }, text) : null, ...body);
+  const el = h('div', { class: 'account-area' },
+    section('acct-pw-title', 'Change password', null, pwForm),
+    section('acct-all-title', 'Log out everywhere', 'Ends every session of your account, on every device, this one included.', allError, allButton),
+    section('acct-del-title', 'Delete account', 'Removes your profile, your posts and your follows. Your name becomes free for others.', delForm));
+  return { el };
+}
