@@ -15,6 +15,10 @@ import (
 // IdempotencyTTL is how long an Idempotency-Key is remembered.
 const IdempotencyTTL = 24 * time.Hour
 
+// writeTimeout bounds a write once claimed, whatever its request does: the
+// client's going away does not cut it short, Redis's not answering does.
+const writeTimeout = 10 * time.Second
+
 // draft is a message on its way into Redis, as the steps of Create pass it on.
 type draft struct {
 	np      store.NewPost
@@ -41,6 +45,11 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	if err := s.resolveTargets(ctx, d); err != nil {
 		return store.Post{}, err
 	}
+	// From the claim on, the write belongs to the server, not to the
+	// client's connection: a client that gives up must not stop it half
+	// way, where its retry would find a message with no index.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
 	first, err := s.claim(ctx, d)
 	if err != nil {
 		return store.Post{}, err

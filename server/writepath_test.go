@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// TestClientTimeoutsMakeNoSecondPost: an author with 5,000 fans posts with
+// clients that give up after a few hundred microseconds to a few
+// milliseconds (so some give up in the middle of the write), each retried
+// with its Idempotency-Key: every key makes exactly one post, the retry
+// returns it, and every message written is fully indexed.
+func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
+	ts := newTestServer(t)
+	rdb := ts.Redis.Client()
+	ctx := context.Background()
+	tok, uid := ts.register(t, "star")
+	fans := make([]redis.Z, 5000)
+	for i := range fans {
+		fans[i] = redis.Z{Score: float64(i), Member: 100000 + i}
+	}
+	rdb.ZAdd(ctx, fmt.Sprintf("A:%d:fansID", uid), fans...)
+
+	const tries = 40
+	for i := range tries {
+		key := fmt.Sprintf("try-%d", i)
+		body := map[string]string{"content": "post " + key}
+		hdr := http.Header{"Idempotency-Key": {key}}
+		impatient := &http.Client{Timeout: time.Duration(200+100*i) * time.Microsecond}
+		req := ts.newRequest(t, "POST", "/api/v1/posts", tok, body, hdr)
+		var first store.Post
+		if resp, err := impatient.Do(req); err == nil {
+			if resp.StatusCode == http.StatusCreated {
+				jsonDecode(resp, &first)
+			}
+			resp.Body.Close()
+		}
+		var retry store.Post
+		for range 100 { // 409 while the first request still runs
+			resp := ts.do(t, "POST", "/api/v1/posts", tok, body, hdr)
+			status := resp.StatusCode
+			if status == http.StatusCreated {
+				jsonDecode(resp, &retry)
+			}
+			resp.Body.Close()
+			if status != http.StatusConflict {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if retry.ID == 0 || (first.ID != 0 && first.ID != retry.ID) {
+			t.Fatalf("%s: first answer %d, retry %d", key, first.ID, retry.ID)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // requests whose clients left may still be writing
+	posts := rdb.ZRange(ctx, fmt.Sprintf("F:%d:messageID", uid), 0, -1).Val()
+	if len(posts) != tries {
+		t.Errorf("F holds %d posts for %d keys", len(posts), tries)
+	}
+	indexed := map[string]bool{}
+	for _, p := range posts {
+		indexed[p] = true
+	}
+	for _, k := range rdb.Keys(ctx, "B:*").Val() {
+		if mid := k[2:]; !indexed[mid] {
+			t.Errorf("message %s (%q) was written but never indexed", mid, rdb.HGet(ctx, k, "content").Val())
+		}
+	}
+	if n := rdb.ZCard(ctx, "global:timeline").Val(); n != tries {
+		t.Errorf("the public timeline holds %d posts, want %d", n, tries)
+	}
+	if n, _ := strconv.Atoi(rdb.HGet(ctx, fmt.Sprintf("user:userid:%d", uid), "posts_count").Val()); n != tries {
+		t.Errorf("posts_count = %d, want %d", n, tries)
+	}
+}
+
+// newRequest builds the request ts.do sends, for a client of the test's own.
+func (ts *testServer) newRequest(t testing.TB, method, path, token string, body any, header http.Header) *http.Request {
+	t.Helper()
+	j, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(method, ts.URL+path, bytes.NewReader(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	return req
+}
