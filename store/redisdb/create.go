@@ -2,9 +2,13 @@ package redisdb
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,6 +18,12 @@ import (
 
 // IdempotencyTTL is how long an Idempotency-Key is remembered.
 const IdempotencyTTL = 24 * time.Hour
+
+// claimTTL is how long an Idempotency-Key stays claimed by a request that
+// has not finished: longer than writeTimeout, so that a claim never runs out
+// under a request still writing, and short, so that a request that died
+// (a crash, a Redis stall it gave up on) holds its key back only briefly.
+const claimTTL = 30 * time.Second
 
 // writeTimeout bounds a write once claimed, whatever its request does: the
 // client's going away does not cut it short, Redis's not answering does.
@@ -31,6 +41,11 @@ type draft struct {
 	mentions []store.Author
 	tags     []string
 	media    []store.Media // the images it carries
+	// claim is what this request holds its idempotency key with (see
+	// claimValue), reqHash the request it binds the key to, and finished
+	// tells, once indexed, whether the key took the result.
+	claim, reqHash string
+	finished       *redis.Cmd
 }
 
 // Create writes a post, repost or comment in named steps: check it, resolve
@@ -144,16 +159,25 @@ func (s *Store) resolveEntities(ctx context.Context, d *draft) error {
 // and fills in d.post. When an earlier request holds the key, it returns
 // that request's post instead. An id drawn for a request that then stops is
 // simply never used.
+//
+// The key is claimed with a token of this request's own, so that a claim
+// sent twice (go-redis re-sending a pipeline whose reply it lost) is still
+// this request's, and for claimTTL only: a request that dies holds its key
+// back that long, not a day.
 func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	np := d.np
 	var author *redis.SliceCmd
-	var claimed *redis.BoolCmd
+	var held *redis.Cmd
 	var next *redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		author = pl.HMGet(ctx, s.keys.user(np.Author), fieldUsername, fieldFanOut, fieldAvatar)
 		if np.IdempotencyKey != "" {
-			d.idemKey = s.keys.idempotency(np.Author, store.TokenHash(np.IdempotencyKey))
-			claimed = pl.SetNX(ctx, d.idemKey, 0, IdempotencyTTL)
+			keyHash := store.TokenHash(np.IdempotencyKey)
+			d.idemKey = s.keys.idempotency(np.Author, keyHash)
+			d.reqHash = requestHash(np)
+			d.claim = claimValue(rand.Text(), d.reqHash)
+			held = idemClaim.Eval(ctx, pl, []string{d.idemKey}, d.claim,
+				claimTTL.Milliseconds(), (IdempotencyTTL - claimTTL).Milliseconds())
 		}
 		next = pl.Incr(ctx, s.keys.lastPostID())
 		return nil
@@ -165,17 +189,17 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	mode, _ := author.Val()[1].(string)
 	avatar, _ := author.Val()[2].(string)
 	if name == "" {
-		if claimed != nil && claimed.Val() {
-			s.release(ctx, d)
-		}
+		s.release(ctx, d)
 		return nil, store.ErrUserNotFound
 	}
-	if claimed != nil && !claimed.Val() {
-		p, err := s.firstResult(ctx, d.idemKey, np.Author)
-		if err != nil {
-			return nil, err
+	if held != nil {
+		if h, _ := held.Text(); h != d.claim {
+			p, err := s.firstResult(ctx, d, h)
+			if err != nil {
+				return nil, err
+			}
+			return &p, nil
 		}
-		return &p, nil
 	}
 	d.post = store.Post{ID: next.Val(), Kind: store.KindPost,
 		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: avatarURL(avatar)},
@@ -189,25 +213,64 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	return nil, nil
 }
 
+// The values of an idempotency key (idem:<uid>:<key hash>): while its
+// request runs, "claim:<token>:<request hash>" for claimTTL; once the
+// request is done, "post:<mid>:<request hash>" for IdempotencyTTL. Older
+// versions left "0" (running) and "<mid>" (done).
+func claimValue(token, reqHash string) string      { return "claim:" + token + ":" + reqHash }
+func resultValue(mid int64, reqHash string) string { return "post:" + id(mid) + ":" + reqHash }
+
+// idemState is what an idempotency key says of the request that holds it.
+type idemState struct {
+	running bool
+	mid     int64  // the post it made, once done
+	reqHash string // the request it is bound to; empty if an older version's
+}
+
+func parseIdem(v string) idemState {
+	kind, rest, _ := strings.Cut(v, ":")
+	first, hash, _ := strings.Cut(rest, ":")
+	switch kind {
+	case "claim":
+		return idemState{running: true, reqHash: hash}
+	case "post":
+		return idemState{mid: parseID(first), reqHash: hash}
+	case "0":
+		return idemState{running: true}
+	}
+	return idemState{mid: parseID(kind)}
+}
+
+// requestHash is what an Idempotency-Key is bound to: the request's route
+// (a post, or a comment on which message) and its body in canonical form,
+// its fields rather than its bytes.
+func requestHash(np store.NewPost) string {
+	if len(np.MediaIDs) == 0 {
+		np.MediaIDs = nil
+	}
+	b, _ := json.Marshal([]any{np.Parent, np.RepostOf, np.MediaIDs, np.Content})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
 // release gives up the idempotency key of a request that failed, so that a
-// retry may try again.
+// retry may try again; it leaves the key alone if another request holds it.
 func (s *Store) release(ctx context.Context, d *draft) {
 	if d.idemKey != "" {
-		s.rdb.Del(context.WithoutCancel(ctx), d.idemKey)
+		ctx := context.WithoutCancel(ctx)
+		idemRelease.Run(ctx, s.rdb, []string{d.idemKey}, d.claim, resultValue(d.post.ID, d.reqHash))
 	}
 }
 
-// firstResult answers a request whose Idempotency-Key an earlier request
-// already took: with that request's post, or 409 while it is still running.
-func (s *Store) firstResult(ctx context.Context, idemKey string, author int64) (store.Post, error) {
-	mid, err := s.rdb.Get(ctx, idemKey).Int64()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return store.Post{}, s.wrap("idempotency", err)
-	}
-	if mid == 0 {
+// firstResult answers a request whose Idempotency-Key another request holds
+// (held is the key's value): with that request's post once it is done, or
+// 409 while it is still running.
+func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.Post, error) {
+	st := parseIdem(held)
+	if st.running {
 		return store.Post{}, store.ErrInProgress
 	}
-	return s.Post(ctx, mid, author)
+	return s.Post(ctx, st.mid, d.np.Author)
 }
 
 // write stores the claimed message: its own keys first, then its indexes,
@@ -240,6 +303,9 @@ func (s *Store) writeMessage(ctx context.Context, d *draft) error {
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
 	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 		t.HSet(ctx, s.keys.message(p.ID), h)
+		if d.idemKey != "" { // for the checker, should the request stop half way
+			t.HSet(ctx, s.keys.message(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+		}
 		t.Set(ctx, s.keys.publicTime(p.ID), int64(p.CreatedAt), 0)
 		t.Set(ctx, s.keys.author(p.ID), p.Author.ID, 0)
 		return nil
@@ -303,7 +369,8 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 	p := d.post
 	if d.idemKey != "" {
-		pl.Set(ctx, d.idemKey, p.ID, IdempotencyTTL)
+		d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim,
+			resultValue(p.ID, d.reqHash), IdempotencyTTL.Milliseconds())
 	}
 	switch {
 	case d.parent == nil:

@@ -23,6 +23,18 @@ var (
 	notifyAddSrc string
 	notifyAdd    = redis.NewScript(notifyAddSrc)
 
+	//go:embed lua/idem_claim.lua
+	idemClaimSrc string
+	idemClaim    = redis.NewScript(idemClaimSrc)
+
+	//go:embed lua/idem_finish.lua
+	idemFinishSrc string
+	idemFinish    = redis.NewScript(idemFinishSrc)
+
+	//go:embed lua/idem_release.lua
+	idemReleaseSrc string
+	idemRelease    = redis.NewScript(idemReleaseSrc)
+
 	//go:embed lua/notify_remove.lua
 	notifyRemoveSrc string
 	notifyRemove    = redis.NewScript(notifyRemoveSrc)

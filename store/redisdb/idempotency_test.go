@@ -1,0 +1,75 @@
+package redisdb
+
+import (
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+	"microblog/store/storetest"
+)
+
+// TestAbandonedClaimRunsOut: a request that claimed its Idempotency-Key and
+// then died (a crash, a Redis stall it gave up on) holds the key only while
+// a request could still be running: its retry is told 409 at first, and
+// creates the post once the claim has run out, not a day later.
+func TestAbandonedClaimRunsOut(t *testing.T) {
+	s := newTestStore(t)
+	alice := s.user("alice")
+	np := store.NewPost{Author: alice, Content: "written after a crash", IdempotencyKey: "k"}
+	d := &draft{np: np}
+	if _, err := s.claim(s.ctx, d); err != nil { // and the process dies here
+		t.Fatal(err)
+	}
+	key := s.keys.idempotency(alice, store.TokenHash("k"))
+	if ttl := s.rdb.PTTL(s.ctx, key).Val(); ttl <= 0 || ttl > claimTTL {
+		t.Fatalf("an unfinished claim lives %v, want at most %v", ttl, claimTTL)
+	}
+	_, err := s.Create(s.ctx, np)
+	wantCode(t, err, store.ErrConflict, store.CodeRequestInProgress)
+
+	s.rdb.PExpire(s.ctx, key, time.Millisecond) // claimTTL later
+	time.Sleep(5 * time.Millisecond)
+	p := s.post(np)
+	if again := s.post(np); again.ID != p.ID {
+		t.Fatalf("the retry after the claim ran out made %d, then %d", p.ID, again.ID)
+	}
+	if ttl := s.rdb.PTTL(s.ctx, key).Val(); ttl < IdempotencyTTL-time.Minute {
+		t.Fatalf("a finished key lives %v, want %v", ttl, IdempotencyTTL)
+	}
+
+	// A claim "0" of an older version, a minute old, held its key for 24 h.
+	old := store.NewPost{Author: alice, Content: "claimed by an older version", IdempotencyKey: "old"}
+	s.rdb.Set(s.ctx, s.keys.idempotency(alice, store.TokenHash("old")), 0, IdempotencyTTL-time.Minute)
+	if _, err := s.Create(s.ctx, old); err != nil {
+		t.Fatalf("a stale claim of an older version still blocks its key: %v", err)
+	}
+}
+
+// TestResentClaimIsItsOwn: a client that re-sends the claim after losing
+// Redis's reply (go-redis retries a pipeline that timed out) finds its own
+// claim, not someone else's, and goes on to write the post, once.
+func TestResentClaimIsItsOwn(t *testing.T) {
+	r := storetest.Start(t)
+	proxy := newLossyProxy(t, r.Addr())
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr(), MaxRetries: 1})
+	t.Cleanup(func() { rdb.Close() })
+	s := newTestStoreOn(t, rdb, Options{})
+	alice := s.user("alice")
+
+	proxy.loseReplyTo(containing("idem:")) // the claim's pipeline
+	p, err := s.Create(s.ctx, store.NewPost{Author: alice, Content: "claimed twice", IdempotencyKey: "k"})
+	if proxy.lost.Load() != 1 {
+		t.Fatal("no reply was lost")
+	}
+	if err != nil {
+		t.Fatalf("the re-sent claim collided with itself: %v", err)
+	}
+	if n := s.rdb.ZCard(s.ctx, s.keys.userPosts(alice)).Val(); n != 1 {
+		t.Fatalf("%d posts, want 1", n)
+	}
+	if got := s.post(store.NewPost{Author: alice, Content: "claimed twice", IdempotencyKey: "k"}); got.ID != p.ID {
+		t.Fatalf("the retry made %d, want %d", got.ID, p.ID)
+	}
+}
