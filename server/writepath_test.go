@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"testing"
@@ -101,4 +102,43 @@ func (ts *testServer) newRequest(t testing.TB, method, path, token string, body 
 		req.Header[k] = vs
 	}
 	return req
+}
+
+// TestIdempotencyKeyReusedIs400: a key sent again with another body or on
+// the comments route is refused with 400 idempotency_key_reused; the same
+// request still gets its first post.
+func TestIdempotencyKeyReusedIs400(t *testing.T) {
+	ts := newTestServer(t)
+	tok, _ := ts.register(t, "alice")
+	hdr := http.Header{"Idempotency-Key": {"k"}}
+	send := func(path string, body any) (int, []byte) {
+		resp := ts.do(t, "POST", path, tok, body, hdr)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	status, b := send("/api/v1/posts", map[string]string{"content": "first"})
+	if status != http.StatusCreated {
+		t.Fatalf("first: %d %s", status, b)
+	}
+	var first store.Post
+	mustDecode(t, b, &first)
+	for _, c := range []struct {
+		path string
+		body any
+	}{
+		{"/api/v1/posts", map[string]string{"content": "second"}},
+		{"/api/v1/posts", map[string]any{"content": "first", "repost_of": first.ID}},
+		{fmt.Sprintf("/api/v1/posts/%d/comments", first.ID), map[string]string{"content": "first"}},
+	} {
+		if status, b := send(c.path, c.body); status != http.StatusBadRequest || errorCode(t, b) != "idempotency_key_reused" {
+			t.Errorf("POST %s %v with the key again: %d %s", c.path, c.body, status, b)
+		}
+	}
+	status, b = send("/api/v1/posts", map[string]string{"content": "first"})
+	var again store.Post
+	mustDecode(t, b, &again)
+	if status != http.StatusCreated || again.ID != first.ID {
+		t.Fatalf("the same request again: %d %s", status, b)
+	}
 }

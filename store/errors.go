@@ -42,6 +42,7 @@ const (
 	CodeBioTooLong         Code = "bio_too_long"
 	CodeInvalidRepost      Code = "invalid_repost"
 	CodeInvalidIdemKey     Code = "invalid_idempotency_key"
+	CodeIdemKeyReused      Code = "idempotency_key_reused"
 	CodeInvalidLimit       Code = "invalid_limit"
 	CodeInvalidCursor      Code = "invalid_cursor"
 	CodeInvalidAfter       Code = "invalid_after"
@@ -99,6 +100,7 @@ var (
 	ErrFollowSelf    = NewError(ErrInvalid, CodeCannotFollowSelf, "you cannot follow or unfollow yourself")
 	ErrNotAuthor     = NewError(ErrForbidden, CodeNotAuthor, "only the author can delete a message")
 	ErrInProgress    = NewError(ErrConflict, CodeRequestInProgress, "a request with this Idempotency-Key is still being handled")
+	ErrIdemKeyReused = NewError(ErrInvalid, CodeIdemKeyReused, "this Idempotency-Key was used for another request (another body or route); use a new key for a new request")
 )
 
 // Limit is a rate: at most N requests per Per.

@@ -264,9 +264,13 @@ func (s *Store) release(ctx context.Context, d *draft) {
 
 // firstResult answers a request whose Idempotency-Key another request holds
 // (held is the key's value): with that request's post once it is done, or
-// 409 while it is still running.
+// 409 while it is still running; with 400 if that request was another one
+// (as Stripe does: a key names one request, not a slot to fill).
 func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.Post, error) {
 	st := parseIdem(held)
+	if st.reqHash != "" && st.reqHash != d.reqHash {
+		return store.Post{}, store.ErrIdemKeyReused
+	}
 	if st.running {
 		return store.Post{}, store.ErrInProgress
 	}

@@ -73,3 +73,39 @@ func TestResentClaimIsItsOwn(t *testing.T) {
 		t.Fatalf("the retry made %d, want %d", got.ID, p.ID)
 	}
 }
+
+// TestIdempotencyKeyReusedForAnotherRequest: an Idempotency-Key sent again
+// with another body, or on another route (a comment instead of a post, a
+// comment on another message), is refused with 400, while its request runs
+// and after; only the same request gets the first post back.
+func TestIdempotencyKeyReusedForAnotherRequest(t *testing.T) {
+	s := newTestStore(t)
+	alice := s.user("alice")
+	other := s.post(store.NewPost{Author: alice, Content: "something to comment on"})
+	np := store.NewPost{Author: alice, Content: "the first request", IdempotencyKey: "k"}
+	first := s.post(np)
+	for _, again := range []store.NewPost{
+		{Content: "another body"},
+		{Content: "the first request", Parent: first.ID},
+		{Content: "the first request", Parent: other.ID},
+		{Content: "the first request", RepostOf: other.ID},
+	} {
+		again.Author, again.IdempotencyKey = alice, "k"
+		_, err := s.Create(s.ctx, again)
+		wantCode(t, err, store.ErrInvalid, store.CodeIdemKeyReused)
+	}
+	if p := s.post(np); p.ID != first.ID {
+		t.Fatalf("the same request made %d, want %d", p.ID, first.ID)
+	}
+
+	// While the first request runs.
+	c := store.NewPost{Author: alice, Content: "a comment", Parent: other.ID, IdempotencyKey: "c"}
+	if _, err := s.claim(s.ctx, &draft{np: c}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Create(s.ctx, c)
+	wantCode(t, err, store.ErrConflict, store.CodeRequestInProgress)
+	c.Parent = first.ID
+	_, err = s.Create(s.ctx, c)
+	wantCode(t, err, store.ErrInvalid, store.CodeIdemKeyReused)
+}
