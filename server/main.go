@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -48,6 +49,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	repairEvery := 30 * time.Second
+	if err := readEnvDurations(getenv, []envDuration{{"MICROBLOG_REPAIR_INTERVAL", &repairEvery, 10 * time.Millisecond}}); err != nil {
+		return err
+	}
 	logger := slog.New(newLogHandler(stderr, cfg))
 
 	// Each run has its own metrics registry, so that tests may run several servers in one process.
@@ -75,18 +80,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Warn("could not bring the data up to date; search may miss older users until the next start", "err", err)
 	}
 
+	// The background work of every process: the fan-out workers, and the
+	// checker that mends what stopped writes left (one process at a time).
 	fanOutCtx, stopFanOut := context.WithCancel(context.Background())
-	fanOutDone := make(chan struct{})
-	go func() {
-		defer close(fanOutDone)
+	var background sync.WaitGroup
+	background.Go(func() {
 		st.RunFanOut(fanOutCtx, redisdb.WorkerOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
 			BatchDelay: tcfg.BatchDelay, Logger: logger})
-	}()
+	})
+	background.Go(func() {
+		st.RunRepair(fanOutCtx, redisdb.RepairOptions{Interval: repairEvery, Logger: logger})
+	})
 	go expireMedia(fanOutCtx, st, logger)
 	defer func() {
-		// A job cut short stays pending and is taken over by another process.
+		// A job or check cut short is taken up again, here or by another process.
 		stopFanOut()
-		<-fanOutDone
+		background.Wait()
 	}()
 
 	srv := newServer(cfg, st, files, logger, reg)

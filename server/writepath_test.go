@@ -142,3 +142,34 @@ func TestIdempotencyKeyReusedIs400(t *testing.T) {
 		t.Fatalf("the same request again: %d %s", status, b)
 	}
 }
+
+// TestCheckerRunsInTheServer: a post whose request stopped after writing
+// its own keys (B, D, E written by hand here, two minutes ago) is indexed by
+// the server's checker, and /metrics counts the repair.
+func TestCheckerRunsInTheServer(t *testing.T) {
+	ts := newTestServer(t, "MICROBLOG_REPAIR_INTERVAL=50ms")
+	rdb := ts.Redis.Client()
+	ctx := context.Background()
+	_, uid := ts.register(t, "alice")
+	mid := rdb.Incr(ctx, "global:postid").Val()
+	at := time.Now().Add(-2 * time.Minute).UnixMilli()
+	rdb.HSet(ctx, fmt.Sprintf("B:%d", mid), "content", "half written", "author", uid, "username", "alice",
+		"time", at, "kind", "post", "mentions", "[]", "tags", "[]", "media", "[]")
+	rdb.Set(ctx, fmt.Sprintf("D:%d:publicTime", mid), at, 0)
+	rdb.Set(ctx, fmt.Sprintf("E:%d:personID", mid), uid, 0)
+
+	deadline := time.Now().Add(10 * time.Second)
+	for rdb.ZScore(ctx, fmt.Sprintf("F:%d:messageID", uid), strconv.FormatInt(mid, 10)).Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the checker did not index the half-written post")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := ids(ts.page(t, "", "/api/v1/timelines/public").Items); len(got) != 1 || got[0] != mid {
+		t.Fatalf("public timeline %v, want [%d]", got, mid)
+	}
+	_, body := ts.call(t, "GET", "/metrics", "", nil)
+	if !bytes.Contains(body, []byte(`microblog_repairs_total{kind="post_indexed"} 1`)) {
+		t.Fatalf("/metrics does not count the repair:\n%s", body)
+	}
+}

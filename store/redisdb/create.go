@@ -258,7 +258,7 @@ func requestHash(np store.NewPost) string {
 func (s *Store) release(ctx context.Context, d *draft) {
 	if d.idemKey != "" {
 		ctx := context.WithoutCancel(ctx)
-		idemRelease.Run(ctx, s.rdb, []string{d.idemKey}, d.claim, resultValue(d.post.ID, d.reqHash))
+		delIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim, resultValue(d.post.ID, d.reqHash))
 	}
 }
 
@@ -278,14 +278,21 @@ func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.P
 }
 
 // write stores the claimed message: its own keys first, then its indexes,
-// its fan-out job and live event.
+// its fan-out job and live event. A write that fails half way is taken out
+// again (what Redis then refuses too, the checker of repair.go mends), so
+// that its 503 is true and its retry makes the one post.
 func (s *Store) write(ctx context.Context, d *draft) error {
 	err := s.writeMessage(ctx, d)
 	if err == nil {
 		err = s.index(ctx, d)
 	}
+	if err == nil && d.finished != nil && d.finished.Val() == int64(0) {
+		// The claim ran out under this request and another one holds the
+		// key now: that one's post stands, this second one goes.
+		err = store.ErrInProgress
+	}
 	if err != nil {
-		s.release(ctx, d)
+		s.unwrite(ctx, d)
 	}
 	return err
 }
@@ -332,12 +339,11 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		if d.parent != nil {
 			pl.ZAdd(ctx, s.keys.comments(d.parent.ID), z)
-			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.parent.ID)}, fieldComments, 1)
+			countSync.Eval(ctx, pl, []string{s.keys.message(d.parent.ID), s.keys.comments(d.parent.ID)}, fieldComments)
 			s.queueFinish(ctx, pl, d)
 			return nil
 		}
-		pl.ZAdd(ctx, s.keys.userPosts(author), z)
-		pl.HIncrBy(ctx, s.keys.user(author), fieldPosts, 1)
+		postAdd.Eval(ctx, pl, []string{s.keys.userPosts(author), s.keys.user(author)}, mid, fieldPosts)
 		s.queueHomeAdd(ctx, pl, author, z)
 		pl.ZAdd(ctx, s.keys.publicTimeline(), z)
 		pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))

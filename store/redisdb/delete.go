@@ -36,7 +36,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		pl.Del(ctx, s.keys.likes(mid))
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.comments(*m.ParentID), mid)
-			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(*m.ParentID)}, fieldComments, -1)
+			countSync.Eval(ctx, pl, []string{s.keys.message(*m.ParentID), s.keys.comments(*m.ParentID)}, fieldComments)
 			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
 			return nil
 		}

@@ -153,6 +153,14 @@ func (k Keys) lastSeen() string { return k.prefix + "global:lastseen" }
 // author's fan-out mode changes.
 func (k Keys) fanOutLock(uid int64) string { return k.prefix + "lock:fanout:" + id(uid) }
 
+// repairLock is the STRING lock:repair holding, with a TTL, the token of the
+// process running the checker of half-written messages.
+func (k Keys) repairLock() string { return k.prefix + "lock:repair" }
+
+// repairCheckpoint is the STRING repair:checkpoint, the last message id the
+// checker has settled.
+func (k Keys) repairCheckpoint() string { return k.prefix + "repair:checkpoint" }
+
 // AuthorChannel is the pub/sub channel author:<uid> carrying the author's
 // posts, reposts and deletes.
 func (k Keys) AuthorChannel(uid int64) string { return k.prefix + "author:" + id(uid) }

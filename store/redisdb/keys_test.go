@@ -42,6 +42,8 @@ func TestKeys(t *testing.T) {
 			k.celebrities():          "global:celebrities",
 			k.lastSeen():             "global:lastseen",
 			k.fanOutLock(7):          "lock:fanout:7",
+			k.repairLock():           "lock:repair",
+			k.repairCheckpoint():     "repair:checkpoint",
 			k.AuthorChannel(7):       "author:7",
 			k.NotifyChannel(7):       "notify:7",
 		} {

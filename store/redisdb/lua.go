@@ -23,6 +23,18 @@ var (
 	notifyAddSrc string
 	notifyAdd    = redis.NewScript(notifyAddSrc)
 
+	//go:embed lua/post_add.lua
+	postAddSrc string
+	postAdd    = redis.NewScript(postAddSrc)
+
+	//go:embed lua/post_remove.lua
+	postRemoveSrc string
+	postRemove    = redis.NewScript(postRemoveSrc)
+
+	//go:embed lua/count_sync.lua
+	countSyncSrc string
+	countSync    = redis.NewScript(countSyncSrc)
+
 	//go:embed lua/idem_claim.lua
 	idemClaimSrc string
 	idemClaim    = redis.NewScript(idemClaimSrc)
@@ -31,9 +43,9 @@ var (
 	idemFinishSrc string
 	idemFinish    = redis.NewScript(idemFinishSrc)
 
-	//go:embed lua/idem_release.lua
-	idemReleaseSrc string
-	idemRelease    = redis.NewScript(idemReleaseSrc)
+	//go:embed lua/del_if_equals.lua
+	delIfEqualsSrc string
+	delIfEquals    = redis.NewScript(delIfEqualsSrc)
 
 	//go:embed lua/notify_remove.lua
 	notifyRemoveSrc string

@@ -9,12 +9,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Metrics are the store's counters of the hybrid timelines.
+// Metrics are the store's counters of the hybrid timelines and of the
+// checker of half-written messages.
 type Metrics struct {
 	pushes   prometheus.Counter
 	pulls    prometheus.Histogram
 	rebuilds prometheus.Counter
 	jobs     *prometheus.CounterVec
+	repairs  *prometheus.CounterVec
 }
 
 // NewMetrics makes the counters and registers them with reg (nil: none).
@@ -33,9 +35,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "microblog_fanout_jobs_total", Help: "Fan-out jobs done, by kind.",
 		}, []string{"op"}),
+		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "microblog_repairs_total", Help: "What stopped writes left that the checker mended, by kind.",
+		}, []string{"kind"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs)
+		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.repairs)
 	}
 	return m
 }
