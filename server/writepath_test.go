@@ -173,3 +173,21 @@ func TestCheckerRunsInTheServer(t *testing.T) {
 		t.Fatalf("/metrics does not count the repair:\n%s", body)
 	}
 }
+
+// TestRepostTwiceIs409: a second repost of the same post by the same user
+// answers 409 already_reposted; once the first is deleted, it is allowed.
+func TestRepostTwiceIs409(t *testing.T) {
+	ts := newTestServer(t)
+	alice, _ := ts.register(t, "alice")
+	bob, _ := ts.register(t, "bob")
+	p := ts.post(t, alice, "share me", 0)
+	r := ts.post(t, bob, "", p.ID)
+	status, body := ts.call(t, "POST", "/api/v1/posts", bob, map[string]any{"content": "", "repost_of": p.ID})
+	if status != http.StatusConflict || errorCode(t, body) != "already_reposted" {
+		t.Fatalf("second repost: %d %s", status, body)
+	}
+	if status, _ := ts.call(t, "DELETE", fmt.Sprintf("/api/v1/posts/%d", r.ID), bob, nil); status != http.StatusNoContent {
+		t.Fatalf("delete repost: %d", status)
+	}
+	ts.post(t, bob, "", p.ID)
+}

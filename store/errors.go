@@ -63,6 +63,7 @@ const (
 	CodeConflict           Code = "conflict"            // ErrConflict
 	CodeUsernameTaken      Code = "username_taken"      // ErrConflict
 	CodeRequestInProgress  Code = "request_in_progress" // ErrConflict
+	CodeAlreadyReposted    Code = "already_reposted"    // ErrConflict
 	CodeMediaTooLarge      Code = "media_too_large"     // ErrTooLarge
 	CodeBodyTooLarge       Code = "body_too_large"      // ErrTooLarge
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
@@ -100,6 +101,7 @@ var (
 	ErrFollowSelf    = NewError(ErrInvalid, CodeCannotFollowSelf, "you cannot follow or unfollow yourself")
 	ErrNotAuthor     = NewError(ErrForbidden, CodeNotAuthor, "only the author can delete a message")
 	ErrInProgress    = NewError(ErrConflict, CodeRequestInProgress, "a request with this Idempotency-Key is still being handled")
+	ErrReposted      = NewError(ErrConflict, CodeAlreadyReposted, "you have reposted this post already; delete that repost to repost it again")
 	ErrIdemKeyReused = NewError(ErrInvalid, CodeIdemKeyReused, "this Idempotency-Key was used for another request (another body or route); use a new key for a new request")
 )
 

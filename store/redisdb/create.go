@@ -46,6 +46,11 @@ type draft struct {
 	// tells, once indexed, whether the key took the result.
 	claim, reqHash string
 	finished       *redis.Cmd
+	// staleRepost is the mid of a repost of the same original by the same
+	// author that is gone though still recorded, which this one replaces;
+	// reposted tells, once indexed, whether the repost was recorded.
+	staleRepost string
+	reposted    *redis.Cmd
 }
 
 // Create writes a post, repost or comment in named steps: check it, resolve
@@ -100,6 +105,9 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 		orig.RepostOf = nil
 		orig.RepostsCount++ // as it will be once this repost is indexed
 		d.orig = orig
+		if err := s.repostedBefore(ctx, d); err != nil {
+			return err
+		}
 	}
 	if d.np.Parent != 0 {
 		parent, err := s.message(ctx, d.np.Parent)
@@ -112,6 +120,30 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 		return err
 	}
 	return s.resolveEntities(ctx, d)
+}
+
+// repostedBefore refuses a second repost of the same original by the same
+// user (409), while the first exists. Two sent at once both pass here; the
+// index (repost_add.lua) lets only one be recorded, and write takes the other
+// out.
+func (s *Store) repostedBefore(ctx context.Context, d *draft) error {
+	before, err := s.rdb.ZScore(ctx, s.keys.reposts(d.orig.ID), id(d.np.Author)).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil
+	}
+	if err != nil {
+		return s.wrap("create post: reposts", err)
+	}
+	mid := int64(before)
+	n, err := s.rdb.Exists(ctx, s.keys.message(mid)).Result()
+	if err != nil {
+		return s.wrap("create post: reposts", err)
+	}
+	if n > 0 {
+		return store.ErrReposted
+	}
+	d.staleRepost = id(mid) // deleted half way, or never finished
+	return nil
 }
 
 // resolveEntities finds the topics of the text and the users it mentions
@@ -286,10 +318,14 @@ func (s *Store) write(ctx context.Context, d *draft) error {
 	if err == nil {
 		err = s.index(ctx, d)
 	}
-	if err == nil && d.finished != nil && d.finished.Val() == int64(0) {
+	switch {
+	case err != nil:
+	case d.finished != nil && d.finished.Val() == int64(0):
 		// The claim ran out under this request and another one holds the
 		// key now: that one's post stands, this second one goes.
 		err = store.ErrInProgress
+	case d.reposted != nil && d.reposted.Val() == int64(0):
+		err = store.ErrReposted // another repost of the author's was recorded first
 	}
 	if err != nil {
 		s.unwrite(ctx, d)
@@ -348,7 +384,8 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 		pl.ZAdd(ctx, s.keys.publicTimeline(), z)
 		pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))
 		if d.orig != nil {
-			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.orig.ID)}, fieldReposts, 1)
+			d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.reposts(d.orig.ID), s.keys.message(d.orig.ID)},
+				author, mid, d.staleRepost, fieldReposts)
 		}
 		s.queueTags(ctx, pl, d.tags, mid, 1)
 		s.queueAttach(ctx, pl, d.media, mid)

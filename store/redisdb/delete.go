@@ -34,6 +34,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		pl.Del(ctx, s.keys.publicTime(mid), s.keys.author(mid))
 		pl.Del(ctx, s.keys.comments(mid))
 		pl.Del(ctx, s.keys.likes(mid))
+		pl.Del(ctx, s.keys.reposts(mid))
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.comments(*m.ParentID), mid)
 			countSync.Eval(ctx, pl, []string{s.keys.message(*m.ParentID), s.keys.comments(*m.ParentID)}, fieldComments)
@@ -49,7 +50,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
-			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(m.RepostOf.ID)}, fieldReposts, -1)
+			repostRemove.Eval(ctx, pl, []string{s.keys.reposts(m.RepostOf.ID), s.keys.message(m.RepostOf.ID)}, uid, mid, fieldReposts)
 		}
 		return nil
 	})

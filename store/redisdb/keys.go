@@ -81,6 +81,10 @@ func (k Keys) rate(bucket, subject string, window int64) string {
 // when (ms). Its size is the message's likes_count.
 func (k Keys) likes(mid int64) string { return k.prefix + "likes:" + id(mid) }
 
+// reposts is the ZSET reposts:<mid> of the users who reposted a post, score =
+// the mid of their repost (one each). Its size is the post's reposts_count.
+func (k Keys) reposts(mid int64) string { return k.prefix + "reposts:" + id(mid) }
+
 // tagPosts is the ZSET T:<tag key>:messageID of the posts carrying a topic,
 // score = mid (the tag key is store.TagKey of the topic).
 func (k Keys) tagPosts(tagKey string) string { return k.prefix + "T:" + tagKey + ":messageID" }

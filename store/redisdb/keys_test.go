@@ -25,6 +25,7 @@ func TestKeys(t *testing.T) {
 			k.idempotency(7, "ab12"): "idem:7:ab12",
 			k.rate("post", "7", 99):  "rate:post:7:99",
 			k.likes(42):              "likes:42",
+			k.reposts(42):            "reposts:42",
 			k.tagPosts("话题"):         "T:话题:messageID",
 			k.tagCounts():            "global:tags",
 			k.tagNames():             "global:tagnames",

@@ -11,10 +11,6 @@ import (
 // EVAL inside pipelines (where EVALSHA could not fall back on NOSCRIPT) and
 // with EVALSHA on their own (go-redis falls back to EVAL).
 var (
-	//go:embed lua/hincrby_if_exists.lua
-	hincrbyIfExistsSrc string
-	hincrbyIfExists    = redis.NewScript(hincrbyIfExistsSrc)
-
 	//go:embed lua/like_if_exists.lua
 	likeIfExistsSrc string
 	likeIfExists    = redis.NewScript(likeIfExistsSrc)
@@ -34,6 +30,14 @@ var (
 	//go:embed lua/count_sync.lua
 	countSyncSrc string
 	countSync    = redis.NewScript(countSyncSrc)
+
+	//go:embed lua/repost_add.lua
+	repostAddSrc string
+	repostAdd    = redis.NewScript(repostAddSrc)
+
+	//go:embed lua/repost_remove.lua
+	repostRemoveSrc string
+	repostRemove    = redis.NewScript(repostRemoveSrc)
 
 	//go:embed lua/idem_claim.lua
 	idemClaimSrc string

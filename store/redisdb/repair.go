@@ -29,7 +29,8 @@ import (
 //     live event; a comment into its parent's C set), unless another request
 //     holds its Idempotency-Key by now (its retry made the post that
 //     stands): then it is removed entirely;
-//   - a message's comments_count is set to the size of its C set;
+//   - a message's comments_count and reposts_count are set to the sizes of
+//     the sets they count (C:<mid>:commentID, reposts:<mid>);
 //   - D and E keys without their B (a delete that stopped half way) go.
 //
 // Every step is idempotent, so a run cut short, or two at once, do no harm.
@@ -69,7 +70,7 @@ const (
 	repairPostIndexed    = "post_indexed"    // a post no index pointed at, indexed
 	repairCommentIndexed = "comment_indexed" // a comment missing from its parent's C set, added
 	repairRemoved        = "message_removed" // a message that could not be finished, removed
-	repairCounter        = "counter"         // a counter that differed from its set, set
+	repairCounter        = "counter"         // comments_count or reposts_count set to its set's size
 	repairOrphanKeys     = "orphan_keys"     // D and E keys left without their B, removed
 )
 
@@ -203,7 +204,7 @@ func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt RepairOptions
 func (s *Store) repairMessage(ctx context.Context, mid int64, h *messageHash, idem string) (int, error) {
 	author, parent := h.Author, parseID(h.Parent)
 	var indexed *redis.FloatCmd
-	var comments, fLen *redis.IntCmd
+	var comments, reposts, fLen *redis.IntCmd
 	var fFirst *redis.ZSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		if parent != 0 {
@@ -214,21 +215,33 @@ func (s *Store) repairMessage(ctx context.Context, mid int64, h *messageHash, id
 			fFirst = pl.ZRangeWithScores(ctx, s.keys.userPosts(author), 0, 0)
 		}
 		comments = pl.ZCard(ctx, s.keys.comments(mid))
+		reposts = pl.ZCard(ctx, s.keys.reposts(mid))
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return 0, s.wrap("repair: read indexes", err)
 	}
 	if indexed.Err() == nil {
-		if comments.Val() == h.Comments {
-			return 0, nil
+		mended := 0
+		for _, c := range []struct {
+			field, set string
+			stored     int64
+			size       int64
+		}{
+			{fieldComments, s.keys.comments(mid), h.Comments, comments.Val()},
+			{fieldReposts, s.keys.reposts(mid), h.Reposts, reposts.Val()},
+		} {
+			if c.stored == c.size {
+				continue
+			}
+			err := countSync.Run(ctx, s.rdb, []string{s.keys.message(mid), c.set}, c.field).Err()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return mended, s.wrap("repair: counter", err)
+			}
+			s.repaired(repairCounter)
+			mended++
 		}
-		err := countSync.Run(ctx, s.rdb, []string{s.keys.message(mid), s.keys.comments(mid)}, fieldComments).Err()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return 0, s.wrap("repair: counter", err)
-		}
-		s.repaired(repairCounter)
-		return 1, nil
+		return mended, nil
 	}
 	if parent == 0 && fLen.Val() >= int64(s.opt.HotWindow) &&
 		len(fFirst.Val()) == 1 && float64(mid) < fFirst.Val()[0].Score {
@@ -296,6 +309,13 @@ func (s *Store) finish(ctx context.Context, mid int64, idem string) (string, err
 	if err := s.index(ctx, d); err != nil {
 		return "", err
 	}
+	if d.reposted != nil && d.reposted.Val() == int64(0) {
+		// Its author has another repost of the original: this one goes.
+		if err := s.unwrite(ctx, d); err != nil {
+			return "", err
+		}
+		return repairRemoved, nil
+	}
 	if d.parent != nil {
 		return repairCommentIndexed, nil
 	}
@@ -330,6 +350,9 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 			postRemove.Eval(ctx, pl, []string{s.keys.userPosts(author), s.keys.user(author)}, mid, fieldPosts)
 			pl.ZRem(ctx, s.keys.home(author), mid)
 			pl.ZRem(ctx, s.keys.publicTimeline(), mid)
+			if d.np.RepostOf != 0 {
+				repostRemove.Eval(ctx, pl, []string{s.keys.reposts(d.np.RepostOf), s.keys.message(d.np.RepostOf)}, author, mid, fieldReposts)
+			}
 			for _, tag := range d.tags {
 				tagged = append(tagged, pl.ZRem(ctx, s.keys.tagPosts(store.TagKey(tag)), mid))
 			}

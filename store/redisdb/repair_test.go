@@ -123,20 +123,24 @@ func TestRepairRemovesWhatARetryReplaced(t *testing.T) {
 }
 
 // TestRepairFixesCountersAndLeftovers: counters that drifted from their
-// sets are set to them; D and E keys a stopped delete left are removed.
+// sets (comments_count, reposts_count) are set to them; D and E keys a stopped delete left are removed.
 func TestRepairFixesCountersAndLeftovers(t *testing.T) {
 	s, m := newRepairStore(t)
 	alice := s.user("alice")
 	p := s.post(store.NewPost{Author: alice, Content: "counted"})
 	s.post(store.NewPost{Author: alice, Content: "a comment", Parent: p.ID})
+	s.post(store.NewPost{Author: s.user("bob"), RepostOf: p.ID})
 	gone := s.post(store.NewPost{Author: alice, Content: "deleted half way"})
-	s.rdb.HSet(s.ctx, s.keys.message(p.ID), fieldComments, 5) // a re-sent HINCRBY, say
+	s.rdb.HSet(s.ctx, s.keys.message(p.ID), fieldComments, 5, fieldReposts, 7) // re-sent HINCRBYs, say
 	s.rdb.Del(s.ctx, s.keys.message(gone.ID))                 // Delete's first step, and no more
 
-	if n := s.repair(); n != 2 || repairs(m, repairCounter) != 1 || repairs(m, repairOrphanKeys) != 1 {
-		t.Fatalf("%d repairs (%d counters, %d leftovers), want 1 and 1", n, repairs(m, repairCounter), repairs(m, repairOrphanKeys))
+	if n := s.repair(); n != 3 || repairs(m, repairCounter) != 2 || repairs(m, repairOrphanKeys) != 1 {
+		t.Fatalf("%d repairs (%d counters, %d leftovers), want 2 and 1", n, repairs(m, repairCounter), repairs(m, repairOrphanKeys))
 	}
 	s.checkCounts(alice, p.ID)
+	if got, _ := s.Post(s.ctx, p.ID, 0); got.RepostsCount != 1 {
+		t.Errorf("reposts_count %d, want 1", got.RepostsCount)
+	}
 	if n := s.rdb.Exists(s.ctx, s.keys.publicTime(gone.ID), s.keys.author(gone.ID)).Val(); n != 0 {
 		t.Fatalf("%d of D, E left", n)
 	}
