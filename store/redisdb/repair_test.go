@@ -132,7 +132,7 @@ func TestRepairFixesCountersAndLeftovers(t *testing.T) {
 	s.post(store.NewPost{Author: s.user("bob"), RepostOf: p.ID})
 	gone := s.post(store.NewPost{Author: alice, Content: "deleted half way"})
 	s.rdb.HSet(s.ctx, s.keys.message(p.ID), fieldComments, 5, fieldReposts, 7) // re-sent HINCRBYs, say
-	s.rdb.Del(s.ctx, s.keys.message(gone.ID))                 // Delete's first step, and no more
+	s.rdb.Del(s.ctx, s.keys.message(gone.ID))                                  // Delete's first step, and no more
 
 	if n := s.repair(); n != 3 || repairs(m, repairCounter) != 2 || repairs(m, repairOrphanKeys) != 1 {
 		t.Fatalf("%d repairs (%d counters, %d leftovers), want 2 and 1", n, repairs(m, repairCounter), repairs(m, repairOrphanKeys))
