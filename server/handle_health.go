@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -17,7 +18,13 @@ func handleHealthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// handleReadyz answers 200 when Redis answers, else 503, within a second.
+// writable is a store that can tell whether its database takes writes.
+type writable interface {
+	Writable(ctx context.Context) error
+}
+
+// handleReadyz answers 200 when Redis answers and takes writes, else 503
+// (storage_full when it is out of memory), within a second.
 func handleReadyz(st store.Service) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
@@ -25,6 +32,12 @@ func handleReadyz(st store.Service) echo.HandlerFunc {
 		if err := st.Ping(ctx); err != nil {
 			return c.JSON(http.StatusServiceUnavailable, errorBody{
 				Error: errorDetail{Code: store.CodeUnavailable, Message: "redis is not answering"}})
+		}
+		if w, ok := st.(writable); ok {
+			if err := w.Writable(ctx); errors.Is(err, store.ErrStorageFull) {
+				return c.JSON(http.StatusServiceUnavailable, errorBody{Error: errorDetail{Code: store.CodeStorageFull,
+					Message: "redis is out of memory (maxmemory reached) and refuses writes"}})
+			}
 		}
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	}

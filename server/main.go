@@ -73,6 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer st.Close()
 	st.RegisterQueueMetrics(reg)
+	st.RegisterStorageMetrics(reg)
 	if err := st.Ping(ctx); err != nil {
 		// Not fatal: /readyz says 503 and the API answers 503 until Redis is back.
 		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)

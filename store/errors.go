@@ -69,6 +69,7 @@ const (
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
 	CodeRateLimited        Code = "rate_limited" // ErrRateLimited
 	CodeUnavailable        Code = "unavailable"  // ErrUnavailable
+	CodeStorageFull        Code = "storage_full" // ErrUnavailable
 	CodeInternal           Code = "internal"     // anything else: a bug of ours
 )
 
@@ -102,6 +103,7 @@ var (
 	ErrNotAuthor     = NewError(ErrForbidden, CodeNotAuthor, "only the author can delete a message")
 	ErrInProgress    = NewError(ErrConflict, CodeRequestInProgress, "a request with this Idempotency-Key is still being handled")
 	ErrReposted      = NewError(ErrConflict, CodeAlreadyReposted, "you have reposted this post already; delete that repost to repost it again")
+	ErrStorageFull   = NewError(ErrUnavailable, CodeStorageFull, "the database is full and takes no writes for now; try again later")
 	ErrIdemKeyReused = NewError(ErrInvalid, CodeIdemKeyReused, "this Idempotency-Key was used for another request (another body or route); use a new key for a new request")
 )
 

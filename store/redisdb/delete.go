@@ -42,7 +42,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 			return nil
 		}
 		pl.ZRem(ctx, s.keys.userPosts(uid), mid)
-		pl.HIncrBy(ctx, s.keys.user(uid), fieldPosts, -1)
+		decrement.Eval(ctx, pl, []string{s.keys.user(uid)}, fieldPosts)
 		pl.ZRem(ctx, s.keys.home(uid), mid)
 		pl.ZRem(ctx, s.keys.publicTimeline(), mid)
 		s.queueTags(ctx, pl, m.Tags, mid, -1)
@@ -54,9 +54,13 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err != nil && !errors.Is(err, redis.Nil) && !isOOM(err) {
 		return s.wrap("delete post: indexes", err)
 	}
+	// Out of memory, Redis still removed the keys and index entries (and
+	// fixed the counts, in scripts allowed to); what waits for memory is the
+	// fans' G entries (the unpush job: readers skip the id and drop it) and
+	// the topics' counts.
 	s.dropMedia(ctx, m.Media)
 	// The message it commented on or reposted has one fewer now.
 	var target int64

@@ -165,6 +165,10 @@ func (k Keys) repairLock() string { return k.prefix + "lock:repair" }
 // checker has settled.
 func (k Keys) repairCheckpoint() string { return k.prefix + "repair:checkpoint" }
 
+// writeProbe is the STRING probe:writable, never written: Writable sends
+// SET XX of it to learn whether Redis takes writes.
+func (k Keys) writeProbe() string { return k.prefix + "probe:writable" }
+
 // AuthorChannel is the pub/sub channel author:<uid> carrying the author's
 // posts, reposts and deletes.
 func (k Keys) AuthorChannel(uid int64) string { return k.prefix + "author:" + id(uid) }

@@ -45,6 +45,7 @@ func TestKeys(t *testing.T) {
 			k.fanOutLock(7):          "lock:fanout:7",
 			k.repairLock():           "lock:repair",
 			k.repairCheckpoint():     "repair:checkpoint",
+			k.writeProbe():           "probe:writable",
 			k.AuthorChannel(7):       "author:7",
 			k.NotifyChannel(7):       "notify:7",
 		} {

@@ -31,6 +31,10 @@ var (
 	countSyncSrc string
 	countSync    = redis.NewScript(countSyncSrc)
 
+	//go:embed lua/decrement.lua
+	decrementSrc string
+	decrement    = redis.NewScript(decrementSrc)
+
 	//go:embed lua/repost_add.lua
 	repostAddSrc string
 	repostAdd    = redis.NewScript(repostAddSrc)

@@ -2,11 +2,14 @@ package redisdb
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"microblog/store"
 )
 
 // Metrics are the store's counters of the hybrid timelines and of the
@@ -17,6 +20,8 @@ type Metrics struct {
 	rebuilds prometheus.Counter
 	jobs     *prometheus.CounterVec
 	repairs  *prometheus.CounterVec
+	// storageFull counts the operations Redis refused for lack of memory.
+	storageFull prometheus.Counter
 }
 
 // NewMetrics makes the counters and registers them with reg (nil: none).
@@ -38,9 +43,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "microblog_repairs_total", Help: "What stopped writes left that the checker mended, by kind.",
 		}, []string{"kind"}),
+		storageFull: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_redis_storage_full_errors_total", Help: "Operations Redis refused for lack of memory (maxmemory reached).",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.repairs)
+		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.repairs, m.storageFull)
 	}
 	return m
 }
@@ -70,4 +78,19 @@ func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
 			return max(0, float64(s.now()-ms)/1000)
 		}),
 	)
+}
+
+// RegisterStorageMetrics adds microblog_redis_storage_full: 1 while Redis
+// refuses writes for lack of memory, probed when scraped.
+func (s *Store) RegisterStorageMetrics(reg prometheus.Registerer) {
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "microblog_redis_storage_full", Help: "1 while Redis refuses writes for lack of memory (maxmemory reached), else 0.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if errors.Is(s.Writable(ctx), store.ErrStorageFull) {
+			return 1
+		}
+		return 0
+	}))
 }
