@@ -1,6 +1,8 @@
 package redisdb
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -108,4 +110,31 @@ func TestIdempotencyKeyReusedForAnotherRequest(t *testing.T) {
 	c.Parent = first.ID
 	_, err = s.Create(s.ctx, c)
 	wantCode(t, err, store.ErrInvalid, store.CodeIdemKeyReused)
+}
+
+// TestClaimLostMidWrite: should a request's claim run out while it writes
+// and another request take the key, the first one's post would be a second
+// one: it is taken out again, and the request told the key is in use.
+func TestClaimLostMidWrite(t *testing.T) {
+	rdb := storetest.Start(t).Client()
+	var steal atomic.Pointer[string]
+	rdb.AddHook(pipelineHook{after: func(cmds []redis.Cmder) {
+		if key := steal.Load(); key != nil && writes(cmds, "hset", "B:") {
+			steal.Store(nil)
+			rdb.Set(context.Background(), *key, claimValue("another-request", "whatever"), claimTTL)
+		}
+	}})
+	s := newTestStoreOn(t, rdb, Options{})
+	alice := s.user("alice")
+	key := s.keys.idempotency(alice, store.TokenHash("k"))
+	steal.Store(&key)
+	_, err := s.Create(s.ctx, store.NewPost{Author: alice, Content: "outrun", IdempotencyKey: "k"})
+	wantCode(t, err, store.ErrConflict, store.CodeRequestInProgress)
+	if got := s.messagesOf(alice); len(got) != 0 {
+		t.Fatalf("messages %v left behind", got)
+	}
+	if v := s.rdb.Get(s.ctx, key).Val(); v != claimValue("another-request", "whatever") {
+		t.Fatalf("the other request's claim became %q", v)
+	}
+	s.checkCounts(alice)
 }

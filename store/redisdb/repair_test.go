@@ -173,3 +173,24 @@ func TestRepairLeavesYoungMessagesAndTakesTurns(t *testing.T) {
 		t.Fatalf("checkpoint %d, want %d", cp, half)
 	}
 }
+
+// TestRepairRemovesASecondRepost: a repost whose request died before its
+// index, while its author reposted the same post again meanwhile, would be a
+// second repost: the checker removes it.
+func TestRepairRemovesASecondRepost(t *testing.T) {
+	s, m := newRepairStore(t)
+	alice, bob := s.user("alice"), s.user("bob")
+	orig := s.post(store.NewPost{Author: alice, Content: "shared"})
+	dead := s.halfWrite(store.NewPost{Author: bob, RepostOf: orig.ID})
+	again := s.post(store.NewPost{Author: bob, RepostOf: orig.ID})
+	if n := s.repair(); n != 1 || repairs(m, repairRemoved) != 1 {
+		t.Fatalf("%d repairs, %d removals; want 1", n, repairs(m, repairRemoved))
+	}
+	if got := s.messagesOf(bob); len(got) != 1 || got[0] != again.ID {
+		t.Fatalf("bob's messages %v, want only %d (not %d)", got, again.ID, dead)
+	}
+	if p, _ := s.Post(s.ctx, orig.ID, 0); p.RepostsCount != 1 {
+		t.Fatalf("reposts_count %d, want 1", p.RepostsCount)
+	}
+	s.checkCounts(bob)
+}
