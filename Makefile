@@ -7,6 +7,10 @@ SHELL       := /bin/bash
 BIN         := bin/microblog
 DATA        := $(CURDIR)/.data
 REDIS_PORT  ?= 6379
+# REDIS_FSYNC is the appendfsync of the Redis make run starts: everysec (a
+# crash of the machine may lose up to about the last second of acknowledged
+# writes), always (none; every write waits for the disk) or no.
+REDIS_FSYNC ?= everysec
 GO          ?= go
 
 .PHONY: run test build bench bench-timelines vet deps-run deps-test
@@ -17,9 +21,11 @@ build:
 
 # run serves on http://127.0.0.1:8080. With REDIS_URL unset and nothing on
 # 127.0.0.1:$(REDIS_PORT), it starts a project-local redis-server with
-# append-only persistence in .data/redis; Ctrl-C stops both.
+# append-only persistence in .data/redis, fsynced as REDIS_FSYNC says;
+# Ctrl-C stops both.
 run: build
-	@if [ -n "$$REDIS_URL" ]; then echo "microblog: using Redis at $$REDIS_URL"; exec ./$(BIN); fi; \
+	@case "$(REDIS_FSYNC)" in always|everysec|no) ;; *) echo "invalid REDIS_FSYNC '$(REDIS_FSYNC)': want always, everysec or no"; exit 1;; esac; \
+	if [ -n "$$REDIS_URL" ]; then echo "microblog: using Redis at $$REDIS_URL"; exec ./$(BIN); fi; \
 	$(MAKE) --no-print-directory deps-run || exit 1; \
 	if (exec 3<>/dev/tcp/127.0.0.1/$(REDIS_PORT)) 2>/dev/null; then \
 		echo "microblog: using the Redis already answering on 127.0.0.1:$(REDIS_PORT)"; \
@@ -27,10 +33,10 @@ run: build
 	fi; \
 	mkdir -p $(DATA)/redis; \
 	redis-server --port $(REDIS_PORT) --bind 127.0.0.1 --dir $(DATA)/redis --appendonly yes \
-		--save 60 1 --logfile $(DATA)/redis/redis.log --daemonize no & redis_pid=$$!; \
+		--appendfsync $(REDIS_FSYNC) --save 60 1 --logfile $(DATA)/redis/redis.log --daemonize no & redis_pid=$$!; \
 	trap 'kill $$redis_pid 2>/dev/null; wait $$redis_pid 2>/dev/null' EXIT; \
 	for i in $$(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$(REDIS_PORT)) 2>/dev/null && break; sleep 0.1; done; \
-	echo "microblog: started redis-server on 127.0.0.1:$(REDIS_PORT), data in $(DATA)/redis"; \
+	echo "microblog: started redis-server on 127.0.0.1:$(REDIS_PORT), data in $(DATA)/redis (appendfsync $(REDIS_FSYNC))"; \
 	REDIS_URL=redis://127.0.0.1:$(REDIS_PORT)/0 ./$(BIN); status=$$?; \
 	[ $$status -eq 130 ] && exit 0 || exit $$status
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -17,9 +18,15 @@ func handleHealthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// handleReadyz answers 200 when Redis answers, else 503, within a second.
-// The archive is reported too, but its being down does not make the server
-// unready: posts go on, and the archive queue waits for it.
+// writable is a store that can tell whether its database takes writes.
+type writable interface {
+	Writable(ctx context.Context) error
+}
+
+// handleReadyz answers 200 when Redis answers and takes writes, else 503
+// (storage_full when it is out of memory), within a second. The archive is
+// reported too, but its being down does not make the server unready: posts
+// go on, and the archive queue waits for it.
 func handleReadyz(st store.Service) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
@@ -27,6 +34,12 @@ func handleReadyz(st store.Service) echo.HandlerFunc {
 		if err := st.Ping(ctx); err != nil {
 			return c.JSON(http.StatusServiceUnavailable, errorBody{
 				Error: errorDetail{Code: store.CodeUnavailable, Message: "redis is not answering"}})
+		}
+		if w, ok := st.(writable); ok {
+			if err := w.Writable(ctx); errors.Is(err, store.ErrStorageFull) {
+				return c.JSON(http.StatusServiceUnavailable, errorBody{Error: errorDetail{Code: store.CodeStorageFull,
+					Message: "redis is out of memory (maxmemory reached) and refuses writes"}})
+			}
 		}
 		body := map[string]string{"status": "ok", "redis": "ok", "archive": "off"}
 		if on, err := st.PingArchive(ctx); on && err != nil {

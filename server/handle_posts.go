@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -11,6 +13,9 @@ import (
 
 // idempotencyHeader names the header that makes a retried create safe.
 const idempotencyHeader = "Idempotency-Key"
+
+// deleteTimeout bounds a delete, which does not end with its client.
+const deleteTimeout = 10 * time.Second
 
 // handleCreatePost writes a post or, with repost_of, a repost: 201 Post.
 func handleCreatePost(st postWriter, limit store.Limit) echo.HandlerFunc {
@@ -93,7 +98,11 @@ func handleDeletePost(st store.Messages) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := st.Delete(c.Request().Context(), viewer(c), mid); err != nil {
+		// Like a create (see redisdb.Create), a delete once begun is carried
+		// through even if the client goes away.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), deleteTimeout)
+		defer cancel()
+		if err := st.Delete(ctx, viewer(c), mid); err != nil {
 			return err
 		}
 		return noContent(c)

@@ -48,6 +48,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	repairEvery := 30 * time.Second
+	if err := readEnvDurations(getenv, []envDuration{{"MICROBLOG_REPAIR_INTERVAL", &repairEvery, 10 * time.Millisecond}}); err != nil {
+		return err
+	}
 	logger := slog.New(newLogHandler(stderr, cfg))
 
 	// Each run has its own metrics registry, so that tests may run several servers in one process.
@@ -76,6 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer st.Close()
 	st.RegisterQueueMetrics(reg)
+	st.RegisterStorageMetrics(reg)
 	if err := st.Ping(ctx); err != nil {
 		// Not fatal: /readyz says 503 and the API answers 503 until Redis is back.
 		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)
@@ -83,8 +88,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Warn("could not bring the data up to date; search may miss older users until the next start", "err", err)
 	}
 
-	// The background workers: fan-out, archive, media janitor. A job cut
-	// short when they stop stays pending and is taken over by another process.
+	// The background work of every process: fan-out workers, the archiver,
+	// the checker that mends what stopped writes left (one process at a
+	// time), the media janitor. A job or check cut short when they stop is
+	// taken up again, here or by another process.
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var work sync.WaitGroup
 	work.Go(func() {
@@ -93,6 +100,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	})
 	work.Go(func() {
 		st.RunArchiver(workCtx, redisdb.ArchiverOptions{ClaimIdle: tcfg.ClaimIdle, Logger: logger})
+	})
+	work.Go(func() {
+		st.RunRepair(workCtx, redisdb.RepairOptions{Interval: repairEvery, Logger: logger})
 	})
 	go expireMedia(workCtx, st, logger)
 	defer func() {

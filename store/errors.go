@@ -42,6 +42,7 @@ const (
 	CodeBioTooLong         Code = "bio_too_long"
 	CodeInvalidRepost      Code = "invalid_repost"
 	CodeInvalidIdemKey     Code = "invalid_idempotency_key"
+	CodeIdemKeyReused      Code = "idempotency_key_reused"
 	CodeInvalidLimit       Code = "invalid_limit"
 	CodeInvalidCursor      Code = "invalid_cursor"
 	CodeInvalidAfter       Code = "invalid_after"
@@ -62,11 +63,13 @@ const (
 	CodeConflict           Code = "conflict"            // ErrConflict
 	CodeUsernameTaken      Code = "username_taken"      // ErrConflict
 	CodeRequestInProgress  Code = "request_in_progress" // ErrConflict
+	CodeAlreadyReposted    Code = "already_reposted"    // ErrConflict
 	CodeMediaTooLarge      Code = "media_too_large"     // ErrTooLarge
 	CodeBodyTooLarge       Code = "body_too_large"      // ErrTooLarge
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
 	CodeRateLimited        Code = "rate_limited" // ErrRateLimited
 	CodeUnavailable        Code = "unavailable"  // ErrUnavailable
+	CodeStorageFull        Code = "storage_full" // ErrUnavailable
 	CodeInternal           Code = "internal"     // anything else: a bug of ours
 )
 
@@ -99,6 +102,9 @@ var (
 	ErrFollowSelf    = NewError(ErrInvalid, CodeCannotFollowSelf, "you cannot follow or unfollow yourself")
 	ErrNotAuthor     = NewError(ErrForbidden, CodeNotAuthor, "only the author can delete a message")
 	ErrInProgress    = NewError(ErrConflict, CodeRequestInProgress, "a request with this Idempotency-Key is still being handled")
+	ErrReposted      = NewError(ErrConflict, CodeAlreadyReposted, "you have reposted this post already; delete that repost to repost it again")
+	ErrStorageFull   = NewError(ErrUnavailable, CodeStorageFull, "the database is full and takes no writes for now; try again later")
+	ErrIdemKeyReused = NewError(ErrInvalid, CodeIdemKeyReused, "this Idempotency-Key was used for another request (another body or route); use a new key for a new request")
 )
 
 // Limit is a rate: at most N requests per Per.

@@ -148,10 +148,26 @@ func CheckContent(content string, allowEmpty bool) error {
 	if utf8.RuneCountInString(content) > MaxContent {
 		return Invalid(CodeContentTooLong, fmt.Sprintf("content must be at most %d characters", MaxContent))
 	}
-	if !allowEmpty && strings.TrimSpace(content) == "" {
-		return Invalid(CodeContentEmpty, "content must not be empty or only white space")
+	if !allowEmpty && !strings.ContainsFunc(content, visible) {
+		return Invalid(CodeContentEmpty, "content must not be empty, only white space or only invisible characters")
 	}
 	return nil
+}
+
+// visible tells whether r shows something on its own. White space, control
+// and format characters (U+200B, U+FEFF, U+00AD, U+2060, bidi marks),
+// default-ignorable ones (the Hangul fillers U+3164 and U+115F, variation
+// selectors), combining marks and the blank braille pattern U+2800 render as
+// nothing by themselves: a text needs one other character, and may carry
+// those around it (U+200D joining an emoji, marks shaping a script).
+func visible(r rune) bool {
+	switch {
+	case unicode.IsSpace(r), r == '\u2800',
+		unicode.In(r, unicode.Cc, unicode.Cf, unicode.Mn, unicode.Me,
+			unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
+		return false
+	}
+	return true
 }
 
 // CheckBio checks a bio.

@@ -52,7 +52,12 @@ func Open(url, caFile string, opt Options) (*Store, error) {
 	ro.ReadTimeout = ioTimeout
 	ro.WriteTimeout = ioTimeout
 	ro.PoolTimeout = poolTimeout
-	ro.MaxRetries = 1
+	// No command is sent twice: a write whose reply was lost (a timeout, a
+	// cut connection) may well have been done, and sending it again would
+	// count or queue it twice. The caller answers 503 and a retry, with its
+	// Idempotency-Key, is safe; the checker mends what is left (repair.go).
+	// (-1: go-redis takes 0 for its default of 3 retries.)
+	ro.MaxRetries = -1
 	if caFile != "" {
 		if ro.TLSConfig == nil {
 			return nil, errors.New("MICROBLOG_REDIS_CA is set but REDIS_URL is not rediss://")

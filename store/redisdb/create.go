@@ -2,9 +2,13 @@ package redisdb
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,6 +18,16 @@ import (
 
 // IdempotencyTTL is how long an Idempotency-Key is remembered.
 const IdempotencyTTL = 24 * time.Hour
+
+// claimTTL is how long an Idempotency-Key stays claimed by a request that
+// has not finished: longer than writeTimeout, so that a claim never runs out
+// under a request still writing, and short, so that a request that died
+// (a crash, a Redis stall it gave up on) holds its key back only briefly.
+const claimTTL = 30 * time.Second
+
+// writeTimeout bounds a write once claimed, whatever its request does: the
+// client's going away does not cut it short, Redis's not answering does.
+const writeTimeout = 10 * time.Second
 
 // draft is a message on its way into Redis, as the steps of Create pass it on.
 type draft struct {
@@ -27,6 +41,16 @@ type draft struct {
 	mentions []store.Author
 	tags     []string
 	media    []store.Media // the images it carries
+	// claim is what this request holds its idempotency key with (see
+	// claimValue), reqHash the request it binds the key to, and finished
+	// tells, once indexed, whether the key took the result.
+	claim, reqHash string
+	finished       *redis.Cmd
+	// staleRepost is the mid of a repost of the same original by the same
+	// author that is gone though still recorded, which this one replaces;
+	// reposted tells, once indexed, whether the repost was recorded.
+	staleRepost string
+	reposted    *redis.Cmd
 }
 
 // Create writes a post, repost or comment in named steps: check it, resolve
@@ -41,6 +65,11 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	if err := s.resolveTargets(ctx, d); err != nil {
 		return store.Post{}, err
 	}
+	// From the claim on, the write belongs to the server, not to the
+	// client's connection: a client that gives up must not stop it half
+	// way, where its retry would find a message with no index.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
 	first, err := s.claim(ctx, d)
 	if err != nil {
 		return store.Post{}, err
@@ -76,6 +105,9 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 		orig.RepostOf = nil
 		orig.RepostsCount++ // as it will be once this repost is indexed
 		d.orig = orig
+		if err := s.repostedBefore(ctx, d); err != nil {
+			return err
+		}
 	}
 	if d.np.Parent != 0 {
 		parent, err := s.message(ctx, d.np.Parent)
@@ -88,6 +120,30 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 		return err
 	}
 	return s.resolveEntities(ctx, d)
+}
+
+// repostedBefore refuses a second repost of the same original by the same
+// user (409), while the first exists. Two sent at once both pass here; the
+// index (repost_add.lua) lets only one be recorded, and write takes the other
+// out.
+func (s *Store) repostedBefore(ctx context.Context, d *draft) error {
+	before, err := s.rdb.ZScore(ctx, s.keys.reposts(d.orig.ID), id(d.np.Author)).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil
+	}
+	if err != nil {
+		return s.wrap("create post: reposts", err)
+	}
+	mid := int64(before)
+	n, err := s.rdb.Exists(ctx, s.keys.message(mid)).Result()
+	if err != nil {
+		return s.wrap("create post: reposts", err)
+	}
+	if n > 0 {
+		return store.ErrReposted
+	}
+	d.staleRepost = id(mid) // deleted half way, or never finished
+	return nil
 }
 
 // resolveEntities finds the topics of the text and the users it mentions
@@ -135,16 +191,25 @@ func (s *Store) resolveEntities(ctx context.Context, d *draft) error {
 // and fills in d.post. When an earlier request holds the key, it returns
 // that request's post instead. An id drawn for a request that then stops is
 // simply never used.
+//
+// The key is claimed with a token of this request's own, so that a claim
+// sent twice (go-redis re-sending a pipeline whose reply it lost) is still
+// this request's, and for claimTTL only: a request that dies holds its key
+// back that long, not a day.
 func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	np := d.np
 	var author *redis.SliceCmd
-	var claimed *redis.BoolCmd
+	var held *redis.Cmd
 	var next *redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		author = pl.HMGet(ctx, s.keys.user(np.Author), fieldUsername, fieldFanOut, fieldAvatar)
 		if np.IdempotencyKey != "" {
-			d.idemKey = s.keys.idempotency(np.Author, store.TokenHash(np.IdempotencyKey))
-			claimed = pl.SetNX(ctx, d.idemKey, 0, IdempotencyTTL)
+			keyHash := store.TokenHash(np.IdempotencyKey)
+			d.idemKey = s.keys.idempotency(np.Author, keyHash)
+			d.reqHash = requestHash(np)
+			d.claim = claimValue(rand.Text(), d.reqHash)
+			held = idemClaim.Eval(ctx, pl, []string{d.idemKey}, d.claim,
+				claimTTL.Milliseconds(), (IdempotencyTTL - claimTTL).Milliseconds())
 		}
 		next = pl.Incr(ctx, s.keys.lastPostID())
 		return nil
@@ -156,17 +221,17 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	mode, _ := author.Val()[1].(string)
 	avatar, _ := author.Val()[2].(string)
 	if name == "" {
-		if claimed != nil && claimed.Val() {
-			s.release(ctx, d)
-		}
+		s.release(ctx, d)
 		return nil, store.ErrUserNotFound
 	}
-	if claimed != nil && !claimed.Val() {
-		p, err := s.firstResult(ctx, d.idemKey, np.Author)
-		if err != nil {
-			return nil, err
+	if held != nil {
+		if h, _ := held.Text(); h != d.claim {
+			p, err := s.firstResult(ctx, d, h)
+			if err != nil {
+				return nil, err
+			}
+			return &p, nil
 		}
-		return &p, nil
 	}
 	d.post = store.Post{ID: next.Val(), Kind: store.KindPost,
 		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: avatarURL(avatar)},
@@ -180,36 +245,90 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	return nil, nil
 }
 
+// The values of an idempotency key (idem:<uid>:<key hash>): while its
+// request runs, "claim:<token>:<request hash>" for claimTTL; once the
+// request is done, "post:<mid>:<request hash>" for IdempotencyTTL. Older
+// versions left "0" (running) and "<mid>" (done).
+func claimValue(token, reqHash string) string      { return "claim:" + token + ":" + reqHash }
+func resultValue(mid int64, reqHash string) string { return "post:" + id(mid) + ":" + reqHash }
+
+// idemState is what an idempotency key says of the request that holds it.
+type idemState struct {
+	running bool
+	mid     int64  // the post it made, once done
+	reqHash string // the request it is bound to; empty if an older version's
+}
+
+func parseIdem(v string) idemState {
+	kind, rest, _ := strings.Cut(v, ":")
+	first, hash, _ := strings.Cut(rest, ":")
+	switch kind {
+	case "claim":
+		return idemState{running: true, reqHash: hash}
+	case "post":
+		return idemState{mid: parseID(first), reqHash: hash}
+	case "0":
+		return idemState{running: true}
+	}
+	return idemState{mid: parseID(kind)}
+}
+
+// requestHash is what an Idempotency-Key is bound to: the request's route
+// (a post, or a comment on which message) and its body in canonical form,
+// its fields rather than its bytes.
+func requestHash(np store.NewPost) string {
+	if len(np.MediaIDs) == 0 {
+		np.MediaIDs = nil
+	}
+	b, _ := json.Marshal([]any{np.Parent, np.RepostOf, np.MediaIDs, np.Content})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
 // release gives up the idempotency key of a request that failed, so that a
-// retry may try again.
+// retry may try again; it leaves the key alone if another request holds it.
 func (s *Store) release(ctx context.Context, d *draft) {
 	if d.idemKey != "" {
-		s.rdb.Del(context.WithoutCancel(ctx), d.idemKey)
+		ctx := context.WithoutCancel(ctx)
+		delIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim, resultValue(d.post.ID, d.reqHash))
 	}
 }
 
-// firstResult answers a request whose Idempotency-Key an earlier request
-// already took: with that request's post, or 409 while it is still running.
-func (s *Store) firstResult(ctx context.Context, idemKey string, author int64) (store.Post, error) {
-	mid, err := s.rdb.Get(ctx, idemKey).Int64()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return store.Post{}, s.wrap("idempotency", err)
+// firstResult answers a request whose Idempotency-Key another request holds
+// (held is the key's value): with that request's post once it is done, or
+// 409 while it is still running; with 400 if that request was another one
+// (as Stripe does: a key names one request, not a slot to fill).
+func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.Post, error) {
+	st := parseIdem(held)
+	if st.reqHash != "" && st.reqHash != d.reqHash {
+		return store.Post{}, store.ErrIdemKeyReused
 	}
-	if mid == 0 {
+	if st.running {
 		return store.Post{}, store.ErrInProgress
 	}
-	return s.Post(ctx, mid, author)
+	return s.Post(ctx, st.mid, d.np.Author)
 }
 
 // write stores the claimed message: its own keys first, then its indexes,
-// its fan-out job and live event.
+// its fan-out job and live event. A write that fails half way is taken out
+// again (what Redis then refuses too, the checker of repair.go mends), so
+// that its 503 is true and its retry makes the one post.
 func (s *Store) write(ctx context.Context, d *draft) error {
 	err := s.writeMessage(ctx, d)
 	if err == nil {
 		err = s.index(ctx, d)
 	}
+	switch {
+	case err != nil:
+	case d.finished != nil && d.finished.Val() == int64(0):
+		// The claim ran out under this request and another one holds the
+		// key now: that one's post stands, this second one goes.
+		err = store.ErrInProgress
+	case d.reposted != nil && d.reposted.Val() == int64(0):
+		err = store.ErrReposted // another repost of the author's was recorded first
+	}
 	if err != nil {
-		s.release(ctx, d)
+		s.unwrite(ctx, d)
 	}
 	return err
 }
@@ -231,6 +350,9 @@ func (s *Store) writeMessage(ctx context.Context, d *draft) error {
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
 	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 		t.HSet(ctx, s.keys.message(p.ID), h)
+		if d.idemKey != "" { // for the checker, should the request stop half way
+			t.HSet(ctx, s.keys.message(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+		}
 		t.Set(ctx, s.keys.publicTime(p.ID), int64(p.CreatedAt), 0)
 		t.Set(ctx, s.keys.author(p.ID), p.Author.ID, 0)
 		return nil
@@ -253,20 +375,20 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		if d.parent != nil {
 			pl.ZAdd(ctx, s.keys.comments(d.parent.ID), z)
-			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.parent.ID)}, fieldComments, 1)
+			countSync.Eval(ctx, pl, []string{s.keys.message(d.parent.ID), s.keys.comments(d.parent.ID)}, fieldComments)
 			s.queueArchive(ctx, pl, archivePut, archived(&d.post))
 			s.queueFinish(ctx, pl, d)
 			return nil
 		}
-		pl.ZAdd(ctx, s.keys.userPosts(author), z)
-		pl.HIncrBy(ctx, s.keys.user(author), fieldPosts, 1)
+		postAdd.Eval(ctx, pl, []string{s.keys.userPosts(author), s.keys.user(author)}, mid, fieldPosts)
 		s.queueHomeAdd(ctx, pl, author, z)
 		pl.ZAdd(ctx, s.keys.publicTimeline(), z)
 		if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
 			pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))
 		}
 		if d.orig != nil {
-			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(d.orig.ID)}, fieldReposts, 1)
+			d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.reposts(d.orig.ID), s.keys.message(d.orig.ID)},
+				author, mid, d.staleRepost, fieldReposts)
 		}
 		s.queueTags(ctx, pl, d.tags, mid, 1)
 		s.queueAttach(ctx, pl, d.media, mid)
@@ -298,7 +420,8 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 	p := d.post
 	if d.idemKey != "" {
-		pl.Set(ctx, d.idemKey, p.ID, IdempotencyTTL)
+		d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim,
+			resultValue(p.ID, d.reqHash), IdempotencyTTL.Milliseconds())
 	}
 	switch {
 	case d.parent == nil:

@@ -24,14 +24,15 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		pl.Del(ctx, s.keys.publicTime(mid), s.keys.author(mid))
 		pl.Del(ctx, s.keys.comments(mid))
 		pl.Del(ctx, s.keys.likes(mid))
+		pl.Del(ctx, s.keys.reposts(mid))
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.comments(*m.ParentID), mid)
-			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(*m.ParentID)}, fieldComments, -1)
+			countSync.Eval(ctx, pl, []string{s.keys.message(*m.ParentID), s.keys.comments(*m.ParentID)}, fieldComments)
 			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
 			return nil
 		}
 		pl.ZRem(ctx, s.keys.userPosts(uid), mid)
-		pl.HIncrBy(ctx, s.keys.user(uid), fieldPosts, -1)
+		decrement.Eval(ctx, pl, []string{s.keys.user(uid)}, fieldPosts)
 		pl.ZRem(ctx, s.keys.home(uid), mid)
 		pl.ZRem(ctx, s.keys.publicTimeline(), mid)
 		s.queueTags(ctx, pl, m.Tags, mid, -1)
@@ -39,13 +40,17 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
-			hincrbyIfExists.Eval(ctx, pl, []string{s.keys.message(m.RepostOf.ID)}, fieldReposts, -1)
+			repostRemove.Eval(ctx, pl, []string{s.keys.reposts(m.RepostOf.ID), s.keys.message(m.RepostOf.ID)}, uid, mid, fieldReposts)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err != nil && !errors.Is(err, redis.Nil) && !isOOM(err) {
 		return s.wrap("delete post: indexes", err)
 	}
+	// Out of memory, Redis still removed the keys and index entries (and
+	// fixed the counts, in scripts allowed to); what waits for memory is the
+	// fans' G entries (the unpush job: readers skip the id and drop it) and
+	// the topics' counts.
 	s.dropMedia(ctx, m.Media)
 	// The message it commented on or reposted has one fewer now.
 	var target int64

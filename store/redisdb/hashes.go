@@ -38,6 +38,11 @@ const (
 	fieldReposts  = "reposts_count"
 )
 
+// fieldIdem of a message written under an Idempotency-Key holds "<key
+// hash> <claim>" (the key's hash, as in its idem: key, and the claim its
+// request held), for the checker of half-written messages (repair.go).
+const fieldIdem = "idem"
+
 // messageFields are messageHash's fields, in the order HMGET asks for them.
 var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted}
 

@@ -106,6 +106,10 @@ func (k Keys) rate(bucket, subject string, window int64) string {
 // when (ms). Its size is the message's likes_count.
 func (k Keys) likes(mid int64) string { return k.prefix + "likes:" + id(mid) }
 
+// reposts is the ZSET reposts:<mid> of the users who reposted a post, score =
+// the mid of their repost (one each). Its size is the post's reposts_count.
+func (k Keys) reposts(mid int64) string { return k.prefix + "reposts:" + id(mid) }
+
 // tagPosts is the ZSET T:<tag key>:messageID of the posts carrying a topic,
 // score = mid (the tag key is store.TagKey of the topic).
 func (k Keys) tagPosts(tagKey string) string { return k.prefix + "T:" + tagKey + ":messageID" }
@@ -189,6 +193,18 @@ func (k Keys) lastSeen() string { return k.prefix + "global:lastseen" }
 // fanOutLock is the STRING lock:fanout:<uid> held, with a TTL, while the
 // author's fan-out mode changes.
 func (k Keys) fanOutLock(uid int64) string { return k.prefix + "lock:fanout:" + id(uid) }
+
+// repairLock is the STRING lock:repair holding, with a TTL, the token of the
+// process running the checker of half-written messages.
+func (k Keys) repairLock() string { return k.prefix + "lock:repair" }
+
+// repairCheckpoint is the STRING repair:checkpoint, the last message id the
+// checker has settled.
+func (k Keys) repairCheckpoint() string { return k.prefix + "repair:checkpoint" }
+
+// writeProbe is the STRING probe:writable, never written: Writable sends
+// SET XX of it to learn whether Redis takes writes.
+func (k Keys) writeProbe() string { return k.prefix + "probe:writable" }
 
 // AuthorChannel is the pub/sub channel author:<uid> carrying the author's
 // posts, reposts and deletes.

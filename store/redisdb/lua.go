@@ -11,10 +11,6 @@ import (
 // EVAL inside pipelines (where EVALSHA could not fall back on NOSCRIPT) and
 // with EVALSHA on their own (go-redis falls back to EVAL).
 var (
-	//go:embed lua/hincrby_if_exists.lua
-	hincrbyIfExistsSrc string
-	hincrbyIfExists    = redis.NewScript(hincrbyIfExistsSrc)
-
 	//go:embed lua/like_if_exists.lua
 	likeIfExistsSrc string
 	likeIfExists    = redis.NewScript(likeIfExistsSrc)
@@ -31,6 +27,42 @@ var (
 	notifyAddSrc string
 	notifyAdd    = redis.NewScript(notifyAddSrc)
 
+	//go:embed lua/post_add.lua
+	postAddSrc string
+	postAdd    = redis.NewScript(postAddSrc)
+
+	//go:embed lua/post_remove.lua
+	postRemoveSrc string
+	postRemove    = redis.NewScript(postRemoveSrc)
+
+	//go:embed lua/count_sync.lua
+	countSyncSrc string
+	countSync    = redis.NewScript(countSyncSrc)
+
+	//go:embed lua/decrement.lua
+	decrementSrc string
+	decrement    = redis.NewScript(decrementSrc)
+
+	//go:embed lua/repost_add.lua
+	repostAddSrc string
+	repostAdd    = redis.NewScript(repostAddSrc)
+
+	//go:embed lua/repost_remove.lua
+	repostRemoveSrc string
+	repostRemove    = redis.NewScript(repostRemoveSrc)
+
+	//go:embed lua/idem_claim.lua
+	idemClaimSrc string
+	idemClaim    = redis.NewScript(idemClaimSrc)
+
+	//go:embed lua/idem_finish.lua
+	idemFinishSrc string
+	idemFinish    = redis.NewScript(idemFinishSrc)
+
+	//go:embed lua/del_if_equals.lua
+	delIfEqualsSrc string
+	delIfEquals    = redis.NewScript(delIfEqualsSrc)
+
 	//go:embed lua/notify_remove.lua
 	notifyRemoveSrc string
 	notifyRemove    = redis.NewScript(notifyRemoveSrc)
@@ -38,10 +70,6 @@ var (
 	//go:embed lua/password_swap.lua
 	passwordSwapSrc string
 	passwordSwap    = redis.NewScript(passwordSwapSrc)
-
-	//go:embed lua/del_if_equals.lua
-	delIfEqualsSrc string
-	delIfEquals    = redis.NewScript(delIfEqualsSrc)
 
 	//go:embed lua/login_fail.lua
 	loginFailSrc string

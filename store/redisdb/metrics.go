@@ -2,19 +2,26 @@ package redisdb
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"microblog/store"
 )
 
-// Metrics are the store's counters of the hybrid timelines.
+// Metrics are the store's counters of the hybrid timelines and of the
+// checker of half-written messages.
 type Metrics struct {
 	pushes   prometheus.Counter
 	pulls    prometheus.Histogram
 	rebuilds prometheus.Counter
 	jobs     *prometheus.CounterVec
+	repairs  *prometheus.CounterVec
+	// storageFull counts the operations Redis refused for lack of memory.
+	storageFull prometheus.Counter
 	// The archive's counters.
 	archived, archiveErrors, evicted prometheus.Counter
 }
@@ -44,9 +51,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		evicted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "microblog_archive_evicted_total", Help: "Messages moved out of Redis after leaving their hot window.",
 		}),
+		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "microblog_repairs_total", Help: "What stopped writes left that the checker mended, by kind.",
+		}, []string{"kind"}),
+		storageFull: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_redis_storage_full_errors_total", Help: "Operations Redis refused for lack of memory (maxmemory reached).",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.archived, m.archiveErrors, m.evicted)
+		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.repairs, m.storageFull, m.archived, m.archiveErrors, m.evicted)
 	}
 	return m
 }
@@ -81,4 +94,19 @@ func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
 			}),
 		)
 	}
+}
+
+// RegisterStorageMetrics adds microblog_redis_storage_full: 1 while Redis
+// refuses writes for lack of memory, probed when scraped.
+func (s *Store) RegisterStorageMetrics(reg prometheus.Registerer) {
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "microblog_redis_storage_full", Help: "1 while Redis refuses writes for lack of memory (maxmemory reached), else 0.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if errors.Is(s.Writable(ctx), store.ErrStorageFull) {
+			return 1
+		}
+		return 0
+	}))
 }

@@ -111,7 +111,8 @@ func (s *Store) PingArchive(ctx context.Context) (bool, error) {
 func (s *Store) now() int64 { return s.opt.Now().UnixMilli() }
 
 // wrap gives err the operation's name and, when Redis could not be reached,
-// ErrUnavailable, so that callers can answer 503 instead of 500.
+// ErrUnavailable (ErrStorageFull when it refused a write for lack of
+// memory), so that callers can answer 503 instead of 500.
 func (s *Store) wrap(op string, err error) error {
 	if err == nil {
 		return nil
@@ -120,10 +121,34 @@ func (s *Store) wrap(op string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
+	if isOOM(err) {
+		s.opt.Metrics.storageFull.Inc()
+		return fmt.Errorf("redisdb: %s: %w: %w", op, store.ErrStorageFull, err)
+	}
 	if isUnavailable(err) {
 		return fmt.Errorf("redisdb: %s: %w: %w", op, store.ErrUnavailable, err)
 	}
 	return fmt.Errorf("redisdb: %s: %w", op, err)
+}
+
+// isOOM tells whether err is Redis refusing a write for lack of memory (its
+// maxmemory reached, with nothing it may evict), as a command, a script or a
+// transaction's EXECABORT says it.
+func isOOM(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "OOM ") || strings.Contains(msg, "OOM command not allowed")
+}
+
+// Writable tells whether Redis takes writes now: store.ErrStorageFull when
+// it refuses them for lack of memory, ErrUnavailable when it does not answer.
+func (s *Store) Writable(ctx context.Context) error {
+	// SET XX of a key that never exists writes nothing, but Redis refuses it
+	// like any write when it has no memory left.
+	err := s.rdb.SetXX(ctx, s.keys.writeProbe(), "", 0).Err()
+	if errors.Is(err, redis.Nil) {
+		err = nil
+	}
+	return s.wrap("write probe", err)
 }
 
 // isUnavailable tells whether err means Redis could not be reached or is not
