@@ -27,11 +27,16 @@ const (
 
 // queueArchive adds a message (put) or its delete to a pipeline, as one
 // entry carrying the whole row: the archiver needs nothing else from Redis.
+// A delete is queued even when Redis is out of memory.
 func (s *Store) queueArchive(ctx context.Context, pl redis.Pipeliner, op string, a store.Archived) {
 	if s.opt.Archive == nil {
 		return
 	}
 	row, _ := json.Marshal(a)
+	if op == archiveDelete {
+		queueDelete.Eval(ctx, pl, []string{s.keys.archiveQueue()}, "op", op, "row", row)
+		return
+	}
 	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.archiveQueue(), Values: []any{"op", op, "row", row}})
 }
 

@@ -19,6 +19,10 @@ var (
 	deleteMessageSrc string
 	deleteMessage    = redis.NewScript(deleteMessageSrc)
 
+	//go:embed lua/queue_delete.lua
+	queueDeleteSrc string
+	queueDelete    = redis.NewScript(queueDeleteSrc)
+
 	//go:embed lua/evict_message.lua
 	evictMessageSrc string
 	evictMessage    = redis.NewScript(evictMessageSrc)

@@ -1,7 +1,9 @@
+#!lua flags=allow-oom
 -- Deletes a message's hash, once: of two concurrent deletes only one gets 1.
 -- With the archive on, the hash becomes a tombstone {deleted = 1}, which
 -- readers take as gone (instead of finding the message in the archive) until
--- the archive has the delete too.
+-- the archive has the delete too. It frees memory, so it runs even when
+-- Redis is out of memory.
 -- KEYS[1]: HASH B:<mid> (one message's key)
 -- ARGV[1]: "1" to leave a tombstone; ARGV[2]: "1" when the caller found the
 -- message in the archive, so that its hash may already be gone from Redis.
