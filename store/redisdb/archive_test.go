@@ -183,6 +183,9 @@ func TestArchiveHotWindow(t *testing.T) {
 			if r.RepostOf == nil || r.RepostOf.Content != "post 2 第2条" {
 				t.Fatalf("repost of an archived post = %+v", r)
 			}
+			if _, err := s.Create(s.ctx, store.NewPost{Author: other, RepostOf: posts[2]}); !errors.Is(err, store.ErrConflict) {
+				t.Fatalf("a second repost of an archived post: %v, want already reposted", err)
+			}
 			s.archived()
 			if p, _ := s.Post(s.ctx, posts[2], 0); p.RepostsCount != 1 {
 				t.Fatalf("archived post after a repost = %+v", p)
