@@ -21,6 +21,7 @@ type config struct {
 	RedisURL       string
 	RedisPrefix    string
 	RedisCAFile    string
+	RedisCluster   bool
 	AllowedOrigins []string
 	RateLimits     rateLimits
 	BcryptCost     int
@@ -67,6 +68,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.Addr, "addr", env("MICROBLOG_ADDR", "127.0.0.1:8080"), "listen address (MICROBLOG_ADDR)")
 	fs.StringVar(&cfg.RedisURL, "redis", env("REDIS_URL", "redis://127.0.0.1:6379/0"), "Redis URL, redis:// or rediss:// (REDIS_URL)")
 	fs.StringVar(&cfg.RedisPrefix, "redis-prefix", env("MICROBLOG_REDIS_PREFIX", ""), "prefix of every Redis key and channel (MICROBLOG_REDIS_PREFIX)")
+	fs.BoolVar(&cfg.RedisCluster, "redis-cluster", env("MICROBLOG_REDIS_CLUSTER", "") == "true", "REDIS_URL names a Redis Cluster, as redis://host1:port1?addr=host2:port2&addr=... (MICROBLOG_REDIS_CLUSTER=true)")
 	fs.StringVar(&cfg.RedisCAFile, "redis-ca", env("MICROBLOG_REDIS_CA", ""), "PEM file of CAs trusted for rediss:// (MICROBLOG_REDIS_CA; default: the system's)")
 	fs.StringVar(&origins, "allowed-origins", env("MICROBLOG_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the server's own (MICROBLOG_ALLOWED_ORIGINS)")
 	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=10/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m" (MICROBLOG_RATE_LIMITS)`)
@@ -84,7 +86,10 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 
 	var err error
-	if err = redisdb.CheckURL(cfg.RedisURL); err != nil {
+	if v := getenv("MICROBLOG_REDIS_CLUSTER"); v != "" && v != "true" && v != "false" {
+		return config{}, fmt.Errorf("invalid MICROBLOG_REDIS_CLUSTER %q: want true or false", v)
+	}
+	if err = redisdb.CheckURL(cfg.RedisURL, cfg.RedisCluster); err != nil {
 		return config{}, fmt.Errorf("invalid REDIS_URL %q: %w", redactURL(cfg.RedisURL), err)
 	}
 	if cfg.BcryptCost, err = strconv.Atoi(cost); err != nil || cfg.BcryptCost < 4 || cfg.BcryptCost > 31 {

@@ -69,7 +69,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if arch != nil {
 		defer arch.Close()
 	}
-	st, err := redisdb.Open(cfg.RedisURL, cfg.RedisCAFile, redisdb.Options{
+	open := redisdb.Open
+	if cfg.RedisCluster {
+		open = redisdb.OpenCluster
+	}
+	st, err := open(cfg.RedisURL, cfg.RedisCAFile, redisdb.Options{
 		Files:  files,
 		Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL,
 		HotWindow: tcfg.HotWindow, Archive: arch,

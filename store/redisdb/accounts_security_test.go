@@ -154,10 +154,10 @@ func TestLookAlikeSignUpsRace(t *testing.T) {
 		if won != 1 {
 			t.Fatalf("round %d: %d sign-ups won, want 1", round, won)
 		}
-		idx, _ := s.rdb.Keys(s.ctx, "user:username:*").Result()
-		skel, _ := s.rdb.Keys(s.ctx, "user:skeleton:*").Result()
+		idx, _ := s.allKeys("user:username:*")
+		skel, _ := s.allKeys("user:skeleton:*")
 		users := 0
-		for _, k := range s.rdb.Keys(s.ctx, "user:userid:*").Val() {
+		for _, k := range must(s.allKeys("user:userid:*")) {
 			if !strings.HasSuffix(k, ":auth") {
 				users++
 			}
@@ -166,7 +166,7 @@ func TestLookAlikeSignUpsRace(t *testing.T) {
 			t.Fatalf("round %d: %d name indexes, %d skeletons, %d users; want 1 each", round, len(idx), len(skel), users)
 		}
 		for _, pattern := range []string{"user:*", "auth:*", "global:*"} {
-			for _, k := range s.rdb.Keys(s.ctx, pattern).Val() {
+			for _, k := range must(s.allKeys(pattern)) {
 				s.rdb.Del(s.ctx, k)
 			}
 		}
@@ -285,7 +285,7 @@ func TestDeleteAccount(t *testing.T) {
 			t.Fatalf("post %d outlived its author", mid)
 		}
 	}
-	for _, k := range s.rdb.Keys(s.ctx, "*").Val() {
+	for _, k := range must(s.allKeys("*")) {
 		for _, own := range []string{"user:userid:1", "A:1:", "F:1:", "G:1:", "N:1:", "login:known:1", "user:username:alice", "user:skeleton:"} {
 			if strings.HasPrefix(k, own) && k != s.keys.usernameSkeleton(store.UsernameSkeleton("bob")) && k != s.keys.usernameSkeleton(store.UsernameSkeleton("carol")) {
 				t.Errorf("key %s outlived the account", k)

@@ -34,9 +34,16 @@ const (
 	poolTimeout = 3 * time.Second
 )
 
-// CheckURL tells whether url is a Redis URL this package can open.
-func CheckURL(url string) error {
-	_, err := redis.ParseURL(url)
+// CheckURL tells whether url is a Redis URL this package can open: of one
+// Redis, or with cluster of a Redis Cluster in go-redis's cluster form
+// (redis://[:password@]host1:port1?addr=host2:port2&addr=host3:port3).
+func CheckURL(url string, cluster bool) error {
+	var err error
+	if cluster {
+		_, err = redis.ParseClusterURL(url)
+	} else {
+		_, err = redis.ParseURL(url)
+	}
 	return err
 }
 
@@ -58,21 +65,33 @@ func Open(url, caFile string, opt Options) (*Store, error) {
 	// Idempotency-Key, is safe; the checker mends what is left (repair.go).
 	// (-1: go-redis takes 0 for its default of 3 retries.)
 	ro.MaxRetries = -1
-	if caFile != "" {
-		if ro.TLSConfig == nil {
-			return nil, errors.New("MICROBLOG_REDIS_CA is set but REDIS_URL is not rediss://")
-		}
-		pem, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, fmt.Errorf("invalid MICROBLOG_REDIS_CA: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("invalid MICROBLOG_REDIS_CA %s: no PEM certificates in it", caFile)
-		}
-		ro.TLSConfig = &tls.Config{RootCAs: pool, ServerName: ro.TLSConfig.ServerName, MinVersion: tls.VersionTLS12}
+	if ro.TLSConfig, err = tlsConfig(caFile, ro.TLSConfig); err != nil {
+		return nil, err
 	}
 	s := New(redis.NewClient(ro), opt)
+	s.owned = true
+	return s, nil
+}
+
+// OpenCluster connects a Store to the Redis Cluster at url, in go-redis's
+// cluster form (redis://[:password@]host1:port1?addr=host2:port2&...; the
+// client learns the other nodes from these). caFile is as for Open. Keys
+// of one user or one message share a hash tag (see Keys), and live events
+// use sharded pub/sub. No command is sent yet.
+func OpenCluster(url, caFile string, opt Options) (*Store, error) {
+	co, err := redis.ParseClusterURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("invalid REDIS_URL for a cluster: %w", err)
+	}
+	co.DialTimeout = dialTimeout
+	co.ReadTimeout = ioTimeout
+	co.WriteTimeout = ioTimeout
+	co.PoolTimeout = poolTimeout
+	co.MaxRetries = -1 // as Open: no command is sent twice
+	if co.TLSConfig, err = tlsConfig(caFile, co.TLSConfig); err != nil {
+		return nil, err
+	}
+	s := New(redis.NewClusterClient(co), opt)
 	s.owned = true
 	return s, nil
 }
@@ -84,4 +103,24 @@ func (s *Store) Close() error {
 		return nil
 	}
 	return s.rdb.Close()
+}
+
+// tlsConfig is the TLS set-up of a rediss:// URL (nil for redis://), with
+// the CAs of caFile trusted instead of the system's when it is set.
+func tlsConfig(caFile string, parsed *tls.Config) (*tls.Config, error) {
+	if caFile == "" {
+		return parsed, nil
+	}
+	if parsed == nil {
+		return nil, errors.New("MICROBLOG_REDIS_CA is set but REDIS_URL is not rediss://")
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("invalid MICROBLOG_REDIS_CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("invalid MICROBLOG_REDIS_CA %s: no PEM certificates in it", caFile)
+	}
+	return &tls.Config{RootCAs: pool, ServerName: parsed.ServerName, MinVersion: tls.VersionTLS12}, nil
 }

@@ -12,8 +12,9 @@ import (
 	"microblog/store/storetest"
 )
 
-// testStore is a Store on its own throwaway redis-server, with the raw client
-// for checking keys.
+// testStore is a Store on its own throwaway redis-server (or, with
+// MICROBLOG_TEST_REDIS=cluster, on the test binary's Redis Cluster, flushed
+// for it), with the raw client for checking keys.
 type testStore struct {
 	*Store
 	t   *testing.T
@@ -27,7 +28,7 @@ func newTestStore(t *testing.T) testStore { return newTestStoreWith(t, Options{}
 func newTestStoreWith(t *testing.T, opt Options) testStore {
 	t.Helper()
 	opt.BcryptCost = bcrypt.MinCost
-	s := testStore{Store: New(storetest.Start(t).Client(), opt), t: t, ctx: context.Background()}
+	s := testStore{Store: New(storetest.NewBackend(t).Client(), opt), t: t, ctx: context.Background()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); s.RunFanOut(ctx, WorkerOptions{ClaimIdle: time.Second}) }()
@@ -123,4 +124,19 @@ func wantCode(t *testing.T, err error, kind error, code store.Code) {
 	if !errors.As(err, &e) || e.Code != code || !errors.Is(err, kind) {
 		t.Fatalf("got %v, want %s (%v)", err, code, kind)
 	}
+}
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// allKeys is every key matching pattern, on every master of a cluster.
+func (s testStore) allKeys(pattern string) ([]string, error) {
+	return s.keysMatching(s.ctx, pattern)
+}
+
+// must is v, for a helper whose error the test does not expect.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -9,9 +9,27 @@ import (
 // live here, one builder per family, so that the schema can be read in one
 // place and a test can pin the exact strings. The optional prefix is put in
 // front of every key and channel.
-type Keys struct{ prefix string }
+//
+// On a Redis Cluster, the id in the keys of one user or one message is
+// wrapped in a hash tag (B:{12}, D:{12}:publicTime, F:{7}:messageID), so
+// that all the keys of one message, or of one user, are on one slot: a
+// transaction or script that touches several of them never fails with
+// CROSSSLOT. On a single Redis the names are exactly the contract's.
+type Keys struct {
+	prefix  string
+	cluster bool
+}
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// tag is how the id of a user or message appears in its keys: wrapped in a
+// hash tag on a cluster, bare on a single Redis.
+func (k Keys) tag(n int64) string {
+	if k.cluster {
+		return "{" + id(n) + "}"
+	}
+	return id(n)
+}
 
 // lastUserID is the STRING global:userid, INCRed for each new user.
 func (k Keys) lastUserID() string { return k.prefix + "global:userid" }
@@ -20,7 +38,7 @@ func (k Keys) lastUserID() string { return k.prefix + "global:userid" }
 func (k Keys) lastPostID() string { return k.prefix + "global:postid" }
 
 // user is the HASH user:userid:<uid> with username, password, created, bio.
-func (k Keys) user(uid int64) string { return k.prefix + "user:userid:" + id(uid) }
+func (k Keys) user(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) }
 
 // usernameIndex is the STRING user:username:<lower-case name>:uid.
 func (k Keys) usernameIndex(lowerName string) string {
@@ -55,37 +73,37 @@ func (k Keys) loginClientFailures(lowerName, client string) string {
 // knownClients is the ZSET login:known:<uid> of the addresses the user
 // logged in from, score = when (ms): these are not held up by a back-off
 // that failures from other addresses caused.
-func (k Keys) knownClients(uid int64) string { return k.prefix + "login:known:" + id(uid) }
+func (k Keys) knownClients(uid int64) string { return k.prefix + "login:known:" + k.tag(uid) }
 
 // session is the STRING auth:<sha256-hex of token> holding the uid, with a TTL.
 func (k Keys) session(tokenHash string) string { return k.prefix + "auth:" + tokenHash }
 
 // userSessions is the SET user:userid:<uid>:auth of the user's live token hashes.
-func (k Keys) userSessions(uid int64) string { return k.prefix + "user:userid:" + id(uid) + ":auth" }
+func (k Keys) userSessions(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":auth" }
 
 // fans is the ZSET A:<uid>:fansID of the user's followers, score = follow time (ms).
-func (k Keys) fans(uid int64) string { return k.prefix + "A:" + id(uid) + ":fansID" }
+func (k Keys) fans(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":fansID" }
 
 // stars is the ZSET A:<uid>:loverID of the users the user follows, score = follow time (ms).
-func (k Keys) stars(uid int64) string { return k.prefix + "A:" + id(uid) + ":loverID" }
+func (k Keys) stars(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":loverID" }
 
 // message is the HASH B:<mid> holding one message.
-func (k Keys) message(mid int64) string { return k.prefix + "B:" + id(mid) }
+func (k Keys) message(mid int64) string { return k.prefix + "B:" + k.tag(mid) }
 
 // comments is the ZSET C:<mid>:commentID of the comments on a message, score = mid.
-func (k Keys) comments(mid int64) string { return k.prefix + "C:" + id(mid) + ":commentID" }
+func (k Keys) comments(mid int64) string { return k.prefix + "C:" + k.tag(mid) + ":commentID" }
 
 // publicTime is the STRING D:<mid>:publicTime, when the message reached the server (ms).
-func (k Keys) publicTime(mid int64) string { return k.prefix + "D:" + id(mid) + ":publicTime" }
+func (k Keys) publicTime(mid int64) string { return k.prefix + "D:" + k.tag(mid) + ":publicTime" }
 
 // author is the STRING E:<mid>:personID, the uid of the message's author.
-func (k Keys) author(mid int64) string { return k.prefix + "E:" + id(mid) + ":personID" }
+func (k Keys) author(mid int64) string { return k.prefix + "E:" + k.tag(mid) + ":personID" }
 
 // userPosts is the ZSET F:<uid>:messageID of the posts a user wrote, score = mid.
-func (k Keys) userPosts(uid int64) string { return k.prefix + "F:" + id(uid) + ":messageID" }
+func (k Keys) userPosts(uid int64) string { return k.prefix + "F:" + k.tag(uid) + ":messageID" }
 
 // home is the ZSET G:<uid>:messageID of the posts delivered to a user's home timeline, score = mid.
-func (k Keys) home(uid int64) string { return k.prefix + "G:" + id(uid) + ":messageID" }
+func (k Keys) home(uid int64) string { return k.prefix + "G:" + k.tag(uid) + ":messageID" }
 
 // publicTimeline is the ZSET global:timeline of everyone's newest posts, score = mid.
 func (k Keys) publicTimeline() string { return k.prefix + "global:timeline" }
@@ -93,7 +111,7 @@ func (k Keys) publicTimeline() string { return k.prefix + "global:timeline" }
 // idempotency is the STRING idem:<uid>:<sha256-hex of key> holding the mid a
 // keyed request created (or "0" while it is being created), with a TTL.
 func (k Keys) idempotency(uid int64, keyHash string) string {
-	return k.prefix + "idem:" + id(uid) + ":" + keyHash
+	return k.prefix + "idem:" + k.tag(uid) + ":" + keyHash
 }
 
 // rate is the STRING rate:<bucket>:<subject>:<window> counting requests in one
@@ -104,11 +122,11 @@ func (k Keys) rate(bucket, subject string, window int64) string {
 
 // likes is the ZSET likes:<mid> of the users who like a message, score =
 // when (ms). Its size is the message's likes_count.
-func (k Keys) likes(mid int64) string { return k.prefix + "likes:" + id(mid) }
+func (k Keys) likes(mid int64) string { return k.prefix + "likes:" + k.tag(mid) }
 
 // reposts is the ZSET reposts:<mid> of the users who reposted a post, score =
 // the mid of their repost (one each). Its size is the post's reposts_count.
-func (k Keys) reposts(mid int64) string { return k.prefix + "reposts:" + id(mid) }
+func (k Keys) reposts(mid int64) string { return k.prefix + "reposts:" + k.tag(mid) }
 
 // tagPosts is the ZSET T:<tag key>:messageID of the posts carrying a topic,
 // score = mid (the tag key is store.TagKey of the topic).
@@ -133,18 +151,18 @@ func (k Keys) popular() string { return k.prefix + "global:popular" }
 // notifications is the ZSET N:<uid>:notificationID of a user's
 // notification ids, score = id; the newest maxNotifications are kept.
 func (k Keys) notifications(uid int64) string {
-	return k.prefix + "N:" + id(uid) + ":notificationID"
+	return k.prefix + "N:" + k.tag(uid) + ":notificationID"
 }
 
 // notes is the HASH N:<uid>:notes of a user's notifications: id → JSON of
 // {kind, actor, post, at}, and "k:<kind>:<actor>:<post>" → id, to undo one.
-func (k Keys) notes(uid int64) string { return k.prefix + "N:" + id(uid) + ":notes" }
+func (k Keys) notes(uid int64) string { return k.prefix + "N:" + k.tag(uid) + ":notes" }
 
 // followNoted is the STRING N:<star>:followed:<fan>, with a TTL, set while
 // a follow of star by fan has been announced lately: following again soon
 // after an unfollow announces nothing (no follow event, no notification).
 func (k Keys) followNoted(star, fan int64) string {
-	return k.prefix + "N:" + id(star) + ":followed:" + id(fan)
+	return k.prefix + "N:" + k.tag(star) + ":followed:" + id(fan)
 }
 
 // lastNotificationID is the STRING global:notificationid, INCRed for each
@@ -192,7 +210,7 @@ func (k Keys) lastSeen() string { return k.prefix + "global:lastseen" }
 
 // fanOutLock is the STRING lock:fanout:<uid> held, with a TTL, while the
 // author's fan-out mode changes.
-func (k Keys) fanOutLock(uid int64) string { return k.prefix + "lock:fanout:" + id(uid) }
+func (k Keys) fanOutLock(uid int64) string { return k.prefix + "lock:fanout:" + k.tag(uid) }
 
 // repairLock is the STRING lock:repair holding, with a TTL, the token of the
 // process running the checker of half-written messages.

@@ -125,9 +125,11 @@ func (s *Store) releaseKey(ctx context.Context, key string, uid int64) {
 // index form (when that is free) and a skeleton index entry. Names that
 // already look alike keep both their owners; the second is logged.
 func (s *Store) migrateNames(ctx context.Context) error {
-	iter := s.rdb.Scan(ctx, 0, s.keys.usernameIndex("*"), 1000).Iterator()
-	for iter.Next(ctx) {
-		key := iter.Val()
+	indexes, err := s.keysMatching(ctx, s.keys.usernameIndex("*"))
+	if err != nil {
+		return s.wrap("migrate names", err)
+	}
+	for _, key := range indexes {
 		old := s.keys.nameOfUsernameIndex(key)
 		uid, err := s.rdb.Get(ctx, key).Int64()
 		if err != nil {
@@ -169,5 +171,5 @@ func (s *Store) migrateNames(ctx context.Context) error {
 			}
 		}
 	}
-	return s.wrap("migrate names", iter.Err())
+	return nil
 }

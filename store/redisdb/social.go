@@ -215,10 +215,11 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if v >= schemaVersion {
 		return nil
 	}
-	pattern := s.keys.usernameIndex("*")
-	iter := s.rdb.Scan(ctx, 0, pattern, 1000).Iterator()
-	for iter.Next(ctx) {
-		key := iter.Val()
+	indexes, err := s.keysMatching(ctx, s.keys.usernameIndex("*"))
+	if err != nil {
+		return s.wrap("migrate", err)
+	}
+	for _, key := range indexes {
 		lower := s.keys.nameOfUsernameIndex(key)
 		uid, err := s.rdb.Get(ctx, key).Int64()
 		if err != nil {
@@ -236,9 +237,6 @@ func (s *Store) Migrate(ctx context.Context) error {
 		if err != nil {
 			return s.wrap("migrate", err)
 		}
-	}
-	if err := iter.Err(); err != nil {
-		return s.wrap("migrate", err)
 	}
 	if err := s.migrateNames(ctx); err != nil {
 		return err

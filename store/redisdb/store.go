@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -89,7 +90,34 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 		opt.Metrics = NewMetrics(nil)
 	}
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
-	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix}, opt: opt, dummyHash: dummy}
+	_, cluster := rdb.(*redis.ClusterClient)
+	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix, cluster: cluster}, opt: opt, dummyHash: dummy}
+}
+
+// keysMatching returns every key that matches pattern (SCAN, on every
+// master of a cluster). For migrations, which run once.
+func (s *Store) keysMatching(ctx context.Context, pattern string) ([]string, error) {
+	var mu sync.Mutex
+	var keys []string
+	scan := func(ctx context.Context, c *redis.Client) error {
+		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
+		for iter.Next(ctx) {
+			mu.Lock()
+			keys = append(keys, iter.Val())
+			mu.Unlock()
+		}
+		return iter.Err()
+	}
+	var err error
+	switch c := s.rdb.(type) {
+	case *redis.ClusterClient:
+		err = c.ForEachMaster(ctx, scan)
+	case *redis.Client:
+		err = scan(ctx, c)
+	default:
+		err = fmt.Errorf("scan: unsupported client %T", s.rdb)
+	}
+	return keys, err
 }
 
 // Keys returns the key and channel builders, for the live feed's subscriber.

@@ -58,12 +58,12 @@ func writes(cmds []redis.Cmder, name, prefix string) bool {
 func (s testStore) messagesOf(author int64) []int64 {
 	s.t.Helper()
 	var out []int64
-	keys, err := s.rdb.Keys(s.ctx, s.keys.prefix+"B:*").Result()
+	keys, err := s.allKeys(s.keys.prefix + "B:*")
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	for _, k := range keys {
-		mid := parseID(k[strings.LastIndexByte(k, ':')+1:])
+		mid := parseID(strings.Trim(k[strings.LastIndexByte(k, ':')+1:], "{}"))
 		if a, _ := s.rdb.HGet(s.ctx, k, "author").Int64(); a == author {
 			out = append(out, mid)
 		}

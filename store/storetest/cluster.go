@@ -22,19 +22,31 @@ type Cluster struct {
 	Masters []*Redis
 }
 
+// clusterArgs are the redis-server arguments of a cluster node. A master
+// killed by a test loses nothing acknowledged (appendfsync always).
+var clusterArgs = []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+	"--cluster-node-timeout", "2000", "--appendfsync", "always"}
+
 // StartCluster starts a cluster of 3 masters for t, waits until every node
 // says cluster_state:ok, and stops it when t ends. It fails the test (never
 // skips it) when redis-server or redis-cli is not installed.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
-	if _, err := exec.LookPath("redis-cli"); err != nil {
-		t.Fatalf("redis-cli is not installed (apt-get install redis-server, or run make test, which installs it): %v", err)
-	}
 	c := &Cluster{t: t}
 	for range 3 {
-		c.Masters = append(c.Masters, StartWith(t, "--cluster-enabled", "yes",
-			"--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
-			"--appendfsync", "always")) // a killed master loses nothing acknowledged
+		c.Masters = append(c.Masters, StartWith(t, clusterArgs...))
+	}
+	if err := c.join(); err != nil {
+		t.Fatal(err)
+	}
+	c.waitOK()
+	return c
+}
+
+// join makes the masters one cluster, each serving a third of the slots.
+func (c *Cluster) join() error {
+	if _, err := exec.LookPath("redis-cli"); err != nil {
+		return fmt.Errorf("redis-cli is not installed (apt-get install redis-server, or run make test, which installs it): %w", err)
 	}
 	args := []string{"--cluster", "create"}
 	for _, m := range c.Masters {
@@ -42,10 +54,9 @@ func StartCluster(t testing.TB) *Cluster {
 	}
 	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
 	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
-		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+		return fmt.Errorf("redis-cli --cluster create: %v\n%s", err, out)
 	}
-	c.waitOK()
-	return c
+	return nil
 }
 
 // URL is the cluster in go-redis's cluster URL form, the first master's
@@ -64,11 +75,7 @@ func (c *Cluster) URL() string {
 
 // Client returns a new cluster client, closed when the test ends.
 func (c *Cluster) Client() *redis.ClusterClient {
-	addrs := make([]string, len(c.Masters))
-	for i, m := range c.Masters {
-		addrs[i] = m.Addr()
-	}
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs()})
 	c.t.Cleanup(func() { cc.Close() })
 	return cc
 }
@@ -86,6 +93,12 @@ func (c *Cluster) Restart(i int) {
 // three masters.
 func (c *Cluster) waitOK() {
 	c.t.Helper()
+	if err := c.wait(); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *Cluster) wait() error {
 	deadline := time.Now().Add(30 * time.Second)
 	for _, m := range c.Masters {
 		cl := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1})
@@ -97,12 +110,21 @@ func (c *Cluster) waitOK() {
 			if time.Now().After(deadline) {
 				log, _ := os.ReadFile(filepath.Join(m.Dir, "redis.log"))
 				cl.Close()
-				c.t.Fatalf("cluster node %s is not ok: %v\n%s\n%s", m.Addr(), err, info, log)
+				return fmt.Errorf("cluster node %s is not ok: %v\n%s\n%s", m.Addr(), err, info, log)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 		cl.Close()
 	}
+	return nil
+}
+
+func (c *Cluster) addrs() []string {
+	addrs := make([]string, len(c.Masters))
+	for i, m := range c.Masters {
+		addrs[i] = m.Addr()
+	}
+	return addrs
 }
 
 // String describes the cluster for logs.

@@ -74,6 +74,13 @@ func (r *Redis) Client() *redis.Client {
 
 func (r *Redis) start() {
 	r.t.Helper()
+	if err := r.launch(); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// launch starts the server process and waits until it answers.
+func (r *Redis) launch() error {
 	port := []string{"--port", strconv.Itoa(r.Port)}
 	if r.tls != nil {
 		port = nil // StartTLS's arguments name the TLS port
@@ -84,17 +91,17 @@ func (r *Redis) start() {
 		"--logfile", filepath.Join(r.Dir, "redis.log"))...)
 	r.cmd.Args = append(r.cmd.Args, r.args...)
 	if err := r.cmd.Start(); err != nil {
-		r.t.Fatalf("start redis-server: %v", err)
+		return fmt.Errorf("start redis-server: %w", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.Password, TLSConfig: r.tls, MaxRetries: -1})
 	defer c.Close()
 	for {
 		if err := c.Ping(context.Background()).Err(); err == nil {
-			return
+			return nil
 		} else if time.Now().After(deadline) {
 			log, _ := os.ReadFile(filepath.Join(r.Dir, "redis.log"))
-			r.t.Fatalf("redis-server did not answer on %s: %v\n%s", r.Addr(), err, log)
+			return fmt.Errorf("redis-server did not answer on %s: %v\n%s", r.Addr(), err, log)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

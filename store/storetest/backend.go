@@ -1,0 +1,138 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// BackendEnv names the variable that chooses the Redis of the tests that use
+// NewBackend: unset or "single" for a fresh redis-server per test, "cluster"
+// for a Redis Cluster of 3 masters (shared by the test binary, flushed for
+// each test). `make test` runs the store and server suites both ways.
+const BackendEnv = "MICROBLOG_TEST_REDIS"
+
+// ClusterMode tells whether the tests run on a cluster.
+func ClusterMode() bool { return os.Getenv(BackendEnv) == "cluster" }
+
+// Backend is the Redis a test runs against: one of Single and Cluster is set.
+type Backend struct {
+	t       testing.TB
+	Single  *Redis
+	Cluster *Cluster
+	client  redis.UniversalClient
+}
+
+// NewBackend gives t an empty Redis: a fresh redis-server, or in cluster
+// mode the shared cluster, flushed. It fails the test (never skips it) when
+// Redis is not installed.
+func NewBackend(t testing.TB) *Backend {
+	t.Helper()
+	if !ClusterMode() {
+		return SingleBackend(t, Start(t))
+	}
+	c := sharedCluster(t)
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs()})
+	t.Cleanup(func() { cc.Close() })
+	err := cc.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
+		return m.FlushAll(ctx).Err()
+	})
+	if err != nil {
+		t.Fatalf("flush the shared cluster: %v", err)
+	}
+	return &Backend{t: t, Cluster: c, client: cc}
+}
+
+// SingleBackend is the Backend of a redis-server the test started itself.
+func SingleBackend(t testing.TB, r *Redis) *Backend {
+	return &Backend{t: t, Single: r, client: r.Client()}
+}
+
+// Client is a client of the backend (a *redis.ClusterClient on a cluster).
+func (b *Backend) Client() redis.UniversalClient { return b.client }
+
+// Env is what a server process needs to use the backend: REDIS_URL and
+// MICROBLOG_REDIS_CLUSTER.
+func (b *Backend) Env() []string {
+	if b.Cluster != nil {
+		return []string{"REDIS_URL=" + b.Cluster.URL(), "MICROBLOG_REDIS_CLUSTER=true"}
+	}
+	return []string{"REDIS_URL=" + b.Single.URL(), "MICROBLOG_REDIS_CLUSTER=false"}
+}
+
+// The cluster shared by the tests of one binary in cluster mode. Its servers
+// live in folders of their own, not a test's, and Main stops them.
+var shared struct {
+	once sync.Once
+	c    *Cluster
+	err  error
+}
+
+func sharedCluster(t testing.TB) *Cluster {
+	t.Helper()
+	shared.once.Do(func() { shared.c, shared.err = launchCluster() })
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.c
+}
+
+// launchCluster starts a cluster that no test owns.
+func launchCluster() (*Cluster, error) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		return nil, fmt.Errorf("redis-server is not installed (apt-get install redis-server, or run make test, which installs it): %w", err)
+	}
+	c := &Cluster{}
+	for range 3 {
+		dir, err := os.MkdirTemp("", "redis-cluster-")
+		if err != nil {
+			return nil, err
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		r := &Redis{Port: l.Addr().(*net.TCPAddr).Port, Dir: dir, args: clusterArgs}
+		l.Close()
+		if err := r.launch(); err != nil {
+			c.stop()
+			return nil, err
+		}
+		c.Masters = append(c.Masters, r)
+	}
+	if err := c.join(); err != nil {
+		c.stop()
+		return nil, err
+	}
+	if err := c.wait(); err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// stop kills the servers of a cluster no test owns and removes their folders.
+func (c *Cluster) stop() {
+	for _, m := range c.Masters {
+		m.Stop()
+		os.RemoveAll(m.Dir)
+	}
+}
+
+// Main runs the tests of m and then stops the shared cluster, if any, and
+// exits. Packages whose tests use NewBackend call it from TestMain:
+//
+//	func TestMain(m *testing.M) { storetest.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared.c != nil {
+		shared.c.stop()
+	}
+	os.Exit(code)
+}
