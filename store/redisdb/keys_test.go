@@ -61,3 +61,37 @@ func TestKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterKeys pins the cluster spelling: the id of every key of one user
+// or one message is a hash tag, so that they share a slot; the other keys
+// are named as on a single Redis.
+func TestClusterKeys(t *testing.T) {
+	k := Keys{cluster: true}
+	for got, want := range map[string]string{
+		k.user(7):                "user:userid:{7}",
+		k.userSessions(7):        "user:userid:{7}:auth",
+		k.knownClients(7):        "login:known:{7}",
+		k.fans(7):                "A:{7}:fansID",
+		k.stars(7):               "A:{7}:loverID",
+		k.userPosts(7):           "F:{7}:messageID",
+		k.home(7):                "G:{7}:messageID",
+		k.idempotency(7, "ab12"): "idem:{7}:ab12",
+		k.notifications(7):       "N:{7}:notificationID",
+		k.notes(7):               "N:{7}:notes",
+		k.followNoted(7, 8):      "N:{7}:followed:8",
+		k.fanOutLock(7):          "lock:fanout:{7}",
+		k.message(42):            "B:{42}",
+		k.comments(42):           "C:{42}:commentID",
+		k.publicTime(42):         "D:{42}:publicTime",
+		k.author(42):             "E:{42}:personID",
+		k.likes(42):              "likes:{42}",
+		k.reposts(42):            "reposts:{42}",
+		k.usernameIndex("alice"): "user:username:alice:uid",
+		k.publicTimeline():       "global:timeline",
+		k.archiveQueue():         "archive:queue",
+	} {
+		if got != want {
+			t.Errorf("cluster key %q, want %q", got, want)
+		}
+	}
+}
