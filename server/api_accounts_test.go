@@ -27,7 +27,7 @@ func errorCode(t testing.TB, body []byte) string {
 
 func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
 	ts := newTestServer(t)
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	ctx := context.Background()
 
 	first, uid := ts.register(t, "Alice")
@@ -66,10 +66,10 @@ func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
 	if ttl := rdb.TTL(ctx, "auth:"+h).Val(); ttl <= 0 {
 		t.Errorf("session without TTL: %v", ttl)
 	}
-	if ok, _ := rdb.SIsMember(ctx, fmt.Sprintf("user:userid:%d:auth", uid), h).Result(); !ok {
+	if ok, _ := rdb.SIsMember(ctx, key("user:userid:%d:auth", uid), h).Result(); !ok {
 		t.Errorf("session hash missing from the user's session set")
 	}
-	if pw := rdb.HGet(ctx, fmt.Sprintf("user:userid:%d", uid), "password").Val(); !strings.HasPrefix(pw, "$2") {
+	if pw := rdb.HGet(ctx, key("user:userid:%d", uid), "password").Val(); !strings.HasPrefix(pw, "$2") {
 		t.Errorf("password stored as %q, want a bcrypt hash", pw)
 	}
 	assertNotStored(t, ts, phone, testPassword)
@@ -96,7 +96,7 @@ func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
 	}
 
 	// A token is valid only while both keys agree.
-	rdb.SRem(ctx, fmt.Sprintf("user:userid:%d:auth", uid), store.TokenHash(laptop))
+	rdb.SRem(ctx, key("user:userid:%d:auth", uid), store.TokenHash(laptop))
 	if status, _ := ts.call(t, "GET", "/api/v1/me", laptop, nil); status != 401 {
 		t.Fatalf("token missing from the user's set still works: %d", status)
 	}
@@ -116,7 +116,7 @@ func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
 func assertNotStored(t *testing.T, ts *testServer, secrets ...string) {
 	t.Helper()
 	ctx := context.Background()
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	for _, key := range rdb.Keys(ctx, "*").Val() {
 		var vals []string
 		switch rdb.Type(ctx, key).Val() {
@@ -165,8 +165,8 @@ func TestConcurrentRegistrationOneWins(t *testing.T) {
 	if count[201] != 1 || count[409] != n-1 {
 		t.Fatalf("statuses = %v, want one 201 and %d 409", count, n-1)
 	}
-	uid := ts.Redis.Client().Get(context.Background(), "user:username:racer:uid").Val()
-	if name := ts.Redis.Client().HGet(context.Background(), "user:userid:"+uid, "username").Val(); !strings.EqualFold(name, "racer") {
+	uid := ts.rdb().Get(context.Background(), "user:username:racer:uid").Val()
+	if name := ts.rdb().HGet(context.Background(), key("user:userid:%s", uid), "username").Val(); !strings.EqualFold(name, "racer") {
 		t.Fatalf("winner's hash names %q", name)
 	}
 }
@@ -223,7 +223,7 @@ func TestCookieSessionsAndCrossOriginWrites(t *testing.T) {
 	if s := post("https://evil.example"); s != 403 {
 		t.Fatalf("cross-origin cookie write: %d, want 403", s)
 	}
-	if n := ts.Redis.Client().Get(context.Background(), "global:postid").Val(); n != "2" {
+	if n := ts.rdb().Get(context.Background(), "global:postid").Val(); n != "2" {
 		t.Fatalf("global:postid = %s, want 2 (the refused write wrote nothing)", n)
 	}
 }

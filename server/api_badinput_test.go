@@ -18,13 +18,13 @@ func TestBadInputChangesNothing(t *testing.T) {
 	p := ts.post(t, alice, "alice's post", 0)
 	pid := fmt.Sprint(p.ID)
 
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	ctx := context.Background()
 	snapshot := func() string {
 		keys := rdb.Keys(ctx, "*").Val()
 		var b strings.Builder
 		fmt.Fprint(&b, len(keys), rdb.Get(ctx, "global:postid").Val(), rdb.Get(ctx, "global:userid").Val(),
-			rdb.HGetAll(ctx, "B:"+pid).Val(), rdb.ZCard(ctx, "global:timeline").Val())
+			rdb.HGetAll(ctx, key("B:%s", pid)).Val(), rdb.ZCard(ctx, "global:timeline").Val())
 		return b.String()
 	}
 	archiveSettled(t, rdb) // the post's background work is done before the snapshot

@@ -54,7 +54,7 @@ func (ts *testServer) unread(t testing.TB, token string) int64 {
 // notification, sent live as counts, and refused for bad input.
 func TestLikes(t *testing.T) {
 	ts := newTestServer(t)
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	alice, aliceID := ts.register(t, "alice")
 	bob, bobID := ts.register(t, "bob")
 	carol, _ := ts.register(t, "carol")
@@ -81,7 +81,7 @@ func TestLikes(t *testing.T) {
 	if len(likers.Items) != 2 || likers.Items[0].Username != "carol" || likers.Items[1].Username != "bob" {
 		t.Fatalf("likers %+v, want carol then bob", likers.Items)
 	}
-	if n := rdb.ZCard(context.Background(), fmt.Sprintf("likes:%d", mid)).Val(); n != 2 {
+	if n := rdb.ZCard(context.Background(), key("likes:%d", mid)).Val(); n != 2 {
 		t.Fatalf("likes:%d holds %d", mid, n)
 	}
 	// Live: alice's page hears the counts (and her notifications).
@@ -118,7 +118,7 @@ func TestLikes(t *testing.T) {
 	ts.wantStatus(t, "PUT", path+"/like", "", nil, 401, "unauthorized")
 	ts.wantStatus(t, "GET", "/api/v1/posts/999999/likes", "", nil, 404, "post_not_found")
 	ts.wantStatus(t, "GET", path+"/likes?limit=0", "", nil, 400, "invalid_limit")
-	if n := rdb.Exists(context.Background(), "likes:999999").Val(); n != 0 {
+	if n := rdb.Exists(context.Background(), key("likes:999999")).Val(); n != 0 {
 		t.Fatal("a like of a missing post left a key")
 	}
 	_, _ = aliceID, bobID
@@ -220,13 +220,13 @@ func TestNotificationsStayBounded(t *testing.T) {
 	for i := range 210 {
 		ts.call(t, "POST", fmt.Sprintf("/api/v1/posts/%d/comments", mid), bob, map[string]string{"content": fmt.Sprint(i)})
 	}
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	ctx := context.Background()
 	var uid int64 = 1
-	if n := rdb.ZCard(ctx, fmt.Sprintf("N:%d:notificationID", uid)).Val(); n != 200 {
+	if n := rdb.ZCard(ctx, key("N:%d:notificationID", uid)).Val(); n != 200 {
 		t.Fatalf("%d notifications kept, want 200", n)
 	}
-	if n := rdb.HLen(ctx, fmt.Sprintf("N:%d:notes", uid)).Val(); n != 200 {
+	if n := rdb.HLen(ctx, key("N:%d:notes", uid)).Val(); n != 200 {
 		t.Fatalf("%d notes kept, want 200", n)
 	}
 	var got []store.Notification

@@ -20,7 +20,7 @@ import (
 )
 
 // archiveSettled waits until the fan-out and archive queues are empty.
-func archiveSettled(t testing.TB, rdb *redis.Client) {
+func archiveSettled(t testing.TB, rdb redis.UniversalClient) {
 	t.Helper()
 	settle(t, rdb)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -39,7 +39,7 @@ func archiveSettled(t testing.TB, rdb *redis.Client) {
 // and /readyz and /metrics report the archive.
 func TestArchiveThroughTheAPI(t *testing.T) {
 	ts := newTestServer(t, "MICROBLOG_HOT_WINDOW=10")
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	tok, _ := ts.register(t, "writer")
 	var want []int64
 	for i := range 40 {
@@ -60,7 +60,7 @@ func TestArchiveThroughTheAPI(t *testing.T) {
 		t.Fatalf("user posts through the API: %v, want %v", got, want)
 	}
 	oldest := want[len(want)-1]
-	if rdb.Exists(context.Background(), fmt.Sprintf("B:%d", oldest)).Val() != 0 {
+	if rdb.Exists(context.Background(), key("B:%d", oldest)).Val() != 0 {
 		t.Fatal("the oldest post's hash is still in Redis")
 	}
 	status, body := ts.call(t, "GET", fmt.Sprintf("/api/v1/posts/%d", oldest), tok, nil)

@@ -259,7 +259,7 @@ func TestEdgesAbortedRequestIs499(t *testing.T) {
 	ts := newTestServer(t, "MICROBLOG_LOG_LEVEL=debug")
 	ts.register(t, "alice")
 	// Hold every Redis command for a second: the client gives up meanwhile.
-	if err := ts.Redis.Client().Do(context.Background(), "CLIENT", "PAUSE", "1000", "ALL").Err(); err != nil {
+	if err := ts.rdb().Do(context.Background(), "CLIENT", "PAUSE", "1000", "ALL").Err(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)

@@ -22,7 +22,7 @@ import (
 // seedFans makes n users (uids from first on) follow star straight in Redis,
 // in follow order, without accounts: enough for the fan-out, which reads
 // only A:<star>:fansID. It returns their uids.
-func seedFans(t testing.TB, rdb *redis.Client, star, first int64, n int) []int64 {
+func seedFans(t testing.TB, rdb redis.UniversalClient, star, first int64, n int) []int64 {
 	t.Helper()
 	ctx := context.Background()
 	uids := make([]int64, n)
@@ -31,7 +31,7 @@ func seedFans(t testing.TB, rdb *redis.Client, star, first int64, n int) []int64
 		uids[i] = first + int64(i)
 		zs[i] = redis.Z{Score: float64(1_700_000_000_000 + i), Member: uids[i]}
 	}
-	if err := rdb.ZAdd(ctx, fmt.Sprintf("A:%d:fansID", star), zs...).Err(); err != nil {
+	if err := rdb.ZAdd(ctx, key("A:%d:fansID", star), zs...).Err(); err != nil {
 		t.Fatal(err)
 	}
 	return uids
@@ -39,12 +39,12 @@ func seedFans(t testing.TB, rdb *redis.Client, star, first int64, n int) []int64
 
 // pushedTo counts the fans whose G holds mid, and fails if any holds it
 // twice or holds anything else.
-func pushedTo(t testing.TB, rdb *redis.Client, fans []int64, mid int64) int {
+func pushedTo(t testing.TB, rdb redis.UniversalClient, fans []int64, mid int64) int {
 	t.Helper()
 	ctx := context.Background()
 	cmds, _ := rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, f := range fans {
-			pl.ZRange(ctx, fmt.Sprintf("G:%d:messageID", f), 0, -1)
+			pl.ZRange(ctx, key("G:%d:messageID", f), 0, -1)
 		}
 		return nil
 	})
@@ -169,7 +169,7 @@ func TestFanOutSurvivesSIGKILL(t *testing.T) {
 // post's fan-out has not reached it yet; the post arrives once, by replay.
 func TestReplayWhileFanOutInFlight(t *testing.T) {
 	ts := newTestServer(t, "MICROBLOG_FANOUT_BATCH_DELAY=300ms", "MICROBLOG_FANOUT_WORKERS=1")
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	starTok, starID := ts.register(t, "star")
 	seedFans(t, rdb, starID, 1000, 1500)
 	fanTok, fanID := ts.register(t, "fan")

@@ -33,7 +33,7 @@ func TestHealthReadyMetrics(t *testing.T) {
 // 503 with the contract's body within a few seconds instead of hanging, and
 // recovers when Redis is back, with the data still there.
 func TestRedisDownAnswers503(t *testing.T) {
-	ts := newTestServer(t)
+	ts := startServer(t, startRedis(t)) // a Redis of its own, to stop
 	alice, _ := ts.register(t, "alice")
 	ts.post(t, alice, "before the outage", 0)
 
@@ -153,7 +153,7 @@ func TestRedisPrefix(t *testing.T) {
 	ws.ready(t)
 	id := ts.newPost(t, starTok, "prefixed")
 	ws.expect(t, "post", id)
-	keys := ts.Redis.Client().Keys(context.Background(), "*").Val()
+	keys := ts.rdb().Keys(context.Background(), "*").Val()
 	if len(keys) == 0 {
 		t.Fatal("no keys written")
 	}
@@ -162,7 +162,7 @@ func TestRedisPrefix(t *testing.T) {
 			t.Errorf("key %q outside the prefix", k)
 		}
 	}
-	if n := ts.Redis.Client().Exists(context.Background(), "mb:global:postid", "mb:G:2:messageID").Val(); n != 2 {
+	if n := ts.rdb().Exists(context.Background(), "mb:global:postid", "mb:G:2:messageID").Val(); n != 2 {
 		t.Errorf("prefixed post keys missing (%d of 2)", n)
 	}
 }

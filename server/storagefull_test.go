@@ -81,15 +81,15 @@ func TestRedisFullAnswers503(t *testing.T) {
 		}
 	}
 	archiveSettled(t, rdb)
-	for _, key := range []string{fmt.Sprintf("B:%d", p.ID), fmt.Sprintf("B:%d", c.ID), fmt.Sprintf("C:%d:commentID", p.ID)} {
+	for _, key := range []string{key("B:%d", p.ID), key("B:%d", c.ID), key("C:%d:commentID", p.ID)} {
 		if rdb.Exists(ctx, key).Val() != 0 {
 			t.Errorf("%s survived the delete", key)
 		}
 	}
-	if rdb.ZCard(ctx, fmt.Sprintf("F:%d:messageID", aliceID)).Val() != 0 || rdb.ZCard(ctx, "global:timeline").Val() != 0 {
+	if rdb.ZCard(ctx, key("F:%d:messageID", aliceID)).Val() != 0 || rdb.ZCard(ctx, "global:timeline").Val() != 0 {
 		t.Errorf("indexes still point at the deleted post")
 	}
-	if n, _ := strconv.Atoi(rdb.HGet(ctx, fmt.Sprintf("user:userid:%d", aliceID), "posts_count").Val()); n != 0 {
+	if n, _ := strconv.Atoi(rdb.HGet(ctx, key("user:userid:%d", aliceID), "posts_count").Val()); n != 0 {
 		t.Errorf("posts_count %d after the delete, want 0", n)
 	}
 

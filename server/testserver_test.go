@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"microblog/store/storetest"
 )
@@ -17,14 +21,18 @@ import (
 // testPassword is the password of every user the tests register.
 const testPassword = "correct horse battery"
 
-// startRedis starts a throwaway redis-server for t.
+// startRedis starts a throwaway redis-server for t, for the tests that need
+// one Redis of their own (to restart it, to fill it); the others use
+// newTestServer, which runs on a cluster too.
 func startRedis(t testing.TB) *storetest.Redis { return storetest.Start(t) }
 
 // testServer is the whole program, started with run as main would, on a free
 // port, talking to a test Redis.
 type testServer struct {
-	t     testing.TB
-	URL   string
+	t       testing.TB
+	URL     string
+	backend *storetest.Backend
+	// Redis is the server's redis-server; nil on a cluster.
 	Redis *storetest.Redis
 	// MediaDir is the server's MICROBLOG_MEDIA_DIR.
 	MediaDir string
@@ -33,17 +41,22 @@ type testServer struct {
 	logs     *syncBuffer
 }
 
-// newTestServer starts a fresh Redis and a server on it.
+// newTestServer starts a server on a fresh Redis: a redis-server of its own,
+// or with MICROBLOG_TEST_REDIS=cluster the test binary's cluster, flushed.
 func newTestServer(t testing.TB, env ...string) *testServer {
-	return startServer(t, startRedis(t), env...)
+	return startOn(t, storetest.NewBackend(t), env...)
 }
 
-// startServer runs the server on r. env entries "KEY=VALUE" override the
-// test defaults (rate limits off, fast password hashing, a free port).
+// startServer runs the server on r.
 func startServer(t testing.TB, r *storetest.Redis, env ...string) *testServer {
+	return startOn(t, storetest.SingleBackend(t, r), env...)
+}
+
+// startOn runs the server on b. env entries "KEY=VALUE" override the test
+// defaults (rate limits off, fast password hashing, a free port).
+func startOn(t testing.TB, b *storetest.Backend, env ...string) *testServer {
 	t.Helper()
 	vars := map[string]string{
-		"REDIS_URL":             r.URL(),
 		"MICROBLOG_ADDR":        "127.0.0.1:0",
 		"MICROBLOG_RATE_LIMITS": "off",
 		"MICROBLOG_BCRYPT_COST": "4",
@@ -51,12 +64,12 @@ func startServer(t testing.TB, r *storetest.Redis, env ...string) *testServer {
 		"MICROBLOG_MEDIA_DIR":   t.TempDir(),
 		"MICROBLOG_ARCHIVE":     "sqlite:" + t.TempDir() + "/archive.db",
 	}
-	for _, kv := range env {
+	for _, kv := range append(b.Env(), env...) {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ts := &testServer{t: t, Redis: r, MediaDir: vars["MICROBLOG_MEDIA_DIR"], cancel: cancel, done: make(chan error, 1), logs: &syncBuffer{}}
+	ts := &testServer{t: t, backend: b, Redis: b.Single, MediaDir: vars["MICROBLOG_MEDIA_DIR"], cancel: cancel, done: make(chan error, 1), logs: &syncBuffer{}}
 	urlc := make(chan string, 1)
 	stdout := lineWriter(func(line string) {
 		if u, ok := strings.CutPrefix(line, "microblog: serving on "); ok {
@@ -79,6 +92,23 @@ func startServer(t testing.TB, r *storetest.Redis, env ...string) *testServer {
 	})
 	return ts
 }
+
+// rdb is a client of the server's Redis (or cluster).
+func (ts *testServer) rdb() redis.UniversalClient { return ts.backend.Client() }
+
+// key is a Redis key as the server names it: on a cluster the id in the key
+// of a user or a message is a hash tag (B:12 is B:{12} there).
+func key(format string, args ...any) string {
+	k := fmt.Sprintf(format, args...)
+	if !storetest.ClusterMode() {
+		return k
+	}
+	return taggedKey.ReplaceAllString(k, "$1{$2}")
+}
+
+var taggedKey = regexp.MustCompile(`^((?:A|B|C|D|E|F|G|N|likes|reposts|idem|user:userid|login:known|lock:fanout):)(\d+)`)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
 
 // Stop shuts the server down gracefully and waits for run to return.
 func (ts *testServer) Stop() {

@@ -43,7 +43,7 @@ func (ts *testServer) homeIDs(t testing.TB, token string, limit int, query strin
 }
 
 // settle waits until every fan-out job is done.
-func settle(t testing.TB, rdb *redis.Client) {
+func settle(t testing.TB, rdb redis.UniversalClient) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -59,8 +59,8 @@ func settle(t testing.TB, rdb *redis.Client) {
 }
 
 // inG tells whether mid was pushed into uid's G set.
-func inG(rdb *redis.Client, uid, mid int64) bool {
-	_, err := rdb.ZScore(context.Background(), fmt.Sprintf("G:%d:messageID", uid), strconv.FormatInt(mid, 10)).Result()
+func inG(rdb redis.UniversalClient, uid, mid int64) bool {
+	_, err := rdb.ZScore(context.Background(), key("G:%d:messageID", uid), strconv.FormatInt(mid, 10)).Result()
 	return err == nil
 }
 
@@ -76,7 +76,7 @@ func reversed(ids []int64) []int64 {
 // sets never hold the celebrity's posts.
 func TestCelebrityPostsArePulled(t *testing.T) {
 	ts := newTestServer(t, "MICROBLOG_CELEBRITY_FANS=3")
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	celebTok, celebID := ts.register(t, "celeb")
 	plainTok, _ := ts.register(t, "plain")
 	var fanToks []string
@@ -151,7 +151,7 @@ func TestCrossingTheCelebrityThreshold(t *testing.T) {
 		posts = append(posts, ts.newPost(t, starTok, "pushed again"))
 		check(fmt.Sprint("round ", round, " down"))
 	}
-	settle(t, ts.Redis.Client())
+	settle(t, ts.rdb())
 	check("settled")
 }
 
@@ -160,7 +160,7 @@ func TestCrossingTheCelebrityThreshold(t *testing.T) {
 // return sees exactly what a twin who stayed active sees.
 func TestInactiveFanPullsOnReturn(t *testing.T) {
 	ts := newTestServer(t, "MICROBLOG_INACTIVE_AFTER=2s")
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	s1, _ := ts.register(t, "star1")
 	s2, _ := ts.register(t, "star2")
 	awayTok, awayID := ts.register(t, "away")
@@ -172,7 +172,7 @@ func TestInactiveFanPullsOnReturn(t *testing.T) {
 	ts.newPost(t, s1, "seen by both")
 	settle(t, rdb)
 	ts.homeIDs(t, awayTok, 20, "")
-	gKey := fmt.Sprintf("G:%d:messageID", awayID)
+	gKey := key("G:%d:messageID", awayID)
 	gBefore := rdb.ZRange(context.Background(), gKey, 0, -1).Val()
 
 	// The twin keeps reading; the other one stays away.

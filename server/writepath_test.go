@@ -23,14 +23,14 @@ import (
 // returns it, and every message written is fully indexed.
 func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
 	ts := newTestServer(t)
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	ctx := context.Background()
 	tok, uid := ts.register(t, "star")
 	fans := make([]redis.Z, 5000)
 	for i := range fans {
 		fans[i] = redis.Z{Score: float64(i), Member: 100000 + i}
 	}
-	rdb.ZAdd(ctx, fmt.Sprintf("A:%d:fansID", uid), fans...)
+	rdb.ZAdd(ctx, key("A:%d:fansID", uid), fans...)
 
 	const tries = 40
 	for i := range tries {
@@ -64,7 +64,7 @@ func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
 		}
 	}
 	time.Sleep(100 * time.Millisecond) // requests whose clients left may still be writing
-	posts := rdb.ZRange(ctx, fmt.Sprintf("F:%d:messageID", uid), 0, -1).Val()
+	posts := rdb.ZRange(ctx, key("F:%d:messageID", uid), 0, -1).Val()
 	if len(posts) != tries {
 		t.Errorf("F holds %d posts for %d keys", len(posts), tries)
 	}
@@ -80,7 +80,7 @@ func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
 	if n := rdb.ZCard(ctx, "global:timeline").Val(); n != tries {
 		t.Errorf("the public timeline holds %d posts, want %d", n, tries)
 	}
-	if n, _ := strconv.Atoi(rdb.HGet(ctx, fmt.Sprintf("user:userid:%d", uid), "posts_count").Val()); n != tries {
+	if n, _ := strconv.Atoi(rdb.HGet(ctx, key("user:userid:%d", uid), "posts_count").Val()); n != tries {
 		t.Errorf("posts_count = %d, want %d", n, tries)
 	}
 }
@@ -148,18 +148,18 @@ func TestIdempotencyKeyReusedIs400(t *testing.T) {
 // the server's checker, and /metrics counts the repair.
 func TestCheckerRunsInTheServer(t *testing.T) {
 	ts := newTestServer(t, "MICROBLOG_REPAIR_INTERVAL=50ms")
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	ctx := context.Background()
 	_, uid := ts.register(t, "alice")
 	mid := rdb.Incr(ctx, "global:postid").Val()
 	at := time.Now().Add(-2 * time.Minute).UnixMilli()
-	rdb.HSet(ctx, fmt.Sprintf("B:%d", mid), "content", "half written", "author", uid, "username", "alice",
+	rdb.HSet(ctx, key("B:%d", mid), "content", "half written", "author", uid, "username", "alice",
 		"time", at, "kind", "post", "mentions", "[]", "tags", "[]", "media", "[]")
-	rdb.Set(ctx, fmt.Sprintf("D:%d:publicTime", mid), at, 0)
-	rdb.Set(ctx, fmt.Sprintf("E:%d:personID", mid), uid, 0)
+	rdb.Set(ctx, key("D:%d:publicTime", mid), at, 0)
+	rdb.Set(ctx, key("E:%d:personID", mid), uid, 0)
 
 	deadline := time.Now().Add(10 * time.Second)
-	for rdb.ZScore(ctx, fmt.Sprintf("F:%d:messageID", uid), strconv.FormatInt(mid, 10)).Err() != nil {
+	for rdb.ZScore(ctx, key("F:%d:messageID", uid), strconv.FormatInt(mid, 10)).Err() != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("the checker did not index the half-written post")
 		}

@@ -199,7 +199,7 @@ func TestWSSubscriberKilled(t *testing.T) {
 	ts.follow(t, fanTok, "star", true)
 	ws := ts.dialWS(t, fanTok, "")
 	ws.ready(t)
-	rc := ts.Redis.Client()
+	rc := ts.rdb()
 	ctx := context.Background()
 	var ids []int64
 	for i := range 30 {
@@ -224,7 +224,7 @@ func TestWSSubscriberKilled(t *testing.T) {
 // lost: they can only arrive through the hub's catch-up, which the metrics
 // must show.
 func TestWSRedisRestart(t *testing.T) {
-	ts := newTestServer(t)
+	ts := startServer(t, startRedis(t)) // a Redis of its own, to restart
 	starTok, starID := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
 	ts.follow(t, fanTok, "star", true)
@@ -235,7 +235,7 @@ func TestWSRedisRestart(t *testing.T) {
 	c.waitFor(before, 2*time.Second)
 
 	channel := "author:" + strconv.FormatInt(starID, 10)
-	rdb := ts.Redis.Client()
+	rdb := ts.rdb()
 	unheard := func() bool { // nobody in Redis listens to the star's channel
 		n, err := rdb.PubSubNumSub(context.Background(), channel).Result()
 		return err == nil && n[channel] == 0
