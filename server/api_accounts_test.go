@@ -117,7 +117,7 @@ func assertNotStored(t *testing.T, ts *testServer, secrets ...string) {
 	t.Helper()
 	ctx := context.Background()
 	rdb := ts.rdb()
-	for _, key := range rdb.Keys(ctx, "*").Val() {
+	for _, key := range allKeys(t, rdb, "*") {
 		var vals []string
 		switch rdb.Type(ctx, key).Val() {
 		case "string":

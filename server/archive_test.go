@@ -94,7 +94,7 @@ func grepLines(text, prefix string) string {
 // acknowledged is in the archive exactly once.
 func TestArchiveSurvivesSIGKILL(t *testing.T) {
 	bin := serverBinary(t)
-	r := storetest.Start(t)
+	r := storetest.NewBackend(t)
 	rdb := r.Client()
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "archive.db")
 	env := []string{"MICROBLOG_ARCHIVE=" + dsn, "MICROBLOG_HOT_WINDOW=20"}

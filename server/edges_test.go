@@ -256,7 +256,7 @@ func TestEdgesBodyLimitIs64KiB(t *testing.T) {
 // TestEdgesAbortedRequestIs499: a client that goes away while its request
 // waits on Redis is neither an error in the log nor a 500 in the metrics.
 func TestEdgesAbortedRequestIs499(t *testing.T) {
-	ts := newTestServer(t, "MICROBLOG_LOG_LEVEL=debug")
+	ts := startServer(t, startRedis(t), "MICROBLOG_LOG_LEVEL=debug") // one Redis, to pause
 	ts.register(t, "alice")
 	// Hold every Redis command for a second: the client gives up meanwhile.
 	if err := ts.rdb().Do(context.Background(), "CLIENT", "PAUSE", "1000", "ALL").Err(); err != nil {
@@ -488,10 +488,8 @@ func TestEdgesHostCookieOverHTTPS(t *testing.T) {
 
 	// Plain HTTP keeps the contract's name, and X-Forwarded-Proto from a
 	// peer that is not a trusted proxy is ignored.
-	for name, ts := range map[string]*testServer{"plain": ts, "untrusted proxy": newTestServer(t)} {
-		if name != "plain" {
-			ts.register(t, "alice")
-		}
+	// (The second server shares the first one's Redis, and so alice.)
+	for name, ts := range map[string]*testServer{"plain": ts, "untrusted proxy": startOn(t, ts.backend)} {
 		h := http.Header{}
 		if name != "plain" {
 			h = https

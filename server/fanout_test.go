@@ -85,7 +85,7 @@ type process struct {
 
 // startProcess runs bin on r with the test defaults and env, and waits until
 // it is ready.
-func startProcess(t testing.TB, bin string, r *storetest.Redis, env ...string) *process {
+func startProcess(t testing.TB, bin string, b *storetest.Backend, env ...string) *process {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -94,7 +94,7 @@ func startProcess(t testing.TB, bin string, r *storetest.Redis, env ...string) *
 	addr := l.Addr().String()
 	l.Close()
 	p := &process{cmd: exec.Command(bin), URL: "http://" + addr, logs: &syncBuffer{}}
-	p.cmd.Env = append(os.Environ(), "REDIS_URL="+r.URL(), "MICROBLOG_ADDR="+addr,
+	p.cmd.Env = append(append(os.Environ(), b.Env()...), "MICROBLOG_ADDR="+addr,
 		"MICROBLOG_RATE_LIMITS=off", "MICROBLOG_BCRYPT_COST=4", "MICROBLOG_LOG_LEVEL=info", "MICROBLOG_MEDIA_DIR="+t.TempDir(), "MICROBLOG_ARCHIVE=sqlite:"+t.TempDir()+"/archive.db")
 	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = p.logs
@@ -127,7 +127,7 @@ func startProcess(t testing.TB, bin string, r *storetest.Redis, env ...string) *
 // once.
 func TestFanOutSurvivesSIGKILL(t *testing.T) {
 	bin := serverBinary(t)
-	r := storetest.Start(t)
+	r := storetest.NewBackend(t)
 	rdb := r.Client()
 	a := startProcess(t, bin, r, "MICROBLOG_FANOUT_BATCH_DELAY=400ms", "MICROBLOG_FANOUT_WORKERS=1")
 	ts := &testServer{t: t, URL: a.URL}

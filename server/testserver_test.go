@@ -110,6 +110,30 @@ var taggedKey = regexp.MustCompile(`^((?:A|B|C|D|E|F|G|N|likes|reposts|idem|user
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
+// allKeys is every key matching pattern, on every master of a cluster.
+func allKeys(t testing.TB, rdb redis.UniversalClient, pattern string) []string {
+	t.Helper()
+	var mu sync.Mutex
+	var keys []string
+	scan := func(ctx context.Context, c *redis.Client) error {
+		ks, err := c.Keys(ctx, pattern).Result()
+		mu.Lock()
+		keys = append(keys, ks...)
+		mu.Unlock()
+		return err
+	}
+	var err error
+	if cc, ok := rdb.(*redis.ClusterClient); ok {
+		err = cc.ForEachMaster(context.Background(), scan)
+	} else {
+		err = scan(context.Background(), rdb.(*redis.Client))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
 // Stop shuts the server down gracefully and waits for run to return.
 func (ts *testServer) Stop() {
 	if ts.cancel == nil {
