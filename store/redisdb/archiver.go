@@ -166,8 +166,8 @@ func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 // timeline, the ids past its window. Only ids the archive holds go, so a
 // reader that misses them in Redis finds them there.
 func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
-	pastWindow := map[int64]*oldest{}
-	var publicPast *oldest
+	authorsPast := map[int64]*redis.Cmd{}
+	var publicPast *redis.Cmd
 	parents := map[int64]*redis.StringCmd{} // comment id → kind of its parent
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, d := range del {
@@ -177,11 +177,11 @@ func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
 			switch {
 			case p.Kind == store.KindComment:
 				parents[p.ID] = pl.HGet(ctx, s.keys.message(p.Parent), "kind")
-			case pastWindow[p.Author] == nil:
-				pastWindow[p.Author] = s.queueOldest(ctx, pl, s.keys.userPosts(p.Author))
+			case authorsPast[p.Author] == nil:
+				authorsPast[p.Author] = s.queuePastWindow(ctx, pl, s.keys.userPosts(p.Author))
 			}
 		}
-		publicPast = s.queueOldest(ctx, pl, s.keys.publicTimeline())
+		publicPast = s.queuePastWindow(ctx, pl, s.keys.publicTimeline())
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -194,12 +194,12 @@ func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
 		keep  bool   // only take it out of index: its message stays hot
 	}
 	var cands []candidate
-	for author, o := range pastWindow {
-		for _, mid := range o.past(s.opt.HotWindow) {
+	for author, c := range authorsPast {
+		for _, mid := range pastIDs(c) {
 			cands = append(cands, candidate{mid: mid, index: s.keys.userPosts(author)})
 		}
 	}
-	for _, mid := range publicPast.past(s.opt.HotWindow) {
+	for _, mid := range pastIDs(publicPast) {
 		cands = append(cands, candidate{mid: mid, index: s.keys.publicTimeline(), keep: true})
 	}
 	for _, p := range put {
@@ -254,18 +254,13 @@ func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
 // catching up after the archive was away costs the same per batch.
 const evictBatch = 1000
 
-// oldest is a sorted set's size and its oldest ids, read in a pipeline.
-type oldest struct {
-	size *redis.IntCmd
-	ids  *redis.StringSliceCmd
+// queuePastWindow asks for the oldest ids of a set beyond the hot window,
+// at most evictBatch of them.
+func (s *Store) queuePastWindow(ctx context.Context, pl redis.Pipeliner, key string) *redis.Cmd {
+	return pastWindow.Eval(ctx, pl, []string{key}, s.opt.HotWindow, evictBatch)
 }
 
-func (s *Store) queueOldest(ctx context.Context, pl redis.Pipeliner, key string) *oldest {
-	return &oldest{size: pl.ZCard(ctx, key), ids: pl.ZRange(ctx, key, 0, evictBatch-1)}
-}
-
-// past is the ids beyond the newest window of the set (at most evictBatch).
-func (o *oldest) past(window int) []int64 {
-	ids := parseIDs(o.ids.Val())
-	return ids[:max(0, min(len(ids), int(o.size.Val())-window))]
+func pastIDs(c *redis.Cmd) []int64 {
+	ids, _ := c.StringSlice()
+	return parseIDs(ids)
 }

@@ -23,6 +23,10 @@ var (
 	queueDeleteSrc string
 	queueDelete    = redis.NewScript(queueDeleteSrc)
 
+	//go:embed lua/past_window.lua
+	pastWindowSrc string
+	pastWindow    = redis.NewScript(pastWindowSrc)
+
 	//go:embed lua/evict_message.lua
 	evictMessageSrc string
 	evictMessage    = redis.NewScript(evictMessageSrc)
