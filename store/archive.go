@@ -20,10 +20,18 @@ type Archived struct {
 	Tags     string
 	Media    string
 	Deleted  bool
-	// CommentsCount and RepostsCount are derived when read: the archived
-	// comments on the message and reposts of it that are not deleted.
+	// CommentsCount, RepostsCount and LikesCount are derived when read: the
+	// archived comments on the message and reposts of it that are not
+	// deleted, and its archived likes.
 	CommentsCount int64
 	RepostsCount  int64
+	LikesCount    int64
+}
+
+// ArchivedLike is one like as the archive keeps it: user UID likes message
+// MID since At (unix ms).
+type ArchivedLike struct {
+	MID, UID, At int64
 }
 
 // ArchiveQuery selects message ids from the archive, newest first. Exactly
@@ -51,6 +59,11 @@ type Archive interface {
 	// cleared, its other fields as given, except those given as zero, which
 	// keep what the row had). Ids must be positive.
 	Save(ctx context.Context, put, deleted []Archived) error
+	// SaveLikes adds likes (one already there is left as it is) and takes
+	// unlikes away, in one transaction; a replay changes nothing.
+	SaveLikes(ctx context.Context, likes, unlikes []ArchivedLike) error
+	// Liked returns which of the messages ids uid likes.
+	Liked(ctx context.Context, uid int64, ids []int64) ([]int64, error)
 	// Messages returns the rows of these ids that exist, tombstones included
 	// (Deleted set, Content, Mentions, Tags and Media empty).
 	Messages(ctx context.Context, ids []int64) (map[int64]Archived, error)

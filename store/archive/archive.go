@@ -9,6 +9,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
@@ -61,9 +62,19 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	} else if db, err = openSQLite(t.sqlitePath); err != nil {
 		return nil, err
 	}
-	if err := db.migrate(ctx); err != nil {
-		db.Close()
-		return nil, wrap(db.d, "open: migrate", err)
+	// Processes opening a new SQLite file at once may find it locked while
+	// another sets it up (its journal mode, the first migrations), sooner
+	// than the busy timeout helps: they try again for a while.
+	for try := 0; ; try++ {
+		err := db.migrate(ctx)
+		if err == nil {
+			break
+		}
+		if t.mysql != nil || !db.d.unavailable(err) || try == 50 || ctx.Err() != nil {
+			db.Close()
+			return nil, wrap(db.d, "open: migrate", err)
+		}
+		time.Sleep(time.Duration(20+rand.IntN(80)) * time.Millisecond)
 	}
 	return db, nil
 }

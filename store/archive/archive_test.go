@@ -352,8 +352,8 @@ func TestConcurrentOpen(t *testing.T) {
 			save(t, dbs[0], []store.Archived{post(1, 1, "a")}, nil)
 			// Opened once more, the archive is as it was.
 			db := open(t, dsn)
-			if v, err := db.SchemaVersion(context.Background()); err != nil || v != 1 {
-				t.Errorf("schema version = %d, %v; want 1", v, err)
+			if v, err := db.SchemaVersion(context.Background()); err != nil || v != 2 {
+				t.Errorf("schema version = %d, %v; want 2", v, err)
 			}
 			if got := messages(t, db, 1); got[1].Content != "a" {
 				t.Errorf("after reopening, message 1 = %+v", got[1])
@@ -421,4 +421,33 @@ func mapsEqual(a, b map[int64]store.Archived) bool {
 		}
 	}
 	return true
+}
+
+// TestLikes: likes are kept once each, unlikes take them away, replays
+// change nothing, and a message's likes_count and a user's liked are read
+// from them.
+func TestLikes(t *testing.T) {
+	forEngines(t, func(t *testing.T, db *archive.DB) {
+		ctx := context.Background()
+		save(t, db, []store.Archived{post(1, 1, "liked"), post(2, 1, "not liked")}, nil)
+		likes := []store.ArchivedLike{{MID: 1, UID: 7, At: 10}, {MID: 1, UID: 8, At: 11}, {MID: 1, UID: 9, At: 12}}
+		for range 2 { // the second time is a replay
+			if err := db.SaveLikes(ctx, likes, []store.ArchivedLike{{MID: 1, UID: 9}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := messages(t, db, 1, 2)
+		if got[1].LikesCount != 2 || got[2].LikesCount != 0 {
+			t.Fatalf("likes_count %d and %d, want 2 and 0", got[1].LikesCount, got[2].LikesCount)
+		}
+		for uid, want := range map[int64][]int64{7: {1}, 8: {1}, 9: nil} {
+			liked, err := db.Liked(ctx, uid, []int64{1, 2, 3})
+			if err != nil || fmt.Sprint(liked) != fmt.Sprint(want) && !(len(liked) == 0 && len(want) == 0) {
+				t.Errorf("user %d likes %v (%v), want %v", uid, liked, err, want)
+			}
+		}
+		if err := db.SaveLikes(ctx, []store.ArchivedLike{{MID: 0, UID: 1}}, nil); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("a like of message 0: %v, want invalid", err)
+		}
+	})
 }

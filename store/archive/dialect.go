@@ -44,11 +44,14 @@ type dialect struct {
 	authorsPerQuery int
 	// tombstone ends the INSERT of tombstones (see withTombstone).
 	tombstone string
+	// keepLike ends an INSERT of likes so that a like already there stays.
+	keepLike string
 }
 
 var sqliteDialect = withTombstone(&dialect{
 	name:         "sqlite",
 	keepExisting: " ON CONFLICT(id) DO NOTHING",
+	keepLike:     " ON CONFLICT(mid, uid) DO NOTHING",
 	replaceWith:  " ON CONFLICT(id) DO UPDATE SET ",
 	offered:      func(col string) string { return "excluded." + col },
 	// A migration runs in a transaction that begins with BEGIN IMMEDIATE
@@ -63,6 +66,7 @@ var sqliteDialect = withTombstone(&dialect{
 var mysqlDialect = withTombstone(&dialect{
 	name:         "mysql",
 	keepExisting: " ON DUPLICATE KEY UPDATE id = id",
+	keepLike:     " ON DUPLICATE KEY UPDATE mid = mid",
 	replaceWith:  " ON DUPLICATE KEY UPDATE ",
 	// VALUES(col) is deprecated on MySQL 8.0.20+ but still works, and it is
 	// the only spelling MariaDB knows.

@@ -17,10 +17,11 @@ const idsPerQuery = 500
 
 // selectMessage reads a message with its counters, derived from the
 // comments and reposts that are not deleted (indexes messages_parent and
-// messages_repost_of).
+// messages_repost_of) and from its likes (the likes table's key).
 const selectMessage = "SELECT " + columns + `,
 	(SELECT COUNT(*) FROM messages c WHERE c.parent = m.id AND c.deleted = 0),
-	(SELECT COUNT(*) FROM messages r WHERE r.repost_of = m.id AND r.deleted = 0)
+	(SELECT COUNT(*) FROM messages r WHERE r.repost_of = m.id AND r.deleted = 0),
+	(SELECT COUNT(*) FROM likes l WHERE l.mid = m.id)
 	FROM messages m WHERE m.id IN `
 
 // Messages returns the rows of these ids that exist, tombstones included
@@ -46,7 +47,7 @@ func (db *DB) messages(ctx context.Context, ids []int64, found map[int64]store.A
 		var m store.Archived
 		if err := rows.Scan(&m.ID, &m.Kind, &m.Author, &m.Username, &m.Content, &m.Created,
 			&m.RepostOf, &m.Parent, &m.Mentions, &m.Tags, &m.Media, &m.Deleted,
-			&m.CommentsCount, &m.RepostsCount); err != nil {
+			&m.CommentsCount, &m.RepostsCount, &m.LikesCount); err != nil {
 			return err
 		}
 		found[m.ID] = m

@@ -21,8 +21,10 @@ import (
 
 // Kinds of archive job.
 const (
-	archivePut    = "put" // save a new message
-	archiveDelete = "del" // make a message a tombstone
+	archivePut    = "put"    // save a new message
+	archiveDelete = "del"    // make a message a tombstone
+	archiveLike   = "like"   // save a like
+	archiveUnlike = "unlike" // take a like away
 )
 
 // queueArchive adds a message (put) or its delete to a pipeline, as one
@@ -37,6 +39,16 @@ func (s *Store) queueArchive(ctx context.Context, pl redis.Pipeliner, op string,
 		queueDelete.Eval(ctx, pl, []string{s.keys.archiveQueue()}, "op", op, "row", row)
 		return
 	}
+	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.archiveQueue(), Values: []any{"op", op, "row", row}})
+}
+
+// queueArchiveLike adds a like (or its undoing) to a pipeline, for the
+// archive. Likes stay in Redis (likes:<mid>) too, where readers count them.
+func (s *Store) queueArchiveLike(ctx context.Context, pl redis.Pipeliner, op string, l store.ArchivedLike) {
+	if s.opt.Archive == nil {
+		return
+	}
+	row, _ := json.Marshal(l)
 	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.archiveQueue(), Values: []any{"op", op, "row", row}})
 }
 

@@ -178,6 +178,24 @@ func TestArchiveHotWindow(t *testing.T) {
 			if p, _ := s.Post(s.ctx, posts[0], fan); p.LikesCount != 1 || !*p.Liked || p.CommentsCount != 2 {
 				t.Fatalf("archived post after a like and a comment = %+v", p)
 			}
+			// Likes reach the archive too, hot or archived, and so do unlikes.
+			if err := s.Like(s.ctx, other, posts[len(posts)-1], true); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Like(s.ctx, other, posts[0], true); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Like(s.ctx, other, posts[0], false); err != nil {
+				t.Fatal(err)
+			}
+			s.archived()
+			rows, err := s.opt.Archive.Messages(s.ctx, []int64{posts[0], posts[len(posts)-1]})
+			if err != nil || rows[posts[0]].LikesCount != 1 || rows[posts[len(posts)-1]].LikesCount != 1 {
+				t.Fatalf("the archive's likes: %+v, %v; want 1 each (fan's; other's on the newest)", rows, err)
+			}
+			if liked, _ := s.opt.Archive.Liked(s.ctx, fan, []int64{posts[0]}); len(liked) != 1 {
+				t.Fatalf("the archive does not know the fan likes the oldest post")
+			}
 			// A repost of an archived post.
 			r := s.post(store.NewPost{Author: other, RepostOf: posts[2], Content: "from the archive"})
 			if r.RepostOf == nil || r.RepostOf.Content != "post 2 第2条" {

@@ -113,24 +113,51 @@ func (a *archiver) read(ctx context.Context) ([]redis.XMessage, error) {
 // cannot be finished stays pending, and is taken over after ClaimIdle.
 func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 	var put, del []store.Archived
+	lastLike := map[[2]int64]bool{} // (mid, uid) → liked, as its last entry in the batch says
+	var likeOrder []store.ArchivedLike
 	ids := make([]string, len(msgs))
 	for i, m := range msgs {
 		ids[i] = m.ID
-		var row store.Archived
 		raw, _ := m.Values["row"].(string)
+		op, _ := m.Values["op"].(string)
+		if op == archiveLike || op == archiveUnlike {
+			var l store.ArchivedLike
+			if err := json.Unmarshal([]byte(raw), &l); err != nil || l.MID == 0 || l.UID == 0 {
+				a.log.Error("archive: dropping a malformed queue entry", "entry", m.ID, "err", err)
+				continue
+			}
+			k := [2]int64{l.MID, l.UID}
+			if _, seen := lastLike[k]; !seen {
+				likeOrder = append(likeOrder, l)
+			}
+			lastLike[k] = op == archiveLike
+			continue
+		}
+		var row store.Archived
 		if err := json.Unmarshal([]byte(raw), &row); err != nil || row.ID == 0 {
 			a.log.Error("archive: dropping a malformed queue entry", "entry", m.ID, "err", err)
 			continue
 		}
-		if m.Values["op"] == archiveDelete {
+		if op == archiveDelete {
 			del = append(del, row)
 		} else {
 			put = append(put, row)
 		}
 	}
+	var likes, unlikes []store.ArchivedLike
+	for _, l := range likeOrder {
+		if lastLike[[2]int64{l.MID, l.UID}] {
+			likes = append(likes, l)
+		} else {
+			unlikes = append(unlikes, l)
+		}
+	}
 	backoff := 100 * time.Millisecond
 	for {
 		err := a.s.opt.Archive.Save(ctx, put, del)
+		if err == nil {
+			err = a.s.opt.Archive.SaveLikes(ctx, likes, unlikes)
+		}
 		if err == nil {
 			break
 		}
@@ -142,7 +169,7 @@ func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 		sleep(ctx, backoff)
 		backoff = min(2*backoff, 5*time.Second)
 	}
-	a.s.opt.Metrics.archived.Add(float64(len(put) + len(del)))
+	a.s.opt.Metrics.archived.Add(float64(len(put) + len(del) + len(likes) + len(unlikes)))
 	if err := a.s.evict(ctx, put, del); err != nil {
 		if ctx.Err() == nil {
 			a.log.Warn("archive: move out of Redis failed, will retry", "err", err)

@@ -21,18 +21,31 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	if err != nil {
 		return err
 	}
+	// The like and its archive entry in one round trip; the entry is
+	// idempotent, so it goes even when nothing changed.
+	var res *redis.Cmd
+	var removed *redis.IntCmd
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		l := store.ArchivedLike{MID: mid, UID: uid, At: s.now()}
+		if on {
+			res = likeIfExists.Eval(ctx, pl, []string{s.keys.message(mid), s.keys.likes(mid)}, l.At, uid, flag(!hot))
+			s.queueArchiveLike(ctx, pl, archiveLike, l)
+		} else {
+			removed = pl.ZRem(ctx, s.keys.likes(mid), uid)
+			s.queueArchiveLike(ctx, pl, archiveUnlike, l)
+		}
+		return nil
+	})
+	if err != nil {
+		return s.wrap("like", err)
+	}
 	var changed int64
 	if on {
-		changed, err = likeIfExists.Run(ctx, s.rdb, []string{s.keys.message(mid), s.keys.likes(mid)},
-			s.now(), uid, flag(!hot)).Int64()
-		if changed < 0 {
+		if changed, _ = res.Int64(); changed < 0 {
 			return store.ErrPostNotFound // deleted meanwhile
 		}
 	} else {
-		changed, err = s.rdb.ZRem(ctx, s.keys.likes(mid), uid).Result()
-	}
-	if err != nil {
-		return s.wrap("like", err)
+		changed = removed.Val()
 	}
 	if changed == 0 {
 		return nil
