@@ -1,12 +1,14 @@
 package redisdb
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -153,6 +155,22 @@ func arPrint(w io.Writer, on, off *arRun, charts []string, elapsed time.Duration
 		mib(on.drained.mem), tlCount(int(on.drained.queue)), tlCount(int(on.drained.rows)), tlCount(int(on.drained.fanOut)),
 		mib(off.drained.mem), tlCount(int(off.drained.fanOut)))
 
+	fmt.Fprintf(w, "\n#### Redis's busiest commands, first post to queues drained (INFO commandstats)\n\n")
+	fmt.Fprintln(w, "| command | archive on: calls | CPU | per call | archive off: calls | CPU | per call |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+	for _, name := range arBusiest(on.commands, off.commands, 10) {
+		a, b := on.commands[name], off.commands[name]
+		per := func(c arCommand) string {
+			if c.calls == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.1f µs", float64(c.usec)/float64(c.calls))
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", name,
+			tlCount(int(a.calls)), tlDur(time.Duration(a.usec)*time.Microsecond), per(a),
+			tlCount(int(b.calls)), tlDur(time.Duration(b.usec)*time.Microsecond), per(b))
+	}
+
 	fmt.Fprintf(w, "\n#### Reading a user's posts, a page of %d (UserPosts), once the queues drained\n\n", arPage)
 	fmt.Fprintf(w, "%d reads of each kind, taken in turns, each of another user; \"archived\" counts the page's posts read from SQLite (over the first 50 reads); \"wrong\" the pages whose ids differed from those written there.\n\n", arReads)
 	fmt.Fprintln(w, "| page | archive | p50 | p99 | archived per page | wrong |")
@@ -172,6 +190,22 @@ func arPrint(w io.Writer, on, off *arRun, charts []string, elapsed time.Duration
 	}
 	fmt.Fprintf(w, "\nLoad average (1, 5, 15 min) of the machine: %s; anything else running skews these figures.\n", load)
 	fmt.Fprintf(w, "\nWhole run %s. Reproduce with:\n\n    %s\n\n", elapsed.Round(time.Second), cmd)
+}
+
+// arBusiest names the n commands that took Redis the most CPU in either run.
+func arBusiest(on, off map[string]arCommand, n int) []string {
+	var names []string
+	for name := range on {
+		names = append(names, name)
+	}
+	for name := range off {
+		if _, ok := on[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	most := func(name string) int64 { return max(on[name].usec, off[name].usec) }
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(most(b), most(a)) })
+	return names[:min(n, len(names))]
 }
 
 // arAt is the last sample taken at or before posts.

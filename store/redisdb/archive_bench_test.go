@@ -111,6 +111,7 @@ type arRun struct {
 	archiveBytes            int64
 	reads                   []arRead
 	redisVersion            string
+	commands                map[string]arCommand // INFO commandstats, first post to queues drained
 	delayedFsyncs           int64
 }
 
@@ -236,6 +237,7 @@ func (e *arRun) parallel(n int, fn func(i int) error) {
 // everything of this run.
 func (e *arRun) run(total int) *arRun {
 	step := max(1, total/100)
+	e.must(e.admin.ConfigResetStat(e.ctx).Err()) // commandstats of the posts only, not of the users and follows
 	s0 := e.stats()
 	start := time.Now()
 	e.samples = append(e.samples, e.sample(0, start))
@@ -386,6 +388,7 @@ func (e *arRun) count() {
 	info, err := e.admin.Info(e.ctx, "server", "persistence").Result()
 	e.must(err)
 	e.redisVersion = arInfoString(info, "redis_version")
+	e.commands = e.commandStats()
 	e.delayedFsyncs = arInfo(info, "aof_delayed_fsync")
 	if e.db == nil {
 		return
@@ -476,6 +479,38 @@ func (e *arRun) expected(u int, cursor int64) []int64 {
 	}
 	out := slices.Clone(ps[max(0, end-arPage):end])
 	slices.Reverse(out)
+	return out
+}
+
+// arCommand is one line of INFO commandstats.
+type arCommand struct {
+	calls int64
+	usec  int64
+}
+
+// commandStats reads INFO commandstats: Redis's calls and CPU by command.
+func (e *arRun) commandStats() map[string]arCommand {
+	info, err := e.admin.Info(e.ctx, "commandstats").Result()
+	e.must(err)
+	out := map[string]arCommand{}
+	for _, line := range strings.Split(info, "\n") {
+		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if name, ok = strings.CutPrefix(name, "cmdstat_"); !ok {
+			continue
+		}
+		var c arCommand
+		for _, f := range strings.Split(fields, ",") {
+			k, v, _ := strings.Cut(f, "=")
+			n, _ := strconv.ParseInt(v, 10, 64)
+			switch k {
+			case "calls":
+				c.calls = n
+			case "usec":
+				c.usec = n
+			}
+		}
+		out[name] = c
+	}
 	return out
 }
 
