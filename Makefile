@@ -13,7 +13,7 @@ REDIS_PORT  ?= 6379
 REDIS_FSYNC ?= everysec
 GO          ?= go
 
-.PHONY: run test build bench bench-timelines vet deps-run deps-test
+.PHONY: run test build bench bench-timelines bench-archive vet deps-run deps-test
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -49,12 +49,18 @@ test: deps-test
 
 # bench runs the store's micro-benchmarks; bench-timelines the push/pull
 # comparison of the hybrid timelines (authors of 10 to 1,000,000 fans, a few
-# minutes; TIMELINE_BENCH_MAX_FANS=10000 for a quick look).
+# minutes; TIMELINE_BENCH_MAX_FANS=10000 for a quick look); bench-archive
+# Redis memory with the hot window and the SQL archive on and off, 1,000 users
+# writing 1,000,000 posts (10-20 minutes; ARCHIVE_BENCH_POSTS=50000 for a
+# quick look), and draws it into bench-out/.
 bench:
 	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage' -benchmem ./store/...
 
 bench-timelines:
 	$(GO) test -run '^$$' -bench BenchmarkTimelines -benchtime 1x -timeout 30m ./store/redisdb
+
+bench-archive:
+	$(GO) test -run '^$$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb
 
 vet:
 	$(GO) vet ./...
