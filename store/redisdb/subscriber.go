@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -27,23 +26,29 @@ const (
 	subscriberMaxBackoff = time.Second
 )
 
-// Subscriber is a process's one Redis pub/sub connection for the live feed.
-// Subscribe and Unsubscribe may be called from any goroutine; Run is the
-// single reader and must be running for Sync to return.
+// Subscriber is a process's subscription to the live feed. On a single
+// Redis it is one pub/sub connection (SUBSCRIBE). On a cluster it is one
+// sharded connection (SSUBSCRIBE) per live partition that has channels
+// (partition.go), opened on the partition's first Subscribe, to the master
+// that serves it; so no node carries every event. Each connection has its
+// own reader while Run runs.
+//
+// The handler hears of every break of any connection: Interrupted when the
+// first one breaks, Resubscribed once every one is back, so that the gap it
+// catches up on covers them all. Its calls are made one at a time.
+//
+// Subscribe and Unsubscribe may be called from any goroutine; Run reads and
+// must be running for Sync to return.
 type Subscriber struct {
-	rdb  redis.UniversalClient
-	keys Keys
+	rdb     redis.UniversalClient
+	cluster *redis.ClusterClient // set on a cluster: sharded connections
+	keys    Keys
+	conns   []*subConn // the one connection, or one per partition on a cluster
+	closed  atomic.Bool
+	seq     atomic.Uint64 // numbers the Sync barriers
 
-	mu     sync.Mutex    // guards ps and closed
-	ps     *redis.PubSub // the connection, replaced when a dead one is abandoned; go-redis serialises its writes
-	closed bool          // set when Run ends; no more commands
-
-	chMu   sync.RWMutex           // guards topics
-	topics map[string]store.Topic // subscribed channel name → topic, to decode what arrives
-
-	wMu    sync.Mutex            // guards waiter
-	waiter map[string]chan error // Sync barriers waiting for their PONG, by payload
-	seq    atomic.Uint64         // numbers the Sync barriers
+	hMu    sync.Mutex // serialises the handler's calls; guards broken
+	broken int        // connections in a gap: Resubscribed once it is 0 again
 
 	// HealthInterval overrides subscriberHealthInterval (tests).
 	HealthInterval time.Duration
@@ -54,13 +59,17 @@ type Subscriber struct {
 // NewSubscriber returns the live-feed subscriber of the store's Redis. It
 // opens no connection until the first Subscribe or Run.
 func (s *Store) NewSubscriber() *Subscriber {
-	return &Subscriber{
-		rdb:    s.rdb,
-		keys:   s.keys,
-		ps:     s.rdb.Subscribe(context.Background()),
-		topics: make(map[string]store.Topic),
-		waiter: make(map[string]chan error),
+	sub := &Subscriber{rdb: s.rdb, keys: s.keys}
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok && s.keys.cluster {
+		sub.cluster = cc
+		sub.conns = make([]*subConn, livePartitions)
+		for i := range sub.conns {
+			sub.conns[i] = newSubConn(sub, i, nil)
+		}
+	} else {
+		sub.conns = []*subConn{newSubConn(sub, -1, s.rdb.Subscribe(context.Background()))}
 	}
+	return sub
 }
 
 func (sub *Subscriber) channel(t store.Topic) string {
@@ -70,112 +79,111 @@ func (sub *Subscriber) channel(t store.Topic) string {
 	return sub.keys.AuthorChannel(t.UID)
 }
 
-func (sub *Subscriber) pubsub() (*redis.PubSub, error) {
-	sub.mu.Lock()
-	defer sub.mu.Unlock()
-	if sub.closed {
-		return nil, redis.ErrClosed
+// connOf is the connection that carries t.
+func (sub *Subscriber) connOf(t store.Topic) *subConn {
+	if sub.cluster == nil {
+		return sub.conns[0]
 	}
-	return sub.ps, nil
+	return sub.conns[livePartition(t.UID)]
 }
 
-// Subscribe adds topics to the connection. It returns once the command is
-// written; Sync waits until Redis has acted on it. Even when it fails (Redis
-// unreachable) the topics are remembered and subscribed on reconnection.
+// Subscribe adds topics to the connections. It returns once the commands
+// are written; Sync waits until Redis has acted on them. Even when it fails
+// (Redis unreachable) the topics are remembered and subscribed on
+// reconnection.
 func (sub *Subscriber) Subscribe(ctx context.Context, topics ...store.Topic) error {
 	return sub.change(ctx, true, topics)
 }
 
-// Unsubscribe removes topics from the connection; nothing more is delivered
+// Unsubscribe removes topics from the connections; nothing more is delivered
 // for them, even if Redis had already sent it.
 func (sub *Subscriber) Unsubscribe(ctx context.Context, topics ...store.Topic) error {
 	return sub.change(ctx, false, topics)
 }
 
-// change records topics as wanted (or not) and sends the (UN)SUBSCRIBE.
+// change records topics as wanted (or not) and sends the (UN)SUBSCRIBEs,
+// one command per connection concerned.
 func (sub *Subscriber) change(ctx context.Context, subscribe bool, topics []store.Topic) error {
 	if len(topics) == 0 {
 		return nil
 	}
-	chans := make([]string, len(topics))
-	sub.chMu.Lock()
-	for i, t := range topics {
-		chans[i] = sub.channel(t)
-		if subscribe {
-			sub.topics[chans[i]] = t
-		} else {
-			delete(sub.topics, chans[i])
+	byConn := make(map[*subConn]map[string]store.Topic)
+	for _, t := range topics {
+		c := sub.connOf(t)
+		if byConn[c] == nil {
+			byConn[c] = make(map[string]store.Topic)
+		}
+		byConn[c][sub.channel(t)] = t
+	}
+	var first error
+	for c, chans := range byConn {
+		if err := c.change(ctx, subscribe, chans); err != nil && first == nil {
+			first = err
 		}
 	}
-	sub.chMu.Unlock()
-	ps, err := sub.pubsub()
-	if err == nil {
+	if first != nil {
 		if subscribe {
-			err = ps.Subscribe(ctx, chans...)
-		} else {
-			err = ps.Unsubscribe(ctx, chans...)
+			return fmt.Errorf("store: subscribe: %w", first)
 		}
-	}
-	if err != nil {
-		if subscribe {
-			return fmt.Errorf("store: subscribe: %w", err)
-		}
-		return fmt.Errorf("store: unsubscribe: %w", err)
+		return fmt.Errorf("store: unsubscribe: %w", first)
 	}
 	return nil
 }
 
 // Sync returns once Redis has processed every Subscribe written before it,
-// so a message published from then on will be delivered. It is a PING on the
-// subscriber connection: Redis answers commands on one connection in order.
+// so a message published from then on will be delivered. It is a PING on
+// every connection in use: Redis answers commands on one connection in
+// order. If a connection breaks before its PONG, it returns
+// store.ErrSubscriberGap.
 func (sub *Subscriber) Sync(ctx context.Context) error {
+	if sub.closed.Load() {
+		return fmt.Errorf("store: subscriber sync: %w", redis.ErrClosed)
+	}
 	payload := "sync:" + strconv.FormatUint(sub.seq.Add(1), 10)
-	done := make(chan error, 1)
-	sub.wMu.Lock()
-	sub.waiter[payload] = done
-	sub.wMu.Unlock()
+	type barrier struct {
+		c    *subConn
+		done <-chan error
+	}
+	var barriers []barrier
 	defer func() {
-		sub.wMu.Lock()
-		delete(sub.waiter, payload)
-		sub.wMu.Unlock()
+		for _, b := range barriers {
+			b.c.forget(payload)
+		}
 	}()
-	ps, err := sub.pubsub()
-	if err == nil {
-		err = ps.Ping(ctx, payload)
+	for _, c := range sub.conns {
+		done, err := c.ping(ctx, payload)
+		if err != nil {
+			return fmt.Errorf("store: subscriber sync: %w", err)
+		}
+		if done != nil {
+			barriers = append(barriers, barrier{c, done})
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("store: subscriber sync: %w", err)
+	for _, b := range barriers {
+		select {
+		case err := <-b.done:
+			if err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("store: subscriber sync: %w", ctx.Err())
+		}
 	}
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("store: subscriber sync: %w", ctx.Err())
-	}
+	return nil
 }
 
-// failWaiters ends every pending Sync: its PING went down with the connection.
-func (sub *Subscriber) failWaiters() {
-	sub.wMu.Lock()
-	defer sub.wMu.Unlock()
-	for p, ch := range sub.waiter {
-		ch <- store.ErrSubscriberGap
-		delete(sub.waiter, p)
-	}
-}
-
-// Run reads the connection until ctx ends, handing messages to h. It notices
-// every break of the connection (an error from Redis, or silence with a
-// health ping unanswered) and, once the subscriptions are back, calls
+// Run reads every connection until ctx ends, handing messages to h. It
+// notices every break of a connection (an error from Redis, silence with a
+// health ping unanswered, or on a cluster a partition's slot moving away)
+// and, once the subscriptions of every connection are back, calls
 // h.Resubscribed. It uses Receive rather than Channel because Channel
 // reconnects silently and would hide the gap.
 func (sub *Subscriber) Run(ctx context.Context, h store.SubscriberHandler) error {
 	shut := func() {
-		sub.mu.Lock()
-		sub.closed = true
-		ps := sub.ps
-		sub.mu.Unlock()
-		ps.Close()
+		sub.closed.Store(true)
+		for _, c := range sub.conns {
+			c.close()
+		}
 	}
 	// The context's end interrupts a blocked read; Run's return closes too,
 	// so that no Subscribe succeeds after Run has returned.
@@ -192,92 +200,46 @@ func (sub *Subscriber) Run(ctx context.Context, h store.SubscriberHandler) error
 	if health <= 0 {
 		health = subscriberHealthInterval
 	}
-	var (
-		gap         bool // the connection broke since the last message
-		pingPending bool // a health ping is unanswered
-		backoff     = subscriberMinBackoff
-	)
-	for {
-		ps, err := sub.pubsub()
-		if err != nil || ctx.Err() != nil {
-			sub.failWaiters()
-			return nil
-		}
-		msg, err := ps.ReceiveTimeout(ctx, health)
-		if ctx.Err() != nil {
-			sub.failWaiters()
-			return nil
-		}
-		if err != nil {
-			var netErr net.Error
-			if errors.As(err, &netErr) && netErr.Timeout() {
-				if !pingPending {
-					pingPending = true
-					if err := ps.Ping(ctx, "health"); err == nil {
-						continue
-					}
-				}
-				// Silence and no answer to the ping: abandon the connection.
-				log.Warn("live subscriber: redis connection unresponsive, reconnecting")
-				sub.replace(ctx)
-			} else if !gap {
-				log.Warn("live subscriber: redis connection lost", "err", err)
-			}
-			if !gap {
-				h.Interrupted()
-			}
-			pingPending = false
-			gap = true
-			sub.failWaiters()
-			select {
-			case <-time.After(backoff):
-			case <-ctx.Done():
-			}
-			backoff = min(2*backoff, subscriberMaxBackoff)
-			continue
-		}
-		pingPending = false
-		backoff = subscriberMinBackoff
-		if gap {
-			gap = false
-			log.Info("live subscriber: redis connection back, subscriptions restored")
-			h.Resubscribed()
-		}
-		switch m := msg.(type) {
-		case *redis.Message:
-			sub.chMu.RLock()
-			t, ok := sub.topics[m.Channel]
-			sub.chMu.RUnlock()
-			if ok {
-				h.Deliver(t, []byte(m.Payload))
-			}
-		case *redis.Pong:
-			sub.wMu.Lock()
-			if ch, ok := sub.waiter[m.Payload]; ok {
-				ch <- nil
-				delete(sub.waiter, m.Payload)
-			}
-			sub.wMu.Unlock()
-		}
+	var wg sync.WaitGroup
+	for _, c := range sub.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.read(ctx, h, log, health)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// interrupted reports a break of one connection: the handler hears of the
+// first one only.
+func (sub *Subscriber) interrupted(h store.SubscriberHandler) {
+	sub.hMu.Lock()
+	defer sub.hMu.Unlock()
+	sub.broken++
+	if sub.broken == 1 {
+		h.Interrupted()
 	}
 }
 
-// replace closes a connection that stopped answering and opens a new one on
-// every current channel.
-func (sub *Subscriber) replace(ctx context.Context) {
-	sub.mu.Lock()
-	if sub.closed {
-		sub.mu.Unlock()
-		return
+// resubscribed reports that one broken connection is back: the handler
+// hears of it once none is broken.
+func (sub *Subscriber) resubscribed(h store.SubscriberHandler) {
+	sub.hMu.Lock()
+	defer sub.hMu.Unlock()
+	sub.broken--
+	if sub.broken == 0 {
+		h.Resubscribed()
 	}
-	sub.chMu.RLock()
-	chans := make([]string, 0, len(sub.topics))
-	for ch := range sub.topics {
-		chans = append(chans, ch)
-	}
-	sub.chMu.RUnlock()
-	old := sub.ps
-	sub.ps = sub.rdb.Subscribe(ctx, chans...)
-	sub.mu.Unlock()
-	old.Close()
 }
+
+// deliver hands one message to h, one call at a time across connections.
+func (sub *Subscriber) deliver(h store.SubscriberHandler, t store.Topic, payload []byte) {
+	sub.hMu.Lock()
+	defer sub.hMu.Unlock()
+	h.Deliver(t, payload)
+}
+
+// errMoved is the cause logged when a partition's slot moved away.
+var errMoved = errors.New("the partition's slot moved to another master")
