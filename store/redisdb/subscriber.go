@@ -24,7 +24,18 @@ const (
 	// reconnection attempts while Redis is unreachable.
 	subscriberMinBackoff = 20 * time.Millisecond
 	subscriberMaxBackoff = time.Second
+	// subscriberHoldMax bounds the messages held while a connection is in a
+	// gap (a cluster's other partitions go on reading).
+	subscriberHoldMax = 10000
 )
+
+// heldMessage is a message read during another connection's gap.
+type heldMessage struct {
+	conn    *subConn
+	channel string
+	topic   store.Topic
+	payload []byte
+}
 
 // Subscriber is a process's subscription to the live feed. On a single
 // Redis it is one pub/sub connection (SUBSCRIBE). On a cluster it is one
@@ -35,7 +46,13 @@ const (
 //
 // The handler hears of every break of any connection: Interrupted when the
 // first one breaks, Resubscribed once every one is back, so that the gap it
-// catches up on covers them all. Its calls are made one at a time.
+// catches up on covers them all. Meanwhile what the other connections read
+// is held and handed over right after Resubscribed: as with one connection,
+// nothing is delivered between Interrupted and Resubscribed, so the handler
+// may take a timeline read during the gap as covering it (the hub does).
+// Past subscriberHoldMax messages the rest are dropped, like those
+// published to a broken connection. The handler's calls are made one at a
+// time.
 //
 // Subscribe and Unsubscribe may be called from any goroutine; Run reads and
 // must be running for Sync to return.
@@ -47,8 +64,10 @@ type Subscriber struct {
 	closed  atomic.Bool
 	seq     atomic.Uint64 // numbers the Sync barriers
 
-	hMu    sync.Mutex // serialises the handler's calls; guards broken
-	broken int        // connections in a gap: Resubscribed once it is 0 again
+	hMu     sync.Mutex // serialises the handler's calls; guards broken, held and each subConn's inGap
+	broken  int        // connections in a gap: Resubscribed once it is 0 again
+	held    []heldMessage
+	dropped int // messages not held for want of room, in this gap
 
 	// HealthInterval overrides subscriberHealthInterval (tests).
 	HealthInterval time.Duration
@@ -133,43 +152,79 @@ func (sub *Subscriber) change(ctx context.Context, subscribe bool, topics []stor
 // Sync returns once Redis has processed every Subscribe written before it,
 // so a message published from then on will be delivered. It is a PING on
 // every connection in use: Redis answers commands on one connection in
-// order. If a connection breaks before its PONG, it returns
-// store.ErrSubscriberGap.
+// order. A connection that breaks before its PONG is pinged again once
+// go-redis has reconnected it (with all its channels), and Sync returns
+// only when, its PONGs in, no connection is in a gap: as with one
+// connection, a Sync that returns means the subscriptions are whole, so a
+// timeline read after it covers any gap before it (the hub relies on
+// that). It fails when a connection cannot be reached, or with ctx.
 func (sub *Subscriber) Sync(ctx context.Context) error {
-	if sub.closed.Load() {
-		return fmt.Errorf("store: subscriber sync: %w", redis.ErrClosed)
+	pending := sub.conns
+	for {
+		if sub.closed.Load() {
+			return fmt.Errorf("store: subscriber sync: %w", redis.ErrClosed)
+		}
+		broken, waited, err := sub.barrier(ctx, pending)
+		if err != nil {
+			return err
+		}
+		if len(broken) == 0 {
+			// Answered, but another may have broken meanwhile: its PONG
+			// after it is back is the barrier.
+			if broken = sub.inGap(); len(broken) == 0 {
+				return nil
+			}
+			if !waited {
+				// Closed with its last channel: its reader is about to
+				// notice. Do not spin meanwhile.
+				select {
+				case <-time.After(subscriberMinBackoff):
+				case <-ctx.Done():
+					return fmt.Errorf("store: subscriber sync: %w", ctx.Err())
+				}
+			}
+		}
+		pending = broken
 	}
+}
+
+// barrier pings conns and waits for their PONGs. It returns the
+// connections that broke before answering, and whether any was pinged (a
+// partition without channels has no connection).
+func (sub *Subscriber) barrier(ctx context.Context, conns []*subConn) (broken []*subConn, waited bool, err error) {
 	payload := "sync:" + strconv.FormatUint(sub.seq.Add(1), 10)
-	type barrier struct {
+	type pending struct {
 		c    *subConn
 		done <-chan error
 	}
-	var barriers []barrier
+	var waits []pending
 	defer func() {
-		for _, b := range barriers {
-			b.c.forget(payload)
+		for _, w := range waits {
+			w.c.forget(payload)
 		}
 	}()
-	for _, c := range sub.conns {
+	for _, c := range conns {
 		done, err := c.ping(ctx, payload)
 		if err != nil {
-			return fmt.Errorf("store: subscriber sync: %w", err)
+			return nil, false, fmt.Errorf("store: subscriber sync: %w", err)
 		}
 		if done != nil {
-			barriers = append(barriers, barrier{c, done})
+			waits = append(waits, pending{c, done})
 		}
 	}
-	for _, b := range barriers {
+	for _, w := range waits {
 		select {
-		case err := <-b.done:
-			if err != nil {
-				return err
+		case err := <-w.done:
+			if errors.Is(err, store.ErrSubscriberGap) {
+				broken = append(broken, w.c)
+			} else if err != nil {
+				return nil, false, err
 			}
 		case <-ctx.Done():
-			return fmt.Errorf("store: subscriber sync: %w", ctx.Err())
+			return nil, false, fmt.Errorf("store: subscriber sync: %w", ctx.Err())
 		}
 	}
-	return nil
+	return broken, len(waits) > 0, nil
 }
 
 // Run reads every connection until ctx ends, handing messages to h. It
@@ -212,33 +267,69 @@ func (sub *Subscriber) Run(ctx context.Context, h store.SubscriberHandler) error
 	return nil
 }
 
-// interrupted reports a break of one connection: the handler hears of the
+// interrupted reports a break of connection c: the handler hears of the
 // first one only.
-func (sub *Subscriber) interrupted(h store.SubscriberHandler) {
+func (sub *Subscriber) interrupted(c *subConn, h store.SubscriberHandler) {
 	sub.hMu.Lock()
 	defer sub.hMu.Unlock()
+	c.inGap = true
 	sub.broken++
 	if sub.broken == 1 {
 		h.Interrupted()
 	}
 }
 
-// resubscribed reports that one broken connection is back: the handler
-// hears of it once none is broken.
-func (sub *Subscriber) resubscribed(h store.SubscriberHandler) {
+// inGap is the connections in a gap.
+func (sub *Subscriber) inGap() []*subConn {
 	sub.hMu.Lock()
 	defer sub.hMu.Unlock()
-	sub.broken--
-	if sub.broken == 0 {
-		h.Resubscribed()
+	var out []*subConn
+	if sub.broken > 0 {
+		for _, c := range sub.conns {
+			if c.inGap {
+				out = append(out, c)
+			}
+		}
 	}
+	return out
 }
 
-// deliver hands one message to h, one call at a time across connections.
-func (sub *Subscriber) deliver(h store.SubscriberHandler, t store.Topic, payload []byte) {
+// resubscribed reports that one broken connection is back: the handler
+// hears of it once none is broken, and then gets what was held meanwhile.
+func (sub *Subscriber) resubscribed(c *subConn, h store.SubscriberHandler, log *slog.Logger) {
 	sub.hMu.Lock()
 	defer sub.hMu.Unlock()
-	h.Deliver(t, payload)
+	c.inGap = false
+	sub.broken--
+	if sub.broken > 0 {
+		return
+	}
+	h.Resubscribed()
+	for _, m := range sub.held {
+		if m.conn.wants(m.channel) { // not unsubscribed meanwhile
+			h.Deliver(m.topic, m.payload)
+		}
+	}
+	if sub.dropped > 0 {
+		log.Warn("live subscriber: messages dropped while a connection was away", "held", len(sub.held), "dropped", sub.dropped)
+	}
+	clear(sub.held)
+	sub.held, sub.dropped = sub.held[:0], 0
+}
+
+// deliver hands one message to h, one call at a time across connections,
+// or holds it while a connection is in a gap.
+func (sub *Subscriber) deliver(h store.SubscriberHandler, c *subConn, channel string, t store.Topic, payload []byte) {
+	sub.hMu.Lock()
+	defer sub.hMu.Unlock()
+	switch {
+	case sub.broken == 0:
+		h.Deliver(t, payload)
+	case len(sub.held) < subscriberHoldMax:
+		sub.held = append(sub.held, heldMessage{c, channel, t, payload})
+	default:
+		sub.dropped++
+	}
 }
 
 // errMoved is the cause logged when a partition's slot moved away.

@@ -30,6 +30,8 @@ type subConn struct {
 
 	wMu    sync.Mutex            // guards waiter
 	waiter map[string]chan error // Sync barriers waiting for their PONG, by payload
+
+	inGap bool // broken and not back yet; guarded by Subscriber.hMu
 }
 
 func newSubConn(sub *Subscriber, part int, ps *redis.PubSub) *subConn {
@@ -171,7 +173,7 @@ func (c *subConn) read(ctx context.Context, h store.SubscriberHandler, log *slog
 	// broke reports a break of the connection, once per gap.
 	broke := func() {
 		if !gap {
-			c.sub.interrupted(h)
+			c.sub.interrupted(c, h)
 		}
 		gap, pingPending = true, false
 		c.endWaiters(store.ErrSubscriberGap)
@@ -180,7 +182,11 @@ func (c *subConn) read(ctx context.Context, h store.SubscriberHandler, log *slog
 		clear(c.unsubs)
 		c.mu.Unlock()
 	}
-	defer func() { c.endWaiters(store.ErrSubscriberGap) }()
+	defer func() {
+		// Run is ending: no Sync may wait for a reader any more.
+		c.sub.closed.Store(true)
+		c.endWaiters(store.ErrSubscriberGap)
+	}()
 	for {
 		if ctx.Err() != nil || c.sub.closed.Load() {
 			return
@@ -190,7 +196,7 @@ func (c *subConn) read(ctx context.Context, h store.SubscriberHandler, log *slog
 			// A partition without channels: nothing is missing from it.
 			if gap {
 				gap = false
-				c.sub.resubscribed(h)
+				c.sub.resubscribed(c, h, log)
 			}
 			select {
 			case <-c.opened:
@@ -249,7 +255,7 @@ func (c *subConn) read(ctx context.Context, h store.SubscriberHandler, log *slog
 		if gap {
 			gap = false
 			log.Info("live subscriber: redis connection back, subscriptions restored")
-			c.sub.resubscribed(h)
+			c.sub.resubscribed(c, h, log)
 		}
 		switch m := msg.(type) {
 		case *redis.Message:
@@ -257,7 +263,7 @@ func (c *subConn) read(ctx context.Context, h store.SubscriberHandler, log *slog
 			t, ok := c.topics[m.Channel]
 			c.mu.Unlock()
 			if ok {
-				c.sub.deliver(h, t, []byte(m.Payload))
+				c.sub.deliver(h, c, m.Channel, t, []byte(m.Payload))
 			}
 		case *redis.Pong:
 			c.wMu.Lock()
@@ -277,6 +283,14 @@ func (c *subConn) read(ctx context.Context, h store.SubscriberHandler, log *slog
 			}
 		}
 	}
+}
+
+// wants tells whether channel is subscribed.
+func (c *subConn) wants(channel string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.topics[channel]
+	return ok
 }
 
 // movedAway tells whether a SUNSUBSCRIBE of channel came from Redis (the
@@ -314,4 +328,5 @@ func (c *subConn) replace(ctx context.Context) {
 	clear(c.unsubs)
 	c.mu.Unlock()
 	old.Close()
+	c.endWaiters(store.ErrSubscriberGap) // their PINGs went on the old one
 }
