@@ -25,10 +25,26 @@ import (
 func clusterPair(t *testing.T) (*storetest.Cluster, *testServer, *testServer) {
 	t.Helper()
 	c := storetest.StartCluster(t)
+	t.Cleanup(func() { noCrossSlot(t, c) }) // once the servers have stopped
 	// A Backend of this cluster: the servers need only its Env; the test
 	// talks to the masters itself.
 	b := &storetest.Backend{Cluster: c}
 	return c, startOn(t, b), startOn(t, b)
+}
+
+// noCrossSlot fails the test if any master refused a command with CROSSSLOT
+// (Redis counts every error reply by its prefix, whether or not the server
+// logged it).
+func noCrossSlot(t *testing.T, c *storetest.Cluster) {
+	t.Helper()
+	for _, m := range c.Masters {
+		stats, err := m.Client().Info(context.Background(), "errorstats").Result()
+		if err != nil {
+			t.Errorf("errorstats of %s: %v", m.Addr(), err)
+		} else if strings.Contains(stats, "errorstat_CROSSSLOT") {
+			t.Errorf("master %s answered CROSSSLOT:\n%s", m.Addr(), stats)
+		}
+	}
 }
 
 // shardChannel is the author channel of uid as a cluster spells it.

@@ -104,6 +104,23 @@ func (f *liveFan) count(payload string) int {
 	return f.frames[payload]
 }
 
+// startCluster starts a cluster for t and, once t is done with it, checks
+// that no master refused a command with CROSSSLOT (Redis counts every error
+// reply by its prefix).
+func startCluster(t *testing.T) *storetest.Cluster {
+	t.Helper()
+	c := storetest.StartCluster(t)
+	t.Cleanup(func() {
+		for _, m := range c.Masters {
+			stats, err := m.Client().Info(context.Background(), "errorstats").Result()
+			if err == nil && strings.Contains(stats, "errorstat_CROSSSLOT") {
+				t.Errorf("master %s answered CROSSSLOT:\n%s", m.Addr(), stats)
+			}
+		}
+	})
+	return c
+}
+
 // runSubscriber runs a subscriber of st with handler h until the test ends.
 func runSubscriber(t *testing.T, st *Store, h store.SubscriberHandler) *Subscriber {
 	t.Helper()
@@ -145,7 +162,7 @@ func shardedConns(t *testing.T, c *storetest.Cluster) []int {
 }
 
 func TestClusterSubscriberPartitions(t *testing.T) {
-	c := storetest.StartCluster(t)
+	c := startCluster(t)
 	st := New(c.Client(), Options{Prefix: "t:", BcryptCost: bcrypt.MinCost})
 	fan := newLiveFan(t)
 	sub := runSubscriber(t, st, fan)
@@ -413,7 +430,7 @@ func checkExactlyOnce(t *testing.T, st *Store, sub *Subscriber, fan *liveFan, ui
 // handler hears of each break and, with the catch-up, the fan gets every
 // post once.
 func TestClusterSubscriberKilled(t *testing.T) {
-	c := storetest.StartCluster(t)
+	c := startCluster(t)
 	st := clusterStore(t, c)
 	fan := newLiveFan(t)
 	sub := runSubscriber(t, st, fan)
@@ -444,7 +461,7 @@ func TestClusterSubscriberKilled(t *testing.T) {
 // TestClusterSubscriberMasterRestart restarts one master while authors of
 // many partitions post: the same.
 func TestClusterSubscriberMasterRestart(t *testing.T) {
-	c := storetest.StartCluster(t)
+	c := startCluster(t)
 	st := clusterStore(t, c)
 	fan := newLiveFan(t)
 	sub := runSubscriber(t, st, fan)
@@ -463,7 +480,7 @@ func TestClusterSubscriberMasterRestart(t *testing.T) {
 // master: Redis unsubscribes its channels, and the subscriber resubscribes
 // on the new master and reports the gap.
 func TestClusterSubscriberSlotMoved(t *testing.T) {
-	c := storetest.StartCluster(t)
+	c := startCluster(t)
 	st := New(c.Client(), Options{BcryptCost: bcrypt.MinCost})
 	fan := newLiveFan(t)
 	sub := runSubscriber(t, st, fan)
