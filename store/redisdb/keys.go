@@ -225,10 +225,26 @@ func (k Keys) repairCheckpoint() string { return k.prefix + "repair:checkpoint" 
 func (k Keys) writeProbe() string { return k.prefix + "probe:writable" }
 
 // AuthorChannel is the pub/sub channel author:<uid> carrying the author's
-// posts, reposts and deletes.
-func (k Keys) AuthorChannel(uid int64) string { return k.prefix + "author:" + id(uid) }
+// posts, reposts and deletes. On a cluster it is the shard channel
+// {p<n>}author:<uid>, n the user's live partition (partition.go).
+func (k Keys) AuthorChannel(uid int64) string {
+	return k.prefix + k.channelTag(uid) + "author:" + id(uid)
+}
 
 // NotifyChannel is the pub/sub channel notify:<uid> carrying events meant for
 // one user alone (comments on their messages, new fans) and the store's
-// internal events for that user's connections.
-func (k Keys) NotifyChannel(uid int64) string { return k.prefix + "notify:" + id(uid) }
+// internal events for that user's connections. On a cluster it is the shard
+// channel {p<n>}notify:<uid>, in the same partition as the user's
+// AuthorChannel.
+func (k Keys) NotifyChannel(uid int64) string {
+	return k.prefix + k.channelTag(uid) + "notify:" + id(uid)
+}
+
+// channelTag is the hash tag of uid's live partition on a cluster, nothing
+// on a single Redis.
+func (k Keys) channelTag(uid int64) string {
+	if !k.cluster {
+		return ""
+	}
+	return partitionTag(livePartition(uid))
+}

@@ -89,9 +89,29 @@ func TestClusterKeys(t *testing.T) {
 		k.usernameIndex("alice"): "user:username:alice:uid",
 		k.publicTimeline():       "global:timeline",
 		k.archiveQueue():         "archive:queue",
+		k.AuthorChannel(7):       "{p7}author:7",
+		k.NotifyChannel(7):       "{p7}notify:7",
+		k.AuthorChannel(64):      "{p0}author:64",
+		k.AuthorChannel(1234):    "{p18}author:1234",
+		k.NotifyChannel(1234):    "{p18}notify:1234",
 	} {
 		if got != want {
 			t.Errorf("cluster key %q, want %q", got, want)
 		}
+	}
+}
+
+// TestClusterChannels pins the live partitions: 64 of them, a user's in
+// uid % 64, both of its channels in it, and the prefix in front of the tag.
+func TestClusterChannels(t *testing.T) {
+	if livePartitions != 64 {
+		t.Fatalf("%d live partitions; every process must agree on 64", livePartitions)
+	}
+	k := Keys{prefix: "mb:", cluster: true}
+	if got := k.AuthorChannel(130); got != "mb:{p2}author:130" {
+		t.Errorf("prefixed author channel %q", got)
+	}
+	if got := k.NotifyChannel(63); got != "mb:{p63}notify:63" {
+		t.Errorf("prefixed notify channel %q", got)
 	}
 }

@@ -87,7 +87,7 @@ func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post i
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range to {
-			pl.Publish(ctx, s.keys.NotifyChannel(uid), frames[i])
+			s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(uid), frames[i])
 		}
 		return nil
 	})

@@ -12,11 +12,17 @@ import (
 // publish sends one live event on a channel. A failed publish loses nothing
 // that is stored: the message is already in Redis, and live clients catch up
 // from the timelines when they reconnect or resubscribe. So it is logged, not
-// returned.
+// returned. On a cluster the event goes out with SPUBLISH, to the one master
+// that serves the channel's partition.
 func (s *Store) publish(ctx context.Context, channel, event string, data any) {
 	frame, err := store.EncodeFrame(event, data)
 	if err == nil {
-		err = s.rdb.Publish(context.WithoutCancel(ctx), channel, frame).Err()
+		ctx := context.WithoutCancel(ctx)
+		if s.keys.cluster {
+			err = s.rdb.SPublish(ctx, channel, frame).Err()
+		} else {
+			err = s.rdb.Publish(ctx, channel, frame).Err()
+		}
 	}
 	if err != nil {
 		slog.WarnContext(ctx, "publish live event", "channel", channel, "event", event, "err", err)
@@ -25,11 +31,24 @@ func (s *Store) publish(ctx context.Context, channel, event string, data any) {
 
 // queuePublish adds a live event to a pipeline, so that it is sent in the
 // same round trip as, and after, the writes it announces.
+//
+// On a cluster the pipeline is split by master and the parts are sent at
+// once, so the SPUBLISH is ordered only after the writes that go to the
+// same master as its partition.
 func (s *Store) queuePublish(ctx context.Context, pl redis.Pipeliner, channel, event string, data any) {
 	frame, err := store.EncodeFrame(event, data)
 	if err != nil {
 		slog.ErrorContext(ctx, "encode live event", "event", event, "err", err)
 		return
 	}
-	pl.Publish(ctx, channel, frame)
+	s.queuePublishFrame(ctx, pl, channel, frame)
+}
+
+// queuePublishFrame is queuePublish of a frame encoded beforehand.
+func (s *Store) queuePublishFrame(ctx context.Context, pl redis.Pipeliner, channel string, frame []byte) {
+	if s.keys.cluster {
+		pl.SPublish(ctx, channel, frame)
+	} else {
+		pl.Publish(ctx, channel, frame)
+	}
 }

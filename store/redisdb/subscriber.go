@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -25,25 +24,50 @@ const (
 	// reconnection attempts while Redis is unreachable.
 	subscriberMinBackoff = 20 * time.Millisecond
 	subscriberMaxBackoff = time.Second
+	// subscriberHoldMax bounds the messages held while a connection is in a
+	// gap (a cluster's other partitions go on reading).
+	subscriberHoldMax = 10000
 )
 
-// Subscriber is a process's one Redis pub/sub connection for the live feed.
-// Subscribe and Unsubscribe may be called from any goroutine; Run is the
-// single reader and must be running for Sync to return.
+// heldMessage is a message read during another connection's gap.
+type heldMessage struct {
+	conn    *subConn
+	channel string
+	topic   store.Topic
+	payload []byte
+}
+
+// Subscriber is a process's subscription to the live feed. On a single
+// Redis it is one pub/sub connection (SUBSCRIBE). On a cluster it is one
+// sharded connection (SSUBSCRIBE) per live partition that has channels
+// (partition.go), opened on the partition's first Subscribe, to the master
+// that serves it; so no node carries every event. Each connection has its
+// own reader while Run runs.
+//
+// The handler hears of every break of any connection: Interrupted when the
+// first one breaks, Resubscribed once every one is back, so that the gap it
+// catches up on covers them all. Meanwhile what the other connections read
+// is held and handed over right after Resubscribed: as with one connection,
+// nothing is delivered between Interrupted and Resubscribed, so the handler
+// may take a timeline read during the gap as covering it (the hub does).
+// Past subscriberHoldMax messages the rest are dropped, like those
+// published to a broken connection. The handler's calls are made one at a
+// time.
+//
+// Subscribe and Unsubscribe may be called from any goroutine; Run reads and
+// must be running for Sync to return.
 type Subscriber struct {
-	rdb  redis.UniversalClient
-	keys Keys
+	rdb     redis.UniversalClient
+	cluster *redis.ClusterClient // set on a cluster: sharded connections
+	keys    Keys
+	conns   []*subConn // the one connection, or one per partition on a cluster
+	closed  atomic.Bool
+	seq     atomic.Uint64 // numbers the Sync barriers
 
-	mu     sync.Mutex    // guards ps and closed
-	ps     *redis.PubSub // the connection, replaced when a dead one is abandoned; go-redis serialises its writes
-	closed bool          // set when Run ends; no more commands
-
-	chMu   sync.RWMutex           // guards topics
-	topics map[string]store.Topic // subscribed channel name → topic, to decode what arrives
-
-	wMu    sync.Mutex            // guards waiter
-	waiter map[string]chan error // Sync barriers waiting for their PONG, by payload
-	seq    atomic.Uint64         // numbers the Sync barriers
+	hMu     sync.Mutex // serialises the handler's calls; guards broken, held and each subConn's inGap
+	broken  int        // connections in a gap: Resubscribed once it is 0 again
+	held    []heldMessage
+	dropped int // messages not held for want of room, in this gap
 
 	// HealthInterval overrides subscriberHealthInterval (tests).
 	HealthInterval time.Duration
@@ -54,13 +78,17 @@ type Subscriber struct {
 // NewSubscriber returns the live-feed subscriber of the store's Redis. It
 // opens no connection until the first Subscribe or Run.
 func (s *Store) NewSubscriber() *Subscriber {
-	return &Subscriber{
-		rdb:    s.rdb,
-		keys:   s.keys,
-		ps:     s.rdb.Subscribe(context.Background()),
-		topics: make(map[string]store.Topic),
-		waiter: make(map[string]chan error),
+	sub := &Subscriber{rdb: s.rdb, keys: s.keys}
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok && s.keys.cluster {
+		sub.cluster = cc
+		sub.conns = make([]*subConn, livePartitions)
+		for i := range sub.conns {
+			sub.conns[i] = newSubConn(sub, i, nil)
+		}
+	} else {
+		sub.conns = []*subConn{newSubConn(sub, -1, s.rdb.Subscribe(context.Background()))}
 	}
+	return sub
 }
 
 func (sub *Subscriber) channel(t store.Topic) string {
@@ -70,112 +98,147 @@ func (sub *Subscriber) channel(t store.Topic) string {
 	return sub.keys.AuthorChannel(t.UID)
 }
 
-func (sub *Subscriber) pubsub() (*redis.PubSub, error) {
-	sub.mu.Lock()
-	defer sub.mu.Unlock()
-	if sub.closed {
-		return nil, redis.ErrClosed
+// connOf is the connection that carries t.
+func (sub *Subscriber) connOf(t store.Topic) *subConn {
+	if sub.cluster == nil {
+		return sub.conns[0]
 	}
-	return sub.ps, nil
+	return sub.conns[livePartition(t.UID)]
 }
 
-// Subscribe adds topics to the connection. It returns once the command is
-// written; Sync waits until Redis has acted on it. Even when it fails (Redis
-// unreachable) the topics are remembered and subscribed on reconnection.
+// Subscribe adds topics to the connections. It returns once the commands
+// are written; Sync waits until Redis has acted on them. Even when it fails
+// (Redis unreachable) the topics are remembered and subscribed on
+// reconnection.
 func (sub *Subscriber) Subscribe(ctx context.Context, topics ...store.Topic) error {
 	return sub.change(ctx, true, topics)
 }
 
-// Unsubscribe removes topics from the connection; nothing more is delivered
+// Unsubscribe removes topics from the connections; nothing more is delivered
 // for them, even if Redis had already sent it.
 func (sub *Subscriber) Unsubscribe(ctx context.Context, topics ...store.Topic) error {
 	return sub.change(ctx, false, topics)
 }
 
-// change records topics as wanted (or not) and sends the (UN)SUBSCRIBE.
+// change records topics as wanted (or not) and sends the (UN)SUBSCRIBEs,
+// one command per connection concerned.
 func (sub *Subscriber) change(ctx context.Context, subscribe bool, topics []store.Topic) error {
 	if len(topics) == 0 {
 		return nil
 	}
-	chans := make([]string, len(topics))
-	sub.chMu.Lock()
-	for i, t := range topics {
-		chans[i] = sub.channel(t)
-		if subscribe {
-			sub.topics[chans[i]] = t
-		} else {
-			delete(sub.topics, chans[i])
+	byConn := make(map[*subConn]map[string]store.Topic)
+	for _, t := range topics {
+		c := sub.connOf(t)
+		if byConn[c] == nil {
+			byConn[c] = make(map[string]store.Topic)
+		}
+		byConn[c][sub.channel(t)] = t
+	}
+	var first error
+	for c, chans := range byConn {
+		if err := c.change(ctx, subscribe, chans); err != nil && first == nil {
+			first = err
 		}
 	}
-	sub.chMu.Unlock()
-	ps, err := sub.pubsub()
-	if err == nil {
+	if first != nil {
 		if subscribe {
-			err = ps.Subscribe(ctx, chans...)
-		} else {
-			err = ps.Unsubscribe(ctx, chans...)
+			return fmt.Errorf("store: subscribe: %w", first)
 		}
-	}
-	if err != nil {
-		if subscribe {
-			return fmt.Errorf("store: subscribe: %w", err)
-		}
-		return fmt.Errorf("store: unsubscribe: %w", err)
+		return fmt.Errorf("store: unsubscribe: %w", first)
 	}
 	return nil
 }
 
 // Sync returns once Redis has processed every Subscribe written before it,
-// so a message published from then on will be delivered. It is a PING on the
-// subscriber connection: Redis answers commands on one connection in order.
+// so a message published from then on will be delivered. It is a PING on
+// every connection in use: Redis answers commands on one connection in
+// order. A connection that breaks before its PONG is pinged again once
+// go-redis has reconnected it (with all its channels), and Sync returns
+// only when, its PONGs in, no connection is in a gap: as with one
+// connection, a Sync that returns means the subscriptions are whole, so a
+// timeline read after it covers any gap before it (the hub relies on
+// that). It fails when a connection cannot be reached, or with ctx.
 func (sub *Subscriber) Sync(ctx context.Context) error {
+	pending := sub.conns
+	for {
+		if sub.closed.Load() {
+			return fmt.Errorf("store: subscriber sync: %w", redis.ErrClosed)
+		}
+		broken, waited, err := sub.barrier(ctx, pending)
+		if err != nil {
+			return err
+		}
+		if len(broken) == 0 {
+			// Answered, but another may have broken meanwhile: its PONG
+			// after it is back is the barrier.
+			if broken = sub.inGap(); len(broken) == 0 {
+				return nil
+			}
+			if !waited {
+				// Closed with its last channel: its reader is about to
+				// notice. Do not spin meanwhile.
+				select {
+				case <-time.After(subscriberMinBackoff):
+				case <-ctx.Done():
+					return fmt.Errorf("store: subscriber sync: %w", ctx.Err())
+				}
+			}
+		}
+		pending = broken
+	}
+}
+
+// barrier pings conns and waits for their PONGs. It returns the
+// connections that broke before answering, and whether any was pinged (a
+// partition without channels has no connection).
+func (sub *Subscriber) barrier(ctx context.Context, conns []*subConn) (broken []*subConn, waited bool, err error) {
 	payload := "sync:" + strconv.FormatUint(sub.seq.Add(1), 10)
-	done := make(chan error, 1)
-	sub.wMu.Lock()
-	sub.waiter[payload] = done
-	sub.wMu.Unlock()
+	type pending struct {
+		c    *subConn
+		done <-chan error
+	}
+	var waits []pending
 	defer func() {
-		sub.wMu.Lock()
-		delete(sub.waiter, payload)
-		sub.wMu.Unlock()
+		for _, w := range waits {
+			w.c.forget(payload)
+		}
 	}()
-	ps, err := sub.pubsub()
-	if err == nil {
-		err = ps.Ping(ctx, payload)
+	for _, c := range conns {
+		done, err := c.ping(ctx, payload)
+		if err != nil {
+			return nil, false, fmt.Errorf("store: subscriber sync: %w", err)
+		}
+		if done != nil {
+			waits = append(waits, pending{c, done})
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("store: subscriber sync: %w", err)
+	for _, w := range waits {
+		select {
+		case err := <-w.done:
+			if errors.Is(err, store.ErrSubscriberGap) {
+				broken = append(broken, w.c)
+			} else if err != nil {
+				return nil, false, err
+			}
+		case <-ctx.Done():
+			return nil, false, fmt.Errorf("store: subscriber sync: %w", ctx.Err())
+		}
 	}
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("store: subscriber sync: %w", ctx.Err())
-	}
+	return broken, len(waits) > 0, nil
 }
 
-// failWaiters ends every pending Sync: its PING went down with the connection.
-func (sub *Subscriber) failWaiters() {
-	sub.wMu.Lock()
-	defer sub.wMu.Unlock()
-	for p, ch := range sub.waiter {
-		ch <- store.ErrSubscriberGap
-		delete(sub.waiter, p)
-	}
-}
-
-// Run reads the connection until ctx ends, handing messages to h. It notices
-// every break of the connection (an error from Redis, or silence with a
-// health ping unanswered) and, once the subscriptions are back, calls
+// Run reads every connection until ctx ends, handing messages to h. It
+// notices every break of a connection (an error from Redis, silence with a
+// health ping unanswered, or on a cluster a partition's slot moving away)
+// and, once the subscriptions of every connection are back, calls
 // h.Resubscribed. It uses Receive rather than Channel because Channel
 // reconnects silently and would hide the gap.
 func (sub *Subscriber) Run(ctx context.Context, h store.SubscriberHandler) error {
 	shut := func() {
-		sub.mu.Lock()
-		sub.closed = true
-		ps := sub.ps
-		sub.mu.Unlock()
-		ps.Close()
+		sub.closed.Store(true)
+		for _, c := range sub.conns {
+			c.close()
+		}
 	}
 	// The context's end interrupts a blocked read; Run's return closes too,
 	// so that no Subscribe succeeds after Run has returned.
@@ -192,92 +255,82 @@ func (sub *Subscriber) Run(ctx context.Context, h store.SubscriberHandler) error
 	if health <= 0 {
 		health = subscriberHealthInterval
 	}
-	var (
-		gap         bool // the connection broke since the last message
-		pingPending bool // a health ping is unanswered
-		backoff     = subscriberMinBackoff
-	)
-	for {
-		ps, err := sub.pubsub()
-		if err != nil || ctx.Err() != nil {
-			sub.failWaiters()
-			return nil
-		}
-		msg, err := ps.ReceiveTimeout(ctx, health)
-		if ctx.Err() != nil {
-			sub.failWaiters()
-			return nil
-		}
-		if err != nil {
-			var netErr net.Error
-			if errors.As(err, &netErr) && netErr.Timeout() {
-				if !pingPending {
-					pingPending = true
-					if err := ps.Ping(ctx, "health"); err == nil {
-						continue
-					}
-				}
-				// Silence and no answer to the ping: abandon the connection.
-				log.Warn("live subscriber: redis connection unresponsive, reconnecting")
-				sub.replace(ctx)
-			} else if !gap {
-				log.Warn("live subscriber: redis connection lost", "err", err)
-			}
-			if !gap {
-				h.Interrupted()
-			}
-			pingPending = false
-			gap = true
-			sub.failWaiters()
-			select {
-			case <-time.After(backoff):
-			case <-ctx.Done():
-			}
-			backoff = min(2*backoff, subscriberMaxBackoff)
-			continue
-		}
-		pingPending = false
-		backoff = subscriberMinBackoff
-		if gap {
-			gap = false
-			log.Info("live subscriber: redis connection back, subscriptions restored")
-			h.Resubscribed()
-		}
-		switch m := msg.(type) {
-		case *redis.Message:
-			sub.chMu.RLock()
-			t, ok := sub.topics[m.Channel]
-			sub.chMu.RUnlock()
-			if ok {
-				h.Deliver(t, []byte(m.Payload))
-			}
-		case *redis.Pong:
-			sub.wMu.Lock()
-			if ch, ok := sub.waiter[m.Payload]; ok {
-				ch <- nil
-				delete(sub.waiter, m.Payload)
-			}
-			sub.wMu.Unlock()
-		}
+	var wg sync.WaitGroup
+	for _, c := range sub.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.read(ctx, h, log, health)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// interrupted reports a break of connection c: the handler hears of the
+// first one only.
+func (sub *Subscriber) interrupted(c *subConn, h store.SubscriberHandler) {
+	sub.hMu.Lock()
+	defer sub.hMu.Unlock()
+	c.inGap = true
+	sub.broken++
+	if sub.broken == 1 {
+		h.Interrupted()
 	}
 }
 
-// replace closes a connection that stopped answering and opens a new one on
-// every current channel.
-func (sub *Subscriber) replace(ctx context.Context) {
-	sub.mu.Lock()
-	if sub.closed {
-		sub.mu.Unlock()
+// inGap is the connections in a gap.
+func (sub *Subscriber) inGap() []*subConn {
+	sub.hMu.Lock()
+	defer sub.hMu.Unlock()
+	var out []*subConn
+	if sub.broken > 0 {
+		for _, c := range sub.conns {
+			if c.inGap {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// resubscribed reports that one broken connection is back: the handler
+// hears of it once none is broken, and then gets what was held meanwhile.
+func (sub *Subscriber) resubscribed(c *subConn, h store.SubscriberHandler, log *slog.Logger) {
+	sub.hMu.Lock()
+	defer sub.hMu.Unlock()
+	c.inGap = false
+	sub.broken--
+	if sub.broken > 0 {
 		return
 	}
-	sub.chMu.RLock()
-	chans := make([]string, 0, len(sub.topics))
-	for ch := range sub.topics {
-		chans = append(chans, ch)
+	h.Resubscribed()
+	for _, m := range sub.held {
+		if m.conn.wants(m.channel) { // not unsubscribed meanwhile
+			h.Deliver(m.topic, m.payload)
+		}
 	}
-	sub.chMu.RUnlock()
-	old := sub.ps
-	sub.ps = sub.rdb.Subscribe(ctx, chans...)
-	sub.mu.Unlock()
-	old.Close()
+	if sub.dropped > 0 {
+		log.Warn("live subscriber: messages dropped while a connection was away", "held", len(sub.held), "dropped", sub.dropped)
+	}
+	clear(sub.held)
+	sub.held, sub.dropped = sub.held[:0], 0
 }
+
+// deliver hands one message to h, one call at a time across connections,
+// or holds it while a connection is in a gap.
+func (sub *Subscriber) deliver(h store.SubscriberHandler, c *subConn, channel string, t store.Topic, payload []byte) {
+	sub.hMu.Lock()
+	defer sub.hMu.Unlock()
+	switch {
+	case sub.broken == 0:
+		h.Deliver(t, payload)
+	case len(sub.held) < subscriberHoldMax:
+		sub.held = append(sub.held, heldMessage{c, channel, t, payload})
+	default:
+		sub.dropped++
+	}
+}
+
+// errMoved is the cause logged when a partition's slot moved away.
+var errMoved = errors.New("the partition's slot moved to another master")
