@@ -26,9 +26,7 @@ func clusterPair(t *testing.T) (*storetest.Cluster, *testServer, *testServer) {
 	t.Helper()
 	c := storetest.StartCluster(t)
 	t.Cleanup(func() { noCrossSlot(t, c) }) // once the servers have stopped
-	// A Backend of this cluster: the servers need only its Env; the test
-	// talks to the masters itself.
-	b := &storetest.Backend{Cluster: c}
+	b := storetest.ClusterBackend(t, c)
 	return c, startOn(t, b), startOn(t, b)
 }
 

@@ -180,7 +180,8 @@ func (s *Store) Writable(ctx context.Context) error {
 }
 
 // isUnavailable tells whether err means Redis could not be reached or is not
-// ready to serve (down, restarting, loading its data, too slow).
+// ready to serve (down, restarting, loading its data, too slow; on a cluster,
+// a master away or a slot moving).
 func isUnavailable(err error) bool {
 	var netErr net.Error
 	switch {
@@ -192,7 +193,7 @@ func isUnavailable(err error) bool {
 		return true
 	}
 	msg := err.Error()
-	for _, p := range []string{"LOADING", "MASTERDOWN", "connection refused", "i/o timeout", "use of closed network connection", "NOAUTH", "WRONGPASS"} {
+	for _, p := range []string{"LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "connection refused", "i/o timeout", "use of closed network connection", "NOAUTH", "WRONGPASS"} {
 		if strings.Contains(msg, p) {
 			return true
 		}

@@ -49,6 +49,11 @@ func NewBackend(t testing.TB) *Backend {
 	return &Backend{t: t, Cluster: c, client: cc}
 }
 
+// ClusterBackend is the Backend of a cluster the test started itself.
+func ClusterBackend(t testing.TB, c *Cluster) *Backend {
+	return &Backend{t: t, Cluster: c, client: c.Client()}
+}
+
 // SingleBackend is the Backend of a redis-server the test started itself.
 func SingleBackend(t testing.TB, r *Redis) *Backend {
 	return &Backend{t: t, Single: r, client: r.Client()}
