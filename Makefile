@@ -46,6 +46,8 @@ run: build
 # Debian's headless Chromium through playwright-core.
 test: deps-test
 	$(GO) test -race -count=1 -timeout 15m ./...
+	@echo "--- the store and server suites again, on a Redis Cluster of 3 masters"
+	MICROBLOG_TEST_REDIS=cluster $(GO) test -race -count=1 -timeout 10m -skip TestBrowser ./store/redisdb ./server
 
 # bench runs the store's micro-benchmarks; bench-timelines the push/pull
 # comparison of the hybrid timelines (authors of 10 to 1,000,000 fans, a few
