@@ -13,7 +13,7 @@ REDIS_PORT  ?= 6379
 REDIS_FSYNC ?= everysec
 GO          ?= go
 
-.PHONY: run test build bench bench-timelines bench-archive vet deps-run deps-test
+.PHONY: run test build bench bench-timelines bench-scale bench-archive vet deps-run deps-test
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -57,6 +57,11 @@ test: deps-test
 # quick look), and draws it into bench-out/.
 bench:
 	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage' -benchmem ./store/...
+
+# bench-scale posts and delivers live on one Redis and on a 3-master Redis
+# Cluster, with 1, 2 and 4 server processes (a few minutes).
+bench-scale:
+	$(GO) test -run '^$$' -bench BenchmarkScaleOut -benchtime 1x -timeout 30m ./server
 
 bench-timelines:
 	$(GO) test -run '^$$' -bench BenchmarkTimelines -benchtime 1x -timeout 30m ./store/redisdb
