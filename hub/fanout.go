@@ -71,7 +71,7 @@ func (c *Conn) deliver(ev event) {
 	default:
 	}
 	if !c.live {
-		if len(c.pending) >= cap(c.send) {
+		if len(c.pending) >= c.h.opt.SendQueue {
 			c.h.m.dropped.Inc()
 			c.closeWith(CloseTooSlow, "too slow")
 			return
@@ -82,9 +82,12 @@ func (c *Conn) deliver(ev event) {
 	c.pushLocked(ev)
 }
 
-// pushLocked puts ev on the send queue unless it is a post already sent.
-// The caller holds c.mu.
+// pushLocked puts ev on the send queue unless it is a post already sent,
+// and makes sure a writer runs. The caller holds c.mu.
 func (c *Conn) pushLocked(ev event) {
+	if c.closing() {
+		return
+	}
 	if ev.postID != 0 {
 		if !c.seen.add(ev.postID) {
 			c.h.m.duplicates.Inc()
@@ -92,12 +95,15 @@ func (c *Conn) pushLocked(ev event) {
 		}
 		c.high = max(c.high, ev.postID)
 	}
-	select {
-	case c.send <- ev.msg:
-	default:
+	// SendQueue frames may wait besides the one being written; when none
+	// is, the first waiting one is as good as handed to the writer.
+	if waiting := len(c.queue); waiting > c.h.opt.SendQueue || waiting == c.h.opt.SendQueue && c.writingOne {
 		c.h.m.dropped.Inc()
 		c.closeWith(CloseTooSlow, "too slow")
+		return
 	}
+	c.queue = append(c.queue, ev.msg)
+	c.kick()
 }
 
 // seenWindow is how many recent post ids a connection remembers to drop

@@ -52,8 +52,8 @@ func (c *Conn) open() (frames []*websocket.PreparedMessage, err error) {
 	return frames, nil
 }
 
-// closeForError closes c after open or the write pump failed, with the code
-// that tells the client what to do, and sends the close frame.
+// closeForError closes c after open failed, with the code that tells the
+// client what to do; the writer then sends it.
 func (c *Conn) closeForError(err error) {
 	switch {
 	case errors.Is(err, errPanic):
@@ -63,7 +63,6 @@ func (c *Conn) closeForError(err error) {
 		c.h.log.Warn("live: start connection", "user", c.uid, "err", err)
 		c.closeWith(CloseResume, "live feed unavailable, reconnect later")
 	}
-	c.writeClose()
 }
 
 // readyData is the data of the ready event.
@@ -76,7 +75,7 @@ type readyData struct {
 }
 
 // goLive builds the frames that open returns, and makes c live: from
-// then on, events go to its send queue instead of pending. A post in both
+// then on, events go to its queue instead of pending. A post in both
 // the replay and pending is sent once.
 func (c *Conn) goLive(replay []store.Post, last int64) ([]*websocket.PreparedMessage, error) {
 	c.mu.Lock()
