@@ -23,8 +23,9 @@ const (
 	// as long as it is open.
 	readBufferSize = 256
 	// writeBufferSize is the size of the pooled buffers that gorilla uses
-	// for frames not written as PreparedMessages (none of the hub's): a
-	// connection holds one only while it writes such a frame.
+	// for a connection's own frames (ready, replays): a connection holds one
+	// only while it writes such a frame, and a longer frame goes out in the
+	// same write, after the buffer.
 	writeBufferSize = 1024
 	// closeGrace is how long a closing connection waits for the peer's
 	// close frame before it drops the TCP connection.
@@ -65,10 +66,19 @@ type Client struct {
 	HasAfter  bool   // …when the client asked for it with ?after=
 }
 
-// event is one frame to fan out, encoded once for every connection.
+// frame is one frame to write: an event fanned out to many connections,
+// framed once for all of them, or a connection's own (ready, a replay),
+// written from its bytes through a pooled buffer, without the framing
+// cache that a PreparedMessage would build for one use.
+type frame struct {
+	shared *websocket.PreparedMessage
+	own    []byte
+}
+
+// event is one frame to queue, with the post it carries.
 type event struct {
 	postID int64 // the post's id for post events (to drop duplicates), else 0
-	msg    *websocket.PreparedMessage
+	f      frame
 }
 
 // Conn is one WebSocket client. An open connection has one goroutine, its
@@ -89,12 +99,14 @@ type Conn struct {
 	hasAfter  bool
 	onClose   func() // called once the connection is gone
 
-	ctx    context.Context // ends when the connection starts closing
-	cancel context.CancelFunc
+	// cancelOpen cancels the opening's context while the connection opens:
+	// a connection that starts closing meanwhile stops waiting for Redis.
+	// An open connection keeps no context.
+	cancelOpen atomic.Pointer[context.CancelFunc]
 
 	closeOnce sync.Once
-	done      chan struct{} // closed when the connection starts closing
-	closeCode int           // written once before done is closed; 0 sends no close frame
+	closed    atomic.Bool // set when the connection starts closing
+	closeCode int         // written once before closed is set; 0 sends no close frame
 	closeText string
 
 	// writing is true while a writer runs. kick starts one when it is
@@ -108,7 +120,7 @@ type Conn struct {
 	// SendQueue; it is nil while empty, so that an idle connection holds no
 	// queue. Only deliver and catch-up put into it (under mu, never
 	// blocking); a full queue closes the connection with CloseTooSlow.
-	queue      []*websocket.PreparedMessage
+	queue      []frame
 	writingOne bool     // the writer took a frame from queue and is writing it
 	pingDue    bool     // the writer sends a ping next
 	gone       bool     // the reader has finished: no more pings
@@ -136,12 +148,10 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 		after:     cl.After,
 		hasAfter:  cl.HasAfter,
 		onClose:   onClose,
-		done:      make(chan struct{}),
 	}
 	// The writer's place is taken from the start by the one that opens
 	// the connection.
 	c.writing.Store(true)
-	c.ctx, c.cancel = context.WithCancel(h.ctx)
 	if tc, ok := ws.NetConn().(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
 		tc.SetWriteBuffer(h.opt.SocketBuffer)
 	}
@@ -175,8 +185,10 @@ func (h *Hub) Serve(ws *websocket.Conn, cl Client) {
 func (c *Conn) closeWith(code int, text string) {
 	c.closeOnce.Do(func() {
 		c.closeCode, c.closeText = code, text
-		close(c.done)
-		c.cancel()
+		c.closed.Store(true)
+		if cancel := c.cancelOpen.Load(); cancel != nil {
+			(*cancel)()
+		}
 		switch code {
 		case CloseTooSlow:
 			c.h.m.slowClosed.Inc()
@@ -188,14 +200,7 @@ func (c *Conn) closeWith(code int, text string) {
 }
 
 // closing reports whether the connection has started closing.
-func (c *Conn) closing() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
+func (c *Conn) closing() bool { return c.closed.Load() }
 
 // read is the connection's one lasting goroutine: it reads (and discards)
 // what the client sends, so that pongs and close frames are processed,
@@ -262,7 +267,14 @@ func (c *Conn) kick() {
 func (c *Conn) openAndWrite() {
 	defer c.h.wg.Done()
 	defer c.recoverWriter()
-	frames, err := c.open()
+	ctx, cancel := context.WithCancel(c.h.ctx)
+	c.cancelOpen.Store(&cancel)
+	if c.closing() { // closed before cancelOpen was there to be called
+		cancel()
+	}
+	frames, err := c.open(ctx)
+	c.cancelOpen.Store(nil)
+	cancel()
 	if err != nil {
 		c.closeForError(err)
 		c.finish()
@@ -304,13 +316,13 @@ func (c *Conn) writeQueued() {
 			return
 		}
 		c.mu.Lock()
-		var f *websocket.PreparedMessage
+		var f frame
 		ping := false
 		c.writingOne = false
 		switch {
 		case len(c.queue) > 0:
 			f = c.queue[0]
-			c.queue[0] = nil
+			c.queue[0] = frame{}
 			c.queue = c.queue[1:]
 			if len(c.queue) == 0 {
 				c.queue = nil
@@ -343,9 +355,15 @@ func (c *Conn) writeQueued() {
 }
 
 // writeFrame sends one frame; false means the connection is finished.
-func (c *Conn) writeFrame(f *websocket.PreparedMessage) bool {
+func (c *Conn) writeFrame(f frame) bool {
 	c.ws.SetWriteDeadline(time.Now().Add(c.h.opt.WriteWait))
-	if err := c.ws.WritePreparedMessage(f); err != nil {
+	var err error
+	if f.shared != nil {
+		err = c.ws.WritePreparedMessage(f.shared)
+	} else {
+		err = c.ws.WriteMessage(websocket.TextMessage, f.own)
+	}
+	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			// Too slow to take even one frame within WriteWait.

@@ -3,7 +3,7 @@ package hub_test
 // Profiles of the hub with many connections, for finding where a live
 // connection's memory and a delivery's time go. They run only when asked:
 //
-//	HUB_PROFILE=/tmp/hubprof HUB_PROFILE_CONNS=10000 go test -run TestProfile -v ./hub
+//	HUB_PROFILE=/tmp/hubprof HUB_PROFILE_CONNS=9000 go test -run TestProfile -v ./hub
 //
 // and write heap.pprof, goroutine.txt and (for the fan-out) cpu.pprof into
 // HUB_PROFILE; read them with `go tool pprof -sample_index=inuse_space
@@ -80,9 +80,14 @@ func profileDir(t *testing.T) (dir string, conns int) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	conns = 10000
+	conns = 9000
 	if s := os.Getenv("HUB_PROFILE_CONNS"); s != "" {
 		conns, _ = strconv.Atoi(s)
+	}
+	// HUB_PROFILE_RATE=1 records every allocation, for exact bytes per
+	// connection by call site (slower).
+	if s := os.Getenv("HUB_PROFILE_RATE"); s != "" {
+		runtime.MemProfileRate, _ = strconv.Atoi(s)
 	}
 	var l syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < uint64(2*conns+100) {
