@@ -59,7 +59,11 @@ func latencyChart(runs []deliveryResult, title, path string) error {
 		l.Color = plotutil.Color(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s: p50 %s, p99 %s, max %s", r.Label, fmtMS(pct(r.Delay, 50)), fmtMS(pct(r.Delay, 99)), fmtMS(pct(r.Delay, 100))), l)
+		name := r.Label
+		if r.Round > 0 {
+			name = fmt.Sprintf("%s (others took %.2f cores)", r.Label, r.otherCores())
+		}
+		p.Legend.Add(fmt.Sprintf("%s: p50 %s, p99 %s, max %s", name, fmtMS(pct(r.Delay, 50)), fmtMS(pct(r.Delay, 99)), fmtMS(pct(r.Delay, 100))), l)
 	}
 	goal := hline(goalDelayP99, 0, tailPercentil+0.3)
 	p.Add(goal)

@@ -68,6 +68,7 @@ func (lt *loadTest) follow(base string, fans []account, first int, authors []acc
 // deliveryResult is what one delivery run measured.
 type deliveryResult struct {
 	Label    string        `json:"label"`
+	Round    int           `json:"round"`
 	Fans     int           `json:"fans"`
 	Authors  int           `json:"authors"`
 	Rate     float64       `json:"posts_per_second"`
@@ -94,6 +95,16 @@ type deliveryResult struct {
 	// server started by someone else).
 	CPU  cpuShare `json:"cpu_seconds"`
 	Wall float64  `json:"wall_seconds"`
+}
+
+// otherCores is how many cores, on average, processes other than the
+// server, Redis and the tool took during the run: work the bench does not
+// control on a shared machine.
+func (r deliveryResult) otherCores() float64 {
+	if r.Wall == 0 {
+		return 0
+	}
+	return max(0, r.CPU.Machine-r.CPU.Server-r.CPU.Redis-r.CPU.Tool) / r.Wall
 }
 
 // cpuShare is the CPU seconds each part took while posting and delivering.
@@ -299,28 +310,63 @@ func (r *recorder) read(c *websocket.Conn) {
 			return
 		}
 		now := time.Now()
-		if !bytes.HasPrefix(buf.Bytes(), []byte(`{"event":"post"`)) {
+		id, sent, ok := parsePost(buf.Bytes())
+		if !ok {
 			continue
 		}
-		var f struct {
-			Data struct {
-				ID      int64
-				Content string
-			}
-		}
-		if json.Unmarshal(buf.Bytes(), &f) != nil {
-			continue
-		}
-		if seen[f.Data.ID] {
+		if seen[id] {
 			r.dups.Add(1)
 			continue
 		}
-		seen[f.Data.ID] = true
-		if ns, err := strconv.ParseInt(strings.TrimPrefix(f.Data.Content, "load "), 10, 64); err == nil {
-			delays = append(delays, now.Sub(time.Unix(0, ns)))
+		seen[id] = true
+		if !sent.IsZero() {
+			delays = append(delays, now.Sub(sent))
 		}
 		r.delivered.Add(1)
 	}
+}
+
+// parsePost reads a post frame's id and, for the tool's own posts, when
+// it was sent. The id is the data's first field, as the server writes
+// posts; anything else goes through encoding/json.
+func parsePost(b []byte) (id int64, sent time.Time, ok bool) {
+	const prefix, load = `{"event":"post","data":{"id":`, `"content":"load `
+	if !bytes.HasPrefix(b, []byte(`{"event":"post"`)) {
+		return 0, time.Time{}, false
+	}
+	if rest, found := bytes.CutPrefix(b, []byte(prefix)); found {
+		if id, ok = leadingInt(rest); ok {
+			if i := bytes.Index(rest, []byte(load)); i >= 0 {
+				if ns, ok := leadingInt(rest[i+len(load):]); ok {
+					return id, time.Unix(0, ns), true
+				}
+			}
+			return id, time.Time{}, true
+		}
+	}
+	var f struct {
+		Data struct {
+			ID      int64
+			Content string
+		}
+	}
+	if json.Unmarshal(b, &f) != nil {
+		return 0, time.Time{}, false
+	}
+	if ns, err := strconv.ParseInt(strings.TrimPrefix(f.Data.Content, "load "), 10, 64); err == nil {
+		sent = time.Unix(0, ns)
+	}
+	return f.Data.ID, sent, true
+}
+
+// leadingInt parses the decimal digits b starts with.
+func leadingInt(b []byte) (int64, bool) {
+	var n int64
+	i := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	return n, i > 0
 }
 
 // permille returns the values at every 0.1% of ds, in ms.

@@ -59,6 +59,8 @@ func main() {
 		redisBin = flag.String("redis-server", "redis-server", "with -server: the redis-server to start")
 		out      = flag.String("out", "bench-out", "folder for results.json and the charts (empty: none)")
 		perf     = flag.Bool("perf", false, "with -server: record the server with perf(1) while the posts are delivered")
+		rounds   = flag.Int("rounds", 1, "with -server: delivery runs per build, the builds taking turns")
+		quiet    = flag.Duration("quiet", 0, "before each delivery run, wait up to this long for the rest of the machine to be nearly idle")
 		par      = flag.Int("parallel", 64, "concurrent requests and dials while setting up")
 		timeout  = flag.Duration("timeout", 20*time.Minute, "give up (and stop everything started) after this long")
 	)
@@ -76,7 +78,8 @@ func main() {
 	steps, err := parseSteps(*idle)
 	if err == nil {
 		cfg := benchConfig{fans: *fans, authors: *authors, rate: *rate, duration: *duration,
-			idle: steps, perProc: *perProc, redisBin: *redisBin, out: *out, perf: *perf, par: *par}
+			idle: steps, perProc: *perProc, redisBin: *redisBin, out: *out, perf: *perf, par: *par,
+			rounds: max(1, *rounds), quiet: *quiet}
 		switch {
 		case *servers != "":
 			if cfg.builds, err = parseBuilds(*servers); err == nil {
@@ -107,6 +110,8 @@ type benchConfig struct {
 	out           string
 	perf          bool
 	par           int
+	rounds        int
+	quiet         time.Duration
 }
 
 // results is what results.json holds.
@@ -170,25 +175,32 @@ func bench(cfg benchConfig) error {
 	}
 	fmt.Printf("setup: %d users, %d follows in %s\n", len(fans)+len(authors), cfg.fans, time.Since(start).Round(time.Millisecond))
 
-	for _, b := range cfg.builds {
-		fmt.Printf("delivery, %s: %d fans, %d authors, %.0f posts/s for %s\n", b.label, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
-		srv, err := startServer(b.label+" server", b.path, redisURL, dir)
-		if err != nil {
-			return err
+	// The builds take turns, round after round, so that what else runs on
+	// the machine falls on each of them alike.
+	cfg.rounds = max(1, cfg.rounds)
+	for round := 1; round <= cfg.rounds; round++ {
+		for _, b := range cfg.builds {
+			fmt.Printf("delivery, %s, round %d of %d: %d fans, %d authors, %.0f posts/s for %s\n",
+				b.label, round, cfg.rounds, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
+			srv, err := startServer(b.label+" server", b.path, redisURL, dir)
+			if err != nil {
+				return err
+			}
+			pr := probes{server: srv.cpu, redis: redis.cpu}
+			if cfg.perf && cfg.out != "" {
+				pr.posting = perfRecord(srv, filepath.Join(cfg.out, fmt.Sprintf("%s-%d-server.perf.data", b.label, round)))
+			}
+			time.Sleep(2 * time.Second) // see idleCurve
+			waitQuiet(cfg.quiet)
+			r, err := lt.deliver(srv.url, sources.next(), fans[:cfg.fans], authors, cfg.rate, cfg.duration, pr)
+			srv.stop()
+			if err != nil {
+				return err
+			}
+			r.Label, r.Round = b.label, round
+			printDelivery(r)
+			res.Delivery = append(res.Delivery, r)
 		}
-		pr := probes{server: srv.cpu, redis: redis.cpu}
-		if cfg.perf && cfg.out != "" {
-			pr.posting = perfRecord(srv, filepath.Join(cfg.out, b.label+"-server.perf.data"))
-		}
-		time.Sleep(2 * time.Second) // see idleCurve
-		r, err := lt.deliver(srv.url, sources.next(), fans[:cfg.fans], authors, cfg.rate, cfg.duration, pr)
-		srv.stop()
-		if err != nil {
-			return err
-		}
-		r.Label = b.label
-		printDelivery(r)
-		res.Delivery = append(res.Delivery, r)
 	}
 
 	if maxIdle > 0 {
@@ -248,6 +260,32 @@ func external(cfg benchConfig, base string) error {
 	return save(res, cfg)
 }
 
+// waitQuiet waits, up to max, for a 3-second window in which the machine
+// is busy less than a fifth of its CPU time (the bench's own processes
+// being idle then), and says how it went.
+func waitQuiet(max time.Duration) {
+	if max <= 0 {
+		return
+	}
+	deadline := time.Now().Add(max)
+	for {
+		busy0, total0 := machineCPU()
+		time.Sleep(3 * time.Second)
+		busy1, total1 := machineCPU()
+		share := float64(busy1-busy0) / float64(max64(1, total1-total0))
+		if share < 0.2 {
+			fmt.Printf("  the machine is quiet: %.0f%% busy\n", 100*share)
+			return
+		}
+		if time.Now().After(deadline) {
+			fmt.Printf("  the machine is still %.0f%% busy with other work; measuring anyway\n", 100*share)
+			return
+		}
+	}
+}
+
+func max64(a, b time.Duration) time.Duration { return max(a, b) }
+
 // perfRecord returns a probes.posting that records the server's CPU
 // profile, with call graphs, into path while the posts are delivered.
 func perfRecord(srv *proc, path string) func() (done func()) {
@@ -289,13 +327,14 @@ func printDelivery(r deliveryResult) {
 func printTables(res results) {
 	fmt.Printf("\nload average %s before, %s after\n", res.LoadAvg[0], res.LoadAvg[1])
 	if len(res.Delivery) > 0 {
-		fmt.Println("\n| build | fans | deliveries/s | delivered | lost | delay p50 | p99 | max | server CPU per 1,000 deliveries | resident per connection |")
-		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Println("\n| build | round | fans | deliveries/s | delivered | lost | delay p50 | p99 | max | server CPU per 1,000 deliveries | load tool's | other processes | resident per connection |")
+		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, r := range res.Delivery {
-			fmt.Printf("| %s | %s | %s | %s | %d | %s | %s | %s | %.0f ms | %.1f KiB |\n", r.Label, thousands(r.Fans),
+			k := max(1, float64(r.Delivered)/1000)
+			fmt.Printf("| %s | %d | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms | %.2f cores | %.1f KiB |\n", r.Label, r.Round, thousands(r.Fans),
 				thousands(int(float64(r.Expected)/r.Duration.Seconds())), thousands(int(r.Delivered)), max(0, r.Expected-r.Delivered),
 				fmtMS(pct(r.Delay, 50)), fmtMS(pct(r.Delay, 99)), fmtMS(pct(r.Delay, 100)),
-				1e6*r.CPU.Server/max(1, float64(r.Delivered)), (r.MemAfter.RSS-r.MemBefore.RSS)/float64(r.Fans)/1024)
+				1000*r.CPU.Server/k, 1000*r.CPU.Tool/k, r.otherCores(), (r.MemAfter.RSS-r.MemBefore.RSS)/float64(r.Fans)/1024)
 		}
 	}
 	if len(res.Idle) > 0 {
@@ -328,7 +367,7 @@ func save(res results, cfg benchConfig) error {
 		path := filepath.Join(cfg.out, "live-latency.svg")
 		title := fmt.Sprintf("Live delivery: %s connections, %s deliveries/s, %d CPUs shared", thousands(r.Fans),
 			thousands(int(float64(r.Fans)*r.Rate/float64(r.Authors))), res.CPUs)
-		if err := latencyChart(res.Delivery, title, path); err != nil {
+		if err := latencyChart(quietest(res.Delivery), title, path); err != nil {
 			return err
 		}
 		written = append(written, path)
@@ -342,6 +381,24 @@ func save(res results, cfg benchConfig) error {
 	}
 	fmt.Println("\nwrote", strings.Join(written, ", "))
 	return nil
+}
+
+// quietest keeps, of each build's delivery runs, the one during which the
+// rest of the machine took the least CPU.
+func quietest(runs []deliveryResult) []deliveryResult {
+	var out []deliveryResult
+	at := map[string]int{}
+	for _, r := range runs {
+		i, ok := at[r.Label]
+		switch {
+		case !ok:
+			at[r.Label] = len(out)
+			out = append(out, r)
+		case r.otherCores() < out[i].otherCores():
+			out[i] = r
+		}
+	}
+	return out
 }
 
 func parseSteps(s string) ([]int, error) {

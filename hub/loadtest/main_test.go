@@ -81,3 +81,26 @@ func TestPermille(t *testing.T) {
 		t.Fatalf("p0 %v p50 %v p99 %v max %v", pct(pm, 0), pct(pm, 50), pct(pm, 99), pct(pm, 100))
 	}
 }
+
+func TestParsePost(t *testing.T) {
+	for _, c := range []struct {
+		frame string
+		id    int64
+		ns    int64
+		ok    bool
+	}{
+		{`{"event":"post","data":{"id":42,"kind":"post","author":{"id":7,"username":"a"},"content":"load 1700000000000000001","media":[]}}`, 42, 1700000000000000001, true},
+		{`{"event":"post","data":{"kind":"post","id":43,"content":"load 5"}}`, 43, 5, true},
+		{`{"event":"post","data":{"id":44,"content":"hello"}}`, 44, 0, true},
+		{`{"event":"ready","data":{"user_id":1,"last_id":2}}`, 0, 0, false},
+	} {
+		id, sent, ok := parsePost([]byte(c.frame))
+		var ns int64
+		if !sent.IsZero() {
+			ns = sent.UnixNano()
+		}
+		if id != c.id || ns != c.ns || ok != c.ok {
+			t.Errorf("parsePost(%s) = %d, %d, %v; want %d, %d, %v", c.frame, id, ns, ok, c.id, c.ns, c.ok)
+		}
+	}
+}
