@@ -130,7 +130,7 @@ func memoryChart(runs []idleResult, title, path string) error {
 	p.Legend.Add(fmt.Sprintf("goal: %d KiB resident", goalKiBIdle), goal)
 	p.X.Tick.Marker = ticks
 	p.X.Min, p.X.Max = xmin/1.3, xmax*1.3
-	p.Y.Min, p.Y.Max = 0, ymax*1.45
+	p.Y.Min, p.Y.Max = 0, ymax*1.75 // room for the legend above the lines
 	p.Legend.Top = true
 	return p.Save(chartW, chartH, path)
 }

@@ -13,7 +13,12 @@
 //
 //	go build -o bin/microblog ./server
 //	go run ./hub/loadtest -server bin/microblog -out bench-out   # make bench-live
-//	go run ./hub/loadtest -server before=/tmp/microblog-old,after=bin/microblog
+//	go run ./hub/loadtest -server before=/tmp/microblog-old,after=bin/microblog -rounds 4 -quiet 4m
+//
+// The machine may be shared: -rounds has the builds take turns at
+// delivery, -quiet waits for the rest of the machine to be nearly idle
+// before each turn, and every run reports how many cores other processes
+// took meanwhile.
 //
 // With -url it runs the delivery part against a server started by hand,
 // which must have its rate limits and connection caps off and fast
