@@ -18,7 +18,7 @@ const (
 	goalDelayP99  = 50 // ms, live delivery p99 at 10,000 connections
 	goalKiBIdle   = 16 // KiB resident per idle connection
 	chartW        = 16 * vg.Centimeter
-	chartH        = 10 * vg.Centimeter
+	chartH        = 11 * vg.Centimeter
 	tailPercentil = 3 // the percentile axis goes to 99.9%, then the maximum
 )
 
@@ -129,6 +129,7 @@ func memoryChart(runs []idleResult, title, path string) error {
 	p.Add(goal)
 	p.Legend.Add(fmt.Sprintf("goal: %d KiB resident", goalKiBIdle), goal)
 	p.X.Tick.Marker = ticks
+	p.Y.Tick.Marker = wholeTicks{}
 	p.X.Min, p.X.Max = xmin/1.3, xmax*1.3
 	p.Y.Min, p.Y.Max = 0, ymax*1.75 // room for the legend above the lines
 	p.Legend.Top = true
@@ -141,6 +142,19 @@ func hline(y, x0, x1 float64) *plotter.Line {
 	l.Color = color.RGBA{R: 200, A: 255}
 	l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 	return l
+}
+
+// wholeTicks are gonum's default ticks, labelled without needless decimals.
+type wholeTicks struct{}
+
+func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
+		}
+	}
+	return ts
 }
 
 // msTicks marks a logarithmic axis of milliseconds at 1, 2, 5, 10, 20, 50…

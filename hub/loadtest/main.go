@@ -68,8 +68,16 @@ func main() {
 		quiet    = flag.Duration("quiet", 0, "before each delivery run, wait up to this long for the rest of the machine to be nearly idle")
 		par      = flag.Int("parallel", 64, "concurrent requests and dials while setting up")
 		timeout  = flag.Duration("timeout", 20*time.Minute, "give up (and stop everything started) after this long")
+		redraw   = flag.String("redraw", "", "draw the charts of this results.json again into -out, and print its tables")
 	)
 	flag.Parse()
+	if *redraw != "" {
+		if err := redrawCharts(*redraw, *out); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	time.AfterFunc(*timeout, func() {
 		fmt.Fprintf(os.Stderr, "loadtest: gave up after %s\n", *timeout)
 		os.Exit(2) // the processes it started die with it (Pdeathsig)
@@ -386,6 +394,21 @@ func save(res results, cfg benchConfig) error {
 	}
 	fmt.Println("\nwrote", strings.Join(written, ", "))
 	return nil
+}
+
+// redrawCharts draws the charts of a saved run again, and prints its tables.
+func redrawCharts(path, out string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var res results
+	if err := json.Unmarshal(b, &res); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Println("run:", res.Command)
+	printTables(res)
+	return save(res, benchConfig{out: out})
 }
 
 // quietest keeps, of each build's delivery runs, the one during which the
