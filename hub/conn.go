@@ -103,6 +103,10 @@ type Conn struct {
 	// a connection that starts closing meanwhile stops waiting for Redis.
 	// An open connection keeps no context.
 	cancelOpen atomic.Pointer[context.CancelFunc]
+	// opening is done once open has returned. The reader leaves the user
+	// only then: a user still loading for c must not be left half-made
+	// (topics subscribed for a user that is gone).
+	opening sync.WaitGroup
 
 	closeOnce sync.Once
 	closed    atomic.Bool // set when the connection starts closing
@@ -169,6 +173,7 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 	c.mu.Unlock()
 	// register counted the reader in h.wg; the opening writer counts itself.
 	h.wg.Add(1)
+	c.opening.Add(1)
 	go c.openAndWrite()
 	go c.read()
 }
@@ -226,7 +231,9 @@ func (c *Conn) read() {
 }
 
 // drop ends a connection whose reader has finished: the peer answered the
-// close frame, went away, or was cut off after closeGrace.
+// close frame, went away, or was cut off after closeGrace. It leaves the
+// user only once the opening is over, so that a user loading for c is
+// never left half-made.
 func (c *Conn) drop() {
 	c.closeWith(0, "")
 	c.mu.Lock()
@@ -234,6 +241,7 @@ func (c *Conn) drop() {
 	c.pinger.Stop()
 	c.mu.Unlock()
 	c.ws.Close()
+	c.opening.Wait() // cancelled by closeWith, open returns soon
 	c.h.leave(c)
 	if c.onClose != nil {
 		c.onClose()
@@ -275,6 +283,7 @@ func (c *Conn) openAndWrite() {
 	frames, err := c.open(ctx)
 	c.cancelOpen.Store(nil)
 	cancel()
+	c.opening.Done()
 	if err != nil {
 		c.closeForError(err)
 		c.finish()
