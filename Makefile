@@ -13,7 +13,7 @@ REDIS_PORT  ?= 6379
 REDIS_FSYNC ?= everysec
 GO          ?= go
 
-.PHONY: run test build bench bench-timelines bench-scale bench-archive vet deps-run deps-test
+.PHONY: run test build bench bench-timelines bench-scale bench-archive bench-live vet deps-run deps-test
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -68,6 +68,16 @@ bench-timelines:
 
 bench-archive:
 	$(GO) test -run '^$$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb
+
+# bench-live measures the live feed on this machine, over loopback only:
+# it starts its own redis-server and server processes, delivers 20,000
+# events/s to 10,000 WebSockets, then holds 1,000 to 50,000 idle ones
+# (over several server processes: one may open only `ulimit -Hn` files),
+# and writes results.json and SVG charts into bench-out/. About five
+# minutes, at most 20; LIVE_BENCH_ARGS='-fans 2000 -idle 1000,5000' for a
+# quick look, or '-server before=old-binary,after=bin/microblog' to compare.
+bench-live: build deps-run
+	$(GO) run ./hub/loadtest -server $(BIN) -out bench-out -timeout 20m $(LIVE_BENCH_ARGS)
 
 vet:
 	$(GO) vet ./...

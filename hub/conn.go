@@ -6,6 +6,7 @@ import (
 	"net"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -16,6 +17,16 @@ const (
 	// maxMessageSize is the largest frame a client may send: it sends nothing
 	// but control frames, so anything big is a misbehaving client.
 	maxMessageSize = 4096
+	// readBufferSize fits any control frame a client sends (a pong or a
+	// close: at most 125 bytes and a 6-byte header) in one read; a larger
+	// frame is read in pieces. Every connection holds its read buffer for
+	// as long as it is open.
+	readBufferSize = 256
+	// writeBufferSize is the size of the pooled buffers that gorilla uses
+	// for a connection's own frames (ready, replays): a connection holds one
+	// only while it writes such a frame, and a longer frame goes out in the
+	// same write, after the buffer.
+	writeBufferSize = 1024
 	// closeGrace is how long a closing connection waits for the peer's
 	// close frame before it drops the TCP connection.
 	closeGrace = time.Second
@@ -34,6 +45,19 @@ const (
 	closeInternal  = websocket.CloseInternalServerErr
 )
 
+// writeBuffers is shared by every connection of every hub.
+var writeBuffers sync.Pool
+
+// NewUpgrader returns the upgrader for the hub's connections, its buffers
+// sized to what the hub reads and writes. CheckOrigin is left to the caller.
+func NewUpgrader() websocket.Upgrader {
+	return websocket.Upgrader{
+		ReadBufferSize:  readBufferSize,
+		WriteBufferSize: writeBufferSize,
+		WriteBufferPool: &writeBuffers,
+	}
+}
+
 // Client says who a connection is for and where its replay starts.
 type Client struct {
 	UserID    int64
@@ -42,50 +66,84 @@ type Client struct {
 	HasAfter  bool   // …when the client asked for it with ?after=
 }
 
-// event is one frame to fan out, encoded once for every connection.
-type event struct {
-	postID int64 // the post's id for post events (to drop duplicates), else 0
-	msg    *websocket.PreparedMessage
+// frame is one frame to write: an event fanned out to many connections,
+// framed once for all of them, or a connection's own (ready, a replay),
+// written from its bytes through a pooled buffer, without the framing
+// cache that a PreparedMessage would build for one use.
+type frame struct {
+	shared *websocket.PreparedMessage
+	own    []byte
 }
 
-// Conn is one WebSocket client. Its write pump is the only goroutine that
-// writes data frames to ws (gorilla/websocket allows one writer; close and
-// ping frames go through WriteControl, which may be called concurrently).
-// Everyone else hands frames to the write pump through send.
+// event is one frame to queue, with the post it carries.
+type event struct {
+	postID int64 // the post's id for post events (to drop duplicates), else 0
+	f      frame
+}
+
+// Conn is one WebSocket client. An open connection has one goroutine, its
+// reader. A writer goroutine runs only while there is something to write
+// (the frames of the opening, queued frames, a ping, the close frame) and
+// exits when the queue is empty, so that an idle connection holds no
+// writer's stack. At most one writer runs at a time, and it alone writes
+// to ws (gorilla/websocket allows one writer; the reader may answer the
+// peer's close frame through WriteControl, which may be called
+// concurrently). Everyone else hands frames to the writer through queue.
 type Conn struct {
 	h         *Hub
 	ws        *websocket.Conn
-	uid       int64
-	tokenHash string
-	after     int64
-	hasAfter  bool
 	user      *user // set by Hub.join under Hub.mu
+	uid       int64
+	after     int64
+	tokenHash string
+	hasAfter  bool
+	onClose   func() // called once the connection is gone
 
-	ctx    context.Context // ends when the connection starts closing
-	cancel context.CancelFunc
-
-	// send is the bounded queue of frames for the write pump. Only deliver
-	// and catch-up put into it (under mu, never blocking); a full queue
-	// closes the connection with CloseTooSlow.
-	send chan *websocket.PreparedMessage
+	// cancelOpen cancels the opening's context while the connection opens:
+	// a connection that starts closing meanwhile stops waiting for Redis.
+	// An open connection keeps no context.
+	cancelOpen atomic.Pointer[context.CancelFunc]
+	// opening is done once open has returned. The reader leaves the user
+	// only then: a user still loading for c must not be left half-made
+	// (topics subscribed for a user that is gone).
+	opening sync.WaitGroup
 
 	closeOnce sync.Once
-	done      chan struct{} // closed when the connection starts closing
-	closeCode int           // written once before done is closed; 0 sends no close frame
+	closed    atomic.Bool // set when the connection starts closing
+	closeCode int         // written once before closed is set; 0 sends no close frame
 	closeText string
 
-	mu        sync.Mutex // guards the fields below
-	live      bool       // the replay is queued; events go to send, not pending
-	pending   []event    // events that arrived while the replay was being read
-	seen      idWindow   // recent post ids sent, to drop duplicates
-	high      int64      // highest post id sent or known to the client
-	gapMarked bool       // the subscriber connection broke and c has not caught up yet
-	gapFrom   int64      // high when it broke: the catch-up starts there
+	// writing is true while a writer runs. kick starts one when it is
+	// false; a writer that has sent the connection's close keeps it true,
+	// so that no writer starts after it.
+	writing atomic.Bool
+
+	mu     sync.Mutex  // guards the fields below
+	pinger *time.Timer // marks a ping due every PingPeriod
+	// queue holds the frames waiting for the writer, oldest first, at most
+	// SendQueue; it is nil while empty, so that an idle connection holds no
+	// queue. Only deliver and catch-up put into it (under mu, never
+	// blocking); a full queue closes the connection with CloseTooSlow.
+	queue      []frame
+	writingOne bool     // the writer took a frame from queue and is writing it
+	pingDue    bool     // the writer sends a ping next
+	gone       bool     // the reader has finished: no more pings
+	live       bool     // the replay is queued; events go to queue, not pending
+	pending    []event  // events that arrived while the replay was being read
+	seen       idWindow // recent post ids sent, to drop duplicates
+	high       int64    // highest post id sent or known to the client
+	gapMarked  bool     // the subscriber connection broke and c has not caught up yet
+	gapFrom    int64    // high when it broke: the catch-up starts there
 }
 
-// Serve runs a connection until it ends. ws must be freshly upgraded; Serve
-// owns it from then on and closes it.
-func (h *Hub) Serve(ws *websocket.Conn, cl Client) {
+// Start runs a connection until it ends and returns at once. ws must be
+// freshly upgraded; the hub owns it from then on and closes it. onClose,
+// if not nil, is called once when the connection is gone.
+//
+// Start keeps no goroutine of the caller: an HTTP handler that returns
+// after it lets net/http drop the request and its buffers, which an open
+// connection would otherwise hold for as long as it lives.
+func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 	c := &Conn{
 		h:         h,
 		ws:        ws,
@@ -93,11 +151,11 @@ func (h *Hub) Serve(ws *websocket.Conn, cl Client) {
 		tokenHash: cl.TokenHash,
 		after:     cl.After,
 		hasAfter:  cl.HasAfter,
-		send:      make(chan *websocket.PreparedMessage, h.opt.SendQueue),
-		done:      make(chan struct{}),
+		onClose:   onClose,
 	}
-	c.ctx, c.cancel = context.WithCancel(h.ctx)
-	defer c.cancel()
+	// The writer's place is taken from the start by the one that opens
+	// the connection.
+	c.writing.Store(true)
 	if tc, ok := ws.NetConn().(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
 		tc.SetWriteBuffer(h.opt.SocketBuffer)
 	}
@@ -105,57 +163,60 @@ func (h *Hub) Serve(ws *websocket.Conn, cl Client) {
 		c.closeWith(closeGoingAway, "server shutting down")
 		c.writeClose()
 		ws.Close()
+		if onClose != nil {
+			onClose()
+		}
 		return
 	}
-	defer h.wg.Done()
-	defer h.leave(c)
+	c.mu.Lock()
+	c.pinger = time.AfterFunc(h.opt.PingPeriod, c.pingTick)
+	c.mu.Unlock()
+	// register counted the reader in h.wg; the opening writer counts itself.
+	h.wg.Add(1)
+	c.opening.Add(1)
+	go c.openAndWrite()
+	go c.read()
+}
 
-	// The read pump runs from the start, so that a peer that goes away
-	// while the connection opens cancels the opening.
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		c.readPump()
-	}()
-	if frames, err := c.open(); err != nil {
-		c.closeForError(err)
-	} else {
-		c.writePump(frames)
-	}
-	// Give the peer a moment to answer our close frame, then drop the TCP
-	// connection, which also ends the read pump.
-	select {
-	case <-readDone:
-	case <-time.After(closeGrace):
-	}
-	ws.Close()
-	<-readDone
+// Serve is Start that returns when the connection is gone.
+func (h *Hub) Serve(ws *websocket.Conn, cl Client) {
+	gone := make(chan struct{})
+	h.Start(ws, cl, func() { close(gone) })
+	<-gone
 }
 
 // closeWith starts closing the connection with code (0: no close frame, the
-// peer is gone). The first call wins; it never blocks.
+// peer is gone). The first call wins; it never blocks and takes no lock.
 func (c *Conn) closeWith(code int, text string) {
 	c.closeOnce.Do(func() {
 		c.closeCode, c.closeText = code, text
-		close(c.done)
-		c.cancel()
+		c.closed.Store(true)
+		if cancel := c.cancelOpen.Load(); cancel != nil {
+			(*cancel)()
+		}
 		switch code {
 		case CloseTooSlow:
 			c.h.m.slowClosed.Inc()
 		case CloseLoggedOut:
 			c.h.m.revoked.Inc()
 		}
+		c.kick() // the writer sends the close frame
 	})
 }
 
-// readPump reads (and discards) what the client sends, so that pongs and
-// close frames are processed, until the connection fails or closes.
-func (c *Conn) readPump() {
+// closing reports whether the connection has started closing.
+func (c *Conn) closing() bool { return c.closed.Load() }
+
+// read is the connection's one lasting goroutine: it reads (and discards)
+// what the client sends, so that pongs and close frames are processed,
+// until the connection fails or closes; then it drops the connection.
+func (c *Conn) read() {
+	defer c.h.wg.Done()
+	defer c.drop()
 	defer func() {
 		if r := recover(); r != nil {
-			c.logPanic("read pump", r)
+			c.logPanic("reader", r)
 		}
-		c.closeWith(0, "")
 	}()
 	c.ws.SetReadLimit(maxMessageSize)
 	c.ws.SetReadDeadline(time.Now().Add(c.h.opt.PongWait))
@@ -169,51 +230,149 @@ func (c *Conn) readPump() {
 	}
 }
 
-// writePump sends the frames open returned, then queued frames and pings,
-// until the connection closes.
-func (c *Conn) writePump(frames []*websocket.PreparedMessage) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.logPanic("write pump", r)
-			c.closeForError(errPanic)
-		}
-	}()
+// drop ends a connection whose reader has finished: the peer answered the
+// close frame, went away, or was cut off after closeGrace. It leaves the
+// user only once the opening is over, so that a user loading for c is
+// never left half-made.
+func (c *Conn) drop() {
+	c.closeWith(0, "")
+	c.mu.Lock()
+	c.gone = true
+	c.pinger.Stop()
+	c.mu.Unlock()
+	c.ws.Close()
+	c.opening.Wait() // cancelled by closeWith, open returns soon
+	c.h.leave(c)
+	if c.onClose != nil {
+		c.onClose()
+	}
+}
+
+// pingTick marks a ping due and starts a writer to send it.
+func (c *Conn) pingTick() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone {
+		return
+	}
+	c.pingDue = true
+	c.pinger.Reset(c.h.opt.PingPeriod)
+	c.kick()
+}
+
+// kick starts a writer unless one is running. It never blocks. The caller
+// makes sure the connection is still counted in h.wg (its reader has not
+// finished, or the caller is itself counted there).
+func (c *Conn) kick() {
+	if c.writing.CompareAndSwap(false, true) {
+		c.h.wg.Add(1)
+		go c.write()
+	}
+}
+
+// openAndWrite opens the connection and writes what opening returned,
+// then goes on as its writer.
+func (c *Conn) openAndWrite() {
+	defer c.h.wg.Done()
+	defer c.recoverWriter()
+	ctx, cancel := context.WithCancel(c.h.ctx)
+	c.cancelOpen.Store(&cancel)
+	if c.closing() { // closed before cancelOpen was there to be called
+		cancel()
+	}
+	frames, err := c.open(ctx)
+	c.cancelOpen.Store(nil)
+	cancel()
+	c.opening.Done()
+	if err != nil {
+		c.closeForError(err)
+		c.finish()
+		return
+	}
 	for _, f := range frames {
-		if !c.write(f) {
+		if !c.writeFrame(f) {
+			c.finish()
 			return
 		}
 	}
-	ping := time.NewTicker(c.h.opt.PingPeriod)
-	defer ping.Stop()
+	c.writeQueued()
+}
+
+// write is a writer started by kick.
+func (c *Conn) write() {
+	defer c.h.wg.Done()
+	defer c.recoverWriter()
+	c.writeQueued()
+}
+
+// recoverWriter closes a connection whose writer panicked, so that one bad
+// connection cannot take the process down.
+func (c *Conn) recoverWriter() {
+	if r := recover(); r != nil {
+		c.logPanic("writer", r)
+		c.closeWith(closeInternal, "internal error")
+		c.finish()
+	}
+}
+
+// writeQueued writes queued frames and pings until there are none, then
+// lets the writer go; once the connection is closing, it sends the close
+// frame instead and keeps the writer's place for good.
+func (c *Conn) writeQueued() {
 	for {
-		// A decided close goes out before anything still queued.
-		select {
-		case <-c.done:
-			c.writeClose()
+		if c.closing() {
+			c.finish()
 			return
-		default:
 		}
-		select {
-		case <-c.done:
-			c.writeClose()
-			return
-		case f := <-c.send:
-			if !c.write(f) {
-				return
+		c.mu.Lock()
+		var f frame
+		ping := false
+		c.writingOne = false
+		switch {
+		case len(c.queue) > 0:
+			f = c.queue[0]
+			c.queue[0] = frame{}
+			c.queue = c.queue[1:]
+			if len(c.queue) == 0 {
+				c.queue = nil
 			}
-		case <-ping.C:
+			c.writingOne = true
+		case c.pingDue:
+			ping, c.pingDue = true, false
+		default:
+			c.writing.Store(false)
+			c.mu.Unlock()
+			// A close decided since the check above found the writer's
+			// place taken and left the close frame to this writer.
+			if c.closing() && c.writing.CompareAndSwap(false, true) {
+				continue
+			}
+			return
+		}
+		c.mu.Unlock()
+		if ping {
 			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(c.h.opt.WriteWait)); err != nil {
 				c.closeWith(0, "")
+				c.finish()
 				return
 			}
+		} else if !c.writeFrame(f) {
+			c.finish()
+			return
 		}
 	}
 }
 
-// write sends one frame; false means the connection is finished.
-func (c *Conn) write(f *websocket.PreparedMessage) bool {
+// writeFrame sends one frame; false means the connection is finished.
+func (c *Conn) writeFrame(f frame) bool {
 	c.ws.SetWriteDeadline(time.Now().Add(c.h.opt.WriteWait))
-	if err := c.ws.WritePreparedMessage(f); err != nil {
+	var err error
+	if f.shared != nil {
+		err = c.ws.WritePreparedMessage(f.shared)
+	} else {
+		err = c.ws.WriteMessage(websocket.TextMessage, f.own)
+	}
+	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			// Too slow to take even one frame within WriteWait.
@@ -221,11 +380,19 @@ func (c *Conn) write(f *websocket.PreparedMessage) bool {
 		} else {
 			c.closeWith(0, "")
 		}
-		c.writeClose()
 		return false
 	}
 	c.h.m.delivered.Inc()
 	return true
+}
+
+// finish is the last thing a writer does for a closing connection: it
+// sends the close frame decided by closeWith, if any, and drops the TCP
+// connection after closeGrace unless the peer has answered by then (the
+// reader then drops it at once).
+func (c *Conn) finish() {
+	c.writeClose()
+	time.AfterFunc(closeGrace, func() { c.ws.Close() })
 }
 
 // writeClose sends the close frame decided by closeWith, if any.

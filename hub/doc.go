@@ -28,16 +28,24 @@
 //
 // # Life of a connection
 //
-// Serve registers the connection (after Shutdown it is turned away with
-// 1001), starts its read pump and opens it: open joins the user (loading
-// it, or waiting for it and then for a Sync so that its topics are in
-// force), reads the replay (?after=) and the newest id, and goes live,
-// returning the replay, ready, and the events held meanwhile without
-// duplicates. From then on events go to the send queue. The write pump,
-// the only writer of data frames, writes them until the connection closes.
-// A close is decided once, by closeWith (4008, 4001, 1001, 1012, or none
-// when the peer is gone), and sent by the write pump; Serve then waits
-// briefly for the peer's answer, drops the socket, and leaves the user.
+// Start registers the connection (after Shutdown it is turned away with
+// 1001) and returns: the HTTP handler that called it ends, so an open
+// connection keeps no request, HTTP buffers or handler goroutine. The
+// connection's one lasting goroutine is its reader, which runs from the
+// start, so that a peer that goes away while the connection opens cancels
+// the opening. A first writer opens it: open joins the user (loading it,
+// or waiting for it and then for a Sync so that its topics are in force),
+// reads the replay (?after=) and the newest id, and goes live, returning
+// the replay, ready, and the events held meanwhile without duplicates; the
+// writer writes them. From then on events go to the connection's queue,
+// and a writer runs only while the queue, a due ping or the close frame
+// gives it something to write: an idle connection holds no writer, no
+// queue and no write buffer. At most one writer runs at a time, and only
+// it writes frames (the reader may answer a peer's close). A close is
+// decided once, by closeWith (4008, 4001, 1001, 1012, or none when the
+// peer is gone), and sent by the writer, which then gives the peer
+// closeGrace to answer before dropping the socket; when the reader ends,
+// the connection leaves the user and is gone.
 //
 // When the broker breaks (Interrupted), each live connection notes the
 // newest post it had. Once the subscriptions are back (Resubscribed), every
@@ -57,10 +65,10 @@
 // bookkeeping that decides them; it is held across Subscribe and
 // Unsubscribe, never across Sync. mu guards the users, topics and connections; it is never held while
 // calling the broker or the timeline, because Deliver, on the broker's
-// reader, takes it. Conn.mu guards one connection's replay and duplicate
-// state. Hub.resyncMu and the control queue's lock are taken alone.
-// closeWith takes no lock and never blocks, so it may be called under any
-// of them. Deliver, Interrupted and Resubscribed never wait, neither for a
+// reader, takes it. Conn.mu guards one connection's queue, replay and
+// duplicate state. Hub.resyncMu and the control queue's lock are taken
+// alone. closeWith takes no lock and never blocks (it starts a writer if
+// none runs), so it may be called under any of them. Deliver, Interrupted and Resubscribed never wait, neither for a
 // client nor for the broker: stars events go to the control queue, whose
 // goroutine makes the Redis round trips in order.
 package hub

@@ -115,6 +115,17 @@ func (b *fakeBroker) publishFrame(t store.Topic, payload []byte) {
 	}
 }
 
+// subscribed lists the topics subscribed now.
+func (b *fakeBroker) subscribed() []store.Topic {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ts []store.Topic
+	for t := range b.topics {
+		ts = append(ts, t)
+	}
+	return ts
+}
+
 // interrupt breaks the connection: what is published from now on is lost.
 func (b *fakeBroker) interrupt() {
 	b.mu.Lock()
@@ -179,6 +190,7 @@ type gateKey struct {
 type gate struct {
 	entered, released chan struct{}
 	answerHeld        bool
+	pastCancel        bool // waits for open even when the call's context ends
 }
 
 func (g *gate) open() { close(g.released) }
@@ -186,6 +198,10 @@ func (g *gate) open() { close(g.released) }
 // wait closes entered and returns once the gate is open or ctx ends.
 func (g *gate) wait(ctx context.Context) error {
 	close(g.entered)
+	if g.pastCancel {
+		<-g.released
+		return nil
+	}
 	select {
 	case <-g.released:
 		return nil
@@ -212,6 +228,14 @@ func (tl *fakeTimeline) hold(method string, uid int64) *gate {
 // once and wait at its gate before it answers.
 func (tl *fakeTimeline) holdAnswer(method string, uid int64) *gate {
 	return tl.setGate(method, uid, true)
+}
+
+// holdPastCancel is hold for a call that goes on when its context ends,
+// as a Redis reply already on its way does.
+func (tl *fakeTimeline) holdPastCancel(method string, uid int64) *gate {
+	g := tl.setGate(method, uid, false)
+	g.pastCancel = true
+	return g
 }
 
 func (tl *fakeTimeline) setGate(method string, uid int64, answerHeld bool) *gate {

@@ -39,7 +39,7 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		h.revoke(t.UID, d.TokenHash)
 		return
 	}
-	ev := event{msg: prepare(payload)}
+	ev := event{f: frame{shared: prepare(payload)}}
 	if f.Event == store.EventPost {
 		var p struct {
 			ID int64 `json:"id"`
@@ -53,8 +53,8 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	if tp == nil {
 		return
 	}
-	for u := range tp.users {
-		for c := range u.conns {
+	for u := range tp.users.all() {
+		for c := range u.conns.all() {
 			c.deliver(ev)
 		}
 	}
@@ -65,13 +65,11 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 func (c *Conn) deliver(ev event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	select {
-	case <-c.done:
+	if c.closing() {
 		return
-	default:
 	}
 	if !c.live {
-		if len(c.pending) >= cap(c.send) {
+		if len(c.pending) >= c.h.opt.SendQueue {
 			c.h.m.dropped.Inc()
 			c.closeWith(CloseTooSlow, "too slow")
 			return
@@ -82,9 +80,12 @@ func (c *Conn) deliver(ev event) {
 	c.pushLocked(ev)
 }
 
-// pushLocked puts ev on the send queue unless it is a post already sent.
-// The caller holds c.mu.
+// pushLocked puts ev on the send queue unless it is a post already sent,
+// and makes sure a writer runs. The caller holds c.mu.
 func (c *Conn) pushLocked(ev event) {
+	if c.closing() {
+		return
+	}
 	if ev.postID != 0 {
 		if !c.seen.add(ev.postID) {
 			c.h.m.duplicates.Inc()
@@ -92,12 +93,15 @@ func (c *Conn) pushLocked(ev event) {
 		}
 		c.high = max(c.high, ev.postID)
 	}
-	select {
-	case c.send <- ev.msg:
-	default:
+	// SendQueue frames may wait besides the one being written; when none
+	// is, the first waiting one is as good as handed to the writer.
+	if waiting := len(c.queue); waiting > c.h.opt.SendQueue || waiting == c.h.opt.SendQueue && c.writingOne {
 		c.h.m.dropped.Inc()
 		c.closeWith(CloseTooSlow, "too slow")
+		return
 	}
+	c.queue = append(c.queue, ev.f)
+	c.kick()
 }
 
 // seenWindow is how many recent post ids a connection remembers to drop
@@ -128,17 +132,17 @@ func (w *idWindow) add(id int64) bool {
 	return true
 }
 
-// encodeFrame builds a frame the hub writes itself (replays and ready).
-func encodeFrame(name string, data any) (*websocket.PreparedMessage, error) {
+// encodeFrame builds a frame of one connection's own (a replay or ready).
+func encodeFrame(name string, data any) (frame, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
-		return nil, err
+		return frame{}, err
 	}
 	b, err := json.Marshal(store.Frame{Event: name, Data: raw})
 	if err != nil {
-		return nil, err
+		return frame{}, err
 	}
-	return prepare(b), nil
+	return frame{own: b}, nil
 }
 
 // prepare wraps a frame so that its WebSocket framing is computed once,

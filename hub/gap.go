@@ -159,7 +159,7 @@ func (h *Hub) catchUpAfter(ctx context.Context, c *Conn, floor int64) {
 		if err != nil {
 			continue
 		}
-		evs = append(evs, event{postID: p.ID, msg: f})
+		evs = append(evs, event{postID: p.ID, f: f})
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

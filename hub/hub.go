@@ -141,13 +141,13 @@ func (h *Hub) leave(c *Conn) {
 	if u == nil {
 		return
 	}
-	delete(u.conns, c)
-	if len(u.conns) > 0 || h.users[u.id] != u {
+	u.conns.remove(c)
+	if u.conns.len() > 0 || h.users[u.id] != u {
 		return
 	}
 	delete(h.users, u.id)
 	topics := u.ownTopics()
-	for s := range u.stars {
+	for s := range u.stars.all() {
 		topics = append(topics, store.AuthorTopic(s))
 	}
 	h.removeListenerLocked(u, topics)

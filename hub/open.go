@@ -1,9 +1,8 @@
 package hub
 
 import (
+	"context"
 	"errors"
-
-	"github.com/gorilla/websocket"
 
 	"microblog/store"
 )
@@ -14,8 +13,9 @@ var errPanic = errors.New("hub: panic")
 // open is a connection's start-up: it joins the user's topics, reads the
 // replay, and returns the frames to send first: the replayed posts, ready,
 // and whatever arrived meanwhile. Subscribing before reading means nothing
-// falls between replay and live; what both bring is dropped by id.
-func (c *Conn) open() (frames []*websocket.PreparedMessage, err error) {
+// falls between replay and live; what both bring is dropped by id. ctx
+// ends when the connection starts closing.
+func (c *Conn) open(ctx context.Context) (frames []frame, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.logPanic("open", r)
@@ -24,16 +24,16 @@ func (c *Conn) open() (frames []*websocket.PreparedMessage, err error) {
 	}()
 	h := c.h
 	resubscribes := h.resubscribes.Load()
-	if err := h.join(c.ctx, c); err != nil {
+	if err := h.join(ctx, c); err != nil {
 		return nil, err
 	}
 	var replay []store.Post
 	if c.hasAfter {
-		if replay, err = h.tl.HomeSince(c.ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
+		if replay, err = h.tl.HomeSince(ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
 			return nil, err
 		}
 	}
-	last, err := h.tl.LastID(c.ctx, c.uid)
+	last, err := h.tl.LastID(ctx, c.uid)
 	if err != nil {
 		return nil, err
 	}
@@ -46,24 +46,25 @@ func (c *Conn) open() (frames []*websocket.PreparedMessage, err error) {
 		h.wg.Add(1)
 		go func() {
 			defer h.wg.Done()
-			h.catchUp(c.ctx, c)
+			ctx, cancel := context.WithTimeout(h.ctx, 2*h.opt.WriteWait)
+			defer cancel()
+			h.catchUp(ctx, c)
 		}()
 	}
 	return frames, nil
 }
 
-// closeForError closes c after open or the write pump failed, with the code
-// that tells the client what to do, and sends the close frame.
+// closeForError closes c after open failed, with the code that tells the
+// client what to do; the writer then sends it.
 func (c *Conn) closeForError(err error) {
 	switch {
 	case errors.Is(err, errPanic):
 		c.closeWith(closeInternal, "internal error")
-	case c.ctx.Err() != nil: // closing anyway, with the code already decided
+	case c.closing(): // with the code already decided
 	default:
 		c.h.log.Warn("live: start connection", "user", c.uid, "err", err)
 		c.closeWith(CloseResume, "live feed unavailable, reconnect later")
 	}
-	c.writeClose()
 }
 
 // readyData is the data of the ready event.
@@ -76,12 +77,12 @@ type readyData struct {
 }
 
 // goLive builds the frames that open returns, and makes c live: from
-// then on, events go to its send queue instead of pending. A post in both
+// then on, events go to its queue instead of pending. A post in both
 // the replay and pending is sent once.
-func (c *Conn) goLive(replay []store.Post, last int64) ([]*websocket.PreparedMessage, error) {
+func (c *Conn) goLive(replay []store.Post, last int64) ([]frame, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]*websocket.PreparedMessage, 0, len(replay)+1+len(c.pending))
+	out := make([]frame, 0, len(replay)+1+len(c.pending))
 	high := max(last, c.after)
 	for _, p := range replay {
 		high = max(high, p.ID)
@@ -108,7 +109,7 @@ func (c *Conn) goLive(replay []store.Post, last int64) ([]*websocket.PreparedMes
 			}
 			high = max(high, ev.postID)
 		}
-		out = append(out, ev.msg)
+		out = append(out, ev.f)
 	}
 	c.high, c.live, c.pending = high, true, nil
 	return out, nil

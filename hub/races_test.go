@@ -7,6 +7,7 @@ package hub_test
 
 import (
 	"testing"
+	"time"
 
 	"microblog/hub"
 )
@@ -58,4 +59,28 @@ func TestFollowWinsOverCatchUpSnapshot(t *testing.T) {
 	c.expect(wantPost(lost)) // the catch-up is done with fan
 	fromStar, own := th.post(star), th.post(fan)
 	c.expect(wantPost(fromStar), wantPost(own))
+}
+
+// TestPeerGoneWhileLoading: a client that goes away while its user is still
+// loading leaves nothing behind once the load is over, even when the read
+// of its stars answers after the connection was cancelled.
+func TestPeerGoneWhileLoading(t *testing.T) {
+	th := newTestHub(t, hub.Options{Linger: 10 * time.Millisecond})
+	const star, fan = 1, 2
+	th.tl.follow(fan, star)
+	g := th.tl.holdPastCancel("Stars", fan)
+	c := th.dial(t, fan, "")
+	<-g.entered
+	c.ws.Close()
+	time.Sleep(50 * time.Millisecond) // the hub sees the peer go
+	g.open()
+	// The load goes on with what it read, then the user leaves and its
+	// topics linger 10 ms: after that, nothing may be left subscribed.
+	time.Sleep(300 * time.Millisecond)
+	if ts := th.broker.subscribed(); len(ts) > 0 {
+		t.Fatalf("topics still subscribed for a user with no connection: %v", ts)
+	}
+	if n := th.Connections(); n != 0 {
+		t.Fatalf("%d connections, want 0", n)
+	}
 }

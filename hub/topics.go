@@ -9,7 +9,7 @@ import (
 
 // topic is one subscribed topic and the local users listening to it.
 type topic struct {
-	users  map[*user]struct{}
+	users  smallSet[*user]
 	linger *time.Timer // pending unsubscribe while no one listens
 }
 
@@ -25,7 +25,7 @@ func (h *Hub) changeTopics(ctx context.Context, u *user, decide func() (add, rem
 	for _, t := range add {
 		tp, ok := h.topics[t]
 		if !ok {
-			tp = &topic{users: make(map[*user]struct{})}
+			tp = &topic{}
 			h.topics[t] = tp
 			fresh = append(fresh, t)
 		}
@@ -33,7 +33,7 @@ func (h *Hub) changeTopics(ctx context.Context, u *user, decide func() (add, rem
 			tp.linger.Stop()
 			tp.linger = nil
 		}
-		tp.users[u] = struct{}{}
+		tp.users.add(u)
 	}
 	h.removeListenerLocked(u, remove)
 	h.m.topics.Set(float64(len(h.topics)))
@@ -49,8 +49,8 @@ func (h *Hub) removeListenerLocked(u *user, topics []store.Topic) {
 		if !ok {
 			continue
 		}
-		delete(tp.users, u)
-		if len(tp.users) == 0 && tp.linger == nil && !h.closed {
+		tp.users.remove(u)
+		if tp.users.len() == 0 && tp.linger == nil && !h.closed {
 			tp.linger = time.AfterFunc(h.opt.Linger, func() { h.expire(t, tp) })
 		}
 	}
@@ -61,7 +61,7 @@ func (h *Hub) expire(t store.Topic, tp *topic) {
 	h.subMu.Lock()
 	defer h.subMu.Unlock()
 	h.mu.Lock()
-	gone := h.topics[t] == tp && len(tp.users) == 0 && !h.closed
+	gone := h.topics[t] == tp && tp.users.len() == 0 && !h.closed
 	if gone {
 		delete(h.topics, t)
 		h.m.topics.Set(float64(len(h.topics)))

@@ -24,8 +24,8 @@ const (
 // share its topics: notify:<id>, author:<id> and author:<star> per star.
 type user struct {
 	id    int64
-	conns map[*Conn]struct{} // guarded by Hub.mu
-	stars starSet            // guarded by Hub.mu; the stars whose topics it listens to
+	conns smallSet[*Conn] // guarded by Hub.mu
+	stars starSet         // guarded by Hub.mu; the stars whose topics it listens to
 
 	// state is guarded by Hub.mu and leaves userLoading once, before loaded
 	// is closed; after loaded, state and err no longer change, so a
@@ -42,12 +42,7 @@ type user struct {
 }
 
 func newUser(id int64) *user {
-	return &user{
-		id:     id,
-		conns:  make(map[*Conn]struct{}),
-		stars:  make(starSet),
-		loaded: make(chan struct{}),
-	}
+	return &user{id: id, loaded: make(chan struct{})}
 }
 
 // ownTopics are the topics a user listens to whoever it follows.
@@ -55,31 +50,31 @@ func (u *user) ownTopics() []store.Topic {
 	return []store.Topic{store.NotifyTopic(u.id), store.AuthorTopic(u.id)}
 }
 
-// starSet is a set of user ids that a user follows.
-type starSet map[int64]struct{}
+// starSet is a set of the ids of users that a user follows (never 0).
+type starSet struct{ smallSet[int64] }
 
 func newStarSet(ids []int64) starSet {
-	s := make(starSet, len(ids))
+	var s starSet
 	for _, id := range ids {
-		s[id] = struct{}{}
+		s.add(id)
 	}
 	return s
 }
 
-func (s starSet) clone() starSet {
-	c := make(starSet, len(s)+1)
-	for id := range s {
-		c[id] = struct{}{}
+func (s *starSet) clone() starSet {
+	var c starSet
+	for id := range s.all() {
+		c.add(id)
 	}
 	return c
 }
 
 // set adds id when following and removes it otherwise.
-func (s starSet) set(id int64, following bool) {
+func (s *starSet) set(id int64, following bool) {
 	if following {
-		s[id] = struct{}{}
+		s.add(id)
 	} else {
-		delete(s, id)
+		s.remove(id)
 	}
 }
 
@@ -92,7 +87,7 @@ func (h *Hub) join(ctx context.Context, c *Conn) error {
 		u = newUser(c.uid)
 		h.users[c.uid] = u
 	}
-	u.conns[c] = struct{}{}
+	u.conns.add(c)
 	c.user = u
 	h.mu.Unlock()
 
@@ -208,14 +203,14 @@ func (h *Hub) sync(ctx context.Context) error {
 // diffStarsLocked makes want the user's stars and returns the topics to add
 // and remove. The caller holds mu.
 func (h *Hub) diffStarsLocked(u *user, want starSet) (add, remove []store.Topic) {
-	delete(want, u.id) // its own author topic is not a star's
-	for s := range want {
-		if _, ok := u.stars[s]; !ok {
+	want.remove(u.id) // its own author topic is not a star's
+	for s := range want.all() {
+		if !u.stars.has(s) {
 			add = append(add, store.AuthorTopic(s))
 		}
 	}
-	for s := range u.stars {
-		if _, ok := want[s]; !ok {
+	for s := range u.stars.all() {
+		if !want.has(s) {
 			remove = append(remove, store.AuthorTopic(s))
 		}
 	}
@@ -290,7 +285,7 @@ func (h *Hub) revoke(uid int64, tokenHash string) {
 	if u == nil {
 		return
 	}
-	for c := range u.conns {
+	for c := range u.conns.all() {
 		if c.tokenHash == tokenHash {
 			c.closeWith(CloseLoggedOut, "logged out")
 		}
@@ -301,8 +296,8 @@ func (h *Hub) revoke(uid int64, tokenHash string) {
 func (h *Hub) connsOf(u *user) []*Conn {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	conns := make([]*Conn, 0, len(u.conns))
-	for c := range u.conns {
+	conns := make([]*Conn, 0, u.conns.len())
+	for c := range u.conns.all() {
 		conns = append(conns, c)
 	}
 	return conns

@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/http"
-	"sync"
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
@@ -11,22 +10,14 @@ import (
 	"microblog/store"
 )
 
-// wsWriteBuffers is shared by every connection: a buffer is held only while
-// a frame is being written, which keeps idle connections small.
-var wsWriteBuffers sync.Pool
-
 // handleWS upgrades GET /ws to the live feed. The caller is authenticated
 // before the upgrade (the session cookie, ?token= or the Authorization
 // header), so a bad token is a plain 401, a browser page from a foreign
 // origin a 403, and a user or client address over its share of sockets a 429.
 func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps) echo.HandlerFunc {
-	up := websocket.Upgrader{
-		ReadBufferSize:  1024,
-		WriteBufferSize: 1024,
-		WriteBufferPool: &wsWriteBuffers,
-		// Checked below, before authenticating, to answer with the API's error body.
-		CheckOrigin: func(*http.Request) bool { return true },
-	}
+	up := hub.NewUpgrader()
+	// Checked below, before authenticating, to answer with the API's error body.
+	up.CheckOrigin = func(*http.Request) bool { return true }
 	return func(c echo.Context) error {
 		r := c.Request()
 		if !originAllowed(r, allowed) {
@@ -58,12 +49,14 @@ func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps)
 		if err != nil {
 			return err
 		}
-		defer release()
 		ws, err := up.Upgrade(c.Response(), r, nil)
 		if err != nil {
+			release()
 			return nil // the upgrader has answered the client
 		}
-		h.Serve(ws, cl) // until the connection ends
+		// The hub runs the connection from here, and this request ends: an
+		// open socket keeps no HTTP request, buffers or handler goroutine.
+		h.Start(ws, cl, release)
 		return nil
 	}
 }

@@ -1,13 +1,29 @@
 // Command loadtest measures the live feed end to end: it signs up authors
-// and fans on a running server, connects every fan's WebSocket, has the
-// authors post at a steady rate over HTTP, and reports how many events
-// arrived, how many were lost, the delay from the post request to receipt
-// (p50/p99/max), and the server's memory per connection.
+// and fans, connects every fan's WebSocket, has the authors post at a
+// steady rate over HTTP, and reports how many events arrived, how many
+// were lost, the delay from the post request to receipt, the CPU each
+// part took, and the server's memory per connection.
 //
-// Start the server with rate limits and connection caps off and fast password
-// hashing, e.g.
+// With -server it runs the whole bench on this machine, over loopback
+// only: it starts a throwaway redis-server and the given server build(s)
+// itself, measures delivery at -fans connections, then the memory of
+// idle connections as they grow (-idle), and writes results.json and SVG
+// charts into -out. Several builds, as label=path, are measured one after
+// the other against the same Redis and users, and drawn side by side:
 //
-//	redis-server --port 6390 --save '' --maxclients 20000 &
+//	go build -o bin/microblog ./server
+//	go run ./hub/loadtest -server bin/microblog -out bench-out   # make bench-live
+//	go run ./hub/loadtest -server before=/tmp/microblog-old,after=bin/microblog -rounds 4 -quiet 4m
+//
+// The machine may be shared: -rounds has the builds take turns at
+// delivery, -quiet waits for the rest of the machine to be nearly idle
+// before each turn, and every run reports how many cores other processes
+// took meanwhile.
+//
+// With -url it runs the delivery part against a server started by hand,
+// which must have its rate limits and connection caps off and fast
+// password hashing, e.g.
+//
 //	REDIS_URL=redis://127.0.0.1:6390/0 MICROBLOG_ADDR=127.0.0.1:8090 \
 //	  MICROBLOG_RATE_LIMITS=off MICROBLOG_WS_MAX_PER_IP=0 MICROBLOG_MAX_CONNS_PER_IP=0 \
 //	  MICROBLOG_BCRYPT_COST=4 MICROBLOG_LOG_LEVEL=warn go run ./server &
@@ -15,328 +31,453 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
-	"slices"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
-
-	"github.com/gorilla/websocket"
 )
 
 func main() {
+	if os.Getenv(workerEnv) != "" {
+		if err := workerMain(); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest worker:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var (
-		base     = flag.String("url", "http://127.0.0.1:8080", "server base URL")
-		fans     = flag.Int("fans", 1000, "WebSocket fans to connect")
+		base     = flag.String("url", "", "run against the server at this base URL, started by hand")
+		servers  = flag.String("server", "", "run the whole bench on server build(s): path, or label=path,label=path")
+		fans     = flag.Int("fans", 10000, "WebSocket fans connected while the authors post")
 		authors  = flag.Int("authors", 10, "authors posting; each fan follows one")
 		rate     = flag.Float64("rate", 20, "posts per second, all authors together")
 		duration = flag.Duration("duration", 20*time.Second, "how long the authors post")
-		setupPar = flag.Int("parallel", 64, "concurrent requests while setting up")
+		idle     = flag.String("idle", "1000,5000,10000,25000,50000", "with -server: idle connections at each step of the memory curve (empty: none)")
+		perProc  = flag.Int("per-process", 12500, "with -server: most idle connections per server process")
+		redisBin = flag.String("redis-server", "redis-server", "with -server: the redis-server to start")
+		out      = flag.String("out", "bench-out", "folder for results.json and the charts (empty: none)")
+		perf     = flag.Bool("perf", false, "with -server: record the server with perf(1) while the posts are delivered")
+		rounds   = flag.Int("rounds", 1, "with -server: delivery runs per build, the builds taking turns")
+		quiet    = flag.Duration("quiet", 0, "before each delivery run, wait up to this long for the rest of the machine to be nearly idle")
+		par      = flag.Int("parallel", 64, "concurrent requests and dials while setting up")
+		timeout  = flag.Duration("timeout", 20*time.Minute, "give up (and stop everything started) after this long")
+		redraw   = flag.String("redraw", "", "draw the charts of this results.json again into -out, and print its tables")
 	)
 	flag.Parse()
-	if err := raiseFileLimit(); err != nil {
-		fmt.Fprintln(os.Stderr, "loadtest: raise open-file limit:", err)
+	if *redraw != "" {
+		if err := redrawCharts(*redraw, *out); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
+		return
 	}
-	lt := &loadTest{base: strings.TrimRight(*base, "/"), client: &http.Client{
-		Timeout:   30 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: *setupPar * 2},
-	}}
-	if _, err := lt.run(*fans, *authors, *rate, *duration, *setupPar); err != nil {
+	time.AfterFunc(*timeout, func() {
+		fmt.Fprintf(os.Stderr, "loadtest: gave up after %s\n", *timeout)
+		os.Exit(2) // the processes it started die with it (Pdeathsig)
+	})
+	if limit, err := raiseFileLimit(); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest: raise open-file limit:", err)
+	} else if *fans+100 > int(limit) {
+		fmt.Fprintf(os.Stderr, "loadtest: %d fans need more than the open-file limit of %d\n", *fans, limit)
+		os.Exit(1)
+	}
+	steps, err := parseSteps(*idle)
+	if err == nil {
+		cfg := benchConfig{fans: *fans, authors: *authors, rate: *rate, duration: *duration,
+			idle: steps, perProc: *perProc, redisBin: *redisBin, out: *out, perf: *perf, par: *par,
+			rounds: max(1, *rounds), quiet: *quiet}
+		switch {
+		case *servers != "":
+			if cfg.builds, err = parseBuilds(*servers); err == nil {
+				err = bench(cfg)
+			}
+		case *base != "":
+			err = external(cfg, strings.TrimRight(*base, "/"))
+		default:
+			err = errors.New("say -server bin/microblog (start everything) or -url http://… (a running server)")
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-// raiseFileLimit lifts RLIMIT_NOFILE to its hard limit: every fan is a socket.
-func raiseFileLimit() error {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+type build struct{ label, path string }
+
+type benchConfig struct {
+	builds        []build
+	fans, authors int
+	rate          float64
+	duration      time.Duration
+	idle          []int
+	perProc       int
+	redisBin      string
+	out           string
+	perf          bool
+	par           int
+	rounds        int
+	quiet         time.Duration
+}
+
+// results is what results.json holds.
+type results struct {
+	Command  string           `json:"command"`
+	Started  time.Time        `json:"started"`
+	CPUs     int              `json:"cpus"`
+	LoadAvg  [2]string        `json:"loadavg_before_after"`
+	Delivery []deliveryResult `json:"delivery"`
+	Idle     []idleResult     `json:"idle"`
+}
+
+// bench starts Redis, signs up the users through a setup server, then
+// measures each build with fresh server processes.
+func bench(cfg benchConfig) error {
+	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{loadAvg()}}
+	fmt.Println("loadtest:", res.Command)
+	fmt.Printf("machine: %d CPUs, load average %s\n", res.CPUs, res.LoadAvg[0])
+	dir, err := os.MkdirTemp("", "microblog-bench-")
+	if err != nil {
 		return err
 	}
-	l.Cur = l.Max
-	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-}
+	defer os.RemoveAll(dir)
+	for i, b := range cfg.builds {
+		if cfg.builds[i].path, err = filepath.Abs(b.path); err != nil {
+			return err
+		}
+	}
+	redis, redisURL, err := startRedis(cfg.redisBin, dir)
+	if err != nil {
+		return err
+	}
+	defer redis.stop()
+	lt := newLoadTest(cfg.par)
+	sources := &sourceAddrs{}
+	maxIdle := 0
+	for _, n := range cfg.idle {
+		maxIdle = max(maxIdle, n)
+	}
 
-type loadTest struct {
-	base   string
-	client *http.Client
-	run0   string // makes user names unique per run
-
-	delivered, dups atomic.Int64
-	mu              sync.Mutex
-	delays          []time.Duration // guarded by mu
-}
-
-type account struct {
-	token string
-	name  string
-}
-
-// summary is what a run counted, for tests of the tool itself.
-type summary struct {
-	Expected, Delivered, Duplicates, FailedPosts int64
-}
-
-func (lt *loadTest) run(nFans, nAuthors int, rate float64, duration time.Duration, par int) (summary, error) {
-	lt.run0 = strconv.FormatInt(time.Now().Unix()%100000, 36)
-	fmt.Printf("loadtest: %s, %d fans, %d authors, %.0f posts/s for %s\n", lt.base, nFans, nAuthors, rate, duration)
-
+	// Users: authors, and fans for the larger of the two parts. Only the
+	// delivery part's fans follow the authors at first, so that each post
+	// is pushed to the timelines of those fans only.
+	setupBin := cfg.builds[len(cfg.builds)-1].path
+	setup, err := startServer("setup server", setupBin, redisURL, dir)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
-	authors, err := lt.signUp("a", nAuthors, par)
-	if err != nil {
-		return summary{}, err
+	authors, err := lt.signUp(setup.url, "a", cfg.authors)
+	var fans []account
+	if err == nil {
+		fans, err = lt.signUp(setup.url, "f", max(cfg.fans, maxIdle))
 	}
-	fans, err := lt.signUp("f", nFans, par)
-	if err != nil {
-		return summary{}, err
+	if err == nil {
+		err = lt.follow(setup.url, fans[:cfg.fans], 0, authors)
 	}
-	err = parallel(nFans, par, func(i int) error {
-		return lt.call("PUT", "/api/v1/users/"+authors[i%nAuthors].name+"/follow", fans[i].token, nil, nil)
-	})
+	setup.stop()
 	if err != nil {
-		return summary{}, err
+		return err
 	}
-	fmt.Printf("setup: %d users and follows in %s\n", nFans+nAuthors, time.Since(start).Round(time.Millisecond))
+	fmt.Printf("setup: %d users, %d follows in %s\n", len(fans)+len(authors), cfg.fans, time.Since(start).Round(time.Millisecond))
 
-	memBefore, err := lt.serverMemory()
-	if err != nil {
-		return summary{}, err
-	}
-	start = time.Now()
-	conns := make([]*websocket.Conn, nFans)
-	var readers sync.WaitGroup
-	dialer := &websocket.Dialer{ReadBufferSize: 1024, WriteBufferSize: 256, HandshakeTimeout: 30 * time.Second}
-	wsBase := "ws" + strings.TrimPrefix(lt.base, "http") + "/ws?token="
-	err = parallel(nFans, par, func(i int) error {
-		c, _, err := dialer.Dial(wsBase+fans[i].token, nil)
-		if err != nil {
-			return fmt.Errorf("connect fan %d: %w", i, err)
-		}
-		var f frame
-		if err := c.ReadJSON(&f); err != nil || f.Event != "ready" {
-			return fmt.Errorf("fan %d: no ready frame (%v)", i, err)
-		}
-		conns[i] = c
-		return nil
-	})
-	if err != nil {
-		return summary{}, err
-	}
-	fmt.Printf("connected: %d fans in %s\n", nFans, time.Since(start).Round(time.Millisecond))
-	for _, c := range conns {
-		readers.Add(1)
-		go func() {
-			defer readers.Done()
-			lt.read(c)
-		}()
-	}
-	time.Sleep(time.Second) // let the server settle before measuring it
-	memAfter, err := lt.serverMemory()
-	if err != nil {
-		return summary{}, err
-	}
-
-	// Post at a steady rate; each post's content carries its send time.
-	posts := int(rate * duration.Seconds())
-	perAuthor := make([]atomic.Int64, nAuthors) // posts that succeeded
-	interval := time.Duration(float64(time.Second) / rate)
-	tick := time.NewTicker(interval)
-	var posting sync.WaitGroup
-	var failed atomic.Int64
-	start = time.Now()
-	for i := range posts {
-		<-tick.C
-		a := i % nAuthors
-		posting.Add(1)
-		go func() {
-			defer posting.Done()
-			body := map[string]string{"content": "load " + strconv.FormatInt(time.Now().UnixNano(), 10)}
-			if err := lt.call("POST", "/api/v1/posts", authors[a].token, body, nil); err != nil {
-				failed.Add(1)
-				return
+	// The builds take turns, round after round, so that what else runs on
+	// the machine falls on each of them alike.
+	cfg.rounds = max(1, cfg.rounds)
+	for round := 1; round <= cfg.rounds; round++ {
+		for _, b := range cfg.builds {
+			fmt.Printf("delivery, %s, round %d of %d: %d fans, %d authors, %.0f posts/s for %s\n",
+				b.label, round, cfg.rounds, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
+			srv, err := startServer(b.label+" server", b.path, redisURL, dir)
+			if err != nil {
+				return err
 			}
-			perAuthor[a].Add(1)
-		}()
-	}
-	tick.Stop()
-	posting.Wait()
-	postTime := time.Since(start)
-
-	expected := int64(0)
-	for i := range nFans {
-		expected += perAuthor[i%nAuthors].Load()
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for lt.delivered.Load() < expected && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	for _, c := range conns {
-		c.Close()
-	}
-	readers.Wait()
-
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	slices.Sort(lt.delays)
-	pct := func(p float64) time.Duration {
-		if len(lt.delays) == 0 {
-			return 0
+			pr := probes{server: srv.cpu, redis: redis.cpu}
+			if cfg.perf && cfg.out != "" {
+				pr.posting = perfRecord(srv, filepath.Join(cfg.out, fmt.Sprintf("%s-%d-server.perf.data", b.label, round)))
+			}
+			time.Sleep(2 * time.Second) // see idleCurve
+			waitQuiet(cfg.quiet)
+			r, err := lt.deliver(srv.url, sources.next(), fans[:cfg.fans], authors, cfg.rate, cfg.duration, pr)
+			srv.stop()
+			if err != nil {
+				return err
+			}
+			r.Label, r.Round = b.label, round
+			printDelivery(r)
+			res.Delivery = append(res.Delivery, r)
 		}
-		return lt.delays[min(len(lt.delays)-1, int(p*float64(len(lt.delays))))]
 	}
-	delivered := lt.delivered.Load()
-	fmt.Printf("posted: %d posts in %s (%d failed)\n", posts, postTime.Round(time.Millisecond), failed.Load())
-	fmt.Printf("events: expected %d, delivered %d, lost %d, duplicates %d\n", expected, delivered, max(0, expected-delivered), lt.dups.Load())
-	fmt.Printf("delay from post request to receipt: p50 %s, p99 %s, max %s\n",
-		pct(0.50).Round(100*time.Microsecond), pct(0.99).Round(100*time.Microsecond), pct(1).Round(100*time.Microsecond))
-	fmt.Printf("server memory: resident %.1f MiB → %.1f MiB with the fans, %.1f KiB per connection (Go heap %.1f KiB per connection)\n",
-		memBefore.rss/(1<<20), memAfter.rss/(1<<20),
-		(memAfter.rss-memBefore.rss)/float64(nFans)/1024, (memAfter.heap-memBefore.heap)/float64(nFans)/1024)
-	return summary{Expected: expected, Delivered: delivered, Duplicates: lt.dups.Load(), FailedPosts: failed.Load()}, nil
+
+	if maxIdle > 0 {
+		// The idle fans follow the authors too, as fans do; nothing is
+		// posted while they are measured.
+		if maxIdle > cfg.fans {
+			setup, err := startServer("setup server", setupBin, redisURL, dir)
+			if err != nil {
+				return err
+			}
+			err = lt.follow(setup.url, fans[cfg.fans:maxIdle], cfg.fans, authors)
+			setup.stop()
+			if err != nil {
+				return err
+			}
+		}
+		for _, b := range cfg.builds {
+			fmt.Printf("idle connections, %s: %v, at most %d per server process\n", b.label, cfg.idle, cfg.perProc)
+			r, err := idleCurve(b.label, b.path, redisURL, dir, fans[:maxIdle], cfg.idle, cfg.perProc, sources, lt)
+			if err != nil {
+				return err
+			}
+			res.Idle = append(res.Idle, r)
+		}
+	}
+	res.LoadAvg[1] = loadAvg()
+	printTables(res)
+	return save(res, cfg)
 }
 
-type frame struct {
-	Event string          `json:"event"`
-	Data  json.RawMessage `json:"data"`
+// external measures delivery on a server started by hand.
+func external(cfg benchConfig, base string) error {
+	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{loadAvg()}}
+	fmt.Printf("loadtest: %s, %d fans, %d authors, %.0f posts/s for %s\n", base, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
+	lt := newLoadTest(cfg.par)
+	start := time.Now()
+	authors, err := lt.signUp(base, "a", cfg.authors)
+	var fans []account
+	if err == nil {
+		fans, err = lt.signUp(base, "f", cfg.fans)
+	}
+	if err == nil {
+		err = lt.follow(base, fans, 0, authors)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Printf("setup: %d users and follows in %s\n", cfg.fans+cfg.authors, time.Since(start).Round(time.Millisecond))
+	r, err := lt.deliver(base, "", fans, authors, cfg.rate, cfg.duration, probes{})
+	if err != nil {
+		return err
+	}
+	r.Label = "server"
+	printDelivery(r)
+	res.Delivery = append(res.Delivery, r)
+	res.LoadAvg[1] = loadAvg()
+	return save(res, cfg)
 }
 
-// read counts one fan's post events and records their delay.
-func (lt *loadTest) read(c *websocket.Conn) {
-	seen := make(map[int64]bool)
-	var delays []time.Duration
-	defer func() {
-		lt.mu.Lock()
-		lt.delays = append(lt.delays, delays...)
-		lt.mu.Unlock()
-	}()
+// waitQuiet waits, up to max, for a 3-second window in which the machine
+// is busy less than a fifth of its CPU time (the bench's own processes
+// being idle then), and says how it went.
+func waitQuiet(max time.Duration) {
+	if max <= 0 {
+		return
+	}
+	deadline := time.Now().Add(max)
 	for {
-		var f frame
-		if err := c.ReadJSON(&f); err != nil {
+		busy0, total0 := machineCPU()
+		time.Sleep(3 * time.Second)
+		busy1, total1 := machineCPU()
+		share := float64(busy1-busy0) / float64(max64(1, total1-total0))
+		if share < 0.2 {
+			fmt.Printf("  the machine is quiet: %.0f%% busy\n", 100*share)
 			return
 		}
-		now := time.Now()
-		if f.Event != "post" {
-			continue
+		if time.Now().After(deadline) {
+			fmt.Printf("  the machine is still %.0f%% busy with other work; measuring anyway\n", 100*share)
+			return
 		}
-		var p struct {
-			ID      int64
-			Content string
-		}
-		if json.Unmarshal(f.Data, &p) != nil {
-			continue
-		}
-		if seen[p.ID] {
-			lt.dups.Add(1)
-			continue
-		}
-		seen[p.ID] = true
-		if ns, err := strconv.ParseInt(strings.TrimPrefix(p.Content, "load "), 10, 64); err == nil {
-			delays = append(delays, now.Sub(time.Unix(0, ns)))
-		}
-		lt.delivered.Add(1)
 	}
 }
 
-func (lt *loadTest) signUp(prefix string, n, par int) ([]account, error) {
-	accts := make([]account, n)
-	err := parallel(n, par, func(i int) error {
-		name := fmt.Sprintf("%s%s_%d", prefix, lt.run0, i)
-		var out struct{ Token string }
-		if err := lt.call("POST", "/api/v1/users", "", map[string]string{"username": name, "password": "load-test-password"}, &out); err != nil {
-			return fmt.Errorf("sign up %s: %w", name, err)
+func max64(a, b time.Duration) time.Duration { return max(a, b) }
+
+// perfRecord returns a probes.posting that records the server's CPU
+// profile, with call graphs, into path while the posts are delivered.
+func perfRecord(srv *proc, path string) func() (done func()) {
+	return func() func() {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		cmd := exec.Command("perf", "record", "-F", "999", "-g", "-o", path, "-p", strconv.Itoa(srv.cmd.Process.Pid))
+		cmd.Stdout, cmd.Stderr = nil, nil
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest: perf:", err)
+			return func() {}
 		}
-		accts[i] = account{token: out.Token, name: name}
+		return func() {
+			cmd.Process.Signal(os.Interrupt)
+			cmd.Wait()
+			fmt.Printf("  perf profile of the server: perf report -i %s\n", path)
+		}
+	}
+}
+
+func printDelivery(r deliveryResult) {
+	fmt.Printf("  posted %d posts (%d failed); events expected %d, delivered %d, lost %d, duplicates %d\n",
+		r.Posts, r.FailedPosts, r.Expected, r.Delivered, max(0, r.Expected-r.Delivered), r.Duplicates)
+	fmt.Printf("  delay from post request to receipt: p50 %s, p90 %s, p99 %s, p99.9 %s, max %s; post request p50 %s, p99 %s\n",
+		fmtMS(pct(r.Delay, 50)), fmtMS(pct(r.Delay, 90)), fmtMS(pct(r.Delay, 99)), fmtMS(pct(r.Delay, 99.9)), fmtMS(pct(r.Delay, 100)),
+		fmtMS(pct(r.PostLatency, 50)), fmtMS(pct(r.PostLatency, 99)))
+	per := func(m float64) float64 { return m / float64(r.Fans) / 1024 }
+	fmt.Printf("  server memory: resident %.1f MiB → %.1f MiB with the fans, %.1f KiB per connection (Go heap %.1f KiB, stacks %.1f KiB)\n",
+		r.MemBefore.RSS/(1<<20), r.MemAfter.RSS/(1<<20), per(r.MemAfter.RSS-r.MemBefore.RSS),
+		per(r.MemAfter.Heap-r.MemBefore.Heap), per(r.MemAfter.Stack-r.MemBefore.Stack))
+	if r.Delivered > 0 {
+		k := float64(r.Delivered) / 1000
+		fmt.Printf("  CPU over %.1f s: server %.2f s (%.0f ms per 1,000 deliveries), Redis %.2f s, load tool %.2f s; the machine was busy %.2f of %.2f core-seconds (other processes ≈ %.2f)\n",
+			r.Wall, r.CPU.Server, 1000*r.CPU.Server/k, r.CPU.Redis, r.CPU.Tool, r.CPU.Machine, r.CPU.Cores,
+			max(0, r.CPU.Machine-r.CPU.Server-r.CPU.Redis-r.CPU.Tool))
+	}
+}
+
+// printTables prints the README's tables.
+func printTables(res results) {
+	fmt.Printf("\nload average %s before, %s after\n", res.LoadAvg[0], res.LoadAvg[1])
+	if len(res.Delivery) > 0 {
+		fmt.Println("\n| build | round | fans | deliveries/s | delivered | lost | delay p50 | p99 | max | server CPU per 1,000 deliveries | load tool's | other processes | resident per connection |")
+		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		for _, r := range res.Delivery {
+			k := max(1, float64(r.Delivered)/1000)
+			fmt.Printf("| %s | %d | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms | %.2f cores | %.1f KiB |\n", r.Label, r.Round, thousands(r.Fans),
+				thousands(int(float64(r.Expected)/r.Duration.Seconds())), thousands(int(r.Delivered)), max(0, r.Expected-r.Delivered),
+				fmtMS(pct(r.Delay, 50)), fmtMS(pct(r.Delay, 99)), fmtMS(pct(r.Delay, 100)),
+				1000*r.CPU.Server/k, 1000*r.CPU.Tool/k, r.otherCores(), (r.MemAfter.RSS-r.MemBefore.RSS)/float64(r.Fans)/1024)
+		}
+	}
+	if len(res.Idle) > 0 {
+		fmt.Println("\n| build | idle connections | server processes | resident per connection | Go heap | stacks |")
+		fmt.Println("|---|---:|---:|---:|---:|---:|")
+		for _, r := range res.Idle {
+			for _, s := range r.Steps {
+				fmt.Printf("| %s | %s | %d | %.1f KiB | %.1f KiB | %.1f KiB |\n", r.Label, thousands(s.Conns), s.Servers,
+					s.PerConn.RSS/1024, s.PerConn.Heap/1024, s.PerConn.Stack/1024)
+			}
+		}
+	}
+}
+
+// save writes results.json and the charts into cfg.out.
+func save(res results, cfg benchConfig) error {
+	if cfg.out == "" {
 		return nil
-	})
-	return accts, err
-}
-
-// call sends one API request and decodes the answer into out (if not nil).
-func (lt *loadTest) call(method, path, token string, body, out any) error {
-	var r io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		r = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, lt.base+path, r)
-	if err != nil {
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := lt.client.Do(req)
-	if err != nil {
+	b, _ := json.MarshalIndent(res, "", "  ")
+	if err := os.WriteFile(filepath.Join(cfg.out, "results.json"), b, 0o644); err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
+	written := []string{filepath.Join(cfg.out, "results.json")}
+	if len(res.Delivery) > 0 {
+		r := res.Delivery[0]
+		path := filepath.Join(cfg.out, "live-latency.svg")
+		title := fmt.Sprintf("Live delivery: %s connections, %s deliveries/s, %d CPUs shared", thousands(r.Fans),
+			thousands(int(float64(r.Fans)*r.Rate/float64(r.Authors))), res.CPUs)
+		if err := latencyChart(quietest(res.Delivery), title, path); err != nil {
+			return err
+		}
+		written = append(written, path)
 	}
-	if out != nil {
-		return json.Unmarshal(b, out)
+	if len(res.Idle) > 0 {
+		path := filepath.Join(cfg.out, "live-memory.svg")
+		if err := memoryChart(res.Idle, "Server memory per idle live connection", path); err != nil {
+			return err
+		}
+		written = append(written, path)
 	}
+	fmt.Println("\nwrote", strings.Join(written, ", "))
 	return nil
 }
 
-type memory struct{ rss, heap float64 }
-
-// serverMemory reads the server's resident and Go heap memory from /metrics.
-func (lt *loadTest) serverMemory() (memory, error) {
-	resp, err := lt.client.Get(lt.base + "/metrics")
+// redrawCharts draws the charts of a saved run again, and prints its tables.
+func redrawCharts(path, out string) error {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return memory{}, err
+		return err
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var m memory
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "process_resident_memory_bytes "); ok {
-			m.rss, _ = strconv.ParseFloat(v, 64)
-		}
-		if v, ok := strings.CutPrefix(line, "go_memstats_heap_inuse_bytes "); ok {
-			m.heap, _ = strconv.ParseFloat(v, 64)
-		}
+	var res results
+	if err := json.Unmarshal(b, &res); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return m, nil
+	fmt.Println("run:", res.Command)
+	printTables(res)
+	return save(res, benchConfig{out: out})
 }
 
-// parallel runs f(0..n-1) on par goroutines and returns the first error.
-func parallel(n, par int, f func(i int) error) error {
-	var (
-		next    atomic.Int64
-		errOnce sync.Once
-		first   error
-		wg      sync.WaitGroup
-	)
-	for range min(par, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				if err := f(i); err != nil {
-					errOnce.Do(func() { first = err })
-					next.Store(int64(n))
-					return
-				}
-			}
-		}()
+// quietest keeps, of each build's delivery runs, the one during which the
+// rest of the machine took the least CPU.
+func quietest(runs []deliveryResult) []deliveryResult {
+	var out []deliveryResult
+	at := map[string]int{}
+	for _, r := range runs {
+		i, ok := at[r.Label]
+		switch {
+		case !ok:
+			at[r.Label] = len(out)
+			out = append(out, r)
+		case r.otherCores() < out[i].otherCores():
+			out[i] = r
+		}
 	}
-	wg.Wait()
-	return first
+	return out
+}
+
+func parseSteps(s string) ([]int, error) {
+	var steps []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 || len(steps) > 0 && n <= steps[len(steps)-1] {
+			return nil, fmt.Errorf("-idle: %q is not a growing list of counts", s)
+		}
+		steps = append(steps, n)
+	}
+	return steps, nil
+}
+
+func parseBuilds(s string) ([]build, error) {
+	var bs []build
+	for _, f := range strings.Split(s, ",") {
+		label, path, ok := strings.Cut(f, "=")
+		if !ok {
+			label, path = filepath.Base(f), f
+		}
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("-server: %w", err)
+		}
+		bs = append(bs, build{label, path})
+	}
+	return bs, nil
+}
+
+func commandLine() string {
+	args := append([]string{"go run ./hub/loadtest"}, os.Args[1:]...)
+	return strings.Join(args, " ")
+}
+
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// thousands writes 20000 as 20,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -1,0 +1,451 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// loadTest talks to the server under test as its clients do: HTTP for
+// signing up, following and posting, WebSockets for the live feed.
+type loadTest struct {
+	client *http.Client
+	par    int    // concurrent requests and dials while setting up
+	run0   string // makes user names unique per run
+}
+
+func newLoadTest(par int) *loadTest {
+	return &loadTest{
+		par:  par,
+		run0: strconv.FormatInt(time.Now().Unix()%100000, 36),
+		client: &http.Client{
+			Timeout:   30 * time.Second,
+			Transport: &http.Transport{MaxIdleConnsPerHost: par * 2},
+		},
+	}
+}
+
+type account struct {
+	Token string `json:"token"`
+	Name  string `json:"name"`
+}
+
+// signUp creates n users named <prefix><run>_<i> on the server at base.
+func (lt *loadTest) signUp(base, prefix string, n int) ([]account, error) {
+	accts := make([]account, n)
+	err := parallel(n, lt.par, func(i int) error {
+		name := fmt.Sprintf("%s%s_%d", prefix, lt.run0, i)
+		var out struct{ Token string }
+		if err := lt.call(base, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": "load-test-password"}, &out); err != nil {
+			return fmt.Errorf("sign up %s: %w", name, err)
+		}
+		accts[i] = account{Token: out.Token, Name: name}
+		return nil
+	})
+	return accts, err
+}
+
+// follow has fans[i] follow authors[(first+i) % len(authors)]: each author
+// gets the same share of fans whichever slice of them is passed.
+func (lt *loadTest) follow(base string, fans []account, first int, authors []account) error {
+	return parallel(len(fans), lt.par, func(i int) error {
+		a := authors[(first+i)%len(authors)]
+		return lt.call(base, "PUT", "/api/v1/users/"+a.Name+"/follow", fans[i].Token, nil, nil)
+	})
+}
+
+// deliveryResult is what one delivery run measured.
+type deliveryResult struct {
+	Label    string        `json:"label"`
+	Round    int           `json:"round"`
+	Fans     int           `json:"fans"`
+	Authors  int           `json:"authors"`
+	Rate     float64       `json:"posts_per_second"`
+	Duration time.Duration `json:"duration_ns"`
+
+	Posts       int64 `json:"posts"`
+	FailedPosts int64 `json:"failed_posts"`
+	Expected    int64 `json:"expected"`
+	Delivered   int64 `json:"delivered"`
+	Duplicates  int64 `json:"duplicates"`
+
+	// Delay is the delay from the post request to receipt, in ms, at every
+	// 0.1% from the fastest (Delay[0]) to the slowest (Delay[1000]).
+	Delay []float64 `json:"delay_ms_permille"`
+	// PostLatency is the post requests' own latency in ms, same spacing.
+	PostLatency []float64 `json:"post_latency_ms_permille"`
+
+	ConnectTime time.Duration `json:"connect_ns"`
+	MemBefore   memory        `json:"memory_before"`
+	MemAfter    memory        `json:"memory_after"` // with every fan connected, before the posts
+
+	// CPU is the CPU seconds used while posting and delivering, Wall the
+	// time that took; the server's and Redis's are zero where unknown (a
+	// server started by someone else).
+	CPU  cpuShare `json:"cpu_seconds"`
+	Wall float64  `json:"wall_seconds"`
+}
+
+// otherCores is how many cores, on average, processes other than the
+// server, Redis and the tool took during the run: work the bench does not
+// control on a shared machine.
+func (r deliveryResult) otherCores() float64 {
+	if r.Wall == 0 {
+		return 0
+	}
+	return max(0, r.CPU.Machine-r.CPU.Server-r.CPU.Redis-r.CPU.Tool) / r.Wall
+}
+
+// cpuShare is the CPU seconds each part took while posting and delivering.
+type cpuShare struct {
+	Server  float64 `json:"server"`
+	Redis   float64 `json:"redis"`
+	Tool    float64 `json:"loadtest"`
+	Machine float64 `json:"machine_busy"`
+	Cores   float64 `json:"machine_total"`
+}
+
+// probes read the CPU time of the server and Redis, when the bench
+// started them; nil otherwise.
+type probes struct {
+	server, redis func() time.Duration
+	// posting, if set, is called as the posts start and returns what to
+	// call when they are delivered (the bench records a CPU profile).
+	posting func() (done func())
+}
+
+// deliver connects every fan to the server at base from the loopback
+// address source (empty: any), has the authors post rate posts per second
+// for duration, and measures what arrives. Each fan follows one author.
+func (lt *loadTest) deliver(base, source string, fans, authors []account, rate float64, duration time.Duration, pr probes) (deliveryResult, error) {
+	res := deliveryResult{Fans: len(fans), Authors: len(authors), Rate: rate, Duration: duration}
+	var err error
+	if res.MemBefore, err = settledMemory(lt.client, base); err != nil {
+		return res, err
+	}
+	start := time.Now()
+	conns, err := lt.connect(base, source, fans)
+	if err != nil {
+		return res, err
+	}
+	res.ConnectTime = time.Since(start)
+	fmt.Printf("  connected %d fans in %s\n", len(fans), res.ConnectTime.Round(time.Millisecond))
+	rec := &recorder{}
+	var readers sync.WaitGroup
+	for _, c := range conns {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			rec.read(c)
+		}()
+	}
+	if res.MemAfter, err = settledMemory(lt.client, base); err != nil {
+		return res, err
+	}
+
+	// Post at a steady rate; each post's content carries its send time.
+	posts := int(rate * duration.Seconds())
+	perAuthor := make([]atomic.Int64, len(authors)) // posts that succeeded
+	var (
+		posting sync.WaitGroup
+		failed  atomic.Int64
+		latMu   sync.Mutex
+		lat     []time.Duration
+	)
+	cpu0 := lt.cpuNow(pr)
+	busy0, total0 := machineCPU()
+	var profiled func()
+	if pr.posting != nil {
+		profiled = pr.posting()
+	}
+	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	start = time.Now()
+	for i := range posts {
+		<-tick.C
+		a := i % len(authors)
+		posting.Add(1)
+		go func() {
+			defer posting.Done()
+			t0 := time.Now()
+			body := map[string]string{"content": "load " + strconv.FormatInt(t0.UnixNano(), 10)}
+			if err := lt.call(base, "POST", "/api/v1/posts", authors[a].Token, body, nil); err != nil {
+				failed.Add(1)
+				return
+			}
+			d := time.Since(t0)
+			latMu.Lock()
+			lat = append(lat, d)
+			latMu.Unlock()
+			perAuthor[a].Add(1)
+		}()
+	}
+	tick.Stop()
+	posting.Wait()
+
+	for i := range fans {
+		res.Expected += perAuthor[i%len(authors)].Load()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for rec.delivered.Load() < res.Expected && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	res.Wall = time.Since(start).Seconds()
+	if profiled != nil {
+		profiled()
+	}
+	cpu1 := lt.cpuNow(pr)
+	busy1, total1 := machineCPU()
+	res.CPU = cpuShare{
+		Server: (cpu1.server - cpu0.server).Seconds(), Redis: (cpu1.redis - cpu0.redis).Seconds(),
+		Tool: (cpu1.tool - cpu0.tool).Seconds(), Machine: (busy1 - busy0).Seconds(), Cores: (total1 - total0).Seconds(),
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	readers.Wait()
+
+	res.Posts, res.FailedPosts = int64(posts), failed.Load()
+	res.Delivered, res.Duplicates = rec.delivered.Load(), rec.dups.Load()
+	res.Delay = permille(rec.delays)
+	res.PostLatency = permille(lat)
+	return res, nil
+}
+
+type cpuTimes struct{ server, redis, tool time.Duration }
+
+func (lt *loadTest) cpuNow(pr probes) cpuTimes {
+	t := cpuTimes{tool: procCPU("self")}
+	if pr.server != nil {
+		t.server = pr.server()
+	}
+	if pr.redis != nil {
+		t.redis = pr.redis()
+	}
+	return t
+}
+
+// connect opens every fan's live feed and reads its ready frame.
+func (lt *loadTest) connect(base, source string, fans []account) ([]*websocket.Conn, error) {
+	conns := make([]*websocket.Conn, len(fans))
+	d := dialer(source)
+	wsBase := "ws" + strings.TrimPrefix(base, "http") + "/ws?token="
+	err := parallel(len(fans), lt.par, func(i int) error {
+		c, _, err := d.Dial(wsBase+fans[i].Token, nil)
+		if err != nil {
+			return fmt.Errorf("connect fan %d: %w", i, err)
+		}
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		if _, b, err := c.ReadMessage(); err != nil || !bytes.HasPrefix(b, []byte(`{"event":"ready"`)) {
+			c.Close()
+			return fmt.Errorf("fan %d: no ready frame (%v)", i, err)
+		}
+		c.SetReadDeadline(time.Time{})
+		conns[i] = c
+		return nil
+	})
+	if err != nil {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+		return nil, err
+	}
+	return conns, nil
+}
+
+// dialer dials WebSockets from the loopback address source, so that the
+// connections of several sources use separate sets of ephemeral ports.
+func dialer(source string) *websocket.Dialer {
+	nd := &net.Dialer{Timeout: 30 * time.Second}
+	if source != "" {
+		nd.LocalAddr = &net.TCPAddr{IP: net.ParseIP(source)}
+	}
+	return &websocket.Dialer{
+		NetDialContext:   nd.DialContext,
+		ReadBufferSize:   1024,
+		WriteBufferSize:  256,
+		HandshakeTimeout: 30 * time.Second,
+	}
+}
+
+// recorder counts the post frames the fans get and their delays.
+type recorder struct {
+	delivered, dups atomic.Int64
+	mu              sync.Mutex
+	delays          []time.Duration // guarded by mu
+}
+
+// read counts one fan's post events and records their delay, until the
+// connection ends. It reads each frame into one reused buffer and decodes
+// only what it needs, so that the tool takes as little of the machine as
+// it can from the server it measures.
+func (r *recorder) read(c *websocket.Conn) {
+	seen := make(map[int64]bool)
+	var delays []time.Duration
+	defer func() {
+		r.mu.Lock()
+		r.delays = append(r.delays, delays...)
+		r.mu.Unlock()
+	}()
+	var buf bytes.Buffer
+	for {
+		_, rd, err := c.NextReader()
+		if err != nil {
+			return
+		}
+		buf.Reset()
+		if _, err := buf.ReadFrom(rd); err != nil {
+			return
+		}
+		now := time.Now()
+		id, sent, ok := parsePost(buf.Bytes())
+		if !ok {
+			continue
+		}
+		if seen[id] {
+			r.dups.Add(1)
+			continue
+		}
+		seen[id] = true
+		if !sent.IsZero() {
+			delays = append(delays, now.Sub(sent))
+		}
+		r.delivered.Add(1)
+	}
+}
+
+// parsePost reads a post frame's id and, for the tool's own posts, when
+// it was sent. The id is the data's first field, as the server writes
+// posts; anything else goes through encoding/json.
+func parsePost(b []byte) (id int64, sent time.Time, ok bool) {
+	const prefix, load = `{"event":"post","data":{"id":`, `"content":"load `
+	if !bytes.HasPrefix(b, []byte(`{"event":"post"`)) {
+		return 0, time.Time{}, false
+	}
+	if rest, found := bytes.CutPrefix(b, []byte(prefix)); found {
+		if id, ok = leadingInt(rest); ok {
+			if i := bytes.Index(rest, []byte(load)); i >= 0 {
+				if ns, ok := leadingInt(rest[i+len(load):]); ok {
+					return id, time.Unix(0, ns), true
+				}
+			}
+			return id, time.Time{}, true
+		}
+	}
+	var f struct {
+		Data struct {
+			ID      int64
+			Content string
+		}
+	}
+	if json.Unmarshal(b, &f) != nil {
+		return 0, time.Time{}, false
+	}
+	if ns, err := strconv.ParseInt(strings.TrimPrefix(f.Data.Content, "load "), 10, 64); err == nil {
+		sent = time.Unix(0, ns)
+	}
+	return f.Data.ID, sent, true
+}
+
+// leadingInt parses the decimal digits b starts with.
+func leadingInt(b []byte) (int64, bool) {
+	var n int64
+	i := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	return n, i > 0
+}
+
+// permille returns the values at every 0.1% of ds, in ms.
+func permille(ds []time.Duration) []float64 {
+	if len(ds) == 0 {
+		return nil
+	}
+	slices.Sort(ds)
+	out := make([]float64, 1001)
+	for i := range out {
+		out[i] = float64(ds[min(len(ds)-1, i*len(ds)/1000)]) / float64(time.Millisecond)
+	}
+	out[1000] = float64(ds[len(ds)-1]) / float64(time.Millisecond)
+	return out
+}
+
+// pct is the p-th percentile (0–100) of a permille slice.
+func pct(pm []float64, p float64) float64 {
+	if len(pm) == 0 {
+		return 0
+	}
+	return pm[min(1000, int(p*10+0.5))]
+}
+
+// call sends one API request and decodes the answer into out (if not nil).
+func (lt *loadTest) call(base, method, path, token string, body, out any) error {
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, base+path, r)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := lt.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+// parallel runs f(0..n-1) on par goroutines and returns the first error.
+func parallel(n, par int, f func(i int) error) error {
+	var (
+		next    atomic.Int64
+		errOnce sync.Once
+		first   error
+		wg      sync.WaitGroup
+	)
+	for range min(par, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := f(i); err != nil {
+					errOnce.Do(func() { first = err })
+					next.Store(int64(n))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
