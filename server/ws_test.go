@@ -299,7 +299,7 @@ func TestWSCrossProcess(t *testing.T) {
 // TestWSSlowClient: a client that never reads is closed with 4008 while a
 // healthy one keeps receiving everything.
 func TestWSSlowClient(t *testing.T) {
-	ts := newTestServer(t, "MICROBLOG_WS_QUEUE=4")
+	ts := newTestServer(t, "MICROBLOG_WS_QUEUE=16") // small, with room for a healthy reader on a busy machine
 	starTok, _ := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
 	slowTok, _ := ts.register(t, "slow")
