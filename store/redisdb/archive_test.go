@@ -326,3 +326,29 @@ func TestArchiveDownOnlyDelays(t *testing.T) {
 		t.Fatalf("%d hashes still in Redis once archived, want 10", hot)
 	}
 }
+
+// TestArchiveRepostOnce: a repost that has left Redis for the archive still
+// counts as the user's one repost of the original; once deleted (its hash a
+// tombstone until the archive has the delete) the user may repost again.
+func TestArchiveRepostOnce(t *testing.T) {
+	s := newArchivedStore(t, archivetest.SQLite(t), Options{HotWindow: 10})
+	author, reposter := s.user("author"), s.user("reposter")
+	orig := s.post(store.NewPost{Author: author, Content: "worth sharing"})
+	r := s.post(store.NewPost{Author: reposter, RepostOf: orig.ID})
+	for i := range 15 {
+		s.post(store.NewPost{Author: reposter, Content: fmt.Sprint("later ", i)})
+	}
+	s.archived()
+	if s.hotHashes([]int64{r.ID}) != 0 {
+		t.Fatal("the repost did not leave Redis: the test proves nothing")
+	}
+	if _, err := s.Create(s.ctx, store.NewPost{Author: reposter, RepostOf: orig.ID}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second repost while the archived first stands: %v, want already reposted", err)
+	}
+	if err := s.Delete(s.ctx, reposter, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(s.ctx, store.NewPost{Author: reposter, RepostOf: orig.ID}); err != nil {
+		t.Fatalf("a repost after the first was deleted: %v", err)
+	}
+}

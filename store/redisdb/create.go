@@ -134,12 +134,14 @@ func (s *Store) repostedBefore(ctx context.Context, d *draft) error {
 	if err != nil {
 		return s.wrap("create post: reposts", err)
 	}
+	// The earlier repost stands while it can be read: a tombstone is gone,
+	// a repost that left Redis for the archive is not.
 	mid := int64(before)
-	n, err := s.rdb.Exists(ctx, s.keys.message(mid)).Result()
+	ms, err := s.loadMessages(ctx, []int64{mid}, 0)
 	if err != nil {
-		return s.wrap("create post: reposts", err)
+		return err
 	}
-	if n > 0 {
+	if ms[0] != nil {
 		return store.ErrReposted
 	}
 	d.staleRepost = id(mid) // deleted half way, or never finished
