@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -350,5 +352,33 @@ func TestArchiveRepostOnce(t *testing.T) {
 	}
 	if _, err := s.Create(s.ctx, store.NewPost{Author: reposter, RepostOf: orig.ID}); err != nil {
 		t.Fatalf("a repost after the first was deleted: %v", err)
+	}
+}
+
+// TestArchiveUndoneWriteLeavesNoRow: of eight reposts sent at once by one
+// user, seven are refused after their index (and archive entry) was
+// written; the archive ends with the original and the one repost only.
+func TestArchiveUndoneWriteLeavesNoRow(t *testing.T) {
+	s := newArchivedStore(t, archivetest.SQLite(t), Options{HotWindow: 10})
+	author, reposter := s.user("author"), s.user("reposter")
+	orig := s.post(store.NewPost{Author: author, Content: "worth sharing"})
+	var wg sync.WaitGroup
+	var made atomic.Int32
+	for range 8 {
+		wg.Go(func() {
+			if _, err := s.Create(s.ctx, store.NewPost{Author: reposter, RepostOf: orig.ID}); err == nil {
+				made.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	s.archived()
+	n, _, err := s.opt.Archive.(*archive.DB).Count(s.ctx)
+	if err != nil || made.Load() != 1 || n != 2 {
+		t.Fatalf("%d reposts made; the archive holds %d messages (%v), want 1 and 2", made.Load(), n, err)
+	}
+	public := s.pageAll(func(q store.PageQuery) (store.Page[store.Post], error) { return s.PublicTimeline(s.ctx, q) })
+	if len(public) != 2 {
+		t.Fatalf("public timeline %v, want the original and one repost", public)
 	}
 }

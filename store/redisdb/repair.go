@@ -329,7 +329,8 @@ func (s *Store) repaired(kind string) { s.opt.Metrics.repairs.WithLabelValues(ki
 const undoTimeout = 5 * time.Second
 
 // unwrite takes out again, entirely, a message that was never answered for:
-// its own keys, whatever index entries and counts it got, its claim on its
+// its own keys, whatever index entries and counts it got, its row in the
+// archive, its claim on its
 // Idempotency-Key (so that a retry makes it anew); live readers that were
 // shown it are told it is gone, and its images are free for another post.
 // What Redis refuses here the checker mends.
@@ -340,7 +341,12 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 	mid, author := d.post.ID, d.np.Author
 	var tagged []*redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.Del(ctx, s.keys.message(mid), s.keys.publicTime(mid), s.keys.author(mid))
+		// As Delete does: with the archive on, the hash becomes a tombstone
+		// and the archive is told, for its index pipeline may have queued
+		// the message for the archive already.
+		deleteMessage.Eval(ctx, pl, []string{s.keys.message(mid)}, flag(s.opt.Archive != nil), "1")
+		pl.Del(ctx, s.keys.publicTime(mid), s.keys.author(mid))
+		s.queueArchive(ctx, pl, archiveDelete, archived(&d.post))
 		pl.Del(ctx, s.keys.comments(mid))
 		pl.Del(ctx, s.keys.likes(mid))
 		if d.parent != nil {
