@@ -74,6 +74,13 @@ func jsonOr[T any](v []T, empty string) string {
 	return string(b)
 }
 
+// archived is the message of hash h as the archive keeps it.
+func (h *messageHash) archived(mid int64) store.Archived {
+	return store.Archived{ID: mid, Kind: h.Kind, Author: h.Author, Username: h.Username, Content: h.Content,
+		Created: h.Time, RepostOf: parseID(h.RepostOf), Parent: parseID(h.Parent),
+		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media}
+}
+
 // archivedPost is an archived message as readers see it; repost_of holds
 // only the original's id, as with a hash.
 func archivedPost(a store.Archived) *store.Post {

@@ -382,3 +382,19 @@ func TestArchiveUndoneWriteLeavesNoRow(t *testing.T) {
 		t.Fatalf("public timeline %v, want the original and one repost", public)
 	}
 }
+
+// TestArchiveRepairedMessage: a message the checker indexes after its
+// request stopped half way reaches the archive too.
+func TestArchiveRepairedMessage(t *testing.T) {
+	s := newArchivedStore(t, archivetest.SQLite(t), Options{})
+	u := s.user("writer")
+	half := s.halfWrite(store.NewPost{Author: u, Content: "half written"})
+	if n := s.repair(); n != 1 {
+		t.Fatalf("%d repairs, want 1", n)
+	}
+	s.archived()
+	rows, err := s.opt.Archive.Messages(s.ctx, []int64{half})
+	if err != nil || rows[half].Content != "half written" {
+		t.Fatalf("the repaired message in the archive: %+v, %v", rows[half], err)
+	}
+}

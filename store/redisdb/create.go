@@ -51,6 +51,8 @@ type draft struct {
 	// reposted tells, once indexed, whether the repost was recorded.
 	staleRepost string
 	reposted    *redis.Cmd
+	// row is the message as the archive will keep it, made from its hash.
+	row store.Archived
 }
 
 // Create writes a post, repost or comment in named steps: check it, resolve
@@ -350,6 +352,7 @@ func (s *Store) writeMessage(ctx context.Context, d *draft) error {
 	mentions, _ := json.Marshal(d.mentions)
 	tags, _ := json.Marshal(d.tags)
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
+	d.row = h.archived(p.ID)
 	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 		t.HSet(ctx, s.keys.message(p.ID), h)
 		if d.idemKey != "" { // for the checker, should the request stop half way
@@ -378,7 +381,7 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 		if d.parent != nil {
 			pl.ZAdd(ctx, s.keys.comments(d.parent.ID), z)
 			countSync.Eval(ctx, pl, []string{s.keys.message(d.parent.ID), s.keys.comments(d.parent.ID)}, fieldComments)
-			s.queueArchive(ctx, pl, archivePut, archived(&d.post))
+			s.queueArchive(ctx, pl, archivePut, d.row)
 			s.queueFinish(ctx, pl, d)
 			return nil
 		}
@@ -399,7 +402,7 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 		} else {
 			s.queueJob(ctx, pl, opPush, author, mid)
 		}
-		s.queueArchive(ctx, pl, archivePut, archived(&d.post))
+		s.queueArchive(ctx, pl, archivePut, d.row)
 		s.queueFinish(ctx, pl, d)
 		return nil
 	})

@@ -270,7 +270,7 @@ func (s *Store) finish(ctx context.Context, mid int64, idem string) (string, err
 	no := false
 	p.Liked = &no
 	d := &draft{np: store.NewPost{Author: p.Author.ID, Content: p.Content}, post: p,
-		mentions: p.Mentions, tags: p.Tags, media: p.Media}
+		mentions: p.Mentions, tags: p.Tags, media: p.Media, row: archived(&p)}
 	if p.RepostOf != nil {
 		d.np.RepostOf = p.RepostOf.ID
 		if !p.RepostOf.Deleted {
