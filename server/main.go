@@ -53,6 +53,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	logger := slog.New(newLogHandler(stderr, cfg))
+	if err := servePprof(ctx, getenv("MICROBLOG_PPROF_ADDR"), logger); err != nil {
+		return fmt.Errorf("invalid MICROBLOG_PPROF_ADDR: %w", err)
+	}
 
 	// Each run has its own metrics registry, so that tests may run several servers in one process.
 	reg := prometheus.NewRegistry()
