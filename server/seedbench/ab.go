@@ -52,6 +52,16 @@ type abResult struct {
 	Percentiles []float64 `json:"percentiles_ms,omitempty"` // 0 to 100%, from -e
 }
 
+// sustained is requests/s counting the wait for the fan-out and archive
+// queues to empty after ab ended (settle seconds): the rate the server
+// keeps up with, background work and all.
+func (r abResult) sustained(settle float64) float64 {
+	if r.Seconds+settle <= 0 {
+		return 0
+	}
+	return float64(r.Complete) / (r.Seconds + settle)
+}
+
 // p is the latency at percentile pct (0 to 100), in ms.
 func (r abResult) p(pct int) float64 {
 	if pct < 0 || pct >= len(r.Percentiles) {

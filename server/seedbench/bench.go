@@ -61,6 +61,15 @@ type sweepPoint struct {
 	Cost   costs   `json:"cost"`
 }
 
+// sustained is PerSec counting the wait for the queues to empty.
+func (s sweepPoint) sustained() float64 {
+	if s.PerSec <= 0 {
+		return 0
+	}
+	n := float64(s.Cost.Requests)
+	return n / (n/s.PerSec + s.Cost.Settle)
+}
+
 // target is what to start: the bare handler, or a build with or without
 // the SQLite archive.
 type target struct {
@@ -270,7 +279,7 @@ func printRun(w io.Writer, what string, m measured) {
 		m.AB.Complete, what, m.AB.Seconds, m.AB.PerSec, m.AB.p(50), m.AB.p(99),
 		c.RedisCommands, c.RedisReads, fmtTrips(c.RoundTrips), c.ServerCPUus, c.RedisCPUus)
 	if c.Settle > 0 {
-		fmt.Fprintf(w, "; the queues emptied %.1f s after ab ended", c.Settle)
+		fmt.Fprintf(w, "; the queues emptied %.1f s after ab ended: %.0f/s with the fan-out done", c.Settle, m.AB.sustained(c.Settle))
 	}
 	fmt.Fprintln(w)
 }

@@ -126,12 +126,15 @@ func throughputChart(res results, path string) error {
 		}
 		xmin, xmax, ymin, ymax := math.Inf(1), 0.0, ref, ref
 		for i, t := range res.Targets {
-			var pts plotter.XYs
+			var pts, done plotter.XYs
+			background := false
 			for _, s := range t.Sweep {
 				if s.What == what {
 					pts = append(pts, plotter.XY{X: float64(s.C), Y: s.PerSec})
+					done = append(done, plotter.XY{X: float64(s.C), Y: s.sustained()})
+					background = background || s.Cost.Settle > 0
 					xmin, xmax = min(xmin, float64(s.C)), max(xmax, float64(s.C))
-					ymin, ymax = min(ymin, s.PerSec), max(ymax, s.PerSec)
+					ymin, ymax = min(ymin, s.PerSec, s.sustained()), max(ymax, s.PerSec)
 				}
 			}
 			if len(pts) == 0 {
@@ -146,6 +149,19 @@ func throughputChart(res results, path string) error {
 			sc.Shape = draw.CircleGlyph{}
 			p.Add(l, sc)
 			p.Legend.Add(t.Label, l, sc)
+			if background {
+				// The same requests, counting the time the fan-out took
+				// to finish after ab did.
+				l, sc, err := plotter.NewLinePoints(done)
+				if err != nil {
+					return err
+				}
+				l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
+				l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+				sc.Shape = draw.RingGlyph{}
+				p.Add(l, sc)
+				p.Legend.Add(t.Label+", with the fan-out done", l, sc)
+			}
 		}
 		if len(ticks) == 0 {
 			return nil

@@ -82,7 +82,7 @@ func (p *probe) metrics() (string, error) {
 // bare one) has nothing in the background.
 func (p *probe) settle(limit time.Duration) (time.Duration, error) {
 	start := time.Now()
-	for {
+	for first := true; ; first = false {
 		text, err := p.metrics()
 		if err != nil {
 			return 0, err
@@ -92,13 +92,16 @@ func (p *probe) settle(limit time.Duration) (time.Duration, error) {
 			v, _ := metricValue(text, name, nil)
 			pending += v
 		}
+		if pending == 0 && first {
+			return 0, nil // nothing was left to wait for
+		}
 		if pending == 0 {
 			return time.Since(start), nil
 		}
 		if time.Since(start) > limit {
 			return 0, fmt.Errorf("%s: %.0f jobs still queued after %s", p.server.Name, pending, limit)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(25 * time.Millisecond)
 	}
 }
 
