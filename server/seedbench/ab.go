@@ -56,8 +56,8 @@ type abResult struct {
 // queues to empty after ab ended (settle seconds): the rate the server
 // keeps up with, background work and all.
 func (r abResult) sustained(settle float64) float64 {
-	if r.Seconds+settle <= 0 {
-		return 0
+	if settle <= 0 || r.Seconds+settle <= 0 {
+		return r.PerSec // ab's own figure, unrounded
 	}
 	return float64(r.Complete) / (r.Seconds + settle)
 }
