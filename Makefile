@@ -13,7 +13,7 @@ REDIS_PORT  ?= 6379
 REDIS_FSYNC ?= everysec
 GO          ?= go
 
-.PHONY: run test build bench bench-timelines bench-scale bench-archive bench-live vet deps-run deps-test
+.PHONY: run test build bench bench-timelines bench-scale bench-archive bench-live vet deps-run deps-test deps-bench
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -49,14 +49,23 @@ test: deps-test
 	@echo "--- the store and server suites again, on a Redis Cluster of 3 masters"
 	MICROBLOG_TEST_REDIS=cluster $(GO) test -race -count=1 -timeout 10m -skip TestBrowser ./store/redisdb ./server
 
-# bench runs the store's micro-benchmarks; bench-timelines the push/pull
-# comparison of the hybrid timelines (authors of 10 to 1,000,000 fans, a few
-# minutes; TIMELINE_BENCH_MAX_FANS=10000 for a quick look); bench-archive
-# Redis memory with the hot window and the SQL archive on and off, 1,000 users
-# writing 1,000,000 posts (10-20 minutes; ARCHIVE_BENCH_POSTS=50000 for a
-# quick look), and draws it into bench-out/.
-bench:
+# bench runs the store's micro-benchmarks, then the seeds' own benchmark
+# (server/seedbench): seed 002's `ab -c 50 -n 20000` of posts, home timeline
+# reads and a concurrency sweep against a bare Echo + go-redis handler, this
+# build, and this build with the SQLite archive, each on its own fresh
+# redis-server; it prints Markdown tables and writes results.json and SVG
+# charts into bench-out/seed/ (a few minutes; SEED_BENCH_ARGS=-quick for a
+# quick look).
+#
+# bench-timelines runs the push/pull comparison of the hybrid timelines
+# (authors of 10 to 1,000,000 fans, a few minutes;
+# TIMELINE_BENCH_MAX_FANS=10000 for a quick look); bench-archive measures
+# Redis memory with the hot window and the SQL archive on and off, 1,000
+# users writing 1,000,000 posts (10-20 minutes; ARCHIVE_BENCH_POSTS=50000 for
+# a quick look), and draws it into bench-out/.
+bench: build deps-bench
 	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage' -benchmem ./store/...
+	$(GO) run ./server/seedbench -server $(BIN) -out bench-out/seed $(SEED_BENCH_ARGS)
 
 # bench-scale posts and delivers live on one Redis and on a 3-master Redis
 # Cluster, with 1, 2 and 4 server processes (a few minutes).
@@ -94,6 +103,10 @@ endef
 
 deps-run:
 	@command -v redis-server >/dev/null || { $(call apt_install,redis-server); }
+
+# deps-bench adds ApacheBench, which the seeds' benchmark runs as seed 002 did.
+deps-bench: deps-run
+	@command -v ab >/dev/null || { $(call apt_install,apache2-utils); }
 
 deps-test: deps-run
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer"; exit 1; }

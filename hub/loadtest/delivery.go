@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"microblog/hub/loadtest/spawn"
 )
 
 // loadTest talks to the server under test as its clients do: HTTP for
@@ -164,7 +166,7 @@ func (lt *loadTest) deliver(base, source string, fans, authors []account, rate f
 		lat     []time.Duration
 	)
 	cpu0 := lt.cpuNow(pr)
-	busy0, total0 := machineCPU()
+	busy0, total0 := spawn.MachineCPU()
 	var profiled func()
 	if pr.posting != nil {
 		profiled = pr.posting()
@@ -205,7 +207,7 @@ func (lt *loadTest) deliver(base, source string, fans, authors []account, rate f
 		profiled()
 	}
 	cpu1 := lt.cpuNow(pr)
-	busy1, total1 := machineCPU()
+	busy1, total1 := spawn.MachineCPU()
 	res.CPU = cpuShare{
 		Server: (cpu1.server - cpu0.server).Seconds(), Redis: (cpu1.redis - cpu0.redis).Seconds(),
 		Tool: (cpu1.tool - cpu0.tool).Seconds(), Machine: (busy1 - busy0).Seconds(), Cores: (total1 - total0).Seconds(),
@@ -225,7 +227,7 @@ func (lt *loadTest) deliver(base, source string, fans, authors []account, rate f
 type cpuTimes struct{ server, redis, tool time.Duration }
 
 func (lt *loadTest) cpuNow(pr probes) cpuTimes {
-	t := cpuTimes{tool: procCPU("self")}
+	t := cpuTimes{tool: spawn.ProcCPU("self")}
 	if pr.server != nil {
 		t.server = pr.server()
 	}

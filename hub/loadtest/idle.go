@@ -9,9 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"microblog/hub/loadtest/spawn"
 )
 
 // Idle connections are held by worker processes, one per server: a process
@@ -95,7 +98,7 @@ func startWorker() (*worker, error) {
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), workerEnv+"=1")
 	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = orphanKill()
+	cmd.SysProcAttr = spawn.OrphanKill()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -162,7 +165,7 @@ type idleResult struct {
 func idleCurve(label, bin, redisURL, dir string, fans []account, steps []int, perProc int, sources *sourceAddrs, lt *loadTest) (idleResult, error) {
 	res := idleResult{Label: label}
 	type slot struct {
-		srv  *proc
+		srv  *spawn.Proc
 		w    *worker
 		base memory
 		n    int
@@ -178,7 +181,7 @@ func idleCurve(label, bin, redisURL, dir string, fans []account, steps []int, pe
 				if s.w != nil {
 					s.w.stop()
 				}
-				s.srv.stop()
+				s.srv.Stop()
 			}()
 		}
 		wg.Wait()
@@ -191,7 +194,7 @@ func idleCurve(label, bin, redisURL, dir string, fans []account, steps []int, pe
 		start := time.Now()
 		for next < target {
 			if len(slots) == 0 || slots[len(slots)-1].n == perProc {
-				srv, err := startServer(fmt.Sprintf("%s server %d", label, len(slots)+1), bin, redisURL, dir)
+				srv, err := spawn.StartServer(fmt.Sprintf("%s server %d", label, len(slots)+1), bin, redisURL, dir)
 				if err != nil {
 					return res, err
 				}
@@ -200,7 +203,7 @@ func idleCurve(label, bin, redisURL, dir string, fans []account, steps []int, pe
 				// A server just started still gives memory back for a
 				// moment; the baseline is taken once it has settled.
 				time.Sleep(2 * time.Second)
-				if s.base, err = settledMemory(lt.client, srv.url); err != nil {
+				if s.base, err = settledMemory(lt.client, srv.URL); err != nil {
 					return res, err
 				}
 				if s.w, err = startWorker(); err != nil {
@@ -209,15 +212,15 @@ func idleCurve(label, bin, redisURL, dir string, fans []account, steps []int, pe
 			}
 			s := slots[len(slots)-1]
 			k := min(target-next, perProc-s.n)
-			if err := s.w.connect(s.srv.url, s.src, fans[next:next+k]); err != nil {
-				return res, fmt.Errorf("%s: %w", s.srv.name, err)
+			if err := s.w.connect(s.srv.URL, s.src, fans[next:next+k]); err != nil {
+				return res, fmt.Errorf("%s: %w", s.srv.Name, err)
 			}
 			s.n += k
 			next += k
 		}
 		step := idleStep{Conns: target, Servers: len(slots), Seconds: time.Since(start).Seconds()}
 		for _, s := range slots {
-			m, err := settledMemory(lt.client, s.srv.url)
+			m, err := settledMemory(lt.client, s.srv.URL)
 			if err != nil {
 				return res, err
 			}
@@ -245,4 +248,16 @@ func (s *sourceAddrs) next() string {
 	defer s.mu.Unlock()
 	s.n++
 	return fmt.Sprintf("127.0.0.%d", 1+s.n)
+}
+
+// raiseFileLimit lifts RLIMIT_NOFILE to its hard limit: every fan is a
+// socket. The hard limit itself takes CAP_SYS_RESOURCE to raise, which
+// the bench does not assume: it spreads connections over processes.
+func raiseFileLimit() (uint64, error) {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return 0, err
+	}
+	l.Cur = l.Max
+	return l.Cur, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
 }

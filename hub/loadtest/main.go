@@ -42,6 +42,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"microblog/hub/loadtest/spawn"
 )
 
 func main() {
@@ -153,11 +155,11 @@ func bench(cfg benchConfig) error {
 			return err
 		}
 	}
-	redis, redisURL, err := startRedis(cfg.redisBin, dir)
+	redis, redisURL, err := spawn.StartRedis(cfg.redisBin, dir)
 	if err != nil {
 		return err
 	}
-	defer redis.stop()
+	defer redis.Stop()
 	lt := newLoadTest(cfg.par)
 	sources := &sourceAddrs{}
 	maxIdle := 0
@@ -169,20 +171,20 @@ func bench(cfg benchConfig) error {
 	// delivery part's fans follow the authors at first, so that each post
 	// is pushed to the timelines of those fans only.
 	setupBin := cfg.builds[len(cfg.builds)-1].path
-	setup, err := startServer("setup server", setupBin, redisURL, dir)
+	setup, err := spawn.StartServer("setup server", setupBin, redisURL, dir)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	authors, err := lt.signUp(setup.url, "a", cfg.authors)
+	authors, err := lt.signUp(setup.URL, "a", cfg.authors)
 	var fans []account
 	if err == nil {
-		fans, err = lt.signUp(setup.url, "f", max(cfg.fans, maxIdle))
+		fans, err = lt.signUp(setup.URL, "f", max(cfg.fans, maxIdle))
 	}
 	if err == nil {
-		err = lt.follow(setup.url, fans[:cfg.fans], 0, authors)
+		err = lt.follow(setup.URL, fans[:cfg.fans], 0, authors)
 	}
-	setup.stop()
+	setup.Stop()
 	if err != nil {
 		return err
 	}
@@ -195,18 +197,18 @@ func bench(cfg benchConfig) error {
 		for _, b := range cfg.builds {
 			fmt.Printf("delivery, %s, round %d of %d: %d fans, %d authors, %.0f posts/s for %s\n",
 				b.label, round, cfg.rounds, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
-			srv, err := startServer(b.label+" server", b.path, redisURL, dir)
+			srv, err := spawn.StartServer(b.label+" server", b.path, redisURL, dir)
 			if err != nil {
 				return err
 			}
-			pr := probes{server: srv.cpu, redis: redis.cpu}
+			pr := probes{server: srv.CPU, redis: redis.CPU}
 			if cfg.perf && cfg.out != "" {
 				pr.posting = perfRecord(srv, filepath.Join(cfg.out, fmt.Sprintf("%s-%d-server.perf.data", b.label, round)))
 			}
 			time.Sleep(2 * time.Second) // see idleCurve
 			waitQuiet(cfg.quiet)
-			r, err := lt.deliver(srv.url, sources.next(), fans[:cfg.fans], authors, cfg.rate, cfg.duration, pr)
-			srv.stop()
+			r, err := lt.deliver(srv.URL, sources.next(), fans[:cfg.fans], authors, cfg.rate, cfg.duration, pr)
+			srv.Stop()
 			if err != nil {
 				return err
 			}
@@ -220,12 +222,12 @@ func bench(cfg benchConfig) error {
 		// The idle fans follow the authors too, as fans do; nothing is
 		// posted while they are measured.
 		if maxIdle > cfg.fans {
-			setup, err := startServer("setup server", setupBin, redisURL, dir)
+			setup, err := spawn.StartServer("setup server", setupBin, redisURL, dir)
 			if err != nil {
 				return err
 			}
-			err = lt.follow(setup.url, fans[cfg.fans:maxIdle], cfg.fans, authors)
-			setup.stop()
+			err = lt.follow(setup.URL, fans[cfg.fans:maxIdle], cfg.fans, authors)
+			setup.Stop()
 			if err != nil {
 				return err
 			}
@@ -282,9 +284,9 @@ func waitQuiet(max time.Duration) {
 	}
 	deadline := time.Now().Add(max)
 	for {
-		busy0, total0 := machineCPU()
+		busy0, total0 := spawn.MachineCPU()
 		time.Sleep(3 * time.Second)
-		busy1, total1 := machineCPU()
+		busy1, total1 := spawn.MachineCPU()
 		share := float64(busy1-busy0) / float64(max64(1, total1-total0))
 		if share < 0.2 {
 			fmt.Printf("  the machine is quiet: %.0f%% busy\n", 100*share)
@@ -301,10 +303,10 @@ func max64(a, b time.Duration) time.Duration { return max(a, b) }
 
 // perfRecord returns a probes.posting that records the server's CPU
 // profile, with call graphs, into path while the posts are delivered.
-func perfRecord(srv *proc, path string) func() (done func()) {
+func perfRecord(srv *spawn.Proc, path string) func() (done func()) {
 	return func() func() {
 		os.MkdirAll(filepath.Dir(path), 0o755)
-		cmd := exec.Command("perf", "record", "-F", "999", "-g", "-o", path, "-p", strconv.Itoa(srv.cmd.Process.Pid))
+		cmd := exec.Command("perf", "record", "-F", "999", "-g", "-o", path, "-p", strconv.Itoa(srv.Pid()))
 		cmd.Stdout, cmd.Stderr = nil, nil
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "loadtest: perf:", err)

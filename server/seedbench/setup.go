@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// account is a user the benchmark signed up, with its session token.
+type account struct {
+	ID    int64
+	Name  string
+	Token string
+}
+
+const benchPassword = "seedbench-password"
+
+// setUpUsers signs up one author and its fans through the API, has each
+// fan follow the author, and logs the author in: the post requests carry
+// that session's token, the reads a fan's.
+func setUpUsers(client *http.Client, base string, fans int) (author account, fanAccts []account, err error) {
+	signUp := func(name string) (account, error) {
+		var out struct {
+			User struct {
+				ID int64 `json:"id"`
+			} `json:"user"`
+			Token string `json:"token"`
+		}
+		err := call(client, base, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": benchPassword}, http.StatusCreated, &out)
+		return account{ID: out.User.ID, Name: name, Token: out.Token}, err
+	}
+	if author, err = signUp("seedauthor"); err != nil {
+		return author, nil, err
+	}
+	for i := range fans {
+		f, err := signUp("seedfan" + strconv.Itoa(i+1))
+		if err != nil {
+			return author, nil, err
+		}
+		if err := call(client, base, "PUT", "/api/v1/users/"+author.Name+"/follow", f.Token, nil, http.StatusNoContent, nil); err != nil {
+			return author, nil, err
+		}
+		fanAccts = append(fanAccts, f)
+	}
+	var login struct {
+		Token string `json:"token"`
+	}
+	err = call(client, base, "POST", "/api/v1/sessions", "", map[string]string{"username": author.Name, "password": benchPassword}, http.StatusOK, &login)
+	author.Token = login.Token
+	return author, fanAccts, err
+}
+
+// setUpBare writes what the bare handler needs: the author's fans in
+// A:<uid>:fansID (uids 2 to fans+1; the author is 1) and the last user id.
+func setUpBare(ctx context.Context, rdb *redis.Client, fans int) (author account, fanAccts []account, err error) {
+	author = account{ID: 1, Name: "seedauthor"}
+	now := float64(time.Now().UnixMilli())
+	zs := make([]redis.Z, fans)
+	for i := range fans {
+		f := account{ID: int64(i + 2), Name: "seedfan" + strconv.Itoa(i+1)}
+		fanAccts = append(fanAccts, f)
+		zs[i] = redis.Z{Score: now, Member: f.ID}
+	}
+	_, err = rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.ZAdd(ctx, "A:1:fansID", zs...)
+		pl.Set(ctx, "global:userid", fans+1, 0)
+		return nil
+	})
+	return author, fanAccts, err
+}
+
+// call makes one API request and decodes the answer into out, unless it is
+// nil; any status but want is an error.
+func call(client *http.Client, base, method, path, token string, body any, want int, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, base+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
