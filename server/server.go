@@ -13,6 +13,7 @@ import (
 
 	"microblog/store"
 	"microblog/store/media"
+	"microblog/store/redisdb"
 )
 
 // server holds what the handlers share.
@@ -131,10 +132,12 @@ func noStore(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// httpMetrics counts requests by route and status, and times them.
+// httpMetrics counts requests by route and status, times them, and counts
+// the round trips to Redis each route makes.
 type httpMetrics struct {
-	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
+	requests   *prometheus.CounterVec
+	duration   *prometheus.HistogramVec
+	roundTrips *prometheus.CounterVec
 }
 
 func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
@@ -146,14 +149,20 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 			Name: "microblog_http_request_duration_seconds", Help: "HTTP request latency by route.",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route", "method"}),
+		roundTrips: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "microblog_redis_round_trips_total",
+			Help: "Round trips to Redis made while serving requests, by route (a pipeline is one).",
+		}, []string{"route", "method"}),
 	}
-	reg.MustRegister(m.requests, m.duration)
+	reg.MustRegister(m.requests, m.duration, m.roundTrips)
 	return m
 }
 
 func (m *httpMetrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
+		ctx, rt := redisdb.CountRoundTrips(c.Request().Context())
+		c.SetRequest(c.Request().WithContext(ctx))
 		err := next(c)
 		if err != nil {
 			c.Error(err)
@@ -162,8 +171,12 @@ func (m *httpMetrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == "" {
 			route = "unmatched"
 		}
-		m.requests.WithLabelValues(route, c.Request().Method, strconv.Itoa(c.Response().Status)).Inc()
-		m.duration.WithLabelValues(route, c.Request().Method).Observe(time.Since(start).Seconds())
+		method := c.Request().Method
+		m.requests.WithLabelValues(route, method, strconv.Itoa(c.Response().Status)).Inc()
+		m.duration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+		if n := rt.N(); n > 0 {
+			m.roundTrips.WithLabelValues(route, method).Add(float64(n))
+		}
 		return nil
 	}
 }

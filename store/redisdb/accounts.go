@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -186,6 +187,11 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 		return 0, "", store.ErrNotLoggedIn
 	}
 	h := store.TokenHash(token)
+	now := time.Now()
+	if uid, ok := s.sessions.get(h, now); ok {
+		return uid, h, nil
+	}
+	gen := s.sessions.gen.Load()
 	v, err := s.rdb.GetEx(ctx, s.keys.session(h), s.opt.SessionTTL).Result()
 	if errors.Is(err, redis.Nil) {
 		return 0, "", store.ErrNotLoggedIn
@@ -205,6 +211,7 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 		s.rdb.Del(ctx, s.keys.session(h))
 		return 0, "", store.ErrNotLoggedIn
 	}
+	s.sessions.put(h, uid, gen, now)
 	return uid, h, nil
 }
 
@@ -215,9 +222,10 @@ func (s *Store) Logout(ctx context.Context, uid int64, tokenHash string) error {
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, s.keys.session(tokenHash))
 		p.SRem(ctx, s.keys.userSessions(uid), tokenHash)
-		s.queuePublish(ctx, p, s.keys.NotifyChannel(uid), store.EventSessionRevoked, store.SessionRevokedData{TokenHash: tokenHash})
+		s.queueRevoke(ctx, p, uid, tokenHash)
 		return nil
 	})
+	s.sessions.revoke(tokenHash)
 	return s.wrap("logout", err)
 }
 
@@ -243,14 +251,22 @@ func (s *Store) endSessions(ctx context.Context, uid int64, keep string) error {
 			}
 			p.Del(ctx, s.keys.session(h))
 			p.SRem(ctx, s.keys.userSessions(uid), h)
-			s.queuePublish(ctx, p, s.keys.NotifyChannel(uid), store.EventSessionRevoked, store.SessionRevokedData{TokenHash: h})
+			s.queueRevoke(ctx, p, uid, h)
 		}
 		if keep == "" {
 			p.Del(ctx, s.keys.userSessions(uid))
 		}
 		return nil
 	})
+	s.sessions.revoke(hashes...)
 	return s.wrap("end sessions", err)
+}
+
+// queueRevoke tells every process that the session of tokenHash has ended:
+// the session caches forget it, and the live feed closes its connections.
+func (s *Store) queueRevoke(ctx context.Context, p redis.Pipeliner, uid int64, tokenHash string) {
+	p.Publish(ctx, s.keys.sessionsChannel(), tokenHash)
+	s.queuePublish(ctx, p, s.keys.NotifyChannel(uid), store.EventSessionRevoked, store.SessionRevokedData{TokenHash: tokenHash})
 }
 
 // ChangePassword replaces uid's password once the old one is proved (under

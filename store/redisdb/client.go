@@ -68,7 +68,9 @@ func Open(url, caFile string, opt Options) (*Store, error) {
 	if ro.TLSConfig, err = tlsConfig(caFile, ro.TLSConfig); err != nil {
 		return nil, err
 	}
-	s := New(redis.NewClient(ro), opt)
+	rdb := redis.NewClient(ro)
+	rdb.AddHook(roundTripHook{})
+	s := New(rdb, opt)
 	s.owned = true
 	return s, nil
 }
@@ -91,7 +93,9 @@ func OpenCluster(url, caFile string, opt Options) (*Store, error) {
 	if co.TLSConfig, err = tlsConfig(caFile, co.TLSConfig); err != nil {
 		return nil, err
 	}
-	s := New(redis.NewClusterClient(co), opt)
+	rdb := redis.NewClusterClient(co)
+	rdb.AddHook(roundTripHook{})
+	s := New(rdb, opt)
 	s.owned = true
 	return s, nil
 }

@@ -240,6 +240,12 @@ func (k Keys) NotifyChannel(uid int64) string {
 	return k.prefix + k.channelTag(uid) + "notify:" + id(uid)
 }
 
+// sessionsChannel is the pub/sub channel sessions:revoked on which every
+// ended session's token hash is published, for the processes that remember
+// sessions (sessioncache.go). On a cluster it is a plain channel, which
+// every node passes on to every other.
+func (k Keys) sessionsChannel() string { return k.prefix + "sessions:revoked" }
+
 // channelTag is the hash tag of uid's live partition on a cluster, nothing
 // on a single Redis.
 func (k Keys) channelTag(uid int64) string {

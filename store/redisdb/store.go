@@ -64,6 +64,8 @@ type Store struct {
 	// dummyHash is compared against when a login names no user, so that a
 	// wrong name and a wrong password take the same time.
 	dummyHash []byte
+	// sessions remembers recently checked sessions (sessioncache.go).
+	sessions *sessionCache
 }
 
 // New returns a Store over rdb.
@@ -91,7 +93,8 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	}
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
 	_, cluster := rdb.(*redis.ClusterClient)
-	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix, cluster: cluster}, opt: opt, dummyHash: dummy}
+	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix, cluster: cluster}, opt: opt, dummyHash: dummy,
+		sessions: &sessionCache{}}
 }
 
 // keysMatching returns every key that matches pattern (SCAN, on every

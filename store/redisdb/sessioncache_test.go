@@ -1,0 +1,160 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// runSessionCache runs s's session cache until the test ends and waits
+// until it is live.
+func runSessionCache(t *testing.T, s *Store) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.RunSessionCache(ctx, nil) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitFor(t, "the session cache to go live", func() bool { return s.sessions.live.Load() })
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// authRoundTrips authenticates token on s and counts its round trips.
+func authRoundTrips(t *testing.T, s *Store, token string) (int64, int64, error) {
+	t.Helper()
+	ctx, rt := CountRoundTrips(context.Background())
+	uid, _, err := s.Authenticate(ctx, token)
+	return uid, rt.N(), err
+}
+
+// Two processes on one Redis: a session checked once is taken from the
+// cache without a round trip, and every way a session ends reaches the
+// other process's cache.
+func TestSessionCacheAcrossProcesses(t *testing.T) {
+	a := newTestStore(t)
+	b := testStore{Store: New(a.rdb, Options{BcryptCost: a.opt.BcryptCost}), t: t, ctx: a.ctx}
+	a.rdb.AddHook(roundTripHook{})
+	runSessionCache(t, a.Store)
+	runSessionCache(t, b.Store)
+
+	u, tok, err := a.Register(a.ctx, "alice", "password123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uid, n, err := authRoundTrips(t, b.Store, tok); err != nil || uid != u.ID || n != 2 {
+		t.Fatalf("first check on b: uid %d, %d round trips, %v; want %d, 2, nil", uid, n, err, u.ID)
+	}
+	if uid, n, err := authRoundTrips(t, b.Store, tok); err != nil || uid != u.ID || n != 0 {
+		t.Fatalf("second check on b: uid %d, %d round trips, %v; want %d from the cache", uid, n, err, u.ID)
+	}
+
+	ended := func(name string, tok string) {
+		t.Helper()
+		// The process that ended it refuses the token at once.
+		if _, _, err := a.Authenticate(a.ctx, tok); !errors.Is(err, store.ErrNotLoggedIn) {
+			t.Fatalf("%s: a still takes the token: %v", name, err)
+		}
+		// The other as soon as the revocation reaches it.
+		waitFor(t, name+" to reach b", func() bool {
+			_, _, err := b.Authenticate(b.ctx, tok)
+			return errors.Is(err, store.ErrNotLoggedIn)
+		})
+	}
+
+	// Logout.
+	_, h, _ := a.Authenticate(a.ctx, tok)
+	if err := a.Logout(a.ctx, u.ID, h); err != nil {
+		t.Fatal(err)
+	}
+	ended("logout", tok)
+
+	// Log out everywhere, with two sessions cached on b.
+	_, t1, _ := a.Login(a.ctx, "alice", "password123", store.Attempt{})
+	_, t2, _ := a.Login(a.ctx, "alice", "password123", store.Attempt{})
+	for _, tok := range []string{t1, t2} {
+		if _, _, err := b.Authenticate(b.ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.LogoutAll(a.ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	ended("log out everywhere", t1)
+	ended("log out everywhere", t2)
+
+	// A changed password ends the other sessions, not the one that changed it.
+	_, keep, _ := a.Login(a.ctx, "alice", "password123", store.Attempt{})
+	_, other, _ := a.Login(a.ctx, "alice", "password123", store.Attempt{})
+	_, keepHash, _ := b.Authenticate(b.ctx, keep)
+	if _, _, err := b.Authenticate(b.ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.ChangePassword(a.ctx, u.ID, keepHash, "password123", "password456", store.Attempt{}); err != nil {
+		t.Fatal(err)
+	}
+	ended("password change", other)
+	if _, _, err := b.Authenticate(b.ctx, keep); err != nil {
+		t.Fatalf("the session that changed the password: %v", err)
+	}
+}
+
+// While the revocations cannot be heard, the cache is off: a session ended
+// then is refused everywhere once the subscriber's loss is seen, and the
+// cache starts empty when it is back.
+func TestSessionCacheOffWhileDeaf(t *testing.T) {
+	a := newTestStore(t)
+	b := testStore{Store: New(a.rdb, Options{BcryptCost: a.opt.BcryptCost}), t: t, ctx: a.ctx}
+	runSessionCache(t, b.Store)
+	u, tok, err := a.Register(a.ctx, "bob", "password123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, h, err := b.Authenticate(b.ctx, tok) // cached on b
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut b's subscriber off, and end the session meanwhile (what b may
+	// not hear), as a Redis restart or a network cut would.
+	killPubSub(t, a.rdb)
+	if err := a.Logout(a.ctx, u.ID, h); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "b to refuse the ended session", func() bool {
+		_, _, err := b.Authenticate(b.ctx, tok)
+		return errors.Is(err, store.ErrNotLoggedIn)
+	})
+	waitFor(t, "b's cache to be live again", func() bool { return b.sessions.live.Load() })
+	if _, _, err := b.Authenticate(b.ctx, tok); !errors.Is(err, store.ErrNotLoggedIn) {
+		t.Fatalf("after the subscriber came back: %v", err)
+	}
+}
+
+// killPubSub closes every pub/sub connection to Redis (every master's).
+func killPubSub(t *testing.T, rdb redis.UniversalClient) {
+	t.Helper()
+	ctx := context.Background()
+	kill := func(ctx context.Context, c *redis.Client) error {
+		return c.ClientKillByFilter(ctx, "TYPE", "pubsub").Err()
+	}
+	var err error
+	if cc, ok := rdb.(*redis.ClusterClient); ok {
+		err = cc.ForEachMaster(ctx, kill)
+	} else {
+		err = kill(ctx, rdb.(*redis.Client))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
