@@ -53,8 +53,8 @@ func TestSessionCacheAcrossProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if uid, n, err := authRoundTrips(t, b.Store, tok); err != nil || uid != u.ID || n != 2 {
-		t.Fatalf("first check on b: uid %d, %d round trips, %v; want %d, 2, nil", uid, n, err, u.ID)
+	if uid, n, err := authRoundTrips(t, b.Store, tok); err != nil || uid != u.ID || n != 1 {
+		t.Fatalf("first check on b: uid %d, %d round trips, %v; want %d, 1, nil", uid, n, err, u.ID)
 	}
 	if uid, n, err := authRoundTrips(t, b.Store, tok); err != nil || uid != u.ID || n != 0 {
 		t.Fatalf("second check on b: uid %d, %d round trips, %v; want %d from the cache", uid, n, err, u.ID)
@@ -156,5 +156,42 @@ func killPubSub(t *testing.T, rdb redis.UniversalClient) {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A token names its user, so that a check takes one round trip; tokens of
+// an older version, without the name, still work in two; a token naming
+// another user than its session's is refused.
+func TestTokenFormats(t *testing.T) {
+	s := newTestStore(t)
+	s.rdb.AddHook(roundTripHook{})
+	u, tok, err := s.Register(s.ctx, "carol", "password123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uid, n, err := authRoundTrips(t, s.Store, tok); err != nil || uid != u.ID || n != 1 {
+		t.Fatalf("new token: uid %d, %d round trips, %v", uid, n, err)
+	}
+	old := "an-older-token-without-its-user-0123456789abcdefghijk"
+	h := store.TokenHash(old)
+	s.rdb.SAdd(s.ctx, s.keys.userSessions(u.ID), h)
+	s.rdb.Set(s.ctx, s.keys.session(h), u.ID, time.Hour)
+	if uid, n, err := authRoundTrips(t, s.Store, old); err != nil || uid != u.ID || n != 2 {
+		t.Fatalf("older token: uid %d, %d round trips, %v", uid, n, err)
+	}
+	other, _, err := s.Register(s.ctx, "dave", "password123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := id(other.ID) + "." + "whatever-random-part-of-the-token-012345678"
+	fh := store.TokenHash(forged)
+	s.rdb.SAdd(s.ctx, s.keys.userSessions(u.ID), fh)
+	s.rdb.Set(s.ctx, s.keys.session(fh), u.ID, time.Hour)
+	if uid, _, err := authRoundTrips(t, s.Store, forged); err != nil || uid != u.ID {
+		t.Fatalf("a token whose name disagrees is checked against its session's user: uid %d, %v", uid, err)
+	}
+	stray := id(u.ID) + "." + "not-a-session-at-all-0123456789abcdefghijklmno"
+	if _, _, err := s.Authenticate(s.ctx, stray); !errors.Is(err, store.ErrNotLoggedIn) {
+		t.Fatalf("unknown token: %v", err)
 	}
 }
