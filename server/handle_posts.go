@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -18,7 +17,7 @@ const idempotencyHeader = "Idempotency-Key"
 const deleteTimeout = 10 * time.Second
 
 // handleCreatePost writes a post or, with repost_of, a repost: 201 Post.
-func handleCreatePost(st postWriter, limit store.Limit) echo.HandlerFunc {
+func handleCreatePost(st store.Messages, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Content  string  `json:"content"`
@@ -41,7 +40,7 @@ func handleCreatePost(st postWriter, limit store.Limit) echo.HandlerFunc {
 }
 
 // handleCreateComment writes a comment on the post or comment in the path: 201 Post.
-func handleCreateComment(st postWriter, limit store.Limit) echo.HandlerFunc {
+func handleCreateComment(st store.Messages, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		parent, err := idParam(c)
 		if err != nil {
@@ -58,18 +57,11 @@ func handleCreateComment(st postWriter, limit store.Limit) echo.HandlerFunc {
 	}
 }
 
-// postWriter is what writing a message needs: the rate limit, then the write.
-type postWriter interface {
-	store.Limiter
-	store.Messages
-}
-
-func createMessage(c echo.Context, st postWriter, limit store.Limit, np store.NewPost) error {
-	ctx := c.Request().Context()
-	if err := st.Allow(ctx, "post", strconv.FormatInt(np.Author, 10), limit); err != nil {
-		return err
-	}
-	p, err := st.Create(ctx, np)
+// createMessage writes the message; Create counts it against the author's
+// rate limit in the same round trip as its claim.
+func createMessage(c echo.Context, st store.Messages, limit store.Limit, np store.NewPost) error {
+	np.Limit = limit
+	p, err := st.Create(c.Request().Context(), np)
 	if err != nil {
 		return err
 	}

@@ -153,6 +153,10 @@ type NewPost struct {
 	IdempotencyKey string
 	// MediaIDs are the author's own uploads to attach (at most MaxMedia).
 	MediaIDs []int64
+	// Limit is the author's rate limit of posts, counted in the "post"
+	// bucket (see Limiter) by Create itself, in the round trip that claims
+	// the message; the zero Limit is none.
+	Limit Limit
 }
 
 // Check applies the contract's rules to a new message before anything is read

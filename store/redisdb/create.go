@@ -190,9 +190,12 @@ func (s *Store) resolveEntities(ctx context.Context, d *draft) error {
 	return nil
 }
 
+// postBucket is the rate-limit bucket of posts (see store.NewPost.Limit).
+const postBucket = "post"
+
 // claim takes the author's name, avatar and fan-out mode, the idempotency
-// key and a new id in one round trip (the mode before the id: see promote),
-// and fills in d.post. When an earlier request holds the key, it returns
+// key, a count against the author's rate limit and a new id in one round
+// trip (the mode before the id: see promote), and fills in d.post. When an earlier request holds the key, it returns
 // that request's post instead. An id drawn for a request that then stops is
 // simply never used.
 //
@@ -205,7 +208,9 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	var author *redis.SliceCmd
 	var held *redis.Cmd
 	var next *redis.IntCmd
+	var spent func() error
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
 		author = pl.HMGet(ctx, s.keys.user(np.Author), fieldUsername, fieldFanOut, fieldAvatar)
 		if np.IdempotencyKey != "" {
 			keyHash := store.TokenHash(np.IdempotencyKey)
@@ -236,6 +241,10 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 			}
 			return &p, nil
 		}
+	}
+	if err := spent(); err != nil {
+		s.release(ctx, d)
+		return nil, err
 	}
 	d.post = store.Post{ID: next.Val(), Kind: store.KindPost,
 		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: avatarURL(avatar)},
@@ -317,10 +326,26 @@ func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.P
 // its fan-out job and live event. A write that fails half way is taken out
 // again (what Redis then refuses too, the checker of repair.go mends), so
 // that its 503 is true and its retry makes the one post.
+//
+// On one Redis the message's own keys and its indexes go in one
+// transaction, all or nothing, in one round trip. On a cluster they live on
+// different masters: the message is written first and indexed after, so
+// that no index points at nothing.
 func (s *Store) write(ctx context.Context, d *draft) error {
-	err := s.writeMessage(ctx, d)
-	if err == nil {
-		err = s.index(ctx, d)
+	var err error
+	if s.keys.cluster {
+		err = s.writeMessage(ctx, d)
+		if err == nil {
+			err = s.index(ctx, d)
+		}
+	} else {
+		var mode *redis.StringCmd
+		_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
+			s.queueMessage(ctx, t, d)
+			mode = s.queueIndex(ctx, t, d)
+			return nil
+		})
+		err = s.indexed(ctx, d, mode, err)
 	}
 	switch {
 	case err != nil:
@@ -340,6 +365,15 @@ func (s *Store) write(ctx context.Context, d *draft) error {
 // writeMessage writes the message's own keys (B, D, E) in one transaction,
 // before any index points at them.
 func (s *Store) writeMessage(ctx context.Context, d *draft) error {
+	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
+		s.queueMessage(ctx, t, d)
+		return nil
+	})
+	return s.wrap("create post", err)
+}
+
+// queueMessage queues the writes of the message's own keys (B, D, E).
+func (s *Store) queueMessage(ctx context.Context, t redis.Pipeliner, d *draft) {
 	p := d.post
 	h := messageHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
 		Time: int64(p.CreatedAt), Kind: p.Kind}
@@ -353,16 +387,12 @@ func (s *Store) writeMessage(ctx context.Context, d *draft) error {
 	tags, _ := json.Marshal(d.tags)
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
 	d.row = h.archived(p.ID)
-	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
-		t.HSet(ctx, s.keys.message(p.ID), h)
-		if d.idemKey != "" { // for the checker, should the request stop half way
-			t.HSet(ctx, s.keys.message(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
-		}
-		t.Set(ctx, s.keys.publicTime(p.ID), int64(p.CreatedAt), 0)
-		t.Set(ctx, s.keys.author(p.ID), p.Author.ID, 0)
-		return nil
-	})
-	return s.wrap("create post", err)
+	t.HSet(ctx, s.keys.message(p.ID), h)
+	if d.idemKey != "" { // for the checker, should the request stop half way
+		t.HSet(ctx, s.keys.message(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+	}
+	t.Set(ctx, s.keys.publicTime(p.ID), int64(p.CreatedAt), 0)
+	t.Set(ctx, s.keys.author(p.ID), p.Author.ID, 0)
 }
 
 // index writes the indexes that point at the message in one round trip: a
@@ -374,38 +404,52 @@ func (s *Store) writeMessage(ctx context.Context, d *draft) error {
 // after writing F: if a demotion began in between, its backfill may have
 // read F too early, so the post pushes itself.
 func (s *Store) index(ctx context.Context, d *draft) error {
-	mid, author := d.post.ID, d.np.Author
-	z := redis.Z{Score: float64(mid), Member: mid}
 	var mode *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		if d.parent != nil {
-			pl.ZAdd(ctx, s.keys.comments(d.parent.ID), z)
-			countSync.Eval(ctx, pl, []string{s.keys.message(d.parent.ID), s.keys.comments(d.parent.ID)}, fieldComments)
-			s.queueArchive(ctx, pl, archivePut, d.row)
-			s.queueFinish(ctx, pl, d)
-			return nil
-		}
-		postAdd.Eval(ctx, pl, []string{s.keys.userPosts(author), s.keys.user(author)}, mid, fieldPosts)
-		s.queueHomeAdd(ctx, pl, author, z)
-		pl.ZAdd(ctx, s.keys.publicTimeline(), z)
-		if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
-			pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))
-		}
-		if d.orig != nil {
-			d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.reposts(d.orig.ID), s.keys.message(d.orig.ID)},
-				author, mid, d.staleRepost, fieldReposts)
-		}
-		s.queueTags(ctx, pl, d.tags, mid, 1)
-		s.queueAttach(ctx, pl, d.media, mid)
-		if d.pulled {
-			mode = pl.HGet(ctx, s.keys.user(author), fieldFanOut)
-		} else {
-			s.queueJob(ctx, pl, opPush, author, mid)
-		}
+		mode = s.queueIndex(ctx, pl, d)
+		return nil
+	})
+	return s.indexed(ctx, d, mode, err)
+}
+
+// queueIndex queues the writes of index. For a post claimed in pull mode it
+// returns the command that reads the mode again.
+func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (mode *redis.StringCmd) {
+	mid, author := d.post.ID, d.np.Author
+	z := redis.Z{Score: float64(mid), Member: mid}
+	if d.parent != nil {
+		pl.ZAdd(ctx, s.keys.comments(d.parent.ID), z)
+		countSync.Eval(ctx, pl, []string{s.keys.message(d.parent.ID), s.keys.comments(d.parent.ID)}, fieldComments)
 		s.queueArchive(ctx, pl, archivePut, d.row)
 		s.queueFinish(ctx, pl, d)
 		return nil
-	})
+	}
+	postAdd.Eval(ctx, pl, []string{s.keys.userPosts(author), s.keys.user(author)}, mid, fieldPosts)
+	s.queueHomeAdd(ctx, pl, author, z)
+	pl.ZAdd(ctx, s.keys.publicTimeline(), z)
+	if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
+		pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))
+	}
+	if d.orig != nil {
+		d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.reposts(d.orig.ID), s.keys.message(d.orig.ID)},
+			author, mid, d.staleRepost, fieldReposts)
+	}
+	s.queueTags(ctx, pl, d.tags, mid, 1)
+	s.queueAttach(ctx, pl, d.media, mid)
+	if d.pulled {
+		mode = pl.HGet(ctx, s.keys.user(author), fieldFanOut)
+	} else {
+		s.queueJob(ctx, pl, opPush, author, mid)
+	}
+	s.queueArchive(ctx, pl, archivePut, d.row)
+	s.queueFinish(ctx, pl, d)
+	return mode
+}
+
+// indexed finishes index once its writes have run with err: a post claimed
+// in pull mode whose author is no longer pulled queues its push now.
+func (s *Store) indexed(ctx context.Context, d *draft, mode *redis.StringCmd, err error) error {
+	mid, author := d.post.ID, d.np.Author
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("index post", err)
 	}

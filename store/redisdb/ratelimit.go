@@ -13,25 +13,35 @@ import (
 // "post") against l, in fixed windows kept in Redis so that every server
 // process shares them. It returns a *RateLimitError when the limit is spent.
 func (s *Store) Allow(ctx context.Context, bucket, subject string, l store.Limit) error {
-	if l.N <= 0 || l.Per <= 0 {
-		return nil
-	}
-	per := l.Per.Milliseconds()
-	now := s.now()
-	window := now / per
-	key := s.keys.rate(bucket, subject, window)
-	var incr *redis.IntCmd
+	var spent func() error
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		incr = p.Incr(ctx, key)
-		p.PExpire(ctx, key, l.Per)
+		spent = s.queueAllow(ctx, p, bucket, subject, l)
 		return nil
 	})
 	if err != nil {
 		return s.wrap("rate limit", err)
 	}
-	if incr.Val() > int64(l.N) {
-		wait := time.Duration((window+1)*per-now) * time.Millisecond
-		return &store.RateLimitError{RetryAfter: max(wait, time.Second)}
+	return spent()
+}
+
+// queueAllow counts the request as Allow does, in a pipeline of the
+// caller's; once the pipeline has run, the function it returns tells
+// whether the limit was spent (a *RateLimitError).
+func (s *Store) queueAllow(ctx context.Context, p redis.Pipeliner, bucket, subject string, l store.Limit) func() error {
+	if l.N <= 0 || l.Per <= 0 {
+		return func() error { return nil }
 	}
-	return nil
+	per := l.Per.Milliseconds()
+	now := s.now()
+	window := now / per
+	key := s.keys.rate(bucket, subject, window)
+	incr := p.Incr(ctx, key)
+	p.PExpire(ctx, key, l.Per)
+	return func() error {
+		if incr.Val() > int64(l.N) {
+			wait := time.Duration((window+1)*per-now) * time.Millisecond
+			return &store.RateLimitError{RetryAfter: max(wait, time.Second)}
+		}
+		return nil
+	}
 }
