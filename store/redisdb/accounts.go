@@ -65,7 +65,7 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 		return store.User{}, "", err
 	}
 	// Seen from now on: pushes reach the new user until it stays away.
-	if _, err := s.touch(ctx, uid); err != nil {
+	if _, _, err := s.touch(ctx, uid, nil); err != nil {
 		return store.User{}, "", err
 	}
 	f, none := false, int64(0)

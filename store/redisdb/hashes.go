@@ -1,8 +1,11 @@
 package redisdb
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
+
+	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
 )
@@ -43,8 +46,40 @@ const (
 // request held), for the checker of half-written messages (repair.go).
 const fieldIdem = "idem"
 
-// messageFields are messageHash's fields, in the order HMGET asks for them.
+// messageFields are messageHash's fields, in the order HMGET asks for them
+// and scanMessage reads them.
 var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted}
+
+// hmgetMessage is the command HMGET B:<mid> of every messageHash field. A
+// page reads a message hash per post: its arguments are made once, not
+// per command, and scanMessage reads the reply without reflection.
+func hmgetMessage(ctx context.Context, key string) *redis.SliceCmd {
+	args := make([]any, 2, 2+len(messageFieldArgs))
+	args[0], args[1] = "hmget", key
+	return redis.NewSliceCmd(ctx, append(args, messageFieldArgs...)...)
+}
+
+var messageFieldArgs = func() []any {
+	out := make([]any, len(messageFields))
+	for i, f := range messageFields {
+		out[i] = f
+	}
+	return out
+}()
+
+// scanMessage reads the reply of hmgetMessage.
+func scanMessage(vals []any) messageHash {
+	str := func(i int) string {
+		if i < len(vals) {
+			v, _ := vals[i].(string)
+			return v
+		}
+		return ""
+	}
+	return messageHash{Content: str(0), Author: parseID(str(1)), Username: str(2), Time: parseID(str(3)),
+		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: parseID(str(7)), Reposts: parseID(str(8)),
+		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12)}
+}
 
 // fieldDeleted marks a tombstone (see messageHash.Deleted).
 const fieldDeleted = "deleted"
@@ -61,12 +96,18 @@ func (m *messageHash) post(mid int64) *store.Post {
 	if par := parseID(m.Parent); par != 0 {
 		p.ParentID = &par
 	}
-	p.Mentions, p.Tags = []store.Author{}, []string{}
-	json.Unmarshal([]byte(m.Mentions), &p.Mentions)
-	json.Unmarshal([]byte(m.Tags), &p.Tags)
-	p.Media = []store.Media{}
-	json.Unmarshal([]byte(m.Media), &p.Media)
+	p.Mentions, p.Tags, p.Media = []store.Author{}, []string{}, []store.Media{}
+	unmarshalList(m.Mentions, &p.Mentions)
+	unmarshalList(m.Tags, &p.Tags)
+	unmarshalList(m.Media, &p.Media)
 	return p
+}
+
+// unmarshalList decodes a JSON list field; most are empty, and need no decoder.
+func unmarshalList[T any](field string, dst *[]T) {
+	if field != "" && field != "[]" {
+		json.Unmarshal([]byte(field), dst)
+	}
 }
 
 // userHash is the user:userid:<uid> hash of one user.
@@ -124,6 +165,9 @@ func mediaURL(name string) string { return "/media/" + name }
 
 // parseID reads an id field; empty or malformed is 0.
 func parseID(s string) int64 {
+	if s == "" {
+		return 0 // often: a field not set, and no error to make
+	}
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return n
 }

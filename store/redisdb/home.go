@@ -28,13 +28,22 @@ const maxSeenWrite = time.Minute
 // first: its G set merged by id with the F sets of the celebrities it
 // follows (and of stars whose fan-out is in flight). A user back from an
 // absence gets its G rebuilt first.
+//
+// The first ids of the page are read from G in the round trip that looks
+// for the other sources: when there are none, as for most readers, that
+// read is the page's first round.
 func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
-	keys, err := s.homeSources(ctx, uid)
+	first := firstRound(q)
+	keys, ids, err := s.homeSourcesWith(ctx, uid, first)
 	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
 	q.Viewer = uid
-	return s.messagePage(ctx, keys, s.homeTail(uid), q)
+	var pre []int64
+	if len(keys) == 1 && ids != nil {
+		pre = parseIDs(ids.Val())
+	}
+	return s.messagePageFrom(ctx, keys, s.homeTail(uid), q, pre)
 }
 
 // HomeSince returns the home-timeline posts of uid newer than after, oldest
@@ -79,19 +88,27 @@ func (s *Store) LastID(ctx context.Context, uid int64) (int64, error) {
 // of the authors it follows whose posts are pulled (celebrities) or whose
 // latest fan-out is still in flight.
 func (s *Store) homeSources(ctx context.Context, uid int64) ([]string, error) {
-	pulled, err := s.touch(ctx, uid)
+	keys, _, err := s.homeSourcesWith(ctx, uid, nil)
+	return keys, err
+}
+
+// homeSourcesWith is homeSources that also reads the ids of G in range by
+// (nil: none) in its first round trip; the ids are nil when G may have
+// changed since (a rebuild).
+func (s *Store) homeSourcesWith(ctx context.Context, uid int64, by *redis.ZRangeBy) ([]string, *redis.StringSliceCmd, error) {
+	pulled, ids, err := s.touch(ctx, uid, by)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	keys := []string{s.keys.home(uid)}
 	if len(pulled) == 0 {
-		return keys, nil
+		return keys, ids, nil
 	}
 	slices.Sort(pulled)
 	pulled = slices.Compact(pulled)
 	follows, err := s.rdb.ZMScore(ctx, s.keys.stars(uid), pulled...).Result()
 	if err != nil {
-		return nil, s.wrap("home timeline: pulled authors", err)
+		return nil, nil, s.wrap("home timeline: pulled authors", err)
 	}
 	for i, a := range pulled {
 		if follows[i] != 0 {
@@ -99,7 +116,7 @@ func (s *Store) homeSources(ctx context.Context, uid int64) ([]string, error) {
 		}
 	}
 	s.opt.Metrics.pulls.Observe(float64(len(keys) - 1))
-	return keys, nil
+	return keys, ids, nil
 }
 
 // touch marks uid as seen now and returns the authors whose posts home
@@ -110,7 +127,9 @@ func (s *Store) homeSources(ctx context.Context, uid int64) ([]string, error) {
 //
 // The new mark is written before the rebuild reads F: a post written after
 // that read is pushed, since its fan-out finds uid active.
-func (s *Store) touch(ctx context.Context, uid int64) (pulled []string, err error) {
+//
+// With by, it also reads the ids of G in that range, in the same round trip.
+func (s *Store) touch(ctx context.Context, uid int64, by *redis.ZRangeBy) (pulled []string, ids *redis.StringSliceCmd, err error) {
 	var seen *redis.FloatCmd
 	var lastPull, lastID *redis.StringCmd
 	var celebCmd, pendingCmd *redis.StringSliceCmd
@@ -120,10 +139,13 @@ func (s *Store) touch(ctx context.Context, uid int64) (pulled []string, err erro
 		lastID = pl.Get(ctx, s.keys.lastPostID())
 		celebCmd = pl.SMembers(ctx, s.keys.celebrities())
 		pendingCmd = pl.HVals(ctx, s.keys.fanOutPending())
+		if by != nil {
+			ids = pl.ZRevRangeByScore(ctx, s.keys.home(uid), by)
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.wrap("touch", err)
+		return nil, nil, s.wrap("touch", err)
 	}
 	now := s.now()
 	away := seen.Err() == nil && now-int64(seen.Val()) > s.opt.InactiveAfter.Milliseconds()
@@ -135,15 +157,16 @@ func (s *Store) touch(ctx context.Context, uid int64) (pulled []string, err erro
 			return nil
 		})
 		if err != nil {
-			return nil, s.wrap("touch", err)
+			return nil, nil, s.wrap("touch", err)
 		}
 	}
 	if away {
 		if err := s.rebuild(ctx, uid, lastPull.Val()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		ids = nil // G has changed
 	}
-	return append(celebCmd.Val(), pendingCmd.Val()...), nil
+	return append(celebCmd.Val(), pendingCmd.Val()...), ids, nil
 }
 
 // rebuild pulls into uid's G the posts of its stars (and its own) newer

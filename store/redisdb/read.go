@@ -123,12 +123,15 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 	cmds := make([]*redis.SliceCmd, len(mids))
 	likes := make([]*redis.IntCmd, len(mids))
 	liked := make([]*redis.FloatCmd, len(mids))
+	who := id(viewer)
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = pl.HMGet(ctx, s.keys.message(mid), messageFields...)
-			likes[i] = pl.ZCard(ctx, s.keys.likes(mid))
+			cmds[i] = hmgetMessage(ctx, s.keys.message(mid))
+			pl.Process(ctx, cmds[i])
+			likesKey := s.keys.likes(mid)
+			likes[i] = pl.ZCard(ctx, likesKey)
 			if viewer > 0 {
-				liked[i] = pl.ZScore(ctx, s.keys.likes(mid), id(viewer))
+				liked[i] = pl.ZScore(ctx, likesKey, who)
 			}
 		}
 		return nil
@@ -140,8 +143,8 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 	hot := make([]bool, len(mids))
 	var cold []int64 // indexes into mids of the messages to look for in the archive
 	for i, c := range cmds {
-		var h messageHash
-		if err := c.Scan(&h); err != nil || h.Kind == "" {
+		h := scanMessage(c.Val())
+		if c.Err() != nil || h.Kind == "" {
 			if h.Deleted == "" && s.opt.Archive != nil {
 				cold = append(cold, int64(i))
 			}

@@ -48,6 +48,17 @@ func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (sto
 // Ids whose message is gone are skipped, and dropped from the sets so the
 // next reader does not meet them again.
 func (s *Store) messagePage(ctx context.Context, keys []string, tail tail, q store.PageQuery) (store.Page[store.Post], error) {
+	return s.messagePageFrom(ctx, keys, tail, q, nil)
+}
+
+// firstRound is the range of the first round of messagePage for q.
+func firstRound(q store.PageQuery) *redis.ZRangeBy {
+	return rangeBy(q.Cursor.Score, max(q.After, q.Cursor.After), q.Size()+1)
+}
+
+// messagePageFrom is messagePage whose first round's ids (the range of
+// firstRound in keys[0], the only key) were read already, unless first is nil.
+func (s *Store) messagePageFrom(ctx context.Context, keys []string, tail tail, q store.PageQuery, first []int64) (store.Page[store.Post], error) {
 	limit := q.Size()
 	before, after := q.Cursor.Score, max(q.After, q.Cursor.After)
 	page := store.Page[store.Post]{Items: make([]store.Post, 0, limit)}
@@ -56,9 +67,12 @@ func (s *Store) messagePage(ctx context.Context, keys []string, tail tail, q sto
 	more := true
 	for round := 0; round < 5 && more && len(page.Items) < limit; round++ {
 		want := limit - len(page.Items)
-		mids, err := s.newest(ctx, keys, before, after, want+1)
-		if err != nil {
-			return store.Page[store.Post]{}, err
+		mids := first
+		if round > 0 || first == nil {
+			var err error
+			if mids, err = s.newest(ctx, keys, before, after, want+1); err != nil {
+				return store.Page[store.Post]{}, err
+			}
 		}
 		if len(mids) <= want && tail != nil {
 			// The sets hold all they have below before; the tail may hold
@@ -105,11 +119,7 @@ func (s *Store) messagePage(ctx context.Context, keys []string, tail tail, q sto
 // newest returns the n newest ids of the union of keys below before (0: no
 // bound) and above after, newest first, in one round trip.
 func (s *Store) newest(ctx context.Context, keys []string, before, after int64, n int) ([]int64, error) {
-	maxScore := "+inf"
-	if before > 0 {
-		maxScore = "(" + strconv.FormatInt(before, 10)
-	}
-	by := &redis.ZRangeBy{Max: maxScore, Min: "(" + strconv.FormatInt(after, 10), Count: int64(n)}
+	by := rangeBy(before, after, n)
 	cmds := make([]*redis.StringSliceCmd, len(keys))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, key := range keys {
@@ -131,4 +141,14 @@ func (s *Store) newest(ctx context.Context, keys []string, before, after int64, 
 	all = slices.Compact(all)
 	slices.Reverse(all)
 	return all[:min(n, len(all))], nil
+}
+
+// rangeBy is the range of the n newest ids below before (0: no bound) and
+// above after.
+func rangeBy(before, after int64, n int) *redis.ZRangeBy {
+	maxScore := "+inf"
+	if before > 0 {
+		maxScore = "(" + strconv.FormatInt(before, 10)
+	}
+	return &redis.ZRangeBy{Max: maxScore, Min: "(" + strconv.FormatInt(after, 10), Count: int64(n)}
 }
