@@ -358,7 +358,7 @@ func TestFanOutBatchPushAndUnpush(t *testing.T) {
 // and waiting behind it stay claimed: another process looking for jobs idle
 // longer than ClaimIdle finds none of them.
 func TestFanOutBatchKeepsItsClaims(t *testing.T) {
-	const claimIdle = 300 * time.Millisecond
+	const claimIdle = 500 * time.Millisecond
 	s := newIdleStore(t, Options{})
 	big, small := s.user("big"), s.user("small")
 	s.seedFans(big, 3_000_000, 3*fanOutBatch)
