@@ -12,15 +12,17 @@ import (
 // author among them, one ZMSCORE the last-seen time of every one of those
 // fans, one pipeline adds to each active fan's home timeline all the posts
 // it gets, one pipeline checks that the posts still exist, and one
-// acknowledges the jobs. A job alone costs the same as before, and a worker
-// that falls behind catches up in bigger batches instead of lagging further.
+// acknowledges the jobs. A job alone costs as many round trips as on the
+// one-job path, and a worker that falls behind catches up in bigger batches
+// instead of lagging further.
 
 // doBatch does the jobs one read took. The pushes go first, together
 // (pushBatch); then the other jobs, one by one in stream order. So a push
 // and a later unpush of the same post end with the post out of every home
-// timeline, and taking the pushes ahead of the rest changes no outcome:
-// pushes, backfills and unpushes of different posts commute (ZADD and ZREM
-// of distinct ids, each followed by a trim to the newest HotWindow).
+// timeline. Pushes, backfills and unpushes of different posts touch
+// distinct ids, so taking the pushes ahead of the rest changes at most
+// which id at the old end of a full G a trim drops, as two workers running
+// side by side may too.
 func (w *worker) doBatch(ctx context.Context, jobs []job) {
 	h := w.hold(ctx, jobs)
 	var pushes, rest []job
