@@ -8,9 +8,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// queueHomeAdd adds a post to a home timeline and trims it to the hot window.
-func (s *Store) queueHomeAdd(ctx context.Context, pl redis.Pipeliner, uid int64, z redis.Z) {
-	pl.ZAdd(ctx, s.keys.home(uid), z)
+// queueHomeAdd adds posts to a home timeline and trims it to the hot window.
+func (s *Store) queueHomeAdd(ctx context.Context, pl redis.Pipeliner, uid int64, zs ...redis.Z) {
+	pl.ZAdd(ctx, s.keys.home(uid), zs...)
 	pl.ZRemRangeByRank(ctx, s.keys.home(uid), 0, int64(-s.opt.HotWindow-1))
 }
 
@@ -86,10 +86,7 @@ func (s *Store) pushIDs(ctx context.Context, author int64, mids []int64, at int6
 	for i, m := range mids {
 		zs[i] = redis.Z{Score: float64(m), Member: m}
 	}
-	cutoff := math.Inf(-1)
-	if at != 0 {
-		cutoff = float64(at - s.opt.InactiveAfter.Milliseconds())
-	}
+	cutoff := s.activeSince(at)
 	return s.walkFans(ctx, author, func(fans []int64) error {
 		members := make([]string, len(fans))
 		for i, f := range fans {
@@ -105,8 +102,7 @@ func (s *Store) pushIDs(ctx context.Context, author int64, mids []int64, at int6
 				if seen[i] != 0 && seen[i] < cutoff {
 					continue // away: rebuilt by pulling when it comes back
 				}
-				pl.ZAdd(ctx, s.keys.home(fan), zs...)
-				pl.ZRemRangeByRank(ctx, s.keys.home(fan), 0, int64(-s.opt.HotWindow-1))
+				s.queueHomeAdd(ctx, pl, fan, zs...)
 				pushed++
 			}
 			return nil
@@ -118,6 +114,16 @@ func (s *Store) pushIDs(ctx context.Context, author int64, mids []int64, at int6
 		alive()
 		return nil
 	})
+}
+
+// activeSince is the last-seen time (unix ms) before which a fan counts as
+// away for a post written at at: InactiveAfter before it. With at 0, no fan
+// is away.
+func (s *Store) activeSince(at int64) float64 {
+	if at == 0 {
+		return math.Inf(-1)
+	}
+	return float64(at - s.opt.InactiveAfter.Milliseconds())
 }
 
 // unpush takes deleted post j.mid out of every fan's home timeline.

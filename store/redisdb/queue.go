@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,11 +19,11 @@ import (
 
 // The fan-out runs off the request path: a write queues a job on the stream
 // fanout:queue in the same pipeline that indexes the message, and workers in
-// every server process take jobs through one consumer group. A job is
-// acknowledged (and deleted) only once done, so the jobs of a process that
-// died stay pending and another process claims them after ClaimIdle. Every
-// step of a job is idempotent (ZADD and ZREM of one id), so a job done twice
-// changes nothing.
+// every server process take jobs through one consumer group, many at a time
+// (fanout_batch.go). A job is acknowledged (and deleted) only once done, so
+// the jobs of a process that died stay pending and another process claims
+// them after ClaimIdle. Every step of a job is idempotent (ZADD and ZREM of
+// its post's id), so a job done twice changes nothing.
 
 // fanOutGroup is the consumer group of every server process's workers.
 const fanOutGroup = "fanout"
@@ -65,7 +66,8 @@ func parseJob(m redis.XMessage) job {
 
 // WorkerOptions tune the fan-out workers of one process.
 type WorkerOptions struct {
-	// Workers is how many jobs this process works on at once (default 2).
+	// Workers is how many batches of jobs this process works on at once
+	// (default 2).
 	Workers int
 	// ClaimIdle is how long a job may go without a sign of life from its
 	// worker before another process takes it over (default 30s). A worker
@@ -119,14 +121,16 @@ type worker struct {
 // blocked read short, so it also bounds how long stopping the workers takes.
 const readBlock = 300 * time.Millisecond
 
-// loop takes new jobs and does them, one at a time.
+// readCount is how many new jobs one read takes. The push jobs among them
+// cost the same few round trips together as one alone (doBatch), so a
+// worker that falls behind catches up in bigger batches.
+const readCount = 64
+
+// loop takes new jobs, readCount at most at a time, and does them.
 func (w *worker) loop(ctx context.Context) {
 	backoff := 50 * time.Millisecond
 	for ctx.Err() == nil {
-		streams, err := w.s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-			Group: fanOutGroup, Consumer: w.consumer, Streams: []string{w.s.keys.fanOutQueue(), ">"},
-			Count: 1, Block: readBlock,
-		}).Result()
+		jobs, err := w.read(ctx)
 		if errors.Is(err, redis.Nil) {
 			continue
 		}
@@ -144,12 +148,30 @@ func (w *worker) loop(ctx context.Context) {
 			continue
 		}
 		backoff = 50 * time.Millisecond
-		for _, st := range streams {
-			for _, m := range st.Messages {
-				w.do(ctx, parseJob(m))
-			}
+		w.doBatch(ctx, jobs)
+	}
+}
+
+// read takes up to readCount new jobs, waiting readBlock at most for the
+// first; redis.Nil when none came.
+func (w *worker) read(ctx context.Context) ([]job, error) {
+	streams, err := w.s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: fanOutGroup, Consumer: w.consumer, Streams: []string{w.s.keys.fanOutQueue(), ">"},
+		Count: readCount, Block: readBlock,
+	}).Result()
+	if err != nil {
+		return nil, err
+	}
+	var jobs []job
+	for _, st := range streams {
+		for _, m := range st.Messages {
+			jobs = append(jobs, parseJob(m))
 		}
 	}
+	if len(jobs) == 0 {
+		return nil, redis.Nil
+	}
+	return jobs, nil
 }
 
 // createGroup makes a consumer group (and its stream) if they are missing;
@@ -196,48 +218,102 @@ func (w *worker) reclaimLoop(ctx context.Context) {
 	}
 }
 
-// do runs one job and acknowledges it. A job that fails stays pending and is
-// taken up again after ClaimIdle.
+// do runs one job taken over from another process, and acknowledges it.
 func (w *worker) do(ctx context.Context, j job) {
-	renewed := time.Now()
-	alive := func() {
-		if w.opt.BatchDelay > 0 {
-			sleep(ctx, w.opt.BatchDelay)
-		}
-		if time.Since(renewed) >= w.opt.ClaimIdle/3 {
-			// Resets the entry's idle time, so nobody takes over a long job.
-			w.s.rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: w.s.keys.fanOutQueue(), Group: fanOutGroup,
-				Consumer: w.consumer, Messages: []string{j.id}})
-			renewed = time.Now()
-		}
-	}
+	w.doOne(ctx, j, w.hold(ctx, []job{j}))
+}
+
+// doOne runs one job of those h holds and acknowledges it. A job that fails
+// stays pending and is taken up again after ClaimIdle.
+func (w *worker) doOne(ctx context.Context, j job, h *holding) {
 	var err error
 	switch j.op {
 	case opPush:
-		err = w.s.push(ctx, j, alive)
+		err = w.s.push(ctx, j, h.alive)
 	case opUnpush:
-		err = w.s.unpush(ctx, j, alive)
+		err = w.s.unpush(ctx, j, h.alive)
 	case opBackfill:
-		err = w.s.backfill(ctx, j, alive)
+		err = w.s.backfill(ctx, j, h.alive)
 	}
+	h.release([]job{j})
 	if err != nil {
 		if ctx.Err() == nil {
 			w.log.Warn("fan-out: job failed, will be retried", "job", j.id, "op", j.op, "mid", j.mid, "err", err)
 		}
 		return
 	}
-	w.s.opt.Metrics.jobs.WithLabelValues(j.op).Inc()
-	actx := context.WithoutCancel(ctx) // done is done, even if we are stopping
-	_, err = w.s.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
-		pl.XAck(actx, w.s.keys.fanOutQueue(), fanOutGroup, j.id)
-		pl.XDel(actx, w.s.keys.fanOutQueue(), j.id)
+	w.ack(ctx, []job{j})
+}
+
+// ack counts jobs done and acknowledges them (and their pending marks), in
+// one round trip.
+func (w *worker) ack(ctx context.Context, jobs []job) {
+	if len(jobs) == 0 {
+		return
+	}
+	ids := make([]string, len(jobs))
+	var mids []string
+	for i, j := range jobs {
+		ids[i] = j.id
+		w.s.opt.Metrics.jobs.WithLabelValues(j.op).Inc()
 		if j.op == opPush {
-			pl.HDel(actx, w.s.keys.fanOutPending(), id(j.mid))
+			mids = append(mids, id(j.mid))
+		}
+	}
+	actx := context.WithoutCancel(ctx) // done is done, even if we are stopping
+	_, err := w.s.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
+		pl.XAck(actx, w.s.keys.fanOutQueue(), fanOutGroup, ids...)
+		pl.XDel(actx, w.s.keys.fanOutQueue(), ids...)
+		if len(mids) > 0 {
+			pl.HDel(actx, w.s.keys.fanOutPending(), mids...)
 		}
 		return nil
 	})
 	if err != nil {
-		w.log.Warn("fan-out: acknowledge job", "job", j.id, "err", err)
+		w.log.Warn("fan-out: acknowledge jobs", "jobs", ids, "err", err)
+	}
+}
+
+// holding is the jobs a worker has taken and neither acknowledged nor given
+// up on yet. Its alive renews the claim on all of them while a long job
+// runs, so that no other process takes over a job of the batch meanwhile.
+type holding struct {
+	w       *worker
+	ctx     context.Context
+	ids     []string
+	renewed time.Time
+}
+
+// hold starts holding jobs just taken.
+func (w *worker) hold(ctx context.Context, jobs []job) *holding {
+	h := &holding{w: w, ctx: ctx, ids: make([]string, len(jobs)), renewed: time.Now()}
+	for i, j := range jobs {
+		h.ids[i] = j.id
+	}
+	return h
+}
+
+// alive is called between the batches of fans of a job: it sleeps
+// BatchDelay, and renews the claim every ClaimIdle/3.
+func (h *holding) alive() {
+	ctx := h.ctx
+	if h.w.opt.BatchDelay > 0 {
+		sleep(ctx, h.w.opt.BatchDelay)
+	}
+	if len(h.ids) > 0 && time.Since(h.renewed) >= h.w.opt.ClaimIdle/3 {
+		// Resets the entries' idle time, so nobody takes over a long job.
+		h.w.s.rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: h.w.s.keys.fanOutQueue(), Group: fanOutGroup,
+			Consumer: h.w.consumer, Messages: h.ids})
+		h.renewed = time.Now()
+	}
+}
+
+// release stops holding jobs: done, or failed and left for a retry.
+func (h *holding) release(jobs []job) {
+	for _, j := range jobs {
+		if i := slices.Index(h.ids, j.id); i >= 0 {
+			h.ids = slices.Delete(h.ids, i, i+1)
+		}
 	}
 }
 
