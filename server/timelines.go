@@ -15,7 +15,7 @@ import (
 type timelineConfig struct {
 	CelebrityFans int           // MICROBLOG_CELEBRITY_FANS: from this many fans an author is pulled, not pushed
 	InactiveAfter time.Duration // MICROBLOG_INACTIVE_AFTER: a user away this long gets no pushes
-	Workers       int           // MICROBLOG_FANOUT_WORKERS: fan-out jobs this process runs at once
+	Workers       int           // MICROBLOG_FANOUT_WORKERS: fan-out workers of this process, each taking up to 64 jobs a read
 	ClaimIdle     time.Duration // MICROBLOG_FANOUT_CLAIM_IDLE: a job silent this long is taken over
 	BatchDelay    time.Duration // MICROBLOG_FANOUT_BATCH_DELAY: a pause between batches, for tests
 	HotWindow     int           // MICROBLOG_HOT_WINDOW: ids each F and G set and the public timeline keep
