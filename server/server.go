@@ -69,6 +69,9 @@ func requestLog(logger *slog.Logger) echo.MiddlewareFunc {
 			if status >= 500 {
 				level = slog.LevelWarn
 			}
+			if !logger.Enabled(c.Request().Context(), level) {
+				return nil // and build none of the line
+			}
 			logger.Log(c.Request().Context(), level, "request",
 				"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
 				"duration_ms", time.Since(start).Milliseconds(), "ip", c.RealIP())
