@@ -65,6 +65,9 @@ func createMessage(c echo.Context, st store.Messages, limit store.Limit, np stor
 	if err != nil {
 		return err
 	}
+	if p.Encoded != nil { // as its live event carries it
+		return c.JSONBlob(http.StatusCreated, p.Encoded)
+	}
 	return c.JSON(http.StatusCreated, p)
 }
 

@@ -70,5 +70,18 @@ func EncodeFrame(event string, data any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(Frame{Event: event, Data: raw})
+	return FrameOf(event, raw), nil
+}
+
+// FrameOf is the frame of event whose data is encoded already (raw, as
+// json.Marshal made it): the same bytes EncodeFrame makes, without
+// encoding the data again.
+func FrameOf(event string, raw []byte) []byte {
+	name, _ := json.Marshal(event)
+	b := make([]byte, 0, len(`{"event":,"data":}`)+len(name)+len(raw))
+	b = append(b, `{"event":`...)
+	b = append(b, name...)
+	b = append(b, `,"data":`...)
+	b = append(b, raw...)
+	return append(b, '}')
 }

@@ -45,6 +45,10 @@ type Post struct {
 	Tags     []string `json:"tags"`              // the topics its text carries
 	Media    []Media  `json:"media"`             // its images, at most MaxMedia
 	Deleted  bool     `json:"deleted,omitempty"` // only on a repost_of whose original is gone
+	// Encoded is the post as its live event carries it, when a write has
+	// just encoded it so (nil otherwise): what a writer answers, as is,
+	// rather than encoding it a second time.
+	Encoded json.RawMessage `json:"-"`
 }
 
 // Media is an image attached to a post, as the contract shows it.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -472,11 +473,18 @@ func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 		d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim,
 			resultValue(p.ID, d.reqHash), IdempotencyTTL.Milliseconds())
 	}
+	// The post is encoded once, for its event and for the writer's answer.
+	raw, err := json.Marshal(p)
+	if err != nil {
+		slog.ErrorContext(ctx, "encode live event", "post", p.ID, "err", err)
+		return
+	}
+	d.post.Encoded = raw
 	switch {
 	case d.parent == nil:
-		s.queuePublish(ctx, pl, s.keys.AuthorChannel(p.Author.ID), store.EventPost, p)
+		s.queuePublishFrame(ctx, pl, s.keys.AuthorChannel(p.Author.ID), store.FrameOf(store.EventPost, raw))
 	case d.parent.Author.ID != p.Author.ID:
-		s.queuePublish(ctx, pl, s.keys.NotifyChannel(d.parent.Author.ID), store.EventComment, p)
+		s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(d.parent.Author.ID), store.FrameOf(store.EventComment, raw))
 	}
 }
 
