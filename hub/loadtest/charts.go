@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"strconv"
 
@@ -11,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"microblog/hub/loadtest/chart"
 )
 
 // Goals the charts draw as lines.
@@ -31,7 +32,7 @@ func latencyChart(runs []deliveryResult, title, path string) error {
 	p.X.Label.Text = "percentile of deliveries"
 	p.Y.Label.Text = "delay from post request to receipt (ms)"
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = msTicks{}
+	p.Y.Tick.Marker = chart.MSTicks
 	p.X.Min, p.X.Max = 0, tailPercentil+0.3
 	p.X.Tick.Marker = plot.ConstantTicks{
 		{Value: 0, Label: "0%"}, {Value: math.Log10(2), Label: "50%"}, {Value: 1, Label: "90%"},
@@ -63,9 +64,9 @@ func latencyChart(runs []deliveryResult, title, path string) error {
 		if r.Round > 0 {
 			name = fmt.Sprintf("%s (others took %.2f cores)", r.Label, r.otherCores())
 		}
-		p.Legend.Add(fmt.Sprintf("%s: p50 %s, p99 %s, max %s", name, fmtMS(pct(r.Delay, 50)), fmtMS(pct(r.Delay, 99)), fmtMS(pct(r.Delay, 100))), l)
+		p.Legend.Add(fmt.Sprintf("%s: p50 %s, p99 %s, max %s", name, chart.FmtMS(pct(r.Delay, 50)), chart.FmtMS(pct(r.Delay, 99)), chart.FmtMS(pct(r.Delay, 100))), l)
 	}
-	goal := hline(goalDelayP99, 0, tailPercentil+0.3)
+	goal := chart.HLine(goalDelayP99, 0, tailPercentil+0.3)
 	p.Add(goal)
 	p.Legend.Add(fmt.Sprintf("goal: p99 under %d ms", goalDelayP99), goal)
 	p.Y.Min, p.Y.Max = min(lo, 1)*0.8, max(hi, goalDelayP99)*1.3
@@ -125,7 +126,7 @@ func memoryChart(runs []idleResult, title, path string) error {
 	if len(ticks) == 0 {
 		return nil
 	}
-	goal := hline(goalKiBIdle, xmin/1.3, xmax*1.3)
+	goal := chart.HLine(goalKiBIdle, xmin/1.3, xmax*1.3)
 	p.Add(goal)
 	p.Legend.Add(fmt.Sprintf("goal: %d KiB resident", goalKiBIdle), goal)
 	p.X.Tick.Marker = ticks
@@ -134,14 +135,6 @@ func memoryChart(runs []idleResult, title, path string) error {
 	p.Y.Min, p.Y.Max = 0, ymax*1.75 // room for the legend above the lines
 	p.Legend.Top = true
 	return p.Save(chartW, chartH, path)
-}
-
-// hline is a thin red horizontal line at y from x0 to x1.
-func hline(y, x0, x1 float64) *plotter.Line {
-	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
-	l.Color = color.RGBA{R: 200, A: 255}
-	l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-	return l
 }
 
 // wholeTicks are gonum's default ticks, labelled without needless decimals.
@@ -155,33 +148,6 @@ func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ts
-}
-
-// msTicks marks a logarithmic axis of milliseconds at 1, 2, 5, 10, 20, 50…
-type msTicks struct{}
-
-func (msTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for d := math.Pow(10, math.Floor(math.Log10(lo))); d <= hi; d *= 10 {
-		for _, m := range []float64{1, 2, 5} {
-			if v := d * m; v >= lo && v <= hi {
-				ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
-			}
-		}
-	}
-	return ts
-}
-
-// fmtMS writes a delay in ms with about three figures.
-func fmtMS(ms float64) string {
-	switch {
-	case ms >= 100:
-		return fmt.Sprintf("%.0f ms", ms)
-	case ms >= 10:
-		return fmt.Sprintf("%.1f ms", ms)
-	default:
-		return fmt.Sprintf("%.2f ms", ms)
-	}
 }
 
 // fmtCount writes 50000 as 50k and 1500 as 1.5k.

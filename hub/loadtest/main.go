@@ -43,6 +43,7 @@ import (
 	"strings"
 	"time"
 
+	"microblog/hub/loadtest/chart"
 	"microblog/hub/loadtest/spawn"
 )
 
@@ -324,8 +325,8 @@ func printDelivery(r deliveryResult) {
 	fmt.Printf("  posted %d posts (%d failed); events expected %d, delivered %d, lost %d, duplicates %d\n",
 		r.Posts, r.FailedPosts, r.Expected, r.Delivered, max(0, r.Expected-r.Delivered), r.Duplicates)
 	fmt.Printf("  delay from post request to receipt: p50 %s, p90 %s, p99 %s, p99.9 %s, max %s; post request p50 %s, p99 %s\n",
-		fmtMS(pct(r.Delay, 50)), fmtMS(pct(r.Delay, 90)), fmtMS(pct(r.Delay, 99)), fmtMS(pct(r.Delay, 99.9)), fmtMS(pct(r.Delay, 100)),
-		fmtMS(pct(r.PostLatency, 50)), fmtMS(pct(r.PostLatency, 99)))
+		chart.FmtMS(pct(r.Delay, 50)), chart.FmtMS(pct(r.Delay, 90)), chart.FmtMS(pct(r.Delay, 99)), chart.FmtMS(pct(r.Delay, 99.9)), chart.FmtMS(pct(r.Delay, 100)),
+		chart.FmtMS(pct(r.PostLatency, 50)), chart.FmtMS(pct(r.PostLatency, 99)))
 	per := func(m float64) float64 { return m / float64(r.Fans) / 1024 }
 	fmt.Printf("  server memory: resident %.1f MiB → %.1f MiB with the fans, %.1f KiB per connection (Go heap %.1f KiB, stacks %.1f KiB)\n",
 		r.MemBefore.RSS/(1<<20), r.MemAfter.RSS/(1<<20), per(r.MemAfter.RSS-r.MemBefore.RSS),
@@ -348,7 +349,7 @@ func printTables(res results) {
 			k := max(1, float64(r.Delivered)/1000)
 			fmt.Printf("| %s | %d | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms | %.2f cores | %.1f KiB |\n", r.Label, r.Round, thousands(r.Fans),
 				thousands(int(float64(r.Expected)/r.Duration.Seconds())), thousands(int(r.Delivered)), max(0, r.Expected-r.Delivered),
-				fmtMS(pct(r.Delay, 50)), fmtMS(pct(r.Delay, 99)), fmtMS(pct(r.Delay, 100)),
+				chart.FmtMS(pct(r.Delay, 50)), chart.FmtMS(pct(r.Delay, 99)), chart.FmtMS(pct(r.Delay, 100)),
 				1000*r.CPU.Server/k, 1000*r.CPU.Tool/k, r.otherCores(), (r.MemAfter.RSS-r.MemBefore.RSS)/float64(r.Fans)/1024)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"os"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"microblog/hub/loadtest/chart"
 )
 
 // The charts' size and the percentile axis, as hub/loadtest draws them.
@@ -49,7 +50,7 @@ func latencyChart(ts []targetResult, reads bool, title string, goalP99 float64, 
 	p.X.Label.Text = "percentile of requests"
 	p.Y.Label.Text = "latency seen by ab (ms)"
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = msTicks{}
+	p.Y.Tick.Marker = chart.MSTicks
 	p.X.Min, p.X.Max = 0, xMax
 	p.X.Tick.Marker = plot.ConstantTicks{
 		{Value: 0, Label: "0%"}, {Value: math.Log10(2), Label: "50%"}, {Value: 1, Label: "90%"},
@@ -83,10 +84,10 @@ func latencyChart(ts []targetResult, reads bool, title string, goalP99 float64, 
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s: %s/s, p50 %s, p99 %s, max %s", t.Label, thousands(ab.PerSec),
-			fmtMS(ab.p(50)), fmtMS(ab.p(99)), fmtMS(ab.p(100))), l)
+			chart.FmtMS(ab.p(50)), chart.FmtMS(ab.p(99)), chart.FmtMS(ab.p(100))), l)
 	}
 	if goalP99 > 0 {
-		goal := hline(goalP99, 0, xMax)
+		goal := chart.HLine(goalP99, 0, xMax)
 		p.Add(goal)
 		p.Legend.Add(fmt.Sprintf("goal: p99 under %g ms at %s reads/s", goalP99, thousands(goalReadsPerSec)), goal)
 		hi = max(hi, goalP99)
@@ -114,7 +115,7 @@ func throughputChart(res results, path string) error {
 			p.Title.Text = "GET /api/v1/timelines/home (keep-alive)"
 		}
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		p.Y.Tick.Marker = countTicks{}
+		p.Y.Tick.Marker = chart.LogTicks{Label: thousands}
 		p.Add(plotter.NewGrid())
 		ref, refLabel := float64(seedPostsPerSec), fmt.Sprintf("seed 002's NodeJS server: %d/s at -c 50", seedPostsPerSec)
 		if what == "reads" {
@@ -167,7 +168,7 @@ func throughputChart(res results, path string) error {
 			return nil
 		}
 		x0, x1 := xmin/1.4, xmax*1.4
-		line := hline(ref, x0, x1)
+		line := chart.HLine(ref, x0, x1)
 		p.Add(line)
 		p.Legend.Add(refLabel, line)
 		p.X.Tick.Marker = ticks
@@ -205,43 +206,4 @@ func hasTick(ts plot.ConstantTicks, v float64) bool {
 		}
 	}
 	return false
-}
-
-// hline is a thin red dashed horizontal line at y from x0 to x1.
-func hline(y, x0, x1 float64) *plotter.Line {
-	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
-	l.Color = color.RGBA{R: 200, A: 255}
-	l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-	return l
-}
-
-// msTicks marks a logarithmic axis of milliseconds at 1, 2, 5, 10, 20, 50…
-type msTicks struct{}
-
-func (msTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for d := math.Pow(10, math.Floor(math.Log10(lo))); d <= hi; d *= 10 {
-		for _, m := range []float64{1, 2, 5} {
-			if v := d * m; v >= lo && v <= hi {
-				ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
-			}
-		}
-	}
-	return ts
-}
-
-// countTicks marks a logarithmic axis of counts at 1, 2, 5, 10… written
-// with thousands separators.
-type countTicks struct{}
-
-func (countTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for d := math.Pow(10, math.Floor(math.Log10(lo))); d <= hi; d *= 10 {
-		for _, m := range []float64{1, 2, 5} {
-			if v := d * m; v >= lo && v <= hi {
-				ts = append(ts, plot.Tick{Value: v, Label: thousands(v)})
-			}
-		}
-	}
-	return ts
 }

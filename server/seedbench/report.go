@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"microblog/hub/loadtest/chart"
 )
 
 // printTables prints the results as Markdown tables.
@@ -33,7 +35,7 @@ func printTables(w io.Writer, res results) {
 		m := t.Posts
 		fmt.Fprintf(w, "| %s | %s | %.1f× | %s | %s | %s | %.1f | %.1f | %s | %.0f µs | %.0f µs | %s |\n", t.Label,
 			thousands(m.AB.PerSec), m.AB.PerSec/float64(res.Seed), thousands(m.AB.sustained(m.Cost.Settle)),
-			fmtMS(m.AB.p(50)), fmtMS(m.AB.p(99)),
+			chart.FmtMS(m.AB.p(50)), chart.FmtMS(m.AB.p(99)),
 			m.Cost.RedisCommands, m.Cost.RedisReads, fmtTrips(m.Cost.RoundTrips), m.Cost.ServerCPUus, m.Cost.RedisCPUus,
 			vsBare(m.Cost.ServerCPUus, func(t targetResult) float64 { return t.Posts.Cost.ServerCPUus }))
 	}
@@ -48,7 +50,7 @@ func printTables(w io.Writer, res results) {
 			met = "yes"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.1f | %s | %.0f µs | %.0f µs | %s |\n", t.Label,
-			thousands(m.AB.PerSec), fmtMS(m.AB.p(50)), fmtMS(m.AB.p(99)), met,
+			thousands(m.AB.PerSec), chart.FmtMS(m.AB.p(50)), chart.FmtMS(m.AB.p(99)), met,
 			m.Cost.RedisCommands, fmtTrips(m.Cost.RoundTrips), m.Cost.ServerCPUus, m.Cost.RedisCPUus,
 			vsBare(m.Cost.ServerCPUus, func(t targetResult) float64 { return t.Reads.Cost.ServerCPUus }))
 	}
@@ -69,7 +71,7 @@ func printTables(w io.Writer, res results) {
 				cell := "–"
 				for _, p := range t.Sweep {
 					if p.What == what && p.C == c {
-						cell = fmt.Sprintf("%s (%s, %.0f µs)", thousands(p.PerSec), fmtMS(p.P99), p.Cost.ServerCPUus)
+						cell = fmt.Sprintf("%s (%s, %.0f µs)", thousands(p.PerSec), chart.FmtMS(p.P99), p.Cost.ServerCPUus)
 					}
 				}
 				fmt.Fprintf(w, " %s |", cell)
@@ -144,18 +146,6 @@ func fmtTrips(v float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-// fmtMS writes a latency in ms with about three figures.
-func fmtMS(ms float64) string {
-	switch {
-	case ms >= 100:
-		return fmt.Sprintf("%.0f ms", ms)
-	case ms >= 10:
-		return fmt.Sprintf("%.1f ms", ms)
-	default:
-		return fmt.Sprintf("%.2f ms", ms)
-	}
 }
 
 // thousands writes 20000.4 as 20,000.
