@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	work.Go(func() {
 		st.RunArchiver(workCtx, redisdb.ArchiverOptions{ClaimIdle: tcfg.ClaimIdle, Logger: logger})
 	})
-	work.Go(func() { st.RunSessionCache(workCtx, logger) })
+	work.Go(func() { st.RunCaches(workCtx, logger) })
 	work.Go(func() {
 		st.RunRepair(workCtx, redisdb.RepairOptions{Interval: repairEvery, Logger: logger})
 	})

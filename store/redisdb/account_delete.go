@@ -174,7 +174,13 @@ func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 	if err != nil {
 		return s.wrap("delete account: name", err)
 	}
-	if err := s.rdb.Del(ctx, s.keys.user(uid)).Err(); err != nil {
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.Del(ctx, s.keys.user(uid))
+		pl.Publish(ctx, s.keys.avatarsChannel(), uid) // its avatar is gone too
+		return nil
+	})
+	s.caches.avatars.forget(uid)
+	if err != nil {
 		return s.wrap("delete account", err)
 	}
 	for _, n := range names {

@@ -191,10 +191,10 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 	}
 	h := store.TokenHash(token)
 	now := time.Now()
-	if uid, ok := s.sessions.get(h, now); ok {
+	if uid, ok := s.caches.sessions.get(h, now); ok {
 		return uid, h, nil
 	}
-	gen := s.sessions.gen.Load()
+	gen := s.caches.sessions.gen.Load()
 	// A token names its user (see newSession), so that both keys are read
 	// in one round trip; a token of an older version, without it, takes two.
 	claimed, _, _ := strings.Cut(token, ".")
@@ -228,7 +228,7 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 		s.rdb.Del(ctx, s.keys.session(h))
 		return 0, "", store.ErrNotLoggedIn
 	}
-	s.sessions.put(h, uid, gen, now)
+	s.caches.sessions.put(h, uid, gen, now)
 	return uid, h, nil
 }
 
@@ -242,7 +242,7 @@ func (s *Store) Logout(ctx context.Context, uid int64, tokenHash string) error {
 		s.queueRevoke(ctx, p, uid, tokenHash)
 		return nil
 	})
-	s.sessions.revoke(tokenHash)
+	s.caches.sessions.forget(tokenHash)
 	return s.wrap("logout", err)
 }
 
@@ -275,7 +275,7 @@ func (s *Store) endSessions(ctx context.Context, uid int64, keep string) error {
 		}
 		return nil
 	})
-	s.sessions.revoke(hashes...)
+	s.caches.sessions.forget(hashes...)
 	return s.wrap("end sessions", err)
 }
 

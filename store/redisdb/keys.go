@@ -242,9 +242,14 @@ func (k Keys) NotifyChannel(uid int64) string {
 
 // sessionsChannel is the pub/sub channel sessions:revoked on which every
 // ended session's token hash is published, for the processes that remember
-// sessions (sessioncache.go). On a cluster it is a plain channel, which
+// sessions (caches.go). On a cluster it is a plain channel, which
 // every node passes on to every other.
 func (k Keys) sessionsChannel() string { return k.prefix + "sessions:revoked" }
+
+// avatarsChannel is the pub/sub channel avatars:changed on which the id of
+// every user whose avatar changed is published, for the processes that
+// remember avatars (caches.go); a plain channel on a cluster too.
+func (k Keys) avatarsChannel() string { return k.prefix + "avatars:changed" }
 
 // channelTag is the hash tag of uid's live partition on a cluster, nothing
 // on a single Redis.

@@ -141,7 +141,13 @@ func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.Us
 	if _, err := s.username(ctx, uid); err != nil {
 		return store.User{}, err
 	}
-	if err := s.rdb.HSet(ctx, s.keys.user(uid), fieldAvatar, name).Err(); err != nil {
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.HSet(ctx, s.keys.user(uid), fieldAvatar, name)
+		pl.Publish(ctx, s.keys.avatarsChannel(), uid) // for the processes that remember it
+		return nil
+	})
+	s.caches.avatars.forget(uid)
+	if err != nil {
 		return store.User{}, s.wrap("set avatar", err)
 	}
 	if old != "" && old != name && s.opt.Files != nil {

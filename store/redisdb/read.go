@@ -3,6 +3,8 @@ package redisdb
 import (
 	"context"
 	"errors"
+	"slices"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -190,10 +192,10 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 }
 
 // fillAvatars sets the avatar of each post's author (and of the originals
-// the reposts carry), in one round trip: avatars change, so the message keeps
-// none of its own.
+// the reposts carry): avatars change, so the message keeps none of its own.
+// The process remembers them (caches.go); those it does not are read in one
+// round trip.
 func (s *Store) fillAvatars(ctx context.Context, posts []*store.Post) error {
-	authors := map[int64]*redis.StringCmd{}
 	var all []*store.Post
 	for _, p := range posts {
 		if p != nil {
@@ -206,19 +208,39 @@ func (s *Store) fillAvatars(ctx context.Context, posts []*store.Post) error {
 	if len(all) == 0 {
 		return nil
 	}
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for _, p := range all {
-			if _, ok := authors[p.Author.ID]; !ok {
-				authors[p.Author.ID] = pl.HGet(ctx, s.keys.user(p.Author.ID), fieldAvatar)
-			}
+	now := time.Now()
+	avatars := make(map[int64]string, 4)
+	var missing []int64
+	for _, p := range all {
+		uid := p.Author.ID
+		if _, ok := avatars[uid]; ok || slices.Contains(missing, uid) {
+			continue
 		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.wrap("load avatars", err)
+		if name, ok := s.caches.avatars.get(uid, now); ok {
+			avatars[uid] = name
+		} else {
+			missing = append(missing, uid)
+		}
+	}
+	if len(missing) > 0 {
+		gen := s.caches.avatars.gen.Load()
+		cmds := make([]*redis.StringCmd, len(missing))
+		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			for i, uid := range missing {
+				cmds[i] = pl.HGet(ctx, s.keys.user(uid), fieldAvatar)
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return s.wrap("load avatars", err)
+		}
+		for i, uid := range missing {
+			avatars[uid] = cmds[i].Val()
+			s.caches.avatars.put(uid, cmds[i].Val(), gen, now)
+		}
 	}
 	for _, p := range all {
-		p.Author.AvatarURL = avatarURL(authors[p.Author.ID].Val())
+		p.Author.AvatarURL = avatarURL(avatars[p.Author.ID])
 	}
 	return nil
 }

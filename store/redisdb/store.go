@@ -64,8 +64,8 @@ type Store struct {
 	// dummyHash is compared against when a login names no user, so that a
 	// wrong name and a wrong password take the same time.
 	dummyHash []byte
-	// sessions remembers recently checked sessions (sessioncache.go).
-	sessions *sessionCache
+	// caches remember recently checked sessions and avatars (caches.go).
+	caches *caches
 }
 
 // New returns a Store over rdb.
@@ -94,7 +94,7 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
 	_, cluster := rdb.(*redis.ClusterClient)
 	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix, cluster: cluster}, opt: opt, dummyHash: dummy,
-		sessions: &sessionCache{}}
+		caches: &caches{}}
 }
 
 // keysMatching returns every key that matches pattern (SCAN, on every

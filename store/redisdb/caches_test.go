@@ -11,15 +11,14 @@ import (
 	"microblog/store"
 )
 
-// runSessionCache runs s's session cache until the test ends and waits
-// until it is live.
-func runSessionCache(t *testing.T, s *Store) {
+// runCaches runs s's caches until the test ends and waits until they are live.
+func runCaches(t *testing.T, s *Store) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.RunSessionCache(ctx, nil) }()
+	go func() { defer close(done); s.RunCaches(ctx, nil) }()
 	t.Cleanup(func() { cancel(); <-done })
-	waitFor(t, "the session cache to go live", func() bool { return s.sessions.live.Load() })
+	waitFor(t, "the session cache to go live", func() bool { return s.caches.sessions.live.Load() })
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {
@@ -46,8 +45,8 @@ func TestSessionCacheAcrossProcesses(t *testing.T) {
 	a := newTestStore(t)
 	b := testStore{Store: New(a.rdb, Options{BcryptCost: a.opt.BcryptCost}), t: t, ctx: a.ctx}
 	a.rdb.AddHook(roundTripHook{})
-	runSessionCache(t, a.Store)
-	runSessionCache(t, b.Store)
+	runCaches(t, a.Store)
+	runCaches(t, b.Store)
 
 	u, tok, err := a.Register(a.ctx, "alice", "password123")
 	if err != nil {
@@ -116,7 +115,7 @@ func TestSessionCacheAcrossProcesses(t *testing.T) {
 func TestSessionCacheOffWhileDeaf(t *testing.T) {
 	a := newTestStore(t)
 	b := testStore{Store: New(a.rdb, Options{BcryptCost: a.opt.BcryptCost}), t: t, ctx: a.ctx}
-	runSessionCache(t, b.Store)
+	runCaches(t, b.Store)
 	u, tok, err := a.Register(a.ctx, "bob", "password123")
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +134,7 @@ func TestSessionCacheOffWhileDeaf(t *testing.T) {
 		_, _, err := b.Authenticate(b.ctx, tok)
 		return errors.Is(err, store.ErrNotLoggedIn)
 	})
-	waitFor(t, "b's cache to be live again", func() bool { return b.sessions.live.Load() })
+	waitFor(t, "b's cache to be live again", func() bool { return b.caches.sessions.live.Load() })
 	if _, _, err := b.Authenticate(b.ctx, tok); !errors.Is(err, store.ErrNotLoggedIn) {
 		t.Fatalf("after the subscriber came back: %v", err)
 	}
@@ -194,4 +193,47 @@ func TestTokenFormats(t *testing.T) {
 	if _, _, err := s.Authenticate(s.ctx, stray); !errors.Is(err, store.ErrNotLoggedIn) {
 		t.Fatalf("unknown token: %v", err)
 	}
+}
+
+// Avatars are remembered as sessions are: a page of posts takes its
+// authors' avatars from memory, and a new avatar reaches every process.
+func TestAvatarCacheAcrossProcesses(t *testing.T) {
+	a := newTestStore(t)
+	b := testStore{Store: New(a.rdb, Options{BcryptCost: a.opt.BcryptCost}), t: t, ctx: a.ctx}
+	a.rdb.AddHook(roundTripHook{})
+	runCaches(t, a.Store)
+	runCaches(t, b.Store)
+	author := a.user("painter")
+	a.post(store.NewPost{Author: author, Content: "a picture of a picture"})
+	avatarOn := func(s testStore) (string, int64) {
+		t.Helper()
+		ctx, rt := CountRoundTrips(s.ctx)
+		page, err := s.UserPosts(ctx, author, store.PageQuery{Limit: 5})
+		if err != nil || len(page.Items) != 1 {
+			t.Fatalf("user posts: %v %v", page.Items, err)
+		}
+		url := ""
+		if u := page.Items[0].Author.AvatarURL; u != nil {
+			url = *u
+		}
+		return url, rt.N()
+	}
+	first, n1 := avatarOn(b)
+	if _, ok := b.caches.avatars.get(author, time.Now()); !ok {
+		t.Fatal("b does not remember the avatar it read")
+	}
+	again, n2 := avatarOn(b)
+	if first != "" || again != "" || n2 >= n1 {
+		t.Fatalf("before any avatar: %q in %d round trips, then %q in %d; want none, and fewer round trips", first, n1, again, n2)
+	}
+	if _, err := a.SetAvatar(a.ctx, author, "painter.png"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := avatarOn(a); got != "/media/painter.png" {
+		t.Fatalf("the process that set it shows %q", got)
+	}
+	waitFor(t, "the new avatar to reach b", func() bool {
+		got, _ := avatarOn(b)
+		return got == "/media/painter.png"
+	})
 }

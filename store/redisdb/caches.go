@@ -1,0 +1,186 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Each process remembers, for a short while, two things nearly every
+// request asks Redis for: which user a session token belongs to, and each
+// author's avatar. A session checked in the last cacheTTL is taken at its
+// word, so an authenticated request does not wait on Redis before it
+// starts; a page of posts takes its authors' avatars from memory.
+//
+// What changes them is published: every session that ends (a logout, a
+// logout everywhere, a changed password, a deleted account) has its token
+// hash published on sessions:revoked, every new avatar its user's id on
+// avatars:changed, and every process forgets the entry on receipt. The
+// caches are used only while that subscription is known to be up: from
+// when it is confirmed until its connection fails or stops answering
+// pings, and they start empty each time, so an invalidation sent while a
+// process was not listening is never missed.
+const (
+	cacheTTL = 30 * time.Second
+	// cacheMax bounds each cache's memory: past it the cache starts over.
+	cacheMax = 100_000
+	// cachePing is how often an idle subscription is pinged; a ping not
+	// answered by the next one turns the caches off.
+	cachePing = 2 * time.Second
+)
+
+// liveCache is one of those caches.
+type liveCache[K comparable, V any] struct {
+	mu      sync.RWMutex
+	entries map[K]cached[V]
+	// gen changes whenever an entry may have been invalidated (an
+	// invalidation, a flush): a read of Redis that began under an older gen
+	// is not cached, since an invalidation may have passed between the read
+	// and the put.
+	gen  atomic.Uint64
+	live atomic.Bool // the invalidations are heard
+}
+
+type cached[V any] struct {
+	v  V
+	at time.Time
+}
+
+// get returns the value of k read recently, while the cache is live.
+func (c *liveCache[K, V]) get(k K, now time.Time) (V, bool) {
+	var zero V
+	if !c.live.Load() {
+		return zero, false
+	}
+	c.mu.RLock()
+	e, ok := c.entries[k]
+	c.mu.RUnlock()
+	if !ok || now.Sub(e.at) >= cacheTTL {
+		return zero, false
+	}
+	return e.v, true
+}
+
+// put remembers v, read from Redis, unless gen (taken before the read) is
+// no longer current.
+func (c *liveCache[K, V]) put(k K, v V, gen uint64, now time.Time) {
+	if !c.live.Load() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen.Load() != gen {
+		return
+	}
+	if c.entries == nil || len(c.entries) >= cacheMax {
+		c.entries = make(map[K]cached[V])
+	}
+	c.entries[k] = cached[V]{v: v, at: now}
+}
+
+// forget drops keys.
+func (c *liveCache[K, V]) forget(keys ...K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen.Add(1)
+	for _, k := range keys {
+		delete(c.entries, k)
+	}
+}
+
+// setLive turns the cache on or off, empty either way.
+func (c *liveCache[K, V]) setLive(live bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen.Add(1)
+	c.entries = nil
+	c.live.Store(live)
+}
+
+// caches are a Store's.
+type caches struct {
+	sessions liveCache[string, int64] // token hash → uid
+	avatars  liveCache[int64, string] // uid → avatar file name ("" for none)
+}
+
+func (c *caches) setLive(live bool) {
+	c.sessions.setLive(live)
+	c.avatars.setLive(live)
+}
+
+// RunCaches keeps this process's session and avatar caches until ctx ends:
+// it listens for what invalidates them and turns them on while it hears.
+// Without it running, every request asks Redis.
+func (s *Store) RunCaches(ctx context.Context, logger *slog.Logger) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	backoff := 50 * time.Millisecond
+	for ctx.Err() == nil {
+		err := s.listenInvalidations(ctx)
+		s.caches.setLive(false)
+		if ctx.Err() != nil {
+			return
+		}
+		logger.Warn("session and avatar caches off until Redis answers again", "err", err)
+		sleep(ctx, backoff)
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// listenInvalidations subscribes to sessions:revoked and avatars:changed
+// and applies what comes, with the caches live from the confirmed
+// subscription until an error.
+func (s *Store) listenInvalidations(ctx context.Context) error {
+	ps := s.rdb.Subscribe(ctx)
+	defer ps.Close()
+	sessions, avatars := s.keys.sessionsChannel(), s.keys.avatarsChannel()
+	if err := ps.Subscribe(ctx, sessions, avatars); err != nil {
+		return err
+	}
+	confirmed, pinged := 0, false
+	for ctx.Err() == nil {
+		msg, err := ps.ReceiveTimeout(ctx, cachePing)
+		if err != nil {
+			if !isTimeout(err) || pinged {
+				return err
+			}
+			// Quiet: make sure the connection is still there.
+			if err := ps.Ping(ctx); err != nil {
+				return err
+			}
+			pinged = true
+			continue
+		}
+		pinged = false
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			if m.Kind == "subscribe" {
+				if confirmed++; confirmed == 2 {
+					s.caches.setLive(true)
+				}
+			}
+		case *redis.Message:
+			switch m.Channel {
+			case sessions:
+				s.caches.sessions.forget(m.Payload)
+			case avatars:
+				uid, _ := strconv.ParseInt(m.Payload, 10, 64)
+				s.caches.avatars.forget(uid)
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// isTimeout tells a read that timed out (nothing came) from a broken connection.
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
