@@ -26,9 +26,10 @@ type messageHash struct {
 	Parent   string `redis:"parent"`
 	Comments int64  `redis:"comments_count"`
 	Reposts  int64  `redis:"reposts_count"`
-	Mentions string `redis:"mentions"` // JSON [{"id", "username"}] of the users mentioned
-	Tags     string `redis:"tags"`     // JSON ["topic", ...]
-	Media    string `redis:"media"`    // JSON [store.Media, ...]
+	Likes    int64  `redis:"likes_count"` // the size of likes:<mid>, kept by each like and unlike
+	Mentions string `redis:"mentions"`    // JSON [{"id", "username"}] of the users mentioned
+	Tags     string `redis:"tags"`        // JSON ["topic", ...]
+	Media    string `redis:"media"`       // JSON [store.Media, ...]
 	// Deleted is "1" in a tombstone: the hash of a deleted message keeps
 	// only this field until the archive has the delete too, so that readers
 	// take it as gone instead of finding it in the archive.
@@ -39,6 +40,7 @@ type messageHash struct {
 const (
 	fieldComments = "comments_count"
 	fieldReposts  = "reposts_count"
+	fieldLikes    = "likes_count"
 )
 
 // fieldIdem of a message written under an Idempotency-Key holds "<key
@@ -48,7 +50,7 @@ const fieldIdem = "idem"
 
 // messageFields are messageHash's fields, in the order HMGET asks for them
 // and scanMessage reads them.
-var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted}
+var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted, fieldLikes}
 
 // hmgetMessage is the command HMGET B:<mid> of every messageHash field. A
 // page reads a message hash per post: its arguments are made once, not
@@ -78,7 +80,7 @@ func scanMessage(vals []any) messageHash {
 	}
 	return messageHash{Content: str(0), Author: parseID(str(1)), Username: str(2), Time: parseID(str(3)),
 		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: parseID(str(7)), Reposts: parseID(str(8)),
-		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12)}
+		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: parseID(str(13))}
 }
 
 // fieldDeleted marks a tombstone (see messageHash.Deleted).

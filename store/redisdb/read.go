@@ -123,17 +123,14 @@ func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([
 // from Redis, not from the archive).
 func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
-	likes := make([]*redis.IntCmd, len(mids))
 	liked := make([]*redis.FloatCmd, len(mids))
 	who := id(viewer)
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			cmds[i] = hmgetMessage(ctx, s.keys.message(mid))
 			pl.Process(ctx, cmds[i])
-			likesKey := s.keys.likes(mid)
-			likes[i] = pl.ZCard(ctx, likesKey)
 			if viewer > 0 {
-				liked[i] = pl.ZScore(ctx, likesKey, who)
+				liked[i] = pl.ZScore(ctx, s.keys.likes(mid), who)
 			}
 		}
 		return nil
@@ -153,6 +150,7 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 			continue
 		}
 		out[i], hot[i] = h.post(mids[i]), true
+		out[i].LikesCount = h.Likes
 	}
 	if len(cold) > 0 {
 		if err := s.loadArchived(ctx, mids, cold, out); err != nil {
@@ -160,11 +158,7 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 		}
 	}
 	for i, p := range out {
-		if p == nil {
-			continue
-		}
-		p.LikesCount = likes[i].Val()
-		if viewer > 0 {
+		if p != nil && viewer > 0 {
 			yes := liked[i].Err() == nil
 			p.Liked = &yes
 		}
@@ -183,10 +177,23 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 	if err != nil {
 		return s.wrap("load posts: archive", err)
 	}
-	for _, i := range cold {
-		if a, ok := rows[mids[i]]; ok && !a.Deleted {
-			out[i] = archivedPost(a)
+	// Their likes stay in Redis (the archive keeps them too, but a few
+	// milliseconds behind): counted there, in one more round trip.
+	counts := make(map[int64]*redis.IntCmd, len(cold))
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, i := range cold {
+			if a, ok := rows[mids[i]]; ok && !a.Deleted {
+				out[i] = archivedPost(a)
+				counts[i] = pl.ZCard(ctx, s.keys.likes(mids[i]))
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return s.wrap("load posts: likes", err)
+	}
+	for i, c := range counts {
+		out[i].LikesCount = c.Val()
 	}
 	return nil
 }

@@ -32,11 +32,12 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 			s.queueArchiveLike(ctx, pl, archiveLike, l)
 		} else {
 			removed = pl.ZRem(ctx, s.keys.likes(mid), uid)
+			countSync.Eval(ctx, pl, []string{s.keys.message(mid), s.keys.likes(mid)}, fieldLikes)
 			s.queueArchiveLike(ctx, pl, archiveUnlike, l)
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) { // nil: no hash to count in, the message is archived
 		return s.wrap("like", err)
 	}
 	var changed int64
@@ -214,8 +215,9 @@ func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lo
 
 // schemaVersion is the data model Migrate brings Redis to: 2 adds the
 // username search index and the popularity ranking, 3 the PRECIS forms of
-// names and their skeleton index (names.go).
-const schemaVersion = 3
+// names and their skeleton index (names.go), 4 the likes_count field of
+// every liked message's hash.
+const schemaVersion = 4
 
 // Migrate brings data written by older versions of the server up to date:
 // it indexes every user's name and follower count. It is idempotent and
@@ -254,5 +256,28 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.migrateNames(ctx); err != nil {
 		return err
 	}
+	if err := s.migrateLikeCounts(ctx); err != nil {
+		return err
+	}
 	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.schema(), schemaVersion, 0).Err())
+}
+
+// migrateLikeCounts gives the hash of every liked message its likes_count
+// (a message never liked has none, which reads as 0).
+func (s *Store) migrateLikeCounts(ctx context.Context) error {
+	sets, err := s.keysMatching(ctx, s.keys.prefix+"likes:*")
+	if err != nil {
+		return s.wrap("migrate likes", err)
+	}
+	for _, key := range sets {
+		mid := parseID(strings.Trim(strings.TrimPrefix(key, s.keys.prefix+"likes:"), "{}"))
+		if mid == 0 {
+			continue
+		}
+		err := countSync.Run(ctx, s.rdb, []string{s.keys.message(mid), key}, fieldLikes).Err()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return s.wrap("migrate likes", err)
+		}
+	}
+	return nil
 }

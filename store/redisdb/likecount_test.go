@@ -1,0 +1,56 @@
+package redisdb
+
+import (
+	"testing"
+
+	"microblog/store"
+)
+
+// A message's hash keeps its like count: likes and unlikes keep it equal to
+// the likers' set, readers take it from there, and Migrate gives the hashes
+// of messages liked under an older version theirs.
+func TestLikeCountInTheHash(t *testing.T) {
+	s := newTestStore(t)
+	author, fans := s.user("author"), []int64{s.user("ann"), s.user("ben"), s.user("cat")}
+	p := s.post(store.NewPost{Author: author, Content: "like me"})
+	count := func() (field string, read int64) {
+		t.Helper()
+		got, err := s.Post(s.ctx, p.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.rdb.HGet(s.ctx, s.keys.message(p.ID), fieldLikes).Val(), got.LikesCount
+	}
+	if f, n := count(); f != "0" || n != 0 {
+		t.Fatalf("a new post: field %q, read %d", f, n)
+	}
+	for _, f := range fans {
+		if err := s.Like(s.ctx, f, p.ID, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Like(s.ctx, fans[0], p.ID, true) // again: no change
+	if f, n := count(); f != "3" || n != 3 {
+		t.Fatalf("three likes: field %q, read %d", f, n)
+	}
+	if err := s.Like(s.ctx, fans[1], p.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if f, n := count(); f != "2" || n != 2 {
+		t.Fatalf("an unlike: field %q, read %d", f, n)
+	}
+	page, err := s.UserPosts(s.ctx, author, store.PageQuery{Limit: 5, Viewer: fans[0]})
+	if err != nil || len(page.Items) != 1 || page.Items[0].LikesCount != 2 || !*page.Items[0].Liked {
+		t.Fatalf("a page: %+v %v", page.Items, err)
+	}
+
+	// As an older version left it: likes, but no field.
+	s.rdb.HDel(s.ctx, s.keys.message(p.ID), fieldLikes)
+	s.rdb.Set(s.ctx, s.keys.schema(), 3, 0)
+	if err := s.Migrate(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f, n := count(); f != "2" || n != 2 {
+		t.Fatalf("after Migrate: field %q, read %d", f, n)
+	}
+}
