@@ -31,3 +31,23 @@ func TestFrameOfMatchesEncodingTheFrame(t *testing.T) {
 		t.Fatalf("Encoded is encoded with the post: %s", again)
 	}
 }
+
+// A Time is written in UTC with milliseconds, as a JSON string, whatever
+// the year.
+func TestTimeJSON(t *testing.T) {
+	for ms, want := range map[int64]string{
+		1795316492004:  `"2026-11-22T03:01:32.004Z"`,
+		0:              `"1970-01-01T00:00:00.000Z"`,
+		-1:             `"1969-12-31T23:59:59.999Z"`,
+		32503680000000: `"3000-01-01T00:00:00.000Z"`,
+	} {
+		got, err := json.Marshal(Time(ms))
+		if err != nil || string(got) != want {
+			t.Errorf("Time(%d) = %s, %v; want %s", ms, got, err, want)
+		}
+		var back Time
+		if err := json.Unmarshal(got, &back); err != nil || int64(back) != ms {
+			t.Errorf("Time(%d) read back as %d, %v", ms, back, err)
+		}
+	}
+}

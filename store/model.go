@@ -110,7 +110,10 @@ type Time int64
 
 // MarshalJSON writes the time as the contract asks: "2006-01-02T15:04:05.000Z".
 func (t Time) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.UnixMilli(int64(t)).UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	b := make([]byte, 0, len(`"2006-01-02T15:04:05.000Z"`))
+	b = append(b, '"')
+	b = time.UnixMilli(int64(t)).UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	return append(b, '"'), nil
 }
 
 // UnmarshalJSON reads the RFC 3339 form back, for clients written in Go (tests, the load tool).
