@@ -68,7 +68,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		pl.Del(ctx, s.keys.home(uid), s.keys.userPosts(uid))
 		pl.Del(ctx, s.keys.fans(uid), s.keys.stars(uid))
 		pl.Del(ctx, s.keys.notifications(uid), s.keys.notes(uid))
-		pl.Del(ctx, s.keys.knownClients(uid), s.keys.userSessions(uid))
+		pl.Del(ctx, s.keys.knownClients(uid), s.keys.userSessions(uid), s.keys.userLikes(uid))
 		pl.ZRem(ctx, s.keys.popular(), uid)
 		pl.ZRem(ctx, s.keys.lastSeen(), uid)
 		pl.SRem(ctx, s.keys.celebrities(), uid)

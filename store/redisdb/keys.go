@@ -81,6 +81,11 @@ func (k Keys) session(tokenHash string) string { return k.prefix + "auth:" + tok
 // userSessions is the SET user:userid:<uid>:auth of the user's live token hashes.
 func (k Keys) userSessions(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":auth" }
 
+// userLikes is the ZSET user:userid:<uid>:likes of the messages the user
+// likes, score = when (ms): what a page asks, in one command, to say which
+// of its posts its reader likes.
+func (k Keys) userLikes(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":likes" }
+
 // fans is the ZSET A:<uid>:fansID of the user's followers, score = follow time (ms).
 func (k Keys) fans(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":fansID" }
 

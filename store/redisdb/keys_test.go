@@ -18,6 +18,7 @@ func TestKeys(t *testing.T) {
 			k.followNoted(7, 8):                         "N:7:followed:8",
 			k.session("ab12"):                           "auth:ab12",
 			k.userSessions(7):                           "user:userid:7:auth",
+			k.userLikes(7):                              "user:userid:7:likes",
 			k.fans(7):                                   "A:7:fansID",
 			k.stars(7):                                  "A:7:loverID",
 			k.message(42):                               "B:42",
@@ -70,6 +71,7 @@ func TestClusterKeys(t *testing.T) {
 	for got, want := range map[string]string{
 		k.user(7):                "user:userid:{7}",
 		k.userSessions(7):        "user:userid:{7}:auth",
+		k.userLikes(7):           "user:userid:{7}:likes",
 		k.knownClients(7):        "login:known:{7}",
 		k.fans(7):                "A:{7}:fansID",
 		k.stars(7):               "A:{7}:loverID",

@@ -123,15 +123,18 @@ func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([
 // from Redis, not from the archive).
 func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
-	liked := make([]*redis.FloatCmd, len(mids))
-	who := id(viewer)
+	var liked *redis.FloatSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			cmds[i] = hmgetMessage(ctx, s.keys.message(mid))
 			pl.Process(ctx, cmds[i])
-			if viewer > 0 {
-				liked[i] = pl.ZScore(ctx, s.keys.likes(mid), who)
+		}
+		if viewer > 0 && len(mids) > 0 {
+			members := make([]string, len(mids))
+			for i, mid := range mids {
+				members[i] = id(mid)
 			}
+			liked = pl.ZMScore(ctx, s.keys.userLikes(viewer), members...)
 		}
 		return nil
 	})
@@ -157,10 +160,13 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 			return nil, nil, err
 		}
 	}
-	for i, p := range out {
-		if p != nil && viewer > 0 {
-			yes := liked[i].Err() == nil
-			p.Liked = &yes
+	if liked != nil {
+		scores := liked.Val()
+		for i, p := range out {
+			if p != nil {
+				yes := i < len(scores) && scores[i] != 0
+				p.Liked = &yes
+			}
 		}
 	}
 	return out, hot, nil

@@ -29,10 +29,12 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 		l := store.ArchivedLike{MID: mid, UID: uid, At: s.now()}
 		if on {
 			res = likeIfExists.Eval(ctx, pl, []string{s.keys.message(mid), s.keys.likes(mid)}, l.At, uid, flag(!hot))
+			pl.ZAddNX(ctx, s.keys.userLikes(uid), redis.Z{Score: float64(l.At), Member: mid})
 			s.queueArchiveLike(ctx, pl, archiveLike, l)
 		} else {
 			removed = pl.ZRem(ctx, s.keys.likes(mid), uid)
 			countSync.Eval(ctx, pl, []string{s.keys.message(mid), s.keys.likes(mid)}, fieldLikes)
+			pl.ZRem(ctx, s.keys.userLikes(uid), mid)
 			s.queueArchiveLike(ctx, pl, archiveUnlike, l)
 		}
 		return nil
@@ -43,6 +45,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	var changed int64
 	if on {
 		if changed, _ = res.Int64(); changed < 0 {
+			s.rdb.ZRem(ctx, s.keys.userLikes(uid), mid)
 			return store.ErrPostNotFound // deleted meanwhile
 		}
 	} else {
@@ -216,7 +219,7 @@ func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lo
 // schemaVersion is the data model Migrate brings Redis to: 2 adds the
 // username search index and the popularity ranking, 3 the PRECIS forms of
 // names and their skeleton index (names.go), 4 the likes_count field of
-// every liked message's hash.
+// every liked message's hash and each user's set of liked messages.
 const schemaVersion = 4
 
 // Migrate brings data written by older versions of the server up to date:
@@ -256,15 +259,16 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.migrateNames(ctx); err != nil {
 		return err
 	}
-	if err := s.migrateLikeCounts(ctx); err != nil {
+	if err := s.migrateLikes(ctx); err != nil {
 		return err
 	}
 	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.schema(), schemaVersion, 0).Err())
 }
 
-// migrateLikeCounts gives the hash of every liked message its likes_count
-// (a message never liked has none, which reads as 0).
-func (s *Store) migrateLikeCounts(ctx context.Context) error {
+// migrateLikes gives the hash of every liked message its likes_count (a
+// message never liked has none, which reads as 0), and every user who likes
+// messages the set of them.
+func (s *Store) migrateLikes(ctx context.Context) error {
 	sets, err := s.keysMatching(ctx, s.keys.prefix+"likes:*")
 	if err != nil {
 		return s.wrap("migrate likes", err)
@@ -274,7 +278,18 @@ func (s *Store) migrateLikeCounts(ctx context.Context) error {
 		if mid == 0 {
 			continue
 		}
-		err := countSync.Run(ctx, s.rdb, []string{s.keys.message(mid), key}, fieldLikes).Err()
+		likers, err := s.rdb.ZRangeWithScores(ctx, key, 0, -1).Result()
+		if err != nil {
+			return s.wrap("migrate likes", err)
+		}
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			countSync.Eval(ctx, pl, []string{s.keys.message(mid), key}, fieldLikes)
+			for _, z := range likers {
+				uid, _ := z.Member.(string)
+				pl.ZAddNX(ctx, s.keys.userLikes(parseID(uid)), redis.Z{Score: z.Score, Member: mid})
+			}
+			return nil
+		})
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return s.wrap("migrate likes", err)
 		}

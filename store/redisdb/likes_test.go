@@ -6,9 +6,9 @@ import (
 	"microblog/store"
 )
 
-// A message's hash keeps its like count: likes and unlikes keep it equal to
-// the likers' set, readers take it from there, and Migrate gives the hashes
-// of messages liked under an older version theirs.
+// A message's hash keeps its like count and each user the set of messages
+// it likes: likes and unlikes keep both equal to the likers' set, readers
+// take them from there, and Migrate makes them for likes of an older version.
 func TestLikeCountInTheHash(t *testing.T) {
 	s := newTestStore(t)
 	author, fans := s.user("author"), []int64{s.user("ann"), s.user("ben"), s.user("cat")}
@@ -44,13 +44,35 @@ func TestLikeCountInTheHash(t *testing.T) {
 		t.Fatalf("a page: %+v %v", page.Items, err)
 	}
 
-	// As an older version left it: likes, but no field.
+	likedBy := func(uid int64) bool {
+		t.Helper()
+		page, err := s.UserPosts(s.ctx, author, store.PageQuery{Limit: 5, Viewer: uid})
+		if err != nil || len(page.Items) != 1 || page.Items[0].Liked == nil {
+			t.Fatalf("a page: %+v %v", page.Items, err)
+		}
+		return *page.Items[0].Liked
+	}
+	if !likedBy(fans[0]) || likedBy(fans[1]) || !likedBy(fans[2]) || likedBy(author) {
+		t.Fatal("liked flags wrong before the migration")
+	}
+
+	// As an older version left it: likes, but no count field and no
+	// user's set of liked messages.
 	s.rdb.HDel(s.ctx, s.keys.message(p.ID), fieldLikes)
+	for _, f := range fans {
+		s.rdb.Del(s.ctx, s.keys.userLikes(f))
+	}
+	if likedBy(fans[0]) {
+		t.Fatal("the liked flag does not come from the user's set")
+	}
 	s.rdb.Set(s.ctx, s.keys.schema(), 3, 0)
 	if err := s.Migrate(s.ctx); err != nil {
 		t.Fatal(err)
 	}
 	if f, n := count(); f != "2" || n != 2 {
 		t.Fatalf("after Migrate: field %q, read %d", f, n)
+	}
+	if !likedBy(fans[0]) || likedBy(fans[1]) || !likedBy(fans[2]) {
+		t.Fatal("liked flags wrong after the migration")
 	}
 }
