@@ -131,12 +131,9 @@ func (s *Store) homeSourcesWith(ctx context.Context, uid int64, by *redis.ZRange
 // With by, it also reads the ids of G in that range, in the same round trip.
 func (s *Store) touch(ctx context.Context, uid int64, by *redis.ZRangeBy) (pulled []string, ids *redis.StringSliceCmd, err error) {
 	var seen *redis.FloatCmd
-	var lastPull, lastID *redis.StringCmd
 	var celebCmd, pendingCmd *redis.StringSliceCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		seen = pl.ZScore(ctx, s.keys.lastSeen(), id(uid))
-		lastPull = pl.HGet(ctx, s.keys.user(uid), fieldLastPull)
-		lastID = pl.Get(ctx, s.keys.lastPostID())
 		celebCmd = pl.SMembers(ctx, s.keys.celebrities())
 		pendingCmd = pl.HVals(ctx, s.keys.fanOutPending())
 		if by != nil {
@@ -151,20 +148,30 @@ func (s *Store) touch(ctx context.Context, uid int64, by *redis.ZRangeBy) (pulle
 	away := seen.Err() == nil && now-int64(seen.Val()) > s.opt.InactiveAfter.Milliseconds()
 	stale := seen.Err() != nil || now-int64(seen.Val()) > min(maxSeenWrite, s.opt.InactiveAfter/8).Milliseconds()
 	if away || stale {
+		// At most once every maxSeenWrite per user: the old mark and the last
+		// id issued, then the new marks.
+		var lastPull, lastID *redis.StringCmd
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			pl.ZAdd(ctx, s.keys.lastSeen(), redis.Z{Score: float64(now), Member: uid})
-			pl.HSet(ctx, s.keys.user(uid), fieldLastPull, lastID.Val())
+			lastPull = pl.HGet(ctx, s.keys.user(uid), fieldLastPull)
+			lastID = pl.Get(ctx, s.keys.lastPostID())
 			return nil
 		})
+		if err == nil || errors.Is(err, redis.Nil) {
+			_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+				pl.ZAdd(ctx, s.keys.lastSeen(), redis.Z{Score: float64(now), Member: uid})
+				pl.HSet(ctx, s.keys.user(uid), fieldLastPull, lastID.Val())
+				return nil
+			})
+		}
 		if err != nil {
 			return nil, nil, s.wrap("touch", err)
 		}
-	}
-	if away {
-		if err := s.rebuild(ctx, uid, lastPull.Val()); err != nil {
-			return nil, nil, err
+		if away {
+			if err := s.rebuild(ctx, uid, lastPull.Val()); err != nil {
+				return nil, nil, err
+			}
+			ids = nil // G has changed
 		}
-		ids = nil // G has changed
 	}
 	return append(celebCmd.Val(), pendingCmd.Val()...), ids, nil
 }
