@@ -196,9 +196,9 @@ const postBucket = "post"
 
 // claim takes the author's name, avatar and fan-out mode, the idempotency
 // key, a count against the author's rate limit and a new id in one round
-// trip (the mode before the id: see promote), and fills in d.post. When an earlier request holds the key, it returns
-// that request's post instead. An id drawn for a request that then stops is
-// simply never used.
+// trip (the mode before the id: see promote), and fills in d.post. When an
+// earlier request holds the key, it returns that request's post instead. An
+// id drawn for a request that then stops is simply never used.
 //
 // The key is claimed with a token of this request's own, so that a claim
 // sent twice (go-redis re-sending a pipeline whose reply it lost) is still
