@@ -105,34 +105,58 @@ func (s *Store) withModeLock(ctx context.Context, author int64, change func(cont
 	return change(ctx, author)
 }
 
-// promote makes author a celebrity. In one pipeline, run in this order:
-// readers start pulling its F set, the last id issued so far is read, and
-// only then are its posts no longer pushed. A post's claim reads the mode
-// before it draws its id, so every post that reads "pull" has an id above
-// pull_from, and every post at or below it is pushed.
+// promote makes author a celebrity. In this order: readers start pulling
+// its F set and the last id issued so far is read, and only then are its
+// posts no longer pushed. A post's claim reads the mode before it draws its
+// id, so every post that reads "pull" has an id above pull_from, and every
+// post at or below it is pushed.
+//
+// The order takes two round trips, not one pipeline: on a cluster the
+// commands of a pipeline go to their nodes side by side, so global:postid's
+// node could be read after the user's node had already said "pull".
 func (s *Store) promote(ctx context.Context, author int64) error {
+	var joined *redis.IntCmd
 	var last *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.SAdd(ctx, s.keys.celebrities(), author)
+		joined = pl.SAdd(ctx, s.keys.celebrities(), author)
 		last = pl.Get(ctx, s.keys.lastPostID())
-		pl.HSet(ctx, s.keys.user(author), fieldFanOut, modePull)
 		return nil
 	})
 	if err == nil || errors.Is(err, redis.Nil) { // no message yet: pull_from 0
-		err = s.rdb.HSet(ctx, s.keys.user(author), fieldPullFrom, parseID(last.Val())).Err()
+		err = joined.Err()
 	}
+	if err != nil {
+		return s.wrap("promote to celebrity", err)
+	}
+	err = s.rdb.HSet(ctx, s.keys.user(author), fieldFanOut, modePull, fieldPullFrom, parseID(last.Val())).Err()
 	return s.wrap("promote to celebrity", err)
 }
 
 // demote starts an author's way back to push: its new posts are pushed
 // again, and a backfill job pushes those written while it was pulled.
+//
+// The job is queued only once the mode says drain. A backfill that finds
+// its author still pulled takes itself for stale and does nothing, and only
+// a backfill ends a drain: a job run before the mode changed would leave the
+// author draining for good, merged by every reader and pushed to every fan
+// however many it gets. One pipeline would not keep that order on a
+// cluster, where the user's hash and the queue are on different nodes,
+// written side by side. Should the job not be queued, the author goes back
+// to pull (which needs no job), and the next follow or unfollow demotes it
+// again.
 func (s *Store) demote(ctx context.Context, author int64) error {
+	if err := s.rdb.HSet(ctx, s.keys.user(author), fieldFanOut, modeDrain).Err(); err != nil {
+		return s.wrap("demote celebrity", err)
+	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.HSet(ctx, s.keys.user(author), fieldFanOut, modeDrain)
 		s.queueJob(ctx, pl, opBackfill, author, 0)
 		return nil
 	})
-	return s.wrap("demote celebrity", err)
+	if err != nil {
+		back := s.rdb.HSet(context.WithoutCancel(ctx), s.keys.user(author), fieldFanOut, modePull).Err()
+		return s.wrap("demote celebrity", errors.Join(err, back))
+	}
+	return nil
 }
 
 // backfill pushes the posts author wrote while pulled (its F set after

@@ -1,0 +1,198 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+	"microblog/store/storetest"
+)
+
+// splitHook gives a pipeline one order a Redis Cluster may give it: there
+// the commands of one pipeline go to their nodes side by side, so one node
+// may run its part, and other clients act on it, before another node runs
+// the rest. While armed, the hook sends the commands of a pipeline that
+// first picks, then calls between, then sends the others; once, and only
+// for a pipeline that has both kinds.
+type splitHook struct {
+	armed   atomic.Bool
+	first   func(c redis.Cmder) bool
+	between func(ctx context.Context)
+}
+
+func (*splitHook) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (*splitHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h *splitHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if !h.armed.Load() {
+			return next(ctx, cmds)
+		}
+		var head, rest []redis.Cmder
+		for _, c := range cmds {
+			if h.first(c) {
+				head = append(head, c)
+			} else {
+				rest = append(rest, c)
+			}
+		}
+		if len(head) == 0 || len(rest) == 0 || !h.armed.CompareAndSwap(true, false) {
+			return next(ctx, cmds)
+		}
+		herr := next(ctx, head)
+		h.between(ctx)
+		if err := next(ctx, rest); err != nil {
+			return err
+		}
+		return herr
+	}
+}
+
+// cmdOn tells whether c is command name on key.
+func cmdOn(c redis.Cmder, name, key string) bool {
+	args := c.Args()
+	if len(args) < 2 || !strings.EqualFold(c.Name(), name) {
+		return false
+	}
+	k, _ := args[1].(string)
+	return k == key
+}
+
+// TestDemoteEndsItsDrain: a celebrity that falls below the threshold is
+// pushed again once its backfill is done, even when the backfill job runs
+// before the mode says drain (as it may on a cluster, where the user's hash
+// and the queue live on different nodes). A drain with no backfill to end it
+// would keep the author among the celebrities for good.
+func TestDemoteEndsItsDrain(t *testing.T) {
+	rdb := storetest.NewBackend(t).Client()
+	hook := &splitHook{}
+	rdb.AddHook(hook)
+	s := newTestStoreOn(t, rdb, Options{CelebrityFans: 2})
+	// The backfill job is queued, and done, before anything else is sent.
+	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "xadd", s.keys.fanOutQueue()) }
+	hook.between = func(context.Context) { s.settle() }
+	star, stays, leaves := s.user("star"), s.user("stays"), s.user("leaves")
+	s.follow(stays, star)
+	s.follow(leaves, star) // a celebrity
+	p := s.post(store.NewPost{Author: star, Content: "pulled"})
+	s.settle()
+	if s.inHome(stays, p.ID) {
+		t.Fatal("a celebrity's post was pushed")
+	}
+
+	hook.armed.Store(true)
+	if err := s.Unfollow(s.ctx, leaves, star); err != nil {
+		t.Fatal(err)
+	}
+	hook.armed.Store(false)
+	s.settle()
+	mode, _ := s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result()
+	celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), star).Result()
+	if mode != "" || celeb {
+		t.Fatalf("with 1 fan and the queue empty the author is in mode %q (celebrity %v), want push", mode, celeb)
+	}
+	if !s.inHome(stays, p.ID) {
+		t.Fatal("the post written while pulled was not backfilled")
+	}
+}
+
+// failQueueHook fails, while armed, every pipeline that queues a fan-out
+// job, without sending it: Redis gone for that one round trip.
+type failQueueHook struct {
+	queue string
+	armed atomic.Bool
+}
+
+func (*failQueueHook) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (*failQueueHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h *failQueueHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if h.armed.Load() && writes(cmds, "xadd", h.queue) {
+			err := errors.New("connection reset by peer")
+			for _, c := range cmds {
+				c.SetErr(err)
+			}
+			return err
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// TestDemoteWithoutItsJobStaysPulled: when the backfill job of a demotion
+// cannot be queued, the author is left pulled, not draining with no job to
+// end the drain, and the next unfollow demotes it for good.
+func TestDemoteWithoutItsJobStaysPulled(t *testing.T) {
+	rdb := storetest.NewBackend(t).Client()
+	hook := &failQueueHook{}
+	rdb.AddHook(hook)
+	s := newTestStoreOn(t, rdb, Options{CelebrityFans: 2})
+	hook.queue = s.keys.fanOutQueue()
+	star, stays, leaves := s.user("star"), s.user("stays"), s.user("leaves")
+	s.follow(stays, star)
+	s.follow(leaves, star) // a celebrity
+	p := s.post(store.NewPost{Author: star, Content: "pulled"})
+	s.settle()
+
+	hook.armed.Store(true)
+	if err := s.Unfollow(s.ctx, leaves, star); err == nil {
+		t.Fatal("the unfollow hid that its demotion failed")
+	}
+	hook.armed.Store(false)
+	mode, _ := s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result()
+	if celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), star).Result(); mode != modePull || !celeb {
+		t.Fatalf("after a demotion without its job the author is in mode %q (celebrity %v), want pull", mode, celeb)
+	}
+	if got := s.homeIDs(stays); len(got) != 1 || got[0] != p.ID {
+		t.Fatalf("the fan sees %v, want [%d]", got, p.ID)
+	}
+
+	if err := s.Unfollow(s.ctx, leaves, star); err != nil { // the client's retry
+		t.Fatal(err)
+	}
+	s.settle()
+	mode, _ = s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result()
+	if celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), star).Result(); mode != "" || celeb {
+		t.Fatalf("after the retried unfollow the author is in mode %q (celebrity %v), want push", mode, celeb)
+	}
+	if !s.inHome(stays, p.ID) {
+		t.Fatal("the post written while pulled was not backfilled")
+	}
+}
+
+// TestPromoteReadsTheLastIDFirst: a post that reads "pull" when claimed is
+// not pushed, so its id must be above pull_from, or the backfill that ends
+// the pull skips it too. Here the promotion's mode is written, and a post
+// claimed, before the last id is read (as a cluster may order one pipeline
+// across nodes); once the author is demoted the post must still reach its
+// fan's home timeline.
+func TestPromoteReadsTheLastIDFirst(t *testing.T) {
+	rdb := storetest.NewBackend(t).Client()
+	hook := &splitHook{}
+	rdb.AddHook(hook)
+	s := newTestStoreOn(t, rdb, Options{CelebrityFans: 2})
+	star, stays, leaves := s.user("star"), s.user("stays"), s.user("leaves")
+	var p store.Post
+	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "hset", s.keys.user(star)) }
+	hook.between = func(context.Context) { p = s.post(store.NewPost{Author: star, Content: "claimed in pull"}) }
+	s.follow(stays, star)
+	hook.armed.Store(true)
+	s.follow(leaves, star) // a celebrity
+	hook.armed.Store(false)
+	if p.ID == 0 { // the mode was written on its own: no pipeline to split
+		p = s.post(store.NewPost{Author: star, Content: "claimed in pull"})
+	}
+	if err := s.Unfollow(s.ctx, leaves, star); err != nil {
+		t.Fatal(err)
+	}
+	s.settle()
+	if mode, _ := s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result(); mode != "" {
+		t.Fatalf("after the backfill the author is in mode %q, want push", mode)
+	}
+	if !s.inHome(stays, p.ID) {
+		t.Fatalf("post %d, claimed while pulled, is in no home timeline once the author is pushed again", p.ID)
+	}
+}
