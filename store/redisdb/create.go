@@ -340,7 +340,7 @@ func (s *Store) write(ctx context.Context, d *draft) error {
 			err = s.index(ctx, d)
 		}
 	} else {
-		var mode *redis.StringCmd
+		var mode *redis.SliceCmd
 		_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 			s.queueMessage(ctx, t, d)
 			mode = s.queueIndex(ctx, t, d)
@@ -403,9 +403,12 @@ func (s *Store) queueMessage(ctx context.Context, t redis.Pipeliner, d *draft) {
 //
 // A post claimed in pull mode queues no push, but reads the mode again
 // after writing F: if a demotion began in between, its backfill may have
-// read F too early, so the post pushes itself.
+// read F too early, so the post pushes itself. So does one whose id is at
+// or below pull_from: the promotion fell between its id and its read of the
+// mode (on a cluster they go to different nodes side by side), and the
+// backfill that ends the pull starts above pull_from.
 func (s *Store) index(ctx context.Context, d *draft) error {
-	var mode *redis.StringCmd
+	var mode *redis.SliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		mode = s.queueIndex(ctx, pl, d)
 		return nil
@@ -414,8 +417,8 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 }
 
 // queueIndex queues the writes of index. For a post claimed in pull mode it
-// returns the command that reads the mode again.
-func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (mode *redis.StringCmd) {
+// returns the command that reads the mode and pull_from again.
+func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (mode *redis.SliceCmd) {
 	mid, author := d.post.ID, d.np.Author
 	z := redis.Z{Score: float64(mid), Member: mid}
 	if d.parent != nil {
@@ -438,7 +441,7 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	s.queueTags(ctx, pl, d.tags, mid, 1)
 	s.queueAttach(ctx, pl, d.media, mid)
 	if d.pulled {
-		mode = pl.HGet(ctx, s.keys.user(author), fieldFanOut)
+		mode = pl.HMGet(ctx, s.keys.user(author), fieldFanOut, fieldPullFrom)
 	} else {
 		s.queueJob(ctx, pl, opPush, author, mid)
 	}
@@ -448,13 +451,19 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 }
 
 // indexed finishes index once its writes have run with err: a post claimed
-// in pull mode whose author is no longer pulled queues its push now.
-func (s *Store) indexed(ctx context.Context, d *draft, mode *redis.StringCmd, err error) error {
+// in pull mode whose author is no longer pulled, or that the pull does not
+// cover, queues its push now.
+func (s *Store) indexed(ctx context.Context, d *draft, mode *redis.SliceCmd, err error) error {
 	mid, author := d.post.ID, d.np.Author
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("index post", err)
 	}
-	if mode != nil && mode.Val() != modePull {
+	if mode == nil || len(mode.Val()) < 2 {
+		return nil
+	}
+	now, _ := mode.Val()[0].(string)
+	from, _ := mode.Val()[1].(string)
+	if now != modePull || mid <= parseID(from) {
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			s.queueJob(ctx, pl, opPush, author, mid)
 			return nil

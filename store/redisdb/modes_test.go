@@ -196,3 +196,35 @@ func TestPromoteReadsTheLastIDFirst(t *testing.T) {
 		t.Fatalf("post %d, claimed while pulled, is in no home timeline once the author is pushed again", p.ID)
 	}
 }
+
+// TestClaimMeetsAPromotion: on a cluster a claim's id and its read of the
+// author's mode go to different nodes side by side, so a promotion may fall
+// between them: the post reads "pull" yet has an id at or below pull_from,
+// which the backfill that ends the pull skips. Such a post pushes itself.
+func TestClaimMeetsAPromotion(t *testing.T) {
+	rdb := storetest.NewBackend(t).Client()
+	hook := &splitHook{}
+	rdb.AddHook(hook)
+	s := newTestStoreOn(t, rdb, Options{CelebrityFans: 1000})
+	star, fan := s.user("star"), s.user("fan")
+	s.follow(fan, star)
+	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "incr", s.keys.lastPostID()) }
+	hook.between = func(ctx context.Context) {
+		if err := s.promote(ctx, star); err != nil {
+			t.Error(err)
+		}
+	}
+	hook.armed.Store(true)
+	p := s.post(store.NewPost{Author: star, Content: "claimed across a promotion"})
+	if hook.armed.Load() {
+		t.Fatal("the claim's pipeline was not split")
+	}
+	from := parseID(s.rdb.HGet(s.ctx, s.keys.user(star), fieldPullFrom).Val())
+	if p.ID > from {
+		t.Fatalf("post %d above pull_from %d: not the case under test", p.ID, from)
+	}
+	s.settle()
+	if !s.inHome(fan, p.ID) {
+		t.Fatalf("post %d, at or below pull_from %d and claimed in pull, was never pushed", p.ID, from)
+	}
+}
