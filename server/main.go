@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	work.Go(func() {
 		st.RunRepair(workCtx, redisdb.RepairOptions{Interval: repairEvery, Logger: logger})
 	})
-	go expireMedia(workCtx, st, logger)
+	work.Go(func() { st.RunMediaExpiry(workCtx, logger) })
 	defer func() {
 		stopWork()
 		work.Wait()
@@ -153,22 +153,4 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
-}
-
-// expireMedia removes, every minute, the uploads no post took within a day.
-func expireMedia(ctx context.Context, st *redisdb.Store, logger *slog.Logger) {
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		if n, err := st.ExpireMedia(ctx); err != nil {
-			logger.Warn("expire unattached media", "err", err)
-		} else if n > 0 {
-			logger.Info("removed unattached media", "count", n)
-		}
-	}
 }

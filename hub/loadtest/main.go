@@ -143,7 +143,7 @@ type results struct {
 // bench starts Redis, signs up the users through a setup server, then
 // measures each build with fresh server processes.
 func bench(cfg benchConfig) error {
-	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{loadAvg()}}
+	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()}}
 	fmt.Println("loadtest:", res.Command)
 	fmt.Printf("machine: %d CPUs, load average %s\n", res.CPUs, res.LoadAvg[0])
 	dir, err := os.MkdirTemp("", "microblog-bench-")
@@ -242,14 +242,14 @@ func bench(cfg benchConfig) error {
 			res.Idle = append(res.Idle, r)
 		}
 	}
-	res.LoadAvg[1] = loadAvg()
+	res.LoadAvg[1] = spawn.LoadAvg()
 	printTables(res)
 	return save(res, cfg)
 }
 
 // external measures delivery on a server started by hand.
 func external(cfg benchConfig, base string) error {
-	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{loadAvg()}}
+	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()}}
 	fmt.Printf("loadtest: %s, %d fans, %d authors, %.0f posts/s for %s\n", base, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
 	lt := newLoadTest(cfg.par)
 	start := time.Now()
@@ -272,7 +272,7 @@ func external(cfg benchConfig, base string) error {
 	r.Label = "server"
 	printDelivery(r)
 	res.Delivery = append(res.Delivery, r)
-	res.LoadAvg[1] = loadAvg()
+	res.LoadAvg[1] = spawn.LoadAvg()
 	return save(res, cfg)
 }
 
@@ -347,8 +347,8 @@ func printTables(res results) {
 		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, r := range res.Delivery {
 			k := max(1, float64(r.Delivered)/1000)
-			fmt.Printf("| %s | %d | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms | %.2f cores | %.1f KiB |\n", r.Label, r.Round, thousands(r.Fans),
-				thousands(int(float64(r.Expected)/r.Duration.Seconds())), thousands(int(r.Delivered)), max(0, r.Expected-r.Delivered),
+			fmt.Printf("| %s | %d | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms | %.2f cores | %.1f KiB |\n", r.Label, r.Round, chart.Thousands(float64(r.Fans)),
+				chart.Thousands(float64(int(float64(r.Expected)/r.Duration.Seconds()))), chart.Thousands(float64(int(r.Delivered))), max(0, r.Expected-r.Delivered),
 				chart.FmtMS(pct(r.Delay, 50)), chart.FmtMS(pct(r.Delay, 99)), chart.FmtMS(pct(r.Delay, 100)),
 				1000*r.CPU.Server/k, 1000*r.CPU.Tool/k, r.otherCores(), (r.MemAfter.RSS-r.MemBefore.RSS)/float64(r.Fans)/1024)
 		}
@@ -358,7 +358,7 @@ func printTables(res results) {
 		fmt.Println("|---|---:|---:|---:|---:|---:|")
 		for _, r := range res.Idle {
 			for _, s := range r.Steps {
-				fmt.Printf("| %s | %s | %d | %.1f KiB | %.1f KiB | %.1f KiB |\n", r.Label, thousands(s.Conns), s.Servers,
+				fmt.Printf("| %s | %s | %d | %.1f KiB | %.1f KiB | %.1f KiB |\n", r.Label, chart.Thousands(float64(s.Conns)), s.Servers,
 					s.PerConn.RSS/1024, s.PerConn.Heap/1024, s.PerConn.Stack/1024)
 			}
 		}
@@ -381,8 +381,8 @@ func save(res results, cfg benchConfig) error {
 	if len(res.Delivery) > 0 {
 		r := res.Delivery[0]
 		path := filepath.Join(cfg.out, "live-latency.svg")
-		title := fmt.Sprintf("Live delivery: %s connections, %s deliveries/s, %d CPUs shared", thousands(r.Fans),
-			thousands(int(float64(r.Fans)*r.Rate/float64(r.Authors))), res.CPUs)
+		title := fmt.Sprintf("Live delivery: %s connections, %s deliveries/s, %d CPUs shared", chart.Thousands(float64(r.Fans)),
+			chart.Thousands(float64(int(float64(r.Fans)*r.Rate/float64(r.Authors)))), res.CPUs)
 		if err := latencyChart(quietest(res.Delivery), title, path); err != nil {
 			return err
 		}
@@ -465,22 +465,4 @@ func parseBuilds(s string) ([]build, error) {
 func commandLine() string {
 	args := append([]string{"go run ./hub/loadtest"}, os.Args[1:]...)
 	return strings.Join(args, " ")
-}
-
-func loadAvg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-// thousands writes 20000 as 20,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -96,7 +96,7 @@ func targetsOf(cfg config) []target {
 
 // bench measures every target, one after the other.
 func bench(stdout io.Writer, cfg config) (results, error) {
-	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{loadAvg()},
+	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()},
 		Seed: seedPostsPerSec, PostN: cfg.posts, PostC: cfg.c, ReadN: cfg.reads, ReadC: cfg.readC,
 		PostShape: fmt.Sprintf("ab -c %d -n %d -p body.json -T application/json (POST /api/v1/posts)", cfg.c, cfg.posts),
 		ReadShape: fmt.Sprintf("ab -k -c %d -n %d (GET /api/v1/timelines/home?limit=20)", cfg.readC, cfg.reads)}
@@ -121,7 +121,7 @@ func bench(stdout io.Writer, cfg config) (results, error) {
 		}
 		res.Targets = append(res.Targets, r)
 	}
-	res.LoadAvg[1] = loadAvg()
+	res.LoadAvg[1] = spawn.LoadAvg()
 	return res, nil
 }
 
@@ -282,13 +282,4 @@ func printRun(w io.Writer, what string, m measured) {
 		fmt.Fprintf(w, "; the queues emptied %.1f s after ab ended: %.0f/s with the fan-out done", c.Settle, m.AB.sustained(c.Settle))
 	}
 	fmt.Fprintln(w)
-}
-
-func loadAvg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -30,7 +30,7 @@ const (
 // each target.
 func postLatencyChart(res results, path string) error {
 	title := fmt.Sprintf("POST /api/v1/posts, ab -c %d -n %s, %d CPUs shared with ab and Redis",
-		res.PostC, thousands(float64(res.PostN)), res.CPUs)
+		res.PostC, chart.Thousands(float64(res.PostN)), res.CPUs)
 	return latencyChart(res.Targets, false, title, 0, path)
 }
 
@@ -38,7 +38,7 @@ func postLatencyChart(res results, path string) error {
 // goal's p99.
 func readLatencyChart(res results, path string) error {
 	title := fmt.Sprintf("GET /api/v1/timelines/home?limit=20, ab -k -c %d -n %s, %d CPUs shared",
-		res.ReadC, thousands(float64(res.ReadN)), res.CPUs)
+		res.ReadC, chart.Thousands(float64(res.ReadN)), res.CPUs)
 	return latencyChart(res.Targets, true, title, goalReadP99MS, path)
 }
 
@@ -83,13 +83,13 @@ func latencyChart(ts []targetResult, reads bool, title string, goalP99 float64, 
 		l.Color = plotutil.Color(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s: %s/s, p50 %s, p99 %s, max %s", t.Label, thousands(ab.PerSec),
+		p.Legend.Add(fmt.Sprintf("%s: %s/s, p50 %s, p99 %s, max %s", t.Label, chart.Thousands(ab.PerSec),
 			chart.FmtMS(ab.p(50)), chart.FmtMS(ab.p(99)), chart.FmtMS(ab.p(100))), l)
 	}
 	if goalP99 > 0 {
 		goal := chart.HLine(goalP99, 0, xMax)
 		p.Add(goal)
-		p.Legend.Add(fmt.Sprintf("goal: p99 under %g ms at %s reads/s", goalP99, thousands(goalReadsPerSec)), goal)
+		p.Legend.Add(fmt.Sprintf("goal: p99 under %g ms at %s reads/s", goalP99, chart.Thousands(goalReadsPerSec)), goal)
 		hi = max(hi, goalP99)
 	}
 	if hi == 0 {
@@ -115,11 +115,11 @@ func throughputChart(res results, path string) error {
 			p.Title.Text = "GET /api/v1/timelines/home (keep-alive)"
 		}
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		p.Y.Tick.Marker = chart.LogTicks{Label: thousands}
+		p.Y.Tick.Marker = chart.LogTicks{Label: chart.Thousands}
 		p.Add(plotter.NewGrid())
 		ref, refLabel := float64(seedPostsPerSec), fmt.Sprintf("seed 002's NodeJS server: %d/s at -c 50", seedPostsPerSec)
 		if what == "reads" {
-			ref, refLabel = goalReadsPerSec, fmt.Sprintf("goal: %s/s", thousands(goalReadsPerSec))
+			ref, refLabel = goalReadsPerSec, fmt.Sprintf("goal: %s/s", chart.Thousands(goalReadsPerSec))
 		}
 		var ticks plot.ConstantTicks
 		for _, c := range sweepConcurrencies(res, what) {

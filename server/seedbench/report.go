@@ -34,13 +34,13 @@ func printTables(w io.Writer, res results) {
 	for _, t := range res.Targets {
 		m := t.Posts
 		fmt.Fprintf(w, "| %s | %s | %.1f× | %s | %s | %s | %.1f | %.1f | %s | %.0f µs | %.0f µs | %s |\n", t.Label,
-			thousands(m.AB.PerSec), m.AB.PerSec/float64(res.Seed), thousands(m.AB.sustained(m.Cost.Settle)),
+			chart.Thousands(m.AB.PerSec), m.AB.PerSec/float64(res.Seed), chart.Thousands(m.AB.sustained(m.Cost.Settle)),
 			chart.FmtMS(m.AB.p(50)), chart.FmtMS(m.AB.p(99)),
 			m.Cost.RedisCommands, m.Cost.RedisReads, fmtTrips(m.Cost.RoundTrips), m.Cost.ServerCPUus, m.Cost.RedisCPUus,
 			vsBare(m.Cost.ServerCPUus, func(t targetResult) float64 { return t.Posts.Cost.ServerCPUus }))
 	}
 
-	fmt.Fprintf(w, "\nHome timeline reads: %s; the goal is %s/s with p99 under %d ms.\n\n", res.ReadShape, thousands(goalReadsPerSec), goalReadP99MS)
+	fmt.Fprintf(w, "\nHome timeline reads: %s; the goal is %s/s with p99 under %d ms.\n\n", res.ReadShape, chart.Thousands(goalReadsPerSec), goalReadP99MS)
 	fmt.Fprintln(w, "| target | reads/s | p50 | p99 | goal met | Redis commands per read | round trips on the request path | server CPU per read | Redis CPU per read | server CPU vs bare |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|:---:|---:|---:|---:|---:|---:|")
 	for _, t := range res.Targets {
@@ -50,7 +50,7 @@ func printTables(w io.Writer, res results) {
 			met = "yes"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.1f | %s | %.0f µs | %.0f µs | %s |\n", t.Label,
-			thousands(m.AB.PerSec), chart.FmtMS(m.AB.p(50)), chart.FmtMS(m.AB.p(99)), met,
+			chart.Thousands(m.AB.PerSec), chart.FmtMS(m.AB.p(50)), chart.FmtMS(m.AB.p(99)), met,
 			m.Cost.RedisCommands, fmtTrips(m.Cost.RoundTrips), m.Cost.ServerCPUus, m.Cost.RedisCPUus,
 			vsBare(m.Cost.ServerCPUus, func(t targetResult) float64 { return t.Reads.Cost.ServerCPUus }))
 	}
@@ -71,7 +71,7 @@ func printTables(w io.Writer, res results) {
 				cell := "–"
 				for _, p := range t.Sweep {
 					if p.What == what && p.C == c {
-						cell = fmt.Sprintf("%s (%s, %.0f µs)", thousands(p.PerSec), chart.FmtMS(p.P99), p.Cost.ServerCPUus)
+						cell = fmt.Sprintf("%s (%s, %.0f µs)", chart.Thousands(p.PerSec), chart.FmtMS(p.P99), p.Cost.ServerCPUus)
 					}
 				}
 				fmt.Fprintf(w, " %s |", cell)
@@ -146,13 +146,4 @@ func fmtTrips(v float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-// thousands writes 20000.4 as 20,000.
-func thousands(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 0, 64)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

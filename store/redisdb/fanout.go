@@ -69,48 +69,28 @@ func (s *Store) push(ctx context.Context, j job, alive func()) error {
 	if err := s.pushIDs(ctx, j.author, []int64{j.mid}, j.at, alive); err != nil {
 		return err
 	}
-	ms, err := s.loadMessages(ctx, []int64{j.mid}, 0) // an archived post is not gone
+	gone, err := s.gone(ctx, []int64{j.mid}) // an archived post is not gone
 	if err != nil {
-		return s.wrap("fan out", err)
+		return err
 	}
-	if ms[0] == nil {
+	if gone[0] {
 		return s.unpush(ctx, j, alive)
 	}
 	return nil
 }
 
 // pushIDs pushes mids into the home timelines of author's fans seen since
-// at−InactiveAfter (or never seen); with at 0, into every fan's.
+// at−InactiveAfter (or never seen); with at 0, into every fan's. Each batch
+// of fans is pushed as pushToFans pushes a batch of jobs.
 func (s *Store) pushIDs(ctx context.Context, author int64, mids []int64, at int64, alive func()) error {
-	zs := make([]redis.Z, len(mids))
+	jobs := make([]job, len(mids))
 	for i, m := range mids {
-		zs[i] = redis.Z{Score: float64(m), Member: m}
+		jobs[i] = job{op: opPush, author: author, mid: m, at: at}
 	}
-	cutoff := s.activeSince(at)
 	return s.walkFans(ctx, author, func(fans []int64) error {
-		members := make([]string, len(fans))
-		for i, f := range fans {
-			members[i] = id(f)
+		if err := s.pushToFans(ctx, jobs, map[int64][]int64{author: fans}); err != nil {
+			return err
 		}
-		seen, err := s.rdb.ZMScore(ctx, s.keys.lastSeen(), members...).Result()
-		if err != nil {
-			return s.wrap("fan out: last seen", err)
-		}
-		pushed := 0
-		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			for i, fan := range fans {
-				if seen[i] != 0 && seen[i] < cutoff {
-					continue // away: rebuilt by pulling when it comes back
-				}
-				s.queueHomeAdd(ctx, pl, fan, zs...)
-				pushed++
-			}
-			return nil
-		})
-		if err != nil {
-			return s.wrap("fan out", err)
-		}
-		s.opt.Metrics.pushes.Add(float64(pushed * len(mids)))
 		alive()
 		return nil
 	})

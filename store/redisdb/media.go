@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -99,6 +100,17 @@ func (s *Store) dropMedia(ctx context.Context, media []store.Media) {
 
 // fileName is the media folder's name of a media URL.
 func fileName(url string) string { return url[len(mediaURL("")):] }
+
+// RunMediaExpiry runs ExpireMedia every minute until ctx ends.
+func (s *Store) RunMediaExpiry(ctx context.Context, logger *slog.Logger) {
+	every(ctx, time.Minute, func() {
+		if n, err := s.ExpireMedia(ctx); err != nil && ctx.Err() == nil {
+			logger.Warn("expire unattached media", "err", err)
+		} else if n > 0 {
+			logger.Info("removed unattached media", "count", n)
+		}
+	})
+}
 
 // ExpireMedia removes the uploads that no post took within
 // UnattachedMediaTTL, and returns how many.

@@ -186,35 +186,31 @@ func (s *Store) createGroup(ctx context.Context, stream, group string, log *slog
 // reclaimLoop takes over the jobs that other (dead or stuck) processes left
 // without a sign of life for ClaimIdle.
 func (w *worker) reclaimLoop(ctx context.Context) {
-	tick := time.NewTicker(max(w.opt.ClaimIdle/2, 10*time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+	every(ctx, max(w.opt.ClaimIdle/2, 10*time.Millisecond), func() { w.reclaim(ctx) })
+}
+
+// reclaim takes over, one at a time, every job left idle for ClaimIdle.
+func (w *worker) reclaim(ctx context.Context) {
+	start := "0-0"
+	for ctx.Err() == nil {
+		msgs, next, err := w.s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+			Stream: w.s.keys.fanOutQueue(), Group: fanOutGroup, Consumer: w.consumer,
+			// One at a time: a claimed job's idle time is renewed only
+			// while it runs, so jobs claimed together but run later
+			// could be taken over again meanwhile.
+			MinIdle: w.opt.ClaimIdle, Start: start, Count: 1,
+		}).Result()
+		if err != nil {
+			break // NOGROUP before the first job, or Redis away: next tick
 		}
-		start := "0-0"
-		for ctx.Err() == nil {
-			msgs, next, err := w.s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-				Stream: w.s.keys.fanOutQueue(), Group: fanOutGroup, Consumer: w.consumer,
-				// One at a time: a claimed job's idle time is renewed only
-				// while it runs, so jobs claimed together but run later
-				// could be taken over again meanwhile.
-				MinIdle: w.opt.ClaimIdle, Start: start, Count: 1,
-			}).Result()
-			if err != nil {
-				break // NOGROUP before the first job, or Redis away: next tick
-			}
-			for _, m := range msgs {
-				w.log.Info("fan-out: took over a job left idle", "job", m.ID)
-				w.do(ctx, parseJob(m))
-			}
-			if next == "0-0" || len(msgs) == 0 {
-				break
-			}
-			start = next
+		for _, m := range msgs {
+			w.log.Info("fan-out: took over a job left idle", "job", m.ID)
+			w.do(ctx, parseJob(m))
 		}
+		if next == "0-0" || len(msgs) == 0 {
+			break
+		}
+		start = next
 	}
 }
 
@@ -313,6 +309,20 @@ func (h *holding) release(jobs []job) {
 	for _, j := range jobs {
 		if i := slices.Index(h.ids, j.id); i >= 0 {
 			h.ids = slices.Delete(h.ids, i, i+1)
+		}
+	}
+}
+
+// every calls fn every d until ctx ends; the first call is d from now.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	tick := time.NewTicker(d)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			fn()
 		}
 	}
 }

@@ -84,14 +84,7 @@ const repairChunk = 100
 // RunRepair runs the checker every Interval until ctx ends.
 func (s *Store) RunRepair(ctx context.Context, opt RepairOptions) {
 	opt = opt.withDefaults()
-	tick := time.NewTicker(opt.Interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	every(ctx, opt.Interval, func() {
 		n, err := s.Repair(ctx, opt)
 		if err != nil && ctx.Err() == nil {
 			opt.Logger.Warn("repair: run failed, the next one goes on from its checkpoint", "err", err)
@@ -99,7 +92,7 @@ func (s *Store) RunRepair(ctx context.Context, opt RepairOptions) {
 		if n > 0 {
 			opt.Logger.Warn("repair: mended what stopped writes left", "repairs", n)
 		}
-	}
+	})
 }
 
 // Repair runs the checker once, unless another process is running it, and

@@ -57,3 +57,12 @@ func FmtMS(ms float64) string {
 		return fmt.Sprintf("%.2f ms", ms)
 	}
 }
+
+// Thousands writes 20000.4 as 20,000.
+func Thousands(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -213,6 +213,17 @@ var ClockTicks = sync.OnceValue(func() int64 {
 	return 100
 })
 
+// LoadAvg is the machine's load average over 1, 5 and 15 minutes, as
+// /proc/loadavg has it ("?" where it cannot be read).
+func LoadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
 // MachineCPU is the busy and total CPU time of the whole machine, from
 // /proc/stat, to tell how much of the machine other processes took.
 func MachineCPU() (busy, total time.Duration) {
