@@ -154,81 +154,40 @@ func TestClusterSubscriberKilled(t *testing.T) {
 // resumingFan is a live-feed client that does what the contract asks of
 // one: when the server closes with 1012 (its catch-up after a gap failed,
 // as it does while a restarted master still answers CLUSTERDOWN), it
-// reconnects with ?after=<newest post it has>. It checks that every post
-// arrives once over all its connections.
+// reconnects with ?after=<newest post it has>. Its collector checks that
+// every post arrives once over all its connections.
 type resumingFan struct {
-	t          *testing.T
-	ts         *testServer
-	token      string
-	ws         *wsClient
-	got        map[int64]int
-	newest     int64
-	reconnects int
+	*collector
+	ts    *testServer
+	token string
 }
 
 func newResumingFan(t *testing.T, ts *testServer, token string) *resumingFan {
-	f := &resumingFan{t: t, ts: ts, token: token, ws: ts.dialWS(t, token, ""), got: make(map[int64]int)}
+	f := &resumingFan{collector: newCollector(t, ts.dialWS(t, token, "")), ts: ts, token: token}
+	f.reconnect = f.resume
 	f.ws.ready(t)
 	return f
 }
 
-// waitFor reads until every id in want has arrived, failing on a duplicate.
-func (f *resumingFan) waitFor(want []int64, d time.Duration) {
-	f.t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		missing := 0
-		for _, id := range want {
-			if f.got[id] == 0 {
-				missing++
-			}
-		}
-		if missing == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			f.t.Fatalf("%d of %d posts missing after %s (%d reconnections)", missing, len(want), d, f.reconnects)
-		}
-		select {
-		case fr, ok := <-f.ws.frames:
-			if !ok {
-				f.resume()
-				continue
-			}
-			if fr.Event != "post" {
-				continue
-			}
-			id := fr.postID()
-			f.got[id]++
-			f.newest = max(f.newest, id)
-			if f.got[id] > 1 {
-				f.t.Fatalf("post %d delivered twice", id)
-			}
-		case <-time.After(time.Until(deadline)):
-		}
-	}
-}
-
 // resume reconnects after a 1012, with ?after=<newest post it has>.
-func (f *resumingFan) resume() {
+func (f *resumingFan) resume() *wsClient {
 	f.t.Helper()
 	err := <-f.ws.err
 	var ce *websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.CloseServiceRestart {
 		f.t.Fatalf("live feed closed: %v, want 1012", err)
 	}
-	f.reconnects++
 	h := http.Header{"Authorization": {"Bearer " + f.token}}
 	for range 100 {
 		conn, _, err := websocket.DefaultDialer.Dial(f.ts.wsURL("after="+strconv.FormatInt(f.newest, 10)), h)
 		if err == nil {
 			f.t.Cleanup(func() { conn.Close() })
-			f.ws = readWS(conn)
-			return
+			return readWS(conn)
 		}
 		time.Sleep(100 * time.Millisecond) // refused while the cluster is not whole
 	}
 	f.t.Fatal("could not reconnect within 10s")
+	return nil
 }
 
 // TestClusterMasterRestart: the master serving a star's partition restarts

@@ -147,10 +147,14 @@ func TestWSReconnectAfter(t *testing.T) {
 
 // collector gathers the post frames a fan receives and checks exactly-once.
 type collector struct {
-	t    *testing.T
-	ws   *wsClient
-	got  map[int64]int
-	last int64
+	t      *testing.T
+	ws     *wsClient
+	got    map[int64]int
+	newest int64 // the newest post received
+	// reconnect, when set, is called when the feed closes and returns the
+	// connection to go on reading from; unset, a closed feed fails the test.
+	reconnect  func() *wsClient
+	reconnects int
 }
 
 func newCollector(t *testing.T, ws *wsClient) *collector {
@@ -174,18 +178,24 @@ func (c *collector) waitFor(want []int64, d time.Duration) {
 		select {
 		case f, ok := <-c.ws.frames:
 			if !ok {
-				c.t.Fatalf("live feed closed: %v", <-c.ws.err)
+				if c.reconnect == nil {
+					c.t.Fatalf("live feed closed: %v", <-c.ws.err)
+				}
+				c.ws = c.reconnect()
+				c.reconnects++
+				continue
 			}
 			if f.Event != "post" {
 				continue
 			}
 			id := f.postID()
 			c.got[id]++
+			c.newest = max(c.newest, id)
 			if c.got[id] > 1 {
 				c.t.Fatalf("post %d delivered twice", id)
 			}
 		case <-deadline:
-			c.t.Fatalf("%d of %d posts missing after %s", missing, len(want), d)
+			c.t.Fatalf("%d of %d posts missing after %s (%d reconnections)", missing, len(want), d, c.reconnects)
 		}
 	}
 }
