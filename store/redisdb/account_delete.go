@@ -46,7 +46,7 @@ func (s *Store) DeleteAccount(ctx context.Context, uid int64, password string, a
 // removeAccount does the steps of DeleteAccount.
 func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	var h userHash
-	if err := s.rdb.HGetAll(ctx, s.keys.user(uid)).Scan(&h); err != nil {
+	if err := s.rdb.HGetAll(ctx, s.keys.User(uid)).Scan(&h); err != nil {
 		return s.wrap("delete account", err)
 	}
 	if h.Username == "" {
@@ -65,13 +65,13 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		return err
 	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.Del(ctx, s.keys.home(uid), s.keys.userPosts(uid))
-		pl.Del(ctx, s.keys.fans(uid), s.keys.stars(uid))
-		pl.Del(ctx, s.keys.notifications(uid), s.keys.notes(uid))
-		pl.Del(ctx, s.keys.knownClients(uid), s.keys.userSessions(uid), s.keys.userLikes(uid))
-		pl.ZRem(ctx, s.keys.popular(), uid)
-		pl.ZRem(ctx, s.keys.lastSeen(), uid)
-		pl.SRem(ctx, s.keys.celebrities(), uid)
+		pl.Del(ctx, s.keys.Home(uid), s.keys.UserPosts(uid))
+		pl.Del(ctx, s.keys.Fans(uid), s.keys.Stars(uid))
+		pl.Del(ctx, s.keys.Notifications(uid), s.keys.Notes(uid))
+		pl.Del(ctx, s.keys.KnownClients(uid), s.keys.UserSessions(uid), s.keys.UserLikes(uid))
+		pl.ZRem(ctx, s.keys.Popular(), uid)
+		pl.ZRem(ctx, s.keys.LastSeen(), uid)
+		pl.SRem(ctx, s.keys.Celebrities(), uid)
 		return nil
 	})
 	if err != nil {
@@ -108,7 +108,7 @@ func (s *Store) deleteAllPosts(ctx context.Context, uid int64) error {
 // leaveStars takes uid out of the fan list of each user it follows.
 func (s *Store) leaveStars(ctx context.Context, uid int64) error {
 	for {
-		stars, err := s.rdb.ZRange(ctx, s.keys.stars(uid), 0, relationBatch-1).Result()
+		stars, err := s.rdb.ZRange(ctx, s.keys.Stars(uid), 0, relationBatch-1).Result()
 		if err != nil {
 			return s.wrap("delete account: stars", err)
 		}
@@ -117,9 +117,9 @@ func (s *Store) leaveStars(ctx context.Context, uid int64) error {
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for _, star := range stars {
-				pl.ZRem(ctx, s.keys.fans(parseID(star)), uid)
+				pl.ZRem(ctx, s.keys.Fans(parseID(star)), uid)
 			}
-			pl.ZRem(ctx, s.keys.stars(uid), toAny(stars)...)
+			pl.ZRem(ctx, s.keys.Stars(uid), toAny(stars)...)
 			return nil
 		})
 		if err != nil {
@@ -138,7 +138,7 @@ func (s *Store) leaveStars(ctx context.Context, uid int64) error {
 // their live connections to stop listening to it.
 func (s *Store) leaveFans(ctx context.Context, uid int64) error {
 	for {
-		fans, err := s.rdb.ZRange(ctx, s.keys.fans(uid), 0, relationBatch-1).Result()
+		fans, err := s.rdb.ZRange(ctx, s.keys.Fans(uid), 0, relationBatch-1).Result()
 		if err != nil {
 			return s.wrap("delete account: fans", err)
 		}
@@ -148,11 +148,11 @@ func (s *Store) leaveFans(ctx context.Context, uid int64) error {
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for _, f := range fans {
 				fan := parseID(f)
-				pl.ZRem(ctx, s.keys.stars(fan), uid)
-				pl.Del(ctx, s.keys.followNoted(uid, fan))
+				pl.ZRem(ctx, s.keys.Stars(fan), uid)
+				pl.Del(ctx, s.keys.FollowNoted(uid, fan))
 				s.queuePublish(ctx, pl, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: uid, Following: false})
 			}
-			pl.ZRem(ctx, s.keys.fans(uid), toAny(fans)...)
+			pl.ZRem(ctx, s.keys.Fans(uid), toAny(fans)...)
 			return nil
 		})
 		if err != nil {
@@ -167,7 +167,7 @@ func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 	names := store.LookupNames(display)
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, n := range names {
-			pl.ZRem(ctx, s.keys.usernames(), n+":"+id(uid))
+			pl.ZRem(ctx, s.keys.Usernames(), n+":"+id(uid))
 		}
 		return nil
 	})
@@ -175,8 +175,8 @@ func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 		return s.wrap("delete account: name", err)
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.Del(ctx, s.keys.user(uid))
-		pl.Publish(ctx, s.keys.avatarsChannel(), uid) // its avatar is gone too
+		pl.Del(ctx, s.keys.User(uid))
+		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // its avatar is gone too
 		return nil
 	})
 	s.caches.avatars.forget(uid)
@@ -184,8 +184,8 @@ func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 		return s.wrap("delete account", err)
 	}
 	for _, n := range names {
-		s.releaseKey(ctx, s.keys.usernameIndex(n), uid)
-		s.releaseKey(ctx, s.keys.usernameSkeleton(store.UsernameSkeleton(n)), uid)
+		s.releaseKey(ctx, s.keys.UsernameIndex(n), uid)
+		s.releaseKey(ctx, s.keys.UsernameSkeleton(store.UsernameSkeleton(n)), uid)
 	}
 	return nil
 }

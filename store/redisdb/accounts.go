@@ -37,7 +37,7 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 	if err != nil {
 		return store.User{}, "", s.wrap("register: hash password", err)
 	}
-	uid, err := s.rdb.Incr(ctx, s.keys.lastUserID()).Result()
+	uid, err := s.rdb.Incr(ctx, s.keys.LastUserID()).Result()
 	if err != nil {
 		return store.User{}, "", s.wrap("register", err)
 	}
@@ -45,16 +45,16 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 	// The hash first, the name after: nobody can reach the hash before the
 	// index names it, and the indexes' SET NX decide who owns the name.
 	h := userHash{Username: name, Password: rec.Hash, PasswordKey: rec.Key, Created: created}
-	if err := s.rdb.HSet(ctx, s.keys.user(uid), h).Err(); err != nil {
+	if err := s.rdb.HSet(ctx, s.keys.User(uid), h).Err(); err != nil {
 		return store.User{}, "", s.wrap("register", err)
 	}
 	if err := s.claimName(ctx, uid, lower); err != nil {
-		s.rdb.Del(context.WithoutCancel(ctx), s.keys.user(uid))
+		s.rdb.Del(context.WithoutCancel(ctx), s.keys.User(uid))
 		return store.User{}, "", err
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		s.indexUser(ctx, pl, uid, lower)
-		pl.ZAddNX(ctx, s.keys.popular(), redis.Z{Member: uid})
+		pl.ZAddNX(ctx, s.keys.Popular(), redis.Z{Member: uid})
 		return nil
 	})
 	if err != nil {
@@ -107,7 +107,7 @@ func (s *Store) Login(ctx context.Context, username, password string, at store.A
 func (s *Store) provePassword(ctx context.Context, g guardedLogin, uid int64, typed string) (passwordRecord, error) {
 	var rec passwordRecord
 	if uid > 0 {
-		vals, err := s.rdb.HMGet(ctx, s.keys.user(uid), fieldPassword, fieldPasswordKey).Result()
+		vals, err := s.rdb.HMGet(ctx, s.keys.User(uid), fieldPassword, fieldPasswordKey).Result()
 		if err != nil {
 			return rec, s.wrap("check password", err)
 		}
@@ -148,8 +148,8 @@ func (s *Store) newSession(ctx context.Context, uid int64) (string, error) {
 	token := id(uid) + "." + base64.RawURLEncoding.EncodeToString(b[:])
 	h := store.TokenHash(token)
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.SAdd(ctx, s.keys.userSessions(uid), h)
-		p.Set(ctx, s.keys.session(h), uid, s.opt.SessionTTL)
+		p.SAdd(ctx, s.keys.UserSessions(uid), h)
+		p.Set(ctx, s.keys.Session(h), uid, s.opt.SessionTTL)
 		return nil
 	})
 	if err != nil {
@@ -161,13 +161,13 @@ func (s *Store) newSession(ctx context.Context, uid int64) (string, error) {
 // pruneSessions drops from the user's session set the hashes whose auth key
 // has expired, so that the set does not grow with every login.
 func (s *Store) pruneSessions(ctx context.Context, uid int64) {
-	hashes, err := s.rdb.SMembers(ctx, s.keys.userSessions(uid)).Result()
+	hashes, err := s.rdb.SMembers(ctx, s.keys.UserSessions(uid)).Result()
 	if err != nil || len(hashes) == 0 {
 		return
 	}
 	cmds, _ := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, h := range hashes {
-			p.Exists(ctx, s.keys.session(h))
+			p.Exists(ctx, s.keys.Session(h))
 		}
 		return nil
 	})
@@ -178,7 +178,7 @@ func (s *Store) pruneSessions(ctx context.Context, uid int64) {
 		}
 	}
 	if len(gone) > 0 {
-		s.rdb.SRem(ctx, s.keys.userSessions(uid), gone...)
+		s.rdb.SRem(ctx, s.keys.UserSessions(uid), gone...)
 	}
 }
 
@@ -201,9 +201,9 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 	var get *redis.StringCmd
 	var member *redis.BoolCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		get = p.GetEx(ctx, s.keys.session(h), s.opt.SessionTTL)
+		get = p.GetEx(ctx, s.keys.Session(h), s.opt.SessionTTL)
 		if uid := parseID(claimed); uid > 0 && claimed != token {
-			member = p.SIsMember(ctx, s.keys.userSessions(uid), h)
+			member = p.SIsMember(ctx, s.keys.UserSessions(uid), h)
 		}
 		return nil
 	})
@@ -219,13 +219,13 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 		return 0, "", store.ErrNotLoggedIn
 	}
 	if member == nil || v != claimed { // an older token: the set is read now
-		member = s.rdb.SIsMember(ctx, s.keys.userSessions(uid), h)
+		member = s.rdb.SIsMember(ctx, s.keys.UserSessions(uid), h)
 		if err := member.Err(); err != nil {
 			return 0, "", s.wrap("authenticate", err)
 		}
 	}
 	if !member.Val() {
-		s.rdb.Del(ctx, s.keys.session(h))
+		s.rdb.Del(ctx, s.keys.Session(h))
 		return 0, "", store.ErrNotLoggedIn
 	}
 	s.caches.sessions.put(h, uid, gen, now)
@@ -237,8 +237,8 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 // close the connections opened with it.
 func (s *Store) Logout(ctx context.Context, uid int64, tokenHash string) error {
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, s.keys.session(tokenHash))
-		p.SRem(ctx, s.keys.userSessions(uid), tokenHash)
+		p.Del(ctx, s.keys.Session(tokenHash))
+		p.SRem(ctx, s.keys.UserSessions(uid), tokenHash)
 		s.queueRevoke(ctx, p, uid, tokenHash)
 		return nil
 	})
@@ -257,7 +257,7 @@ func (s *Store) LogoutAll(ctx context.Context, uid int64) error {
 // is empty: the user's session set is deleted, and a token is valid only
 // while both keys agree.
 func (s *Store) endSessions(ctx context.Context, uid int64, keep string) error {
-	hashes, err := s.rdb.SMembers(ctx, s.keys.userSessions(uid)).Result()
+	hashes, err := s.rdb.SMembers(ctx, s.keys.UserSessions(uid)).Result()
 	if err != nil {
 		return s.wrap("end sessions", err)
 	}
@@ -266,12 +266,12 @@ func (s *Store) endSessions(ctx context.Context, uid int64, keep string) error {
 			if h == keep {
 				continue
 			}
-			p.Del(ctx, s.keys.session(h))
-			p.SRem(ctx, s.keys.userSessions(uid), h)
+			p.Del(ctx, s.keys.Session(h))
+			p.SRem(ctx, s.keys.UserSessions(uid), h)
 			s.queueRevoke(ctx, p, uid, h)
 		}
 		if keep == "" {
-			p.Del(ctx, s.keys.userSessions(uid))
+			p.Del(ctx, s.keys.UserSessions(uid))
 		}
 		return nil
 	})
@@ -282,7 +282,7 @@ func (s *Store) endSessions(ctx context.Context, uid int64, keep string) error {
 // queueRevoke tells every process that the session of tokenHash has ended:
 // the session caches forget it, and the live feed closes its connections.
 func (s *Store) queueRevoke(ctx context.Context, p redis.Pipeliner, uid int64, tokenHash string) {
-	p.Publish(ctx, s.keys.sessionsChannel(), tokenHash)
+	p.Publish(ctx, s.keys.SessionsChannel(), tokenHash)
 	s.queuePublish(ctx, p, s.keys.NotifyChannel(uid), store.EventSessionRevoked, store.SessionRevokedData{TokenHash: tokenHash})
 }
 

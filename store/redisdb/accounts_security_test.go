@@ -27,10 +27,10 @@ func (s testStore) setLegacyPassword(uid int64, pw string) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	if err := s.rdb.HSet(s.ctx, s.keys.user(uid), fieldPassword, h).Err(); err != nil {
+	if err := s.rdb.HSet(s.ctx, s.keys.User(uid), fieldPassword, h).Err(); err != nil {
 		s.t.Fatal(err)
 	}
-	s.rdb.HDel(s.ctx, s.keys.user(uid), fieldPasswordKey)
+	s.rdb.HDel(s.ctx, s.keys.User(uid), fieldPasswordKey)
 }
 
 func (s testStore) login(name, pw string) error {
@@ -63,7 +63,7 @@ func TestLegacyPasswordsLogInAndAreUpgraded(t *testing.T) {
 		if err := s.login(c.name, c.typed); err != nil {
 			t.Fatalf("%s: old record does not log in: %v", c.name, err)
 		}
-		if k, _ := s.rdb.HGet(s.ctx, s.keys.user(uid), fieldPasswordKey).Result(); k == "" {
+		if k, _ := s.rdb.HGet(s.ctx, s.keys.User(uid), fieldPasswordKey).Result(); k == "" {
 			t.Fatalf("%s: old record not upgraded on login", c.name)
 		}
 		for _, typed := range []string{c.stored, c.typed} {
@@ -76,7 +76,7 @@ func TestLegacyPasswordsLogInAndAreUpgraded(t *testing.T) {
 		}
 	}
 	// Neither the old pre-hash nor the new one is a password now.
-	key, _ := s.rdb.HGet(s.ctx, s.keys.user(2), fieldPasswordKey).Result()
+	key, _ := s.rdb.HGet(s.ctx, s.keys.User(2), fieldPasswordKey).Result()
 	for _, p := range []string{pre, string(preHash(key, long))} {
 		if err := s.login("long", p); !errors.Is(err, store.ErrBadCredential) {
 			t.Fatalf("pre-hash %s logs in: %v", p, err)
@@ -182,24 +182,24 @@ func TestMigrateNames(t *testing.T) {
 	old := map[string]string{"ａｌｉｃｅ": "ａｌｉｃｅ", "Bob": "bob", "\u3164\u3164": "\u3164\u3164", "小明": "小明"}
 	uids := map[string]int64{}
 	for name, lower := range old {
-		uid := s.rdb.Incr(s.ctx, s.keys.lastUserID()).Val()
+		uid := s.rdb.Incr(s.ctx, s.keys.LastUserID()).Val()
 		uids[name] = uid
 		h, _ := bcrypt.GenerateFromPassword([]byte("password123"), bcrypt.MinCost)
-		s.rdb.HSet(s.ctx, s.keys.user(uid), userHash{Username: name, Password: string(h), Created: 1})
-		s.rdb.Set(s.ctx, s.keys.usernameIndex(lower), uid, 0)
+		s.rdb.HSet(s.ctx, s.keys.User(uid), userHash{Username: name, Password: string(h), Created: 1})
+		s.rdb.Set(s.ctx, s.keys.UsernameIndex(lower), uid, 0)
 	}
-	s.rdb.Set(s.ctx, s.keys.schema(), 2, 0)
+	s.rdb.Set(s.ctx, s.keys.Schema(), 2, 0)
 	if _, _, err := s.Register(s.ctx, "bоb", "password123"); err != nil { // Cyrillic о: nothing stops it yet
 		t.Fatalf("before the migration: %v", err)
 	}
-	s.rdb.Del(s.ctx, s.keys.user(5), s.keys.usernameIndex("bоb"), s.keys.usernameSkeleton(store.UsernameSkeleton("bоb")))
+	s.rdb.Del(s.ctx, s.keys.User(5), s.keys.UsernameIndex("bоb"), s.keys.UsernameSkeleton(store.UsernameSkeleton("bоb")))
 	if err := s.Migrate(s.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if v := s.rdb.Get(s.ctx, s.keys.schema()).Val(); v != fmt.Sprint(schemaVersion) {
+	if v := s.rdb.Get(s.ctx, s.keys.Schema()).Val(); v != fmt.Sprint(schemaVersion) {
 		t.Fatalf("schema %s, want %d", v, schemaVersion)
 	}
-	if got, _ := s.rdb.Get(s.ctx, s.keys.usernameIndex("alice")).Int64(); got != uids["ａｌｉｃｅ"] {
+	if got, _ := s.rdb.Get(s.ctx, s.keys.UsernameIndex("alice")).Int64(); got != uids["ａｌｉｃｅ"] {
 		t.Fatalf("ａｌｉｃｅ's PRECIS index form alice holds %d, want %d", got, uids["ａｌｉｃｅ"])
 	}
 	for _, name := range []string{"bоb", "аlice", "alice", "BOB"} {
@@ -270,7 +270,7 @@ func TestDeleteAccount(t *testing.T) {
 
 	err := s.DeleteAccount(s.ctx, alice, "wrong password", store.Attempt{})
 	wantCode(t, err, store.ErrUnauthorized, store.CodeInvalidCredentials)
-	if n := s.rdb.Exists(s.ctx, s.keys.user(alice)).Val(); n != 1 {
+	if n := s.rdb.Exists(s.ctx, s.keys.User(alice)).Val(); n != 1 {
 		t.Fatal("a wrong password deleted the account")
 	}
 	if err := s.DeleteAccount(s.ctx, alice, "password123", store.Attempt{}); err != nil {
@@ -281,21 +281,21 @@ func TestDeleteAccount(t *testing.T) {
 		t.Fatal("a session outlived its account")
 	}
 	for _, mid := range mids {
-		if s.rdb.Exists(s.ctx, s.keys.message(mid)).Val() != 0 {
+		if s.rdb.Exists(s.ctx, s.keys.Message(mid)).Val() != 0 {
 			t.Fatalf("post %d outlived its author", mid)
 		}
 	}
 	for _, k := range must(s.allKeys("*")) {
 		for _, own := range []string{"user:userid:1", "A:1:", "F:1:", "G:1:", "N:1:", "login:known:1", "user:username:alice", "user:skeleton:"} {
-			if strings.HasPrefix(k, own) && k != s.keys.usernameSkeleton(store.UsernameSkeleton("bob")) && k != s.keys.usernameSkeleton(store.UsernameSkeleton("carol")) {
+			if strings.HasPrefix(k, own) && k != s.keys.UsernameSkeleton(store.UsernameSkeleton("bob")) && k != s.keys.UsernameSkeleton(store.UsernameSkeleton("carol")) {
 				t.Errorf("key %s outlived the account", k)
 			}
 		}
 	}
-	if _, err := s.rdb.ZScore(s.ctx, s.keys.stars(bob), id(alice)).Result(); err == nil {
+	if _, err := s.rdb.ZScore(s.ctx, s.keys.Stars(bob), id(alice)).Result(); err == nil {
 		t.Error("bob still follows the deleted account")
 	}
-	if _, err := s.rdb.ZScore(s.ctx, s.keys.fans(carol), id(alice)).Result(); err == nil {
+	if _, err := s.rdb.ZScore(s.ctx, s.keys.Fans(carol), id(alice)).Result(); err == nil {
 		t.Error("carol still has the deleted account as a fan")
 	}
 	if slices.ContainsFunc(s.homeIDs(bob), func(m int64) bool { return slices.Contains(mids, m) }) {

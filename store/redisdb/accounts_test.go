@@ -43,7 +43,7 @@ func TestSessions(t *testing.T) {
 			t.Fatalf("token stored in the clear in key %s", k)
 		}
 	}
-	if h, _ := s.rdb.HGet(s.ctx, s.keys.user(u.ID), fieldPassword).Result(); !strings.HasPrefix(h, "$2") {
+	if h, _ := s.rdb.HGet(s.ctx, s.keys.User(u.ID), fieldPassword).Result(); !strings.HasPrefix(h, "$2") {
 		t.Fatalf("password field %q is not a bcrypt hash", h)
 	}
 }
@@ -106,7 +106,7 @@ func TestSetBio(t *testing.T) {
 	wantCode(t, err, store.ErrInvalid, store.CodeBioTooLong)
 	_, err = s.SetBio(s.ctx, alice+1, "ghost")
 	wantCode(t, err, store.ErrNotFound, store.CodeUserNotFound)
-	if n, _ := s.rdb.Exists(s.ctx, s.keys.user(alice+1)).Result(); n != 0 {
+	if n, _ := s.rdb.Exists(s.ctx, s.keys.User(alice+1)).Result(); n != 0 {
 		t.Fatal("setting a missing user's bio created the user")
 	}
 }

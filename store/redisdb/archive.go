@@ -36,10 +36,10 @@ func (s *Store) queueArchive(ctx context.Context, pl redis.Pipeliner, op string,
 	}
 	row, _ := json.Marshal(a)
 	if op == archiveDelete {
-		queueDelete.Eval(ctx, pl, []string{s.keys.archiveQueue()}, "op", op, "row", row)
+		queueDelete.Eval(ctx, pl, []string{s.keys.ArchiveQueue()}, "op", op, "row", row)
 		return
 	}
-	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.archiveQueue(), Values: []any{"op", op, "row", row}})
+	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.ArchiveQueue(), Values: []any{"op", op, "row", row}})
 }
 
 // queueArchiveLike adds a like (or its undoing) to a pipeline, for the
@@ -49,7 +49,7 @@ func (s *Store) queueArchiveLike(ctx context.Context, pl redis.Pipeliner, op str
 		return
 	}
 	row, _ := json.Marshal(l)
-	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.archiveQueue(), Values: []any{"op", op, "row", row}})
+	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.ArchiveQueue(), Values: []any{"op", op, "row", row}})
 }
 
 // archived is p as the archive keeps it.
@@ -124,7 +124,7 @@ func (s *Store) homeTail(uid int64) tail {
 		authors := append(stars, uid)
 		keys := make([]string, len(authors))
 		for i, a := range authors {
-			keys[i] = s.keys.userPosts(a)
+			keys[i] = s.keys.UserPosts(a)
 		}
 		hot, err := s.newest(ctx, keys, before, after, n)
 		if err != nil {

@@ -252,8 +252,8 @@ func (e *arRun) run(total int) *arRun {
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
-			q, _ := e.admin.XLen(e.ctx, e.writer.keys.archiveQueue()).Result()
-			f, _ := e.admin.XLen(e.ctx, e.writer.keys.fanOutQueue()).Result()
+			q, _ := e.admin.XLen(e.ctx, e.writer.keys.ArchiveQueue()).Result()
+			f, _ := e.admin.XLen(e.ctx, e.writer.keys.FanOutQueue()).Result()
 			e.mu.Lock()
 			e.peakQueue, e.peakFanOut = max(e.peakQueue, q), max(e.peakFanOut, f)
 			e.mu.Unlock()
@@ -303,8 +303,8 @@ func (e *arRun) sample(posts int, start time.Time) arSample {
 	var q, f *redis.IntCmd
 	_, err := e.admin.Pipelined(e.ctx, func(pl redis.Pipeliner) error {
 		info = pl.Info(e.ctx, "memory")
-		q = pl.XLen(e.ctx, e.writer.keys.archiveQueue())
-		f = pl.XLen(e.ctx, e.writer.keys.fanOutQueue())
+		q = pl.XLen(e.ctx, e.writer.keys.ArchiveQueue())
+		f = pl.XLen(e.ctx, e.writer.keys.FanOutQueue())
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -346,8 +346,8 @@ func (e *arRun) waitEmpty(limit time.Duration) (archive, fanOut time.Duration) {
 	for {
 		var q, f *redis.IntCmd
 		_, err := e.admin.Pipelined(e.ctx, func(pl redis.Pipeliner) error {
-			q = pl.XLen(e.ctx, e.writer.keys.archiveQueue())
-			f = pl.XLen(e.ctx, e.writer.keys.fanOutQueue())
+			q = pl.XLen(e.ctx, e.writer.keys.ArchiveQueue())
+			f = pl.XLen(e.ctx, e.writer.keys.FanOutQueue())
 			return nil
 		})
 		e.must(err)
@@ -375,7 +375,7 @@ func (e *arRun) count() {
 	cards := make([]*redis.IntCmd, len(e.users))
 	_, err := e.admin.Pipelined(e.ctx, func(pl redis.Pipeliner) error {
 		for i, u := range e.users {
-			cards[i] = pl.ZCard(e.ctx, e.writer.keys.userPosts(u))
+			cards[i] = pl.ZCard(e.ctx, e.writer.keys.UserPosts(u))
 		}
 		return nil
 	})
@@ -414,7 +414,7 @@ func (e *arRun) readAll() {
 	if e.archive {
 		kinds = append(kinds,
 			kind{"at the seam (cursor at the 11th-oldest post of the user's F)", func(u int) int64 {
-				ids, err := e.admin.ZRange(e.ctx, e.writer.keys.userPosts(e.users[u]), 10, 10).Result()
+				ids, err := e.admin.ZRange(e.ctx, e.writer.keys.UserPosts(e.users[u]), 10, 10).Result()
 				e.must(err)
 				if len(ids) == 0 {
 					return 0

@@ -49,7 +49,7 @@ func (s testStore) archived() {
 	s.settle()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		n, err := s.rdb.XLen(s.ctx, s.keys.archiveQueue()).Result()
+		n, err := s.rdb.XLen(s.ctx, s.keys.ArchiveQueue()).Result()
 		if err == nil && n == 0 {
 			return
 		}
@@ -87,7 +87,7 @@ func (s testStore) pageAll(page func(store.PageQuery) (store.Page[store.Post], e
 func (s testStore) hotHashes(mids []int64) int {
 	n := 0
 	for _, mid := range mids {
-		if s.rdb.Exists(s.ctx, s.keys.message(mid)).Val() == 1 {
+		if s.rdb.Exists(s.ctx, s.keys.Message(mid)).Val() == 1 {
 			n++
 		}
 	}
@@ -139,10 +139,10 @@ func TestArchiveHotWindow(t *testing.T) {
 			if hot := s.hotHashes(posts); hot > window+5 {
 				t.Fatalf("Redis still holds %d of the %d posts' hashes, want about %d", hot, total, window)
 			}
-			if n := s.rdb.ZCard(s.ctx, s.keys.userPosts(writer)).Val(); n > window+5 {
+			if n := s.rdb.ZCard(s.ctx, s.keys.UserPosts(writer)).Val(); n > window+5 {
 				t.Fatalf("F holds %d ids, want about %d", n, window)
 			}
-			if n := s.rdb.ZCard(s.ctx, s.keys.publicTimeline()).Val(); n > window+5 {
+			if n := s.rdb.ZCard(s.ctx, s.keys.PublicTimeline()).Val(); n > window+5 {
 				t.Fatalf("global:timeline holds %d ids, want about %d", n, window)
 			}
 
@@ -242,7 +242,7 @@ func TestArchiveHotWindow(t *testing.T) {
 			check("before the archive has the delete")
 			s.archived()
 			check("after")
-			if s.rdb.Exists(s.ctx, s.keys.message(posts[0])).Val() != 0 {
+			if s.rdb.Exists(s.ctx, s.keys.Message(posts[0])).Val() != 0 {
 				t.Fatal("the tombstone stays in Redis after the archive has the delete")
 			}
 			if err := s.Delete(s.ctx, writer, posts[0]); !errors.Is(err, store.ErrPostNotFound) {
@@ -302,7 +302,7 @@ func TestArchiveDownOnlyDelays(t *testing.T) {
 	for i := range 30 {
 		want = append(want, s.post(store.NewPost{Author: u, Content: fmt.Sprint("while down ", i)}).ID)
 	}
-	if n := s.rdb.XLen(s.ctx, s.keys.archiveQueue()).Val(); n < 30 {
+	if n := s.rdb.XLen(s.ctx, s.keys.ArchiveQueue()).Val(); n < 30 {
 		t.Fatalf("archive queue holds %d entries with the archive down, want 30", n)
 	}
 	if on, err := s.PingArchive(s.ctx); !on || !errors.Is(err, store.ErrUnavailable) {

@@ -56,7 +56,7 @@ func (s *Store) RunArchiver(ctx context.Context, opt ArchiverOptions) {
 		if time.Since(lastClaim) >= opt.ClaimIdle/2 {
 			lastClaim = time.Now()
 			msgs, _, err = s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-				Stream: s.keys.archiveQueue(), Group: archiveGroup, Consumer: a.consumer,
+				Stream: s.keys.ArchiveQueue(), Group: archiveGroup, Consumer: a.consumer,
 				MinIdle: opt.ClaimIdle, Start: "0-0", Count: int64(opt.Batch),
 			}).Result()
 			if len(msgs) > 0 {
@@ -71,7 +71,7 @@ func (s *Store) RunArchiver(ctx context.Context, opt ArchiverOptions) {
 				return
 			}
 			if strings.HasPrefix(err.Error(), "NOGROUP") {
-				s.createGroup(ctx, s.keys.archiveQueue(), archiveGroup, a.log)
+				s.createGroup(ctx, s.keys.ArchiveQueue(), archiveGroup, a.log)
 				continue
 			}
 			a.log.Warn("archive: read queue", "err", err)
@@ -96,7 +96,7 @@ type archiver struct {
 // read waits a little for new entries of the queue.
 func (a *archiver) read(ctx context.Context) ([]redis.XMessage, error) {
 	streams, err := a.s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: archiveGroup, Consumer: a.consumer, Streams: []string{a.s.keys.archiveQueue(), ">"},
+		Group: archiveGroup, Consumer: a.consumer, Streams: []string{a.s.keys.ArchiveQueue(), ">"},
 		Count: int64(a.opt.Batch), Block: readBlock,
 	}).Result()
 	if errors.Is(err, redis.Nil) {
@@ -178,8 +178,8 @@ func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 	}
 	actx := context.WithoutCancel(ctx) // saved is saved, even if we are stopping
 	_, err := a.s.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
-		pl.XAck(actx, a.s.keys.archiveQueue(), archiveGroup, ids...)
-		pl.XDel(actx, a.s.keys.archiveQueue(), ids...)
+		pl.XAck(actx, a.s.keys.ArchiveQueue(), archiveGroup, ids...)
+		pl.XDel(actx, a.s.keys.ArchiveQueue(), ids...)
 		return nil
 	})
 	if err != nil {
@@ -198,17 +198,17 @@ func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
 	parents := map[int64]*redis.StringCmd{} // comment id → kind of its parent
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, d := range del {
-			evictMessage.Eval(ctx, pl, []string{s.keys.message(d.ID)}, "tombstone")
+			evictMessage.Eval(ctx, pl, []string{s.keys.Message(d.ID)}, "tombstone")
 		}
 		for _, p := range put {
 			switch {
 			case p.Kind == store.KindComment:
-				parents[p.ID] = pl.HGet(ctx, s.keys.message(p.Parent), "kind")
+				parents[p.ID] = pl.HGet(ctx, s.keys.Message(p.Parent), "kind")
 			case authorsPast[p.Author] == nil:
-				authorsPast[p.Author] = s.queuePastWindow(ctx, pl, s.keys.userPosts(p.Author))
+				authorsPast[p.Author] = s.queuePastWindow(ctx, pl, s.keys.UserPosts(p.Author))
 			}
 		}
-		publicPast = s.queuePastWindow(ctx, pl, s.keys.publicTimeline())
+		publicPast = s.queuePastWindow(ctx, pl, s.keys.PublicTimeline())
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -223,15 +223,15 @@ func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
 	var cands []candidate
 	for author, c := range authorsPast {
 		for _, mid := range pastIDs(c) {
-			cands = append(cands, candidate{mid: mid, index: s.keys.userPosts(author)})
+			cands = append(cands, candidate{mid: mid, index: s.keys.UserPosts(author)})
 		}
 	}
 	for _, mid := range pastIDs(publicPast) {
-		cands = append(cands, candidate{mid: mid, index: s.keys.publicTimeline(), keep: true})
+		cands = append(cands, candidate{mid: mid, index: s.keys.PublicTimeline(), keep: true})
 	}
 	for _, p := range put {
 		if c := parents[p.ID]; c != nil && c.Val() == "" {
-			cands = append(cands, candidate{mid: p.ID, index: s.keys.comments(p.Parent)})
+			cands = append(cands, candidate{mid: p.ID, index: s.keys.Comments(p.Parent)})
 		}
 	}
 	for depth := 0; len(cands) > 0 && depth < maxThreadDepth; depth++ {
@@ -254,9 +254,9 @@ func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
 					continue // not archived yet: its own batch moves it
 				}
 				if !c.keep && replies[c.mid] == nil {
-					evictMessage.Eval(ctx, pl, []string{s.keys.message(c.mid)}, "message")
-					pl.Del(ctx, s.keys.publicTime(c.mid), s.keys.author(c.mid))
-					replies[c.mid] = pl.ZRange(ctx, s.keys.comments(c.mid), 0, -1)
+					evictMessage.Eval(ctx, pl, []string{s.keys.Message(c.mid)}, "message")
+					pl.Del(ctx, s.keys.PublicTime(c.mid), s.keys.Author(c.mid))
+					replies[c.mid] = pl.ZRange(ctx, s.keys.Comments(c.mid), 0, -1)
 				}
 				pl.ZRem(ctx, c.index, c.mid)
 			}
@@ -270,7 +270,7 @@ func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
 		cands = cands[:0]
 		for parent, c := range replies {
 			for _, mid := range parseIDs(c.Val()) {
-				cands = append(cands, candidate{mid: mid, index: s.keys.comments(parent)})
+				cands = append(cands, candidate{mid: mid, index: s.keys.Comments(parent)})
 			}
 		}
 	}

@@ -140,7 +140,7 @@ func (s *Store) RunCaches(ctx context.Context, logger *slog.Logger) {
 func (s *Store) listenInvalidations(ctx context.Context) error {
 	ps := s.rdb.Subscribe(ctx)
 	defer ps.Close()
-	sessions, avatars := s.keys.sessionsChannel(), s.keys.avatarsChannel()
+	sessions, avatars := s.keys.SessionsChannel(), s.keys.AvatarsChannel()
 	if err := ps.Subscribe(ctx, sessions, avatars); err != nil {
 		return err
 	}

@@ -174,8 +174,8 @@ func TestTokenFormats(t *testing.T) {
 	}
 	old := "an-older-token-without-its-user-0123456789abcdefghijk"
 	h := store.TokenHash(old)
-	s.rdb.SAdd(s.ctx, s.keys.userSessions(u.ID), h)
-	s.rdb.Set(s.ctx, s.keys.session(h), u.ID, time.Hour)
+	s.rdb.SAdd(s.ctx, s.keys.UserSessions(u.ID), h)
+	s.rdb.Set(s.ctx, s.keys.Session(h), u.ID, time.Hour)
 	if uid, n, err := authRoundTrips(t, s.Store, old); err != nil || uid != u.ID || n != 2 {
 		t.Fatalf("older token: uid %d, %d round trips, %v", uid, n, err)
 	}
@@ -185,8 +185,8 @@ func TestTokenFormats(t *testing.T) {
 	}
 	forged := id(other.ID) + "." + "whatever-random-part-of-the-token-012345678"
 	fh := store.TokenHash(forged)
-	s.rdb.SAdd(s.ctx, s.keys.userSessions(u.ID), fh)
-	s.rdb.Set(s.ctx, s.keys.session(fh), u.ID, time.Hour)
+	s.rdb.SAdd(s.ctx, s.keys.UserSessions(u.ID), fh)
+	s.rdb.Set(s.ctx, s.keys.Session(fh), u.ID, time.Hour)
 	if uid, _, err := authRoundTrips(t, s.Store, forged); err != nil || uid != u.ID {
 		t.Fatalf("a token whose name disagrees is checked against its session's user: uid %d, %v", uid, err)
 	}

@@ -19,13 +19,13 @@ import (
 // message in mids equal the sets they count.
 func (s testStore) checkCounts(author int64, mids ...int64) {
 	s.t.Helper()
-	posts := s.rdb.ZCard(s.ctx, s.keys.userPosts(author)).Val()
-	if n, _ := s.rdb.HGet(s.ctx, s.keys.user(author), fieldPosts).Int64(); n != posts {
+	posts := s.rdb.ZCard(s.ctx, s.keys.UserPosts(author)).Val()
+	if n, _ := s.rdb.HGet(s.ctx, s.keys.User(author), fieldPosts).Int64(); n != posts {
 		s.t.Errorf("posts_count %d, F holds %d", n, posts)
 	}
 	for _, mid := range mids {
-		comments := s.rdb.ZCard(s.ctx, s.keys.comments(mid)).Val()
-		if n, _ := s.rdb.HGet(s.ctx, s.keys.message(mid), fieldComments).Int64(); n != comments {
+		comments := s.rdb.ZCard(s.ctx, s.keys.Comments(mid)).Val()
+		if n, _ := s.rdb.HGet(s.ctx, s.keys.Message(mid), fieldComments).Int64(); n != comments {
 			s.t.Errorf("comments_count of %d is %d, C holds %d", mid, n, comments)
 		}
 	}
@@ -40,9 +40,9 @@ func (s testStore) checkWhole(author int64) {
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		index := s.keys.userPosts(author)
+		index := s.keys.UserPosts(author)
 		if p.ParentID != nil {
-			index = s.keys.comments(*p.ParentID)
+			index = s.keys.Comments(*p.ParentID)
 		}
 		if s.rdb.ZScore(s.ctx, index, id(mid)).Err() != nil {
 			s.t.Errorf("message %d (%q) is written but not in %s", mid, p.Content, index)

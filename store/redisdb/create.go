@@ -130,7 +130,7 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 // index (repost_add.lua) lets only one be recorded, and write takes the other
 // out.
 func (s *Store) repostedBefore(ctx context.Context, d *draft) error {
-	before, err := s.rdb.ZScore(ctx, s.keys.reposts(d.orig.ID), id(d.np.Author)).Result()
+	before, err := s.rdb.ZScore(ctx, s.keys.Reposts(d.orig.ID), id(d.np.Author)).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil
 	}
@@ -167,7 +167,7 @@ func (s *Store) resolveEntities(ctx context.Context, d *draft) error {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, name := range ents.Mentions {
 			if lower, ok := store.LookupName(name); ok {
-				cmds[i] = pl.Get(ctx, s.keys.usernameIndex(lower))
+				cmds[i] = pl.Get(ctx, s.keys.UsernameIndex(lower))
 			}
 		}
 		return nil
@@ -212,16 +212,16 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	var spent func() error
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
-		author = pl.HMGet(ctx, s.keys.user(np.Author), fieldUsername, fieldFanOut, fieldAvatar)
+		author = pl.HMGet(ctx, s.keys.User(np.Author), fieldUsername, fieldFanOut, fieldAvatar)
 		if np.IdempotencyKey != "" {
 			keyHash := store.TokenHash(np.IdempotencyKey)
-			d.idemKey = s.keys.idempotency(np.Author, keyHash)
+			d.idemKey = s.keys.Idempotency(np.Author, keyHash)
 			d.reqHash = requestHash(np)
 			d.claim = claimValue(rand.Text(), d.reqHash)
 			held = idemClaim.Eval(ctx, pl, []string{d.idemKey}, d.claim,
 				claimTTL.Milliseconds(), (IdempotencyTTL - claimTTL).Milliseconds())
 		}
-		next = pl.Incr(ctx, s.keys.lastPostID())
+		next = pl.Incr(ctx, s.keys.LastPostID())
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -388,12 +388,12 @@ func (s *Store) queueMessage(ctx context.Context, t redis.Pipeliner, d *draft) {
 	tags, _ := json.Marshal(d.tags)
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
 	d.row = h.archived(p.ID)
-	t.HSet(ctx, s.keys.message(p.ID), h)
+	t.HSet(ctx, s.keys.Message(p.ID), h)
 	if d.idemKey != "" { // for the checker, should the request stop half way
-		t.HSet(ctx, s.keys.message(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+		t.HSet(ctx, s.keys.Message(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
-	t.Set(ctx, s.keys.publicTime(p.ID), int64(p.CreatedAt), 0)
-	t.Set(ctx, s.keys.author(p.ID), p.Author.ID, 0)
+	t.Set(ctx, s.keys.PublicTime(p.ID), int64(p.CreatedAt), 0)
+	t.Set(ctx, s.keys.Author(p.ID), p.Author.ID, 0)
 }
 
 // index writes the indexes that point at the message in one round trip: a
@@ -422,26 +422,26 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	mid, author := d.post.ID, d.np.Author
 	z := redis.Z{Score: float64(mid), Member: mid}
 	if d.parent != nil {
-		pl.ZAdd(ctx, s.keys.comments(d.parent.ID), z)
-		countSync.Eval(ctx, pl, []string{s.keys.message(d.parent.ID), s.keys.comments(d.parent.ID)}, fieldComments)
+		pl.ZAdd(ctx, s.keys.Comments(d.parent.ID), z)
+		countSync.Eval(ctx, pl, []string{s.keys.Message(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
 		s.queueArchive(ctx, pl, archivePut, d.row)
 		s.queueFinish(ctx, pl, d)
 		return nil
 	}
-	postAdd.Eval(ctx, pl, []string{s.keys.userPosts(author), s.keys.user(author)}, mid, fieldPosts)
+	postAdd.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, fieldPosts)
 	s.queueHomeAdd(ctx, pl, author, z)
-	pl.ZAdd(ctx, s.keys.publicTimeline(), z)
+	pl.ZAdd(ctx, s.keys.PublicTimeline(), z)
 	if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
-		pl.ZRemRangeByRank(ctx, s.keys.publicTimeline(), 0, int64(-s.opt.HotWindow-1))
+		pl.ZRemRangeByRank(ctx, s.keys.PublicTimeline(), 0, int64(-s.opt.HotWindow-1))
 	}
 	if d.orig != nil {
-		d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.reposts(d.orig.ID), s.keys.message(d.orig.ID)},
+		d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.Reposts(d.orig.ID), s.keys.Message(d.orig.ID)},
 			author, mid, d.staleRepost, fieldReposts)
 	}
 	s.queueTags(ctx, pl, d.tags, mid, 1)
 	s.queueAttach(ctx, pl, d.media, mid)
 	if d.pulled {
-		mode = pl.HMGet(ctx, s.keys.user(author), fieldFanOut, fieldPullFrom)
+		mode = pl.HMGet(ctx, s.keys.User(author), fieldFanOut, fieldPullFrom)
 	} else {
 		s.queueJob(ctx, pl, opPush, author, mid)
 	}
@@ -503,12 +503,12 @@ func (s *Store) queueTags(ctx context.Context, pl redis.Pipeliner, tags []string
 	for _, tag := range tags {
 		key := store.TagKey(tag)
 		if delta > 0 {
-			pl.ZAdd(ctx, s.keys.tagPosts(key), redis.Z{Score: float64(mid), Member: mid})
-			pl.ZAdd(ctx, s.keys.tagNames(), redis.Z{Member: key})
+			pl.ZAdd(ctx, s.keys.TagPosts(key), redis.Z{Score: float64(mid), Member: mid})
+			pl.ZAdd(ctx, s.keys.TagNames(), redis.Z{Member: key})
 		} else {
-			pl.ZRem(ctx, s.keys.tagPosts(key), mid)
+			pl.ZRem(ctx, s.keys.TagPosts(key), mid)
 		}
-		pl.ZIncrBy(ctx, s.keys.tagCounts(), delta, key)
+		pl.ZIncrBy(ctx, s.keys.TagCounts(), delta, key)
 	}
 }
 

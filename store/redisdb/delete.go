@@ -21,26 +21,26 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		s.queueArchive(ctx, pl, archiveDelete, archived(m))
-		pl.Del(ctx, s.keys.publicTime(mid), s.keys.author(mid))
-		pl.Del(ctx, s.keys.comments(mid))
-		pl.Del(ctx, s.keys.likes(mid))
-		pl.Del(ctx, s.keys.reposts(mid))
+		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
+		pl.Del(ctx, s.keys.Comments(mid))
+		pl.Del(ctx, s.keys.Likes(mid))
+		pl.Del(ctx, s.keys.Reposts(mid))
 		if m.ParentID != nil {
-			pl.ZRem(ctx, s.keys.comments(*m.ParentID), mid)
-			countSync.Eval(ctx, pl, []string{s.keys.message(*m.ParentID), s.keys.comments(*m.ParentID)}, fieldComments)
+			pl.ZRem(ctx, s.keys.Comments(*m.ParentID), mid)
+			countSync.Eval(ctx, pl, []string{s.keys.Message(*m.ParentID), s.keys.Comments(*m.ParentID)}, fieldComments)
 			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
 			return nil
 		}
-		pl.ZRem(ctx, s.keys.userPosts(uid), mid)
-		decrement.Eval(ctx, pl, []string{s.keys.user(uid)}, fieldPosts)
-		pl.ZRem(ctx, s.keys.home(uid), mid)
-		pl.ZRem(ctx, s.keys.publicTimeline(), mid)
+		pl.ZRem(ctx, s.keys.UserPosts(uid), mid)
+		decrement.Eval(ctx, pl, []string{s.keys.User(uid)}, fieldPosts)
+		pl.ZRem(ctx, s.keys.Home(uid), mid)
+		pl.ZRem(ctx, s.keys.PublicTimeline(), mid)
 		s.queueTags(ctx, pl, m.Tags, mid, -1)
 		s.queueJob(ctx, pl, opUnpush, uid, mid)
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
-			repostRemove.Eval(ctx, pl, []string{s.keys.reposts(m.RepostOf.ID), s.keys.message(m.RepostOf.ID)}, uid, mid, fieldReposts)
+			repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(m.RepostOf.ID), s.keys.Message(m.RepostOf.ID)}, uid, mid, fieldReposts)
 		}
 		return nil
 	})
@@ -80,7 +80,7 @@ func (s *Store) claimDelete(ctx context.Context, uid, mid int64) (*store.Post, e
 		if m.Author.ID != uid {
 			return nil, store.ErrNotAuthor
 		}
-		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.message(mid)},
+		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.Message(mid)},
 			flag(s.opt.Archive != nil), flag(!hot)).Int()
 		switch {
 		case err != nil:

@@ -10,8 +10,8 @@ import (
 
 // queueHomeAdd adds posts to a home timeline and trims it to the hot window.
 func (s *Store) queueHomeAdd(ctx context.Context, pl redis.Pipeliner, uid int64, zs ...redis.Z) {
-	pl.ZAdd(ctx, s.keys.home(uid), zs...)
-	pl.ZRemRangeByRank(ctx, s.keys.home(uid), 0, int64(-s.opt.HotWindow-1))
+	pl.ZAdd(ctx, s.keys.Home(uid), zs...)
+	pl.ZRemRangeByRank(ctx, s.keys.Home(uid), 0, int64(-s.opt.HotWindow-1))
 }
 
 // fanOutBatch is how many fans' home timelines one pipeline writes.
@@ -24,7 +24,7 @@ const fanOutBatch = 500
 func (s *Store) walkFans(ctx context.Context, author int64, batch func(fans []int64) error) error {
 	from, skip := "-inf", int64(0)
 	for {
-		zs, err := s.rdb.ZRangeByScoreWithScores(ctx, s.keys.fans(author), &redis.ZRangeBy{
+		zs, err := s.rdb.ZRangeByScoreWithScores(ctx, s.keys.Fans(author), &redis.ZRangeBy{
 			Min: from, Max: "+inf", Offset: skip, Count: fanOutBatch}).Result()
 		if err != nil {
 			return s.wrap("read fans", err)
@@ -111,7 +111,7 @@ func (s *Store) unpush(ctx context.Context, j job, alive func()) error {
 	return s.walkFans(ctx, j.author, func(fans []int64) error {
 		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for _, fan := range fans {
-				pl.ZRem(ctx, s.keys.home(fan), j.mid)
+				pl.ZRem(ctx, s.keys.Home(fan), j.mid)
 			}
 			return nil
 		})

@@ -117,7 +117,7 @@ func (s *Store) fansOf(ctx context.Context, authors []int64) (map[int64][]int64,
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, a := range authors {
 			if _, ok := cmds[a]; !ok {
-				cmds[a] = pl.ZRangeByScore(ctx, s.keys.fans(a), &redis.ZRangeBy{
+				cmds[a] = pl.ZRangeByScore(ctx, s.keys.Fans(a), &redis.ZRangeBy{
 					Min: "-inf", Max: "+inf", Count: fanOutBatch})
 			}
 		}
@@ -152,7 +152,7 @@ func (s *Store) pushToFans(ctx context.Context, jobs []job, fans map[int64][]int
 	if len(members) == 0 {
 		return nil
 	}
-	seen, err := s.rdb.ZMScore(ctx, s.keys.lastSeen(), members...).Result()
+	seen, err := s.rdb.ZMScore(ctx, s.keys.LastSeen(), members...).Result()
 	if err != nil {
 		return s.wrap("fan out: last seen", err)
 	}
@@ -193,7 +193,7 @@ func (s *Store) gone(ctx context.Context, mids []int64) ([]bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = pl.HMGet(ctx, s.keys.message(mid), "kind", fieldDeleted)
+			cmds[i] = pl.HMGet(ctx, s.keys.Message(mid), "kind", fieldDeleted)
 		}
 		return nil
 	})

@@ -35,7 +35,7 @@ func (s testStore) worker(opt WorkerOptions) *worker {
 	if opt.ClaimIdle == 0 {
 		opt.ClaimIdle = time.Second
 	}
-	s.createGroup(s.ctx, s.keys.fanOutQueue(), fanOutGroup, slog.Default())
+	s.createGroup(s.ctx, s.keys.FanOutQueue(), fanOutGroup, slog.Default())
 	return &worker{s: s.Store, opt: opt, log: slog.Default(), consumer: "test-" + s.t.Name()}
 }
 
@@ -67,7 +67,7 @@ func (s testStore) seedFans(star, first int64, n int) []int64 {
 		uids[i] = first + int64(i)
 		zs[i] = redis.Z{Score: float64(1000 + i), Member: uids[i]}
 	}
-	if err := s.rdb.ZAdd(s.ctx, s.keys.fans(star), zs...).Err(); err != nil {
+	if err := s.rdb.ZAdd(s.ctx, s.keys.Fans(star), zs...).Err(); err != nil {
 		s.t.Fatal(err)
 	}
 	return uids
@@ -77,10 +77,10 @@ func (s testStore) seedFans(star, first int64, n int) []int64 {
 // marked pending.
 func (s testStore) queueEmpty() {
 	s.t.Helper()
-	if n := s.rdb.XLen(s.ctx, s.keys.fanOutQueue()).Val(); n != 0 {
+	if n := s.rdb.XLen(s.ctx, s.keys.FanOutQueue()).Val(); n != 0 {
 		s.t.Fatalf("the queue still holds %d jobs", n)
 	}
-	if n := s.rdb.HLen(s.ctx, s.keys.fanOutPending()).Val(); n != 0 {
+	if n := s.rdb.HLen(s.ctx, s.keys.FanOutPending()).Val(); n != 0 {
 		s.t.Fatalf("%d posts still marked pending", n)
 	}
 }
@@ -114,9 +114,9 @@ func TestFanOutBatchDrainsManyAuthors(t *testing.T) {
 	s.follow(fans[0], big)
 	stars[fans[0]] = append(stars[fans[0]], big)
 	// Seen two hours before the posts: away.
-	s.rdb.ZAdd(s.ctx, s.keys.lastSeen(), redis.Z{Score: float64(clock.Add(-2 * time.Hour).UnixMilli()), Member: away})
+	s.rdb.ZAdd(s.ctx, s.keys.LastSeen(), redis.Z{Score: float64(clock.Add(-2 * time.Hour).UnixMilli()), Member: away})
 	// Seen a minute before: active.
-	s.rdb.ZAdd(s.ctx, s.keys.lastSeen(), redis.Z{Score: float64(clock.Add(-time.Minute).UnixMilli()), Member: fans[1]})
+	s.rdb.ZAdd(s.ctx, s.keys.LastSeen(), redis.Z{Score: float64(clock.Add(-time.Minute).UnixMilli()), Member: fans[1]})
 
 	posts := map[int64][]int64{} // author → its posts
 	for round := range 5 {
@@ -124,7 +124,7 @@ func TestFanOutBatchDrainsManyAuthors(t *testing.T) {
 			posts[a] = append(posts[a], s.post(store.NewPost{Author: a, Content: fmt.Sprint("round ", round)}).ID)
 		}
 	}
-	if n := s.rdb.XLen(s.ctx, s.keys.fanOutQueue()).Val(); n != 5*21 {
+	if n := s.rdb.XLen(s.ctx, s.keys.FanOutQueue()).Val(); n != 5*21 {
 		t.Fatalf("%d jobs queued, want %d", n, 5*21)
 	}
 	pushesBefore := counted(s.opt.Metrics.pushes)
@@ -146,11 +146,11 @@ func TestFanOutBatchDrainsManyAuthors(t *testing.T) {
 				t.Fatalf("fan %d's G lacks post %d", f, mid)
 			}
 		}
-		if n := s.rdb.ZCard(s.ctx, s.keys.home(f)).Val(); n != int64(len(want)) {
+		if n := s.rdb.ZCard(s.ctx, s.keys.Home(f)).Val(); n != int64(len(want)) {
 			t.Fatalf("fan %d's G holds %d posts, want %d", f, n, len(want))
 		}
 	}
-	if n := s.rdb.ZCard(s.ctx, s.keys.home(away)).Val(); n != 0 {
+	if n := s.rdb.ZCard(s.ctx, s.keys.Home(away)).Val(); n != 0 {
 		t.Fatalf("a fan away for 2h got %d pushes", n)
 	}
 	for _, f := range []int64{bigFans[0], bigFans[fanOutBatch], bigFans[len(bigFans)-1]} {
@@ -268,7 +268,7 @@ func TestFanOutBatchPostDeletedBeforeCheck(t *testing.T) {
 
 	var armed atomic.Bool
 	armed.Store(true)
-	hook := &deleteAfterPush{s: s, home: s.keys.home(fans[0]), author: author, mid: doomed.ID, armed: &armed}
+	hook := &deleteAfterPush{s: s, home: s.keys.Home(fans[0]), author: author, mid: doomed.ID, armed: &armed}
 	s.rdb.AddHook(hook)
 	w.doBatch(s.ctx, jobs)
 	if armed.Load() {
@@ -285,11 +285,11 @@ func TestFanOutBatchPostDeletedBeforeCheck(t *testing.T) {
 			t.Fatalf("fan %d's G lacks post %d", f, kept.ID)
 		}
 	}
-	msgs := s.rdb.XRange(s.ctx, s.keys.fanOutQueue(), "-", "+").Val()
+	msgs := s.rdb.XRange(s.ctx, s.keys.FanOutQueue(), "-", "+").Val()
 	if len(msgs) != 1 || parseJob(msgs[0]).op != opUnpush {
 		t.Fatalf("the queue holds %v, want the delete's unpush job alone", msgs)
 	}
-	if n := s.rdb.HLen(s.ctx, s.keys.fanOutPending()).Val(); n != 0 {
+	if n := s.rdb.HLen(s.ctx, s.keys.FanOutPending()).Val(); n != 0 {
 		t.Fatalf("%d posts still marked pending", n)
 	}
 }
@@ -333,7 +333,7 @@ func TestFanOutBatchPushAndUnpush(t *testing.T) {
 	if err := s.Delete(s.ctx, author, gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	s.rdb.XAdd(s.ctx, &redis.XAddArgs{Stream: s.keys.fanOutQueue(), Values: []any{
+	s.rdb.XAdd(s.ctx, &redis.XAddArgs{Stream: s.keys.FanOutQueue(), Values: []any{
 		"op", opPush, "author", author, "mid", gone.ID, "at", s.now()}})
 	later := s.post(store.NewPost{Author: author, Content: "later"})
 	w := s.worker(WorkerOptions{})
@@ -385,7 +385,7 @@ func TestFanOutBatchKeepsItsClaims(t *testing.T) {
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
-			msgs, _, _ := s.rdb.XAutoClaim(s.ctx, &redis.XAutoClaimArgs{Stream: s.keys.fanOutQueue(), Group: fanOutGroup,
+			msgs, _, _ := s.rdb.XAutoClaim(s.ctx, &redis.XAutoClaimArgs{Stream: s.keys.FanOutQueue(), Group: fanOutGroup,
 				Consumer: "other", MinIdle: claimIdle, Start: "0-0", Count: 10}).Result()
 			for _, m := range msgs {
 				taken = append(taken, m.ID)

@@ -52,10 +52,10 @@ func TestHomeTimelineKeepsHotWindow(t *testing.T) {
 	for i := range 25 {
 		last = s.post(store.NewPost{Author: u, Content: fmt.Sprint("post ", i)})
 	}
-	if n := s.rdb.ZCard(s.ctx, s.keys.home(u)).Val(); n != 10 {
+	if n := s.rdb.ZCard(s.ctx, s.keys.Home(u)).Val(); n != 10 {
 		t.Fatalf("G holds %d ids, want 10", n)
 	}
-	if n := s.rdb.ZCard(s.ctx, s.keys.publicTimeline()).Val(); n != 10 {
+	if n := s.rdb.ZCard(s.ctx, s.keys.PublicTimeline()).Val(); n != 10 {
 		t.Fatalf("global:timeline holds %d ids, want 10", n)
 	}
 	since, err := s.HomeSince(s.ctx, u, last.ID-3, 100)
@@ -75,7 +75,7 @@ func TestCelebritiesArePulled(t *testing.T) {
 		s.follow(f, celeb)
 		s.follow(f, plain)
 	}
-	if ok, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), celeb).Result(); !ok {
+	if ok, _ := s.rdb.SIsMember(s.ctx, s.keys.Celebrities(), celeb).Result(); !ok {
 		t.Fatal("an author with 3 fans is not a celebrity at threshold 3")
 	}
 	var want []int64
@@ -138,8 +138,8 @@ func TestCrossingTheThresholdLosesNothing(t *testing.T) {
 			t.Fatalf("fan %d sees %v, want %v", f, got, want)
 		}
 	}
-	mode, _ := s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result()
-	celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), star).Result()
+	mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result()
+	celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.Celebrities(), star).Result()
 	if mode != "" || celeb {
 		t.Fatalf("with 2 fans the author is in mode %q (celebrity %v), want push", mode, celeb)
 	}
@@ -167,7 +167,7 @@ func TestReturningUsersPull(t *testing.T) {
 	s.post(store.NewPost{Author: a, Content: "before"})
 	s.homeIDs(away)
 	s.settle()
-	gBefore, _ := s.rdb.ZRange(s.ctx, s.keys.home(away), 0, -1).Result()
+	gBefore, _ := s.rdb.ZRange(s.ctx, s.keys.Home(away), 0, -1).Result()
 
 	clock = clock.Add(2 * time.Hour) // away is away; twin keeps reading
 	s.homeIDs(twin)
@@ -175,7 +175,7 @@ func TestReturningUsersPull(t *testing.T) {
 		s.post(store.NewPost{Author: []int64{a, b}[i%2], Content: fmt.Sprint("while away ", i)})
 	}
 	s.settle()
-	if gNow, _ := s.rdb.ZRange(s.ctx, s.keys.home(away), 0, -1).Result(); !slices.Equal(gNow, gBefore) {
+	if gNow, _ := s.rdb.ZRange(s.ctx, s.keys.Home(away), 0, -1).Result(); !slices.Equal(gNow, gBefore) {
 		t.Fatalf("pushes reached a user away for 2h: G %v, was %v", gNow, gBefore)
 	}
 	if got, want := s.homeIDs(away), s.homeIDs(twin); !slices.Equal(got, want) || len(want) != 7 {
@@ -197,7 +197,7 @@ func TestWalkFansThroughTies(t *testing.T) {
 		score := float64(1000 + i/(fanOutBatch+100)) // two big ties, then a few
 		zs = append(zs, redis.Z{Score: score, Member: 5000 + i})
 	}
-	if err := s.rdb.ZAdd(s.ctx, s.keys.fans(1), zs...).Err(); err != nil {
+	if err := s.rdb.ZAdd(s.ctx, s.keys.Fans(1), zs...).Err(); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[int64]int{}

@@ -28,10 +28,10 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	var added *redis.IntCmd
 	var since *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		since = p.Get(ctx, s.keys.lastPostID())
-		added = p.ZAddNX(ctx, s.keys.stars(fan), redis.Z{Score: float64(now), Member: star})
+		since = p.Get(ctx, s.keys.LastPostID())
+		added = p.ZAddNX(ctx, s.keys.Stars(fan), redis.Z{Score: float64(now), Member: star})
 		// Written even when the fan already followed, to mend a half-done earlier follow.
-		p.ZAddNX(ctx, s.keys.fans(star), redis.Z{Score: float64(now), Member: fan})
+		p.ZAddNX(ctx, s.keys.Fans(star), redis.Z{Score: float64(now), Member: fan})
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -44,7 +44,7 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	if added.Val() == 0 {
 		return nil
 	}
-	recent, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.userPosts(star), 0, int64(s.opt.HotWindow-1)).Result()
+	recent, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.UserPosts(star), 0, int64(s.opt.HotWindow-1)).Result()
 	if err != nil {
 		return s.wrap("follow: read star's posts", err)
 	}
@@ -83,7 +83,7 @@ const followNoteTTL = time.Hour
 // (a follow event and a notification): not when one was announced, or fan
 // unfollowed star, within followNoteTTL. When Redis cannot tell, it is.
 func (s *Store) firstFollowLately(ctx context.Context, fan, star int64) bool {
-	ok, err := s.rdb.SetNX(ctx, s.keys.followNoted(star, fan), 1, followNoteTTL).Result()
+	ok, err := s.rdb.SetNX(ctx, s.keys.FollowNoted(star, fan), 1, followNoteTTL).Result()
 	return ok || err != nil
 }
 
@@ -98,8 +98,8 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	}
 	var removed *redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		removed = p.ZRem(ctx, s.keys.stars(fan), star)
-		p.ZRem(ctx, s.keys.fans(star), fan)
+		removed = p.ZRem(ctx, s.keys.Stars(fan), star)
+		p.ZRem(ctx, s.keys.Fans(star), fan)
 		return nil
 	})
 	if err != nil {
@@ -112,14 +112,14 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 		return nil
 	}
 	// Following again within the hour announces nothing.
-	if err := s.rdb.Set(ctx, s.keys.followNoted(star, fan), 1, followNoteTTL).Err(); err != nil {
+	if err := s.rdb.Set(ctx, s.keys.FollowNoted(star, fan), 1, followNoteTTL).Err(); err != nil {
 		slog.WarnContext(ctx, "note unfollow", "fan", fan, "star", star, "err", err)
 	}
 	s.unnotify(ctx, star, fan, store.NotifyFollow, 0)
 	// Tell live connections first, so no new post of the star arrives after
 	// its old ones were taken away.
 	s.publish(ctx, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: false})
-	mids, err := s.rdb.ZRange(ctx, s.keys.userPosts(star), 0, -1).Result()
+	mids, err := s.rdb.ZRange(ctx, s.keys.UserPosts(star), 0, -1).Result()
 	if err != nil {
 		return s.wrap("unfollow: read star's posts", err)
 	}
@@ -129,7 +129,7 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 		for i, m := range mids[:n] {
 			batch[i] = m
 		}
-		if err := s.rdb.ZRem(ctx, s.keys.home(fan), batch...).Err(); err != nil {
+		if err := s.rdb.ZRem(ctx, s.keys.Home(fan), batch...).Err(); err != nil {
 			return s.wrap("unfollow: clean home timeline", err)
 		}
 		mids = mids[n:]
@@ -139,7 +139,7 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 
 // Stars returns the uids user uid follows.
 func (s *Store) Stars(ctx context.Context, uid int64) ([]int64, error) {
-	ms, err := s.rdb.ZRange(ctx, s.keys.stars(uid), 0, -1).Result()
+	ms, err := s.rdb.ZRange(ctx, s.keys.Stars(uid), 0, -1).Result()
 	if err != nil {
 		return nil, s.wrap("load stars", err)
 	}
@@ -158,7 +158,7 @@ func (s *Store) Followers(ctx context.Context, uid, viewer int64, q store.PageQu
 		return store.Page[store.User]{}, err
 	}
 	q.Viewer = viewer
-	return s.relationPage(ctx, s.keys.fans(uid), q)
+	return s.relationPage(ctx, s.keys.Fans(uid), q)
 }
 
 // Following returns a page of the users uid follows, newest follow first.
@@ -167,7 +167,7 @@ func (s *Store) Following(ctx context.Context, uid, viewer int64, q store.PageQu
 		return store.Page[store.User]{}, err
 	}
 	q.Viewer = viewer
-	return s.relationPage(ctx, s.keys.stars(uid), q)
+	return s.relationPage(ctx, s.keys.Stars(uid), q)
 }
 
 // relationPage pages a set of users by time (an A set by follow time, a

@@ -103,7 +103,7 @@ func TestTimelinePagesSkipGoneMessages(t *testing.T) {
 	}
 	// Gone behind the store's back, as an archived message would be.
 	for _, mid := range all[20:26] {
-		s.rdb.Del(s.ctx, s.keys.message(mid))
+		s.rdb.Del(s.ctx, s.keys.Message(mid))
 	}
 	want := slices.Concat(all[5:20], all[26:])
 	slices.Reverse(want)
@@ -126,7 +126,7 @@ func TestTimelinePagesSkipGoneMessages(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("paged %v, want %v", got, want)
 	}
-	if n, _ := s.rdb.ZCard(s.ctx, s.keys.userPosts(alice)).Result(); n != 24 {
+	if n, _ := s.rdb.ZCard(s.ctx, s.keys.UserPosts(alice)).Result(); n != 24 {
 		t.Fatalf("F holds %d ids, want 24 once the readers dropped the gone ones", n)
 	}
 }

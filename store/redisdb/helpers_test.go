@@ -41,7 +41,7 @@ func (s testStore) settle() {
 	s.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		n, err := s.rdb.XLen(s.ctx, s.keys.fanOutQueue()).Result()
+		n, err := s.rdb.XLen(s.ctx, s.keys.FanOutQueue()).Result()
 		if err == nil && n == 0 {
 			return
 		}
@@ -54,7 +54,7 @@ func (s testStore) settle() {
 
 // inHome tells whether mid is in uid's G set (pushed), not merely shown.
 func (s testStore) inHome(uid, mid int64) bool {
-	_, err := s.rdb.ZScore(s.ctx, s.keys.home(uid), id(mid)).Result()
+	_, err := s.rdb.ZScore(s.ctx, s.keys.Home(uid), id(mid)).Result()
 	return err == nil
 }
 

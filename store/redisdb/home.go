@@ -100,19 +100,19 @@ func (s *Store) homeSourcesWith(ctx context.Context, uid int64, by *redis.ZRange
 	if err != nil {
 		return nil, nil, err
 	}
-	keys := []string{s.keys.home(uid)}
+	keys := []string{s.keys.Home(uid)}
 	if len(pulled) == 0 {
 		return keys, ids, nil
 	}
 	slices.Sort(pulled)
 	pulled = slices.Compact(pulled)
-	follows, err := s.rdb.ZMScore(ctx, s.keys.stars(uid), pulled...).Result()
+	follows, err := s.rdb.ZMScore(ctx, s.keys.Stars(uid), pulled...).Result()
 	if err != nil {
 		return nil, nil, s.wrap("home timeline: pulled authors", err)
 	}
 	for i, a := range pulled {
 		if follows[i] != 0 {
-			keys = append(keys, s.keys.userPosts(parseID(a)))
+			keys = append(keys, s.keys.UserPosts(parseID(a)))
 		}
 	}
 	s.opt.Metrics.pulls.Observe(float64(len(keys) - 1))
@@ -133,11 +133,11 @@ func (s *Store) touch(ctx context.Context, uid int64, by *redis.ZRangeBy) (pulle
 	var seen *redis.FloatCmd
 	var celebCmd, pendingCmd *redis.StringSliceCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		seen = pl.ZScore(ctx, s.keys.lastSeen(), id(uid))
-		celebCmd = pl.SMembers(ctx, s.keys.celebrities())
-		pendingCmd = pl.HVals(ctx, s.keys.fanOutPending())
+		seen = pl.ZScore(ctx, s.keys.LastSeen(), id(uid))
+		celebCmd = pl.SMembers(ctx, s.keys.Celebrities())
+		pendingCmd = pl.HVals(ctx, s.keys.FanOutPending())
 		if by != nil {
-			ids = pl.ZRevRangeByScore(ctx, s.keys.home(uid), by)
+			ids = pl.ZRevRangeByScore(ctx, s.keys.Home(uid), by)
 		}
 		return nil
 	})
@@ -152,14 +152,14 @@ func (s *Store) touch(ctx context.Context, uid int64, by *redis.ZRangeBy) (pulle
 		// id issued, then the new marks.
 		var lastPull, lastID *redis.StringCmd
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			lastPull = pl.HGet(ctx, s.keys.user(uid), fieldLastPull)
-			lastID = pl.Get(ctx, s.keys.lastPostID())
+			lastPull = pl.HGet(ctx, s.keys.User(uid), fieldLastPull)
+			lastID = pl.Get(ctx, s.keys.LastPostID())
 			return nil
 		})
 		if err == nil || errors.Is(err, redis.Nil) {
 			_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-				pl.ZAdd(ctx, s.keys.lastSeen(), redis.Z{Score: float64(now), Member: uid})
-				pl.HSet(ctx, s.keys.user(uid), fieldLastPull, lastID.Val())
+				pl.ZAdd(ctx, s.keys.LastSeen(), redis.Z{Score: float64(now), Member: uid})
+				pl.HSet(ctx, s.keys.User(uid), fieldLastPull, lastID.Val())
 				return nil
 			})
 		}
@@ -190,7 +190,7 @@ func (s *Store) rebuild(ctx context.Context, uid int64, from string) error {
 	cmds := make([]*redis.ZSliceCmd, len(stars))
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, star := range stars {
-			cmds[i] = pl.ZRevRangeByScoreWithScores(ctx, s.keys.userPosts(star), &redis.ZRangeBy{
+			cmds[i] = pl.ZRevRangeByScoreWithScores(ctx, s.keys.UserPosts(star), &redis.ZRangeBy{
 				Min: "(" + from, Max: "+inf", Count: int64(s.opt.HotWindow)})
 		}
 		return nil
@@ -228,10 +228,10 @@ func (s *Store) fillHome(ctx context.Context, uid int64, zs []redis.Z, cut float
 	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		if cut > 0 {
-			pl.ZRemRangeByScore(ctx, s.keys.home(uid), "-inf", "("+strconv.FormatFloat(cut, 'f', -1, 64))
+			pl.ZRemRangeByScore(ctx, s.keys.Home(uid), "-inf", "("+strconv.FormatFloat(cut, 'f', -1, 64))
 		}
-		pl.ZAdd(ctx, s.keys.home(uid), zs...)
-		pl.ZRemRangeByRank(ctx, s.keys.home(uid), 0, int64(-s.opt.HotWindow-1))
+		pl.ZAdd(ctx, s.keys.Home(uid), zs...)
+		pl.ZRemRangeByRank(ctx, s.keys.Home(uid), 0, int64(-s.opt.HotWindow-1))
 		return nil
 	})
 	return err

@@ -24,7 +24,7 @@ func TestAbandonedClaimRunsOut(t *testing.T) {
 	if _, err := s.claim(s.ctx, d); err != nil { // and the process dies here
 		t.Fatal(err)
 	}
-	key := s.keys.idempotency(alice, store.TokenHash("k"))
+	key := s.keys.Idempotency(alice, store.TokenHash("k"))
 	if ttl := s.rdb.PTTL(s.ctx, key).Val(); ttl <= 0 || ttl > claimTTL {
 		t.Fatalf("an unfinished claim lives %v, want at most %v", ttl, claimTTL)
 	}
@@ -43,7 +43,7 @@ func TestAbandonedClaimRunsOut(t *testing.T) {
 
 	// A claim "0" of an older version, a minute old, held its key for 24 h.
 	old := store.NewPost{Author: alice, Content: "claimed by an older version", IdempotencyKey: "old"}
-	s.rdb.Set(s.ctx, s.keys.idempotency(alice, store.TokenHash("old")), 0, IdempotencyTTL-time.Minute)
+	s.rdb.Set(s.ctx, s.keys.Idempotency(alice, store.TokenHash("old")), 0, IdempotencyTTL-time.Minute)
 	if _, err := s.Create(s.ctx, old); err != nil {
 		t.Fatalf("a stale claim of an older version still blocks its key: %v", err)
 	}
@@ -68,7 +68,7 @@ func TestResentClaimIsItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the re-sent claim collided with itself: %v", err)
 	}
-	if n := s.rdb.ZCard(s.ctx, s.keys.userPosts(alice)).Val(); n != 1 {
+	if n := s.rdb.ZCard(s.ctx, s.keys.UserPosts(alice)).Val(); n != 1 {
 		t.Fatalf("%d posts, want 1", n)
 	}
 	if got := s.post(store.NewPost{Author: alice, Content: "claimed twice", IdempotencyKey: "k"}); got.ID != p.ID {
@@ -128,7 +128,7 @@ func TestClaimLostMidWrite(t *testing.T) {
 	}})
 	s := newTestStoreOn(t, rdb, Options{})
 	alice := s.user("alice")
-	key := s.keys.idempotency(alice, store.TokenHash("k"))
+	key := s.keys.Idempotency(alice, store.TokenHash("k"))
 	steal.Store(&key)
 	_, err := s.Create(s.ctx, store.NewPost{Author: alice, Content: "outrun", IdempotencyKey: "k"})
 	wantCode(t, err, store.ErrConflict, store.CodeRequestInProgress)

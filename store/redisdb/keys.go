@@ -20,6 +20,11 @@ type Keys struct {
 	cluster bool
 }
 
+// NewKeys returns the builders of a store whose keys start with prefix, on a
+// Redis Cluster when cluster is true. Tests name keys through it instead of
+// spelling them again.
+func NewKeys(prefix string, cluster bool) Keys { return Keys{prefix: prefix, cluster: cluster} }
+
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 
 // tag is how the id of a user or message appears in its keys: wrapped in a
@@ -31,203 +36,203 @@ func (k Keys) tag(n int64) string {
 	return id(n)
 }
 
-// lastUserID is the STRING global:userid, INCRed for each new user.
-func (k Keys) lastUserID() string { return k.prefix + "global:userid" }
+// LastUserID is the STRING global:userid, INCRed for each new user.
+func (k Keys) LastUserID() string { return k.prefix + "global:userid" }
 
-// lastPostID is the STRING global:postid, INCRed for each new message.
-func (k Keys) lastPostID() string { return k.prefix + "global:postid" }
+// LastPostID is the STRING global:postid, INCRed for each new message.
+func (k Keys) LastPostID() string { return k.prefix + "global:postid" }
 
-// user is the HASH user:userid:<uid> with username, password, created, bio.
-func (k Keys) user(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) }
+// User is the HASH user:userid:<uid> with username, password, created, bio.
+func (k Keys) User(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) }
 
-// usernameIndex is the STRING user:username:<lower-case name>:uid.
-func (k Keys) usernameIndex(lowerName string) string {
+// UsernameIndex is the STRING user:username:<lower-case name>:uid.
+func (k Keys) UsernameIndex(lowerName string) string {
 	return k.prefix + "user:username:" + lowerName + ":uid"
 }
 
-// nameOfUsernameIndex is the lower-case name a usernameIndex key names.
-func (k Keys) nameOfUsernameIndex(key string) string {
+// NameOfUsernameIndex is the lower-case name a usernameIndex key names.
+func (k Keys) NameOfUsernameIndex(key string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(key, k.prefix+"user:username:"), ":uid")
 }
 
-// usernameSkeleton is the STRING user:skeleton:<skeleton>:uid: the uid of
+// UsernameSkeleton is the STRING user:skeleton:<skeleton>:uid: the uid of
 // the user whose name has that UTS #39 confusable skeleton
 // (store.UsernameSkeleton), so that no two names that look alike can exist.
 // Written with SET NX like usernameIndex.
-func (k Keys) usernameSkeleton(skeleton string) string {
+func (k Keys) UsernameSkeleton(skeleton string) string {
 	return k.prefix + "user:skeleton:" + skeleton + ":uid"
 }
 
-// loginFailures is the HASH login:fail:<name index form> of the failed
+// LoginFailures is the HASH login:fail:<name index form> of the failed
 // logins to one account from every address: n (failures in a row) and
 // until (unix ms before which unknown addresses must wait), with a TTL. It
 // is keyed by name, not uid, so that a name nobody has backs off alike.
-func (k Keys) loginFailures(lowerName string) string { return k.prefix + "login:fail:" + lowerName }
+func (k Keys) LoginFailures(lowerName string) string { return k.prefix + "login:fail:" + lowerName }
 
-// loginClientFailures is the HASH login:fail:<name index form>:<address>,
-// loginFailures for one client address.
-func (k Keys) loginClientFailures(lowerName, client string) string {
+// LoginClientFailures is the HASH login:fail:<name index form>:<address>,
+// LoginFailures for one client address.
+func (k Keys) LoginClientFailures(lowerName, client string) string {
 	return k.prefix + "login:fail:" + lowerName + ":" + client
 }
 
-// knownClients is the ZSET login:known:<uid> of the addresses the user
+// KnownClients is the ZSET login:known:<uid> of the addresses the user
 // logged in from, score = when (ms): these are not held up by a back-off
 // that failures from other addresses caused.
-func (k Keys) knownClients(uid int64) string { return k.prefix + "login:known:" + k.tag(uid) }
+func (k Keys) KnownClients(uid int64) string { return k.prefix + "login:known:" + k.tag(uid) }
 
-// session is the STRING auth:<sha256-hex of token> holding the uid, with a TTL.
-func (k Keys) session(tokenHash string) string { return k.prefix + "auth:" + tokenHash }
+// Session is the STRING auth:<sha256-hex of token> holding the uid, with a TTL.
+func (k Keys) Session(tokenHash string) string { return k.prefix + "auth:" + tokenHash }
 
-// userSessions is the SET user:userid:<uid>:auth of the user's live token hashes.
-func (k Keys) userSessions(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":auth" }
+// UserSessions is the SET user:userid:<uid>:auth of the user's live token hashes.
+func (k Keys) UserSessions(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":auth" }
 
-// userLikes is the ZSET user:userid:<uid>:likes of the messages the user
+// UserLikes is the ZSET user:userid:<uid>:likes of the messages the user
 // likes, score = when (ms): what a page asks, in one command, to say which
 // of its posts its reader likes.
-func (k Keys) userLikes(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":likes" }
+func (k Keys) UserLikes(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":likes" }
 
-// fans is the ZSET A:<uid>:fansID of the user's followers, score = follow time (ms).
-func (k Keys) fans(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":fansID" }
+// Fans is the ZSET A:<uid>:fansID of the user's followers, score = follow time (ms).
+func (k Keys) Fans(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":fansID" }
 
-// stars is the ZSET A:<uid>:loverID of the users the user follows, score = follow time (ms).
-func (k Keys) stars(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":loverID" }
+// Stars is the ZSET A:<uid>:loverID of the users the user follows, score = follow time (ms).
+func (k Keys) Stars(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":loverID" }
 
-// message is the HASH B:<mid> holding one message.
-func (k Keys) message(mid int64) string { return k.prefix + "B:" + k.tag(mid) }
+// Message is the HASH B:<mid> holding one message.
+func (k Keys) Message(mid int64) string { return k.prefix + "B:" + k.tag(mid) }
 
-// comments is the ZSET C:<mid>:commentID of the comments on a message, score = mid.
-func (k Keys) comments(mid int64) string { return k.prefix + "C:" + k.tag(mid) + ":commentID" }
+// Comments is the ZSET C:<mid>:commentID of the comments on a message, score = mid.
+func (k Keys) Comments(mid int64) string { return k.prefix + "C:" + k.tag(mid) + ":commentID" }
 
-// publicTime is the STRING D:<mid>:publicTime, when the message reached the server (ms).
-func (k Keys) publicTime(mid int64) string { return k.prefix + "D:" + k.tag(mid) + ":publicTime" }
+// PublicTime is the STRING D:<mid>:publicTime, when the message reached the server (ms).
+func (k Keys) PublicTime(mid int64) string { return k.prefix + "D:" + k.tag(mid) + ":publicTime" }
 
-// author is the STRING E:<mid>:personID, the uid of the message's author.
-func (k Keys) author(mid int64) string { return k.prefix + "E:" + k.tag(mid) + ":personID" }
+// Author is the STRING E:<mid>:personID, the uid of the message's author.
+func (k Keys) Author(mid int64) string { return k.prefix + "E:" + k.tag(mid) + ":personID" }
 
-// userPosts is the ZSET F:<uid>:messageID of the posts a user wrote, score = mid.
-func (k Keys) userPosts(uid int64) string { return k.prefix + "F:" + k.tag(uid) + ":messageID" }
+// UserPosts is the ZSET F:<uid>:messageID of the posts a user wrote, score = mid.
+func (k Keys) UserPosts(uid int64) string { return k.prefix + "F:" + k.tag(uid) + ":messageID" }
 
-// home is the ZSET G:<uid>:messageID of the posts delivered to a user's home timeline, score = mid.
-func (k Keys) home(uid int64) string { return k.prefix + "G:" + k.tag(uid) + ":messageID" }
+// Home is the ZSET G:<uid>:messageID of the posts delivered to a user's home timeline, score = mid.
+func (k Keys) Home(uid int64) string { return k.prefix + "G:" + k.tag(uid) + ":messageID" }
 
-// publicTimeline is the ZSET global:timeline of everyone's newest posts, score = mid.
-func (k Keys) publicTimeline() string { return k.prefix + "global:timeline" }
+// PublicTimeline is the ZSET global:timeline of everyone's newest posts, score = mid.
+func (k Keys) PublicTimeline() string { return k.prefix + "global:timeline" }
 
-// idempotency is the STRING idem:<uid>:<sha256-hex of key> holding the mid a
+// Idempotency is the STRING idem:<uid>:<sha256-hex of key> holding the mid a
 // keyed request created (or "0" while it is being created), with a TTL.
-func (k Keys) idempotency(uid int64, keyHash string) string {
+func (k Keys) Idempotency(uid int64, keyHash string) string {
 	return k.prefix + "idem:" + k.tag(uid) + ":" + keyHash
 }
 
-// rate is the STRING rate:<bucket>:<subject>:<window> counting requests in one
+// Rate is the STRING rate:<bucket>:<subject>:<window> counting requests in one
 // fixed window, with a TTL of the window.
-func (k Keys) rate(bucket, subject string, window int64) string {
+func (k Keys) Rate(bucket, subject string, window int64) string {
 	return k.prefix + "rate:" + bucket + ":" + subject + ":" + id(window)
 }
 
-// likes is the ZSET likes:<mid> of the users who like a message, score =
+// Likes is the ZSET likes:<mid> of the users who like a message, score =
 // when (ms). Its size is the message's likes_count.
-func (k Keys) likes(mid int64) string { return k.prefix + "likes:" + k.tag(mid) }
+func (k Keys) Likes(mid int64) string { return k.prefix + "likes:" + k.tag(mid) }
 
-// reposts is the ZSET reposts:<mid> of the users who reposted a post, score =
+// Reposts is the ZSET reposts:<mid> of the users who reposted a post, score =
 // the mid of their repost (one each). Its size is the post's reposts_count.
-func (k Keys) reposts(mid int64) string { return k.prefix + "reposts:" + k.tag(mid) }
+func (k Keys) Reposts(mid int64) string { return k.prefix + "reposts:" + k.tag(mid) }
 
-// tagPosts is the ZSET T:<tag key>:messageID of the posts carrying a topic,
+// TagPosts is the ZSET T:<tag key>:messageID of the posts carrying a topic,
 // score = mid (the tag key is store.TagKey of the topic).
-func (k Keys) tagPosts(tagKey string) string { return k.prefix + "T:" + tagKey + ":messageID" }
+func (k Keys) TagPosts(tagKey string) string { return k.prefix + "T:" + tagKey + ":messageID" }
 
-// tagCounts is the ZSET global:tags of topics (tag keys) by how many posts
+// TagCounts is the ZSET global:tags of topics (tag keys) by how many posts
 // carry them.
-func (k Keys) tagCounts() string { return k.prefix + "global:tags" }
+func (k Keys) TagCounts() string { return k.prefix + "global:tags" }
 
-// tagNames is the ZSET global:tagnames of tag keys, all scored 0, for
+// TagNames is the ZSET global:tagnames of tag keys, all scored 0, for
 // prefix search by lexical range.
-func (k Keys) tagNames() string { return k.prefix + "global:tagnames" }
+func (k Keys) TagNames() string { return k.prefix + "global:tagnames" }
 
-// usernames is the ZSET global:usernames of "<lower-case name>:<uid>", all
+// Usernames is the ZSET global:usernames of "<lower-case name>:<uid>", all
 // scored 0, for prefix search by lexical range.
-func (k Keys) usernames() string { return k.prefix + "global:usernames" }
+func (k Keys) Usernames() string { return k.prefix + "global:usernames" }
 
-// popular is the ZSET global:popular of users by follower count, for
+// Popular is the ZSET global:popular of users by follower count, for
 // suggestions.
-func (k Keys) popular() string { return k.prefix + "global:popular" }
+func (k Keys) Popular() string { return k.prefix + "global:popular" }
 
-// notifications is the ZSET N:<uid>:notificationID of a user's
+// Notifications is the ZSET N:<uid>:notificationID of a user's
 // notification ids, score = id; the newest maxNotifications are kept.
-func (k Keys) notifications(uid int64) string {
+func (k Keys) Notifications(uid int64) string {
 	return k.prefix + "N:" + k.tag(uid) + ":notificationID"
 }
 
-// notes is the HASH N:<uid>:notes of a user's notifications: id → JSON of
+// Notes is the HASH N:<uid>:notes of a user's notifications: id → JSON of
 // {kind, actor, post, at}, and "k:<kind>:<actor>:<post>" → id, to undo one.
-func (k Keys) notes(uid int64) string { return k.prefix + "N:" + k.tag(uid) + ":notes" }
+func (k Keys) Notes(uid int64) string { return k.prefix + "N:" + k.tag(uid) + ":notes" }
 
-// followNoted is the STRING N:<star>:followed:<fan>, with a TTL, set while
+// FollowNoted is the STRING N:<star>:followed:<fan>, with a TTL, set while
 // a follow of star by fan has been announced lately: following again soon
 // after an unfollow announces nothing (no follow event, no notification).
-func (k Keys) followNoted(star, fan int64) string {
+func (k Keys) FollowNoted(star, fan int64) string {
 	return k.prefix + "N:" + k.tag(star) + ":followed:" + id(fan)
 }
 
-// lastNotificationID is the STRING global:notificationid, INCRed for each
+// LastNotificationID is the STRING global:notificationid, INCRed for each
 // notification.
-func (k Keys) lastNotificationID() string { return k.prefix + "global:notificationid" }
+func (k Keys) LastNotificationID() string { return k.prefix + "global:notificationid" }
 
-// schema is the STRING global:schema: the version of the data model the
+// Schema is the STRING global:schema: the version of the data model the
 // last migration left (see Migrate).
-func (k Keys) schema() string { return k.prefix + "global:schema" }
+func (k Keys) Schema() string { return k.prefix + "global:schema" }
 
-// media is the HASH M:<id> of one uploaded image: owner, name, thumb,
+// Media is the HASH M:<id> of one uploaded image: owner, name, thumb,
 // width, height, alt, created (ms) and post (the mid it is attached to).
-func (k Keys) media(mediaID int64) string { return k.prefix + "M:" + id(mediaID) }
+func (k Keys) Media(mediaID int64) string { return k.prefix + "M:" + id(mediaID) }
 
-// lastMediaID is the STRING global:mediaid, INCRed for each upload.
-func (k Keys) lastMediaID() string { return k.prefix + "global:mediaid" }
+// LastMediaID is the STRING global:mediaid, INCRed for each upload.
+func (k Keys) LastMediaID() string { return k.prefix + "global:mediaid" }
 
-// unattachedMedia is the ZSET media:unattached of uploads no post has taken
+// UnattachedMedia is the ZSET media:unattached of uploads no post has taken
 // yet, score = when uploaded (ms): those older than a day are removed.
-func (k Keys) unattachedMedia() string { return k.prefix + "media:unattached" }
+func (k Keys) UnattachedMedia() string { return k.prefix + "media:unattached" }
 
-// fanOutQueue is the STREAM fanout:queue of fan-out jobs (push a post into
+// FanOutQueue is the STREAM fanout:queue of fan-out jobs (push a post into
 // its fans' home timelines, take a deleted one out, backfill), read by the
 // consumer group fanOutGroup of every server process.
-func (k Keys) fanOutQueue() string { return k.prefix + "fanout:queue" }
+func (k Keys) FanOutQueue() string { return k.prefix + "fanout:queue" }
 
-// fanOutPending is the HASH fanout:pending of the posts whose push job is
+// FanOutPending is the HASH fanout:pending of the posts whose push job is
 // not done yet (mid → author): home timelines pull these authors' F sets
 // meanwhile, so a post shows on every fan's home as soon as it is written.
-func (k Keys) fanOutPending() string { return k.prefix + "fanout:pending" }
+func (k Keys) FanOutPending() string { return k.prefix + "fanout:pending" }
 
-// archiveQueue is the STREAM archive:queue of messages (and deletes) on
+// ArchiveQueue is the STREAM archive:queue of messages (and deletes) on
 // their way to the SQL archive, read in batches by the consumer group
 // archiveGroup of every server process.
-func (k Keys) archiveQueue() string { return k.prefix + "archive:queue" }
+func (k Keys) ArchiveQueue() string { return k.prefix + "archive:queue" }
 
-// celebrities is the SET global:celebrities of the authors whose posts home
+// Celebrities is the SET global:celebrities of the authors whose posts home
 // timelines pull from their F set instead of having them pushed.
-func (k Keys) celebrities() string { return k.prefix + "global:celebrities" }
+func (k Keys) Celebrities() string { return k.prefix + "global:celebrities" }
 
-// lastSeen is the ZSET global:lastseen of users by when they last read their
-// home timeline, connected or posted (unix ms): the fan-out skips the fans
+// LastSeen is the ZSET global:lastseen of users by when they last read their
+// Home timeline, connected or posted (unix ms): the fan-out skips the fans
 // away longer than the inactivity limit.
-func (k Keys) lastSeen() string { return k.prefix + "global:lastseen" }
+func (k Keys) LastSeen() string { return k.prefix + "global:lastseen" }
 
-// fanOutLock is the STRING lock:fanout:<uid> held, with a TTL, while the
+// FanOutLock is the STRING lock:fanout:<uid> held, with a TTL, while the
 // author's fan-out mode changes.
-func (k Keys) fanOutLock(uid int64) string { return k.prefix + "lock:fanout:" + k.tag(uid) }
+func (k Keys) FanOutLock(uid int64) string { return k.prefix + "lock:fanout:" + k.tag(uid) }
 
-// repairLock is the STRING lock:repair holding, with a TTL, the token of the
+// RepairLock is the STRING lock:repair holding, with a TTL, the token of the
 // process running the checker of half-written messages.
-func (k Keys) repairLock() string { return k.prefix + "lock:repair" }
+func (k Keys) RepairLock() string { return k.prefix + "lock:repair" }
 
-// repairCheckpoint is the STRING repair:checkpoint, the last message id the
+// RepairCheckpoint is the STRING repair:checkpoint, the last message id the
 // checker has settled.
-func (k Keys) repairCheckpoint() string { return k.prefix + "repair:checkpoint" }
+func (k Keys) RepairCheckpoint() string { return k.prefix + "repair:checkpoint" }
 
-// writeProbe is the STRING probe:writable, never written: Writable sends
+// WriteProbe is the STRING probe:writable, never written: Writable sends
 // SET XX of it to learn whether Redis takes writes.
-func (k Keys) writeProbe() string { return k.prefix + "probe:writable" }
+func (k Keys) WriteProbe() string { return k.prefix + "probe:writable" }
 
 // AuthorChannel is the pub/sub channel author:<uid> carrying the author's
 // posts, reposts and deletes. On a cluster it is the shard channel
@@ -245,16 +250,16 @@ func (k Keys) NotifyChannel(uid int64) string {
 	return k.prefix + k.channelTag(uid) + "notify:" + id(uid)
 }
 
-// sessionsChannel is the pub/sub channel sessions:revoked on which every
+// SessionsChannel is the pub/sub channel sessions:revoked on which every
 // ended session's token hash is published, for the processes that remember
 // sessions (caches.go). On a cluster it is a plain channel, which
 // every node passes on to every other.
-func (k Keys) sessionsChannel() string { return k.prefix + "sessions:revoked" }
+func (k Keys) SessionsChannel() string { return k.prefix + "sessions:revoked" }
 
-// avatarsChannel is the pub/sub channel avatars:changed on which the id of
+// AvatarsChannel is the pub/sub channel avatars:changed on which the id of
 // every user whose avatar changed is published, for the processes that
 // remember avatars (caches.go); a plain channel on a cluster too.
-func (k Keys) avatarsChannel() string { return k.prefix + "avatars:changed" }
+func (k Keys) AvatarsChannel() string { return k.prefix + "avatars:changed" }
 
 // channelTag is the hash tag of uid's live partition on a cluster, nothing
 // on a single Redis.

@@ -19,7 +19,7 @@ func TestLikeCountInTheHash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.rdb.HGet(s.ctx, s.keys.message(p.ID), fieldLikes).Val(), got.LikesCount
+		return s.rdb.HGet(s.ctx, s.keys.Message(p.ID), fieldLikes).Val(), got.LikesCount
 	}
 	if f, n := count(); f != "0" || n != 0 {
 		t.Fatalf("a new post: field %q, read %d", f, n)
@@ -58,14 +58,14 @@ func TestLikeCountInTheHash(t *testing.T) {
 
 	// As an older version left it: likes, but no count field and no
 	// user's set of liked messages.
-	s.rdb.HDel(s.ctx, s.keys.message(p.ID), fieldLikes)
+	s.rdb.HDel(s.ctx, s.keys.Message(p.ID), fieldLikes)
 	for _, f := range fans {
-		s.rdb.Del(s.ctx, s.keys.userLikes(f))
+		s.rdb.Del(s.ctx, s.keys.UserLikes(f))
 	}
 	if likedBy(fans[0]) {
 		t.Fatal("the liked flag does not come from the user's set")
 	}
-	s.rdb.Set(s.ctx, s.keys.schema(), 3, 0)
+	s.rdb.Set(s.ctx, s.keys.Schema(), 3, 0)
 	if err := s.Migrate(s.ctx); err != nil {
 		t.Fatal(err)
 	}

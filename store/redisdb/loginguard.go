@@ -52,8 +52,8 @@ func (s *Store) guardCheck(ctx context.Context, g guardedLogin, uid int64) error
 	}
 	var acct, pair *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		acct = pl.HGet(ctx, s.keys.loginFailures(g.name), "until")
-		pair = pl.HGet(ctx, s.keys.loginClientFailures(g.name, g.at.Client), "until")
+		acct = pl.HGet(ctx, s.keys.LoginFailures(g.name), "until")
+		pair = pl.HGet(ctx, s.keys.LoginClientFailures(g.name, g.at.Client), "until")
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -65,7 +65,7 @@ func (s *Store) guardCheck(ctx context.Context, g guardedLogin, uid int64) error
 	}
 	if until := parseID(acct.Val()); until > now {
 		if uid > 0 {
-			_, err := s.rdb.ZScore(ctx, s.keys.knownClients(uid), g.at.Client).Result()
+			_, err := s.rdb.ZScore(ctx, s.keys.KnownClients(uid), g.at.Client).Result()
 			if err == nil {
 				return nil
 			}
@@ -89,8 +89,8 @@ func (s *Store) guardFail(ctx context.Context, g guardedLogin) {
 	}
 	now, first, most, window := s.now(), guardFirstWait.Milliseconds(), guardMaxWait.Milliseconds(), g.at.Guard.Per.Milliseconds()
 	_, err := s.rdb.Pipelined(context.WithoutCancel(ctx), func(pl redis.Pipeliner) error {
-		loginFail.Eval(ctx, pl, []string{s.keys.loginClientFailures(g.name, g.at.Client)}, now, g.at.Guard.N, first, most, window)
-		loginFail.Eval(ctx, pl, []string{s.keys.loginFailures(g.name)}, now, guardAccountFactor*g.at.Guard.N, first, most, window)
+		loginFail.Eval(ctx, pl, []string{s.keys.LoginClientFailures(g.name, g.at.Client)}, now, g.at.Guard.N, first, most, window)
+		loginFail.Eval(ctx, pl, []string{s.keys.LoginFailures(g.name)}, now, guardAccountFactor*g.at.Guard.N, first, most, window)
 		return nil
 	})
 	if err != nil {
@@ -102,11 +102,11 @@ func (s *Store) guardFail(ctx context.Context, g guardedLogin) {
 // address as one the user logs in from.
 func (s *Store) queueGuardPass(ctx context.Context, pl redis.Pipeliner, g guardedLogin, uid int64) {
 	if g.name != "" {
-		pl.Del(ctx, s.keys.loginFailures(g.name))
-		pl.Del(ctx, s.keys.loginClientFailures(g.name, g.at.Client))
+		pl.Del(ctx, s.keys.LoginFailures(g.name))
+		pl.Del(ctx, s.keys.LoginClientFailures(g.name, g.at.Client))
 	}
 	if g.at.Client != "" {
-		known := s.keys.knownClients(uid)
+		known := s.keys.KnownClients(uid)
 		pl.ZAdd(ctx, known, redis.Z{Score: float64(s.now()), Member: g.at.Client})
 		pl.ZRemRangeByRank(ctx, known, 0, -maxKnownClients-1)
 		pl.PExpire(ctx, known, knownClientsTTL)

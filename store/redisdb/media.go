@@ -19,18 +19,18 @@ const UnattachedMediaTTL = 24 * time.Hour
 // SaveMedia records an upload of owner's; it stays unattached until a post
 // takes it, and is removed after UnattachedMediaTTL if none does.
 func (s *Store) SaveMedia(ctx context.Context, owner int64, f store.MediaFile) (store.Media, error) {
-	mediaID, err := s.rdb.Incr(ctx, s.keys.lastMediaID()).Result()
+	mediaID, err := s.rdb.Incr(ctx, s.keys.LastMediaID()).Result()
 	if err != nil {
 		return store.Media{}, s.wrap("save media", err)
 	}
 	now := s.now()
 	h := mediaHash{Owner: owner, Name: f.Name, Thumb: f.ThumbName, Width: f.Width, Height: f.Height, Alt: f.Alt, Created: now}
 	_, err = s.rdb.TxPipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.HSet(ctx, s.keys.media(mediaID), h)
+		pl.HSet(ctx, s.keys.Media(mediaID), h)
 		return nil
 	})
 	if err == nil {
-		err = s.rdb.ZAdd(ctx, s.keys.unattachedMedia(), redis.Z{Score: float64(now), Member: mediaID}).Err()
+		err = s.rdb.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(now), Member: mediaID}).Err()
 	}
 	if err != nil {
 		return store.Media{}, s.wrap("save media", err)
@@ -53,7 +53,7 @@ func (s *Store) resolveMedia(ctx context.Context, d *draft) error {
 	cmds := make([]*redis.MapStringStringCmd, len(d.np.MediaIDs))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, m := range d.np.MediaIDs {
-			cmds[i] = pl.HGetAll(ctx, s.keys.media(m))
+			cmds[i] = pl.HGetAll(ctx, s.keys.Media(m))
 		}
 		return nil
 	})
@@ -74,8 +74,8 @@ func (s *Store) resolveMedia(ctx context.Context, d *draft) error {
 // queueAttach marks a post's images taken by it.
 func (s *Store) queueAttach(ctx context.Context, pl redis.Pipeliner, media []store.Media, mid int64) {
 	for _, m := range media {
-		pl.HSet(ctx, s.keys.media(m.ID), "post", mid)
-		pl.ZRem(ctx, s.keys.unattachedMedia(), m.ID)
+		pl.HSet(ctx, s.keys.Media(m.ID), "post", mid)
+		pl.ZRem(ctx, s.keys.UnattachedMedia(), m.ID)
 	}
 }
 
@@ -87,8 +87,8 @@ func (s *Store) dropMedia(ctx context.Context, media []store.Media) {
 	var names []string
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, m := range media {
-			pl.Del(ctx, s.keys.media(m.ID))
-			pl.ZRem(ctx, s.keys.unattachedMedia(), m.ID)
+			pl.Del(ctx, s.keys.Media(m.ID))
+			pl.ZRem(ctx, s.keys.UnattachedMedia(), m.ID)
 			names = append(names, fileName(m.URL), fileName(m.ThumbURL))
 		}
 		return nil
@@ -116,7 +116,7 @@ func (s *Store) RunMediaExpiry(ctx context.Context, logger *slog.Logger) {
 // UnattachedMediaTTL, and returns how many.
 func (s *Store) ExpireMedia(ctx context.Context) (int, error) {
 	cutoff := s.now() - UnattachedMediaTTL.Milliseconds()
-	ids, err := s.rdb.ZRangeByScore(ctx, s.keys.unattachedMedia(), &redis.ZRangeBy{
+	ids, err := s.rdb.ZRangeByScore(ctx, s.keys.UnattachedMedia(), &redis.ZRangeBy{
 		Min: "-inf", Max: id(cutoff), Count: 500}).Result()
 	if err != nil || len(ids) == 0 {
 		return 0, s.wrap("expire media", err)
@@ -124,7 +124,7 @@ func (s *Store) ExpireMedia(ctx context.Context) (int, error) {
 	cmds := make([]*redis.MapStringStringCmd, len(ids))
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, m := range ids {
-			cmds[i] = pl.HGetAll(ctx, s.keys.media(parseID(m)))
+			cmds[i] = pl.HGetAll(ctx, s.keys.Media(parseID(m)))
 		}
 		return nil
 	})
@@ -137,7 +137,7 @@ func (s *Store) ExpireMedia(ctx context.Context) (int, error) {
 		if c.Scan(&h) == nil && h.Post == 0 {
 			gone = append(gone, h.media(parseID(ids[i])))
 		} else { // taken meanwhile, or its hash is gone: only the index entry goes
-			s.rdb.ZRem(ctx, s.keys.unattachedMedia(), ids[i])
+			s.rdb.ZRem(ctx, s.keys.UnattachedMedia(), ids[i])
 		}
 	}
 	s.dropMedia(ctx, gone)
@@ -146,7 +146,7 @@ func (s *Store) ExpireMedia(ctx context.Context) (int, error) {
 
 // SetAvatar makes the media file name uid's avatar, removing the old one.
 func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.User, error) {
-	old, err := s.rdb.HGet(ctx, s.keys.user(uid), fieldAvatar).Result()
+	old, err := s.rdb.HGet(ctx, s.keys.User(uid), fieldAvatar).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return store.User{}, s.wrap("set avatar", err)
 	}
@@ -154,8 +154,8 @@ func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.Us
 		return store.User{}, err
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.HSet(ctx, s.keys.user(uid), fieldAvatar, name)
-		pl.Publish(ctx, s.keys.avatarsChannel(), uid) // for the processes that remember it
+		pl.HSet(ctx, s.keys.User(uid), fieldAvatar, name)
+		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // for the processes that remember it
 		return nil
 	})
 	s.caches.avatars.forget(uid)

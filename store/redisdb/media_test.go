@@ -41,13 +41,13 @@ func TestUnattachedMediaExpire(t *testing.T) {
 	if !slices.Equal(files.names, []string{"l.jpg", "lt.jpg"}) {
 		t.Fatalf("removed files %v", files.names)
 	}
-	if n := s.rdb.Exists(s.ctx, s.keys.media(lost.ID)).Val(); n != 0 {
+	if n := s.rdb.Exists(s.ctx, s.keys.Media(lost.ID)).Val(); n != 0 {
 		t.Fatal("the expired upload's hash survived")
 	}
-	if n := s.rdb.Exists(s.ctx, s.keys.media(kept.ID)).Val(); n != 1 {
+	if n := s.rdb.Exists(s.ctx, s.keys.Media(kept.ID)).Val(); n != 1 {
 		t.Fatal("the attached upload was removed")
 	}
-	if n := s.rdb.ZCard(s.ctx, s.keys.unattachedMedia()).Val(); n != 0 {
+	if n := s.rdb.ZCard(s.ctx, s.keys.UnattachedMedia()).Val(); n != 0 {
 		t.Fatalf("%d uploads still wait for a post", n)
 	}
 }

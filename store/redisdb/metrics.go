@@ -68,8 +68,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // queues, read from Redis when scraped.
 func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
 	for _, q := range []struct{ name, what, key string }{
-		{"fanout", "Fan-out jobs", s.keys.fanOutQueue()},
-		{"archive", "Messages and deletes on their way to the archive", s.keys.archiveQueue()},
+		{"fanout", "Fan-out jobs", s.keys.FanOutQueue()},
+		{"archive", "Messages and deletes on their way to the archive", s.keys.ArchiveQueue()},
 	} {
 		reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -62,15 +62,15 @@ func (s *Store) modeChange(ctx context.Context, author int64) (func(context.Cont
 	var fans *redis.IntCmd
 	var mode *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		fans = pl.ZCard(ctx, s.keys.fans(author))
-		mode = pl.HGet(ctx, s.keys.user(author), fieldFanOut)
+		fans = pl.ZCard(ctx, s.keys.Fans(author))
+		mode = pl.HGet(ctx, s.keys.User(author), fieldFanOut)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, s.wrap("fan-out mode", err)
 	}
 	// The ranking of suggestions follows the count, whatever the mode.
-	if err := s.rdb.ZAdd(ctx, s.keys.popular(), redis.Z{Score: float64(fans.Val()), Member: author}).Err(); err != nil {
+	if err := s.rdb.ZAdd(ctx, s.keys.Popular(), redis.Z{Score: float64(fans.Val()), Member: author}).Err(); err != nil {
 		return nil, s.wrap("fan-out mode", err)
 	}
 	celebrity := fans.Val() >= int64(s.opt.CelebrityFans)
@@ -88,7 +88,7 @@ func (s *Store) modeChange(ctx context.Context, author int64) (func(context.Cont
 // or two, so a caller that finds the lock taken waits its turn.
 func (s *Store) withModeLock(ctx context.Context, author int64, change func(context.Context, int64) error) error {
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
-		ok, err := s.rdb.SetNX(ctx, s.keys.fanOutLock(author), 1, modeLockTTL).Result()
+		ok, err := s.rdb.SetNX(ctx, s.keys.FanOutLock(author), 1, modeLockTTL).Result()
 		if err != nil {
 			return s.wrap("fan-out mode lock", err)
 		}
@@ -101,7 +101,7 @@ func (s *Store) withModeLock(ctx context.Context, author int64, change func(cont
 			return s.wrap("fan-out mode lock", ctx.Err())
 		}
 	}
-	defer s.rdb.Del(context.WithoutCancel(ctx), s.keys.fanOutLock(author))
+	defer s.rdb.Del(context.WithoutCancel(ctx), s.keys.FanOutLock(author))
 	return change(ctx, author)
 }
 
@@ -118,8 +118,8 @@ func (s *Store) promote(ctx context.Context, author int64) error {
 	var joined *redis.IntCmd
 	var last *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		joined = pl.SAdd(ctx, s.keys.celebrities(), author)
-		last = pl.Get(ctx, s.keys.lastPostID())
+		joined = pl.SAdd(ctx, s.keys.Celebrities(), author)
+		last = pl.Get(ctx, s.keys.LastPostID())
 		return nil
 	})
 	if err == nil || errors.Is(err, redis.Nil) { // no message yet: pull_from 0
@@ -128,7 +128,7 @@ func (s *Store) promote(ctx context.Context, author int64) error {
 	if err != nil {
 		return s.wrap("promote to celebrity", err)
 	}
-	err = s.rdb.HSet(ctx, s.keys.user(author), fieldFanOut, modePull, fieldPullFrom, parseID(last.Val())).Err()
+	err = s.rdb.HSet(ctx, s.keys.User(author), fieldFanOut, modePull, fieldPullFrom, parseID(last.Val())).Err()
 	return s.wrap("promote to celebrity", err)
 }
 
@@ -145,7 +145,7 @@ func (s *Store) promote(ctx context.Context, author int64) error {
 // to pull (which needs no job), and the next follow or unfollow demotes it
 // again.
 func (s *Store) demote(ctx context.Context, author int64) error {
-	if err := s.rdb.HSet(ctx, s.keys.user(author), fieldFanOut, modeDrain).Err(); err != nil {
+	if err := s.rdb.HSet(ctx, s.keys.User(author), fieldFanOut, modeDrain).Err(); err != nil {
 		return s.wrap("demote celebrity", err)
 	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -153,7 +153,7 @@ func (s *Store) demote(ctx context.Context, author int64) error {
 		return nil
 	})
 	if err != nil {
-		back := s.rdb.HSet(context.WithoutCancel(ctx), s.keys.user(author), fieldFanOut, modePull).Err()
+		back := s.rdb.HSet(context.WithoutCancel(ctx), s.keys.User(author), fieldFanOut, modePull).Err()
 		return s.wrap("demote celebrity", errors.Join(err, back))
 	}
 	return nil
@@ -167,7 +167,7 @@ func (s *Store) demote(ctx context.Context, author int64) error {
 // not missed: its index pipeline reads the mode again after writing F, sees
 // "drain" and pushes itself.
 func (s *Store) backfill(ctx context.Context, j job, alive func()) error {
-	mode, err := s.rdb.HMGet(ctx, s.keys.user(j.author), fieldFanOut, fieldPullFrom).Result()
+	mode, err := s.rdb.HMGet(ctx, s.keys.User(j.author), fieldFanOut, fieldPullFrom).Result()
 	if err != nil {
 		return s.wrap("backfill", err)
 	}
@@ -178,7 +178,7 @@ func (s *Store) backfill(ctx context.Context, j job, alive func()) error {
 	if from == "" {
 		from = "0"
 	}
-	ids, err := s.rdb.ZRevRangeByScore(ctx, s.keys.userPosts(j.author), &redis.ZRangeBy{
+	ids, err := s.rdb.ZRevRangeByScore(ctx, s.keys.UserPosts(j.author), &redis.ZRangeBy{
 		Min: "(" + from, Max: "+inf", Count: int64(s.opt.HotWindow)}).Result()
 	if err != nil {
 		return s.wrap("backfill", err)
@@ -191,13 +191,13 @@ func (s *Store) backfill(ctx context.Context, j job, alive func()) error {
 		}
 	}
 	err = s.withModeLock(ctx, j.author, func(ctx context.Context, author int64) error {
-		mode, err := s.rdb.HGet(ctx, s.keys.user(author), fieldFanOut).Result()
+		mode, err := s.rdb.HGet(ctx, s.keys.User(author), fieldFanOut).Result()
 		if err != nil || mode != modeDrain {
 			return err // promoted again meanwhile: it stays pulled
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			pl.HSet(ctx, s.keys.user(author), fieldFanOut, "")
-			pl.SRem(ctx, s.keys.celebrities(), author)
+			pl.HSet(ctx, s.keys.User(author), fieldFanOut, "")
+			pl.SRem(ctx, s.keys.Celebrities(), author)
 			return nil
 		})
 		return err

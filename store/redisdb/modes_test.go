@@ -73,7 +73,7 @@ func TestDemoteEndsItsDrain(t *testing.T) {
 	rdb.AddHook(hook)
 	s := newTestStoreOn(t, rdb, Options{CelebrityFans: 2})
 	// The backfill job is queued, and done, before anything else is sent.
-	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "xadd", s.keys.fanOutQueue()) }
+	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "xadd", s.keys.FanOutQueue()) }
 	hook.between = func(context.Context) { s.settle() }
 	star, stays, leaves := s.user("star"), s.user("stays"), s.user("leaves")
 	s.follow(stays, star)
@@ -90,8 +90,8 @@ func TestDemoteEndsItsDrain(t *testing.T) {
 	}
 	hook.armed.Store(false)
 	s.settle()
-	mode, _ := s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result()
-	celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), star).Result()
+	mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result()
+	celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.Celebrities(), star).Result()
 	if mode != "" || celeb {
 		t.Fatalf("with 1 fan and the queue empty the author is in mode %q (celebrity %v), want push", mode, celeb)
 	}
@@ -130,7 +130,7 @@ func TestDemoteWithoutItsJobStaysPulled(t *testing.T) {
 	hook := &failQueueHook{}
 	rdb.AddHook(hook)
 	s := newTestStoreOn(t, rdb, Options{CelebrityFans: 2})
-	hook.queue = s.keys.fanOutQueue()
+	hook.queue = s.keys.FanOutQueue()
 	star, stays, leaves := s.user("star"), s.user("stays"), s.user("leaves")
 	s.follow(stays, star)
 	s.follow(leaves, star) // a celebrity
@@ -142,8 +142,8 @@ func TestDemoteWithoutItsJobStaysPulled(t *testing.T) {
 		t.Fatal("the unfollow hid that its demotion failed")
 	}
 	hook.armed.Store(false)
-	mode, _ := s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result()
-	if celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), star).Result(); mode != modePull || !celeb {
+	mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result()
+	if celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.Celebrities(), star).Result(); mode != modePull || !celeb {
 		t.Fatalf("after a demotion without its job the author is in mode %q (celebrity %v), want pull", mode, celeb)
 	}
 	if got := s.homeIDs(stays); len(got) != 1 || got[0] != p.ID {
@@ -154,8 +154,8 @@ func TestDemoteWithoutItsJobStaysPulled(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.settle()
-	mode, _ = s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result()
-	if celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.celebrities(), star).Result(); mode != "" || celeb {
+	mode, _ = s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result()
+	if celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.Celebrities(), star).Result(); mode != "" || celeb {
 		t.Fatalf("after the retried unfollow the author is in mode %q (celebrity %v), want push", mode, celeb)
 	}
 	if !s.inHome(stays, p.ID) {
@@ -176,7 +176,7 @@ func TestPromoteReadsTheLastIDFirst(t *testing.T) {
 	s := newTestStoreOn(t, rdb, Options{CelebrityFans: 2})
 	star, stays, leaves := s.user("star"), s.user("stays"), s.user("leaves")
 	var p store.Post
-	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "hset", s.keys.user(star)) }
+	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "hset", s.keys.User(star)) }
 	hook.between = func(context.Context) { p = s.post(store.NewPost{Author: star, Content: "claimed in pull"}) }
 	s.follow(stays, star)
 	hook.armed.Store(true)
@@ -189,7 +189,7 @@ func TestPromoteReadsTheLastIDFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.settle()
-	if mode, _ := s.rdb.HGet(s.ctx, s.keys.user(star), fieldFanOut).Result(); mode != "" {
+	if mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result(); mode != "" {
 		t.Fatalf("after the backfill the author is in mode %q, want push", mode)
 	}
 	if !s.inHome(stays, p.ID) {
@@ -208,7 +208,7 @@ func TestClaimMeetsAPromotion(t *testing.T) {
 	s := newTestStoreOn(t, rdb, Options{CelebrityFans: 1000})
 	star, fan := s.user("star"), s.user("fan")
 	s.follow(fan, star)
-	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "incr", s.keys.lastPostID()) }
+	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "incr", s.keys.LastPostID()) }
 	hook.between = func(ctx context.Context) {
 		if err := s.promote(ctx, star); err != nil {
 			t.Error(err)
@@ -219,7 +219,7 @@ func TestClaimMeetsAPromotion(t *testing.T) {
 	if hook.armed.Load() {
 		t.Fatal("the claim's pipeline was not split")
 	}
-	from := parseID(s.rdb.HGet(s.ctx, s.keys.user(star), fieldPullFrom).Val())
+	from := parseID(s.rdb.HGet(s.ctx, s.keys.User(star), fieldPullFrom).Val())
 	if p.ID > from {
 		t.Fatalf("post %d above pull_from %d: not the case under test", p.ID, from)
 	}

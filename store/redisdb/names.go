@@ -22,7 +22,7 @@ import (
 // likely first, to a uid; 0 when none is taken.
 func (s *Store) findUser(ctx context.Context, names []string) (int64, error) {
 	for _, n := range names {
-		uid, err := s.rdb.Get(ctx, s.keys.usernameIndex(n)).Int64()
+		uid, err := s.rdb.Get(ctx, s.keys.UsernameIndex(n)).Int64()
 		if err == nil {
 			return uid, nil
 		}
@@ -35,7 +35,7 @@ func (s *Store) findUser(ctx context.Context, names []string) (int64, error) {
 
 // nameTaken tells whether lower, or a name that looks like it, has an owner.
 func (s *Store) nameTaken(ctx context.Context, lower string) (bool, error) {
-	keys := []string{s.keys.usernameIndex(lower), s.keys.usernameSkeleton(store.UsernameSkeleton(lower))}
+	keys := []string{s.keys.UsernameIndex(lower), s.keys.UsernameSkeleton(store.UsernameSkeleton(lower))}
 	owners := make([]*redis.StringCmd, len(keys))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, k := range keys {
@@ -59,11 +59,11 @@ func (s *Store) nameTaken(ctx context.Context, lower string) (bool, error) {
 // claimName makes uid the owner of lower and of its skeleton, or returns
 // ErrUsernameTaken having claimed nothing.
 func (s *Store) claimName(ctx context.Context, uid int64, lower string) error {
-	index := s.keys.usernameIndex(lower)
+	index := s.keys.UsernameIndex(lower)
 	if err := s.claimKey(ctx, index, uid); err != nil {
 		return err
 	}
-	if err := s.claimKey(ctx, s.keys.usernameSkeleton(store.UsernameSkeleton(lower)), uid); err != nil {
+	if err := s.claimKey(ctx, s.keys.UsernameSkeleton(store.UsernameSkeleton(lower)), uid); err != nil {
 		s.releaseKey(context.WithoutCancel(ctx), index, uid)
 		return err
 	}
@@ -104,7 +104,7 @@ func (s *Store) claimKey(ctx context.Context, key string, uid int64) error {
 // written before its name is claimed and removed before it is given back,
 // so a live account's keys never point at a missing hash.
 func (s *Store) staleOwner(ctx context.Context, key string, owner int64) (bool, error) {
-	n, err := s.rdb.Exists(ctx, s.keys.user(owner)).Result()
+	n, err := s.rdb.Exists(ctx, s.keys.User(owner)).Result()
 	if err != nil || n > 0 {
 		return false, s.wrap("check name", err)
 	}
@@ -125,12 +125,12 @@ func (s *Store) releaseKey(ctx context.Context, key string, uid int64) {
 // index form (when that is free) and a skeleton index entry. Names that
 // already look alike keep both their owners; the second is logged.
 func (s *Store) migrateNames(ctx context.Context) error {
-	indexes, err := s.keysMatching(ctx, s.keys.usernameIndex("*"))
+	indexes, err := s.keysMatching(ctx, s.keys.UsernameIndex("*"))
 	if err != nil {
 		return s.wrap("migrate names", err)
 	}
 	for _, key := range indexes {
-		old := s.keys.nameOfUsernameIndex(key)
+		old := s.keys.NameOfUsernameIndex(key)
 		uid, err := s.rdb.Get(ctx, key).Int64()
 		if err != nil {
 			continue
@@ -141,7 +141,7 @@ func (s *Store) migrateNames(ctx context.Context) error {
 		}
 		lower := old
 		if _, l, err := store.NormalizeUsername(display); err == nil && l != old {
-			ok, err := s.rdb.SetNX(ctx, s.keys.usernameIndex(l), uid, 0).Result()
+			ok, err := s.rdb.SetNX(ctx, s.keys.UsernameIndex(l), uid, 0).Result()
 			if err != nil {
 				return s.wrap("migrate names", err)
 			}
@@ -149,24 +149,24 @@ func (s *Store) migrateNames(ctx context.Context) error {
 				lower = l
 				_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 					pl.Del(ctx, key)
-					pl.ZRem(ctx, s.keys.usernames(), old+":"+id(uid))
+					pl.ZRem(ctx, s.keys.Usernames(), old+":"+id(uid))
 					s.indexUser(ctx, pl, uid, l)
 					return nil
 				})
 				if err != nil {
 					return s.wrap("migrate names", err)
 				}
-			} else if owner, _ := s.rdb.Get(ctx, s.keys.usernameIndex(l)).Int64(); owner != uid {
+			} else if owner, _ := s.rdb.Get(ctx, s.keys.UsernameIndex(l)).Int64(); owner != uid {
 				slog.WarnContext(ctx, "migrate names: two accounts share a name's PRECIS form; the second keeps its old one", "name", l, "uid", owner, "other", uid)
 			}
 		}
 		skel := store.UsernameSkeleton(lower)
-		ok, err := s.rdb.SetNX(ctx, s.keys.usernameSkeleton(skel), uid, 0).Result()
+		ok, err := s.rdb.SetNX(ctx, s.keys.UsernameSkeleton(skel), uid, 0).Result()
 		if err != nil {
 			return s.wrap("migrate names", err)
 		}
 		if !ok {
-			if owner, _ := s.rdb.Get(ctx, s.keys.usernameSkeleton(skel)).Int64(); owner != uid {
+			if owner, _ := s.rdb.Get(ctx, s.keys.UsernameSkeleton(skel)).Int64(); owner != uid {
 				slog.WarnContext(ctx, "migrate names: look-alike names exist", "skeleton", skel, "uid", owner, "other", uid, "name", display)
 			}
 		}

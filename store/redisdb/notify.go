@@ -57,7 +57,7 @@ func (s *Store) notify(ctx context.Context, actor int64, kind string, post int64
 }
 
 func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post int64, to []int64) error {
-	last, err := s.rdb.IncrBy(ctx, s.keys.lastNotificationID(), int64(len(to))).Result()
+	last, err := s.rdb.IncrBy(ctx, s.keys.LastNotificationID(), int64(len(to))).Result()
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post i
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range to {
 			nid := last - int64(len(to)) + 1 + int64(i)
-			notifyAdd.Eval(ctx, pl, []string{s.keys.notifications(uid), s.keys.notes(uid)}, nid, raw, n.Undo, maxNotifications)
+			notifyAdd.Eval(ctx, pl, []string{s.keys.Notifications(uid), s.keys.Notes(uid)}, nid, raw, n.Undo, maxNotifications)
 		}
 		return nil
 	})
@@ -96,7 +96,7 @@ func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post i
 
 // unnotify takes back the notification of an undone like or follow.
 func (s *Store) unnotify(ctx context.Context, to, actor int64, kind string, post int64) {
-	res, err := notifyRemove.Run(ctx, s.rdb, []string{s.keys.notifications(to), s.keys.notes(to)}, undoField(kind, actor, post)).Result()
+	res, err := notifyRemove.Run(ctx, s.rdb, []string{s.keys.Notifications(to), s.keys.Notes(to)}, undoField(kind, actor, post)).Result()
 	if errors.Is(err, redis.Nil) {
 		return
 	}
@@ -119,8 +119,8 @@ func (s *Store) Notifications(ctx context.Context, uid int64, q store.PageQuery)
 	var ids *redis.StringSliceCmd
 	var read *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		ids = pl.ZRevRangeByScore(ctx, s.keys.notifications(uid), &redis.ZRangeBy{Max: before, Min: "-inf", Count: int64(limit + 1)})
-		read = pl.HGet(ctx, s.keys.user(uid), fieldNotificationsRead)
+		ids = pl.ZRevRangeByScore(ctx, s.keys.Notifications(uid), &redis.ZRangeBy{Max: before, Min: "-inf", Count: int64(limit + 1)})
+		read = pl.HGet(ctx, s.keys.User(uid), fieldNotificationsRead)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -139,7 +139,7 @@ func (s *Store) Notifications(ctx context.Context, uid int64, q store.PageQuery)
 	for i, n := range nids {
 		fields[i] = id(n)
 	}
-	raws, err := s.rdb.HMGet(ctx, s.keys.notes(uid), fields...).Result()
+	raws, err := s.rdb.HMGet(ctx, s.keys.Notes(uid), fields...).Result()
 	if err != nil {
 		return store.Page[store.Notification]{}, s.wrap("notifications", err)
 	}
@@ -199,22 +199,22 @@ func (s *Store) MarkRead(ctx context.Context, uid, upTo int64) error {
 	if upTo <= 0 {
 		return store.Invalid(store.CodeInvalidField, "up_to must be a notification id")
 	}
-	read, err := s.rdb.HGet(ctx, s.keys.user(uid), fieldNotificationsRead).Result()
+	read, err := s.rdb.HGet(ctx, s.keys.User(uid), fieldNotificationsRead).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("mark read", err)
 	}
 	if upTo <= parseID(read) {
 		return nil
 	}
-	return s.wrap("mark read", s.rdb.HSet(ctx, s.keys.user(uid), fieldNotificationsRead, upTo).Err())
+	return s.wrap("mark read", s.rdb.HSet(ctx, s.keys.User(uid), fieldNotificationsRead, upTo).Err())
 }
 
 // unread counts uid's notifications newer than its read mark.
 func (s *Store) unread(ctx context.Context, uid int64) (int64, error) {
-	read, err := s.rdb.HGet(ctx, s.keys.user(uid), fieldNotificationsRead).Result()
+	read, err := s.rdb.HGet(ctx, s.keys.User(uid), fieldNotificationsRead).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return 0, s.wrap("unread notifications", err)
 	}
-	n, err := s.rdb.ZCount(ctx, s.keys.notifications(uid), "("+id(parseID(read)), "+inf").Result()
+	n, err := s.rdb.ZCount(ctx, s.keys.Notifications(uid), "("+id(parseID(read)), "+inf").Result()
 	return n, s.wrap("unread notifications", err)
 }

@@ -124,7 +124,7 @@ func (s *Store) swapPasswordRecord(ctx context.Context, uid int64, old passwordR
 	if err != nil {
 		return old, false, s.wrap("hash password", err)
 	}
-	n, err := passwordSwap.Run(ctx, s.rdb, []string{s.keys.user(uid)}, old.Hash, rec.Hash, rec.Key).Int()
+	n, err := passwordSwap.Run(ctx, s.rdb, []string{s.keys.User(uid)}, old.Hash, rec.Hash, rec.Key).Int()
 	if err != nil {
 		return old, false, s.wrap("store password", err)
 	}

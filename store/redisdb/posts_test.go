@@ -19,7 +19,7 @@ func TestCreateWritesEveryFamily(t *testing.T) {
 		t.Fatalf("created %+v", p)
 	}
 	var h messageHash
-	if err := s.rdb.HGetAll(s.ctx, s.keys.message(p.ID)).Scan(&h); err != nil {
+	if err := s.rdb.HGetAll(s.ctx, s.keys.Message(p.ID)).Scan(&h); err != nil {
 		t.Fatal(err)
 	}
 	want := messageHash{Content: "hello 世界", Author: alice, Username: "alice", Time: int64(p.CreatedAt), Kind: store.KindPost,
@@ -27,13 +27,13 @@ func TestCreateWritesEveryFamily(t *testing.T) {
 	if h != want {
 		t.Fatalf("B hash %+v, want %+v", h, want)
 	}
-	if d, _ := s.rdb.Get(s.ctx, s.keys.publicTime(p.ID)).Int64(); d != int64(p.CreatedAt) {
+	if d, _ := s.rdb.Get(s.ctx, s.keys.PublicTime(p.ID)).Int64(); d != int64(p.CreatedAt) {
 		t.Errorf("D holds %d, want %d", d, p.CreatedAt)
 	}
-	if e, _ := s.rdb.Get(s.ctx, s.keys.author(p.ID)).Int64(); e != alice {
+	if e, _ := s.rdb.Get(s.ctx, s.keys.Author(p.ID)).Int64(); e != alice {
 		t.Errorf("E holds %d, want %d", e, alice)
 	}
-	for _, key := range []string{s.keys.userPosts(alice), s.keys.home(alice), s.keys.publicTimeline()} {
+	for _, key := range []string{s.keys.UserPosts(alice), s.keys.Home(alice), s.keys.PublicTimeline()} {
 		if _, err := s.rdb.ZScore(s.ctx, key, strconv.FormatInt(p.ID, 10)).Result(); err != nil {
 			t.Errorf("%s lacks the post: %v", key, err)
 		}
@@ -105,7 +105,7 @@ func TestCommentsOnComments(t *testing.T) {
 	if c, _ := s.Post(s.ctx, c1.ID, 0); c.CommentsCount != 0 {
 		t.Fatalf("comments_count %d after the delete, want 0", c.CommentsCount)
 	}
-	if n, _ := s.rdb.ZCard(s.ctx, s.keys.comments(c1.ID)).Result(); n != 0 {
+	if n, _ := s.rdb.ZCard(s.ctx, s.keys.Comments(c1.ID)).Result(); n != 0 {
 		t.Fatalf("C set holds %d after the delete", n)
 	}
 	_, err = s.Post(s.ctx, c2.ID, 0)
@@ -136,7 +136,7 @@ func TestIdempotencyKeyReturnsTheFirstPost(t *testing.T) {
 			t.Fatalf("request %d made post %d, want %d", i, id, first)
 		}
 	}
-	if n, _ := s.rdb.ZCard(s.ctx, s.keys.userPosts(alice)).Result(); n != 1 {
+	if n, _ := s.rdb.ZCard(s.ctx, s.keys.UserPosts(alice)).Result(); n != 1 {
 		t.Fatalf("alice has %d posts, want 1", n)
 	}
 	if p := s.post(store.NewPost{Author: bob, Content: "once", IdempotencyKey: "k1"}); p.ID == first {
@@ -168,12 +168,12 @@ func TestDeleteTakesEveryTraceAway(t *testing.T) {
 	}
 	s.settle() // the fans' G sets are cleaned by a job
 	mid := strconv.FormatInt(p.ID, 10)
-	for _, key := range []string{s.keys.message(p.ID), s.keys.publicTime(p.ID), s.keys.author(p.ID), s.keys.comments(p.ID)} {
+	for _, key := range []string{s.keys.Message(p.ID), s.keys.PublicTime(p.ID), s.keys.Author(p.ID), s.keys.Comments(p.ID)} {
 		if n, _ := s.rdb.Exists(s.ctx, key).Result(); n != 0 {
 			t.Errorf("%s survived the delete", key)
 		}
 	}
-	for _, key := range []string{s.keys.userPosts(alice), s.keys.home(alice), s.keys.home(bob), s.keys.publicTimeline()} {
+	for _, key := range []string{s.keys.UserPosts(alice), s.keys.Home(alice), s.keys.Home(bob), s.keys.PublicTimeline()} {
 		if _, err := s.rdb.ZScore(s.ctx, key, mid).Result(); err == nil {
 			t.Errorf("%s still holds the post", key)
 		}
@@ -190,13 +190,13 @@ func TestDeleteTakesEveryTraceAway(t *testing.T) {
 func TestIdempotencyKeyInProgress(t *testing.T) {
 	s := newTestStore(t)
 	alice := s.user("alice")
-	s.rdb.Set(s.ctx, s.keys.idempotency(alice, store.TokenHash("k")), 0, IdempotencyTTL) // the first request's claim
+	s.rdb.Set(s.ctx, s.keys.Idempotency(alice, store.TokenHash("k")), 0, IdempotencyTTL) // the first request's claim
 	p, err := s.Create(s.ctx, store.NewPost{Author: alice, Content: "retry", IdempotencyKey: "k"})
 	wantCode(t, err, store.ErrConflict, store.CodeRequestInProgress)
 	if p.ID != 0 {
 		t.Fatalf("answered %+v with the error", p)
 	}
-	if n, _ := s.rdb.ZCard(s.ctx, s.keys.userPosts(alice)).Result(); n != 0 {
+	if n, _ := s.rdb.ZCard(s.ctx, s.keys.UserPosts(alice)).Result(); n != 0 {
 		t.Fatalf("%d posts written", n)
 	}
 }

@@ -48,9 +48,9 @@ type job struct {
 // push is also recorded as pending until done.
 func (s *Store) queueJob(ctx context.Context, pl redis.Pipeliner, op string, author, mid int64) {
 	if op == opPush {
-		pl.HSet(ctx, s.keys.fanOutPending(), mid, author)
+		pl.HSet(ctx, s.keys.FanOutPending(), mid, author)
 	}
-	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.fanOutQueue(), Values: []any{
+	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.FanOutQueue(), Values: []any{
 		"op", op, "author", author, "mid", mid, "at", s.now()}})
 }
 
@@ -139,7 +139,7 @@ func (w *worker) loop(ctx context.Context) {
 				return
 			}
 			if strings.HasPrefix(err.Error(), "NOGROUP") {
-				w.s.createGroup(ctx, w.s.keys.fanOutQueue(), fanOutGroup, w.log)
+				w.s.createGroup(ctx, w.s.keys.FanOutQueue(), fanOutGroup, w.log)
 				continue
 			}
 			w.log.Warn("fan-out: read queue", "err", err)
@@ -156,7 +156,7 @@ func (w *worker) loop(ctx context.Context) {
 // first; redis.Nil when none came.
 func (w *worker) read(ctx context.Context) ([]job, error) {
 	streams, err := w.s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: fanOutGroup, Consumer: w.consumer, Streams: []string{w.s.keys.fanOutQueue(), ">"},
+		Group: fanOutGroup, Consumer: w.consumer, Streams: []string{w.s.keys.FanOutQueue(), ">"},
 		Count: readCount, Block: readBlock,
 	}).Result()
 	if err != nil {
@@ -194,7 +194,7 @@ func (w *worker) reclaim(ctx context.Context) {
 	start := "0-0"
 	for ctx.Err() == nil {
 		msgs, next, err := w.s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-			Stream: w.s.keys.fanOutQueue(), Group: fanOutGroup, Consumer: w.consumer,
+			Stream: w.s.keys.FanOutQueue(), Group: fanOutGroup, Consumer: w.consumer,
 			// One at a time: a claimed job's idle time is renewed only
 			// while it runs, so jobs claimed together but run later
 			// could be taken over again meanwhile.
@@ -258,10 +258,10 @@ func (w *worker) ack(ctx context.Context, jobs []job) {
 	}
 	actx := context.WithoutCancel(ctx) // done is done, even if we are stopping
 	_, err := w.s.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
-		pl.XAck(actx, w.s.keys.fanOutQueue(), fanOutGroup, ids...)
-		pl.XDel(actx, w.s.keys.fanOutQueue(), ids...)
+		pl.XAck(actx, w.s.keys.FanOutQueue(), fanOutGroup, ids...)
+		pl.XDel(actx, w.s.keys.FanOutQueue(), ids...)
 		if len(mids) > 0 {
-			pl.HDel(actx, w.s.keys.fanOutPending(), mids...)
+			pl.HDel(actx, w.s.keys.FanOutPending(), mids...)
 		}
 		return nil
 	})
@@ -298,7 +298,7 @@ func (h *holding) alive() {
 	}
 	if len(h.ids) > 0 && time.Since(h.renewed) >= h.w.opt.ClaimIdle/3 {
 		// Resets the entries' idle time, so nobody takes over a long job.
-		h.w.s.rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: h.w.s.keys.fanOutQueue(), Group: fanOutGroup,
+		h.w.s.rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: h.w.s.keys.FanOutQueue(), Group: fanOutGroup,
 			Consumer: h.w.consumer, Messages: h.ids})
 		h.renewed = time.Now()
 	}

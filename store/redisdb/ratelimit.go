@@ -34,7 +34,7 @@ func (s *Store) queueAllow(ctx context.Context, p redis.Pipeliner, bucket, subje
 	per := l.Per.Milliseconds()
 	now := s.now()
 	window := now / per
-	key := s.keys.rate(bucket, subject, window)
+	key := s.keys.Rate(bucket, subject, window)
 	incr := p.Incr(ctx, key)
 	p.PExpire(ctx, key, l.Per)
 	return func() error {

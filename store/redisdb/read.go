@@ -126,7 +126,7 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 	var liked *redis.FloatSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = hmgetMessage(ctx, s.keys.message(mid))
+			cmds[i] = hmgetMessage(ctx, s.keys.Message(mid))
 			pl.Process(ctx, cmds[i])
 		}
 		if viewer > 0 && len(mids) > 0 {
@@ -134,7 +134,7 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 			for i, mid := range mids {
 				members[i] = id(mid)
 			}
-			liked = pl.ZMScore(ctx, s.keys.userLikes(viewer), members...)
+			liked = pl.ZMScore(ctx, s.keys.UserLikes(viewer), members...)
 		}
 		return nil
 	})
@@ -190,7 +190,7 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 		for _, i := range cold {
 			if a, ok := rows[mids[i]]; ok && !a.Deleted {
 				out[i] = archivedPost(a)
-				counts[i] = pl.ZCard(ctx, s.keys.likes(mids[i]))
+				counts[i] = pl.ZCard(ctx, s.keys.Likes(mids[i]))
 			}
 		}
 		return nil
@@ -240,7 +240,7 @@ func (s *Store) fillAvatars(ctx context.Context, posts []*store.Post) error {
 		cmds := make([]*redis.StringCmd, len(missing))
 		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for i, uid := range missing {
-				cmds[i] = pl.HGet(ctx, s.keys.user(uid), fieldAvatar)
+				cmds[i] = pl.HGet(ctx, s.keys.User(uid), fieldAvatar)
 			}
 			return nil
 		})

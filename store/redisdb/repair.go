@@ -100,19 +100,19 @@ func (s *Store) RunRepair(ctx context.Context, opt RepairOptions) {
 func (s *Store) Repair(ctx context.Context, opt RepairOptions) (int, error) {
 	opt = opt.withDefaults()
 	token := rand.Text()
-	ok, err := s.rdb.SetNX(ctx, s.keys.repairLock(), token, repairLockTTL).Result()
+	ok, err := s.rdb.SetNX(ctx, s.keys.RepairLock(), token, repairLockTTL).Result()
 	if err != nil {
 		return 0, s.wrap("repair: lock", err)
 	}
 	if !ok {
 		return 0, nil
 	}
-	defer delIfEquals.Run(context.WithoutCancel(ctx), s.rdb, []string{s.keys.repairLock()}, token)
+	defer delIfEquals.Run(context.WithoutCancel(ctx), s.rdb, []string{s.keys.RepairLock()}, token)
 
 	var cp, last *redis.StringCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		cp = pl.Get(ctx, s.keys.repairCheckpoint())
-		last = pl.Get(ctx, s.keys.lastPostID())
+		cp = pl.Get(ctx, s.keys.RepairCheckpoint())
+		last = pl.Get(ctx, s.keys.LastPostID())
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -134,13 +134,13 @@ func (s *Store) Repair(ctx context.Context, opt RepairOptions) (int, error) {
 		}
 		if err != nil || settled < hi {
 			if err == nil || done > from {
-				s.rdb.Set(ctx, s.keys.repairCheckpoint(), done, 0)
+				s.rdb.Set(ctx, s.keys.RepairCheckpoint(), done, 0)
 			}
 			return mended, err
 		}
 	}
 	if done > from {
-		if err := s.rdb.Set(ctx, s.keys.repairCheckpoint(), done, 0).Err(); err != nil {
+		if err := s.rdb.Set(ctx, s.keys.RepairCheckpoint(), done, 0).Err(); err != nil {
 			return mended, s.wrap("repair: checkpoint", err)
 		}
 	}
@@ -157,8 +157,8 @@ func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt RepairOptions
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i := range n {
 			mid := lo + int64(i)
-			msgs[i] = pl.HGetAll(ctx, s.keys.message(mid))
-			own[i] = pl.Exists(ctx, s.keys.publicTime(mid), s.keys.author(mid))
+			msgs[i] = pl.HGetAll(ctx, s.keys.Message(mid))
+			own[i] = pl.Exists(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
 		}
 		return nil
 	})
@@ -172,7 +172,7 @@ func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt RepairOptions
 		var h messageHash
 		if len(msgs[i].Val()) == 0 || msgs[i].Scan(&h) != nil || h.Kind == "" {
 			if len(msgs[i].Val()) == 0 && own[i].Val() > 0 {
-				if err := s.rdb.Del(ctx, s.keys.publicTime(mid), s.keys.author(mid)).Err(); err != nil {
+				if err := s.rdb.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid)).Err(); err != nil {
 					return mended, mid - 1, s.wrap("repair: orphan keys", err)
 				}
 				s.repaired(repairOrphanKeys)
@@ -201,14 +201,14 @@ func (s *Store) repairMessage(ctx context.Context, mid int64, h *messageHash, id
 	var fFirst *redis.ZSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		if parent != 0 {
-			indexed = pl.ZScore(ctx, s.keys.comments(parent), id(mid))
+			indexed = pl.ZScore(ctx, s.keys.Comments(parent), id(mid))
 		} else {
-			indexed = pl.ZScore(ctx, s.keys.userPosts(author), id(mid))
-			fLen = pl.ZCard(ctx, s.keys.userPosts(author))
-			fFirst = pl.ZRangeWithScores(ctx, s.keys.userPosts(author), 0, 0)
+			indexed = pl.ZScore(ctx, s.keys.UserPosts(author), id(mid))
+			fLen = pl.ZCard(ctx, s.keys.UserPosts(author))
+			fFirst = pl.ZRangeWithScores(ctx, s.keys.UserPosts(author), 0, 0)
 		}
-		comments = pl.ZCard(ctx, s.keys.comments(mid))
-		reposts = pl.ZCard(ctx, s.keys.reposts(mid))
+		comments = pl.ZCard(ctx, s.keys.Comments(mid))
+		reposts = pl.ZCard(ctx, s.keys.Reposts(mid))
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -221,13 +221,13 @@ func (s *Store) repairMessage(ctx context.Context, mid int64, h *messageHash, id
 			stored     int64
 			size       int64
 		}{
-			{fieldComments, s.keys.comments(mid), h.Comments, comments.Val()},
-			{fieldReposts, s.keys.reposts(mid), h.Reposts, reposts.Val()},
+			{fieldComments, s.keys.Comments(mid), h.Comments, comments.Val()},
+			{fieldReposts, s.keys.Reposts(mid), h.Reposts, reposts.Val()},
 		} {
 			if c.stored == c.size {
 				continue
 			}
-			err := countSync.Run(ctx, s.rdb, []string{s.keys.message(mid), c.set}, c.field).Err()
+			err := countSync.Run(ctx, s.rdb, []string{s.keys.Message(mid), c.set}, c.field).Err()
 			if err != nil && !errors.Is(err, redis.Nil) {
 				return mended, s.wrap("repair: counter", err)
 			}
@@ -278,7 +278,7 @@ func (s *Store) finish(ctx context.Context, mid int64, idem string) (string, err
 			return "", err
 		}
 	}
-	mode, err := s.rdb.HGet(ctx, s.keys.user(p.Author.ID), fieldFanOut).Result()
+	mode, err := s.rdb.HGet(ctx, s.keys.User(p.Author.ID), fieldFanOut).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return "", s.wrap("repair: fan-out mode", err)
 	}
@@ -286,7 +286,7 @@ func (s *Store) finish(ctx context.Context, mid int64, idem string) (string, err
 	if keyHash, claim, ok := strings.Cut(idem, " "); ok {
 		// The request's key takes this post as its result, unless a retry
 		// holds it now and made its own.
-		key := s.keys.idempotency(p.Author.ID, keyHash)
+		key := s.keys.Idempotency(p.Author.ID, keyHash)
 		won, err := idemFinish.Run(ctx, s.rdb, []string{key}, claim,
 			resultValue(mid, parseIdem(claim).reqHash), IdempotencyTTL.Milliseconds()).Int()
 		if err != nil {
@@ -337,27 +337,27 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		// As Delete does: with the archive on, the hash becomes a tombstone
 		// and the archive is told, for its index pipeline may have queued
 		// the message for the archive already.
-		deleteMessage.Eval(ctx, pl, []string{s.keys.message(mid)}, flag(s.opt.Archive != nil), "1")
-		pl.Del(ctx, s.keys.publicTime(mid), s.keys.author(mid))
+		deleteMessage.Eval(ctx, pl, []string{s.keys.Message(mid)}, flag(s.opt.Archive != nil), "1")
+		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
 		s.queueArchive(ctx, pl, archiveDelete, archived(&d.post))
-		pl.Del(ctx, s.keys.comments(mid))
-		pl.Del(ctx, s.keys.likes(mid))
+		pl.Del(ctx, s.keys.Comments(mid))
+		pl.Del(ctx, s.keys.Likes(mid))
 		if d.parent != nil {
-			pl.ZRem(ctx, s.keys.comments(d.parent.ID), mid)
-			countSync.Eval(ctx, pl, []string{s.keys.message(d.parent.ID), s.keys.comments(d.parent.ID)}, fieldComments)
+			pl.ZRem(ctx, s.keys.Comments(d.parent.ID), mid)
+			countSync.Eval(ctx, pl, []string{s.keys.Message(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
 		} else {
-			postRemove.Eval(ctx, pl, []string{s.keys.userPosts(author), s.keys.user(author)}, mid, fieldPosts)
-			pl.ZRem(ctx, s.keys.home(author), mid)
-			pl.ZRem(ctx, s.keys.publicTimeline(), mid)
+			postRemove.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, fieldPosts)
+			pl.ZRem(ctx, s.keys.Home(author), mid)
+			pl.ZRem(ctx, s.keys.PublicTimeline(), mid)
 			if d.np.RepostOf != 0 {
-				repostRemove.Eval(ctx, pl, []string{s.keys.reposts(d.np.RepostOf), s.keys.message(d.np.RepostOf)}, author, mid, fieldReposts)
+				repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(d.np.RepostOf), s.keys.Message(d.np.RepostOf)}, author, mid, fieldReposts)
 			}
 			for _, tag := range d.tags {
-				tagged = append(tagged, pl.ZRem(ctx, s.keys.tagPosts(store.TagKey(tag)), mid))
+				tagged = append(tagged, pl.ZRem(ctx, s.keys.TagPosts(store.TagKey(tag)), mid))
 			}
 			for _, m := range d.media {
-				pl.HSet(ctx, s.keys.media(m.ID), "post", 0)
-				pl.ZAdd(ctx, s.keys.unattachedMedia(), redis.Z{Score: float64(s.now()), Member: m.ID})
+				pl.HSet(ctx, s.keys.Media(m.ID), "post", 0)
+				pl.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(s.now()), Member: m.ID})
 			}
 		}
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(author), store.EventDelete, store.DeleteData{ID: mid})
@@ -369,7 +369,7 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, c := range tagged { // counted only if the index got that far
 			if c.Val() == 1 {
-				pl.ZIncrBy(ctx, s.keys.tagCounts(), -1, store.TagKey(d.tags[i]))
+				pl.ZIncrBy(ctx, s.keys.TagCounts(), -1, store.TagKey(d.tags[i]))
 			}
 		}
 		return nil

@@ -66,7 +66,7 @@ func TestRepairIndexesHalfWrittenMessages(t *testing.T) {
 		t.Fatalf("%d repairs, want 3", n)
 	}
 	s.settle()
-	for _, key := range []string{s.keys.userPosts(alice), s.keys.home(alice), s.keys.home(bob), s.keys.publicTimeline()} {
+	for _, key := range []string{s.keys.UserPosts(alice), s.keys.Home(alice), s.keys.Home(bob), s.keys.PublicTimeline()} {
 		for _, mid := range []int64{half, reply} {
 			if s.rdb.ZScore(s.ctx, key, id(mid)).Err() != nil {
 				t.Errorf("%s lacks the mended post %d", key, mid)
@@ -102,7 +102,7 @@ func TestRepairRemovesWhatARetryReplaced(t *testing.T) {
 	alice := s.user("alice")
 	np := store.NewPost{Author: alice, Content: "sent twice #t", IdempotencyKey: "k"}
 	dead := s.halfWrite(np)
-	s.rdb.Del(s.ctx, s.keys.idempotency(alice, store.TokenHash("k"))) // the claim ran out
+	s.rdb.Del(s.ctx, s.keys.Idempotency(alice, store.TokenHash("k"))) // the claim ran out
 	retry := s.post(np)
 
 	if n := s.repair(); n != 1 || repairs(m, repairRemoved) != 1 {
@@ -111,7 +111,7 @@ func TestRepairRemovesWhatARetryReplaced(t *testing.T) {
 	if got := s.messagesOf(alice); len(got) != 1 || got[0] != retry.ID {
 		t.Fatalf("alice's messages %v, want only the retry's %d", got, retry.ID)
 	}
-	for _, key := range []string{s.keys.publicTime(dead), s.keys.author(dead)} {
+	for _, key := range []string{s.keys.PublicTime(dead), s.keys.Author(dead)} {
 		if s.rdb.Exists(s.ctx, key).Val() != 0 {
 			t.Errorf("%s survived", key)
 		}
@@ -131,8 +131,8 @@ func TestRepairFixesCountersAndLeftovers(t *testing.T) {
 	s.post(store.NewPost{Author: alice, Content: "a comment", Parent: p.ID})
 	s.post(store.NewPost{Author: s.user("bob"), RepostOf: p.ID})
 	gone := s.post(store.NewPost{Author: alice, Content: "deleted half way"})
-	s.rdb.HSet(s.ctx, s.keys.message(p.ID), fieldComments, 5, fieldReposts, 7) // re-sent HINCRBYs, say
-	s.rdb.Del(s.ctx, s.keys.message(gone.ID))                                  // Delete's first step, and no more
+	s.rdb.HSet(s.ctx, s.keys.Message(p.ID), fieldComments, 5, fieldReposts, 7) // re-sent HINCRBYs, say
+	s.rdb.Del(s.ctx, s.keys.Message(gone.ID))                                  // Delete's first step, and no more
 
 	if n := s.repair(); n != 3 || repairs(m, repairCounter) != 2 || repairs(m, repairOrphanKeys) != 1 {
 		t.Fatalf("%d repairs (%d counters, %d leftovers), want 2 and 1", n, repairs(m, repairCounter), repairs(m, repairOrphanKeys))
@@ -141,7 +141,7 @@ func TestRepairFixesCountersAndLeftovers(t *testing.T) {
 	if got, _ := s.Post(s.ctx, p.ID, 0); got.RepostsCount != 1 {
 		t.Errorf("reposts_count %d, want 1", got.RepostsCount)
 	}
-	if n := s.rdb.Exists(s.ctx, s.keys.publicTime(gone.ID), s.keys.author(gone.ID)).Val(); n != 0 {
+	if n := s.rdb.Exists(s.ctx, s.keys.PublicTime(gone.ID), s.keys.Author(gone.ID)).Val(); n != 0 {
 		t.Fatalf("%d of D, E left", n)
 	}
 }
@@ -157,19 +157,19 @@ func TestRepairLeavesYoungMessagesAndTakesTurns(t *testing.T) {
 	if n, err := s.Repair(s.ctx, RepairOptions{Grace: time.Hour}); err != nil || n != 0 {
 		t.Fatalf("a young message: %d repairs, %v", n, err)
 	}
-	if cp, _ := s.rdb.Get(s.ctx, s.keys.repairCheckpoint()).Int64(); cp >= half {
+	if cp, _ := s.rdb.Get(s.ctx, s.keys.RepairCheckpoint()).Int64(); cp >= half {
 		t.Fatalf("checkpoint %d passed the young message %d", cp, half)
 	}
-	s.rdb.Set(s.ctx, s.keys.repairLock(), "another process", time.Minute)
+	s.rdb.Set(s.ctx, s.keys.RepairLock(), "another process", time.Minute)
 	if n := s.repair(); n != 0 {
 		t.Fatalf("ran beside another process: %d repairs", n)
 	}
-	s.rdb.Del(s.ctx, s.keys.repairLock())
+	s.rdb.Del(s.ctx, s.keys.RepairLock())
 	if n := s.repair(); n != 1 {
 		t.Fatalf("%d repairs, want 1", n)
 	}
 	s.checkWhole(alice)
-	if cp, _ := s.rdb.Get(s.ctx, s.keys.repairCheckpoint()).Int64(); cp != half {
+	if cp, _ := s.rdb.Get(s.ctx, s.keys.RepairCheckpoint()).Int64(); cp != half {
 		t.Fatalf("checkpoint %d, want %d", cp, half)
 	}
 }

@@ -28,13 +28,13 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		l := store.ArchivedLike{MID: mid, UID: uid, At: s.now()}
 		if on {
-			res = likeIfExists.Eval(ctx, pl, []string{s.keys.message(mid), s.keys.likes(mid)}, l.At, uid, flag(!hot))
-			pl.ZAddNX(ctx, s.keys.userLikes(uid), redis.Z{Score: float64(l.At), Member: mid})
+			res = likeIfExists.Eval(ctx, pl, []string{s.keys.Message(mid), s.keys.Likes(mid)}, l.At, uid, flag(!hot))
+			pl.ZAddNX(ctx, s.keys.UserLikes(uid), redis.Z{Score: float64(l.At), Member: mid})
 			s.queueArchiveLike(ctx, pl, archiveLike, l)
 		} else {
-			removed = pl.ZRem(ctx, s.keys.likes(mid), uid)
-			countSync.Eval(ctx, pl, []string{s.keys.message(mid), s.keys.likes(mid)}, fieldLikes)
-			pl.ZRem(ctx, s.keys.userLikes(uid), mid)
+			removed = pl.ZRem(ctx, s.keys.Likes(mid), uid)
+			countSync.Eval(ctx, pl, []string{s.keys.Message(mid), s.keys.Likes(mid)}, fieldLikes)
+			pl.ZRem(ctx, s.keys.UserLikes(uid), mid)
 			s.queueArchiveLike(ctx, pl, archiveUnlike, l)
 		}
 		return nil
@@ -45,7 +45,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	var changed int64
 	if on {
 		if changed, _ = res.Int64(); changed < 0 {
-			s.rdb.ZRem(ctx, s.keys.userLikes(uid), mid)
+			s.rdb.ZRem(ctx, s.keys.UserLikes(uid), mid)
 			return store.ErrPostNotFound // deleted meanwhile
 		}
 	} else {
@@ -68,7 +68,7 @@ func (s *Store) Likers(ctx context.Context, mid int64, q store.PageQuery) (store
 	if _, err := s.message(ctx, mid); err != nil {
 		return store.Page[store.User]{}, err
 	}
-	return s.relationPage(ctx, s.keys.likes(mid), q)
+	return s.relationPage(ctx, s.keys.Likes(mid), q)
 }
 
 // publishCounts tells the live readers of author's posts (the author and its
@@ -89,7 +89,7 @@ func (s *Store) TagPosts(ctx context.Context, tag string, q store.PageQuery) (st
 	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	return s.messagePage(ctx, []string{s.keys.tagPosts(key)}, nil, q)
+	return s.messagePage(ctx, []string{s.keys.TagPosts(key)}, nil, q)
 }
 
 // searchKey checks a topic or a search prefix and returns its index form.
@@ -122,7 +122,7 @@ func (s *Store) SearchUsers(ctx context.Context, prefix string, q store.PageQuer
 	}
 	by := prefixRange(key)
 	by.Count = searchCandidates
-	members, err := s.rdb.ZRangeByLex(ctx, s.keys.usernames(), by).Result()
+	members, err := s.rdb.ZRangeByLex(ctx, s.keys.Usernames(), by).Result()
 	if err != nil {
 		return store.Page[store.User]{}, s.wrap("search users", err)
 	}
@@ -145,7 +145,7 @@ func (s *Store) byFans(ctx context.Context, uids []int64, limit int) ([]int64, e
 	cmds := make([]*redis.IntCmd, len(uids))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, u := range uids {
-			cmds[i] = pl.ZCard(ctx, s.keys.fans(u))
+			cmds[i] = pl.ZCard(ctx, s.keys.Fans(u))
 		}
 		return nil
 	})
@@ -169,11 +169,11 @@ func (s *Store) SearchTags(ctx context.Context, prefix string, limit int) ([]sto
 	}
 	by := prefixRange(key)
 	by.Count = searchCandidates
-	tags, err := s.rdb.ZRangeByLex(ctx, s.keys.tagNames(), by).Result()
+	tags, err := s.rdb.ZRangeByLex(ctx, s.keys.TagNames(), by).Result()
 	if err != nil || len(tags) == 0 {
 		return []store.TagCount{}, s.wrap("search topics", err)
 	}
-	counts, err := s.rdb.ZMScore(ctx, s.keys.tagCounts(), tags...).Result()
+	counts, err := s.rdb.ZMScore(ctx, s.keys.TagCounts(), tags...).Result()
 	if err != nil {
 		return nil, s.wrap("search topics", err)
 	}
@@ -190,13 +190,13 @@ func (s *Store) SearchTags(ctx context.Context, prefix string, limit int) ([]sto
 // Suggestions are the most followed users q.Viewer does not follow yet.
 func (s *Store) Suggestions(ctx context.Context, q store.PageQuery) (store.Page[store.User], error) {
 	limit := q.Size()
-	top, err := s.rdb.ZRevRange(ctx, s.keys.popular(), 0, int64(3*limit+10)).Result()
+	top, err := s.rdb.ZRevRange(ctx, s.keys.Popular(), 0, int64(3*limit+10)).Result()
 	if err != nil {
 		return store.Page[store.User]{}, s.wrap("suggestions", err)
 	}
 	candidates := parseIDs(top)
 	if q.Viewer > 0 && len(candidates) > 0 {
-		follows, err := s.rdb.ZMScore(ctx, s.keys.stars(q.Viewer), top...).Result()
+		follows, err := s.rdb.ZMScore(ctx, s.keys.Stars(q.Viewer), top...).Result()
 		if err != nil {
 			return store.Page[store.User]{}, s.wrap("suggestions", err)
 		}
@@ -213,7 +213,7 @@ func (s *Store) Suggestions(ctx context.Context, q store.PageQuery) (store.Page[
 
 // indexUser makes a user findable by name prefix.
 func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lowerName string) {
-	pl.ZAdd(ctx, s.keys.usernames(), redis.Z{Member: norm.NFC.String(lowerName) + ":" + id(uid)})
+	pl.ZAdd(ctx, s.keys.Usernames(), redis.Z{Member: norm.NFC.String(lowerName) + ":" + id(uid)})
 }
 
 // schemaVersion is the data model Migrate brings Redis to: 2 adds the
@@ -226,30 +226,30 @@ const schemaVersion = 4
 // it indexes every user's name and follower count. It is idempotent and
 // cheap once done (one GET).
 func (s *Store) Migrate(ctx context.Context) error {
-	v, err := s.rdb.Get(ctx, s.keys.schema()).Int()
+	v, err := s.rdb.Get(ctx, s.keys.Schema()).Int()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("migrate", err)
 	}
 	if v >= schemaVersion {
 		return nil
 	}
-	indexes, err := s.keysMatching(ctx, s.keys.usernameIndex("*"))
+	indexes, err := s.keysMatching(ctx, s.keys.UsernameIndex("*"))
 	if err != nil {
 		return s.wrap("migrate", err)
 	}
 	for _, key := range indexes {
-		lower := s.keys.nameOfUsernameIndex(key)
+		lower := s.keys.NameOfUsernameIndex(key)
 		uid, err := s.rdb.Get(ctx, key).Int64()
 		if err != nil {
 			continue
 		}
-		fans, err := s.rdb.ZCard(ctx, s.keys.fans(uid)).Result()
+		fans, err := s.rdb.ZCard(ctx, s.keys.Fans(uid)).Result()
 		if err != nil {
 			return s.wrap("migrate", err)
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			s.indexUser(ctx, pl, uid, lower)
-			pl.ZAdd(ctx, s.keys.popular(), redis.Z{Score: float64(fans), Member: uid})
+			pl.ZAdd(ctx, s.keys.Popular(), redis.Z{Score: float64(fans), Member: uid})
 			return nil
 		})
 		if err != nil {
@@ -262,7 +262,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.migrateLikes(ctx); err != nil {
 		return err
 	}
-	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.schema(), schemaVersion, 0).Err())
+	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.Schema(), schemaVersion, 0).Err())
 }
 
 // migrateLikes gives the hash of every liked message its likes_count (a
@@ -283,10 +283,10 @@ func (s *Store) migrateLikes(ctx context.Context) error {
 			return s.wrap("migrate likes", err)
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			countSync.Eval(ctx, pl, []string{s.keys.message(mid), key}, fieldLikes)
+			countSync.Eval(ctx, pl, []string{s.keys.Message(mid), key}, fieldLikes)
 			for _, z := range likers {
 				uid, _ := z.Member.(string)
-				pl.ZAddNX(ctx, s.keys.userLikes(parseID(uid)), redis.Z{Score: z.Score, Member: mid})
+				pl.ZAddNX(ctx, s.keys.UserLikes(parseID(uid)), redis.Z{Score: z.Score, Member: mid})
 			}
 			return nil
 		})

@@ -175,7 +175,7 @@ func isOOM(err error) bool {
 func (s *Store) Writable(ctx context.Context) error {
 	// SET XX of a key that never exists writes nothing, but Redis refuses it
 	// like any write when it has no memory left.
-	err := s.rdb.SetXX(ctx, s.keys.writeProbe(), "", 0).Err()
+	err := s.rdb.SetXX(ctx, s.keys.WriteProbe(), "", 0).Err()
 	if errors.Is(err, redis.Nil) {
 		err = nil
 	}

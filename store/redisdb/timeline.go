@@ -16,12 +16,12 @@ func (s *Store) UserPosts(ctx context.Context, uid int64, q store.PageQuery) (st
 		return store.Page[store.Post]{}, err
 	}
 	tail := s.archiveTail(store.ArchiveQuery{Authors: []int64{uid}})
-	return s.messagePage(ctx, []string{s.keys.userPosts(uid)}, tail, q)
+	return s.messagePage(ctx, []string{s.keys.UserPosts(uid)}, tail, q)
 }
 
 // PublicTimeline is a page of everyone's newest posts, newest first.
 func (s *Store) PublicTimeline(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
-	return s.messagePage(ctx, []string{s.keys.publicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true}), q)
+	return s.messagePage(ctx, []string{s.keys.PublicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true}), q)
 }
 
 // Comments is a page of the comments on message mid, newest first. While
@@ -36,7 +36,7 @@ func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (sto
 	if !hot {
 		tail = s.archiveTail(store.ArchiveQuery{Parent: mid})
 	}
-	return s.messagePage(ctx, []string{s.keys.comments(mid)}, tail, q)
+	return s.messagePage(ctx, []string{s.keys.Comments(mid)}, tail, q)
 }
 
 // messagePage pages the union of sorted sets of message ids (score = id),

@@ -130,7 +130,7 @@ func newTLBench(b *testing.B, r *storetest.Redis) *tlBench {
 // startWorkers runs the fan-out workers (default WorkerOptions) on their own
 // client until stopWorkers.
 func (e *tlBench) startWorkers() {
-	e.must(e.admin.XGroupCreateMkStream(e.ctx, e.writer.keys.fanOutQueue(), fanOutGroup, "0").Err())
+	e.must(e.admin.XGroupCreateMkStream(e.ctx, e.writer.keys.FanOutQueue(), fanOutGroup, "0").Err())
 	w := New(e.r.Client(), Options{BcryptCost: bcrypt.MinCost, CelebrityFans: math.MaxInt32})
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
@@ -239,7 +239,7 @@ func (e *tlBench) stats() tlStats {
 func (e *tlBench) seedAuthor(author int64, name string, firstFan int64, fans int) {
 	k := e.writer.keys
 	now := time.Now().UnixMilli()
-	e.must(e.admin.HSet(e.ctx, k.user(author), fieldUsername, name, "created", now).Err())
+	e.must(e.admin.HSet(e.ctx, k.User(author), fieldUsername, name, "created", now).Err())
 	const chunk = 10000
 	for lo := 0; lo < fans; lo += chunk {
 		hi := min(fans, lo+chunk)
@@ -251,10 +251,10 @@ func (e *tlBench) seedAuthor(author int64, name string, firstFan int64, fans int
 				at := float64(now - int64(fans) + int64(i)) // distinct follow times: the last fan is the last by rank
 				followed = append(followed, redis.Z{Score: at, Member: fan})
 				seen = append(seen, redis.Z{Score: float64(now), Member: fan})
-				pl.ZAdd(e.ctx, k.stars(fan), redis.Z{Score: at, Member: author})
+				pl.ZAdd(e.ctx, k.Stars(fan), redis.Z{Score: at, Member: author})
 			}
-			pl.ZAdd(e.ctx, k.fans(author), followed...)
-			pl.ZAdd(e.ctx, k.lastSeen(), seen...)
+			pl.ZAdd(e.ctx, k.Fans(author), followed...)
+			pl.ZAdd(e.ctx, k.LastSeen(), seen...)
 			return nil
 		})
 		e.must(err)
@@ -270,13 +270,13 @@ func (e *tlBench) fillHomes(firstFan int64, fans int) int64 {
 	for i := range old {
 		old[i] = redis.Z{Score: float64(i + 1), Member: i + 1}
 	}
-	e.must(e.admin.Set(e.ctx, k.lastPostID(), hot, 0).Err())
+	e.must(e.admin.Set(e.ctx, k.LastPostID(), hot, 0).Err())
 	before := e.stats().mem
 	const chunk = 20 // G sets per pipeline: 20,000 members
 	for lo := 0; lo < fans; lo += chunk {
 		_, err := e.admin.Pipelined(e.ctx, func(pl redis.Pipeliner) error {
 			for i := lo; i < min(fans, lo+chunk); i++ {
-				pl.ZAdd(e.ctx, k.home(firstFan+int64(i)), old...)
+				pl.ZAdd(e.ctx, k.Home(firstFan+int64(i)), old...)
 			}
 			return nil
 		})
@@ -289,8 +289,8 @@ func (e *tlBench) fillHomes(firstFan int64, fans int) int64 {
 func (e *tlBench) follow(fan, star int64) {
 	k, now := e.writer.keys, float64(time.Now().UnixMilli())
 	_, err := e.admin.Pipelined(e.ctx, func(pl redis.Pipeliner) error {
-		pl.ZAdd(e.ctx, k.stars(fan), redis.Z{Score: now, Member: star})
-		pl.ZAdd(e.ctx, k.fans(star), redis.Z{Score: now, Member: fan})
+		pl.ZAdd(e.ctx, k.Stars(fan), redis.Z{Score: now, Member: star})
+		pl.ZAdd(e.ctx, k.Fans(star), redis.Z{Score: now, Member: fan})
 		return nil
 	})
 	e.must(err)
@@ -308,7 +308,7 @@ func (e *tlBench) post(s *Store, author int64, i int) (store.Post, time.Duration
 // waitHome waits until mid is in uid's G set, polling Redis.
 func (e *tlBench) waitHome(uid, mid int64, limit time.Duration) {
 	deadline := time.Now().Add(limit)
-	key, member := e.writer.keys.home(uid), id(mid)
+	key, member := e.writer.keys.Home(uid), id(mid)
 	for wait := 50 * time.Microsecond; ; wait = min(2*wait, 2*time.Millisecond) {
 		e.polls++
 		if err := e.admin.ZScore(e.ctx, key, member).Err(); err == nil {
@@ -328,7 +328,7 @@ func (e *tlBench) waitQueue(limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for wait := 50 * time.Microsecond; ; wait = min(2*wait, 5*time.Millisecond) {
 		e.polls++
-		n, err := e.admin.XLen(e.ctx, e.writer.keys.fanOutQueue()).Result()
+		n, err := e.admin.XLen(e.ctx, e.writer.keys.FanOutQueue()).Result()
 		e.must(err)
 		if n == 0 {
 			return
@@ -398,7 +398,7 @@ func (e *tlBench) fanLevel(fans, pushPosts, pullPosts int, fullG bool) (push, pu
 	firstPush, firstPushMem := time.Since(t), e.stats().mem-s0.mem
 	e.settleAOF()
 	for _, f := range []int64{tlFirstFan, tlFirstFan + int64(fans/2), lastFan} {
-		if e.admin.ZScore(e.ctx, e.writer.keys.home(f), id(p.ID)).Err() != nil {
+		if e.admin.ZScore(e.ctx, e.writer.keys.Home(f), id(p.ID)).Err() != nil {
 			e.b.Fatalf("fan %d did not get post %d", f, p.ID)
 		}
 	}
@@ -430,7 +430,7 @@ func (e *tlBench) fanLevel(fans, pushPosts, pullPosts int, fullG bool) (push, pu
 
 	// Pull mode: the author becomes a celebrity the way a follow would make it.
 	e.must(e.promoter.reconsider(e.ctx, author))
-	if m, _ := e.admin.HGet(e.ctx, e.writer.keys.user(author), fieldFanOut).Result(); m != modePull {
+	if m, _ := e.admin.HGet(e.ctx, e.writer.keys.User(author), fieldFanOut).Result(); m != modePull {
 		e.b.Fatalf("author with %d fans is in mode %q after reconsider, want pull", fans, m)
 	}
 	pull = tlRow{fans: fans, posts: pullPosts, mode: "pull"}
@@ -446,7 +446,7 @@ func (e *tlBench) fanLevel(fans, pushPosts, pullPosts int, fullG bool) (push, pu
 	// The last fan sees the last pulled post at once, on top of its home page.
 	page, err := e.reader.HomeTimeline(e.ctx, lastFan, store.PageQuery{Limit: 1})
 	e.must(err)
-	if last, _ := e.admin.ZRevRange(e.ctx, e.writer.keys.userPosts(author), 0, 0).Result(); len(page.Items) != 1 || id(page.Items[0].ID) != last[0] {
+	if last, _ := e.admin.ZRevRange(e.ctx, e.writer.keys.UserPosts(author), 0, 0).Result(); len(page.Items) != 1 || id(page.Items[0].ID) != last[0] {
 		e.b.Fatalf("the last fan's home does not start with the pulled post %v: %+v", last, page.Items)
 	}
 	e.stopWorkers()
@@ -546,16 +546,16 @@ func (e *tlBench) homeReads() []tlRead {
 	e.startWorkers()
 	defer e.stopWorkers()
 	for _, u := range []int64{readerPush, readerPull} {
-		e.must(e.admin.HSet(e.ctx, e.writer.keys.user(u), fieldUsername, "reader"+id(u)).Err())
+		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(u), fieldUsername, "reader"+id(u)).Err())
 	}
 	for i := range int64(stars) {
-		e.must(e.admin.HSet(e.ctx, e.writer.keys.user(firstStar+i), fieldUsername, "star"+id(i)).Err())
+		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstStar+i), fieldUsername, "star"+id(i)).Err())
 		e.follow(readerPush, firstStar+i)
 		e.follow(readerPull, firstStar+i)
 	}
 	for i := range int64(celebs) {
-		e.must(e.admin.HSet(e.ctx, e.writer.keys.user(firstPushedCeleb+i), fieldUsername, "pushed"+id(i)).Err())
-		e.must(e.admin.HSet(e.ctx, e.writer.keys.user(firstPulledCeleb+i), fieldUsername, "pulled"+id(i)).Err())
+		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstPushedCeleb+i), fieldUsername, "pushed"+id(i)).Err())
+		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstPulledCeleb+i), fieldUsername, "pulled"+id(i)).Err())
 		e.follow(readerPush, firstPushedCeleb+i)
 		e.follow(readerPull, firstPulledCeleb+i)
 		e.must(e.promoter.reconsider(e.ctx, firstPulledCeleb+i)) // one fan ≥ CelebrityFans 1
@@ -637,9 +637,9 @@ func (e *tlBench) homeReads() []tlRead {
 	e.settleAOF()
 	// With no celebrity at all in global:celebrities (the pulled five moved
 	// aside), a read skips the round trip that checks which ones it follows.
-	e.must(e.admin.Rename(e.ctx, e.writer.keys.celebrities(), "aside").Err())
+	e.must(e.admin.Rename(e.ctx, e.writer.keys.Celebrities(), "aside").Err())
 	out := measure(1000, reader{"5 pushed, no celebrities exist at all", readerPush})
-	e.must(e.admin.Rename(e.ctx, "aside", e.writer.keys.celebrities()).Err())
+	e.must(e.admin.Rename(e.ctx, "aside", e.writer.keys.Celebrities()).Err())
 	out = append(out, measure(1000,
 		reader{"5 celebrities pushed (in G)", readerPush},
 		reader{"5 celebrities pulled (F merged)", readerPull})...)
@@ -654,13 +654,13 @@ func (e *tlBench) homeReads() []tlRead {
 			members[i] = 10_000_000 + i
 		}
 		for lo := 0; lo < others; lo += 10000 {
-			e.must(e.admin.SAdd(e.ctx, e.writer.keys.celebrities(), members[lo:min(others, lo+10000)]...).Err())
+			e.must(e.admin.SAdd(e.ctx, e.writer.keys.Celebrities(), members[lo:min(others, lo+10000)]...).Err())
 		}
 		out = append(out, measure(min(1000, 10_000_000/others),
 			reader{fmt.Sprintf("5 pushed, %s other celebrities exist", tlCount(others)), readerPush},
 			reader{fmt.Sprintf("5 pulled, %s other celebrities exist", tlCount(others)), readerPull})...)
 		for lo := 0; lo < others; lo += 10000 {
-			e.must(e.admin.SRem(e.ctx, e.writer.keys.celebrities(), members[lo:min(others, lo+10000)]...).Err())
+			e.must(e.admin.SRem(e.ctx, e.writer.keys.Celebrities(), members[lo:min(others, lo+10000)]...).Err())
 		}
 	}
 	return out

@@ -56,11 +56,11 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 	all := make([]cmds, len(uids))
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, uid := range uids {
-			all[i].fields = p.HMGet(ctx, s.keys.user(uid), userFields...)
-			all[i].fans = p.ZCard(ctx, s.keys.fans(uid))
-			all[i].stars = p.ZCard(ctx, s.keys.stars(uid))
+			all[i].fields = p.HMGet(ctx, s.keys.User(uid), userFields...)
+			all[i].fans = p.ZCard(ctx, s.keys.Fans(uid))
+			all[i].stars = p.ZCard(ctx, s.keys.Stars(uid))
 			if viewer > 0 {
-				all[i].following = p.ZScore(ctx, s.keys.stars(viewer), id(uid))
+				all[i].following = p.ZScore(ctx, s.keys.Stars(viewer), id(uid))
 			}
 		}
 		return nil
@@ -96,14 +96,14 @@ func (s *Store) SetBio(ctx context.Context, uid int64, bio string) (store.User, 
 		return store.User{}, err
 	}
 	// HSETXX-like: only an existing user gets a bio, so a deleted account is not revived.
-	n, err := s.rdb.Exists(ctx, s.keys.user(uid)).Result()
+	n, err := s.rdb.Exists(ctx, s.keys.User(uid)).Result()
 	if err != nil {
 		return store.User{}, s.wrap("set bio", err)
 	}
 	if n == 0 {
 		return store.User{}, store.ErrUserNotFound
 	}
-	if err := s.rdb.HSet(ctx, s.keys.user(uid), fieldBio, bio).Err(); err != nil {
+	if err := s.rdb.HSet(ctx, s.keys.User(uid), fieldBio, bio).Err(); err != nil {
 		return store.User{}, s.wrap("set bio", err)
 	}
 	return s.User(ctx, uid, uid)
@@ -111,7 +111,7 @@ func (s *Store) SetBio(ctx context.Context, uid int64, bio string) (store.User, 
 
 // username returns the name of user uid.
 func (s *Store) username(ctx context.Context, uid int64) (string, error) {
-	name, err := s.rdb.HGet(ctx, s.keys.user(uid), fieldUsername).Result()
+	name, err := s.rdb.HGet(ctx, s.keys.User(uid), fieldUsername).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", store.ErrUserNotFound
 	}

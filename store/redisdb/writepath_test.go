@@ -98,7 +98,7 @@ func TestWriteOutlivesTheRequest(t *testing.T) {
 	if retry.ID != first.ID {
 		t.Fatalf("the retry made post %d, the first request %d", retry.ID, first.ID)
 	}
-	posts, _ := s.rdb.ZRange(s.ctx, s.keys.userPosts(alice), 0, -1).Result()
+	posts, _ := s.rdb.ZRange(s.ctx, s.keys.UserPosts(alice), 0, -1).Result()
 	if got := s.messagesOf(alice); len(got) != 1 || len(posts) != 1 || posts[0] != id(first.ID) {
 		t.Fatalf("messages written %v, F holds %v; want only post %d, indexed", got, posts, first.ID)
 	}
