@@ -24,8 +24,14 @@ import (
 // tests serve the mobile/ files there themselves, and the server allows it.
 const appOrigin = "http://localhost:5999"
 
-// browserTimeout bounds the whole node run; it normally takes well under a minute.
-const browserTimeout = 4 * time.Minute
+// browserFileDeadline bounds one test file's node run. It is a deadline
+// against hangs, not a performance check: a file takes 2–15 s on an idle
+// machine, and many times that on a busy one must still pass.
+const browserFileDeadline = 5 * time.Minute
+
+// browserTestDeadline bounds one test inside a file (node --test-timeout),
+// so that a hung test fails with its own name instead of its file's.
+const browserTestDeadline = 3 * time.Minute
 
 // TestBrowser runs the real-browser tests of the web and mobile front ends
 // (web/e2e/*.test.mjs: playwright-core driving Debian's Chromium) against a
@@ -79,12 +85,8 @@ func TestBrowser(t *testing.T) {
 	env := []string{"MICROBLOG_ADDR=" + addr, "MICROBLOG_ALLOWED_ORIGINS=" + appOrigin, "MICROBLOG_HOT_WINDOW=20"}
 	srv := startServer(t, r, env...)
 
-	type controlReq struct {
-		action string
-		done   chan error
-	}
 	reqs := make(chan controlReq)
-	control := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	controlSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		action := strings.Trim(req.URL.Path, "/")
 		if req.Method != http.MethodPost || (action != "stop" && action != "start" && action != "restart") {
 			http.Error(w, "POST /stop, /start or /restart", http.StatusNotFound)
@@ -102,53 +104,81 @@ func TestBrowser(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	defer control.Close()
+	defer controlSrv.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	// control carries out the node tests' stop/start/restart requests on
+	// the goroutine of the file that sent them. A server started here belongs to the file that asked for it (t is
+	// that file's subtest) and stops when it ends; the next file starts
+	// another on the same address and Redis.
+	control := func(t *testing.T, cr controlReq) {
+		t.Logf("control: %s the server", cr.action)
+		if cr.action == "stop" || cr.action == "restart" {
+			srv.Stop()
+		}
+		if cr.action == "start" || cr.action == "restart" {
+			if srv.cancel != nil {
+				cr.done <- fmt.Errorf("the server is already running")
+				return
+			}
+			srv = startServer(t, r, env...)
+		}
+		cr.done <- nil
+	}
+	t.Logf("running %d browser test files against %s; screenshots go to %s", len(files), srv.URL, filepath.Join(dir, "screenshots"))
+	// Each file is a subtest of its own, so that a failure names its file
+	// (and, in the log, node names the test) and one file's hang cannot
+	// use up the others' time.
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".test.mjs")
+		t.Run(name, func(t *testing.T) {
+			if srv.cancel == nil { // a file that stopped the server and failed before starting it again
+				srv = startServer(t, r, env...)
+			}
+			runBrowserFile(t, node, dir, file, reqs, control, append(os.Environ(),
+				"BASE_URL="+srv.URL,
+				"CONTROL_URL="+controlSrv.URL,
+				"APP_ORIGIN="+appOrigin,
+				"CHROMIUM="+chromium,
+				"FORCE_COLOR=0", "NO_COLOR=1"))
+		})
+	}
+}
+
+// controlReq is a node test's request to stop, start or restart the server.
+type controlReq struct {
+	action string
+	done   chan error
+}
+
+// runBrowserFile runs one browser test file under node's test runner,
+// serving its control requests until it ends.
+func runBrowserFile(t *testing.T, node, dir, file string, reqs <-chan controlReq, control func(*testing.T, controlReq), env []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), browserFileDeadline)
 	defer cancel()
-	args := append([]string{"--test", "--test-concurrency=1", "--test-reporter=spec"}, files...)
-	cmd := exec.CommandContext(ctx, node, args...)
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-concurrency=1", "--test-reporter=spec",
+		fmt.Sprintf("--test-timeout=%d", browserTestDeadline.Milliseconds()), file)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"BASE_URL="+srv.URL,
-		"CONTROL_URL="+control.URL,
-		"APP_ORIGIN="+appOrigin,
-		"CHROMIUM="+chromium,
-		"FORCE_COLOR=0", "NO_COLOR=1")
+	cmd.Env = env
 	out := &testLog{t: t}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 5 * time.Second
-	t.Logf("running %d browser test files against %s", len(files), srv.URL)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start node: %v", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-
 	for {
 		select {
 		case cr := <-reqs:
-			t.Logf("control: %s the server", cr.action)
-			if cr.action == "stop" || cr.action == "restart" {
-				srv.Stop()
-			}
-			if cr.action == "start" || cr.action == "restart" {
-				if srv.cancel != nil {
-					cr.done <- fmt.Errorf("the server is already running")
-					continue
-				}
-				srv = startServer(t, r, env...)
-			}
-			cr.done <- nil
+			control(t, cr)
 		case err := <-done:
 			out.flush()
 			if ctx.Err() != nil {
-				t.Fatalf("browser tests did not finish within %v", browserTimeout)
+				t.Fatalf("%s did not finish within %v: a test hung (see the log above)", filepath.Base(file), browserFileDeadline)
 			}
 			if err != nil {
-				t.Fatalf("browser tests failed (%v); screenshots are in web/e2e/screenshots", err)
+				t.Fatalf("%s failed (%v): the failing tests are marked ✖ in the log above; screenshots are in web/e2e/screenshots", filepath.Base(file), err)
 			}
-			t.Logf("screenshots saved in %s", filepath.Join(dir, "screenshots"))
 			return
 		}
 	}

@@ -21,6 +21,22 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const here = dirname(fileURLToPath(import.meta.url));
 export const SHOTS = join(here, 'screenshots');
 
+/**
+ * DEADLINE is how long a page action or wait may take before it fails: a
+ * deadline against hangs, not a speed check, so a busy machine passes too.
+ * Speed is measured by the benchmarks (make bench, make bench-live).
+ */
+export const DEADLINE = 30_000;
+
+/** until polls fn every 50 ms until it is true, failing after DEADLINE. */
+export async function until(fn, what = 'the condition') {
+  const end = Date.now() + DEADLINE;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`waited ${DEADLINE} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** launch starts headless Chromium; close it in an after hook. */
 export async function launch() {
   return chromium.launch({
@@ -90,7 +106,7 @@ export function watch(page) {
 export async function desktop(browser, u, { colorScheme = 'light', locale = 'en-US' } = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, locale });
   if (u) await context.addCookies([{ name: 'auth', value: u.token, url: BASE_URL, httpOnly: true, sameSite: 'Lax' }]);
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(DEADLINE);
   const page = await context.newPage();
   const w = watch(page);
   return { context, page, w };
@@ -106,7 +122,7 @@ export async function phone(browser, u, { colorScheme = 'light', serviceWorkers 
   if (u) {
     await context.addInitScript(([t]) => { if (!localStorage.getItem('microblog.token')) localStorage.setItem('microblog.token', t); }, [u.token]);
   }
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(DEADLINE);
   const page = await context.newPage();
   const w = watch(page);
   return { context, page, w };

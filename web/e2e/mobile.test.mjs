@@ -45,7 +45,7 @@ test('mobile: log in, screens, comment, profile', async () => {
   // A new post arrives live; pulling down then checks for anything newer
   // (with ?after=) and says there is nothing more.
   const fresh = await post(hana, 'Fresh from the oven.');
-  await page.locator(`.post[data-id="${fresh.id}"]`).waitFor({ timeout: 2000 }); // live
+  await page.locator(`.post[data-id="${fresh.id}"]`).waitFor(); // live
   const cdp = await page.context().newCDPSession(page);
   const touch = (type, y) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: 180, y }] });
   await touch('touchStart', 150);
@@ -110,7 +110,7 @@ test('mobile: installable, and opens offline from the service worker cache', asy
   assert.ok(await page.locator('.tabbar').isVisible());
   await shot(page, 'mobile-offline');
   await M.context.setOffline(false);
-  await page.locator('#conn[data-state="connected"]').waitFor({ timeout: 5000 });
+  await page.locator('#conn[data-state="connected"]').waitFor();
   await page.locator('#offline').waitFor({ state: 'hidden' });
   clean(M.w, 'offline');
   await M.context.close();
@@ -146,10 +146,10 @@ test('mobile: runs from its own origin (as in Cordova) against a configured serv
   await page.getByLabel('Username').fill(kim.username);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Log in' }).tap();
-  await page.locator('#conn[data-state="connected"]').waitFor({ timeout: 5000 });
+  await page.locator('#conn[data-state="connected"]').waitFor();
   const text = `Cross-origin live ${Date.now()}`;
   await post(lee, text);
-  await page.locator('.post', { hasText: text }).waitFor({ timeout: 2000 });
+  await page.locator('.post', { hasText: text }).waitFor();
   // Write through the API from the app's origin (bearer token, no cookie).
   await page.locator('.tabbar [data-tab=compose]').tap();
   await page.getByLabel('Write a post').fill('Sent from the packaged app');

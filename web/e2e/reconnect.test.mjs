@@ -29,7 +29,7 @@ test('pages reconnect after a server restart and show what was missed, once', as
 
   // The server goes away: the pages notice and say so.
   await control('stop');
-  for (const p of [D.page, M.page]) await p.locator('#conn[data-state="reconnecting"]').waitFor({ timeout: 5000 });
+  for (const p of [D.page, M.page]) await p.locator('#conn[data-state="reconnecting"]').waitFor();
   await shot(D.page, 'desktop-reconnecting');
 
   // Hold the pages offline while the server comes back and alice posts, so
@@ -46,8 +46,8 @@ test('pages reconnect after a server restart and show what was missed, once', as
   await M.context.setOffline(false);
 
   for (const [name, p] of [['desktop', D.page], ['mobile', M.page]]) {
-    await p.locator('#conn[data-state="connected"]').waitFor({ timeout: 5000 });
-    for (const m of missed) await p.locator(`.post[data-id="${m.id}"]`).waitFor({ timeout: 3000 });
+    await p.locator('#conn[data-state="connected"]').waitFor();
+    for (const m of missed) await p.locator(`.post[data-id="${m.id}"]`).waitFor();
     const reconnect = sockets[name].slice(before[name]);
     assert.ok(reconnect.length >= 1, `${name}: no new connection`);
     assert.match(reconnect.at(-1), new RegExp(`[?&]after=${seen.id}(&|$)`), `${name}: reconnected without ?after=`);
@@ -55,7 +55,7 @@ test('pages reconnect after a server restart and show what was missed, once', as
 
   // Once more live, to be sure the new connection carries new posts too.
   const later = await post(alice, 'After the restart');
-  for (const p of [D.page, M.page]) await p.locator(`.post[data-id="${later.id}"]`).waitFor({ timeout: 2000 });
+  for (const p of [D.page, M.page]) await p.locator(`.post[data-id="${later.id}"]`).waitFor();
   await D.page.waitForTimeout(300); // a duplicate would have arrived by now
 
   for (const [name, p] of [['desktop', D.page], ['mobile', M.page]]) {

@@ -19,7 +19,7 @@ async function checkText(page, w, payloads, label) {
   for (const p of payloads) {
     const exact = new RegExp('^' + p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$');
     const el = page.locator('.content', { hasText: exact }).first();
-    await el.waitFor({ timeout: 3000 });
+    await el.waitFor();
     assert.equal(await el.textContent(), p, `${label}: shown as text`);
   }
   assert.equal(await page.locator('.post img, .post script, .post svg:not(.icon), .quote img').count(), 0, `${label}: markup from users became elements`);
