@@ -1,4 +1,4 @@
-package redisdb
+package pubsub
 
 import (
 	"context"
@@ -168,7 +168,7 @@ func (c *subConn) read(ctx context.Context, h store.SubscriberHandler, log *slog
 	var (
 		gap         bool // the connection broke since the last message
 		pingPending bool // a health ping is unanswered
-		backoff     = subscriberMinBackoff
+		backoff     = minBackoff
 	)
 	// broke reports a break of the connection, once per gap.
 	broke := func() {
@@ -244,14 +244,14 @@ func (c *subConn) read(ctx context.Context, h store.SubscriberHandler, log *slog
 			case <-time.After(backoff):
 			case <-ctx.Done():
 			}
-			backoff = min(2*backoff, subscriberMaxBackoff)
+			backoff = min(2*backoff, maxBackoff)
 			if replace {
 				c.replace(ctx)
 			}
 			continue
 		}
 		pingPending = false
-		backoff = subscriberMinBackoff
+		backoff = minBackoff
 		if gap {
 			gap = false
 			log.Info("live subscriber: redis connection back, subscriptions restored")
