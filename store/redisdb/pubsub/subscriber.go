@@ -316,7 +316,7 @@ func (sub *Subscriber) resubscribed(c *subConn, h store.SubscriberHandler, log *
 	}
 	h.Resubscribed()
 	for _, m := range sub.held {
-		if m.conn.wants(m.channel) { // not unsubscribed meanwhile
+		if _, ok := m.conn.topic(m.channel); ok { // not unsubscribed meanwhile
 			h.Deliver(m.topic, m.payload)
 		}
 	}
