@@ -3,7 +3,7 @@
 // they need on the process's one subscriber connection, and forwards each
 // event to every local connection that wants it, encoded once.
 //
-// The hub knows topics, not Redis: the store.Broker (redisdb.Subscriber) turns them
+// The hub knows topics, not Redis: the store.Broker (pubsub.Subscriber) turns them
 // into channels and calls back Deliver, Interrupted and Resubscribed; the
 // store.LiveTimeline (redisdb.Store) answers the reads needed to replay what a client
 // missed.

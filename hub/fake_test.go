@@ -17,8 +17,8 @@ import (
 type fakeBroker struct {
 	h store.SubscriberHandler // the hub; set before the first publish
 
-	// reader makes calls into the hub one at a time, as store.Subscriber's
-	// single reader does.
+	// reader makes calls into the hub one at a time, as pubsub.Subscriber
+	// does.
 	reader sync.Mutex
 
 	mu       sync.Mutex
@@ -32,7 +32,7 @@ func newFakeBroker() *fakeBroker {
 	return &fakeBroker{topics: make(map[store.Topic]bool)}
 }
 
-// Subscribe records topics at once, like store.Subscriber, which subscribes
+// Subscribe records topics at once, like pubsub.Subscriber, which subscribes
 // remembered topics on reconnection even when the command failed.
 func (b *fakeBroker) Subscribe(ctx context.Context, topics ...store.Topic) error {
 	b.mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"microblog/hub"
 	"microblog/store"
 	"microblog/store/redisdb"
+	"microblog/store/redisdb/pubsub"
 	"microblog/store/storetest"
 )
 
@@ -30,7 +31,7 @@ func newStack(t *testing.T, opt hub.Options) *stack {
 	t.Helper()
 	r := storetest.Start(t)
 	st := redisdb.New(r.Client(), redisdb.Options{BcryptCost: 4})
-	sub := st.NewSubscriber()
+	sub := pubsub.New(st.Client(), st.Keys())
 	h := hub.New(sub, st, opt)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

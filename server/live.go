@@ -10,6 +10,7 @@ import (
 
 	"microblog/hub"
 	"microblog/store/redisdb"
+	"microblog/store/redisdb/pubsub"
 )
 
 // liveConfig is the live feed's settings, read from MICROBLOG_WS_* variables.
@@ -47,14 +48,14 @@ func loadLiveConfig(getenv func(string) string) (liveConfig, error) {
 // connection and the hub that fans out what it reads.
 type live struct {
 	hub  *hub.Hub
-	sub  *redisdb.Subscriber
+	sub  *pubsub.Subscriber
 	stop context.CancelFunc
 	done chan struct{} // closed when the subscriber's reader returns
 }
 
 // startLive starts the subscriber and the hub; shutdown stops them.
 func startLive(lc liveConfig, st *redisdb.Store, logger *slog.Logger, reg prometheus.Registerer) *live {
-	sub := st.NewSubscriber()
+	sub := pubsub.New(st.Client(), st.Keys())
 	sub.Logger = logger
 	h := hub.New(sub, st, hub.Options{
 		SendQueue:  lc.Queue,

@@ -247,16 +247,23 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 		s.release(ctx, d)
 		return nil, err
 	}
-	d.post = store.Post{ID: next.Val(), Kind: store.KindPost,
+	d.shape(next.Val(), name, avatar, s.now())
+	d.pulled = mode == modePull
+	return nil, nil
+}
+
+// shape fills in d.post, the message as it will read: id mid, written at
+// now by its author, whose name and avatar the claim read.
+func (d *draft) shape(mid int64, name, avatar string, now int64) {
+	np := d.np
+	d.post = store.Post{ID: mid, Kind: store.KindPost,
 		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: avatarURL(avatar)},
-		Content: np.Content, CreatedAt: store.Time(s.now()), RepostOf: d.orig}
+		Content: np.Content, CreatedAt: store.Time(now), RepostOf: d.orig}
 	if d.parent != nil {
 		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID
 	}
 	no := false
 	d.post.Liked, d.post.Mentions, d.post.Tags, d.post.Media = &no, d.mentions, d.tags, d.media
-	d.pulled = mode == modePull
-	return nil, nil
 }
 
 // The values of an idempotency key (idem:<uid>:<key hash>): while its

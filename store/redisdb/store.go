@@ -1,8 +1,3 @@
-// Package redisdb is the microblog's store on Redis: the paper's A–G key
-// families, accounts and sessions, follows, messages and timelines, rate
-// limits, the live events published when they change and the per-process
-// Subscriber that reads them. It implements the interfaces of package store
-// and is the only package besides tests that speaks to Redis.
 package redisdb
 
 import (

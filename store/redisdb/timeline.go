@@ -68,8 +68,8 @@ func (s *Store) messagePageFrom(ctx context.Context, keys []string, tail tail, q
 	for round := 0; round < 5 && more && len(page.Items) < limit; round++ {
 		want := limit - len(page.Items)
 		mids := first
+		var err error
 		if round > 0 || first == nil {
-			var err error
 			if mids, err = s.newest(ctx, keys, before, after, want+1); err != nil {
 				return store.Page[store.Post]{}, err
 			}
@@ -86,25 +86,8 @@ func (s *Store) messagePageFrom(ctx context.Context, keys []string, tail tail, q
 		if more = len(mids) > want; more {
 			mids = mids[:want]
 		}
-		posts, err := s.posts(ctx, mids, q.Viewer)
-		if err != nil {
+		if page.Items, err = s.hydrate(ctx, keys, mids, q.Viewer, page.Items); err != nil {
 			return store.Page[store.Post]{}, err
-		}
-		var gone []any
-		for i, p := range posts {
-			if p == nil {
-				gone = append(gone, mids[i])
-				continue
-			}
-			page.Items = append(page.Items, *p)
-		}
-		if len(gone) > 0 {
-			s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-				for _, key := range keys {
-					pl.ZRem(ctx, key, gone...)
-				}
-				return nil
-			})
 		}
 		if len(mids) > 0 {
 			before = mids[len(mids)-1]
@@ -114,6 +97,33 @@ func (s *Store) messagePageFrom(ctx context.Context, keys []string, tail tail, q
 		page.NextCursor = store.NextCursor(store.Cursor{Score: before, After: after})
 	}
 	return page, nil
+}
+
+// hydrate appends to items the posts mids as viewer sees them. The ids
+// whose message is gone are skipped, and dropped from keys, the sets they
+// were read from, so that the next reader does not meet them again.
+func (s *Store) hydrate(ctx context.Context, keys []string, mids []int64, viewer int64, items []store.Post) ([]store.Post, error) {
+	posts, err := s.posts(ctx, mids, viewer)
+	if err != nil {
+		return nil, err
+	}
+	var gone []any
+	for i, p := range posts {
+		if p == nil {
+			gone = append(gone, mids[i])
+			continue
+		}
+		items = append(items, *p)
+	}
+	if len(gone) > 0 {
+		s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			for _, key := range keys {
+				pl.ZRem(ctx, key, gone...)
+			}
+			return nil
+		})
+	}
+	return items, nil
 }
 
 // newest returns the n newest ids of the union of keys below before (0: no

@@ -1,4 +1,4 @@
-package redisdb
+package pubsub
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb"
 	"microblog/store/storetest"
 )
 
@@ -122,9 +123,9 @@ func startCluster(t *testing.T) *storetest.Cluster {
 }
 
 // runSubscriber runs a subscriber of st with handler h until the test ends.
-func runSubscriber(t *testing.T, st *Store, h store.SubscriberHandler) *Subscriber {
+func runSubscriber(t *testing.T, st *redisdb.Store, h store.SubscriberHandler) *Subscriber {
 	t.Helper()
-	sub := st.NewSubscriber()
+	sub := New(st.Client(), st.Keys())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); sub.Run(ctx, h) }()
@@ -133,12 +134,12 @@ func runSubscriber(t *testing.T, st *Store, h store.SubscriberHandler) *Subscrib
 }
 
 // clusterStore is a Store on c with its fan-out workers running.
-func clusterStore(t *testing.T, c *storetest.Cluster) *Store {
+func clusterStore(t *testing.T, c *storetest.Cluster) *redisdb.Store {
 	t.Helper()
-	st := New(c.Client(), Options{BcryptCost: bcrypt.MinCost})
+	st := redisdb.New(c.Client(), redisdb.Options{BcryptCost: bcrypt.MinCost})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); st.RunFanOut(ctx, WorkerOptions{ClaimIdle: time.Second}) }()
+	go func() { defer close(done); st.RunFanOut(ctx, redisdb.WorkerOptions{ClaimIdle: time.Second}) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return st
 }
@@ -163,7 +164,7 @@ func shardedConns(t *testing.T, c *storetest.Cluster) []int {
 
 func TestClusterSubscriberPartitions(t *testing.T) {
 	c := startCluster(t)
-	st := New(c.Client(), Options{Prefix: "t:", BcryptCost: bcrypt.MinCost})
+	st := redisdb.New(c.Client(), redisdb.Options{Prefix: "t:", BcryptCost: bcrypt.MinCost})
 	fan := newLiveFan(t)
 	sub := runSubscriber(t, st, fan)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -221,15 +222,15 @@ func TestClusterSubscriberPartitions(t *testing.T) {
 		}
 		total += n
 	}
-	if total != livePartitions {
-		t.Errorf("%d sharded connections %v, want one per partition (%d)", total, per, livePartitions)
+	if total != redisdb.LivePartitions {
+		t.Errorf("%d sharded connections %v, want one per partition (%d)", total, per, redisdb.LivePartitions)
 	}
 
 	// Unsubscribing a partition's last channel closes its connection; a
 	// new Subscribe opens another.
 	var p5 []store.Topic
 	for _, tp := range topics {
-		if livePartition(tp.UID) == 5 {
+		if redisdb.LivePartition(tp.UID) == 5 {
 			p5 = append(p5, tp)
 		}
 	}
@@ -244,7 +245,7 @@ func TestClusterSubscriberPartitions(t *testing.T) {
 		for _, x := range shardedConns(t, c) {
 			n += x
 		}
-		return n == livePartitions-1
+		return n == redisdb.LivePartitions-1
 	})
 	if n := rc.SPublish(ctx, sub.channel(p5[0]), "gone").Val(); n != 0 {
 		t.Fatalf("%d receivers after unsubscribing", n)
@@ -278,7 +279,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // followedAuthors registers a fan and n authors, in as many partitions,
 // has the fan follow them all and subscribes sub to their author topics,
 // as the hub would for the fan.
-func followedAuthors(t *testing.T, st *Store, sub *Subscriber, n int) (fan int64, authors []int64) {
+func followedAuthors(t *testing.T, st *redisdb.Store, sub *Subscriber, n int) (fan int64, authors []int64) {
 	t.Helper()
 	ctx := context.Background()
 	u, _, err := st.Register(ctx, "fan", "password123")
@@ -317,7 +318,7 @@ type poster struct {
 	errs int
 }
 
-func startPosting(st *Store, authors []int64) *poster {
+func startPosting(st *redisdb.Store, authors []int64) *poster {
 	p := &poster{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
@@ -351,7 +352,7 @@ func (p *poster) end() []int64 {
 // and checks that every post made arrived once: live or in the catch-up,
 // never twice live unless resent allows the publisher to have sent it
 // twice.
-func checkExactlyOnce(t *testing.T, st *Store, sub *Subscriber, fan *liveFan, uid int64, made []int64, resent bool) {
+func checkExactlyOnce(t *testing.T, st *redisdb.Store, sub *Subscriber, fan *liveFan, uid int64, made []int64, resent bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -481,7 +482,7 @@ func TestClusterSubscriberMasterRestart(t *testing.T) {
 // on the new master and reports the gap.
 func TestClusterSubscriberSlotMoved(t *testing.T) {
 	c := startCluster(t)
-	st := New(c.Client(), Options{BcryptCost: bcrypt.MinCost})
+	st := redisdb.New(c.Client(), redisdb.Options{BcryptCost: bcrypt.MinCost})
 	fan := newLiveFan(t)
 	sub := runSubscriber(t, st, fan)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

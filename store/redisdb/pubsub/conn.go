@@ -1,14 +1,10 @@
-package redisdb
+package pubsub
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"maps"
-	"net"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -138,6 +134,17 @@ func (c *subConn) ping(ctx context.Context, payload string) (<-chan error, error
 	return done, nil
 }
 
+// ponged meets the Sync barrier whose PING payload answers (a health
+// ping's meets none).
+func (c *subConn) ponged(payload string) {
+	c.wMu.Lock()
+	defer c.wMu.Unlock()
+	if ch, ok := c.waiter[payload]; ok {
+		ch <- nil
+		delete(c.waiter, payload)
+	}
+}
+
 // forget drops a Sync barrier.
 func (c *subConn) forget(payload string) {
 	c.wMu.Lock()
@@ -156,141 +163,12 @@ func (c *subConn) endWaiters(err error) {
 	}
 }
 
-// read is the connection's reader, until ctx ends. It notices every break
-// of the connection (an error from Redis, or silence with a health ping
-// unanswered; on a cluster also a SUNSUBSCRIBE from Redis or a refused
-// SSUBSCRIBE, when the partition's slot moved) and tells the Subscriber,
-// then again once the subscriptions are back.
-func (c *subConn) read(ctx context.Context, h store.SubscriberHandler, log *slog.Logger, health time.Duration) {
-	if c.sharded() {
-		log = log.With("partition", c.part)
-	}
-	var (
-		gap         bool // the connection broke since the last message
-		pingPending bool // a health ping is unanswered
-		backoff     = subscriberMinBackoff
-	)
-	// broke reports a break of the connection, once per gap.
-	broke := func() {
-		if !gap {
-			c.sub.interrupted(c, h)
-		}
-		gap, pingPending = true, false
-		c.endWaiters(store.ErrSubscriberGap)
-		// Our SUNSUBSCRIBEs on the broken connection are never confirmed.
-		c.mu.Lock()
-		clear(c.unsubs)
-		c.mu.Unlock()
-	}
-	defer func() {
-		// Run is ending: no Sync may wait for a reader any more.
-		c.sub.closed.Store(true)
-		c.endWaiters(store.ErrSubscriberGap)
-	}()
-	for {
-		if ctx.Err() != nil || c.sub.closed.Load() {
-			return
-		}
-		ps := c.pubsub()
-		if ps == nil {
-			// A partition without channels: nothing is missing from it.
-			if gap {
-				gap = false
-				c.sub.resubscribed(c, h, log)
-			}
-			select {
-			case <-c.opened:
-			case <-ctx.Done():
-			}
-			continue
-		}
-		msg, err := ps.ReceiveTimeout(ctx, health)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			if c.pubsub() != ps {
-				continue // closed with its last channel: not a break
-			}
-			var netErr net.Error
-			var redisErr redis.Error
-			replace := false
-			switch {
-			case errors.As(err, &netErr) && netErr.Timeout():
-				if !pingPending {
-					pingPending = true
-					if err := ps.Ping(ctx, "health"); err == nil {
-						continue
-					}
-				}
-				// Silence and no answer to the ping: abandon the connection.
-				log.Warn("live subscriber: redis connection unresponsive, reconnecting")
-				c.replace(ctx)
-			case c.sharded() && errors.As(err, &redisErr):
-				// The SSUBSCRIBE was refused (MOVED after a slot migration or
-				// failover, CLUSTERDOWN): the connection is fine but serves
-				// nothing. A fresh one is routed by the cluster's new map.
-				log.Warn("live subscriber: redis refused the partition's subscriptions, resubscribing", "err", err)
-				replace = true
-			case !gap:
-				log.Warn("live subscriber: redis connection lost", "err", err)
-			}
-			broke()
-			if c.sharded() {
-				// go-redis routes a reconnection by its map of the slots.
-				c.sub.cluster.ReloadState(ctx)
-			}
-			select {
-			case <-time.After(backoff):
-			case <-ctx.Done():
-			}
-			backoff = min(2*backoff, subscriberMaxBackoff)
-			if replace {
-				c.replace(ctx)
-			}
-			continue
-		}
-		pingPending = false
-		backoff = subscriberMinBackoff
-		if gap {
-			gap = false
-			log.Info("live subscriber: redis connection back, subscriptions restored")
-			c.sub.resubscribed(c, h, log)
-		}
-		switch m := msg.(type) {
-		case *redis.Message:
-			c.mu.Lock()
-			t, ok := c.topics[m.Channel]
-			c.mu.Unlock()
-			if ok {
-				c.sub.deliver(h, c, m.Channel, t, []byte(m.Payload))
-			}
-		case *redis.Pong:
-			c.wMu.Lock()
-			if ch, ok := c.waiter[m.Payload]; ok {
-				ch <- nil
-				delete(c.waiter, m.Payload)
-			}
-			c.wMu.Unlock()
-		case *redis.Subscription:
-			if m.Kind == "sunsubscribe" && c.movedAway(m.Channel) {
-				// Redis unsubscribes a slot's shard channels when the slot
-				// leaves the master: what is published meanwhile is lost.
-				log.Warn("live subscriber: redis moved the partition, resubscribing", "err", errMoved)
-				broke()
-				c.sub.cluster.ReloadState(ctx)
-				c.replace(ctx)
-			}
-		}
-	}
-}
-
-// wants tells whether channel is subscribed.
-func (c *subConn) wants(channel string) bool {
+// topic is the topic of a subscribed channel; false if it is not subscribed.
+func (c *subConn) topic(channel string) (store.Topic, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.topics[channel]
-	return ok
+	t, ok := c.topics[channel]
+	return t, ok
 }
 
 // movedAway tells whether a SUNSUBSCRIBE of channel came from Redis (the

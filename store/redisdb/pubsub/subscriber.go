@@ -1,4 +1,10 @@
-package redisdb
+// Package pubsub is the live feed's transport: a process's subscription to
+// the live channels the store publishes on (redisdb.Keys.AuthorChannel and
+// NotifyChannel), and its reader, which hands what it reads to a
+// store.SubscriberHandler (the hub) and tells it of every gap. It reaches
+// Redis through the store's client and names channels through the store's
+// Keys, so that publisher and subscriber spell them alike.
+package pubsub
 
 import (
 	"context"
@@ -13,20 +19,21 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb"
 )
 
 const (
-	// subscriberHealthInterval is how long the subscriber waits for a
+	// healthInterval is how long the subscriber waits for a
 	// message before it pings Redis to check the connection; a second quiet
 	// interval with the ping unanswered means the connection is dead.
-	subscriberHealthInterval = 15 * time.Second
-	// subscriberMinBackoff and subscriberMaxBackoff bound the wait between
+	healthInterval = 15 * time.Second
+	// minBackoff and maxBackoff bound the wait between
 	// reconnection attempts while Redis is unreachable.
-	subscriberMinBackoff = 20 * time.Millisecond
-	subscriberMaxBackoff = time.Second
-	// subscriberHoldMax bounds the messages held while a connection is in a
+	minBackoff = 20 * time.Millisecond
+	maxBackoff = time.Second
+	// holdMax bounds the messages held while a connection is in a
 	// gap (a cluster's other partitions go on reading).
-	subscriberHoldMax = 10000
+	holdMax = 10000
 )
 
 // heldMessage is a message read during another connection's gap.
@@ -40,7 +47,7 @@ type heldMessage struct {
 // Subscriber is a process's subscription to the live feed. On a single
 // Redis it is one pub/sub connection (SUBSCRIBE). On a cluster it is one
 // sharded connection (SSUBSCRIBE) per live partition that has channels
-// (partition.go), opened on the partition's first Subscribe, to the master
+// (redisdb.LivePartition), opened on the partition's first Subscribe, to the master
 // that serves it; so no node carries every event. Each connection has its
 // own reader while Run runs.
 //
@@ -50,7 +57,7 @@ type heldMessage struct {
 // is held and handed over right after Resubscribed: as with one connection,
 // nothing is delivered between Interrupted and Resubscribed, so the handler
 // may take a timeline read during the gap as covering it (the hub does).
-// Past subscriberHoldMax messages the rest are dropped, like those
+// Past holdMax messages the rest are dropped, like those
 // published to a broken connection. The handler's calls are made one at a
 // time.
 //
@@ -59,7 +66,7 @@ type heldMessage struct {
 type Subscriber struct {
 	rdb     redis.UniversalClient
 	cluster *redis.ClusterClient // set on a cluster: sharded connections
-	keys    Keys
+	keys    redisdb.Keys
 	conns   []*subConn // the one connection, or one per partition on a cluster
 	closed  atomic.Bool
 	seq     atomic.Uint64 // numbers the Sync barriers
@@ -69,28 +76,31 @@ type Subscriber struct {
 	held    []heldMessage
 	dropped int // messages not held for want of room, in this gap
 
-	// HealthInterval overrides subscriberHealthInterval (tests).
+	// HealthInterval overrides healthInterval (tests).
 	HealthInterval time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
 
-// NewSubscriber returns the live-feed subscriber of the store's Redis. It
-// opens no connection until the first Subscribe or Run.
-func (s *Store) NewSubscriber() *Subscriber {
-	sub := &Subscriber{rdb: s.rdb, keys: s.keys}
-	if cc, ok := s.rdb.(*redis.ClusterClient); ok && s.keys.cluster {
+// New returns the live-feed subscriber of the Redis that rdb reaches, whose
+// channels keys names: the store's client and keys (redisdb.Store.Client
+// and Keys), so that it hears what the store publishes. It opens no
+// connection until the first Subscribe or Run.
+func New(rdb redis.UniversalClient, keys redisdb.Keys) *Subscriber {
+	sub := &Subscriber{rdb: rdb, keys: keys}
+	if cc, ok := rdb.(*redis.ClusterClient); ok && keys.Cluster() {
 		sub.cluster = cc
-		sub.conns = make([]*subConn, livePartitions)
+		sub.conns = make([]*subConn, redisdb.LivePartitions)
 		for i := range sub.conns {
 			sub.conns[i] = newSubConn(sub, i, nil)
 		}
 	} else {
-		sub.conns = []*subConn{newSubConn(sub, -1, s.rdb.Subscribe(context.Background()))}
+		sub.conns = []*subConn{newSubConn(sub, -1, rdb.Subscribe(context.Background()))}
 	}
 	return sub
 }
 
+// channel is the name of t's channel.
 func (sub *Subscriber) channel(t store.Topic) string {
 	if t.Kind == store.TopicNotify {
 		return sub.keys.NotifyChannel(t.UID)
@@ -103,7 +113,7 @@ func (sub *Subscriber) connOf(t store.Topic) *subConn {
 	if sub.cluster == nil {
 		return sub.conns[0]
 	}
-	return sub.conns[livePartition(t.UID)]
+	return sub.conns[redisdb.LivePartition(t.UID)]
 }
 
 // Subscribe adds topics to the connections. It returns once the commands
@@ -178,7 +188,7 @@ func (sub *Subscriber) Sync(ctx context.Context) error {
 				// Closed with its last channel: its reader is about to
 				// notice. Do not spin meanwhile.
 				select {
-				case <-time.After(subscriberMinBackoff):
+				case <-time.After(minBackoff):
 				case <-ctx.Done():
 					return fmt.Errorf("store: subscriber sync: %w", ctx.Err())
 				}
@@ -253,7 +263,7 @@ func (sub *Subscriber) Run(ctx context.Context, h store.SubscriberHandler) error
 	}
 	health := sub.HealthInterval
 	if health <= 0 {
-		health = subscriberHealthInterval
+		health = healthInterval
 	}
 	var wg sync.WaitGroup
 	for _, c := range sub.conns {
@@ -306,7 +316,7 @@ func (sub *Subscriber) resubscribed(c *subConn, h store.SubscriberHandler, log *
 	}
 	h.Resubscribed()
 	for _, m := range sub.held {
-		if m.conn.wants(m.channel) { // not unsubscribed meanwhile
+		if _, ok := m.conn.topic(m.channel); ok { // not unsubscribed meanwhile
 			h.Deliver(m.topic, m.payload)
 		}
 	}
@@ -325,7 +335,7 @@ func (sub *Subscriber) deliver(h store.SubscriberHandler, c *subConn, channel st
 	switch {
 	case sub.broken == 0:
 		h.Deliver(t, payload)
-	case len(sub.held) < subscriberHoldMax:
+	case len(sub.held) < holdMax:
 		sub.held = append(sub.held, heldMessage{c, channel, t, payload})
 	default:
 		sub.dropped++

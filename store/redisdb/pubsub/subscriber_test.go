@@ -1,11 +1,13 @@
-package redisdb
+package pubsub
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
 	"microblog/store"
+	"microblog/store/redisdb"
 	"microblog/store/storetest"
 )
 
@@ -49,11 +51,11 @@ func (r *recorder) waitResubscribed(t *testing.T) {
 }
 
 // startSubscriber runs a subscriber of a fresh redis-server until the test ends.
-func startSubscriber(t *testing.T) (*storetest.Redis, *Store, *Subscriber, *recorder) {
+func startSubscriber(t *testing.T) (*storetest.Redis, *redisdb.Store, *Subscriber, *recorder) {
 	t.Helper()
 	r := storetest.Start(t)
-	st := New(r.Client(), Options{Prefix: "t:", BcryptCost: 4})
-	sub := st.NewSubscriber()
+	st := redisdb.New(r.Client(), redisdb.Options{Prefix: "t:", BcryptCost: 4})
+	sub := New(st.Client(), st.Keys())
 	rec := newRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -114,7 +116,7 @@ func TestSubscriberSyncMeansSubscribed(t *testing.T) {
 	c, ctx := r.Client(), context.Background()
 	for i := int64(1); i <= 50; i++ {
 		subscribe(t, sub, store.AuthorTopic(i))
-		if n := c.Publish(ctx, "t:author:"+id(i), "x").Val(); n != 1 {
+		if n := c.Publish(ctx, "t:author:"+strconv.FormatInt(i, 10), "x").Val(); n != 1 {
 			t.Fatalf("topic %d: %d receivers right after Sync, want 1", i, n)
 		}
 		if got := rec.next(t); got.topic != store.AuthorTopic(i) {
@@ -161,8 +163,8 @@ func TestSubscriberSurvivesRedisRestart(t *testing.T) {
 
 func TestSubscriberHealthPingReplacesDeadConnection(t *testing.T) {
 	r := storetest.Start(t)
-	st := New(r.Client(), Options{BcryptCost: 4})
-	sub := st.NewSubscriber()
+	st := redisdb.New(r.Client(), redisdb.Options{BcryptCost: 4})
+	sub := New(st.Client(), st.Keys())
 	sub.HealthInterval = 100 * time.Millisecond
 	rec := newRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -185,7 +187,8 @@ func TestSubscriberHealthPingReplacesDeadConnection(t *testing.T) {
 
 func TestSubscriberStopsWithContext(t *testing.T) {
 	r := storetest.Start(t)
-	sub := New(r.Client(), Options{BcryptCost: 4}).NewSubscriber()
+	st := redisdb.New(r.Client(), redisdb.Options{BcryptCost: 4})
+	sub := New(st.Client(), st.Keys())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- sub.Run(ctx, newRecorder()) }()

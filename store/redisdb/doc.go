@@ -1,0 +1,162 @@
+// Package redisdb is the microblog's store on Redis: the paper's A–G key
+// families, accounts and sessions, follows, messages and timelines, rate
+// limits, the live events published when they change, and the background
+// work that keeps them (the fan-out worker, the archiver, the checker of
+// half-written messages, the caches' listener). It implements the
+// interfaces of package store and is the only package besides tests, and
+// its subpackage pubsub (the live feed's subscriber), that speaks to Redis.
+// Every key and channel name is built by Keys (keys.go).
+//
+// Any number of server processes share one Redis (or one Redis Cluster).
+// What follows is what each of them may count on from the others.
+//
+// # Writing a post
+//
+// Create claims, in one round trip, the author's name, avatar and fan-out
+// mode, its Idempotency-Key, a count against its rate limit and a new id
+// (INCR global:postid), the mode before the id. From the claim on, the
+// write belongs to the server: the client's going away does not stop it,
+// and writeTimeout bounds it. Then, in this order: the message's own keys
+// (the hash B, D, E); its indexes (for a post: its author's F with
+// posts_count, the author's own G, the public timeline, the reposts set of
+// what it reposts, its topics, its images; for a comment: its parent's C
+// set and comments_count); a post's push job on fanout:queue with its mark
+// in fanout:pending, unless its author is pulled; with an archive, its
+// entry on archive:queue; the Idempotency-Key's result; and last its live
+// event, on its author's channel (a comment's, on the parent's author's
+// notify channel unless they wrote it).
+//
+// On one Redis all of that is one MULTI/EXEC: a post is written whole or
+// not at all, and its event is published after everything it announces.
+// On a cluster a message's own keys share its hash tag and go in one
+// transaction first, so that no index ever points at nothing; its indexes,
+// on other masters, follow in one pipeline whose parts are sent side by
+// side, so the SPUBLISH of its event (on the master of its live partition)
+// is ordered only after the writes that master holds. A write that fails
+// half way is taken out again (unwrite: the message, its index entries and
+// counts, its claim on the key, with a delete event for live readers that
+// saw it), and what Redis refuses even then, the checker mends: every
+// process runs it, one at a time under lock:repair, over the ids issued
+// since its checkpoint, leaving those younger than its grace (longer than
+// writeTimeout) to a later run. It indexes a message no index points at,
+// as Create would have, or removes it when a retry holds its key by now.
+//
+// # Live events
+//
+// Events go out on author:<uid> and notify:<uid>; on a cluster these are
+// shard channels spread over LivePartitions hash tags, so that no master
+// carries every event. An event is published in the pipeline of the
+// writes it announces, after them; one published on its own that fails is
+// logged, not returned. Events are not stored: a subscriber (package
+// pubsub) reports every gap in what it heard, and the hub catches its users
+// up on posts from their home timelines (HomeSince), which merge the F sets
+// of the celebrities and of the pushes in flight: a post written during the
+// gap is there whether or not its push has run.
+//
+// # Push, pull and drain
+//
+// A home timeline is its owner's G set merged, when read, with the F sets
+// of the authors it follows that are in global:celebrities or have a push
+// in flight (an author in fanout:pending). Each post of an author in push
+// mode (fieldFanOut "") queues a push job, which the fan-out worker runs
+// off the request path: it adds the post to the G of every fan seen in
+// global:lastseen within InactiveAfter before the post was written (a fan
+// never seen counts as active) and trims each G to HotWindow. The post is
+// in fanout:pending from its write until that job is acknowledged, so a
+// fan's home shows it at once either way. A push job runs even if its
+// author has become a celebrity since, and a push that finds its post gone
+// at the end takes it out again, since the delete's unpush job may have
+// run before it.
+//
+// An author whose fan count reaches CelebrityFans is promoted to pull
+// (modes.go): it joins global:celebrities and the last id issued is read,
+// and only then does its hash say "pull", with that id as pull_from. Its
+// posts are then not pushed; readers merge its F. On one Redis every post
+// that reads "pull" when claimed has an id above pull_from, since the
+// claim reads the mode before it draws the id; on a cluster the two go to
+// different masters side by side. So a post claimed in pull mode reads the
+// mode again after writing F, and queues its push itself when its id is at
+// or below pull_from or its author is no longer pulled. Falling back below the count demotes it: its
+// mode says "drain" (posts are pushed again, readers still merge its F),
+// and only then is a backfill job queued, which pushes to every fan the
+// posts after pull_from within the hot window and, under the author's mode
+// lock, sets the mode back to push and takes the author out of
+// global:celebrities. An author leaves that set only after every post it
+// wrote while pulled has been pushed, and joins it before its posts stop
+// being pushed: no post is ever in neither place.
+//
+// A user away longer than InactiveAfter gets no pushes. When its home
+// timeline is read again (a page, or its live feed connecting), its
+// lastseen and lastpull marks are
+// written first, then its G is rebuilt from its stars' F sets after the
+// old lastpull mark: a post written after that read is pushed, for its
+// push finds the user active. lastseen is written at most once a minute
+// (or every eighth of InactiveAfter) per user.
+//
+// # Idempotency
+//
+// A post sent with an Idempotency-Key claims idem:<uid>:<key hash> in the
+// claim's round trip, with a token of its own and the hash of the request
+// it belongs to, for claimTTL: a request that dies holds the key back that
+// long, not a day, and a claim go-redis sends twice is still the same
+// request's. The index writes the result (the post's id, for
+// IdempotencyTTL) unless another request holds the key by now (this one's
+// claim ran out first): then this post is taken out again.
+// A second request with the key gets the first one's post once it is done,
+// 409 while it runs, and 400 if it is another request. A request that
+// fails gives its claim back. The message's hash keeps the key and claim,
+// so that the checker can finish the key with this post, or remove the
+// post when a retry has made its own.
+//
+// # Consumer groups and claims
+//
+// fanout:queue and archive:queue are streams, each read by one consumer
+// group (fanout, archive) that every process joins under a name of its own.
+// The fan-out worker takes up to 64 jobs at a time, does the pushes among
+// them together and the other jobs one by one in stream order, and
+// acknowledges a job (XACK and XDEL, and for a push HDEL of its
+// fanout:pending mark, in one round trip) only once it is done: a job that
+// fails, or whose process dies, stays pending. Every ClaimIdle/2 each
+// process takes over, one at a time with XAUTOCLAIM, the jobs idle for
+// ClaimIdle; a worker busy with a long job renews its claim (XCLAIM) every
+// ClaimIdle/3 between batches of fans. Every step of a job is idempotent
+// (a ZADD or ZREM of a post's id; a backfill ends under the author's mode
+// lock, if the mode still says drain), so a job done twice changes nothing.
+// A process that finds a group missing creates it from the stream's start,
+// so no entry queued before is skipped.
+//
+// The archiver saves a batch of archive:queue to the archive (retrying
+// while the archive is away), moves out of Redis what the batch lets go,
+// and only then acknowledges the batch. Every ClaimIdle/2 it takes over,
+// with XAUTOCLAIM, a batch left idle for ClaimIdle. Saving a batch twice
+// changes nothing.
+//
+// # The archive and the hot window
+//
+// With an archive, every message, delete and like is queued on
+// archive:queue in the pipeline that writes it (a delete even when Redis is
+// out of memory). Once a message is archived and past its author's hot
+// window (the newest HotWindow ids of F), the archiver removes its B, D
+// and E keys and its F entry, and its comments the same way once they are
+// archived; the public timeline loses its ids past the window the same
+// way, and G sets are trimmed to it on every push. The archiver removes
+// only ids the archive says it holds. A reader that misses a message's hash finds it in
+// the archive, unless a tombstone (a deleted hash, kept until the archive
+// has the delete) says it is gone; a page that runs past a Redis set goes
+// on in the archive with the same cursor. Likes stay in Redis too. Without
+// an archive, messages stay in Redis and only G sets and the public
+// timeline are trimmed.
+//
+// # Caches and their invalidation
+//
+// Each process remembers, for cacheTTL, which user a session token belongs
+// to and each author's avatar (caches.go). Every session that ends has its
+// token hash published on sessions:revoked, every new avatar (and deleted
+// account) its user id on avatars:changed, in the pipeline that makes the
+// change; these are plain channels, heard on every node of a cluster. The
+// process that makes the change forgets at once; the others when they hear
+// it. A process uses its caches only while its subscription to both
+// channels is confirmed and answering pings, and they start empty each time
+// it is, so no invalidation sent while it was not listening is missed; a
+// read of Redis that an invalidation may have overtaken is not cached.
+package redisdb
