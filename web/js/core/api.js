@@ -1,4 +1,4 @@
-// api.js is the client of the HTTP API under /api/v1 (CONTRACT.md section 2).
+// api.js is the client of the HTTP API under /api/v1 (docs/api.md).
 // The desktop page talks to its own origin with the auth cookie; the mobile
 // app may talk to any server with a bearer token: both are options here.
 //
@@ -130,7 +130,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     home: (page) => request('GET', '/timelines/home' + query(page)),
     public: (page) => request('GET', '/timelines/public' + query(page)),
 
-    // Social features (CONTRACT §7): likes, notifications, topics, search.
+    // Social features: likes, notifications, topics, search.
     like: (id) => request('PUT', '/posts/' + enc(id) + '/like'),
     unlike: (id) => request('DELETE', '/posts/' + enc(id) + '/like'),
     likes: (id, page) => request('GET', '/posts/' + enc(id) + '/likes' + query(page)),
@@ -141,7 +141,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     searchTags: (q, page) => request('GET', '/search/tags' + query({ ...page, q })),
     suggestions: (page) => request('GET', '/suggestions/users' + query(page)),
 
-    // Pictures (CONTRACT §7). Uploads go through XMLHttpRequest, whose
+    // Pictures. Uploads go through XMLHttpRequest, whose
     // upload progress fetch does not report; onProgress gets 0…1.
     uploadMedia: (file, alt = '', onProgress) => send('POST', '/media', form(file, alt), onProgress),
     setAvatar: (file, onProgress) => send('PUT', '/me/avatar', form(file), onProgress),

@@ -1,4 +1,4 @@
-// live.js keeps one WebSocket to /ws open (CONTRACT.md section 3) and hands
+// live.js keeps one WebSocket to /ws open (docs/api.md, "The live feed") and hands
 // its events to the page. When the connection drops it reconnects by itself,
 // with exponential backoff and jitter, asking for ?after=<highest post id
 // seen> so the server replays what was missed; the page drops duplicates by id.

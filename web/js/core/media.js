@@ -1,4 +1,4 @@
-// media.js is pictures (CONTRACT §7) in both front ends: the images a
+// media.js is pictures (docs/api.md, "Pictures") in both front ends: the images a
 // composer attaches (each uploaded at once, with a preview, a progress bar,
 // a remove button, a description for people who cannot see it, and what
 // went wrong in words), the grid of a post's images, the full-screen viewer,
