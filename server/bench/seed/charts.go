@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"microblog/hub/loadtest/chart"
+	"microblog/server/bench/chart"
 )
 
 // The charts' size and the percentile axis, as hub/loadtest draws them.

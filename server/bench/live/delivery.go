@@ -16,7 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"microblog/hub/loadtest/spawn"
+	"microblog/server/bench/spawn"
 )
 
 // loadTest talks to the server under test as its clients do: HTTP for

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"microblog/hub/loadtest/spawn"
+	"microblog/server/bench/spawn"
 )
 
 // abReport is ab 2.3's report of a run against the bare handler.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"microblog/hub/loadtest/spawn"
+	"microblog/server/bench/spawn"
 )
 
 // Idle connections are held by worker processes, one per server: a process

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"microblog/hub/loadtest/chart"
+	"microblog/server/bench/chart"
 )
 
 // Goals the charts draw as lines.

@@ -43,8 +43,8 @@ import (
 	"strings"
 	"time"
 
-	"microblog/hub/loadtest/chart"
-	"microblog/hub/loadtest/spawn"
+	"microblog/server/bench/chart"
+	"microblog/server/bench/spawn"
 )
 
 func main() {
