@@ -25,12 +25,16 @@ type loadTest struct {
 	client *http.Client
 	par    int    // concurrent requests and dials while setting up
 	run0   string // makes user names unique per run
+	out    io.Writer
+	settle time.Duration // see benchConfig
 }
 
-func newLoadTest(par int) *loadTest {
+func newLoadTest(par int, out io.Writer, settle time.Duration) *loadTest {
 	return &loadTest{
-		par:  par,
-		run0: strconv.FormatInt(time.Now().Unix()%100000, 36),
+		par:    par,
+		out:    out,
+		settle: settle,
+		run0:   strconv.FormatInt(time.Now().Unix()%100000, 36),
 		client: &http.Client{
 			Timeout:   30 * time.Second,
 			Transport: &http.Transport{MaxIdleConnsPerHost: par * 2},
@@ -133,7 +137,7 @@ type probes struct {
 func (lt *loadTest) deliver(base, source string, fans, authors []account, rate float64, duration time.Duration, pr probes) (deliveryResult, error) {
 	res := deliveryResult{Fans: len(fans), Authors: len(authors), Rate: rate, Duration: duration}
 	var err error
-	if res.MemBefore, err = settledMemory(lt.client, base); err != nil {
+	if res.MemBefore, err = lt.settledMemory(base); err != nil {
 		return res, err
 	}
 	start := time.Now()
@@ -142,7 +146,7 @@ func (lt *loadTest) deliver(base, source string, fans, authors []account, rate f
 		return res, err
 	}
 	res.ConnectTime = time.Since(start)
-	fmt.Printf("  connected %d fans in %s\n", len(fans), res.ConnectTime.Round(time.Millisecond))
+	fmt.Fprintf(lt.out, "  connected %d fans in %s\n", len(fans), res.ConnectTime.Round(time.Millisecond))
 	rec := &recorder{}
 	var readers sync.WaitGroup
 	for _, c := range conns {
@@ -152,7 +156,7 @@ func (lt *loadTest) deliver(base, source string, fans, authors []account, rate f
 			rec.read(c)
 		}()
 	}
-	if res.MemAfter, err = settledMemory(lt.client, base); err != nil {
+	if res.MemAfter, err = lt.settledMemory(base); err != nil {
 		return res, err
 	}
 

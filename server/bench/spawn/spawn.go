@@ -1,8 +1,8 @@
 // Package spawn starts the processes a benchmark measures, on this machine
 // and over loopback only: a throwaway redis-server and server builds, each
 // on a free port and dying with the benchmark, and reads the CPU time they
-// use from /proc. The live-feed bench (hub/loadtest) and the seeds' own
-// benchmark (server/seedbench) share it.
+// use from /proc. The live feed's load test (live) and the seeds' own
+// benchmark (seed) share it.
 package spawn
 
 import (
@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -244,6 +245,26 @@ func MachineCPU() (busy, total time.Duration) {
 		}
 	}
 	return busy, total
+}
+
+// ServerBinary is the server build a smoke test runs: the one that
+// $BENCH_SERVER names (make test-bench passes make build's bin/microblog),
+// or else one built from the repository at root into dir.
+func ServerBinary(root, dir string) (string, error) {
+	if bin := os.Getenv("BENCH_SERVER"); bin != "" {
+		return filepath.Abs(bin)
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(dir, "microblog")
+	cmd := exec.Command(gobin, "build", "-o", bin, "./server")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the server: %w\n%s", err, out)
+	}
+	return bin, nil
 }
 
 // FreeAddr is a loopback address, 127.0.0.1:port, with a port nothing
