@@ -13,7 +13,7 @@ REDIS_PORT  ?= 6379
 REDIS_FSYNC ?= everysec
 GO          ?= go
 
-.PHONY: run test build bench bench-timelines bench-scale bench-archive bench-live vet deps-run deps-test deps-bench
+.PHONY: run test build bench bench-timelines bench-scale bench-archive bench-live test-bench vet deps-run deps-test deps-bench
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -49,8 +49,14 @@ test: deps-test
 	@echo "--- the store and server suites again, on a Redis Cluster of 3 masters"
 	MICROBLOG_TEST_REDIS=cluster $(GO) test -race -count=1 -timeout 10m -skip TestBrowser ./store/redisdb ./server
 
+# The benchmark harnesses live in their own Go module, server/bench (with
+# gonum/plot for their charts, which the product's go.mod does without);
+# its commands run in that folder, so relative paths in *_BENCH_ARGS are
+# relative to server/bench. The store's and the server's benchmarks, which
+# need their packages' internals, stay beside them as Go benchmarks.
+#
 # bench runs the store's micro-benchmarks, then the seeds' own benchmark
-# (server/seedbench): seed 002's `ab -c 50 -n 20000` of posts, home timeline
+# (server/bench/seed): seed 002's `ab -c 50 -n 20000` of posts, home timeline
 # reads and a concurrency sweep against a bare Echo + go-redis handler, this
 # build, and this build with the SQLite archive, each on its own fresh
 # redis-server; it prints Markdown tables and writes results.json and SVG
@@ -62,10 +68,11 @@ test: deps-test
 # TIMELINE_BENCH_MAX_FANS=10000 for a quick look); bench-archive measures
 # Redis memory with the hot window and the SQL archive on and off, 1,000
 # users writing 1,000,000 posts (10-20 minutes; ARCHIVE_BENCH_POSTS=50000 for
-# a quick look), and draws it into bench-out/.
+# a quick look), writes it into bench-out/archive-memory.json, and draws that
+# into bench-out/archive-memory.svg and .png (server/bench/archive).
 bench: build deps-bench
 	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage' -benchmem ./store/...
-	$(GO) run ./server/seedbench -server $(BIN) -out bench-out/seed $(SEED_BENCH_ARGS)
+	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
 
 # bench-scale posts and delivers live on one Redis and on a 3-master Redis
 # Cluster, with 1, 2 and 4 server processes (a few minutes).
@@ -77,6 +84,7 @@ bench-timelines:
 
 bench-archive:
 	$(GO) test -run '^$$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb
+	$(GO) run -C server/bench ./archive $(CURDIR)/bench-out/archive-memory.json
 
 # bench-live measures the live feed on this machine, over loopback only:
 # it starts its own redis-server and server processes, delivers 20,000
@@ -84,9 +92,16 @@ bench-archive:
 # (over several server processes: one may open only `ulimit -Hn` files),
 # and writes results.json and SVG charts into bench-out/. About five
 # minutes, at most 20; LIVE_BENCH_ARGS='-fans 2000 -idle 1000,5000' for a
-# quick look, or '-server before=old-binary,after=bin/microblog' to compare.
+# quick look, or '-server before=/tmp/old-binary,after=../../bin/microblog'
+# to compare (server/bench/live).
 bench-live: build deps-run
-	$(GO) run ./hub/loadtest -server $(BIN) -out bench-out -timeout 20m $(LIVE_BENCH_ARGS)
+	$(GO) run -C server/bench ./live -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out -timeout 20m $(LIVE_BENCH_ARGS)
+
+# test-bench runs the bench module's tests: each harness once, tiny (a few
+# connections, a few hundred requests and events), against make build's
+# server, in seconds; the full runs are the bench targets above.
+test-bench: build deps-bench
+	cd server/bench && BENCH_SERVER=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
 vet:
 	$(GO) vet ./...

@@ -2,90 +2,82 @@ package redisdb
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
-	"image/color"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"time"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
-// The tables and the chart of BenchmarkArchive.
+// The tables of BenchmarkArchive, and the data of its chart, which the
+// bench module draws (server/bench/archive): gonum/plot stays out of the
+// product's module.
 
 const arMiB = 1024 * 1024
 
-// arChart draws Redis's used_memory over the posts written, both runs on one
-// chart, as SVG and PNG in bench-out/ at the module's root, and returns the
-// files' paths.
-func arChart(on, off *arRun) ([]string, error) {
+// arChartFile is what archive-memory.json holds: Redis's used_memory as the
+// posts went in, for each run. server/bench/archive reads the same fields.
+type arChartFile struct {
+	Users     int          `json:"users"`
+	Posts     int          `json:"posts"`
+	HotWindow int          `json:"hot_window"`
+	Runs      []arChartRun `json:"runs"`
+}
+
+// arChartRun is one run's used_memory: at each sample, and once its queues
+// had drained, drain_seconds after the last post.
+type arChartRun struct {
+	Name         string         `json:"name"`
+	Archive      bool           `json:"archive"`
+	Samples      []arChartPoint `json:"samples"`
+	Drained      arChartPoint   `json:"drained"`
+	DrainSeconds float64        `json:"drain_seconds"`
+}
+
+type arChartPoint struct {
+	Posts      int   `json:"posts"`
+	UsedMemory int64 `json:"used_memory_bytes"`
+}
+
+// arChartData writes the chart's data, bench-out/archive-memory.json at the
+// module's root, and returns its path.
+func arChartData(on, off *arRun) (string, error) {
 	root, err := arModuleRoot()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	dir := filepath.Join(root, "bench-out")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return "", fmt.Errorf("archive bench: chart data: %w", err)
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Redis used_memory, %s users posting %s messages (hot window %s)",
-		tlCount(arUsers), tlCount(on.written.posts), tlCount(on.writer.opt.HotWindow))
-	p.X.Label.Text = "posts written (thousands)"
-	p.Y.Label.Text = "used_memory (MiB)"
-	p.Y.Min = 0
-	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = true, true
-
-	series := func(r *arRun) plotter.XYs {
-		xy := make(plotter.XYs, len(r.samples))
-		for i, s := range r.samples {
-			xy[i].X, xy[i].Y = float64(s.posts)/1000, float64(s.mem)/arMiB
+	data := arChartFile{Users: arUsers, Posts: on.written.posts, HotWindow: on.writer.opt.HotWindow}
+	for _, r := range []*arRun{off, on} {
+		run := arChartRun{Name: "archive off", Archive: r.archive,
+			Drained:      arChartPoint{r.drained.posts, r.drained.mem},
+			DrainSeconds: max(r.drainTime, r.fanOutDrainTime).Seconds()}
+		if r.archive {
+			run.Name = "archive on (SQLite)"
 		}
-		return xy
+		for _, s := range r.samples {
+			run.Samples = append(run.Samples, arChartPoint{s.posts, s.mem})
+		}
+		data.Runs = append(data.Runs, run)
 	}
-	for _, s := range []struct {
-		r    *arRun
-		name string
-		c    color.RGBA
-	}{
-		{off, "archive off", color.RGBA{R: 200, G: 60, B: 40, A: 255}},
-		{on, "archive on (SQLite)", color.RGBA{R: 30, G: 90, B: 190, A: 255}},
-	} {
-		l, err := plotter.NewLine(series(s.r))
-		if err != nil {
-			return nil, err
-		}
-		l.Color, l.Width = s.c, vg.Points(2)
-		p.Add(l)
-		p.Legend.Add(s.name, l)
-		// Where the run stood once its queues had drained.
-		pt, err := plotter.NewScatter(plotter.XYs{{X: float64(s.r.drained.posts) / 1000, Y: float64(s.r.drained.mem) / arMiB}})
-		if err != nil {
-			return nil, err
-		}
-		pt.GlyphStyle = draw.GlyphStyle{Color: s.c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
-		p.Add(pt)
-		p.Legend.Add(fmt.Sprintf("%s, queues drained (+%s)", s.name, tlDur(max(s.r.drainTime, s.r.fanOutDrainTime))), pt)
+	b, err := json.MarshalIndent(data, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("archive bench: chart data: %w", err)
 	}
-
-	var paths []string
-	for _, ext := range []string{"svg", "png"} {
-		path := filepath.Join(dir, "archive-memory."+ext)
-		if err := p.Save(9*vg.Inch, 5*vg.Inch, path); err != nil {
-			return nil, fmt.Errorf("archive bench: save chart: %w", err)
-		}
-		paths = append(paths, path)
+	path := filepath.Join(dir, "archive-memory.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return "", fmt.Errorf("archive bench: chart data: %w", err)
 	}
-	return paths, nil
+	return path, nil
 }
 
-func arPrint(w io.Writer, on, off *arRun, charts []string, elapsed time.Duration, load string) {
+func arPrint(w io.Writer, on, off *arRun, chartData string, elapsed time.Duration, load string) {
 	total := on.written.posts
 	cmd := "go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb"
 	if total != 1_000_000 {
@@ -184,10 +176,7 @@ func arPrint(w io.Writer, on, off *arRun, charts []string, elapsed time.Duration
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %.1f | %d |\n", rd.what, mode, tlDur(tlPct(rd.lat, 0.5)), tlDur(tlPct(rd.lat, 0.99)), rd.cold, rd.mismatch)
 		}
 	}
-	fmt.Fprintf(w, "\nChart of memory over posts: %s\n", charts[0])
-	for _, c := range charts[1:] {
-		fmt.Fprintf(w, "  also: %s\n", c)
-	}
+	fmt.Fprintf(w, "\nChart of memory over posts: %s, drawn into archive-memory.svg and .png beside it by `make bench-archive`, or:\n\n    go run -C server/bench ./archive %s\n", chartData, chartData)
 	fmt.Fprintf(w, "\nLoad average (1, 5, 15 min) of the machine: %s; anything else running skews these figures.\n", load)
 	fmt.Fprintf(w, "\nWhole run %s. Reproduce with:\n\n    %s\n\n", elapsed.Round(time.Second), cmd)
 }

@@ -30,8 +30,9 @@ import (
 // once with it off, each on a fresh redis-server, one after the other; it
 // samples Redis's used_memory as the posts go in, times reads of user-post
 // pages across the seam between Redis and the archive, prints its own
-// tables and draws memory over posts into bench-out/ (Go's ns/op line means
-// nothing here). It runs once, whatever b.N:
+// tables and writes memory over posts into bench-out/archive-memory.json,
+// which `make bench-archive` then draws (Go's ns/op line means nothing
+// here). It runs once, whatever b.N:
 //
 //	go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb
 //
@@ -52,11 +53,11 @@ func BenchmarkArchive(b *testing.B) {
 	on := newARRun(b, true, window).run(total)
 	off := newARRun(b, false, window).run(total)
 	elapsed := time.Since(start)
-	charts, err := arChart(on, off)
+	chartData, err := arChartData(on, off)
 	if err != nil {
 		b.Fatal(err)
 	}
-	arPrint(os.Stdout, on, off, charts, elapsed, loadBefore+" before, "+tlLoad()+" after")
+	arPrint(os.Stdout, on, off, chartData, elapsed, loadBefore+" before, "+tlLoad()+" after")
 }
 
 // The shape of the load.

@@ -1,6 +1,8 @@
-// Package chart holds what the project's benchmarks share when they draw
-// their figures with gonum/plot: the goal lines, logarithmic ticks at 1, 2,
-// 5, 10…, and delays written with about three figures.
+// Package chart draws the figures of the project's benchmarks with
+// gonum/plot, one way for all of them: delays at each percentile
+// (Percentiles), series of points against a count (Lines), side by side
+// under one title (SaveRow), with goal lines, logarithmic ticks at 1, 2,
+// 5, 10…, and numbers written for people to read.
 package chart
 
 import (
@@ -11,8 +13,19 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
+
+// The size of a chart, as the README shows them.
+const (
+	Width  = 16 * vg.Centimeter
+	Height = 11 * vg.Centimeter
+)
+
+// Color is the i-th colour of the charts' palette: each build or target
+// keeps its colour on every chart of a run.
+func Color(i int) color.Color { return plotutil.Color(i) }
 
 // HLine is a thin red dashed horizontal line at y from x0 to x1: a goal.
 func HLine(y, x0, x1 float64) *plotter.Line {
@@ -46,6 +59,20 @@ func (t LogTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
+// WholeTicks are gonum's default ticks, labelled without needless decimals.
+type WholeTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (WholeTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
+		}
+	}
+	return ts
+}
+
 // FmtMS writes a delay in ms with about three figures: 120 ms, 14.1 ms, 4.62 ms.
 func FmtMS(ms float64) string {
 	switch {
@@ -65,4 +92,12 @@ func Thousands(v float64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// Count writes 50000 as 50k and 1500 as 1.5k, for axes.
+func Count(n int) string {
+	if n < 1000 {
+		return strconv.Itoa(n)
+	}
+	return strconv.FormatFloat(float64(n)/1000, 'g', -1, 64) + "k"
 }

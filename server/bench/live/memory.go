@@ -48,16 +48,16 @@ func serverMemory(client *http.Client, base string) (memory, error) {
 }
 
 // settledMemory waits for a server that just took connections to settle
-// (its resident memory changing by less than 1% in a second, at most 10 s)
-// and returns its memory then.
-func settledMemory(client *http.Client, base string) (memory, error) {
-	prev, err := serverMemory(client, base)
+// (its resident memory changing by less than 1% in lt.settle, at most ten
+// times that) and returns its memory then.
+func (lt *loadTest) settledMemory(base string) (memory, error) {
+	prev, err := serverMemory(lt.client, base)
 	if err != nil {
 		return prev, err
 	}
 	for range 10 {
-		time.Sleep(time.Second)
-		m, err := serverMemory(client, base)
+		time.Sleep(lt.settle)
+		m, err := serverMemory(lt.client, base)
 		if err != nil {
 			return m, err
 		}

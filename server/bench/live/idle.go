@@ -14,7 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"microblog/hub/loadtest/spawn"
+	"microblog/server/bench/spawn"
 )
 
 // Idle connections are held by worker processes, one per server: a process
@@ -51,7 +51,7 @@ func workerMain() error {
 			c.Close()
 		}
 	}()
-	lt := newLoadTest(32)
+	lt := newLoadTest(32, os.Stderr, 0) // stdout is the bench's
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(nil, 64<<20)
 	out := json.NewEncoder(os.Stdout)
@@ -202,8 +202,8 @@ func idleCurve(label, bin, redisURL, dir string, fans []account, steps []int, pe
 				slots = append(slots, s)
 				// A server just started still gives memory back for a
 				// moment; the baseline is taken once it has settled.
-				time.Sleep(2 * time.Second)
-				if s.base, err = settledMemory(lt.client, srv.URL); err != nil {
+				time.Sleep(2 * lt.settle)
+				if s.base, err = lt.settledMemory(srv.URL); err != nil {
 					return res, err
 				}
 				if s.w, err = startWorker(); err != nil {
@@ -220,7 +220,7 @@ func idleCurve(label, bin, redisURL, dir string, fans []account, steps []int, pe
 		}
 		step := idleStep{Conns: target, Servers: len(slots), Seconds: time.Since(start).Seconds()}
 		for _, s := range slots {
-			m, err := settledMemory(lt.client, s.srv.URL)
+			m, err := lt.settledMemory(s.srv.URL)
 			if err != nil {
 				return res, err
 			}
@@ -228,7 +228,7 @@ func idleCurve(label, bin, redisURL, dir string, fans []account, steps []int, pe
 		}
 		n := float64(target)
 		step.PerConn = memory{step.Total.RSS / n, step.Total.Heap / n, step.Total.Stack / n}
-		fmt.Printf("  %6d idle connections on %d server process(es): %5.1f KiB resident per connection (Go heap %.1f KiB, stacks %.1f KiB), connected in %.1f s\n",
+		fmt.Fprintf(lt.out, "  %6d idle connections on %d server process(es): %5.1f KiB resident per connection (Go heap %.1f KiB, stacks %.1f KiB), connected in %.1f s\n",
 			target, len(slots), step.PerConn.RSS/1024, step.PerConn.Heap/1024, step.PerConn.Stack/1024, step.Seconds)
 		res.Steps = append(res.Steps, step)
 	}

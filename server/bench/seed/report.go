@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"microblog/hub/loadtest/chart"
+	"microblog/server/bench/chart"
 )
 
 // printTables prints the results as Markdown tables.

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"microblog/server/bench/chart"
+	"microblog/server/bench/spawn"
 )
 
 // TestMain lets the test binary be the bench's worker too, as the
@@ -22,30 +27,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestBenchSmallRun runs the whole bench, small, against a real server
+// TestBenchSmallRun runs the whole bench, tiny, against a real server
 // binary and a redis-server it starts itself: the figures the README
-// quotes come from code that is known to count right. The idle part puts
-// 25 connections on servers that take 15 each, so it spreads them over two
-// processes and two workers, as 50,000 are.
+// quotes come from code that is known to count right. Delivery is 50 posts
+// to 4 fans each; the idle part puts 10 connections on servers that take 6
+// each, so it spreads them over two processes and two workers, as 50,000
+// are. Memory is read after 50 ms of quiet rather than a second's: these
+// few connections are noise to it anyway.
 func TestBenchSmallRun(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not installed")
 	}
-	gobin, err := exec.LookPath("go")
+	bin, err := spawn.ServerBinary("../../..", t.TempDir())
 	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "microblog")
-	if out, err := exec.Command(gobin, "build", "-o", bin, "microblog/server").CombinedOutput(); err != nil {
-		t.Fatalf("build the server: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	out := t.TempDir()
+	var stdout bytes.Buffer
 	cfg := benchConfig{
-		builds: []build{{"test", bin}}, fans: 30, authors: 3, rate: 20, duration: time.Second,
-		idle: []int{10, 25}, perProc: 15, redisBin: "redis-server", out: out, par: 8,
+		builds: []build{{"test", bin}}, fans: 12, authors: 3, rate: 50, duration: time.Second,
+		idle: []int{4, 10}, perProc: 6, redisBin: "redis-server", out: out, par: 8,
+		settle: 50 * time.Millisecond, stdout: &stdout,
 	}
 	if err := bench(cfg); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, &stdout)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "results.json"))
 	if err != nil {
@@ -56,13 +61,25 @@ func TestBenchSmallRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := res.Delivery[0]
-	if d.FailedPosts != 0 || d.Expected != 20*10 || d.Delivered != d.Expected || d.Duplicates != 0 || len(d.Delay) != 1001 {
+	if d.FailedPosts != 0 || d.Expected != 50*4 || d.Delivered != d.Expected || d.Duplicates != 0 || len(d.Delay) != 1001 {
 		t.Fatalf("delivery = %+v, want 200 events delivered once each", d)
+	}
+	if d.Delay[0] <= 0 || d.Delay[1000] < d.Delay[500] || d.CPU.Server <= 0 || d.MemAfter.RSS <= 0 {
+		t.Errorf("delivery measured no delay, CPU or memory: delay %v…%v, CPU %+v, memory %+v", d.Delay[0], d.Delay[1000], d.CPU, d.MemAfter)
 	}
 	steps := res.Idle[0].Steps
 	// (A few connections are too few to tell their memory from the noise.)
-	if len(steps) != 2 || steps[0].Conns != 10 || steps[0].Servers != 1 || steps[1].Conns != 25 || steps[1].Servers != 2 {
-		t.Fatalf("idle steps = %+v, want 10 connections on 1 server, 25 on 2", steps)
+	if len(steps) != 2 || steps[0].Conns != 4 || steps[0].Servers != 1 || steps[1].Conns != 10 || steps[1].Servers != 2 {
+		t.Fatalf("idle steps = %+v, want 4 connections on 1 server, 10 on 2", steps)
+	}
+	// The tables the README quotes, with the run's own figures.
+	for _, want := range []string{
+		fmt.Sprintf("| test | 1 | 12 | 200 | 200 | 0 | %s |", chart.FmtMS(pct(d.Delay, 50))),
+		"| test | 4 | 1 |", "| test | 10 | 2 |", "live-latency.svg", "live-memory.svg",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the bench did not print %q:\n%s", want, &stdout)
+		}
 	}
 	for _, f := range []string{"live-latency.svg", "live-memory.svg"} {
 		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() < 1000 {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"microblog/hub/loadtest/spawn"
+	"microblog/server/bench/spawn"
 )
 
 // tripsMetric is the server's count of calls to Redis (a command or a

@@ -1,19 +1,22 @@
 // Package spawn starts the processes a benchmark measures, on this machine
 // and over loopback only: a throwaway redis-server and server builds, each
-// on a free port and dying with the benchmark, and reads the CPU time they
-// use from /proc. The live-feed bench (hub/loadtest) and the seeds' own
-// benchmark (server/seedbench) share it.
+// on a free port and dying with the benchmark; it reads the CPU time they
+// use from /proc, and calls the server's API as its users do. The live
+// feed's load test (live) and the seeds' own benchmark (seed) share it.
 package spawn
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -244,6 +247,60 @@ func MachineCPU() (busy, total time.Duration) {
 		}
 	}
 	return busy, total
+}
+
+// ServerBinary is the server build a smoke test runs: the one that
+// $BENCH_SERVER names (make test-bench passes make build's bin/microblog),
+// or else one built from the repository at root into dir.
+func ServerBinary(root, dir string) (string, error) {
+	if bin := os.Getenv("BENCH_SERVER"); bin != "" {
+		return filepath.Abs(bin)
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(dir, "microblog")
+	cmd := exec.Command(gobin, "build", "-o", bin, "./server")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the server: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// Call makes one request of the server's JSON API at base, as its users
+// do (token, if set, is their session's), and decodes the answer into
+// out, unless it is nil; any status but want is an error.
+func Call(client *http.Client, base, method, path, token string, body any, want int, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, base+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
 }
 
 // FreeAddr is a loopback address, 127.0.0.1:port, with a port nothing

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/server/bench/spawn"
 )
 
 // account is a user the benchmark signed up, with its session token.
@@ -33,7 +31,7 @@ func setUpUsers(client *http.Client, base string, fans int) (author account, fan
 			} `json:"user"`
 			Token string `json:"token"`
 		}
-		err := call(client, base, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": benchPassword}, http.StatusCreated, &out)
+		err := spawn.Call(client, base, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": benchPassword}, http.StatusCreated, &out)
 		return account{ID: out.User.ID, Name: name, Token: out.Token}, err
 	}
 	if author, err = signUp("seedauthor"); err != nil {
@@ -44,7 +42,7 @@ func setUpUsers(client *http.Client, base string, fans int) (author account, fan
 		if err != nil {
 			return author, nil, err
 		}
-		if err := call(client, base, "PUT", "/api/v1/users/"+author.Name+"/follow", f.Token, nil, http.StatusNoContent, nil); err != nil {
+		if err := spawn.Call(client, base, "PUT", "/api/v1/users/"+author.Name+"/follow", f.Token, nil, http.StatusNoContent, nil); err != nil {
 			return author, nil, err
 		}
 		fanAccts = append(fanAccts, f)
@@ -52,7 +50,7 @@ func setUpUsers(client *http.Client, base string, fans int) (author account, fan
 	var login struct {
 		Token string `json:"token"`
 	}
-	err = call(client, base, "POST", "/api/v1/sessions", "", map[string]string{"username": author.Name, "password": benchPassword}, http.StatusOK, &login)
+	err = spawn.Call(client, base, "POST", "/api/v1/sessions", "", map[string]string{"username": author.Name, "password": benchPassword}, http.StatusOK, &login)
 	author.Token = login.Token
 	return author, fanAccts, err
 }
@@ -74,37 +72,4 @@ func setUpBare(ctx context.Context, rdb *redis.Client, fans int) (author account
 		return nil
 	})
 	return author, fanAccts, err
-}
-
-// call makes one API request and decodes the answer into out, unless it is
-// nil; any status but want is an error.
-func call(client *http.Client, base, method, path, token string, body any, want int, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, base+path, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
-	}
-	if out != nil {
-		return json.Unmarshal(b, out)
-	}
-	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"microblog/hub/loadtest/spawn"
 )
 
 // abReport is ab 2.3's report of a run against the bare handler.
@@ -97,18 +95,6 @@ func TestCommandCalls(t *testing.T) {
 	stats := infoFields("# Stats\r\ntotal_connections_received:7\r\ntotal_commands_processed:3006\r\ntotal_reads_processed:3015\r\n")
 	if stats["total_commands_processed"] != "3006" || stats["total_reads_processed"] != "3015" {
 		t.Errorf("infoFields = %v", stats)
-	}
-}
-
-func TestParseStatTicks(t *testing.T) {
-	// A command name with a space and a parenthesis in it, as /proc shows it.
-	stat := "21285 (seed bench) S 1 21246 18025 0 -1 4194304 1703 0 0 0 17 3 0 0 20 0 8 0 1703917 1837019136 4522 18446744073709551615\n"
-	n, err := spawn.ParseStatTicks([]byte(stat))
-	if err != nil || n != 20 {
-		t.Errorf("ParseStatTicks = %d, %v; want 17+3", n, err)
-	}
-	if _, err := spawn.ParseStatTicks([]byte("21285 (x) S 1")); err == nil {
-		t.Error("ParseStatTicks took a short line")
 	}
 }
 

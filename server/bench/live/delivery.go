@@ -16,7 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"microblog/hub/loadtest/spawn"
+	"microblog/server/bench/spawn"
 )
 
 // loadTest talks to the server under test as its clients do: HTTP for
@@ -25,12 +25,16 @@ type loadTest struct {
 	client *http.Client
 	par    int    // concurrent requests and dials while setting up
 	run0   string // makes user names unique per run
+	out    io.Writer
+	settle time.Duration // see benchConfig
 }
 
-func newLoadTest(par int) *loadTest {
+func newLoadTest(par int, out io.Writer, settle time.Duration) *loadTest {
 	return &loadTest{
-		par:  par,
-		run0: strconv.FormatInt(time.Now().Unix()%100000, 36),
+		par:    par,
+		out:    out,
+		settle: settle,
+		run0:   strconv.FormatInt(time.Now().Unix()%100000, 36),
 		client: &http.Client{
 			Timeout:   30 * time.Second,
 			Transport: &http.Transport{MaxIdleConnsPerHost: par * 2},
@@ -49,7 +53,7 @@ func (lt *loadTest) signUp(base, prefix string, n int) ([]account, error) {
 	err := parallel(n, lt.par, func(i int) error {
 		name := fmt.Sprintf("%s%s_%d", prefix, lt.run0, i)
 		var out struct{ Token string }
-		if err := lt.call(base, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": "load-test-password"}, &out); err != nil {
+		if err := spawn.Call(lt.client, base, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": "load-test-password"}, http.StatusCreated, &out); err != nil {
 			return fmt.Errorf("sign up %s: %w", name, err)
 		}
 		accts[i] = account{Token: out.Token, Name: name}
@@ -63,7 +67,7 @@ func (lt *loadTest) signUp(base, prefix string, n int) ([]account, error) {
 func (lt *loadTest) follow(base string, fans []account, first int, authors []account) error {
 	return parallel(len(fans), lt.par, func(i int) error {
 		a := authors[(first+i)%len(authors)]
-		return lt.call(base, "PUT", "/api/v1/users/"+a.Name+"/follow", fans[i].Token, nil, nil)
+		return spawn.Call(lt.client, base, "PUT", "/api/v1/users/"+a.Name+"/follow", fans[i].Token, nil, http.StatusNoContent, nil)
 	})
 }
 
@@ -133,7 +137,7 @@ type probes struct {
 func (lt *loadTest) deliver(base, source string, fans, authors []account, rate float64, duration time.Duration, pr probes) (deliveryResult, error) {
 	res := deliveryResult{Fans: len(fans), Authors: len(authors), Rate: rate, Duration: duration}
 	var err error
-	if res.MemBefore, err = settledMemory(lt.client, base); err != nil {
+	if res.MemBefore, err = lt.settledMemory(base); err != nil {
 		return res, err
 	}
 	start := time.Now()
@@ -142,7 +146,7 @@ func (lt *loadTest) deliver(base, source string, fans, authors []account, rate f
 		return res, err
 	}
 	res.ConnectTime = time.Since(start)
-	fmt.Printf("  connected %d fans in %s\n", len(fans), res.ConnectTime.Round(time.Millisecond))
+	fmt.Fprintf(lt.out, "  connected %d fans in %s\n", len(fans), res.ConnectTime.Round(time.Millisecond))
 	rec := &recorder{}
 	var readers sync.WaitGroup
 	for _, c := range conns {
@@ -152,7 +156,7 @@ func (lt *loadTest) deliver(base, source string, fans, authors []account, rate f
 			rec.read(c)
 		}()
 	}
-	if res.MemAfter, err = settledMemory(lt.client, base); err != nil {
+	if res.MemAfter, err = lt.settledMemory(base); err != nil {
 		return res, err
 	}
 
@@ -181,7 +185,7 @@ func (lt *loadTest) deliver(base, source string, fans, authors []account, rate f
 			defer posting.Done()
 			t0 := time.Now()
 			body := map[string]string{"content": "load " + strconv.FormatInt(t0.UnixNano(), 10)}
-			if err := lt.call(base, "POST", "/api/v1/posts", authors[a].Token, body, nil); err != nil {
+			if err := spawn.Call(lt.client, base, "POST", "/api/v1/posts", authors[a].Token, body, http.StatusCreated, nil); err != nil {
 				failed.Add(1)
 				return
 			}
@@ -391,36 +395,6 @@ func pct(pm []float64, p float64) float64 {
 		return 0
 	}
 	return pm[min(1000, int(p*10+0.5))]
-}
-
-// call sends one API request and decodes the answer into out (if not nil).
-func (lt *loadTest) call(base, method, path, token string, body, out any) error {
-	var r io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, base+path, r)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := lt.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
-	}
-	if out != nil {
-		return json.Unmarshal(b, out)
-	}
-	return nil
 }
 
 // parallel runs f(0..n-1) on par goroutines and returns the first error.

@@ -1,6 +1,6 @@
-// Command seedbench runs the seeds' own benchmark again, on this machine:
-// seed 002 measured its NodeJS server with `ab -c 50 -n 20000` of post
-// requests and got 611 requests/s. seedbench runs that exact shape with
+// Command seed, seedbench, runs the seeds' own benchmark again, on this
+// machine: seed 002 measured its NodeJS server with `ab -c 50 -n 20000` of
+// post requests and got 611 requests/s. seedbench runs that exact shape with
 // ApacheBench against each target, each with a fresh redis-server of its
 // own, and counts what one post costs: Redis commands, Redis reads, round
 // trips on the request path, and the CPU time of the server and of Redis.
@@ -20,9 +20,13 @@
 // CPU per request is the figure that matters: it does not depend on how
 // busy the machine is, which requests/s and latency do.
 //
-//	make build && go run ./server/seedbench -server bin/microblog -out bench-out/seed   # make bench
-//	go run ./server/seedbench -server bin/microblog -quick                            # a quick look
-//	go run ./server/seedbench -server before=/tmp/microblog-old,after=bin/microblog -targets microblog
+// It lives in the bench module (server/bench) and runs in that folder, so
+// relative paths are relative to it; from the repository's root:
+//
+//	make build && go run -C server/bench ./seed    # make bench (-server ../../bin/microblog -out ../../bench-out/seed)
+//	go run -C server/bench ./seed -quick           # a quick look
+//	go run -C server/bench ./seed -redraw ../../bench-out/seed/results.json   # tables and charts again
+//	go run -C server/bench ./seed -server before=/tmp/microblog-old,after=../../bin/microblog -targets microblog
 package main
 
 import (
@@ -87,7 +91,7 @@ const (
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("seedbench", flag.ContinueOnError)
 	var (
-		servers = fs.String("server", "bin/microblog", "server build(s): path, or label=path,label=path")
+		servers = fs.String("server", "../../bin/microblog", "server build(s): path, or label=path,label=path")
 		targets = fs.String("targets", "bare,microblog,microblog+sqlite", "which targets: bare, microblog, microblog+sqlite")
 		cfg     config
 		sweep   string
@@ -106,7 +110,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.IntVar(&cfg.fans, "fans", 10, "fans of the author, each following it")
 	fs.StringVar(&cfg.abBin, "ab", "ab", "the ApacheBench binary (Debian: apache2-utils)")
 	fs.StringVar(&cfg.redisBin, "redis-server", "redis-server", "the redis-server to start")
-	fs.StringVar(&cfg.out, "out", "bench-out/seed", "folder for results.json and the SVG charts (empty: none)")
+	fs.StringVar(&cfg.out, "out", "../../bench-out/seed", "folder for results.json and the SVG charts (empty: none)")
 	fs.DurationVar(&cfg.settle, "settle", 2*time.Minute, "longest wait for the fan-out and archive queues to empty after posts")
 	fs.BoolVar(&quick, "quick", false, "a fast look: 2,000 posts, 10,000 reads, a sweep of 500 posts and 2,000 reads")
 	fs.DurationVar(&timeout, "timeout", 30*time.Minute, "give up (and stop everything started) after this long")
@@ -216,5 +220,5 @@ func parseCounts(s string) ([]int, error) {
 
 // commandLine is how this run was started, for the reader to repeat it.
 func commandLine() string {
-	return strings.Join(append([]string{"go run ./server/seedbench"}, os.Args[1:]...), " ")
+	return strings.Join(append([]string{"go run -C server/bench ./seed"}, os.Args[1:]...), " ")
 }

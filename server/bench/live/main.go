@@ -1,4 +1,4 @@
-// Command loadtest measures the live feed end to end: it signs up authors
+// Command live is the live feed's load test; it measures it end to end: it signs up authors
 // and fans, connects every fan's WebSocket, has the authors post at a
 // steady rate over HTTP, and reports how many events arrived, how many
 // were lost, the delay from the post request to receipt, the CPU each
@@ -9,11 +9,13 @@
 // itself, measures delivery at -fans connections, then the memory of
 // idle connections as they grow (-idle), and writes results.json and SVG
 // charts into -out. Several builds, as label=path, are measured one after
-// the other against the same Redis and users, and drawn side by side:
+// the other against the same Redis and users, and drawn side by side. It
+// lives in the bench module (server/bench), and runs in that folder, so
+// relative paths are relative to it; from the repository's root:
 //
 //	go build -o bin/microblog ./server
-//	go run ./hub/loadtest -server bin/microblog -out bench-out   # make bench-live
-//	go run ./hub/loadtest -server before=/tmp/microblog-old,after=bin/microblog -rounds 4 -quiet 4m
+//	go run -C server/bench ./live -server ../../bin/microblog -out ../../bench-out   # make bench-live
+//	go run -C server/bench ./live -server before=/tmp/microblog-old,after=../../bin/microblog -rounds 4 -quiet 4m
 //
 // The machine may be shared: -rounds has the builds take turns at
 // delivery, -quiet waits for the rest of the machine to be nearly idle
@@ -27,14 +29,14 @@
 //	REDIS_URL=redis://127.0.0.1:6390/0 MICROBLOG_ADDR=127.0.0.1:8090 \
 //	  MICROBLOG_RATE_LIMITS=off MICROBLOG_WS_MAX_PER_IP=0 MICROBLOG_MAX_CONNS_PER_IP=0 \
 //	  MICROBLOG_BCRYPT_COST=4 MICROBLOG_LOG_LEVEL=warn go run ./server &
-//	go run ./hub/loadtest -url http://127.0.0.1:8090 -fans 10000
+//	go run -C server/bench ./live -url http://127.0.0.1:8090 -fans 10000
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,8 +45,7 @@ import (
 	"strings"
 	"time"
 
-	"microblog/hub/loadtest/chart"
-	"microblog/hub/loadtest/spawn"
+	"microblog/server/bench/spawn"
 )
 
 func main() {
@@ -65,7 +66,7 @@ func main() {
 		idle     = flag.String("idle", "1000,5000,10000,25000,50000", "with -server: idle connections at each step of the memory curve (empty: none)")
 		perProc  = flag.Int("per-process", 12500, "with -server: most idle connections per server process")
 		redisBin = flag.String("redis-server", "redis-server", "with -server: the redis-server to start")
-		out      = flag.String("out", "bench-out", "folder for results.json and the charts (empty: none)")
+		out      = flag.String("out", "../../bench-out", "folder for results.json and the charts (empty: none)")
 		perf     = flag.Bool("perf", false, "with -server: record the server with perf(1) while the posts are delivered")
 		rounds   = flag.Int("rounds", 1, "with -server: delivery runs per build, the builds taking turns")
 		quiet    = flag.Duration("quiet", 0, "before each delivery run, wait up to this long for the rest of the machine to be nearly idle")
@@ -75,7 +76,7 @@ func main() {
 	)
 	flag.Parse()
 	if *redraw != "" {
-		if err := redrawCharts(*redraw, *out); err != nil {
+		if err := redrawCharts(os.Stdout, *redraw, *out); err != nil {
 			fmt.Fprintln(os.Stderr, "loadtest:", err)
 			os.Exit(1)
 		}
@@ -95,7 +96,7 @@ func main() {
 	if err == nil {
 		cfg := benchConfig{fans: *fans, authors: *authors, rate: *rate, duration: *duration,
 			idle: steps, perProc: *perProc, redisBin: *redisBin, out: *out, perf: *perf, par: *par,
-			rounds: max(1, *rounds), quiet: *quiet}
+			rounds: max(1, *rounds), quiet: *quiet, settle: time.Second, stdout: os.Stdout}
 		switch {
 		case *servers != "":
 			if cfg.builds, err = parseBuilds(*servers); err == nil {
@@ -128,6 +129,10 @@ type benchConfig struct {
 	par           int
 	rounds        int
 	quiet         time.Duration
+	// settle is how long a server's memory must hold still to count as
+	// settled (a freshly started server is given twice that first).
+	settle time.Duration
+	stdout io.Writer
 }
 
 // results is what results.json holds.
@@ -144,8 +149,9 @@ type results struct {
 // measures each build with fresh server processes.
 func bench(cfg benchConfig) error {
 	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()}}
-	fmt.Println("loadtest:", res.Command)
-	fmt.Printf("machine: %d CPUs, load average %s\n", res.CPUs, res.LoadAvg[0])
+	w := cfg.stdout
+	fmt.Fprintln(w, "loadtest:", res.Command)
+	fmt.Fprintf(w, "machine: %d CPUs, load average %s\n", res.CPUs, res.LoadAvg[0])
 	dir, err := os.MkdirTemp("", "microblog-bench-")
 	if err != nil {
 		return err
@@ -161,7 +167,7 @@ func bench(cfg benchConfig) error {
 		return err
 	}
 	defer redis.Stop()
-	lt := newLoadTest(cfg.par)
+	lt := newLoadTest(cfg.par, w, cfg.settle)
 	sources := &sourceAddrs{}
 	maxIdle := 0
 	for _, n := range cfg.idle {
@@ -189,14 +195,14 @@ func bench(cfg benchConfig) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("setup: %d users, %d follows in %s\n", len(fans)+len(authors), cfg.fans, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(w, "setup: %d users, %d follows in %s\n", len(fans)+len(authors), cfg.fans, time.Since(start).Round(time.Millisecond))
 
 	// The builds take turns, round after round, so that what else runs on
 	// the machine falls on each of them alike.
 	cfg.rounds = max(1, cfg.rounds)
 	for round := 1; round <= cfg.rounds; round++ {
 		for _, b := range cfg.builds {
-			fmt.Printf("delivery, %s, round %d of %d: %d fans, %d authors, %.0f posts/s for %s\n",
+			fmt.Fprintf(w, "delivery, %s, round %d of %d: %d fans, %d authors, %.0f posts/s for %s\n",
 				b.label, round, cfg.rounds, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
 			srv, err := spawn.StartServer(b.label+" server", b.path, redisURL, dir)
 			if err != nil {
@@ -204,17 +210,17 @@ func bench(cfg benchConfig) error {
 			}
 			pr := probes{server: srv.CPU, redis: redis.CPU}
 			if cfg.perf && cfg.out != "" {
-				pr.posting = perfRecord(srv, filepath.Join(cfg.out, fmt.Sprintf("%s-%d-server.perf.data", b.label, round)))
+				pr.posting = perfRecord(w, srv, filepath.Join(cfg.out, fmt.Sprintf("%s-%d-server.perf.data", b.label, round)))
 			}
-			time.Sleep(2 * time.Second) // see idleCurve
-			waitQuiet(cfg.quiet)
+			time.Sleep(2 * cfg.settle) // see idleCurve
+			waitQuiet(w, cfg.quiet)
 			r, err := lt.deliver(srv.URL, sources.next(), fans[:cfg.fans], authors, cfg.rate, cfg.duration, pr)
 			srv.Stop()
 			if err != nil {
 				return err
 			}
 			r.Label, r.Round = b.label, round
-			printDelivery(r)
+			printDelivery(w, r)
 			res.Delivery = append(res.Delivery, r)
 		}
 	}
@@ -234,7 +240,7 @@ func bench(cfg benchConfig) error {
 			}
 		}
 		for _, b := range cfg.builds {
-			fmt.Printf("idle connections, %s: %v, at most %d per server process\n", b.label, cfg.idle, cfg.perProc)
+			fmt.Fprintf(w, "idle connections, %s: %v, at most %d per server process\n", b.label, cfg.idle, cfg.perProc)
 			r, err := idleCurve(b.label, b.path, redisURL, dir, fans[:maxIdle], cfg.idle, cfg.perProc, sources, lt)
 			if err != nil {
 				return err
@@ -243,15 +249,16 @@ func bench(cfg benchConfig) error {
 		}
 	}
 	res.LoadAvg[1] = spawn.LoadAvg()
-	printTables(res)
-	return save(res, cfg)
+	printTables(w, res)
+	return save(w, res, cfg)
 }
 
 // external measures delivery on a server started by hand.
 func external(cfg benchConfig, base string) error {
 	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()}}
-	fmt.Printf("loadtest: %s, %d fans, %d authors, %.0f posts/s for %s\n", base, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
-	lt := newLoadTest(cfg.par)
+	w := cfg.stdout
+	fmt.Fprintf(w, "loadtest: %s, %d fans, %d authors, %.0f posts/s for %s\n", base, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
+	lt := newLoadTest(cfg.par, w, cfg.settle)
 	start := time.Now()
 	authors, err := lt.signUp(base, "a", cfg.authors)
 	var fans []account
@@ -264,22 +271,22 @@ func external(cfg benchConfig, base string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("setup: %d users and follows in %s\n", cfg.fans+cfg.authors, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(w, "setup: %d users and follows in %s\n", cfg.fans+cfg.authors, time.Since(start).Round(time.Millisecond))
 	r, err := lt.deliver(base, "", fans, authors, cfg.rate, cfg.duration, probes{})
 	if err != nil {
 		return err
 	}
 	r.Label = "server"
-	printDelivery(r)
+	printDelivery(w, r)
 	res.Delivery = append(res.Delivery, r)
 	res.LoadAvg[1] = spawn.LoadAvg()
-	return save(res, cfg)
+	return save(w, res, cfg)
 }
 
 // waitQuiet waits, up to max, for a 3-second window in which the machine
 // is busy less than a fifth of its CPU time (the bench's own processes
 // being idle then), and says how it went.
-func waitQuiet(max time.Duration) {
+func waitQuiet(w io.Writer, max time.Duration) {
 	if max <= 0 {
 		return
 	}
@@ -290,11 +297,11 @@ func waitQuiet(max time.Duration) {
 		busy1, total1 := spawn.MachineCPU()
 		share := float64(busy1-busy0) / float64(max64(1, total1-total0))
 		if share < 0.2 {
-			fmt.Printf("  the machine is quiet: %.0f%% busy\n", 100*share)
+			fmt.Fprintf(w, "  the machine is quiet: %.0f%% busy\n", 100*share)
 			return
 		}
 		if time.Now().After(deadline) {
-			fmt.Printf("  the machine is still %.0f%% busy with other work; measuring anyway\n", 100*share)
+			fmt.Fprintf(w, "  the machine is still %.0f%% busy with other work; measuring anyway\n", 100*share)
 			return
 		}
 	}
@@ -304,7 +311,7 @@ func max64(a, b time.Duration) time.Duration { return max(a, b) }
 
 // perfRecord returns a probes.posting that records the server's CPU
 // profile, with call graphs, into path while the posts are delivered.
-func perfRecord(srv *spawn.Proc, path string) func() (done func()) {
+func perfRecord(w io.Writer, srv *spawn.Proc, path string) func() (done func()) {
 	return func() func() {
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		cmd := exec.Command("perf", "record", "-F", "999", "-g", "-o", path, "-p", strconv.Itoa(srv.Pid()))
@@ -316,120 +323,9 @@ func perfRecord(srv *spawn.Proc, path string) func() (done func()) {
 		return func() {
 			cmd.Process.Signal(os.Interrupt)
 			cmd.Wait()
-			fmt.Printf("  perf profile of the server: perf report -i %s\n", path)
+			fmt.Fprintf(w, "  perf profile of the server: perf report -i %s\n", path)
 		}
 	}
-}
-
-func printDelivery(r deliveryResult) {
-	fmt.Printf("  posted %d posts (%d failed); events expected %d, delivered %d, lost %d, duplicates %d\n",
-		r.Posts, r.FailedPosts, r.Expected, r.Delivered, max(0, r.Expected-r.Delivered), r.Duplicates)
-	fmt.Printf("  delay from post request to receipt: p50 %s, p90 %s, p99 %s, p99.9 %s, max %s; post request p50 %s, p99 %s\n",
-		chart.FmtMS(pct(r.Delay, 50)), chart.FmtMS(pct(r.Delay, 90)), chart.FmtMS(pct(r.Delay, 99)), chart.FmtMS(pct(r.Delay, 99.9)), chart.FmtMS(pct(r.Delay, 100)),
-		chart.FmtMS(pct(r.PostLatency, 50)), chart.FmtMS(pct(r.PostLatency, 99)))
-	per := func(m float64) float64 { return m / float64(r.Fans) / 1024 }
-	fmt.Printf("  server memory: resident %.1f MiB → %.1f MiB with the fans, %.1f KiB per connection (Go heap %.1f KiB, stacks %.1f KiB)\n",
-		r.MemBefore.RSS/(1<<20), r.MemAfter.RSS/(1<<20), per(r.MemAfter.RSS-r.MemBefore.RSS),
-		per(r.MemAfter.Heap-r.MemBefore.Heap), per(r.MemAfter.Stack-r.MemBefore.Stack))
-	if r.Delivered > 0 {
-		k := float64(r.Delivered) / 1000
-		fmt.Printf("  CPU over %.1f s: server %.2f s (%.0f ms per 1,000 deliveries), Redis %.2f s, load tool %.2f s; the machine was busy %.2f of %.2f core-seconds (other processes ≈ %.2f)\n",
-			r.Wall, r.CPU.Server, 1000*r.CPU.Server/k, r.CPU.Redis, r.CPU.Tool, r.CPU.Machine, r.CPU.Cores,
-			max(0, r.CPU.Machine-r.CPU.Server-r.CPU.Redis-r.CPU.Tool))
-	}
-}
-
-// printTables prints the README's tables.
-func printTables(res results) {
-	fmt.Printf("\nload average %s before, %s after\n", res.LoadAvg[0], res.LoadAvg[1])
-	if len(res.Delivery) > 0 {
-		fmt.Println("\n| build | round | fans | deliveries/s | delivered | lost | delay p50 | p99 | max | server CPU per 1,000 deliveries | load tool's | other processes | resident per connection |")
-		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-		for _, r := range res.Delivery {
-			k := max(1, float64(r.Delivered)/1000)
-			fmt.Printf("| %s | %d | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms | %.2f cores | %.1f KiB |\n", r.Label, r.Round, chart.Thousands(float64(r.Fans)),
-				chart.Thousands(float64(int(float64(r.Expected)/r.Duration.Seconds()))), chart.Thousands(float64(int(r.Delivered))), max(0, r.Expected-r.Delivered),
-				chart.FmtMS(pct(r.Delay, 50)), chart.FmtMS(pct(r.Delay, 99)), chart.FmtMS(pct(r.Delay, 100)),
-				1000*r.CPU.Server/k, 1000*r.CPU.Tool/k, r.otherCores(), (r.MemAfter.RSS-r.MemBefore.RSS)/float64(r.Fans)/1024)
-		}
-	}
-	if len(res.Idle) > 0 {
-		fmt.Println("\n| build | idle connections | server processes | resident per connection | Go heap | stacks |")
-		fmt.Println("|---|---:|---:|---:|---:|---:|")
-		for _, r := range res.Idle {
-			for _, s := range r.Steps {
-				fmt.Printf("| %s | %s | %d | %.1f KiB | %.1f KiB | %.1f KiB |\n", r.Label, chart.Thousands(float64(s.Conns)), s.Servers,
-					s.PerConn.RSS/1024, s.PerConn.Heap/1024, s.PerConn.Stack/1024)
-			}
-		}
-	}
-}
-
-// save writes results.json and the charts into cfg.out.
-func save(res results, cfg benchConfig) error {
-	if cfg.out == "" {
-		return nil
-	}
-	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
-		return err
-	}
-	b, _ := json.MarshalIndent(res, "", "  ")
-	if err := os.WriteFile(filepath.Join(cfg.out, "results.json"), b, 0o644); err != nil {
-		return err
-	}
-	written := []string{filepath.Join(cfg.out, "results.json")}
-	if len(res.Delivery) > 0 {
-		r := res.Delivery[0]
-		path := filepath.Join(cfg.out, "live-latency.svg")
-		title := fmt.Sprintf("Live delivery: %s connections, %s deliveries/s, %d CPUs shared", chart.Thousands(float64(r.Fans)),
-			chart.Thousands(float64(int(float64(r.Fans)*r.Rate/float64(r.Authors)))), res.CPUs)
-		if err := latencyChart(quietest(res.Delivery), title, path); err != nil {
-			return err
-		}
-		written = append(written, path)
-	}
-	if len(res.Idle) > 0 {
-		path := filepath.Join(cfg.out, "live-memory.svg")
-		if err := memoryChart(res.Idle, "Server memory per idle live connection", path); err != nil {
-			return err
-		}
-		written = append(written, path)
-	}
-	fmt.Println("\nwrote", strings.Join(written, ", "))
-	return nil
-}
-
-// redrawCharts draws the charts of a saved run again, and prints its tables.
-func redrawCharts(path, out string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var res results
-	if err := json.Unmarshal(b, &res); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	fmt.Println("run:", res.Command)
-	printTables(res)
-	return save(res, benchConfig{out: out})
-}
-
-// quietest keeps, of each build's delivery runs, the one during which the
-// rest of the machine took the least CPU.
-func quietest(runs []deliveryResult) []deliveryResult {
-	var out []deliveryResult
-	at := map[string]int{}
-	for _, r := range runs {
-		i, ok := at[r.Label]
-		switch {
-		case !ok:
-			at[r.Label] = len(out)
-			out = append(out, r)
-		case r.otherCores() < out[i].otherCores():
-			out[i] = r
-		}
-	}
-	return out
 }
 
 func parseSteps(s string) ([]int, error) {
@@ -463,6 +359,6 @@ func parseBuilds(s string) ([]build, error) {
 }
 
 func commandLine() string {
-	args := append([]string{"go run ./hub/loadtest"}, os.Args[1:]...)
+	args := append([]string{"go run -C server/bench ./live"}, os.Args[1:]...)
 	return strings.Join(args, " ")
 }
