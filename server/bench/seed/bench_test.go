@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 func TestBenchSmallRun(t *testing.T) {
 	for _, bin := range []string{"ab", "redis-server"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s is not installed (make deps-bench)", bin)
+			t.Fatalf("%s is not installed: make deps-bench installs it (make test does): %v", bin, err)
 		}
 	}
 	bin, err := spawn.ServerBinary("../../..", t.TempDir())
