@@ -140,6 +140,9 @@ func (s *Store) RunCaches(ctx context.Context, logger *slog.Logger) {
 func (s *Store) listenInvalidations(ctx context.Context) error {
 	ps := s.rdb.Subscribe(ctx)
 	defer ps.Close()
+	// A blocked receive does not watch ctx: closing the subscription ends
+	// it at once, so that a process stops without waiting out cachePing.
+	defer context.AfterFunc(ctx, func() { ps.Close() })()
 	sessions, avatars := s.keys.SessionsChannel(), s.keys.AvatarsChannel()
 	if err := ps.Subscribe(ctx, sessions, avatars); err != nil {
 		return err

@@ -56,7 +56,9 @@ test('desktop: bob likes alice’s post; her open page counts it and badges the 
   await bobCard.getByRole('button', { name: 'Like (0)' }).click();
   await bobCard.getByRole('button', { name: 'Unlike (1)' }).waitFor();
   assert.equal(await bobCard.locator('.like').getAttribute('aria-pressed'), 'true');
+  const answered = B.page.waitForResponse((r) => r.url().endsWith(`/posts/${p.id}/like`) && r.request().method() === 'PUT');
   release();
+  await answered;
   await B.page.unroute('**/api/v1/posts/*/like', hold);
 
   const count = A.page.locator(`.post[data-id="${p.id}"] .actions .like-count`);
