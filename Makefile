@@ -43,11 +43,16 @@ run: build
 # test runs every Go test under the race detector: each test starts its own
 # throwaway redis-server on a free port in a temporary directory (the
 # archive's tests a MariaDB server too), and the browser tests drive
-# Debian's headless Chromium through playwright-core.
+# Debian's headless Chromium through playwright-core. Then the store and
+# server suites run again on a Redis Cluster of 3 masters, and the
+# benchmarks' harnesses once each, tiny (test-bench). The -timeout values
+# are deadlines against hangs, far above what a busy 2-core machine needs.
 test: deps-test
-	$(GO) test -race -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 	@echo "--- the store and server suites again, on a Redis Cluster of 3 masters"
-	MICROBLOG_TEST_REDIS=cluster $(GO) test -race -count=1 -timeout 10m -skip TestBrowser ./store/redisdb ./server
+	MICROBLOG_TEST_REDIS=cluster $(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./store/redisdb/... ./server
+	@echo "--- the benchmarks' harnesses, once each and tiny"
+	@$(MAKE) --no-print-directory test-bench
 
 # The benchmark harnesses live in their own Go module, server/bench (with
 # gonum/plot for their charts, which the product's go.mod does without);
@@ -123,7 +128,7 @@ deps-run:
 deps-bench: deps-run
 	@command -v ab >/dev/null || { $(call apt_install,apache2-utils); }
 
-deps-test: deps-run
+deps-test: deps-bench
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer"; exit 1; }
 	@# The archive's tests start throwaway MariaDB servers (store/archive/archivetest).
 	@PATH="$$PATH:/usr/sbin"; command -v mariadbd >/dev/null || command -v mysqld >/dev/null || { $(call apt_install,mariadb-server); }
