@@ -102,7 +102,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	workCtx, stopWork := context.WithCancel(context.Background())
 	var work sync.WaitGroup
 	work.Go(func() {
-		st.RunFanOut(workCtx, redisdb.WorkerOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
+		st.RunFanOut(workCtx, redisdb.FanOutOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
 			BatchDelay: tcfg.BatchDelay, Logger: logger})
 	})
 	work.Go(func() {
@@ -110,7 +110,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	})
 	work.Go(func() { st.RunCaches(workCtx, logger) })
 	work.Go(func() {
-		st.RunRepair(workCtx, redisdb.RepairOptions{Interval: repairEvery, Logger: logger})
+		st.RunRepair(workCtx, redisdb.CheckerOptions{Interval: repairEvery, Logger: logger})
 	})
 	work.Go(func() { st.RunMediaExpiry(workCtx, logger) })
 	defer func() {

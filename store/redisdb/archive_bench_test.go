@@ -169,7 +169,7 @@ func newARRun(b *testing.B, withArchive bool, window int) *arRun {
 	})
 	e.posts = make([][]int64, arUsers)
 
-	e.start(func(ctx context.Context, s *Store) { s.RunFanOut(ctx, WorkerOptions{}) }, opt)
+	e.start(func(ctx context.Context, s *Store) { s.RunFanOut(ctx, FanOutOptions{}) }, opt)
 	if withArchive {
 		e.start(func(ctx context.Context, s *Store) { s.RunArchiver(ctx, ArchiverOptions{}) }, opt)
 	}

@@ -19,17 +19,6 @@ const archiveGroup = "archive"
 // maxThreadDepth bounds how deep eviction follows replies to replies.
 const maxThreadDepth = 16
 
-// ArchiverOptions tune the archiver of one process.
-type ArchiverOptions struct {
-	// Batch is how many queued messages one transaction saves (default 500).
-	Batch int
-	// ClaimIdle is how long a batch may stay unsaved before another process
-	// takes it over (default 30s).
-	ClaimIdle time.Duration
-	// Logger defaults to slog.Default().
-	Logger *slog.Logger
-}
-
 // RunArchiver saves the archive queue to the archive and moves what has left
 // the hot window out of Redis, until ctx ends. Without an archive it returns
 // at once. One archiver runs per process; any number of processes may run
@@ -38,15 +27,7 @@ func (s *Store) RunArchiver(ctx context.Context, opt ArchiverOptions) {
 	if s.opt.Archive == nil {
 		return
 	}
-	if opt.Batch <= 0 {
-		opt.Batch = 500
-	}
-	if opt.ClaimIdle <= 0 {
-		opt.ClaimIdle = 30 * time.Second
-	}
-	if opt.Logger == nil {
-		opt.Logger = slog.Default()
-	}
+	opt = opt.withDefaults()
 	a := &archiver{s: s, opt: opt, log: opt.Logger, consumer: consumerName()}
 	backoff := 50 * time.Millisecond
 	lastClaim := time.Now()

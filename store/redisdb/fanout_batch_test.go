@@ -31,7 +31,7 @@ func newIdleStore(t *testing.T, opt Options) testStore {
 
 // worker is a fan-out worker of s that the test drives by hand, with the
 // consumer group made.
-func (s testStore) worker(opt WorkerOptions) *worker {
+func (s testStore) worker(opt FanOutOptions) *worker {
 	if opt.ClaimIdle == 0 {
 		opt.ClaimIdle = time.Second
 	}
@@ -131,7 +131,7 @@ func TestFanOutBatchDrainsManyAuthors(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.RunFanOut(ctx, WorkerOptions{Workers: 1, ClaimIdle: time.Second}) }()
+	go func() { defer close(done); s.RunFanOut(ctx, FanOutOptions{Workers: 1, ClaimIdle: time.Second}) }()
 	t.Cleanup(func() { cancel(); <-done })
 	s.settle()
 	s.queueEmpty()
@@ -200,7 +200,7 @@ func TestFanOutBatchRoundTrips(t *testing.T) {
 	s := newIdleStore(t, Options{})
 	counter := &roundTrips{}
 	s.rdb.AddHook(counter)
-	w := s.worker(WorkerOptions{})
+	w := s.worker(FanOutOptions{})
 	next := int64(2_000_000)
 	batch := func(n int, oneByOne bool) int64 {
 		t.Helper()
@@ -263,7 +263,7 @@ func TestFanOutBatchPostDeletedBeforeCheck(t *testing.T) {
 	}
 	doomed := s.post(store.NewPost{Author: author, Content: "soon gone"})
 	kept := s.post(store.NewPost{Author: other, Content: "stays"})
-	w := s.worker(WorkerOptions{})
+	w := s.worker(FanOutOptions{})
 	jobs := s.take(w, 2)
 
 	var armed atomic.Bool
@@ -336,7 +336,7 @@ func TestFanOutBatchPushAndUnpush(t *testing.T) {
 	s.rdb.XAdd(s.ctx, &redis.XAddArgs{Stream: s.keys.FanOutQueue(), Values: []any{
 		"op", opPush, "author", author, "mid", gone.ID, "at", s.now()}})
 	later := s.post(store.NewPost{Author: author, Content: "later"})
-	w := s.worker(WorkerOptions{})
+	w := s.worker(FanOutOptions{})
 	jobs := s.take(w, 4)
 	if ops := []string{jobs[0].op, jobs[1].op, jobs[2].op, jobs[3].op}; !slices.Equal(ops, []string{opPush, opUnpush, opPush, opPush}) {
 		t.Fatalf("queued %v", ops)
@@ -370,7 +370,7 @@ func TestFanOutBatchKeepsItsClaims(t *testing.T) {
 	if err := s.Delete(s.ctx, small, last.ID); err != nil {
 		t.Fatal(err)
 	}
-	w := s.worker(WorkerOptions{ClaimIdle: claimIdle, BatchDelay: claimIdle / 2})
+	w := s.worker(FanOutOptions{ClaimIdle: claimIdle, BatchDelay: claimIdle / 2})
 	jobs := s.take(w, 4)
 
 	var taken []string

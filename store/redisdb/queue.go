@@ -64,33 +64,9 @@ func parseJob(m redis.XMessage) job {
 	return j
 }
 
-// WorkerOptions tune the fan-out workers of one process.
-type WorkerOptions struct {
-	// Workers is how many batches of jobs this process works on at once
-	// (default 2).
-	Workers int
-	// ClaimIdle is how long a job may go without a sign of life from its
-	// worker before another process takes it over (default 30s). A worker
-	// busy with a long job renews its claim every ClaimIdle/3.
-	ClaimIdle time.Duration
-	// BatchDelay sleeps between the batches of a job: a hook for tests that
-	// must catch a fan-out in flight. Zero in production.
-	BatchDelay time.Duration
-	// Logger defaults to slog.Default().
-	Logger *slog.Logger
-}
-
 // RunFanOut runs this process's fan-out workers until ctx ends.
-func (s *Store) RunFanOut(ctx context.Context, opt WorkerOptions) {
-	if opt.Workers <= 0 {
-		opt.Workers = 2
-	}
-	if opt.ClaimIdle <= 0 {
-		opt.ClaimIdle = 30 * time.Second
-	}
-	if opt.Logger == nil {
-		opt.Logger = slog.Default()
-	}
+func (s *Store) RunFanOut(ctx context.Context, opt FanOutOptions) {
+	opt = opt.withDefaults()
 	w := &worker{s: s, opt: opt, log: opt.Logger, consumer: consumerName()}
 	var wg sync.WaitGroup
 	for range opt.Workers {
@@ -112,7 +88,7 @@ func consumerName() string {
 
 type worker struct {
 	s        *Store
-	opt      WorkerOptions
+	opt      FanOutOptions
 	log      *slog.Logger
 	consumer string
 }

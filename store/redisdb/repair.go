@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -35,36 +34,6 @@ import (
 //
 // Every step is idempotent, so a run cut short, or two at once, do no harm.
 
-// RepairOptions tune the checker.
-type RepairOptions struct {
-	// Interval is the time between runs (default 30s).
-	Interval time.Duration
-	// Batch is the most message ids one run looks at (default 1000).
-	Batch int
-	// Grace is how old a message must be before the checker touches it
-	// (default 1m): a younger one may still be being written, so it must be
-	// longer than a write may take (writeTimeout).
-	Grace time.Duration
-	// Logger defaults to slog.Default().
-	Logger *slog.Logger
-}
-
-func (o RepairOptions) withDefaults() RepairOptions {
-	if o.Interval <= 0 {
-		o.Interval = 30 * time.Second
-	}
-	if o.Batch <= 0 {
-		o.Batch = 1000
-	}
-	if o.Grace <= 0 {
-		o.Grace = time.Minute
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	return o
-}
-
 // Kinds of repair, the label of microblog_repairs_total.
 const (
 	repairPostIndexed    = "post_indexed"    // a post no index pointed at, indexed
@@ -82,7 +51,7 @@ const repairLockTTL = 2 * time.Minute
 const repairChunk = 100
 
 // RunRepair runs the checker every Interval until ctx ends.
-func (s *Store) RunRepair(ctx context.Context, opt RepairOptions) {
+func (s *Store) RunRepair(ctx context.Context, opt CheckerOptions) {
 	opt = opt.withDefaults()
 	every(ctx, opt.Interval, func() {
 		n, err := s.Repair(ctx, opt)
@@ -97,7 +66,7 @@ func (s *Store) RunRepair(ctx context.Context, opt RepairOptions) {
 
 // Repair runs the checker once, unless another process is running it, and
 // returns how many repairs it made.
-func (s *Store) Repair(ctx context.Context, opt RepairOptions) (int, error) {
+func (s *Store) Repair(ctx context.Context, opt CheckerOptions) (int, error) {
 	opt = opt.withDefaults()
 	token := rand.Text()
 	ok, err := s.rdb.SetNX(ctx, s.keys.RepairLock(), token, repairLockTTL).Result()
@@ -150,7 +119,7 @@ func (s *Store) Repair(ctx context.Context, opt RepairOptions) (int, error) {
 // repairRange checks the messages lo to hi, in order, and returns how many
 // repairs it made and the last id it settled: short of hi when it met a
 // message too young to judge, or failed.
-func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt RepairOptions) (int, int64, error) {
+func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt CheckerOptions) (int, int64, error) {
 	n := int(hi - lo + 1)
 	msgs := make([]*redis.MapStringStringCmd, n)
 	own := make([]*redis.IntCmd, n)
