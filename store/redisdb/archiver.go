@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -21,72 +19,30 @@ const maxThreadDepth = 16
 
 // RunArchiver saves the archive queue to the archive and moves what has left
 // the hot window out of Redis, until ctx ends. Without an archive it returns
-// at once. One archiver runs per process; any number of processes may run
-// one, and a batch saved twice changes nothing.
+// at once. One archiver runs per process, one batch at a time; any number of
+// processes may run one, and a batch saved twice changes nothing.
 func (s *Store) RunArchiver(ctx context.Context, opt ArchiverOptions) {
 	if s.opt.Archive == nil {
 		return
 	}
 	opt = opt.withDefaults()
-	a := &archiver{s: s, opt: opt, log: opt.Logger, consumer: consumerName()}
-	backoff := 50 * time.Millisecond
-	lastClaim := time.Now()
-	for ctx.Err() == nil {
-		var msgs []redis.XMessage
-		var err error
-		if time.Since(lastClaim) >= opt.ClaimIdle/2 {
-			lastClaim = time.Now()
-			msgs, _, err = s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-				Stream: s.keys.ArchiveQueue(), Group: archiveGroup, Consumer: a.consumer,
-				MinIdle: opt.ClaimIdle, Start: "0-0", Count: int64(opt.Batch),
-			}).Result()
-			if len(msgs) > 0 {
-				a.log.Info("archive: took over a batch left idle", "entries", len(msgs))
-			}
-		}
-		if err == nil && len(msgs) == 0 {
-			msgs, err = a.read(ctx)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			if strings.HasPrefix(err.Error(), "NOGROUP") {
-				s.createGroup(ctx, s.keys.ArchiveQueue(), archiveGroup, a.log)
-				continue
-			}
-			a.log.Warn("archive: read queue", "err", err)
-			sleep(ctx, backoff)
-			backoff = min(2*backoff, 2*time.Second)
-			continue
-		}
-		backoff = 50 * time.Millisecond
-		if len(msgs) > 0 {
-			a.do(ctx, msgs)
-		}
-	}
+	a := &archiver{s: s, opt: opt, log: opt.Logger,
+		c: newConsumer(s.rdb, s.keys.ArchiveQueue(), archiveGroup, "archive", opt.Batch, opt.ClaimIdle, opt.Logger)}
+	a.c.run(ctx, a.do, a.takeOver)
 }
 
 type archiver struct {
-	s        *Store
-	opt      ArchiverOptions
-	log      *slog.Logger
-	consumer string
+	s   *Store
+	opt ArchiverOptions
+	log *slog.Logger
+	c   *consumer
 }
 
-// read waits a little for new entries of the queue.
-func (a *archiver) read(ctx context.Context) ([]redis.XMessage, error) {
-	streams, err := a.s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: archiveGroup, Consumer: a.consumer, Streams: []string{a.s.keys.ArchiveQueue(), ">"},
-		Count: int64(a.opt.Batch), Block: readBlock,
-	}).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	if err != nil || len(streams) == 0 {
-		return nil, err
-	}
-	return streams[0].Messages, nil
+// takeOver saves a batch that another (dead or stuck) process left unsaved
+// for ClaimIdle.
+func (a *archiver) takeOver(ctx context.Context, msgs []redis.XMessage) {
+	a.log.Info("archive: took over a batch left idle", "entries", len(msgs))
+	a.do(ctx, msgs)
 }
 
 // do saves one batch, retrying while the archive is away, then moves out of
@@ -133,7 +89,7 @@ func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 			unlikes = append(unlikes, l)
 		}
 	}
-	backoff := 100 * time.Millisecond
+	retry := backoff{min: ArchiveRetryMin, max: ArchiveRetryMax}
 	for {
 		err := a.s.opt.Archive.Save(ctx, put, del)
 		if err == nil {
@@ -146,9 +102,8 @@ func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 			return
 		}
 		a.s.opt.Metrics.archiveErrors.Inc()
-		a.log.Warn("archive: save failed, will retry", "rows", len(put)+len(del), "err", err, "retry_in", backoff)
-		sleep(ctx, backoff)
-		backoff = min(2*backoff, 5*time.Second)
+		a.log.Warn("archive: save failed, will retry", "rows", len(put)+len(del), "err", err, "retry_in", retry.delay())
+		retry.sleep(ctx)
 	}
 	a.s.opt.Metrics.archived.Add(float64(len(put) + len(del) + len(likes) + len(unlikes)))
 	if err := a.s.evict(ctx, put, del); err != nil {
@@ -157,15 +112,7 @@ func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 		}
 		return
 	}
-	actx := context.WithoutCancel(ctx) // saved is saved, even if we are stopping
-	_, err := a.s.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
-		pl.XAck(actx, a.s.keys.ArchiveQueue(), archiveGroup, ids...)
-		pl.XDel(actx, a.s.keys.ArchiveQueue(), ids...)
-		return nil
-	})
-	if err != nil {
-		a.log.Warn("archive: acknowledge batch", "err", err)
-	}
+	a.c.ack(ctx, ids, nil)
 }
 
 // evict moves out of Redis what a saved batch lets go: the tombstones of

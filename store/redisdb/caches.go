@@ -121,7 +121,7 @@ func (s *Store) RunCaches(ctx context.Context, logger *slog.Logger) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	backoff := 50 * time.Millisecond
+	wait := backoff{min: BackoffMin, max: BackoffMax}
 	for ctx.Err() == nil {
 		err := s.listenInvalidations(ctx)
 		s.caches.setLive(false)
@@ -129,8 +129,7 @@ func (s *Store) RunCaches(ctx context.Context, logger *slog.Logger) {
 			return
 		}
 		logger.Warn("session and avatar caches off until Redis answers again", "err", err)
-		sleep(ctx, backoff)
-		backoff = min(2*backoff, 2*time.Second)
+		wait.sleep(ctx)
 	}
 }
 

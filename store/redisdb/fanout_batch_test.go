@@ -35,8 +35,10 @@ func (s testStore) worker(opt FanOutOptions) *worker {
 	if opt.ClaimIdle == 0 {
 		opt.ClaimIdle = time.Second
 	}
-	s.createGroup(s.ctx, s.keys.FanOutQueue(), fanOutGroup, slog.Default())
-	return &worker{s: s.Store, opt: opt, log: slog.Default(), consumer: "test-" + s.t.Name()}
+	c := newConsumer(s.rdb, s.keys.FanOutQueue(), fanOutGroup, "fan-out", readCount, opt.ClaimIdle, slog.Default())
+	c.name = "test-" + s.t.Name()
+	c.createGroup(s.ctx)
+	return &worker{s: s.Store, opt: opt, log: slog.Default(), c: c}
 }
 
 // take reads every job queued, as the worker's reads would, and fails
@@ -45,11 +47,14 @@ func (s testStore) take(w *worker, want int) []job {
 	s.t.Helper()
 	var jobs []job
 	for len(jobs) < want {
-		js, err := w.read(s.ctx)
+		msgs, err := w.c.read(s.ctx)
+		if err == nil && len(msgs) == 0 {
+			err = redis.Nil
+		}
 		if err != nil {
 			s.t.Fatalf("read jobs: %v (%d of %d read)", err, len(jobs), want)
 		}
-		jobs = append(jobs, js...)
+		jobs = append(jobs, parseJobs(msgs)...)
 	}
 	if len(jobs) != want {
 		s.t.Fatalf("read %d jobs, want %d", len(jobs), want)

@@ -2,15 +2,9 @@ package redisdb
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +48,16 @@ func (s *Store) queueJob(ctx context.Context, pl redis.Pipeliner, op string, aut
 		"op", op, "author", author, "mid", mid, "at", s.now()}})
 }
 
+// parseJobs reads the jobs of entries of the queue.
+func parseJobs(msgs []redis.XMessage) []job {
+	jobs := make([]job, len(msgs))
+	for i, m := range msgs {
+		jobs[i] = parseJob(m)
+	}
+	return jobs
+}
+
+// parseJob reads the job of one entry of the queue.
 func parseJob(m redis.XMessage) job {
 	j := job{id: m.ID}
 	j.op, _ = m.Values["op"].(string)
@@ -67,126 +71,40 @@ func parseJob(m redis.XMessage) job {
 // RunFanOut runs this process's fan-out workers until ctx ends.
 func (s *Store) RunFanOut(ctx context.Context, opt FanOutOptions) {
 	opt = opt.withDefaults()
-	w := &worker{s: s, opt: opt, log: opt.Logger, consumer: consumerName()}
+	w := &worker{s: s, opt: opt, log: opt.Logger,
+		c: newConsumer(s.rdb, s.keys.FanOutQueue(), fanOutGroup, "fan-out", readCount, opt.ClaimIdle, opt.Logger)}
 	var wg sync.WaitGroup
 	for range opt.Workers {
-		wg.Add(1)
-		go func() { defer wg.Done(); w.loop(ctx) }()
+		wg.Go(func() { w.c.run(ctx, w.doRead, nil) })
 	}
-	wg.Add(1)
-	go func() { defer wg.Done(); w.reclaimLoop(ctx) }()
+	// One at a time: a claimed job's idle time is renewed only while it
+	// runs, so jobs claimed together but run later could be taken over
+	// again meanwhile.
+	wg.Go(func() { w.c.reclaimEvery(ctx, 1, w.takeOver) })
 	wg.Wait()
 }
 
-// consumerName names this process in the consumer group, uniquely.
-func consumerName() string {
-	host, _ := os.Hostname()
-	var b [4]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
-}
-
 type worker struct {
-	s        *Store
-	opt      FanOutOptions
-	log      *slog.Logger
-	consumer string
+	s   *Store
+	opt FanOutOptions
+	log *slog.Logger
+	c   *consumer
 }
-
-// readBlock is how long one read waits for a new job. go-redis cannot cut a
-// blocked read short, so it also bounds how long stopping the workers takes.
-const readBlock = 300 * time.Millisecond
 
 // readCount is how many new jobs one read takes. The push jobs among them
 // cost the same few round trips together as one alone (doBatch), so a
 // worker that falls behind catches up in bigger batches.
 const readCount = 64
 
-// loop takes new jobs, readCount at most at a time, and does them.
-func (w *worker) loop(ctx context.Context) {
-	backoff := 50 * time.Millisecond
-	for ctx.Err() == nil {
-		jobs, err := w.read(ctx)
-		if errors.Is(err, redis.Nil) {
-			continue
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			if strings.HasPrefix(err.Error(), "NOGROUP") {
-				w.s.createGroup(ctx, w.s.keys.FanOutQueue(), fanOutGroup, w.log)
-				continue
-			}
-			w.log.Warn("fan-out: read queue", "err", err)
-			sleep(ctx, backoff)
-			backoff = min(2*backoff, 2*time.Second)
-			continue
-		}
-		backoff = 50 * time.Millisecond
-		w.doBatch(ctx, jobs)
-	}
-}
+// doRead does the jobs one read took.
+func (w *worker) doRead(ctx context.Context, msgs []redis.XMessage) { w.doBatch(ctx, parseJobs(msgs)) }
 
-// read takes up to readCount new jobs, waiting readBlock at most for the
-// first; redis.Nil when none came.
-func (w *worker) read(ctx context.Context) ([]job, error) {
-	streams, err := w.s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: fanOutGroup, Consumer: w.consumer, Streams: []string{w.s.keys.FanOutQueue(), ">"},
-		Count: readCount, Block: readBlock,
-	}).Result()
-	if err != nil {
-		return nil, err
-	}
-	var jobs []job
-	for _, st := range streams {
-		for _, m := range st.Messages {
-			jobs = append(jobs, parseJob(m))
-		}
-	}
-	if len(jobs) == 0 {
-		return nil, redis.Nil
-	}
-	return jobs, nil
-}
-
-// createGroup makes a consumer group (and its stream) if they are missing;
-// from the stream's start, so no entry queued before is skipped.
-func (s *Store) createGroup(ctx context.Context, stream, group string, log *slog.Logger) {
-	err := s.rdb.XGroupCreateMkStream(ctx, stream, group, "0").Err()
-	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
-		log.Warn("create consumer group", "stream", stream, "err", err)
-	}
-}
-
-// reclaimLoop takes over the jobs that other (dead or stuck) processes left
-// without a sign of life for ClaimIdle.
-func (w *worker) reclaimLoop(ctx context.Context) {
-	every(ctx, max(w.opt.ClaimIdle/2, 10*time.Millisecond), func() { w.reclaim(ctx) })
-}
-
-// reclaim takes over, one at a time, every job left idle for ClaimIdle.
-func (w *worker) reclaim(ctx context.Context) {
-	start := "0-0"
-	for ctx.Err() == nil {
-		msgs, next, err := w.s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-			Stream: w.s.keys.FanOutQueue(), Group: fanOutGroup, Consumer: w.consumer,
-			// One at a time: a claimed job's idle time is renewed only
-			// while it runs, so jobs claimed together but run later
-			// could be taken over again meanwhile.
-			MinIdle: w.opt.ClaimIdle, Start: start, Count: 1,
-		}).Result()
-		if err != nil {
-			break // NOGROUP before the first job, or Redis away: next tick
-		}
-		for _, m := range msgs {
-			w.log.Info("fan-out: took over a job left idle", "job", m.ID)
-			w.do(ctx, parseJob(m))
-		}
-		if next == "0-0" || len(msgs) == 0 {
-			break
-		}
-		start = next
+// takeOver does, one by one, the jobs taken over from other (dead or
+// stuck) processes that left them without a sign of life for ClaimIdle.
+func (w *worker) takeOver(ctx context.Context, msgs []redis.XMessage) {
+	for _, m := range msgs {
+		w.log.Info("fan-out: took over a job left idle", "job", m.ID)
+		w.do(ctx, parseJob(m))
 	}
 }
 
@@ -232,18 +150,11 @@ func (w *worker) ack(ctx context.Context, jobs []job) {
 			mids = append(mids, id(j.mid))
 		}
 	}
-	actx := context.WithoutCancel(ctx) // done is done, even if we are stopping
-	_, err := w.s.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
-		pl.XAck(actx, w.s.keys.FanOutQueue(), fanOutGroup, ids...)
-		pl.XDel(actx, w.s.keys.FanOutQueue(), ids...)
+	w.c.ack(ctx, ids, func(ctx context.Context, pl redis.Pipeliner) {
 		if len(mids) > 0 {
-			pl.HDel(actx, w.s.keys.FanOutPending(), mids...)
+			pl.HDel(ctx, w.s.keys.FanOutPending(), mids...)
 		}
-		return nil
 	})
-	if err != nil {
-		w.log.Warn("fan-out: acknowledge jobs", "jobs", ids, "err", err)
-	}
 }
 
 // holding is the jobs a worker has taken and neither acknowledged nor given
@@ -273,9 +184,7 @@ func (h *holding) alive() {
 		sleep(ctx, h.w.opt.BatchDelay)
 	}
 	if len(h.ids) > 0 && time.Since(h.renewed) >= h.w.opt.ClaimIdle/3 {
-		// Resets the entries' idle time, so nobody takes over a long job.
-		h.w.s.rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: h.w.s.keys.FanOutQueue(), Group: fanOutGroup,
-			Consumer: h.w.consumer, Messages: h.ids})
+		h.w.c.renew(ctx, h.ids)
 		h.renewed = time.Now()
 	}
 }
@@ -286,28 +195,5 @@ func (h *holding) release(jobs []job) {
 		if i := slices.Index(h.ids, j.id); i >= 0 {
 			h.ids = slices.Delete(h.ids, i, i+1)
 		}
-	}
-}
-
-// every calls fn every d until ctx ends; the first call is d from now.
-func every(ctx context.Context, d time.Duration, fn func()) {
-	tick := time.NewTicker(d)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			fn()
-		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
 	}
 }
