@@ -95,28 +95,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Warn("could not bring the data up to date; search may miss older users until the next start", "err", err)
 	}
 
-	// The background work of every process: fan-out workers, the archiver,
-	// the checker that mends what stopped writes left (one process at a
-	// time), the media janitor. A job or check cut short when they stop is
-	// taken up again, here or by another process.
-	workCtx, stopWork := context.WithCancel(context.Background())
-	var work sync.WaitGroup
-	work.Go(func() {
-		st.RunFanOut(workCtx, redisdb.FanOutOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
-			BatchDelay: tcfg.BatchDelay, Logger: logger})
-	})
-	work.Go(func() {
-		st.RunArchiver(workCtx, redisdb.ArchiverOptions{ClaimIdle: tcfg.ClaimIdle, Logger: logger})
-	})
-	work.Go(func() { st.RunCaches(workCtx, logger) })
-	work.Go(func() {
-		st.RunRepair(workCtx, redisdb.CheckerOptions{Interval: repairEvery, Logger: logger})
-	})
-	work.Go(func() { st.RunMediaExpiry(workCtx, logger) })
-	defer func() {
-		stopWork()
-		work.Wait()
-	}()
+	stopRunners := startRunners(st, tcfg, repairEvery, logger)
+	defer stopRunners()
 
 	srv := newServer(cfg, st, files, logger, reg)
 	lv := startLive(lcfg, st, logger, reg)
@@ -153,4 +133,29 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// startRunners starts the background work of every process: the fan-out
+// workers, the archiver, the listener that keeps the session and avatar
+// caches, the checker that mends what stopped writes left (one process at a
+// time) and the media janitor. A job or check cut short when they stop is
+// taken up again, here or by another process. The function it returns
+// stops them and waits until they have.
+func startRunners(st *redisdb.Store, tcfg timelineConfig, repairEvery time.Duration, logger *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, r := range []interface{ Run(context.Context) }{
+		redisdb.NewFanOut(st, redisdb.FanOutOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
+			BatchDelay: tcfg.BatchDelay, Logger: logger}),
+		redisdb.NewArchiver(st, redisdb.ArchiverOptions{ClaimIdle: tcfg.ClaimIdle, Logger: logger}),
+		redisdb.NewCacheListener(st, redisdb.CacheListenerOptions{Logger: logger}),
+		redisdb.NewChecker(st, redisdb.CheckerOptions{Interval: repairEvery, Logger: logger}),
+		redisdb.NewMediaJanitor(st, redisdb.MediaJanitorOptions{Logger: logger}),
+	} {
+		wg.Go(func() { r.Run(ctx) })
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }

@@ -3,7 +3,6 @@ package redisdb
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"slices"
 	"sync"
@@ -31,19 +30,19 @@ func newIdleStore(t *testing.T, opt Options) testStore {
 
 // worker is a fan-out worker of s that the test drives by hand, with the
 // consumer group made.
-func (s testStore) worker(opt FanOutOptions) *worker {
+func (s testStore) worker(opt FanOutOptions) *FanOut {
 	if opt.ClaimIdle == 0 {
 		opt.ClaimIdle = time.Second
 	}
-	c := newConsumer(s.rdb, s.keys.FanOutQueue(), fanOutGroup, "fan-out", readCount, opt.ClaimIdle, slog.Default())
-	c.name = "test-" + s.t.Name()
-	c.createGroup(s.ctx)
-	return &worker{s: s.Store, opt: opt, log: slog.Default(), c: c}
+	w := NewFanOut(s.Store, opt)
+	w.c.name = "test-" + s.t.Name()
+	w.c.createGroup(s.ctx)
+	return w
 }
 
 // take reads every job queued, as the worker's reads would, and fails
 // unless there are want of them.
-func (s testStore) take(w *worker, want int) []job {
+func (s testStore) take(w *FanOut, want int) []job {
 	s.t.Helper()
 	var jobs []job
 	for len(jobs) < want {
@@ -136,7 +135,10 @@ func TestFanOutBatchDrainsManyAuthors(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.RunFanOut(ctx, FanOutOptions{Workers: 1, ClaimIdle: time.Second}) }()
+	go func() {
+		defer close(done)
+		NewFanOut(s.Store, FanOutOptions{Workers: 1, ClaimIdle: time.Second}).Run(ctx)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	s.settle()
 	s.queueEmpty()
@@ -440,7 +442,7 @@ func TestFanOutGoneMatchesLoadMessages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gone, err := s.gone(s.ctx, all)
+		gone, err := NewFanOut(s.Store, FanOutOptions{}).gone(s.ctx, all)
 		if err != nil {
 			t.Fatal(err)
 		}

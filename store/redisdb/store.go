@@ -3,6 +3,12 @@
 // limits, the live events published when they change and the per-process
 // Subscriber that reads them. It implements the interfaces of package store
 // and is the only package besides tests that speaks to Redis.
+//
+// Store serves the requests. The work off the request path is done by the
+// background runners each server process builds from its Store and runs:
+// FanOut (the fan-out workers), Archiver, Checker (the checker of
+// half-written messages), MediaJanitor and CacheListener. Their options
+// and every default are in options.go.
 package redisdb
 
 import (

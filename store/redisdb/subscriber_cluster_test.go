@@ -138,7 +138,7 @@ func clusterStore(t *testing.T, c *storetest.Cluster) *Store {
 	st := New(c.Client(), Options{BcryptCost: bcrypt.MinCost})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); st.RunFanOut(ctx, FanOutOptions{ClaimIdle: time.Second}) }()
+	go func() { defer close(done); NewFanOut(st, FanOutOptions{ClaimIdle: time.Second}).Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return st
 }

@@ -134,7 +134,7 @@ func (e *tlBench) startWorkers() {
 	w := New(e.r.Client(), Options{BcryptCost: bcrypt.MinCost, CelebrityFans: math.MaxInt32})
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); w.RunFanOut(ctx, FanOutOptions{}) }()
+	go func() { defer close(done); NewFanOut(w, FanOutOptions{}).Run(ctx) }()
 	e.stopWorkers = func() { cancel(); <-done; e.stopWorkers = nil }
 }
 
@@ -680,7 +680,7 @@ func (e *tlBench) print(rows []tlRow, inter []tlInterference, reads []tlRead, ao
 		}
 	}
 	fmt.Fprintf(w, "\n### Push vs pull per author (one post at a time; the next once the fan-out queue is empty)\n\n")
-	fmt.Fprintf(w, "Redis %s on loopback, AOF %s; %d CPUs; fan-out workers: RunFanOut with default FanOutOptions (2 workers), batches of %d fans; every fan seen recently (active).\n\n",
+	fmt.Fprintf(w, "Redis %s on loopback, AOF %s; %d CPUs; fan-out workers: RunFanOut with default WorkerOptions (2 workers), batches of %d fans; every fan seen recently (active).\n\n",
 		redisVer, aof, runtime.NumCPU(), fanOutBatch)
 	fmt.Fprintln(w, "Memory and CPU are deltas of INFO (used_memory; used_cpu_user+used_cpu_sys) over the measured posts, divided by them; app CPU is this test process's (mostly the fan-out workers). Commands exclude the benchmark's own polling.")
 	fmt.Fprintln(w)
