@@ -15,7 +15,9 @@ import (
 )
 
 // config is every setting of the server. Each comes from a flag, else from
-// the environment, else from a default that runs on a laptop.
+// the environment, else from a default that runs on a laptop; those of the
+// packages the server builds on are theirs (redisdb.DefaultX, hub.DefaultX).
+// Some come from the environment only (envconfig.go).
 type config struct {
 	Addr           string
 	RedisURL       string
@@ -29,7 +31,11 @@ type config struct {
 	LogLevel       slog.Level
 	LogFormat      string
 	MediaDir       string
-	Edges          edges // connections and HTTP edges, read by edgeFlags below
+	Edges          edges          // connections and HTTP edges, read by edgeFlags below
+	Live           liveConfig     // the live feed (envconfig.go, as the three below)
+	Timelines      timelineConfig // the hybrid timelines, the fan-out and the archive
+	Repair         repairConfig   // the checker of half-written messages
+	Pprof          pprofConfig    // the profiler
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -52,8 +58,9 @@ var defaultRateLimits = rateLimits{
 	Follow:       store.Limit{N: 60, Per: time.Minute},
 }
 
-// loadConfig reads flags from args and settings from getenv. A bad value is
-// an error that names the setting.
+// loadConfig reads flags from args and settings from getenv: the one place
+// the server reads its settings. A bad value is an error that names the
+// setting.
 func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	env := func(name, def string) string {
 		if v := getenv(name); v != "" {
@@ -72,8 +79,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.RedisCAFile, "redis-ca", env("MICROBLOG_REDIS_CA", ""), "PEM file of CAs trusted for rediss:// (MICROBLOG_REDIS_CA; default: the system's)")
 	fs.StringVar(&origins, "allowed-origins", env("MICROBLOG_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the server's own (MICROBLOG_ALLOWED_ORIGINS)")
 	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=10/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m" (MICROBLOG_RATE_LIMITS)`)
-	fs.StringVar(&cost, "bcrypt-cost", env("MICROBLOG_BCRYPT_COST", "10"), "bcrypt work factor of password hashes, 4-31 (MICROBLOG_BCRYPT_COST)")
-	fs.StringVar(&ttl, "session-ttl", env("MICROBLOG_SESSION_TTL", "720h"), "how long an unused session lives; each use slides it (MICROBLOG_SESSION_TTL)")
+	fs.StringVar(&cost, "bcrypt-cost", env("MICROBLOG_BCRYPT_COST", strconv.Itoa(redisdb.DefaultBcryptCost)), "bcrypt work factor of password hashes, 4-31 (MICROBLOG_BCRYPT_COST)")
+	fs.StringVar(&ttl, "session-ttl", env("MICROBLOG_SESSION_TTL", redisdb.DefaultSessionTTL.String()), "how long an unused session lives; each use slides it (MICROBLOG_SESSION_TTL)")
 	fs.StringVar(&level, "log-level", env("MICROBLOG_LOG_LEVEL", "info"), "debug, info, warn or error (MICROBLOG_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", env("MICROBLOG_LOG_FORMAT", "text"), "text or json (MICROBLOG_LOG_FORMAT)")
 	fs.StringVar(&cfg.MediaDir, "media-dir", env("MICROBLOG_MEDIA_DIR", ".data/media"), "folder of uploaded images, shared by every server process (MICROBLOG_MEDIA_DIR)")
@@ -116,6 +123,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	if cfg.Edges, err = readEdges(); err != nil {
+		return config{}, err
+	}
+	if err := readEnvSettings(getenv, &cfg); err != nil {
 		return config{}, err
 	}
 	return cfg, nil

@@ -4,7 +4,94 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"microblog/hub"
+	"microblog/store/archive"
+	"microblog/store/redisdb"
 )
+
+// The settings that come from the environment only, without a flag: the
+// live feed's, the hybrid timelines' and the background runners', and the
+// profiler's address. Each starts from the default of the package that
+// uses it.
+
+// liveConfig is the live feed's settings, read from MICROBLOG_WS_* variables.
+type liveConfig struct {
+	Queue     int           // MICROBLOG_WS_QUEUE: frames a connection may have waiting before it is closed with 4008
+	ReplayMax int           // MICROBLOG_WS_REPLAY_MAX: most posts replayed on connect with ?after or after a Redis outage
+	Linger    time.Duration // MICROBLOG_WS_LINGER: how long a topic stays subscribed after its last listener leaves
+	PongWait  time.Duration // MICROBLOG_WS_PONG_WAIT: a client silent this long (no pong) is dropped
+	WriteWait time.Duration // MICROBLOG_WS_WRITE_WAIT: a frame not taken by the client this soon closes it with 4008
+}
+
+// timelineConfig is the hybrid timelines' settings (README, "Timelines at
+// scale") and those of the fan-out and the archive behind them.
+type timelineConfig struct {
+	CelebrityFans int           // MICROBLOG_CELEBRITY_FANS: from this many fans an author is pulled, not pushed
+	InactiveAfter time.Duration // MICROBLOG_INACTIVE_AFTER: a user away this long gets no pushes
+	Workers       int           // MICROBLOG_FANOUT_WORKERS: batches of fan-out jobs this process works on at once
+	ClaimIdle     time.Duration // MICROBLOG_FANOUT_CLAIM_IDLE: a job silent this long is taken over
+	BatchDelay    time.Duration // MICROBLOG_FANOUT_BATCH_DELAY: a pause between batches, for tests
+	HotWindow     int           // MICROBLOG_HOT_WINDOW: ids each F and G set and the public timeline keep
+	Archive       string        // MICROBLOG_ARCHIVE: sqlite:<path>, mysql://user:pass@host:port/db or off
+}
+
+// repairConfig is the checker of half-written messages' settings.
+type repairConfig struct {
+	Interval time.Duration // MICROBLOG_REPAIR_INTERVAL: the time between two runs
+}
+
+// pprofConfig is the profiler's settings.
+type pprofConfig struct {
+	Addr string // MICROBLOG_PPROF_ADDR: where /debug/pprof/ is served; empty: nowhere
+}
+
+// defaultArchive is where make run (and a server started without settings)
+// keeps the archive.
+const defaultArchive = "sqlite:.data/archive.db"
+
+// readEnvSettings reads cfg's settings that come from the environment only;
+// a bad value is an error naming its variable.
+func readEnvSettings(getenv func(string) string, cfg *config) error {
+	lc := liveConfig{Queue: hub.DefaultSendQueue, ReplayMax: hub.DefaultReplayMax, Linger: hub.DefaultLinger,
+		PongWait: hub.DefaultPongWait, WriteWait: hub.DefaultWriteWait}
+	tc := timelineConfig{CelebrityFans: redisdb.DefaultCelebrityFans, InactiveAfter: redisdb.DefaultInactiveAfter,
+		Workers: redisdb.DefaultFanOutWorkers, ClaimIdle: redisdb.DefaultClaimIdle, HotWindow: redisdb.DefaultHotWindow,
+		Archive: defaultArchive}
+	rc := repairConfig{Interval: redisdb.DefaultRepairInterval}
+	if v := getenv("MICROBLOG_ARCHIVE"); v != "" {
+		tc.Archive = v
+	}
+	if tc.Archive != "off" {
+		if err := archive.CheckDSN(tc.Archive); err != nil {
+			return fmt.Errorf("invalid MICROBLOG_ARCHIVE: %w", err)
+		}
+	}
+	err := readEnvInts(getenv, []envInt{
+		{"MICROBLOG_WS_QUEUE", &lc.Queue, 1, 1 << 20},
+		{"MICROBLOG_WS_REPLAY_MAX", &lc.ReplayMax, 1, 1 << 20},
+		{"MICROBLOG_CELEBRITY_FANS", &tc.CelebrityFans, 1, 1 << 40},
+		{"MICROBLOG_FANOUT_WORKERS", &tc.Workers, 1, 256},
+		{"MICROBLOG_HOT_WINDOW", &tc.HotWindow, 10, 1 << 20},
+	})
+	if err == nil {
+		err = readEnvDurations(getenv, []envDuration{
+			{"MICROBLOG_WS_LINGER", &lc.Linger, 0},
+			{"MICROBLOG_WS_PONG_WAIT", &lc.PongWait, time.Second},
+			{"MICROBLOG_WS_WRITE_WAIT", &lc.WriteWait, 100 * time.Millisecond},
+			{"MICROBLOG_INACTIVE_AFTER", &tc.InactiveAfter, time.Second},
+			{"MICROBLOG_FANOUT_CLAIM_IDLE", &tc.ClaimIdle, 100 * time.Millisecond},
+			{"MICROBLOG_FANOUT_BATCH_DELAY", &tc.BatchDelay, 0},
+			{"MICROBLOG_REPAIR_INTERVAL", &rc.Interval, 10 * time.Millisecond},
+		})
+	}
+	if err != nil {
+		return err
+	}
+	cfg.Live, cfg.Timelines, cfg.Repair = lc, tc, rc
+	cfg.Pprof = pprofConfig{Addr: getenv("MICROBLOG_PPROF_ADDR")}
+	return nil
+}
 
 // envInt is a whole-number setting read from the environment, kept when unset.
 type envInt struct {

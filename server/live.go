@@ -13,37 +13,6 @@ import (
 	"microblog/store/redisdb/pubsub"
 )
 
-// liveConfig is the live feed's settings, read from MICROBLOG_WS_* variables.
-type liveConfig struct {
-	Queue     int           // MICROBLOG_WS_QUEUE: frames a connection may have waiting before it is closed with 4008
-	ReplayMax int           // MICROBLOG_WS_REPLAY_MAX: most posts replayed on connect with ?after or after a Redis outage
-	Linger    time.Duration // MICROBLOG_WS_LINGER: how long a topic stays subscribed after its last listener leaves
-	PongWait  time.Duration // MICROBLOG_WS_PONG_WAIT: a client silent this long (no pong) is dropped
-	WriteWait time.Duration // MICROBLOG_WS_WRITE_WAIT: a frame not taken by the client this soon closes it with 4008
-}
-
-// loadLiveConfig reads the live feed's settings; a bad value is an error
-// naming the variable.
-func loadLiveConfig(getenv func(string) string) (liveConfig, error) {
-	lc := liveConfig{Queue: hub.DefaultSendQueue, ReplayMax: hub.DefaultReplayMax, Linger: hub.DefaultLinger,
-		PongWait: hub.DefaultPongWait, WriteWait: hub.DefaultWriteWait}
-	err := readEnvInts(getenv, []envInt{
-		{"MICROBLOG_WS_QUEUE", &lc.Queue, 1, 1 << 20},
-		{"MICROBLOG_WS_REPLAY_MAX", &lc.ReplayMax, 1, 1 << 20},
-	})
-	if err == nil {
-		err = readEnvDurations(getenv, []envDuration{
-			{"MICROBLOG_WS_LINGER", &lc.Linger, 0},
-			{"MICROBLOG_WS_PONG_WAIT", &lc.PongWait, time.Second},
-			{"MICROBLOG_WS_WRITE_WAIT", &lc.WriteWait, 100 * time.Millisecond},
-		})
-	}
-	if err != nil {
-		return liveConfig{}, err
-	}
-	return lc, nil
-}
-
 // live is the live feed of one run: the process's one Redis subscriber
 // connection and the hub that fans out what it reads.
 type live struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"microblog/store"
 	"microblog/store/media"
 	"microblog/store/redisdb"
 )
@@ -40,20 +41,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	lcfg, err := loadLiveConfig(getenv)
-	if err != nil {
-		return err
-	}
-	tcfg, err := loadTimelineConfig(getenv)
-	if err != nil {
-		return err
-	}
-	repairEvery := 30 * time.Second
-	if err := readEnvDurations(getenv, []envDuration{{"MICROBLOG_REPAIR_INTERVAL", &repairEvery, 10 * time.Millisecond}}); err != nil {
-		return err
-	}
 	logger := slog.New(newLogHandler(stderr, cfg))
-	if err := servePprof(ctx, getenv("MICROBLOG_PPROF_ADDR"), logger); err != nil {
+	if err := servePprof(ctx, cfg.Pprof.Addr, logger); err != nil {
 		return fmt.Errorf("invalid MICROBLOG_PPROF_ADDR: %w", err)
 	}
 
@@ -65,61 +54,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("invalid MICROBLOG_MEDIA_DIR: %w", err)
 	}
-	arch, err := tcfg.openArchive(ctx)
+	arch, err := cfg.Timelines.openArchive(ctx)
 	if err != nil {
 		return err
 	}
 	if arch != nil {
 		defer arch.Close()
 	}
-	open := redisdb.Open
-	if cfg.RedisCluster {
-		open = redisdb.OpenCluster
-	}
-	st, err := open(cfg.RedisURL, cfg.RedisCAFile, redisdb.Options{
-		Files:  files,
-		Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL,
-		HotWindow: tcfg.HotWindow, Archive: arch,
-		CelebrityFans: tcfg.CelebrityFans, InactiveAfter: tcfg.InactiveAfter, Metrics: redisdb.NewMetrics(reg),
-	})
+	st, err := openStore(ctx, cfg, files, arch, reg, logger)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	st.RegisterQueueMetrics(reg)
-	st.RegisterStorageMetrics(reg)
-	if err := st.Ping(ctx); err != nil {
-		// Not fatal: /readyz says 503 and the API answers 503 until Redis is back.
-		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)
-	} else if err := st.Migrate(ctx); err != nil {
-		logger.Warn("could not bring the data up to date; search may miss older users until the next start", "err", err)
-	}
 
-	// The background work of every process: fan-out workers, the archiver,
-	// the checker that mends what stopped writes left (one process at a
-	// time), the media janitor. A job or check cut short when they stop is
-	// taken up again, here or by another process.
-	workCtx, stopWork := context.WithCancel(context.Background())
-	var work sync.WaitGroup
-	work.Go(func() {
-		st.RunFanOut(workCtx, redisdb.WorkerOptions{Workers: tcfg.Workers, ClaimIdle: tcfg.ClaimIdle,
-			BatchDelay: tcfg.BatchDelay, Logger: logger})
-	})
-	work.Go(func() {
-		st.RunArchiver(workCtx, redisdb.ArchiverOptions{ClaimIdle: tcfg.ClaimIdle, Logger: logger})
-	})
-	work.Go(func() { st.RunCaches(workCtx, logger) })
-	work.Go(func() {
-		st.RunRepair(workCtx, redisdb.RepairOptions{Interval: repairEvery, Logger: logger})
-	})
-	work.Go(func() { st.RunMediaExpiry(workCtx, logger) })
-	defer func() {
-		stopWork()
-		work.Wait()
-	}()
+	stopRunners := startRunners(st, cfg, logger)
+	defer stopRunners()
 
 	srv := newServer(cfg, st, files, logger, reg)
-	lv := startLive(lcfg, st, logger, reg)
+	lv := startLive(cfg.Live, st, logger, reg)
 	defer func() {
 		// After the HTTP server: it does not wait for hijacked WebSocket connections.
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -153,4 +105,58 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// openStore connects to Redis, registers the store's metrics with reg and
+// brings the data up to date. A Redis that does not answer yet is no reason
+// not to start: /readyz and the API answer 503 until it is back.
+func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.Archive, reg *prometheus.Registry, logger *slog.Logger) (*redisdb.Store, error) {
+	open := redisdb.Open
+	if cfg.RedisCluster {
+		open = redisdb.OpenCluster
+	}
+	tc := cfg.Timelines
+	st, err := open(cfg.RedisURL, cfg.RedisCAFile, redisdb.Options{
+		Files:  files,
+		Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL,
+		HotWindow: tc.HotWindow, Archive: arch,
+		CelebrityFans: tc.CelebrityFans, InactiveAfter: tc.InactiveAfter, Metrics: redisdb.NewMetrics(reg),
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.RegisterQueueMetrics(reg)
+	st.RegisterStorageMetrics(reg)
+	if err := st.Ping(ctx); err != nil {
+		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)
+	} else if err := st.Migrate(ctx); err != nil {
+		logger.Warn("could not bring the data up to date; search may miss older users until the next start", "err", err)
+	}
+	return st, nil
+}
+
+// startRunners starts the background work of every process: the fan-out
+// workers, the archiver, the listener that keeps the session and avatar
+// caches, the checker that mends what stopped writes left (one process at a
+// time) and the media janitor. A job or check cut short when they stop is
+// taken up again, here or by another process. The function it returns
+// stops them and waits until they have.
+func startRunners(st *redisdb.Store, cfg config, logger *slog.Logger) (stop func()) {
+	tc := cfg.Timelines
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, r := range []interface{ Run(context.Context) }{
+		redisdb.NewFanOut(st, redisdb.FanOutOptions{Workers: tc.Workers, ClaimIdle: tc.ClaimIdle,
+			BatchDelay: tc.BatchDelay, Logger: logger}),
+		redisdb.NewArchiver(st, redisdb.ArchiverOptions{ClaimIdle: tc.ClaimIdle, Logger: logger}),
+		redisdb.NewCacheListener(st, redisdb.CacheListenerOptions{Logger: logger}),
+		redisdb.NewChecker(st, redisdb.CheckerOptions{Interval: cfg.Repair.Interval, Logger: logger}),
+		redisdb.NewMediaJanitor(st, redisdb.MediaJanitorOptions{Logger: logger}),
+	} {
+		wg.Go(func() { r.Run(ctx) })
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }

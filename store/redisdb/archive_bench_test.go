@@ -170,9 +170,9 @@ func newARRun(b *testing.B, withArchive bool, window int) *arRun {
 	})
 	e.posts = make([][]int64, arUsers)
 
-	e.start(func(ctx context.Context, s *Store) { s.RunFanOut(ctx, WorkerOptions{}) }, opt)
+	e.start(func(ctx context.Context, s *Store) { NewFanOut(s, FanOutOptions{}).Run(ctx) }, opt)
 	if withArchive {
-		e.start(func(ctx context.Context, s *Store) { s.RunArchiver(ctx, ArchiverOptions{}) }, opt)
+		e.start(func(ctx context.Context, s *Store) { NewArchiver(s, ArchiverOptions{}).Run(ctx) }, opt)
 	}
 	b.Cleanup(e.shutdown)
 	return e

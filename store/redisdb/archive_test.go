@@ -38,7 +38,10 @@ func newArchivedStore(t *testing.T, dsn string, opt Options) testStore {
 	s := newTestStoreWith(t, opt)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.RunArchiver(ctx, ArchiverOptions{Batch: 40, ClaimIdle: time.Second}) }()
+	go func() {
+		defer close(done)
+		NewArchiver(s.Store, ArchiverOptions{Batch: 40, ClaimIdle: time.Second}).Run(ctx)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return s
 }

@@ -4,14 +4,28 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
-	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
 )
+
+// Archiver is the archiver of one process: it saves the archive queue
+// (archive.go) to the archive, one batch at a time, and moves what has left
+// the hot window out of Redis. Any number of processes may run one, and a
+// batch saved twice changes nothing.
+type Archiver struct {
+	s   *Store
+	opt ArchiverOptions
+	c   *consumer
+}
+
+// NewArchiver returns the archiver of st's process; Run runs it.
+func NewArchiver(st *Store, opt ArchiverOptions) *Archiver {
+	opt = opt.withDefaults()
+	return &Archiver{s: st, opt: opt,
+		c: newConsumer(st.rdb, st.keys.ArchiveQueue(), archiveGroup, "archive", opt.Batch, opt.ClaimIdle, opt.Logger)}
+}
 
 // archiveGroup is the consumer group of every server process's archiver.
 const archiveGroup = "archive"
@@ -19,111 +33,61 @@ const archiveGroup = "archive"
 // maxThreadDepth bounds how deep eviction follows replies to replies.
 const maxThreadDepth = 16
 
-// ArchiverOptions tune the archiver of one process.
-type ArchiverOptions struct {
-	// Batch is how many queued messages one transaction saves (default 500).
-	Batch int
-	// ClaimIdle is how long a batch may stay unsaved before another process
-	// takes it over (default 30s).
-	ClaimIdle time.Duration
-	// Logger defaults to slog.Default().
-	Logger *slog.Logger
-}
-
-// RunArchiver saves the archive queue to the archive and moves what has left
-// the hot window out of Redis, until ctx ends. Without an archive it returns
-// at once. One archiver runs per process; any number of processes may run
-// one, and a batch saved twice changes nothing.
-func (s *Store) RunArchiver(ctx context.Context, opt ArchiverOptions) {
-	if s.opt.Archive == nil {
+// Run archives until ctx ends. Without an archive it returns at once.
+func (a *Archiver) Run(ctx context.Context) {
+	if a.s.opt.Archive == nil {
 		return
 	}
-	if opt.Batch <= 0 {
-		opt.Batch = 500
-	}
-	if opt.ClaimIdle <= 0 {
-		opt.ClaimIdle = 30 * time.Second
-	}
-	if opt.Logger == nil {
-		opt.Logger = slog.Default()
-	}
-	a := &archiver{s: s, opt: opt, log: opt.Logger, consumer: consumerName()}
-	backoff := 50 * time.Millisecond
-	lastClaim := time.Now()
-	for ctx.Err() == nil {
-		var msgs []redis.XMessage
-		var err error
-		if time.Since(lastClaim) >= opt.ClaimIdle/2 {
-			lastClaim = time.Now()
-			msgs, _, err = s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-				Stream: s.keys.ArchiveQueue(), Group: archiveGroup, Consumer: a.consumer,
-				MinIdle: opt.ClaimIdle, Start: "0-0", Count: int64(opt.Batch),
-			}).Result()
-			if len(msgs) > 0 {
-				a.log.Info("archive: took over a batch left idle", "entries", len(msgs))
-			}
-		}
-		if err == nil && len(msgs) == 0 {
-			msgs, err = a.read(ctx)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			if strings.HasPrefix(err.Error(), "NOGROUP") {
-				s.createGroup(ctx, s.keys.ArchiveQueue(), archiveGroup, a.log)
-				continue
-			}
-			a.log.Warn("archive: read queue", "err", err)
-			sleep(ctx, backoff)
-			backoff = min(2*backoff, 2*time.Second)
-			continue
-		}
-		backoff = 50 * time.Millisecond
-		if len(msgs) > 0 {
-			a.do(ctx, msgs)
-		}
-	}
+	a.c.run(ctx, a.do, a.takeOver)
 }
 
-type archiver struct {
-	s        *Store
-	opt      ArchiverOptions
-	log      *slog.Logger
-	consumer string
-}
-
-// read waits a little for new entries of the queue.
-func (a *archiver) read(ctx context.Context) ([]redis.XMessage, error) {
-	streams, err := a.s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: archiveGroup, Consumer: a.consumer, Streams: []string{a.s.keys.ArchiveQueue(), ">"},
-		Count: int64(a.opt.Batch), Block: readBlock,
-	}).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	if err != nil || len(streams) == 0 {
-		return nil, err
-	}
-	return streams[0].Messages, nil
+// takeOver saves a batch that other (dead or stuck) processes left unsaved
+// for ClaimIdle.
+func (a *Archiver) takeOver(ctx context.Context, msgs []redis.XMessage) {
+	a.opt.Logger.Info("archive: took over a batch left idle", "entries", len(msgs))
+	a.do(ctx, msgs)
 }
 
 // do saves one batch, retrying while the archive is away, then moves out of
 // Redis what the batch lets go, and only then acknowledges it. A batch that
 // cannot be finished stays pending, and is taken over after ClaimIdle.
-func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
-	var put, del []store.Archived
-	lastLike := map[[2]int64]bool{} // (mid, uid) → liked, as its last entry in the batch says
-	var likeOrder []store.ArchivedLike
+func (a *Archiver) do(ctx context.Context, msgs []redis.XMessage) {
+	b := a.parse(msgs)
+	if !a.save(ctx, b) {
+		return
+	}
+	if err := a.evict(ctx, b.put, b.del); err != nil {
+		if ctx.Err() == nil {
+			a.opt.Logger.Warn("archive: move out of Redis failed, will retry", "err", err)
+		}
+		return
+	}
 	ids := make([]string, len(msgs))
 	for i, m := range msgs {
 		ids[i] = m.ID
+	}
+	a.c.ack(ctx, ids, nil)
+}
+
+// archiveBatch is what one batch of the queue saves.
+type archiveBatch struct {
+	put, del       []store.Archived
+	likes, unlikes []store.ArchivedLike
+}
+
+// parse reads a batch of the queue; a like and its undoing in one batch
+// come to what the last of them says. A malformed entry is dropped.
+func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
+	var b archiveBatch
+	lastLike := map[[2]int64]bool{} // (mid, uid) → liked, as its last entry in the batch says
+	var likeOrder []store.ArchivedLike
+	for _, m := range msgs {
 		raw, _ := m.Values["row"].(string)
 		op, _ := m.Values["op"].(string)
 		if op == archiveLike || op == archiveUnlike {
 			var l store.ArchivedLike
 			if err := json.Unmarshal([]byte(raw), &l); err != nil || l.MID == 0 || l.UID == 0 {
-				a.log.Error("archive: dropping a malformed queue entry", "entry", m.ID, "err", err)
+				a.malformed(m, err)
 				continue
 			}
 			k := [2]int64{l.MID, l.UID}
@@ -135,56 +99,50 @@ func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 		}
 		var row store.Archived
 		if err := json.Unmarshal([]byte(raw), &row); err != nil || row.ID == 0 {
-			a.log.Error("archive: dropping a malformed queue entry", "entry", m.ID, "err", err)
+			a.malformed(m, err)
 			continue
 		}
 		if op == archiveDelete {
-			del = append(del, row)
+			b.del = append(b.del, row)
 		} else {
-			put = append(put, row)
+			b.put = append(b.put, row)
 		}
 	}
-	var likes, unlikes []store.ArchivedLike
 	for _, l := range likeOrder {
 		if lastLike[[2]int64{l.MID, l.UID}] {
-			likes = append(likes, l)
+			b.likes = append(b.likes, l)
 		} else {
-			unlikes = append(unlikes, l)
+			b.unlikes = append(b.unlikes, l)
 		}
 	}
-	backoff := 100 * time.Millisecond
+	return b
+}
+
+func (a *Archiver) malformed(m redis.XMessage, err error) {
+	a.opt.Logger.Error("archive: dropping a malformed queue entry", "entry", m.ID, "err", err)
+}
+
+// save saves a batch to the archive, retrying while it fails; false when
+// ctx ended first.
+func (a *Archiver) save(ctx context.Context, b archiveBatch) bool {
+	retry := backoff{min: ArchiveRetryMin, max: ArchiveRetryMax}
 	for {
-		err := a.s.opt.Archive.Save(ctx, put, del)
+		err := a.s.opt.Archive.Save(ctx, b.put, b.del)
 		if err == nil {
-			err = a.s.opt.Archive.SaveLikes(ctx, likes, unlikes)
+			err = a.s.opt.Archive.SaveLikes(ctx, b.likes, b.unlikes)
 		}
 		if err == nil {
 			break
 		}
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		a.s.opt.Metrics.archiveErrors.Inc()
-		a.log.Warn("archive: save failed, will retry", "rows", len(put)+len(del), "err", err, "retry_in", backoff)
-		sleep(ctx, backoff)
-		backoff = min(2*backoff, 5*time.Second)
+		a.opt.Logger.Warn("archive: save failed, will retry", "rows", len(b.put)+len(b.del), "err", err, "retry_in", retry.delay())
+		retry.sleep(ctx)
 	}
-	a.s.opt.Metrics.archived.Add(float64(len(put) + len(del) + len(likes) + len(unlikes)))
-	if err := a.s.evict(ctx, put, del); err != nil {
-		if ctx.Err() == nil {
-			a.log.Warn("archive: move out of Redis failed, will retry", "err", err)
-		}
-		return
-	}
-	actx := context.WithoutCancel(ctx) // saved is saved, even if we are stopping
-	_, err := a.s.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
-		pl.XAck(actx, a.s.keys.ArchiveQueue(), archiveGroup, ids...)
-		pl.XDel(actx, a.s.keys.ArchiveQueue(), ids...)
-		return nil
-	})
-	if err != nil {
-		a.log.Warn("archive: acknowledge batch", "err", err)
-	}
+	a.s.opt.Metrics.archived.Add(float64(len(b.put) + len(b.del) + len(b.likes) + len(b.unlikes)))
+	return true
 }
 
 // evict moves out of Redis what a saved batch lets go: the tombstones of
@@ -192,89 +150,105 @@ func (a *archiver) do(ctx context.Context, msgs []redis.XMessage) {
 // hot window; its comments on messages no longer hot; and, from the public
 // timeline, the ids past its window. Only ids the archive holds go, so a
 // reader that misses them in Redis finds them there.
-func (s *Store) evict(ctx context.Context, put, del []store.Archived) error {
+func (a *Archiver) evict(ctx context.Context, put, del []store.Archived) error {
+	cands, err := a.candidates(ctx, put, del)
+	for depth := 0; err == nil && len(cands) > 0 && depth < maxThreadDepth; depth++ {
+		cands, err = a.evictSaved(ctx, cands)
+	}
+	return err
+}
+
+// evictCandidate is an id that may leave Redis, and where its index entry
+// is.
+type evictCandidate struct {
+	mid   int64
+	index string // the set to take it out of
+	keep  bool   // only take it out of index: its message stays hot
+}
+
+// candidates drops the tombstones of del, and returns the ids that put
+// may let go: its authors' past their window, the public timeline's past
+// its window, and its comments on messages no longer in Redis.
+func (a *Archiver) candidates(ctx context.Context, put, del []store.Archived) ([]evictCandidate, error) {
 	authorsPast := map[int64]*redis.Cmd{}
 	var publicPast *redis.Cmd
 	parents := map[int64]*redis.StringCmd{} // comment id → kind of its parent
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, d := range del {
-			evictMessage.Eval(ctx, pl, []string{s.keys.Message(d.ID)}, "tombstone")
+			evictMessage.Eval(ctx, pl, []string{a.s.keys.Message(d.ID)}, "tombstone")
 		}
 		for _, p := range put {
 			switch {
 			case p.Kind == store.KindComment:
-				parents[p.ID] = pl.HGet(ctx, s.keys.Message(p.Parent), "kind")
+				parents[p.ID] = pl.HGet(ctx, a.s.keys.Message(p.Parent), "kind")
 			case authorsPast[p.Author] == nil:
-				authorsPast[p.Author] = s.queuePastWindow(ctx, pl, s.keys.UserPosts(p.Author))
+				authorsPast[p.Author] = a.queuePastWindow(ctx, pl, a.s.keys.UserPosts(p.Author))
 			}
 		}
-		publicPast = s.queuePastWindow(ctx, pl, s.keys.PublicTimeline())
+		publicPast = a.queuePastWindow(ctx, pl, a.s.keys.PublicTimeline())
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.wrap("archive: evict", err)
+		return nil, a.s.wrap("archive: evict", err)
 	}
-	// Candidates, and where each one's index entry is.
-	type candidate struct {
-		mid   int64
-		index string // the set to take it out of
-		keep  bool   // only take it out of index: its message stays hot
-	}
-	var cands []candidate
+	var cands []evictCandidate
 	for author, c := range authorsPast {
 		for _, mid := range pastIDs(c) {
-			cands = append(cands, candidate{mid: mid, index: s.keys.UserPosts(author)})
+			cands = append(cands, evictCandidate{mid: mid, index: a.s.keys.UserPosts(author)})
 		}
 	}
 	for _, mid := range pastIDs(publicPast) {
-		cands = append(cands, candidate{mid: mid, index: s.keys.PublicTimeline(), keep: true})
+		cands = append(cands, evictCandidate{mid: mid, index: a.s.keys.PublicTimeline(), keep: true})
 	}
 	for _, p := range put {
 		if c := parents[p.ID]; c != nil && c.Val() == "" {
-			cands = append(cands, candidate{mid: p.ID, index: s.keys.Comments(p.Parent)})
+			cands = append(cands, evictCandidate{mid: p.ID, index: a.s.keys.Comments(p.Parent)})
 		}
 	}
-	for depth := 0; len(cands) > 0 && depth < maxThreadDepth; depth++ {
-		ids := make([]int64, len(cands))
-		for i, c := range cands {
-			ids[i] = c.mid
-		}
-		has, err := s.opt.Archive.Has(ctx, ids)
-		if err != nil {
-			return s.wrap("archive: evict", err)
-		}
-		saved := make(map[int64]bool, len(has))
-		for _, mid := range has {
-			saved[mid] = true
-		}
-		replies := map[int64]*redis.StringSliceCmd{}
-		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			for _, c := range cands {
-				if !saved[c.mid] {
-					continue // not archived yet: its own batch moves it
-				}
-				if !c.keep && replies[c.mid] == nil {
-					evictMessage.Eval(ctx, pl, []string{s.keys.Message(c.mid)}, "message")
-					pl.Del(ctx, s.keys.PublicTime(c.mid), s.keys.Author(c.mid))
-					replies[c.mid] = pl.ZRange(ctx, s.keys.Comments(c.mid), 0, -1)
-				}
-				pl.ZRem(ctx, c.index, c.mid)
+	return cands, nil
+}
+
+// evictSaved moves out of Redis the candidates the archive holds, and
+// returns the comments of the messages that left: candidates in turn.
+func (a *Archiver) evictSaved(ctx context.Context, cands []evictCandidate) ([]evictCandidate, error) {
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.mid
+	}
+	has, err := a.s.opt.Archive.Has(ctx, ids)
+	if err != nil {
+		return nil, a.s.wrap("archive: evict", err)
+	}
+	saved := make(map[int64]bool, len(has))
+	for _, mid := range has {
+		saved[mid] = true
+	}
+	replies := map[int64]*redis.StringSliceCmd{}
+	_, err = a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, c := range cands {
+			if !saved[c.mid] {
+				continue // not archived yet: its own batch moves it
 			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return s.wrap("archive: evict", err)
-		}
-		s.opt.Metrics.evicted.Add(float64(len(replies)))
-		// The comments of what left Redis go too, once archived.
-		cands = cands[:0]
-		for parent, c := range replies {
-			for _, mid := range parseIDs(c.Val()) {
-				cands = append(cands, candidate{mid: mid, index: s.keys.Comments(parent)})
+			if !c.keep && replies[c.mid] == nil {
+				evictMessage.Eval(ctx, pl, []string{a.s.keys.Message(c.mid)}, "message")
+				pl.Del(ctx, a.s.keys.PublicTime(c.mid), a.s.keys.Author(c.mid))
+				replies[c.mid] = pl.ZRange(ctx, a.s.keys.Comments(c.mid), 0, -1)
 			}
+			pl.ZRem(ctx, c.index, c.mid)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, a.s.wrap("archive: evict", err)
+	}
+	a.s.opt.Metrics.evicted.Add(float64(len(replies)))
+	var next []evictCandidate // the comments of what left Redis go too, once archived
+	for parent, c := range replies {
+		for _, mid := range parseIDs(c.Val()) {
+			next = append(next, evictCandidate{mid: mid, index: a.s.keys.Comments(parent)})
 		}
 	}
-	return nil
+	return next, nil
 }
 
 // evictBatch bounds how many ids past a window one batch looks at, so that
@@ -283,8 +257,8 @@ const evictBatch = 1000
 
 // queuePastWindow asks for the oldest ids of a set beyond the hot window,
 // at most evictBatch of them.
-func (s *Store) queuePastWindow(ctx context.Context, pl redis.Pipeliner, key string) *redis.Cmd {
-	return pastWindow.Eval(ctx, pl, []string{key}, s.opt.HotWindow, evictBatch)
+func (a *Archiver) queuePastWindow(ctx context.Context, pl redis.Pipeliner, key string) *redis.Cmd {
+	return pastWindow.Eval(ctx, pl, []string{key}, a.s.opt.HotWindow, evictBatch)
 }
 
 func pastIDs(c *redis.Cmd) []int64 {

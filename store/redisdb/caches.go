@@ -1,15 +1,9 @@
 package redisdb
 
 import (
-	"context"
-	"errors"
-	"log/slog"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Each process remembers, for a short while, two things nearly every
@@ -30,9 +24,6 @@ const (
 	cacheTTL = 30 * time.Second
 	// cacheMax bounds each cache's memory: past it the cache starts over.
 	cacheMax = 100_000
-	// cachePing is how often an idle subscription is pinged; a ping not
-	// answered by the next one turns the caches off.
-	cachePing = 2 * time.Second
 )
 
 // liveCache is one of those caches.
@@ -112,78 +103,4 @@ type caches struct {
 func (c *caches) setLive(live bool) {
 	c.sessions.setLive(live)
 	c.avatars.setLive(live)
-}
-
-// RunCaches keeps this process's session and avatar caches until ctx ends:
-// it listens for what invalidates them and turns them on while it hears.
-// Without it running, every request asks Redis.
-func (s *Store) RunCaches(ctx context.Context, logger *slog.Logger) {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	backoff := 50 * time.Millisecond
-	for ctx.Err() == nil {
-		err := s.listenInvalidations(ctx)
-		s.caches.setLive(false)
-		if ctx.Err() != nil {
-			return
-		}
-		logger.Warn("session and avatar caches off until Redis answers again", "err", err)
-		sleep(ctx, backoff)
-		backoff = min(2*backoff, 2*time.Second)
-	}
-}
-
-// listenInvalidations subscribes to sessions:revoked and avatars:changed
-// and applies what comes, with the caches live from the confirmed
-// subscription until an error.
-func (s *Store) listenInvalidations(ctx context.Context) error {
-	ps := s.rdb.Subscribe(ctx)
-	defer ps.Close()
-	// A blocked receive does not watch ctx: closing the subscription ends
-	// it at once, so that a process stops without waiting out cachePing.
-	defer context.AfterFunc(ctx, func() { ps.Close() })()
-	sessions, avatars := s.keys.SessionsChannel(), s.keys.AvatarsChannel()
-	if err := ps.Subscribe(ctx, sessions, avatars); err != nil {
-		return err
-	}
-	confirmed, pinged := 0, false
-	for ctx.Err() == nil {
-		msg, err := ps.ReceiveTimeout(ctx, cachePing)
-		if err != nil {
-			if !isTimeout(err) || pinged {
-				return err
-			}
-			// Quiet: make sure the connection is still there.
-			if err := ps.Ping(ctx); err != nil {
-				return err
-			}
-			pinged = true
-			continue
-		}
-		pinged = false
-		switch m := msg.(type) {
-		case *redis.Subscription:
-			if m.Kind == "subscribe" {
-				if confirmed++; confirmed == 2 {
-					s.caches.setLive(true)
-				}
-			}
-		case *redis.Message:
-			switch m.Channel {
-			case sessions:
-				s.caches.sessions.forget(m.Payload)
-			case avatars:
-				uid, _ := strconv.ParseInt(m.Payload, 10, 64)
-				s.caches.avatars.forget(uid)
-			}
-		}
-	}
-	return ctx.Err()
-}
-
-// isTimeout tells a read that timed out (nothing came) from a broken connection.
-func isTimeout(err error) bool {
-	var t interface{ Timeout() bool }
-	return errors.As(err, &t) && t.Timeout()
 }

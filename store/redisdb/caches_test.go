@@ -17,7 +17,7 @@ func runCaches(t *testing.T, s *Store) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.RunCaches(ctx, nil) }()
+	go func() { defer close(done); NewCacheListener(s, CacheListenerOptions{}).Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	waitFor(t, "the session cache to go live", func() bool { return s.caches.sessions.live.Load() })
 }

@@ -7,6 +7,13 @@
 // its subpackage pubsub (the live feed's subscriber), that speaks to Redis.
 // Every key and channel name is built by Keys (keys.go).
 //
+// Store serves the requests. The work off the request path is done by the
+// runners each server process builds from its Store and runs: FanOut (the
+// fan-out workers), Archiver, Checker (the checker of half-written
+// messages), MediaJanitor and CacheListener. Their options and every
+// default are in options.go; the fan-out workers and the archiver read
+// their streams through one consumer loop (consumer.go).
+//
 // Any number of server processes share one Redis (or one Redis Cluster).
 // What follows is what each of them may count on from the others.
 //

@@ -21,13 +21,13 @@ const fanOutBatch = 500
 // follow order; an error stops the walk. It goes on from the last follow
 // time seen (skipping the fans of that same millisecond already seen), not
 // from a rank, so that unfollows during a long walk skip no one.
-func (s *Store) walkFans(ctx context.Context, author int64, batch func(fans []int64) error) error {
+func (f *FanOut) walkFans(ctx context.Context, author int64, batch func(fans []int64) error) error {
 	from, skip := "-inf", int64(0)
 	for {
-		zs, err := s.rdb.ZRangeByScoreWithScores(ctx, s.keys.Fans(author), &redis.ZRangeBy{
+		zs, err := f.s.rdb.ZRangeByScoreWithScores(ctx, f.s.keys.Fans(author), &redis.ZRangeBy{
 			Min: from, Max: "+inf", Offset: skip, Count: fanOutBatch}).Result()
 		if err != nil {
-			return s.wrap("read fans", err)
+			return f.s.wrap("read fans", err)
 		}
 		fans := make([]int64, 0, len(zs))
 		for _, z := range zs {
@@ -65,16 +65,16 @@ func (s *Store) walkFans(ctx context.Context, author int64, batch func(fans []in
 // A post deleted while its push ran has its unpush job, which may have run
 // before some of these pushes: so a push that finds its post gone at the end
 // takes it out again itself.
-func (s *Store) push(ctx context.Context, j job, alive func()) error {
-	if err := s.pushIDs(ctx, j.author, []int64{j.mid}, j.at, alive); err != nil {
+func (f *FanOut) push(ctx context.Context, j job, alive func()) error {
+	if err := f.pushIDs(ctx, j.author, []int64{j.mid}, j.at, alive); err != nil {
 		return err
 	}
-	gone, err := s.gone(ctx, []int64{j.mid}) // an archived post is not gone
+	gone, err := f.gone(ctx, []int64{j.mid}) // an archived post is not gone
 	if err != nil {
 		return err
 	}
 	if gone[0] {
-		return s.unpush(ctx, j, alive)
+		return f.unpush(ctx, j, alive)
 	}
 	return nil
 }
@@ -82,13 +82,13 @@ func (s *Store) push(ctx context.Context, j job, alive func()) error {
 // pushIDs pushes mids into the home timelines of author's fans seen since
 // at−InactiveAfter (or never seen); with at 0, into every fan's. Each batch
 // of fans is pushed as pushToFans pushes a batch of jobs.
-func (s *Store) pushIDs(ctx context.Context, author int64, mids []int64, at int64, alive func()) error {
+func (f *FanOut) pushIDs(ctx context.Context, author int64, mids []int64, at int64, alive func()) error {
 	jobs := make([]job, len(mids))
 	for i, m := range mids {
 		jobs[i] = job{op: opPush, author: author, mid: m, at: at}
 	}
-	return s.walkFans(ctx, author, func(fans []int64) error {
-		if err := s.pushToFans(ctx, jobs, map[int64][]int64{author: fans}); err != nil {
+	return f.walkFans(ctx, author, func(fans []int64) error {
+		if err := f.pushToFans(ctx, jobs, map[int64][]int64{author: fans}); err != nil {
 			return err
 		}
 		alive()
@@ -99,26 +99,26 @@ func (s *Store) pushIDs(ctx context.Context, author int64, mids []int64, at int6
 // activeSince is the last-seen time (unix ms) before which a fan counts as
 // away for a post written at at: InactiveAfter before it. With at 0, no fan
 // is away.
-func (s *Store) activeSince(at int64) float64 {
+func (f *FanOut) activeSince(at int64) float64 {
 	if at == 0 {
 		return math.Inf(-1)
 	}
-	return float64(at - s.opt.InactiveAfter.Milliseconds())
+	return float64(at - f.s.opt.InactiveAfter.Milliseconds())
 }
 
 // unpush takes deleted post j.mid out of every fan's home timeline.
-func (s *Store) unpush(ctx context.Context, j job, alive func()) error {
-	return s.walkFans(ctx, j.author, func(fans []int64) error {
-		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+func (f *FanOut) unpush(ctx context.Context, j job, alive func()) error {
+	return f.walkFans(ctx, j.author, func(fans []int64) error {
+		_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for _, fan := range fans {
-				pl.ZRem(ctx, s.keys.Home(fan), j.mid)
+				pl.ZRem(ctx, f.s.keys.Home(fan), j.mid)
 			}
 			return nil
 		})
 		if err != nil {
-			return s.wrap("delete post: fans", err)
+			return f.s.wrap("delete post: fans", err)
 		}
-		s.opt.Metrics.pushes.Add(float64(len(fans)))
+		f.s.opt.Metrics.pushes.Add(float64(len(fans)))
 		alive()
 		return nil
 	})

@@ -23,8 +23,8 @@ import (
 // distinct ids, so taking the pushes ahead of the rest changes at most
 // which id at the old end of a full G a trim drops, as two workers running
 // side by side may too.
-func (w *worker) doBatch(ctx context.Context, jobs []job) {
-	h := w.hold(ctx, jobs)
+func (f *FanOut) doBatch(ctx context.Context, jobs []job) {
+	h := f.hold(ctx, jobs)
 	var pushes, rest []job
 	for _, j := range jobs {
 		if j.op == opPush {
@@ -34,9 +34,9 @@ func (w *worker) doBatch(ctx context.Context, jobs []job) {
 		}
 	}
 	if len(pushes) > 0 {
-		many, err := w.pushBatch(ctx, pushes, h)
+		many, err := f.pushBatch(ctx, pushes, h)
 		if err != nil && ctx.Err() == nil {
-			w.log.Warn("fan-out: batch of pushes failed, will be retried", "jobs", len(pushes), "err", err)
+			f.opt.Logger.Warn("fan-out: batch of pushes failed, will be retried", "jobs", len(pushes), "err", err)
 		}
 		rest = append(many, rest...)
 	}
@@ -44,7 +44,7 @@ func (w *worker) doBatch(ctx context.Context, jobs []job) {
 		if ctx.Err() != nil {
 			return // left pending, taken up again after ClaimIdle
 		}
-		w.doOne(ctx, j, h)
+		f.doOne(ctx, j, h)
 	}
 }
 
@@ -52,79 +52,81 @@ func (w *worker) doBatch(ctx context.Context, jobs []job) {
 // authors with fanOutBatch fans or more, which it returns for the one-job
 // path (walkFans). On an error every job it would have done stays pending,
 // to be retried after ClaimIdle like a failed job alone.
-//
-// The check that each post still exists comes after the pushes have
-// returned, as in push: a post deleted meanwhile has its unpush job, which
-// may have run before these pushes, so a post found gone is taken out again
-// here.
-func (w *worker) pushBatch(ctx context.Context, jobs []job, h *holding) (many []job, err error) {
-	authors := make([]int64, 0, len(jobs))
-	for _, j := range jobs {
-		authors = append(authors, j.author)
+func (f *FanOut) pushBatch(ctx context.Context, jobs []job, h *holding) (many []job, err error) {
+	authors := make([]int64, len(jobs))
+	for i, j := range jobs {
+		authors[i] = j.author
 	}
-	fans, err := w.s.fansOf(ctx, authors)
+	fans, err := f.fansOf(ctx, authors)
 	if err != nil {
 		h.release(jobs)
 		return nil, err
 	}
 	var few []job
 	for _, j := range jobs {
-		if f, ok := fans[j.author]; ok && len(f) < fanOutBatch {
+		if list, ok := fans[j.author]; ok && len(list) < fanOutBatch {
 			few = append(few, j)
 		} else {
 			many = append(many, j)
 		}
 	}
-	if len(few) == 0 {
-		return many, nil
+	if len(few) > 0 {
+		err = f.pushFew(ctx, few, fans, h)
 	}
-	if err := w.s.pushToFans(ctx, few, fans); err != nil {
-		h.release(few)
-		return many, err
+	return many, err
+}
+
+// pushFew does push jobs whose authors' fans are all in fans, and
+// acknowledges them.
+//
+// The check that each post still exists comes after the pushes have
+// returned, as in push: a post deleted meanwhile has its unpush job, which
+// may have run before these pushes, so a post found gone is taken out again
+// here.
+func (f *FanOut) pushFew(ctx context.Context, jobs []job, fans map[int64][]int64, h *holding) error {
+	defer h.release(jobs)
+	if err := f.pushToFans(ctx, jobs, fans); err != nil {
+		return err
 	}
 	h.alive()
-	mids := make([]int64, len(few))
-	for i, j := range few {
+	mids := make([]int64, len(jobs))
+	for i, j := range jobs {
 		mids[i] = j.mid
 	}
-	gone, err := w.s.gone(ctx, mids)
+	gone, err := f.gone(ctx, mids)
 	if err != nil {
-		h.release(few)
-		return many, err
+		return err
 	}
-	done := make([]job, 0, len(few))
-	for i, j := range few {
+	done := make([]job, 0, len(jobs))
+	for i, j := range jobs {
 		if gone[i] {
-			if err := w.s.unpush(ctx, j, h.alive); err != nil {
-				if ctx.Err() == nil {
-					w.log.Warn("fan-out: job failed, will be retried", "job", j.id, "op", j.op, "mid", j.mid, "err", err)
-				}
+			if err := f.unpush(ctx, j, h.alive); err != nil {
+				f.failed(ctx, j, err)
 				continue
 			}
 		}
 		done = append(done, j)
 	}
-	h.release(few)
-	w.ack(ctx, done)
-	return many, nil
+	f.ack(ctx, done)
+	return nil
 }
 
 // fansOf reads the first fanOutBatch fans of each of authors, in follow
 // order as walkFans does, in one round trip. An author with fanOutBatch fans
 // read may have more.
-func (s *Store) fansOf(ctx context.Context, authors []int64) (map[int64][]int64, error) {
+func (f *FanOut) fansOf(ctx context.Context, authors []int64) (map[int64][]int64, error) {
 	cmds := make(map[int64]*redis.StringSliceCmd, len(authors))
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, a := range authors {
 			if _, ok := cmds[a]; !ok {
-				cmds[a] = pl.ZRangeByScore(ctx, s.keys.Fans(a), &redis.ZRangeBy{
+				cmds[a] = pl.ZRangeByScore(ctx, f.s.keys.Fans(a), &redis.ZRangeBy{
 					Min: "-inf", Max: "+inf", Count: fanOutBatch})
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, s.wrap("read fans", err)
+		return nil, f.s.wrap("read fans", err)
 	}
 	out := make(map[int64][]int64, len(cmds))
 	for a, c := range cmds {
@@ -136,32 +138,30 @@ func (s *Store) fansOf(ctx context.Context, authors []int64) (map[int64][]int64,
 // pushToFans pushes the posts of jobs into the home timelines of their
 // authors' fans (from fans) that were active when each was written, each
 // fan's posts in one ZADD: one ZMSCORE, then one pipeline.
-func (s *Store) pushToFans(ctx context.Context, jobs []job, fans map[int64][]int64) error {
-	index := map[int64]int{} // a fan's place in members
-	var members []string
+func (f *FanOut) pushToFans(ctx context.Context, jobs []job, fans map[int64][]int64) error {
+	index := map[int64]int{} // a fan's place in uids
 	var uids []int64
 	for _, j := range jobs {
-		for _, f := range fans[j.author] {
-			if _, ok := index[f]; !ok {
-				index[f] = len(members)
-				members = append(members, id(f))
-				uids = append(uids, f)
+		for _, fan := range fans[j.author] {
+			if _, ok := index[fan]; !ok {
+				index[fan] = len(uids)
+				uids = append(uids, fan)
 			}
 		}
 	}
-	if len(members) == 0 {
+	if len(uids) == 0 {
 		return nil
 	}
-	seen, err := s.rdb.ZMScore(ctx, s.keys.LastSeen(), members...).Result()
+	seen, err := f.lastSeen(ctx, uids)
 	if err != nil {
-		return s.wrap("fan out: last seen", err)
+		return err
 	}
-	posts := make([][]redis.Z, len(members))
+	posts := make([][]redis.Z, len(uids))
 	pushed := 0
 	for _, j := range jobs {
-		cutoff := s.activeSince(j.at)
-		for _, f := range fans[j.author] {
-			i := index[f]
+		cutoff := f.activeSince(j.at)
+		for _, fan := range fans[j.author] {
+			i := index[fan]
 			if seen[i] != 0 && seen[i] < cutoff {
 				continue // away: rebuilt by pulling when it comes back
 			}
@@ -169,18 +169,35 @@ func (s *Store) pushToFans(ctx context.Context, jobs []job, fans map[int64][]int
 			pushed++
 		}
 	}
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	return f.addToHomes(ctx, uids, posts, pushed)
+}
+
+// lastSeen is when each of uids was last seen (unix ms; 0: never), in one
+// ZMSCORE.
+func (f *FanOut) lastSeen(ctx context.Context, uids []int64) ([]float64, error) {
+	members := make([]string, len(uids))
+	for i, u := range uids {
+		members[i] = id(u)
+	}
+	seen, err := f.s.rdb.ZMScore(ctx, f.s.keys.LastSeen(), members...).Result()
+	return seen, f.s.wrap("fan out: last seen", err)
+}
+
+// addToHomes adds posts[i] to the home timeline of uids[i], in one
+// pipeline, and counts the pushes.
+func (f *FanOut) addToHomes(ctx context.Context, uids []int64, posts [][]redis.Z, pushes int) error {
+	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, zs := range posts {
 			if len(zs) > 0 {
-				s.queueHomeAdd(ctx, pl, uids[i], zs...)
+				f.s.queueHomeAdd(ctx, pl, uids[i], zs...)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return s.wrap("fan out", err)
+		return f.s.wrap("fan out", err)
 	}
-	s.opt.Metrics.pushes.Add(float64(pushed))
+	f.s.opt.Metrics.pushes.Add(float64(pushes))
 	return nil
 }
 
@@ -189,43 +206,57 @@ func (s *Store) pushToFans(ctx context.Context, jobs []job, fans map[int64][]int
 // nor in the archive (or a delete there). An archived message is not gone.
 // It reads two fields of each hash, not the whole message, in one round
 // trip, and asks the archive only about the messages no longer in Redis.
-func (s *Store) gone(ctx context.Context, mids []int64) ([]bool, error) {
+func (f *FanOut) gone(ctx context.Context, mids []int64) ([]bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = pl.HMGet(ctx, s.keys.Message(mid), "kind", fieldDeleted)
+			cmds[i] = pl.HMGet(ctx, f.s.keys.Message(mid), "kind", fieldDeleted)
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.wrap("fan out: check posts", err)
+		return nil, f.s.wrap("fan out: check posts", err)
 	}
 	out := make([]bool, len(mids))
-	var cold []int64 // the messages no longer in Redis, to look for in the archive
-	var coldAt []int
+	var cold []int // the messages no longer in Redis, to look for in the archive
 	for i, c := range cmds {
 		v, err := c.Result()
 		if err != nil {
-			return nil, s.wrap("fan out: check posts", err)
+			return nil, f.s.wrap("fan out: check posts", err)
 		}
 		if kind, _ := v[0].(string); kind != "" {
 			continue
 		}
 		out[i] = true
-		if deleted, _ := v[1].(string); deleted == "" && s.opt.Archive != nil {
-			cold, coldAt = append(cold, mids[i]), append(coldAt, i)
+		if deleted, _ := v[1].(string); deleted == "" && f.s.opt.Archive != nil {
+			cold = append(cold, i)
 		}
 	}
-	if len(cold) > 0 {
-		rows, err := s.opt.Archive.Messages(ctx, cold)
-		if err != nil {
-			return nil, s.wrap("fan out: check posts: archive", err)
-		}
-		for k, mid := range cold {
-			if a, ok := rows[mid]; ok && !a.Deleted {
-				out[coldAt[k]] = false
-			}
-		}
+	if err := f.archivedAfterAll(ctx, mids, cold, out); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// archivedAfterAll asks the archive about the messages mids[i] of cold, no
+// longer in Redis, and sets gone[i] back to false for those it holds and
+// has not deleted.
+func (f *FanOut) archivedAfterAll(ctx context.Context, mids []int64, cold []int, gone []bool) error {
+	if len(cold) == 0 {
+		return nil
+	}
+	ask := make([]int64, len(cold))
+	for k, i := range cold {
+		ask[k] = mids[i]
+	}
+	rows, err := f.s.opt.Archive.Messages(ctx, ask)
+	if err != nil {
+		return f.s.wrap("fan out: check posts: archive", err)
+	}
+	for _, i := range cold {
+		if a, ok := rows[mids[i]]; ok && !a.Deleted {
+			gone[i] = false
+		}
+	}
+	return nil
 }

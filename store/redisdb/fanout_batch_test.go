@@ -3,7 +3,6 @@ package redisdb
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"slices"
 	"sync"
@@ -31,25 +30,30 @@ func newIdleStore(t *testing.T, opt Options) testStore {
 
 // worker is a fan-out worker of s that the test drives by hand, with the
 // consumer group made.
-func (s testStore) worker(opt WorkerOptions) *worker {
+func (s testStore) worker(opt FanOutOptions) *FanOut {
 	if opt.ClaimIdle == 0 {
 		opt.ClaimIdle = time.Second
 	}
-	s.createGroup(s.ctx, s.keys.FanOutQueue(), fanOutGroup, slog.Default())
-	return &worker{s: s.Store, opt: opt, log: slog.Default(), consumer: "test-" + s.t.Name()}
+	w := NewFanOut(s.Store, opt)
+	w.c.name = "test-" + s.t.Name()
+	w.c.createGroup(s.ctx)
+	return w
 }
 
 // take reads every job queued, as the worker's reads would, and fails
 // unless there are want of them.
-func (s testStore) take(w *worker, want int) []job {
+func (s testStore) take(w *FanOut, want int) []job {
 	s.t.Helper()
 	var jobs []job
 	for len(jobs) < want {
-		js, err := w.read(s.ctx)
+		msgs, err := w.c.read(s.ctx)
+		if err == nil && len(msgs) == 0 {
+			err = redis.Nil
+		}
 		if err != nil {
 			s.t.Fatalf("read jobs: %v (%d of %d read)", err, len(jobs), want)
 		}
-		jobs = append(jobs, js...)
+		jobs = append(jobs, parseJobs(msgs)...)
 	}
 	if len(jobs) != want {
 		s.t.Fatalf("read %d jobs, want %d", len(jobs), want)
@@ -131,7 +135,10 @@ func TestFanOutBatchDrainsManyAuthors(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.RunFanOut(ctx, WorkerOptions{Workers: 1, ClaimIdle: time.Second}) }()
+	go func() {
+		defer close(done)
+		NewFanOut(s.Store, FanOutOptions{Workers: 1, ClaimIdle: time.Second}).Run(ctx)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	s.settle()
 	s.queueEmpty()
@@ -200,7 +207,7 @@ func TestFanOutBatchRoundTrips(t *testing.T) {
 	s := newIdleStore(t, Options{})
 	counter := &roundTrips{}
 	s.rdb.AddHook(counter)
-	w := s.worker(WorkerOptions{})
+	w := s.worker(FanOutOptions{})
 	next := int64(2_000_000)
 	batch := func(n int, oneByOne bool) int64 {
 		t.Helper()
@@ -263,7 +270,7 @@ func TestFanOutBatchPostDeletedBeforeCheck(t *testing.T) {
 	}
 	doomed := s.post(store.NewPost{Author: author, Content: "soon gone"})
 	kept := s.post(store.NewPost{Author: other, Content: "stays"})
-	w := s.worker(WorkerOptions{})
+	w := s.worker(FanOutOptions{})
 	jobs := s.take(w, 2)
 
 	var armed atomic.Bool
@@ -336,7 +343,7 @@ func TestFanOutBatchPushAndUnpush(t *testing.T) {
 	s.rdb.XAdd(s.ctx, &redis.XAddArgs{Stream: s.keys.FanOutQueue(), Values: []any{
 		"op", opPush, "author", author, "mid", gone.ID, "at", s.now()}})
 	later := s.post(store.NewPost{Author: author, Content: "later"})
-	w := s.worker(WorkerOptions{})
+	w := s.worker(FanOutOptions{})
 	jobs := s.take(w, 4)
 	if ops := []string{jobs[0].op, jobs[1].op, jobs[2].op, jobs[3].op}; !slices.Equal(ops, []string{opPush, opUnpush, opPush, opPush}) {
 		t.Fatalf("queued %v", ops)
@@ -370,7 +377,7 @@ func TestFanOutBatchKeepsItsClaims(t *testing.T) {
 	if err := s.Delete(s.ctx, small, last.ID); err != nil {
 		t.Fatal(err)
 	}
-	w := s.worker(WorkerOptions{ClaimIdle: claimIdle, BatchDelay: claimIdle / 2})
+	w := s.worker(FanOutOptions{ClaimIdle: claimIdle, BatchDelay: claimIdle / 2})
 	jobs := s.take(w, 4)
 
 	var taken []string
@@ -435,7 +442,7 @@ func TestFanOutGoneMatchesLoadMessages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gone, err := s.gone(s.ctx, all)
+		gone, err := NewFanOut(s.Store, FanOutOptions{}).gone(s.ctx, all)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -201,7 +201,7 @@ func TestWalkFansThroughTies(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[int64]int{}
-	err := s.walkFans(s.ctx, 1, func(fans []int64) error {
+	err := NewFanOut(s.Store, FanOutOptions{}).walkFans(s.ctx, 1, func(fans []int64) error {
 		for _, f := range fans {
 			seen[f]++
 		}

@@ -31,7 +31,7 @@ func newTestStoreWith(t *testing.T, opt Options) testStore {
 	s := testStore{Store: New(storetest.NewBackend(t).Client(), opt), t: t, ctx: context.Background()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.RunFanOut(ctx, WorkerOptions{ClaimIdle: time.Second}) }()
+	go func() { defer close(done); NewFanOut(s.Store, FanOutOptions{ClaimIdle: time.Second}).Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return s
 }

@@ -12,14 +12,6 @@ import (
 	"microblog/store"
 )
 
-// Defaults of the hybrid timelines (see README, "Timelines at scale").
-const (
-	// DefaultCelebrityFans is the fan count from which an author is pulled.
-	DefaultCelebrityFans = 50000
-	// DefaultInactiveAfter is how long a user may be away and still get pushes.
-	DefaultInactiveAfter = 7 * 24 * time.Hour
-)
-
 // maxSeenWrite bounds how stale global:lastseen may be for an active user:
 // touch writes it at most this often (or an eighth of InactiveAfter, if less).
 const maxSeenWrite = time.Minute

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"slices"
 	"time"
 
@@ -100,49 +99,6 @@ func (s *Store) dropMedia(ctx context.Context, media []store.Media) {
 
 // fileName is the media folder's name of a media URL.
 func fileName(url string) string { return url[len(mediaURL("")):] }
-
-// RunMediaExpiry runs ExpireMedia every minute until ctx ends.
-func (s *Store) RunMediaExpiry(ctx context.Context, logger *slog.Logger) {
-	every(ctx, time.Minute, func() {
-		if n, err := s.ExpireMedia(ctx); err != nil && ctx.Err() == nil {
-			logger.Warn("expire unattached media", "err", err)
-		} else if n > 0 {
-			logger.Info("removed unattached media", "count", n)
-		}
-	})
-}
-
-// ExpireMedia removes the uploads that no post took within
-// UnattachedMediaTTL, and returns how many.
-func (s *Store) ExpireMedia(ctx context.Context) (int, error) {
-	cutoff := s.now() - UnattachedMediaTTL.Milliseconds()
-	ids, err := s.rdb.ZRangeByScore(ctx, s.keys.UnattachedMedia(), &redis.ZRangeBy{
-		Min: "-inf", Max: id(cutoff), Count: 500}).Result()
-	if err != nil || len(ids) == 0 {
-		return 0, s.wrap("expire media", err)
-	}
-	cmds := make([]*redis.MapStringStringCmd, len(ids))
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for i, m := range ids {
-			cmds[i] = pl.HGetAll(ctx, s.keys.Media(parseID(m)))
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, s.wrap("expire media", err)
-	}
-	var gone []store.Media
-	for i, c := range cmds {
-		var h mediaHash
-		if c.Scan(&h) == nil && h.Post == 0 {
-			gone = append(gone, h.media(parseID(ids[i])))
-		} else { // taken meanwhile, or its hash is gone: only the index entry goes
-			s.rdb.ZRem(ctx, s.keys.UnattachedMedia(), ids[i])
-		}
-	}
-	s.dropMedia(ctx, gone)
-	return len(gone), nil
-}
 
 // SetAvatar makes the media file name uid's avatar, removing the old one.
 func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.User, error) {

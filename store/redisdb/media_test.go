@@ -31,11 +31,11 @@ func TestUnattachedMediaExpire(t *testing.T) {
 	s.post(store.NewPost{Author: alice, Content: "with a picture", MediaIDs: []int64{kept.ID}})
 
 	clock = clock.Add(23 * time.Hour)
-	if n, err := s.ExpireMedia(s.ctx); n != 0 || err != nil {
+	if n, err := NewMediaJanitor(s.Store, MediaJanitorOptions{}).Expire(s.ctx); n != 0 || err != nil {
 		t.Fatalf("after 23h: %d expired, %v", n, err)
 	}
 	clock = clock.Add(2 * time.Hour)
-	if n, err := s.ExpireMedia(s.ctx); n != 1 || err != nil {
+	if n, err := NewMediaJanitor(s.Store, MediaJanitorOptions{}).Expire(s.ctx); n != 1 || err != nil {
 		t.Fatalf("after 25h: %d expired, %v", n, err)
 	}
 	if !slices.Equal(files.names, []string{"l.jpg", "lt.jpg"}) {

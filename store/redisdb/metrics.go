@@ -64,6 +64,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
+// scrapeTimeout bounds the Redis reads of one scrape of a gauge.
+const scrapeTimeout = time.Second
+
 // RegisterQueueMetrics adds the length and lag of the fan-out and archive
 // queues, read from Redis when scraped.
 func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
@@ -75,7 +78,7 @@ func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 				Name: "microblog_" + q.name + "_queue_length", Help: q.what + " waiting or in progress.",
 			}, func() float64 {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 				defer cancel()
 				n, _ := s.rdb.XLen(ctx, q.key).Result()
 				return float64(n)
@@ -83,7 +86,7 @@ func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 				Name: "microblog_" + q.name + "_lag_seconds", Help: "Age of the oldest entry of the " + q.name + " queue not done yet.",
 			}, func() float64 {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 				defer cancel()
 				msgs, err := s.rdb.XRangeN(ctx, q.key, "-", "+", 1).Result()
 				if err != nil || len(msgs) == 0 {
@@ -102,7 +105,7 @@ func (s *Store) RegisterStorageMetrics(reg prometheus.Registerer) {
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "microblog_redis_storage_full", Help: "1 while Redis refuses writes for lack of memory (maxmemory reached), else 0.",
 	}, func() float64 {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 		defer cancel()
 		if errors.Is(s.Writable(ctx), store.ErrStorageFull) {
 			return 1

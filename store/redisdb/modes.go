@@ -29,6 +29,14 @@ const (
 // modeLockTTL bounds how long a crashed process can hold an author's mode.
 const modeLockTTL = 30 * time.Second
 
+// A change of mode that finds the lock taken tries again after
+// modeLockWaitMin, then twice as long each time up to modeLockWaitMax: the
+// change it waits for takes a round trip or two.
+const (
+	modeLockWaitMin = time.Millisecond
+	modeLockWaitMax = 50 * time.Millisecond
+)
+
 // reconsider moves author into or out of pull mode when its fan count has
 // crossed CelebrityFans. Follow and unfollow call it, as does the end of a
 // backfill (the count may have crossed back meanwhile). The decision is
@@ -87,7 +95,8 @@ func (s *Store) modeChange(ctx context.Context, author int64) (func(context.Cont
 // changes of one author's mode never interleave. A change takes a round trip
 // or two, so a caller that finds the lock taken waits its turn.
 func (s *Store) withModeLock(ctx context.Context, author int64, change func(context.Context, int64) error) error {
-	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+	wait := backoff{min: modeLockWaitMin, max: modeLockWaitMax}
+	for {
 		ok, err := s.rdb.SetNX(ctx, s.keys.FanOutLock(author), 1, modeLockTTL).Result()
 		if err != nil {
 			return s.wrap("fan-out mode lock", err)
@@ -95,9 +104,7 @@ func (s *Store) withModeLock(ctx context.Context, author int64, change func(cont
 		if ok {
 			break
 		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
+		if wait.sleep(ctx); ctx.Err() != nil {
 			return s.wrap("fan-out mode lock", ctx.Err())
 		}
 	}
@@ -166,10 +173,10 @@ func (s *Store) demote(ctx context.Context, author int64) error {
 // A post that read "pull" when claimed but wrote F only after this read F is
 // not missed: its index pipeline reads the mode again after writing F, sees
 // "drain" and pushes itself.
-func (s *Store) backfill(ctx context.Context, j job, alive func()) error {
-	mode, err := s.rdb.HMGet(ctx, s.keys.User(j.author), fieldFanOut, fieldPullFrom).Result()
+func (f *FanOut) backfill(ctx context.Context, j job, alive func()) error {
+	mode, err := f.s.rdb.HMGet(ctx, f.s.keys.User(j.author), fieldFanOut, fieldPullFrom).Result()
 	if err != nil {
-		return s.wrap("backfill", err)
+		return f.s.wrap("backfill", err)
 	}
 	if m, _ := mode[0].(string); m != modeDrain {
 		return nil // promoted again meanwhile, or done by another worker
@@ -178,32 +185,32 @@ func (s *Store) backfill(ctx context.Context, j job, alive func()) error {
 	if from == "" {
 		from = "0"
 	}
-	ids, err := s.rdb.ZRevRangeByScore(ctx, s.keys.UserPosts(j.author), &redis.ZRangeBy{
-		Min: "(" + from, Max: "+inf", Count: int64(s.opt.HotWindow)}).Result()
+	ids, err := f.s.rdb.ZRevRangeByScore(ctx, f.s.keys.UserPosts(j.author), &redis.ZRangeBy{
+		Min: "(" + from, Max: "+inf", Count: int64(f.s.opt.HotWindow)}).Result()
 	if err != nil {
-		return s.wrap("backfill", err)
+		return f.s.wrap("backfill", err)
 	}
 	if mids := parseIDs(ids); len(mids) > 0 {
 		// Into every fan's, away or not: a fan that comes back pulls only
 		// what is newer than its lastpull mark, and these may be older.
-		if err := s.pushIDs(ctx, j.author, mids, 0, alive); err != nil {
+		if err := f.pushIDs(ctx, j.author, mids, 0, alive); err != nil {
 			return err
 		}
 	}
-	err = s.withModeLock(ctx, j.author, func(ctx context.Context, author int64) error {
-		mode, err := s.rdb.HGet(ctx, s.keys.User(author), fieldFanOut).Result()
+	err = f.s.withModeLock(ctx, j.author, func(ctx context.Context, author int64) error {
+		mode, err := f.s.rdb.HGet(ctx, f.s.keys.User(author), fieldFanOut).Result()
 		if err != nil || mode != modeDrain {
 			return err // promoted again meanwhile: it stays pulled
 		}
-		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			pl.HSet(ctx, s.keys.User(author), fieldFanOut, "")
-			pl.SRem(ctx, s.keys.Celebrities(), author)
+		_, err = f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			pl.HSet(ctx, f.s.keys.User(author), fieldFanOut, "")
+			pl.SRem(ctx, f.s.keys.Celebrities(), author)
 			return nil
 		})
 		return err
 	})
 	if err != nil {
-		return s.wrap("backfill", err)
+		return f.s.wrap("backfill", err)
 	}
-	return s.reconsider(ctx, j.author)
+	return f.s.reconsider(ctx, j.author)
 }

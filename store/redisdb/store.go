@@ -9,45 +9,12 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
 )
-
-// Options tune a Store. The zero value is usable.
-type Options struct {
-	// Prefix is put in front of every key and channel (empty by default).
-	Prefix string
-	// BcryptCost is the work factor of password hashes (default bcrypt.DefaultCost).
-	BcryptCost int
-	// SessionTTL is how long an unused session lives; each use slides it (default 30 days).
-	SessionTTL time.Duration
-	// HotWindow is how many message ids each F and G set and the public
-	// timeline keep (default 1000): with an archive, a message older than its
-	// author's newest HotWindow lives only there.
-	HotWindow int
-	// Archive is the SQL archive, the complete record of every message; nil
-	// keeps every message in Redis for ever.
-	Archive store.Archive
-	// CelebrityFans is the number of fans from which an author's posts are
-	// pulled by its fans' home timelines instead of pushed into them
-	// (default DefaultCelebrityFans).
-	CelebrityFans int
-	// InactiveAfter is how long a user may stay away and still get pushes;
-	// after that its home timeline is rebuilt by pulling when it comes back
-	// (default DefaultInactiveAfter).
-	InactiveAfter time.Duration
-	// Metrics receives the store's counters; nil counts into nothing.
-	Metrics *Metrics
-	// Files removes media files that nothing refers to any more (a deleted
-	// post's images, an old avatar, uploads never attached); nil keeps them.
-	Files interface{ Remove(names ...string) }
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
-}
 
 // Store reads and writes the microblog's data in Redis.
 type Store struct {
@@ -65,32 +32,15 @@ type Store struct {
 
 // New returns a Store over rdb.
 func New(rdb redis.UniversalClient, opt Options) *Store {
-	if opt.BcryptCost == 0 {
-		opt.BcryptCost = bcrypt.DefaultCost
-	}
-	if opt.SessionTTL == 0 {
-		opt.SessionTTL = 30 * 24 * time.Hour
-	}
-	if opt.HotWindow == 0 {
-		opt.HotWindow = 1000
-	}
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
-	if opt.CelebrityFans <= 0 {
-		opt.CelebrityFans = DefaultCelebrityFans
-	}
-	if opt.InactiveAfter <= 0 {
-		opt.InactiveAfter = DefaultInactiveAfter
-	}
-	if opt.Metrics == nil {
-		opt.Metrics = NewMetrics(nil)
-	}
+	opt = opt.withDefaults()
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
 	_, cluster := rdb.(*redis.ClusterClient)
 	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix, cluster: cluster}, opt: opt, dummyHash: dummy,
 		caches: &caches{}}
 }
+
+// scanCount is how many keys one SCAN asks for.
+const scanCount = 1000
 
 // keysMatching returns every key that matches pattern (SCAN, on every
 // master of a cluster). For migrations, which run once.
@@ -98,7 +48,7 @@ func (s *Store) keysMatching(ctx context.Context, pattern string) ([]string, err
 	var mu sync.Mutex
 	var keys []string
 	scan := func(ctx context.Context, c *redis.Client) error {
-		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
+		iter := c.Scan(ctx, 0, pattern, scanCount).Iterator()
 		for iter.Next(ctx) {
 			mu.Lock()
 			keys = append(keys, iter.Val())

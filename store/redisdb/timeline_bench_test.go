@@ -127,14 +127,14 @@ func newTLBench(b *testing.B, r *storetest.Redis) *tlBench {
 	return e
 }
 
-// startWorkers runs the fan-out workers (default WorkerOptions) on their own
+// startWorkers runs the fan-out workers (default FanOutOptions) on their own
 // client until stopWorkers.
 func (e *tlBench) startWorkers() {
 	e.must(e.admin.XGroupCreateMkStream(e.ctx, e.writer.keys.FanOutQueue(), fanOutGroup, "0").Err())
 	w := New(e.r.Client(), Options{BcryptCost: bcrypt.MinCost, CelebrityFans: math.MaxInt32})
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); w.RunFanOut(ctx, WorkerOptions{}) }()
+	go func() { defer close(done); NewFanOut(w, FanOutOptions{}).Run(ctx) }()
 	e.stopWorkers = func() { cancel(); <-done; e.stopWorkers = nil }
 }
 

@@ -22,7 +22,7 @@ func newTestStoreOn(t *testing.T, rdb redis.UniversalClient, opt Options) testSt
 	s := testStore{Store: New(rdb, opt), t: t, ctx: context.Background()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.RunFanOut(ctx, WorkerOptions{ClaimIdle: time.Second}) }()
+	go func() { defer close(done); NewFanOut(s.Store, FanOutOptions{ClaimIdle: time.Second}).Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return s
 }

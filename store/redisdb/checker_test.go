@@ -31,7 +31,7 @@ func (s testStore) halfWrite(np store.NewPost) int64 {
 // repair runs the checker once, judging every message old enough.
 func (s testStore) repair() int {
 	s.t.Helper()
-	n, err := s.Repair(s.ctx, RepairOptions{Grace: time.Nanosecond})
+	n, err := NewChecker(s.Store, CheckerOptions{Grace: time.Nanosecond}).Check(s.ctx)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestRepairLeavesYoungMessagesAndTakesTurns(t *testing.T) {
 	s, _ := newRepairStore(t)
 	alice := s.user("alice")
 	half := s.halfWrite(store.NewPost{Author: alice, Content: "being written"})
-	if n, err := s.Repair(s.ctx, RepairOptions{Grace: time.Hour}); err != nil || n != 0 {
+	if n, err := NewChecker(s.Store, CheckerOptions{Grace: time.Hour}).Check(s.ctx); err != nil || n != 0 {
 		t.Fatalf("a young message: %d repairs, %v", n, err)
 	}
 	if cp, _ := s.rdb.Get(s.ctx, s.keys.RepairCheckpoint()).Int64(); cp >= half {

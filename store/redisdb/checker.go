@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -19,7 +18,7 @@ import (
 // counters in one pipeline, and takes the message out again when that fails
 // (unwrite). What a process that stopped, or a Redis that stopped answering,
 // leaves behind all the same, the checker mends. Every server process runs
-// it (RunRepair), one at a time under a lock; each run walks the message ids
+// one (Checker), one at a time under a lock; each run walks the message ids
 // issued since the last run's checkpoint up to global:postid, at most Batch
 // of them, and leaves the ones younger than Grace, which a request may still
 // be writing, to the next run:
@@ -34,36 +33,6 @@ import (
 //   - D and E keys without their B (a delete that stopped half way) go.
 //
 // Every step is idempotent, so a run cut short, or two at once, do no harm.
-
-// RepairOptions tune the checker.
-type RepairOptions struct {
-	// Interval is the time between runs (default 30s).
-	Interval time.Duration
-	// Batch is the most message ids one run looks at (default 1000).
-	Batch int
-	// Grace is how old a message must be before the checker touches it
-	// (default 1m): a younger one may still be being written, so it must be
-	// longer than a write may take (writeTimeout).
-	Grace time.Duration
-	// Logger defaults to slog.Default().
-	Logger *slog.Logger
-}
-
-func (o RepairOptions) withDefaults() RepairOptions {
-	if o.Interval <= 0 {
-		o.Interval = 30 * time.Second
-	}
-	if o.Batch <= 0 {
-		o.Batch = 1000
-	}
-	if o.Grace <= 0 {
-		o.Grace = time.Minute
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	return o
-}
 
 // Kinds of repair, the label of microblog_repairs_total.
 const (
@@ -81,24 +50,35 @@ const repairLockTTL = 2 * time.Minute
 // repairChunk is how many ids one round trip reads.
 const repairChunk = 100
 
-// RunRepair runs the checker every Interval until ctx ends.
-func (s *Store) RunRepair(ctx context.Context, opt RepairOptions) {
-	opt = opt.withDefaults()
-	every(ctx, opt.Interval, func() {
-		n, err := s.Repair(ctx, opt)
+// Checker is one process's checker of half-written messages.
+type Checker struct {
+	s   *Store
+	opt CheckerOptions
+}
+
+// NewChecker returns the checker of st's process; Run runs it every
+// Interval, Check once.
+func NewChecker(st *Store, opt CheckerOptions) *Checker {
+	return &Checker{s: st, opt: opt.withDefaults()}
+}
+
+// Run runs the checker every Interval until ctx ends.
+func (c *Checker) Run(ctx context.Context) {
+	every(ctx, c.opt.Interval, func() {
+		n, err := c.Check(ctx)
 		if err != nil && ctx.Err() == nil {
-			opt.Logger.Warn("repair: run failed, the next one goes on from its checkpoint", "err", err)
+			c.opt.Logger.Warn("repair: run failed, the next one goes on from its checkpoint", "err", err)
 		}
 		if n > 0 {
-			opt.Logger.Warn("repair: mended what stopped writes left", "repairs", n)
+			c.opt.Logger.Warn("repair: mended what stopped writes left", "repairs", n)
 		}
 	})
 }
 
-// Repair runs the checker once, unless another process is running it, and
+// Check runs the checker once, unless another process is running it, and
 // returns how many repairs it made.
-func (s *Store) Repair(ctx context.Context, opt RepairOptions) (int, error) {
-	opt = opt.withDefaults()
+func (c *Checker) Check(ctx context.Context) (int, error) {
+	s := c.s
 	token := rand.Text()
 	ok, err := s.rdb.SetNX(ctx, s.keys.RepairLock(), token, repairLockTTL).Result()
 	if err != nil {
@@ -121,13 +101,13 @@ func (s *Store) Repair(ctx context.Context, opt RepairOptions) (int, error) {
 	top := parseID(last.Val())
 	from := parseID(cp.Val())
 	if cp.Err() != nil { // the first run ever: from the newest ids on
-		from = max(0, top-int64(opt.Batch))
+		from = max(0, top-int64(c.opt.Batch))
 	}
-	to := min(top, from+int64(opt.Batch))
+	to := min(top, from+int64(c.opt.Batch))
 	mended, done := 0, from
 	for lo := from + 1; lo <= to; lo += repairChunk {
 		hi := min(to, lo+repairChunk-1)
-		n, settled, err := s.repairRange(ctx, lo, hi, opt)
+		n, settled, err := c.checkRange(ctx, lo, hi)
 		mended += n
 		if settled > done {
 			done = settled
@@ -147,10 +127,11 @@ func (s *Store) Repair(ctx context.Context, opt RepairOptions) (int, error) {
 	return mended, nil
 }
 
-// repairRange checks the messages lo to hi, in order, and returns how many
+// checkRange checks the messages lo to hi, in order, and returns how many
 // repairs it made and the last id it settled: short of hi when it met a
 // message too young to judge, or failed.
-func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt RepairOptions) (int, int64, error) {
+func (c *Checker) checkRange(ctx context.Context, lo, hi int64) (int, int64, error) {
+	s := c.s
 	n := int(hi - lo + 1)
 	msgs := make([]*redis.MapStringStringCmd, n)
 	own := make([]*redis.IntCmd, n)
@@ -165,7 +146,7 @@ func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt RepairOptions
 	if err != nil {
 		return 0, lo - 1, s.wrap("repair: read messages", err)
 	}
-	young := s.now() - opt.Grace.Milliseconds()
+	young := s.now() - c.opt.Grace.Milliseconds()
 	mended := 0
 	for i := range n {
 		mid := lo + int64(i)
@@ -175,7 +156,7 @@ func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt RepairOptions
 				if err := s.rdb.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid)).Err(); err != nil {
 					return mended, mid - 1, s.wrap("repair: orphan keys", err)
 				}
-				s.repaired(repairOrphanKeys)
+				c.repaired(repairOrphanKeys)
 				mended++
 			}
 			continue // never written, deleted or archived away
@@ -183,7 +164,7 @@ func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt RepairOptions
 		if h.Time > young {
 			return mended, mid - 1, nil
 		}
-		m, err := s.repairMessage(ctx, mid, &h, msgs[i].Val()[fieldIdem])
+		m, err := c.checkMessage(ctx, mid, &h, msgs[i].Val()[fieldIdem])
 		mended += m
 		if err != nil {
 			return mended, mid - 1, err
@@ -192,9 +173,10 @@ func (s *Store) repairRange(ctx context.Context, lo, hi int64, opt RepairOptions
 	return mended, hi, nil
 }
 
-// repairMessage checks one message that exists: that its index points at it
+// checkMessage checks one message that exists: that its index points at it
 // and its counters equal their sets.
-func (s *Store) repairMessage(ctx context.Context, mid int64, h *messageHash, idem string) (int, error) {
+func (c *Checker) checkMessage(ctx context.Context, mid int64, h *messageHash, idem string) (int, error) {
+	s := c.s
 	author, parent := h.Author, parseID(h.Parent)
 	var indexed *redis.FloatCmd
 	var comments, reposts, fLen *redis.IntCmd
@@ -215,78 +197,60 @@ func (s *Store) repairMessage(ctx context.Context, mid int64, h *messageHash, id
 		return 0, s.wrap("repair: read indexes", err)
 	}
 	if indexed.Err() == nil {
-		mended := 0
-		for _, c := range []struct {
-			field, set string
-			stored     int64
-			size       int64
-		}{
-			{fieldComments, s.keys.Comments(mid), h.Comments, comments.Val()},
-			{fieldReposts, s.keys.Reposts(mid), h.Reposts, reposts.Val()},
-		} {
-			if c.stored == c.size {
-				continue
-			}
-			err := countSync.Run(ctx, s.rdb, []string{s.keys.Message(mid), c.set}, c.field).Err()
-			if err != nil && !errors.Is(err, redis.Nil) {
-				return mended, s.wrap("repair: counter", err)
-			}
-			s.repaired(repairCounter)
-			mended++
-		}
-		return mended, nil
+		return c.syncCounters(ctx, mid, h, comments.Val(), reposts.Val())
 	}
 	if parent == 0 && fLen.Val() >= int64(s.opt.HotWindow) &&
 		len(fFirst.Val()) == 1 && float64(mid) < fFirst.Val()[0].Score {
 		return 0, nil // trimmed out of the hot window, not missing
 	}
-	kind, err := s.finish(ctx, mid, idem)
+	kind, err := c.finish(ctx, mid, idem)
 	if err != nil || kind == "" {
 		return 0, err
 	}
-	s.repaired(kind)
+	c.repaired(kind)
 	return 1, nil
+}
+
+// syncCounters sets a message's comments_count and reposts_count to the
+// sizes of the sets they count (comments and reposts), where they differ.
+func (c *Checker) syncCounters(ctx context.Context, mid int64, h *messageHash, comments, reposts int64) (int, error) {
+	s := c.s
+	mended := 0
+	for _, n := range []struct {
+		field, set string
+		stored     int64
+		size       int64
+	}{
+		{fieldComments, s.keys.Comments(mid), h.Comments, comments},
+		{fieldReposts, s.keys.Reposts(mid), h.Reposts, reposts},
+	} {
+		if n.stored == n.size {
+			continue
+		}
+		err := countSync.Run(ctx, s.rdb, []string{s.keys.Message(mid), n.set}, n.field).Err()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return mended, s.wrap("repair: counter", err)
+		}
+		c.repaired(repairCounter)
+		mended++
+	}
+	return mended, nil
 }
 
 // finish indexes a message whose request stopped before indexing it, or
 // removes it when another request holds its Idempotency-Key by now. It
 // returns the kind of repair made, or "" for none: a comment whose parent
 // is gone is left as a delete of the parent leaves its comments.
-func (s *Store) finish(ctx context.Context, mid int64, idem string) (string, error) {
-	p, err := s.Post(ctx, mid, 0)
-	if errors.Is(err, store.ErrPostNotFound) {
-		return "", nil // deleted meanwhile
-	}
-	if err != nil {
+func (c *Checker) finish(ctx context.Context, mid int64, idem string) (string, error) {
+	s := c.s
+	d, err := c.draftOf(ctx, mid)
+	if err != nil || d == nil {
 		return "", err
 	}
-	no := false
-	p.Liked = &no
-	d := &draft{np: store.NewPost{Author: p.Author.ID, Content: p.Content}, post: p,
-		mentions: p.Mentions, tags: p.Tags, media: p.Media, row: archived(&p)}
-	if p.RepostOf != nil {
-		d.np.RepostOf = p.RepostOf.ID
-		if !p.RepostOf.Deleted {
-			d.orig = p.RepostOf
-		}
-	}
-	if p.ParentID != nil {
-		d.np.Parent = *p.ParentID
-		if d.parent, err = s.message(ctx, *p.ParentID); errors.Is(err, store.ErrPostNotFound) {
-			return "", nil
-		} else if err != nil {
-			return "", err
-		}
-	}
-	mode, err := s.rdb.HGet(ctx, s.keys.User(p.Author.ID), fieldFanOut).Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return "", s.wrap("repair: fan-out mode", err)
-	}
-	d.pulled = mode == modePull
 	if keyHash, claim, ok := strings.Cut(idem, " "); ok {
 		// The request's key takes this post as its result, unless a retry
 		// holds it now and made its own.
-		key := s.keys.Idempotency(p.Author.ID, keyHash)
+		key := s.keys.Idempotency(d.np.Author, keyHash)
 		won, err := idemFinish.Run(ctx, s.rdb, []string{key}, claim,
 			resultValue(mid, parseIdem(claim).reqHash), IdempotencyTTL.Milliseconds()).Int()
 		if err != nil {
@@ -315,64 +279,42 @@ func (s *Store) finish(ctx context.Context, mid int64, idem string) (string, err
 	return repairPostIndexed, nil
 }
 
-func (s *Store) repaired(kind string) { s.opt.Metrics.repairs.WithLabelValues(kind).Inc() }
-
-// undoTimeout bounds unwrite, which runs after its request's own time may
-// have run out.
-const undoTimeout = 5 * time.Second
-
-// unwrite takes out again, entirely, a message that was never answered for:
-// its own keys, whatever index entries and counts it got, its row in the
-// archive, its claim on its
-// Idempotency-Key (so that a retry makes it anew); live readers that were
-// shown it are told it is gone, and its images are free for another post.
-// What Redis refuses here the checker mends.
-func (s *Store) unwrite(ctx context.Context, d *draft) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
-	defer cancel()
-	defer s.release(ctx, d)
-	mid, author := d.post.ID, d.np.Author
-	var tagged []*redis.IntCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		// As Delete does: with the archive on, the hash becomes a tombstone
-		// and the archive is told, for its index pipeline may have queued
-		// the message for the archive already.
-		deleteMessage.Eval(ctx, pl, []string{s.keys.Message(mid)}, flag(s.opt.Archive != nil), "1")
-		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
-		s.queueArchive(ctx, pl, archiveDelete, archived(&d.post))
-		pl.Del(ctx, s.keys.Comments(mid))
-		pl.Del(ctx, s.keys.Likes(mid))
-		if d.parent != nil {
-			pl.ZRem(ctx, s.keys.Comments(d.parent.ID), mid)
-			countSync.Eval(ctx, pl, []string{s.keys.Message(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
-		} else {
-			postRemove.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, fieldPosts)
-			pl.ZRem(ctx, s.keys.Home(author), mid)
-			pl.ZRem(ctx, s.keys.PublicTimeline(), mid)
-			if d.np.RepostOf != 0 {
-				repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(d.np.RepostOf), s.keys.Message(d.np.RepostOf)}, author, mid, fieldReposts)
-			}
-			for _, tag := range d.tags {
-				tagged = append(tagged, pl.ZRem(ctx, s.keys.TagPosts(store.TagKey(tag)), mid))
-			}
-			for _, m := range d.media {
-				pl.HSet(ctx, s.keys.Media(m.ID), "post", 0)
-				pl.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(s.now()), Member: m.ID})
-			}
-		}
-		s.queuePublish(ctx, pl, s.keys.AuthorChannel(author), store.EventDelete, store.DeleteData{ID: mid})
-		return nil
-	})
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.wrap("undo post", err)
+// draftOf is the draft Create would have indexed message mid from, as
+// read back from Redis; nil when there is nothing to finish: the message
+// was deleted meanwhile, or it is a comment whose parent is gone.
+func (c *Checker) draftOf(ctx context.Context, mid int64) (*draft, error) {
+	s := c.s
+	p, err := s.Post(ctx, mid, 0)
+	if errors.Is(err, store.ErrPostNotFound) {
+		return nil, nil
 	}
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for i, c := range tagged { // counted only if the index got that far
-			if c.Val() == 1 {
-				pl.ZIncrBy(ctx, s.keys.TagCounts(), -1, store.TagKey(d.tags[i]))
-			}
+	if err != nil {
+		return nil, err
+	}
+	no := false
+	p.Liked = &no
+	d := &draft{np: store.NewPost{Author: p.Author.ID, Content: p.Content}, post: p,
+		mentions: p.Mentions, tags: p.Tags, media: p.Media, row: archived(&p)}
+	if p.RepostOf != nil {
+		d.np.RepostOf = p.RepostOf.ID
+		if !p.RepostOf.Deleted {
+			d.orig = p.RepostOf
 		}
-		return nil
-	})
-	return s.wrap("undo post: topics", err)
+	}
+	if p.ParentID != nil {
+		d.np.Parent = *p.ParentID
+		if d.parent, err = s.message(ctx, *p.ParentID); errors.Is(err, store.ErrPostNotFound) {
+			return nil, nil
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	mode, err := s.rdb.HGet(ctx, s.keys.User(p.Author.ID), fieldFanOut).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, s.wrap("repair: fan-out mode", err)
+	}
+	d.pulled = mode == modePull
+	return d, nil
 }
+
+func (c *Checker) repaired(kind string) { c.s.opt.Metrics.repairs.WithLabelValues(kind).Inc() }

@@ -1,0 +1,97 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// CacheListener keeps one process's session and avatar caches (caches.go):
+// it listens for what invalidates them and turns them on while it hears.
+// Without it running, every request asks Redis.
+type CacheListener struct {
+	s   *Store
+	opt CacheListenerOptions
+}
+
+// NewCacheListener returns the listener of st's caches; Run runs it.
+func NewCacheListener(st *Store, opt CacheListenerOptions) *CacheListener {
+	return &CacheListener{s: st, opt: opt.withDefaults()}
+}
+
+// cachePing is how often an idle subscription is pinged; a ping not
+// answered by the next one turns the caches off.
+const cachePing = 2 * time.Second
+
+// Run listens until ctx ends, and listens again after a back-off whenever
+// the subscription fails.
+func (l *CacheListener) Run(ctx context.Context) {
+	wait := backoff{min: BackoffMin, max: BackoffMax}
+	for ctx.Err() == nil {
+		err := l.listen(ctx)
+		l.s.caches.setLive(false)
+		if ctx.Err() != nil {
+			return
+		}
+		l.opt.Logger.Warn("session and avatar caches off until Redis answers again", "err", err)
+		wait.sleep(ctx)
+	}
+}
+
+// listen subscribes to sessions:revoked and avatars:changed and applies
+// what comes, with the caches live from the confirmed subscription until an
+// error.
+func (l *CacheListener) listen(ctx context.Context) error {
+	s := l.s
+	ps := s.rdb.Subscribe(ctx)
+	defer ps.Close()
+	// A blocked receive does not watch ctx: closing the subscription ends
+	// it at once, so that a process stops without waiting out cachePing.
+	defer context.AfterFunc(ctx, func() { ps.Close() })()
+	sessions, avatars := s.keys.SessionsChannel(), s.keys.AvatarsChannel()
+	if err := ps.Subscribe(ctx, sessions, avatars); err != nil {
+		return err
+	}
+	confirmed, pinged := 0, false
+	for ctx.Err() == nil {
+		msg, err := ps.ReceiveTimeout(ctx, cachePing)
+		if err != nil {
+			if !isTimeout(err) || pinged {
+				return err
+			}
+			// Quiet: make sure the connection is still there.
+			if err := ps.Ping(ctx); err != nil {
+				return err
+			}
+			pinged = true
+			continue
+		}
+		pinged = false
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			if m.Kind == "subscribe" {
+				if confirmed++; confirmed == 2 {
+					s.caches.setLive(true)
+				}
+			}
+		case *redis.Message:
+			switch m.Channel {
+			case sessions:
+				s.caches.sessions.forget(m.Payload)
+			case avatars:
+				uid, _ := strconv.ParseInt(m.Payload, 10, 64)
+				s.caches.avatars.forget(uid)
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// isTimeout tells a read that timed out (nothing came) from a broken connection.
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}

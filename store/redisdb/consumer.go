@@ -1,0 +1,178 @@
+package redisdb
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// consumer is one process's reader of a queue (a stream) through the
+// consumer group that the processes share, as the fan-out workers and the
+// archiver read theirs: it reads new entries, takes over those another
+// consumer left idle, renews its claim on those it holds, and acknowledges
+// (and deletes) those done. An entry is acknowledged only once done, so the
+// entries of a process that died stay pending, and another takes them over
+// after claimIdle.
+type consumer struct {
+	rdb    redis.UniversalClient
+	stream string
+	group  string
+	// name is this process's in the group, unique (consumerName).
+	name string
+	// count is the most entries one read takes.
+	count int64
+	// claimIdle is how long an entry may go without a sign of life before
+	// another consumer takes it over.
+	claimIdle time.Duration
+	log       *slog.Logger
+	// what names the queue in logs: "fan-out", "archive".
+	what string
+}
+
+// newConsumer returns this process's consumer of stream in group.
+func newConsumer(rdb redis.UniversalClient, stream, group, what string, count int, claimIdle time.Duration, log *slog.Logger) *consumer {
+	return &consumer{rdb: rdb, stream: stream, group: group, name: consumerName(), count: int64(count),
+		claimIdle: claimIdle, log: log, what: what}
+}
+
+// consumerName names this process in a consumer group, uniquely.
+func consumerName() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// readBlock is how long one read waits for a new entry. go-redis cannot cut
+// a blocked read short, so it also bounds how long stopping a runner takes.
+const readBlock = 300 * time.Millisecond
+
+// minReclaimTick bounds how often reclaimEvery looks for idle entries, for
+// the tests' short claimIdle.
+const minReclaimTick = 10 * time.Millisecond
+
+// run hands handle each batch of new entries it reads, until ctx ends. A
+// missing group (the queue's first use, or a Redis that lost its data) is
+// made; other failures are retried after a back-off.
+//
+// With takeOver, every claimIdle/2 it first hands takeOver the entries
+// other consumers left idle (reclaim, count at a time): for a runner that
+// does one batch at a time, as the archiver does. Runners whose readers run
+// side by side (the fan-out) call reclaimEvery beside them instead.
+func (c *consumer) run(ctx context.Context, handle, takeOver func(context.Context, []redis.XMessage)) {
+	wait := backoff{min: BackoffMin, max: BackoffMax}
+	claimed := time.Now()
+	for ctx.Err() == nil {
+		var err error
+		if takeOver != nil && time.Since(claimed) >= c.claimIdle/2 {
+			claimed = time.Now()
+			err = c.reclaim(ctx, c.count, takeOver)
+		}
+		var msgs []redis.XMessage
+		if err == nil {
+			msgs, err = c.read(ctx)
+		}
+		switch {
+		case err == nil:
+			wait.reset()
+			if len(msgs) > 0 {
+				handle(ctx, msgs)
+			}
+		case ctx.Err() != nil:
+			return
+		case strings.HasPrefix(err.Error(), "NOGROUP"):
+			c.createGroup(ctx)
+		default:
+			c.log.Warn(c.what+": read queue", "err", err)
+			wait.sleep(ctx)
+		}
+	}
+}
+
+// read takes up to count new entries, waiting readBlock at most for the
+// first; none when none came.
+func (c *consumer) read(ctx context.Context) ([]redis.XMessage, error) {
+	streams, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: c.group, Consumer: c.name, Streams: []string{c.stream, ">"}, Count: c.count, Block: readBlock,
+	}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var msgs []redis.XMessage
+	for _, st := range streams {
+		msgs = append(msgs, st.Messages...)
+	}
+	return msgs, nil
+}
+
+// createGroup makes the consumer group (and its stream) if they are
+// missing; from the stream's start, so no entry queued before is skipped.
+func (c *consumer) createGroup(ctx context.Context) {
+	err := c.rdb.XGroupCreateMkStream(ctx, c.stream, c.group, "0").Err()
+	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		c.log.Warn("create consumer group", "stream", c.stream, "err", err)
+	}
+}
+
+// reclaimEvery runs reclaim every claimIdle/2 until ctx ends. A failure
+// (no group before the first entry, Redis away) waits for the next tick.
+func (c *consumer) reclaimEvery(ctx context.Context, count int64, takeOver func(context.Context, []redis.XMessage)) {
+	every(ctx, max(c.claimIdle/2, minReclaimTick), func() { c.reclaim(ctx, count, takeOver) })
+}
+
+// reclaim takes over the entries left idle for claimIdle, count at a time,
+// and hands each batch to takeOver, until it finds none.
+func (c *consumer) reclaim(ctx context.Context, count int64, takeOver func(context.Context, []redis.XMessage)) error {
+	start := "0-0"
+	for ctx.Err() == nil {
+		msgs, next, err := c.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+			Stream: c.stream, Group: c.group, Consumer: c.name, MinIdle: c.claimIdle, Start: start, Count: count,
+		}).Result()
+		if err != nil {
+			return err
+		}
+		if len(msgs) > 0 {
+			takeOver(ctx, msgs)
+		}
+		if next == "0-0" || len(msgs) == 0 {
+			break
+		}
+		start = next
+	}
+	return nil
+}
+
+// renew resets the idle time of entries this consumer holds, so that no
+// other consumer takes them over while a long job runs.
+func (c *consumer) renew(ctx context.Context, ids []string) {
+	c.rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: c.stream, Group: c.group, Consumer: c.name, Messages: ids})
+}
+
+// ack acknowledges and deletes entries done, with also's commands (nil:
+// none) in the same round trip. It goes on when ctx has ended: done is done,
+// even if the runner is stopping.
+func (c *consumer) ack(ctx context.Context, ids []string, also func(context.Context, redis.Pipeliner)) {
+	actx := context.WithoutCancel(ctx)
+	_, err := c.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
+		pl.XAck(actx, c.stream, c.group, ids...)
+		pl.XDel(actx, c.stream, ids...)
+		if also != nil {
+			also(actx, pl)
+		}
+		return nil
+	})
+	if err != nil {
+		c.log.Warn(c.what+": acknowledge", "entries", ids, "err", err)
+	}
+}

@@ -1,0 +1,248 @@
+package redisdb
+
+import (
+	"log/slog"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"microblog/store"
+)
+
+// Every option of the package and every default lives here: a zero field of
+// an options struct takes its default in that struct's withDefaults, and the
+// server's configuration starts from the same constants.
+
+// Defaults of the Store's Options.
+const (
+	// DefaultBcryptCost is the work factor of password hashes.
+	DefaultBcryptCost = bcrypt.DefaultCost
+	// DefaultSessionTTL is how long an unused session lives.
+	DefaultSessionTTL = 30 * 24 * time.Hour
+	// DefaultHotWindow is how many message ids each F and G set and the
+	// public timeline keep.
+	DefaultHotWindow = 1000
+	// DefaultCelebrityFans is the fan count from which an author is pulled
+	// (README, "Timelines at scale").
+	DefaultCelebrityFans = 50000
+	// DefaultInactiveAfter is how long a user may be away and still get
+	// pushes.
+	DefaultInactiveAfter = 7 * 24 * time.Hour
+)
+
+// Defaults of the background runners' options.
+const (
+	// DefaultFanOutWorkers is how many batches of fan-out jobs one process
+	// works on at once.
+	DefaultFanOutWorkers = 2
+	// DefaultClaimIdle is how long a queued job (a fan-out job, a batch of
+	// the archive queue) may go without a sign of life from the process
+	// that took it before another process takes it over.
+	DefaultClaimIdle = 30 * time.Second
+	// DefaultArchiveBatch is how many queued messages one transaction of the
+	// archiver saves.
+	DefaultArchiveBatch = 500
+	// DefaultRepairInterval is the time between two runs of the checker of
+	// half-written messages.
+	DefaultRepairInterval = 30 * time.Second
+	// DefaultRepairBatch is the most message ids one run of the checker
+	// looks at.
+	DefaultRepairBatch = 1000
+	// DefaultRepairGrace is how old a message must be before the checker
+	// touches it.
+	DefaultRepairGrace = time.Minute
+	// DefaultMediaExpiryInterval is the time between two looks of the media
+	// janitor for uploads no post took.
+	DefaultMediaExpiryInterval = time.Minute
+)
+
+// Back-off of the background runners' retries: the first wait after a
+// failure is the minimum, each further failure in a row doubles it up to
+// the maximum, and a success starts over.
+const (
+	// BackoffMin is the first wait of a runner whose read of Redis failed
+	// (the fan-out workers, the archiver, the cache listener).
+	BackoffMin = 50 * time.Millisecond
+	// BackoffMax bounds the wait of a runner whose reads of Redis keep
+	// failing.
+	BackoffMax = 2 * time.Second
+	// ArchiveRetryMin is the first wait of the archiver after the archive
+	// refused a batch.
+	ArchiveRetryMin = 100 * time.Millisecond
+	// ArchiveRetryMax bounds the wait of the archiver while the archive
+	// keeps refusing a batch.
+	ArchiveRetryMax = 5 * time.Second
+)
+
+// Options tune a Store. The zero value is usable.
+type Options struct {
+	// Prefix is put in front of every key and channel (empty by default).
+	Prefix string
+	// BcryptCost is the work factor of password hashes (DefaultBcryptCost).
+	BcryptCost int
+	// SessionTTL is how long an unused session lives; each use slides it
+	// (DefaultSessionTTL).
+	SessionTTL time.Duration
+	// HotWindow is how many message ids each F and G set and the public
+	// timeline keep (DefaultHotWindow): with an archive, a message older
+	// than its author's newest HotWindow lives only there.
+	HotWindow int
+	// Archive is the SQL archive, the complete record of every message; nil
+	// keeps every message in Redis for ever.
+	Archive store.Archive
+	// CelebrityFans is the number of fans from which an author's posts are
+	// pulled by its fans' home timelines instead of pushed into them
+	// (DefaultCelebrityFans).
+	CelebrityFans int
+	// InactiveAfter is how long a user may stay away and still get pushes;
+	// after that its home timeline is rebuilt by pulling when it comes back
+	// (DefaultInactiveAfter).
+	InactiveAfter time.Duration
+	// Metrics receives the store's counters; nil counts into nothing.
+	Metrics *Metrics
+	// Files removes media files that nothing refers to any more (a deleted
+	// post's images, an old avatar, uploads never attached); nil keeps them.
+	Files interface{ Remove(names ...string) }
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.BcryptCost <= 0 {
+		o.BcryptCost = DefaultBcryptCost
+	}
+	if o.SessionTTL <= 0 {
+		o.SessionTTL = DefaultSessionTTL
+	}
+	if o.HotWindow <= 0 {
+		o.HotWindow = DefaultHotWindow
+	}
+	if o.CelebrityFans <= 0 {
+		o.CelebrityFans = DefaultCelebrityFans
+	}
+	if o.InactiveAfter <= 0 {
+		o.InactiveAfter = DefaultInactiveAfter
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(nil)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// FanOutOptions tune the fan-out workers of one process (NewFanOut).
+type FanOutOptions struct {
+	// Workers is how many batches of jobs this process works on at once
+	// (DefaultFanOutWorkers).
+	Workers int
+	// ClaimIdle is how long a job may go without a sign of life from its
+	// worker before another process takes it over (DefaultClaimIdle). A
+	// worker busy with a long job renews its claim every ClaimIdle/3.
+	ClaimIdle time.Duration
+	// BatchDelay sleeps between the batches of a job: a hook for tests that
+	// must catch a fan-out in flight. Zero in production.
+	BatchDelay time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+func (o FanOutOptions) withDefaults() FanOutOptions {
+	if o.Workers <= 0 {
+		o.Workers = DefaultFanOutWorkers
+	}
+	if o.ClaimIdle <= 0 {
+		o.ClaimIdle = DefaultClaimIdle
+	}
+	o.Logger = orDefault(o.Logger)
+	return o
+}
+
+// ArchiverOptions tune the archiver of one process (NewArchiver).
+type ArchiverOptions struct {
+	// Batch is how many queued messages one transaction saves
+	// (DefaultArchiveBatch).
+	Batch int
+	// ClaimIdle is how long a batch may stay unsaved before another process
+	// takes it over (DefaultClaimIdle).
+	ClaimIdle time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+func (o ArchiverOptions) withDefaults() ArchiverOptions {
+	if o.Batch <= 0 {
+		o.Batch = DefaultArchiveBatch
+	}
+	if o.ClaimIdle <= 0 {
+		o.ClaimIdle = DefaultClaimIdle
+	}
+	o.Logger = orDefault(o.Logger)
+	return o
+}
+
+// CheckerOptions tune the checker of half-written messages (NewChecker).
+type CheckerOptions struct {
+	// Interval is the time between runs (DefaultRepairInterval).
+	Interval time.Duration
+	// Batch is the most message ids one run looks at (DefaultRepairBatch).
+	Batch int
+	// Grace is how old a message must be before the checker touches it
+	// (DefaultRepairGrace): a younger one may still be being written, so it
+	// must be longer than a write may take (writeTimeout).
+	Grace time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+func (o CheckerOptions) withDefaults() CheckerOptions {
+	if o.Interval <= 0 {
+		o.Interval = DefaultRepairInterval
+	}
+	if o.Batch <= 0 {
+		o.Batch = DefaultRepairBatch
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultRepairGrace
+	}
+	o.Logger = orDefault(o.Logger)
+	return o
+}
+
+// MediaJanitorOptions tune the media janitor (NewMediaJanitor).
+type MediaJanitorOptions struct {
+	// Interval is the time between two looks for uploads no post took
+	// (DefaultMediaExpiryInterval).
+	Interval time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+func (o MediaJanitorOptions) withDefaults() MediaJanitorOptions {
+	if o.Interval <= 0 {
+		o.Interval = DefaultMediaExpiryInterval
+	}
+	o.Logger = orDefault(o.Logger)
+	return o
+}
+
+// CacheListenerOptions tune the listener that keeps a process's session and
+// avatar caches (NewCacheListener).
+type CacheListenerOptions struct {
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+func (o CacheListenerOptions) withDefaults() CacheListenerOptions {
+	o.Logger = orDefault(o.Logger)
+	return o
+}
+
+// orDefault is logger, or slog.Default() when it is nil.
+func orDefault(logger *slog.Logger) *slog.Logger {
+	if logger == nil {
+		return slog.Default()
+	}
+	return logger
+}

@@ -1,0 +1,71 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// undoTimeout bounds unwrite, which runs after its request's own time may
+// have run out.
+const undoTimeout = 5 * time.Second
+
+// unwrite takes out again, entirely, a message that was never answered for:
+// its own keys, whatever index entries and counts it got, its row in the
+// archive, its claim on its Idempotency-Key (so that a retry makes it
+// anew); live readers that were shown it are told it is gone, and its
+// images are free for another post.
+// What Redis refuses here the checker mends.
+func (s *Store) unwrite(ctx context.Context, d *draft) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	defer s.release(ctx, d)
+	mid, author := d.post.ID, d.np.Author
+	var tagged []*redis.IntCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		// As Delete does: with the archive on, the hash becomes a tombstone
+		// and the archive is told, for its index pipeline may have queued
+		// the message for the archive already.
+		deleteMessage.Eval(ctx, pl, []string{s.keys.Message(mid)}, flag(s.opt.Archive != nil), "1")
+		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
+		s.queueArchive(ctx, pl, archiveDelete, archived(&d.post))
+		pl.Del(ctx, s.keys.Comments(mid))
+		pl.Del(ctx, s.keys.Likes(mid))
+		if d.parent != nil {
+			pl.ZRem(ctx, s.keys.Comments(d.parent.ID), mid)
+			countSync.Eval(ctx, pl, []string{s.keys.Message(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
+		} else {
+			postRemove.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, fieldPosts)
+			pl.ZRem(ctx, s.keys.Home(author), mid)
+			pl.ZRem(ctx, s.keys.PublicTimeline(), mid)
+			if d.np.RepostOf != 0 {
+				repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(d.np.RepostOf), s.keys.Message(d.np.RepostOf)}, author, mid, fieldReposts)
+			}
+			for _, tag := range d.tags {
+				tagged = append(tagged, pl.ZRem(ctx, s.keys.TagPosts(store.TagKey(tag)), mid))
+			}
+			for _, m := range d.media {
+				pl.HSet(ctx, s.keys.Media(m.ID), "post", 0)
+				pl.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(s.now()), Member: m.ID})
+			}
+		}
+		s.queuePublish(ctx, pl, s.keys.AuthorChannel(author), store.EventDelete, store.DeleteData{ID: mid})
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return s.wrap("undo post", err)
+	}
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, c := range tagged { // counted only if the index got that far
+			if c.Val() == 1 {
+				pl.ZIncrBy(ctx, s.keys.TagCounts(), -1, store.TagKey(d.tags[i]))
+			}
+		}
+		return nil
+	})
+	return s.wrap("undo post: topics", err)
+}
