@@ -90,7 +90,7 @@ func arPrint(w io.Writer, on, off *arRun, chartData string, elapsed time.Duratio
 	fmt.Fprintf(w, "\n### Hot window and archive: %s users, %s posts, hot window %s\n\n", tlCount(arUsers), tlCount(total), tlCount(window))
 	fmt.Fprintf(w, "Redis %s on loopback, AOF on (appendfsync everysec, automatic rewrite off), a fresh server per run; %d CPUs. "+
 		"Posts through Create by %d goroutines at full speed, round robin over the users (%s each); each user has %d fans (pushed, 2 fan-out workers). "+
-		"Archive on: SQLite (WAL, synchronous FULL) in a temporary folder, one RunArchiver with default options (batches of 500). "+
+		"Archive on: SQLite (WAL, synchronous FULL) in a temporary folder, one Archiver with default options (batches of 500). "+
 		"The two runs one after the other.\n\n",
 		on.redisVersion, runtime.NumCPU(), arWriters, tlCount(total/arUsers), arFans)
 

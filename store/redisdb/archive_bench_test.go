@@ -26,7 +26,7 @@ import (
 )
 
 // BenchmarkArchive writes 1,000,000 posts of 1,000 users through Create at
-// full speed, once with the SQL archive on (SQLite, RunArchiver running) and
+// full speed, once with the SQL archive on (SQLite, the Archiver running) and
 // once with it off, each on a fresh redis-server, one after the other; it
 // samples Redis's used_memory as the posts go in, times reads of user-post
 // pages across the seam between Redis and the archive, prints its own

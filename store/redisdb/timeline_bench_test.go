@@ -38,7 +38,7 @@ import (
 // The fans are written straight into Redis (A sets, global:lastseen marking
 // each of them as seen now, so every fan counts as active and gets the push:
 // the upper bound of push work). Posts go through Create, pushes through
-// RunFanOut's workers with default options, reads through HomeTimeline.
+// the FanOut workers with default options, reads through HomeTimeline.
 func BenchmarkTimelines(b *testing.B) {
 	maxFans := math.MaxInt
 	if v := os.Getenv("TIMELINE_BENCH_MAX_FANS"); v != "" {
@@ -680,7 +680,7 @@ func (e *tlBench) print(rows []tlRow, inter []tlInterference, reads []tlRead, ao
 		}
 	}
 	fmt.Fprintf(w, "\n### Push vs pull per author (one post at a time; the next once the fan-out queue is empty)\n\n")
-	fmt.Fprintf(w, "Redis %s on loopback, AOF %s; %d CPUs; fan-out workers: RunFanOut with default WorkerOptions (2 workers), batches of %d fans; every fan seen recently (active).\n\n",
+	fmt.Fprintf(w, "Redis %s on loopback, AOF %s; %d CPUs; fan-out workers: FanOut with default FanOutOptions (2 workers), batches of %d fans; every fan seen recently (active).\n\n",
 		redisVer, aof, runtime.NumCPU(), fanOutBatch)
 	fmt.Fprintln(w, "Memory and CPU are deltas of INFO (used_memory; used_cpu_user+used_cpu_sys) over the measured posts, divided by them; app CPU is this test process's (mostly the fan-out workers). Commands exclude the benchmark's own polling.")
 	fmt.Fprintln(w)
