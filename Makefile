@@ -61,7 +61,7 @@ test: deps-test
 # need their packages' internals, stay beside them as Go benchmarks.
 #
 # bench runs the store's micro-benchmarks, then the seeds' own benchmark
-# (server/bench/seed): seed 002's `ab -c 50 -n 20000` of posts, home timeline
+# (server/bench/seed): the paper's `ab -c 50 -n 20000` of posts, home timeline
 # reads and a concurrency sweep against a bare Echo + go-redis handler, this
 # build, and this build with the SQLite archive, each on its own fresh
 # redis-server; it prints Markdown tables and writes results.json and SVG
@@ -124,7 +124,7 @@ endef
 deps-run:
 	@command -v redis-server >/dev/null || { $(call apt_install,redis-server); }
 
-# deps-bench adds ApacheBench, which the seeds' benchmark runs as seed 002 did.
+# deps-bench adds ApacheBench, which the seeds' benchmark runs as the paper did.
 deps-bench: deps-run
 	@command -v ab >/dev/null || { $(call apt_install,apache2-utils); }
 

@@ -18,7 +18,7 @@ import (
 // The live feed across server processes on a Redis Cluster of the test's
 // own (its masters are killed and restarted): events go by sharded pub/sub,
 // each user's channels in one of 64 partitions ({p<uid % 64>}author:<uid>,
-// see the README), and a fan on one process hears posts made through
+// see docs/redis-keys.md), and a fan on one process hears posts made through
 // another, every one once, whatever happens to a master.
 
 // clusterPair starts a cluster of its own and two server processes on it.

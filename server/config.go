@@ -192,7 +192,7 @@ func newLogHandler(w io.Writer, cfg config) slog.Handler {
 
 // edges are the settings of the connections and HTTP edges: how long a
 // client may take, how many connections and live sockets it may hold, which
-// proxies are believed, and who may read /metrics. README, "Connections and
+// proxies are believed, and who may read /metrics. docs/security.md, "Connections and
 // HTTP edges", says why each default is what it is.
 type edges struct {
 	ReadTimeout    time.Duration  // the whole request, headers and body

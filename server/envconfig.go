@@ -24,8 +24,7 @@ type liveConfig struct {
 	WriteWait time.Duration // MICROBLOG_WS_WRITE_WAIT: a frame not taken by the client this soon closes it with 4008
 }
 
-// timelineConfig is the hybrid timelines' settings (README, "Timelines at
-// scale") and those of the fan-out and the archive behind them.
+// timelineConfig is the hybrid timelines' settings (docs/architecture.md) and those of the fan-out and the archive behind them.
 type timelineConfig struct {
 	CelebrityFans int           // MICROBLOG_CELEBRITY_FANS: from this many fans an author is pulled, not pushed
 	InactiveAfter time.Duration // MICROBLOG_INACTIVE_AFTER: a user away this long gets no pushes

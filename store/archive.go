@@ -3,8 +3,8 @@ package store
 import "context"
 
 // Archived is one message as the SQL archive keeps it: the complete record
-// of every post, repost and comment, hot or cold (see README, "Hot window
-// and archive"). Mentions, Tags and Media are the JSON the message carries
+// of every post, repost and comment, hot or cold (docs/architecture.md,
+// "Hot window and archive"). Mentions, Tags and Media are the JSON the message carries
 // in Redis. A deleted message stays as a tombstone: Deleted set, its text
 // and pictures cleared, its ids kept so that counts and threads stay right.
 type Archived struct {

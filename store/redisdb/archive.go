@@ -10,7 +10,7 @@ import (
 	"microblog/store"
 )
 
-// The hot window and the archive (README, "Hot window and archive"). Every
+// The hot window and the archive (docs/architecture.md). Every
 // message and every delete is queued on the stream archive:queue in the
 // same pipeline that indexes it (or takes it out of its indexes), and the
 // archivers of every server process save the queue to SQL in batches. Once

@@ -115,7 +115,7 @@ func (s *Store) homeSourcesWith(ctx context.Context, uid int64, by *redis.ZRange
 // timelines pull: the celebrities and those with a fan-out in flight (all
 // of them: the caller picks those uid follows). If uid was away for longer than
 // InactiveAfter, its stars' posts were not pushed to it meanwhile: its G is
-// rebuilt by pulling their F sets after its lastpull mark (seed 003).
+// rebuilt by pulling their F sets after its lastpull mark (the pull timeline of the tutorials).
 //
 // The new mark is written before the rebuild reads F: a post written after
 // that read is pushed, since its fan-out finds uid active.

@@ -23,7 +23,7 @@ const (
 	// public timeline keep.
 	DefaultHotWindow = 1000
 	// DefaultCelebrityFans is the fan count from which an author is pulled
-	// (README, "Timelines at scale").
+	// (docs/architecture.md).
 	DefaultCelebrityFans = 50000
 	// DefaultInactiveAfter is how long a user may be away and still get
 	// pushes.

@@ -13,7 +13,7 @@ import { BASE_URL, PASSWORD, launch, newUser, post, follow, api, phone, shot, cl
 const APP_ORIGIN = process.env.APP_ORIGIN || 'http://localhost:5999';
 const MOBILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'mobile');
 // The files the app shares with the desktop page live only in web/; packaging
-// copies them into www/ (see the README), so the test serves them from there.
+// copies them into www/ (see docs/frontends.md), so the test serves them from there.
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fromWeb = (path) => path === '/core.css' || path.startsWith('/js/core/');
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml', '.webmanifest': 'application/manifest+json' };

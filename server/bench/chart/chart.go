@@ -17,7 +17,7 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// The size of a chart, as the README shows them.
+// The size of a chart, as docs/performance.md shows them.
 const (
 	Width  = 16 * vg.Centimeter
 	Height = 11 * vg.Centimeter

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestBenchSmallRun runs the whole bench, tiny, against a real server
-// binary and a redis-server it starts itself: the figures the README
+// binary and a redis-server it starts itself: the figures docs/performance.md
 // quotes come from code that is known to count right. Delivery is 50 posts
 // to 4 fans each; the idle part puts 10 connections on servers that take 6
 // each, so it spreads them over two processes and two workers, as 50,000
@@ -72,7 +72,7 @@ func TestBenchSmallRun(t *testing.T) {
 	if len(steps) != 2 || steps[0].Conns != 4 || steps[0].Servers != 1 || steps[1].Conns != 10 || steps[1].Servers != 2 {
 		t.Fatalf("idle steps = %+v, want 4 connections on 1 server, 10 on 2", steps)
 	}
-	// The tables the README quotes, with the run's own figures.
+	// The tables docs/performance.md quotes, with the run's own figures.
 	for _, want := range []string{
 		fmt.Sprintf("| test | 1 | 12 | 200 | 200 | 0 | %s |", chart.FmtMS(pct(d.Delay, 50))),
 		"| test | 4 | 1 |", "| test | 10 | 2 |", "live-latency.svg", "live-memory.svg",

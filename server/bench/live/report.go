@@ -30,7 +30,7 @@ func printDelivery(w io.Writer, r deliveryResult) {
 	}
 }
 
-// printTables prints the README's tables.
+// printTables prints the tables of docs/performance.md.
 func printTables(w io.Writer, res results) {
 	fmt.Fprintf(w, "\nload average %s before, %s after\n", res.LoadAvg[0], res.LoadAvg[1])
 	if len(res.Delivery) > 0 {

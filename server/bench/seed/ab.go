@@ -168,7 +168,7 @@ func parsePercentiles(csv string) ([]float64, error) {
 // writeBody writes the post body ab sends, and returns its path.
 func writeBody(dir string) (string, error) {
 	path := filepath.Join(dir, "body.json")
-	return path, os.WriteFile(path, []byte(`{"content":"Hello from ab, as in seed 002's benchmark"}`), 0o644)
+	return path, os.WriteFile(path, []byte(`{"content":"Hello from ab, as in the paper's benchmark"}`), 0o644)
 }
 
 // shellQuote writes args as a shell would need them, to be pasted.

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 // TestBenchSmallRun runs the whole benchmark, tiny (200 posts and 300 reads
 // per target, a sweep at 1 and 4), against the bare handler, a real server
 // binary and that binary with the SQLite archive, each on a redis-server it
-// starts itself: the figures the README quotes come from code that is known
+// starts itself: the figures docs/performance.md quotes come from code that is known
 // to measure and print them.
 func TestBenchSmallRun(t *testing.T) {
 	for _, bin := range []string{"ab", "redis-server"} {

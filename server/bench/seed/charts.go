@@ -64,7 +64,7 @@ func throughputChart(res results, path string) error {
 			LogX:       true,
 			LogY:       true,
 			YTicks:     chart.LogTicks{Label: chart.Thousands},
-			Refs:       []chart.Ref{{Y: seedPostsPerSec, Label: fmt.Sprintf("seed 002's NodeJS server: %d/s at -c 50", seedPostsPerSec)}},
+			Refs:       []chart.Ref{{Y: seedPostsPerSec, Label: fmt.Sprintf("the paper's NodeJS server: %d/s at -c 50", seedPostsPerSec)}},
 			LegendLeft: true,
 		}
 		if what == "reads" {

@@ -1,5 +1,5 @@
 // Command seed, seedbench, runs the seeds' own benchmark again, on this
-// machine: seed 002 measured its NodeJS server with `ab -c 50 -n 20000` of
+// machine: the paper measured its NodeJS server with `ab -c 50 -n 20000` of
 // post requests and got 611 requests/s. seedbench runs that exact shape with
 // ApacheBench against each target, each with a fresh redis-server of its
 // own, and counts what one post costs: Redis commands, Redis reads, round

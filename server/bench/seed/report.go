@@ -29,7 +29,7 @@ func printTables(w io.Writer, res results) {
 	}
 
 	fmt.Fprintf(w, "\nPosts: %s, after a warm-up. \"With the fan-out done\" counts the time the fan-out queue took to empty after ab ended; the CPU and Redis figures include that work.\n\n", res.PostShape)
-	fmt.Fprintln(w, "| target | posts/s | vs seed 002's 611/s | with the fan-out done | p50 | p99 | Redis commands per post | Redis reads per post | round trips on the request path | server CPU per post | Redis CPU per post | server CPU vs bare |")
+	fmt.Fprintln(w, "| target | posts/s | vs the paper's 611/s | with the fan-out done | p50 | p99 | Redis commands per post | Redis reads per post | round trips on the request path | server CPU per post | Redis CPU per post | server CPU vs bare |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, t := range res.Targets {
 		m := t.Posts
