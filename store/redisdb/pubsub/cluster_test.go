@@ -139,7 +139,10 @@ func clusterStore(t *testing.T, c *storetest.Cluster) *redisdb.Store {
 	st := redisdb.New(c.Client(), redisdb.Options{BcryptCost: bcrypt.MinCost})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); redisdb.NewFanOut(st, redisdb.FanOutOptions{ClaimIdle: time.Second}).Run(ctx) }()
+	go func() {
+		defer close(done)
+		redisdb.NewFanOut(st, redisdb.FanOutOptions{ClaimIdle: time.Second}).Run(ctx)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return st
 }
