@@ -97,7 +97,7 @@ bench-archive:
 # (over several server processes: one may open only `ulimit -Hn` files),
 # and writes results.json and SVG charts into bench-out/. About five
 # minutes, at most 20; LIVE_BENCH_ARGS='-fans 2000 -idle 1000,5000' for a
-# quick look, or "-server before=/tmp/old-binary,after=$$PWD/bin/microblog" (absolute paths: it runs in server/bench)
+# quick look, or "-server before=/tmp/old-binary,after=$PWD/bin/microblog" (absolute paths: it runs in server/bench)
 # to compare (server/bench/live).
 bench-live: build deps-run
 	$(GO) run -C server/bench ./live -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out -timeout 20m $(LIVE_BENCH_ARGS)
