@@ -277,7 +277,7 @@ func TestFollowLimitAndCoalescing(t *testing.T) {
 	deadline := time.After(time.Second)
 	for done := false; !done; {
 		select {
-		case f, ok := <-ws.frames:
+		case f, ok := <-ws.Frames():
 			if !ok {
 				t.Fatal("live feed closed")
 			}

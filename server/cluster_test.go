@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"microblog/hub/wstest"
 	"microblog/store/storetest"
 )
 
@@ -172,17 +173,14 @@ func newResumingFan(t *testing.T, ts *testServer, token string) *resumingFan {
 // resume reconnects after a 1012, with ?after=<newest post it has>.
 func (f *resumingFan) resume() *wsClient {
 	f.t.Helper()
-	err := <-f.ws.err
+	err := f.ws.Err()
 	var ce *websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.CloseServiceRestart {
 		f.t.Fatalf("live feed closed: %v, want 1012", err)
 	}
-	h := http.Header{"Authorization": {"Bearer " + f.token}}
 	for range 100 {
-		conn, _, err := websocket.DefaultDialer.Dial(f.ts.wsURL("after="+strconv.FormatInt(f.newest, 10)), h)
-		if err == nil {
-			f.t.Cleanup(func() { conn.Close() })
-			return readWS(conn)
+		if c, _, _ := wstest.TryDial(f.t, f.ts.wsURL("after="+strconv.FormatInt(f.newest, 10)), bearer(f.token)); c != nil {
+			return &wsClient{c}
 		}
 		time.Sleep(100 * time.Millisecond) // refused while the cluster is not whole
 	}

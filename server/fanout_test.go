@@ -176,7 +176,7 @@ func TestReplayWhileFanOutInFlight(t *testing.T) {
 	ts.follow(t, fanTok, "star", true) // followed last: the last batch reaches it
 	ws := ts.dialWS(t, fanTok, "")
 	last := ws.ready(t)
-	ws.conn.Close()
+	ws.Conn.Close()
 
 	mid := ts.newPost(t, starTok, "in flight")
 	ws = ts.dialWS(t, fanTok, "after="+fmt.Sprint(last))
@@ -189,7 +189,7 @@ func TestReplayWhileFanOutInFlight(t *testing.T) {
 	}
 	settle(t, rdb)
 	select {
-	case f := <-ws.frames:
+	case f := <-ws.Frames():
 		t.Fatalf("after the replay came %s", f)
 	case <-time.After(300 * time.Millisecond):
 	}
