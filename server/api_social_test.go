@@ -81,7 +81,7 @@ func TestLikes(t *testing.T) {
 	if len(likers.Items) != 2 || likers.Items[0].Username != "carol" || likers.Items[1].Username != "bob" {
 		t.Fatalf("likers %+v, want carol then bob", likers.Items)
 	}
-	if n := rdb.ZCard(context.Background(), key("likes:%d", mid)).Val(); n != 2 {
+	if n := rdb.ZCard(context.Background(), keysOf(rdb).Likes(mid)).Val(); n != 2 {
 		t.Fatalf("likes:%d holds %d", mid, n)
 	}
 	// Live: alice's page hears the counts (and her notifications).
@@ -118,7 +118,7 @@ func TestLikes(t *testing.T) {
 	ts.wantStatus(t, "PUT", path+"/like", "", nil, 401, "unauthorized")
 	ts.wantStatus(t, "GET", "/api/v1/posts/999999/likes", "", nil, 404, "post_not_found")
 	ts.wantStatus(t, "GET", path+"/likes?limit=0", "", nil, 400, "invalid_limit")
-	if n := rdb.Exists(context.Background(), key("likes:999999")).Val(); n != 0 {
+	if n := rdb.Exists(context.Background(), keysOf(rdb).Likes(999999)).Val(); n != 0 {
 		t.Fatal("a like of a missing post left a key")
 	}
 	_, _ = aliceID, bobID
@@ -223,10 +223,10 @@ func TestNotificationsStayBounded(t *testing.T) {
 	rdb := ts.rdb()
 	ctx := context.Background()
 	var uid int64 = 1
-	if n := rdb.ZCard(ctx, key("N:%d:notificationID", uid)).Val(); n != 200 {
+	if n := rdb.ZCard(ctx, keysOf(rdb).Notifications(uid)).Val(); n != 200 {
 		t.Fatalf("%d notifications kept, want 200", n)
 	}
-	if n := rdb.HLen(ctx, key("N:%d:notes", uid)).Val(); n != 200 {
+	if n := rdb.HLen(ctx, keysOf(rdb).Notes(uid)).Val(); n != 200 {
 		t.Fatalf("%d notes kept, want 200", n)
 	}
 	var got []store.Notification

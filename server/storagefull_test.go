@@ -81,15 +81,16 @@ func TestRedisFullAnswers503(t *testing.T) {
 		}
 	}
 	archiveSettled(t, rdb)
-	for _, key := range []string{key("B:%d", p.ID), key("B:%d", c.ID), key("C:%d:commentID", p.ID)} {
+	k := keysOf(rdb)
+	for _, key := range []string{k.Message(p.ID), k.Message(c.ID), k.Comments(p.ID)} {
 		if rdb.Exists(ctx, key).Val() != 0 {
 			t.Errorf("%s survived the delete", key)
 		}
 	}
-	if rdb.ZCard(ctx, key("F:%d:messageID", aliceID)).Val() != 0 || rdb.ZCard(ctx, "global:timeline").Val() != 0 {
+	if rdb.ZCard(ctx, k.UserPosts(aliceID)).Val() != 0 || rdb.ZCard(ctx, k.PublicTimeline()).Val() != 0 {
 		t.Errorf("indexes still point at the deleted post")
 	}
-	if n, _ := strconv.Atoi(rdb.HGet(ctx, key("user:userid:%d", aliceID), "posts_count").Val()); n != 0 {
+	if n, _ := strconv.Atoi(rdb.HGet(ctx, k.User(aliceID), "posts_count").Val()); n != 0 {
 		t.Errorf("posts_count %d after the delete, want 0", n)
 	}
 

@@ -243,8 +243,8 @@ func TestWSRedisRestart(t *testing.T) {
 	before := []int64{ts.newPost(t, starTok, "before")}
 	c.waitFor(before, 2*time.Second)
 
-	channel := "author:" + strconv.FormatInt(starID, 10)
 	rdb := ts.rdb()
+	channel := keysOf(rdb).AuthorChannel(starID)
 	unheard := func() bool { // nobody in Redis listens to the star's channel
 		n, err := rdb.PubSubNumSub(context.Background(), channel).Result()
 		return err == nil && n[channel] == 0
