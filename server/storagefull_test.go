@@ -17,7 +17,10 @@ import (
 // deletes still work, since they free memory. Once memory is freed, all is
 // as before.
 func TestRedisFullAnswers503(t *testing.T) {
-	// 4 MB: an empty test Redis with the server's connections already uses 1.7.
+	// The one test that wants Redis out of memory (every other test's Redis
+	// has no limit), so Redis answers "OOM command not allowed" here on
+	// purpose. 4 MB: an empty test Redis with the server's connections
+	// already uses 1.7.
 	r := storetest.StartWith(t, "--maxmemory", "4mb", "--maxmemory-policy", "noeviction")
 	ts := startServer(t, r)
 	rdb := r.Client()
@@ -47,6 +50,9 @@ func TestRedisFullAnswers503(t *testing.T) {
 		{"POST", "/api/v1/posts", alice, map[string]string{"content": "no room"}},
 		{"POST", fmt.Sprintf("/api/v1/posts/%d/comments", p.ID), alice, map[string]string{"content": "no room"}},
 		{"POST", "/api/v1/users", "", map[string]string{"username": "carol", "password": testPassword}},
+		// Bob's password is right, so the store also tries to reset his
+		// login guard, and logs that Redis refused it ("reset login guard
+		// ... OOM command not allowed"): expected.
 		{"POST", "/api/v1/sessions", "", map[string]string{"username": "bob", "password": testPassword}},
 		{"PUT", "/api/v1/users/bob/follow", alice, nil},
 	} {
