@@ -30,13 +30,8 @@ func TestWSRefusesBeforeUpgrade(t *testing.T) {
 		{"bad after", ts.wsURL("token=" + token + "&after=x"), nil, http.StatusBadRequest},
 	}
 	for _, c := range cases {
-		_, resp, err := websocket.DefaultDialer.Dial(c.url, c.header)
-		if err == nil || resp == nil || resp.StatusCode != c.want {
-			status := 0
-			if resp != nil {
-				status = resp.StatusCode
-			}
-			t.Errorf("%s: err %v, status %d, want %d", c.name, err, status, c.want)
+		if ws, resp, body := wstest.TryDial(t, c.url, c.header); ws != nil || resp.StatusCode != c.want {
+			t.Errorf("%s: status %d %s, want %d", c.name, resp.StatusCode, body, c.want)
 		}
 	}
 	// The token may come as ?token= and the page's own origin is welcome.

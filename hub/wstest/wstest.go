@@ -29,6 +29,7 @@ func (f Frame) ID() int64 {
 	return d.ID
 }
 
+// String is the frame as a failing test shows it.
 func (f Frame) String() string { return f.Event + " " + string(f.Data) }
 
 // eagerQueue is how many frames a Client reads ahead of the test: enough

@@ -10,28 +10,27 @@ import (
 )
 
 // Keys is every key of rdb that matches pattern, on every master of a
-// cluster, sorted: what a test reads to see what was written. It fails t if
-// Redis does not answer.
+// cluster, sorted: what a test reads to see what was written. It sends
+// KEYS, which a test's small Redis answers at once, in one snapshot per
+// master. It fails t if Redis does not answer.
 func Keys(t testing.TB, rdb redis.UniversalClient, pattern string) []string {
 	t.Helper()
 	var mu sync.Mutex
 	var keys []string
-	scan := func(ctx context.Context, c *redis.Client) error {
-		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
-		for iter.Next(ctx) {
-			mu.Lock()
-			keys = append(keys, iter.Val())
-			mu.Unlock()
-		}
-		return iter.Err()
+	list := func(ctx context.Context, c *redis.Client) error {
+		ks, err := c.Keys(ctx, pattern).Result()
+		mu.Lock()
+		defer mu.Unlock()
+		keys = append(keys, ks...)
+		return err
 	}
 	ctx := context.Background()
 	var err error
 	switch c := rdb.(type) {
 	case *redis.ClusterClient:
-		err = c.ForEachMaster(ctx, scan)
+		err = c.ForEachMaster(ctx, list)
 	case *redis.Client:
-		err = scan(ctx, c)
+		err = list(ctx, c)
 	default:
 		t.Fatalf("list keys: unsupported client %T", rdb)
 	}
