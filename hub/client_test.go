@@ -3,10 +3,8 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -17,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"microblog/hub"
+	"microblog/hub/wstest"
 	"microblog/store"
 )
 
@@ -88,39 +87,22 @@ func (th *testHub) revoke(uid int64, tokenHash string) {
 
 // client is one WebSocket peer of a test hub.
 type client struct {
-	t  *testing.T
-	ws *websocket.Conn
+	t *testing.T
+	*wstest.Client
 }
 
 // dial connects as uid; query may add "token=…&after=…". It does not wait
 // for ready: a test expects that frame itself.
 func (th *testHub) dial(t *testing.T, uid int64, query string) *client {
 	t.Helper()
-	return th.dialWith(t, websocket.DefaultDialer, uid, query)
+	return th.dialWith(t, wstest.Dial, uid, query)
 }
 
-func (th *testHub) dialWith(t *testing.T, d *websocket.Dialer, uid int64, query string) *client {
+// dialWith is dial through dial (wstest.DialSlow for a client that reads
+// only when asked).
+func (th *testHub) dialWith(t *testing.T, dial func(testing.TB, string, http.Header) *wstest.Client, uid int64, query string) *client {
 	t.Helper()
-	ws, _, err := d.Dial(th.url+"/?uid="+strconv.FormatInt(uid, 10)+"&"+query, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return &client{t: t, ws: ws}
-}
-
-// smallBufferDialer dials with a small receive buffer, so that a client that
-// stops reading fills up after a few frames (not below one segment, or the
-// kernel would delay window updates by seconds).
-var smallBufferDialer = &websocket.Dialer{
-	NetDial: func(network, addr string) (net.Conn, error) {
-		c, err := net.Dial(network, addr)
-		if err == nil {
-			c.(*net.TCPConn).SetReadBuffer(32 << 10)
-		}
-		return c, err
-	},
-	HandshakeTimeout: 5 * time.Second,
+	return &client{t: t, Client: dial(t, th.url+"/?uid="+strconv.FormatInt(uid, 10)+"&"+query, nil)}
 }
 
 // wantPost and wantReady spell frames as describe does.
@@ -129,11 +111,7 @@ func wantReady(lastID int64) string { return fmt.Sprintf("ready %d", lastID) }
 
 // describe names a frame for comparing sequences: "post 3", "ready 5",
 // "ready 5 truncated", or else its event.
-func describe(b []byte) string {
-	var f store.Frame
-	if err := json.Unmarshal(b, &f); err != nil {
-		return "undecodable " + string(b)
-	}
+func describe(f wstest.Frame) string {
 	var d struct {
 		ID        int64 `json:"id"`
 		LastID    int64 `json:"last_id"`
@@ -156,12 +134,7 @@ func describe(b []byte) string {
 func (c *client) expect(want ...string) {
 	c.t.Helper()
 	for i, w := range want {
-		c.ws.SetReadDeadline(time.Now().Add(3 * time.Second))
-		_, b, err := c.ws.ReadMessage()
-		if err != nil {
-			c.t.Fatalf("frame %d of %q: %v", i, want, err)
-		}
-		if got := describe(b); got != w {
+		if got := describe(c.Next(c.t, 3*time.Second)); got != w {
 			c.t.Fatalf("frame %d: got %q, want %q of %q", i, got, w, want)
 		}
 	}
@@ -170,20 +143,11 @@ func (c *client) expect(want ...string) {
 // closed reads until the connection ends and returns the frames read on the
 // way and the close code (0: the connection ended without one).
 func (c *client) closed() (frames []string, code int) {
-	c.t.Helper()
-	c.ws.SetReadDeadline(time.Now().Add(5 * time.Second))
-	for {
-		_, b, err := c.ws.ReadMessage()
-		if err == nil {
-			frames = append(frames, describe(b))
-			continue
-		}
-		var ce *websocket.CloseError
-		if errors.As(err, &ce) {
-			return frames, ce.Code
-		}
-		return frames, 0
+	fs, code := c.Drain(5 * time.Second)
+	for _, f := range fs {
+		frames = append(frames, describe(f))
 	}
+	return frames, code
 }
 
 // expectClose fails unless the connection closes with code and nothing

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"microblog/hub"
+	"microblog/hub/wstest"
 	"microblog/store"
 	"microblog/store/redisdb"
 	"microblog/store/redisdb/pubsub"
@@ -69,30 +70,16 @@ func (s *stack) user(t *testing.T, name string) int64 {
 }
 
 // connect opens a connection for uid and waits for its ready frame.
-func (s *stack) connect(t *testing.T, uid int64) *websocket.Conn {
+func (s *stack) connect(t *testing.T, uid int64) *wstest.Client {
 	t.Helper()
-	c, _, err := websocket.DefaultDialer.Dial(s.url+"/?uid="+jsonInt(uid), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if f := readFrame(t, c); f.Event != "ready" {
+	c := wstest.Dial(t, s.url+"/?uid="+jsonInt(uid), nil)
+	if f := c.Next(t, 3*time.Second); f.Event != "ready" {
 		t.Fatalf("first frame %q, want ready", f.Event)
 	}
 	return c
 }
 
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
-
-func readFrame(t *testing.T, c *websocket.Conn) store.Frame {
-	t.Helper()
-	c.SetReadDeadline(time.Now().Add(3 * time.Second))
-	var f store.Frame
-	if err := c.ReadJSON(&f); err != nil {
-		t.Fatalf("read frame: %v", err)
-	}
-	return f
-}
 
 // numSub is how many subscribers Redis counts on channel.
 func (s *stack) numSub(t *testing.T, channel string) int64 {
@@ -130,7 +117,8 @@ func TestSubscriptionsAreSharedAndLinger(t *testing.T) {
 	a := s.connect(t, fan1)
 	b := s.connect(t, fan1) // a second tab of the same user
 	c := s.connect(t, fan2)
-	if n := s.numSub(t, "author:"+jsonInt(star)); n != 1 {
+	channel := redisdb.NewKeys("", false).AuthorChannel(star)
+	if n := s.numSub(t, channel); n != 1 {
 		t.Fatalf("%d subscriptions to the star's channel, want 1", n)
 	}
 
@@ -138,21 +126,21 @@ func TestSubscriptionsAreSharedAndLinger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, conn := range []*websocket.Conn{a, b, c} {
-		if f := readFrame(t, conn); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
+	for _, conn := range []*wstest.Client{a, b, c} {
+		if f := conn.Next(t, 3*time.Second); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
 			t.Fatalf("got %s %s", f.Event, f.Data)
 		}
 	}
 
 	left := time.Now()
-	for _, conn := range []*websocket.Conn{a, b, c} {
-		conn.Close()
+	for _, conn := range []*wstest.Client{a, b, c} {
+		conn.Conn.Close()
 	}
 	waitFor(t, "the hub to drop its connections", func() bool { return s.hub.Connections() == 0 })
-	if n := s.numSub(t, "author:"+jsonInt(star)); n != 1 && time.Since(left) < 150*time.Millisecond {
+	if n := s.numSub(t, channel); n != 1 && time.Since(left) < 150*time.Millisecond {
 		t.Fatalf("unsubscribed before the linger delay")
 	}
-	waitFor(t, "the lingering subscription to end", func() bool { return s.numSub(t, "author:"+jsonInt(star)) == 0 })
+	waitFor(t, "the lingering subscription to end", func() bool { return s.numSub(t, channel) == 0 })
 	if d := time.Since(left); d < 200*time.Millisecond {
 		t.Fatalf("unsubscribed after %s, before the 200ms linger", d)
 	}
@@ -167,17 +155,17 @@ func TestReconnectWithinLingerKeepsSubscription(t *testing.T) {
 	if err := s.st.Follow(ctx, fan, star); err != nil {
 		t.Fatal(err)
 	}
-	s.connect(t, fan).Close()
+	s.connect(t, fan).Conn.Close()
 	waitFor(t, "the hub to drop the connection", func() bool { return s.hub.Connections() == 0 })
 	c := s.connect(t, fan)
-	if n := s.numSub(t, "author:"+jsonInt(star)); n != 1 {
+	if n := s.numSub(t, redisdb.NewKeys("", false).AuthorChannel(star)); n != 1 {
 		t.Fatalf("%d subscriptions, want 1", n)
 	}
 	p, err := s.st.Create(ctx, store.NewPost{Author: star, Content: "still there"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := readFrame(t, c); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
+	if f := c.Next(t, 3*time.Second); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
 		t.Fatalf("got %s %s", f.Event, f.Data)
 	}
 }
@@ -192,9 +180,7 @@ func TestShutdownClosesWithGoingAway(t *testing.T) {
 	if err := s.hub.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c.SetReadDeadline(time.Now().Add(3 * time.Second))
-	_, _, err := c.ReadMessage()
-	if !websocket.IsCloseError(err, websocket.CloseGoingAway) {
-		t.Fatalf("read after shutdown: %v, want close 1001", err)
+	if frames, code := c.Drain(3 * time.Second); len(frames) > 0 || code != websocket.CloseGoingAway {
+		t.Fatalf("read after shutdown: %v and close %d, want close 1001", frames, code)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"microblog/hub"
+	"microblog/hub/wstest"
 	"microblog/store"
 )
 
@@ -138,7 +139,7 @@ func TestSlowClientClosedFastKeepsUp(t *testing.T) {
 	th.tl.follow(slow, star)
 	f := th.dial(t, fast, "")
 	f.expect(wantReady(0))
-	s := th.dialWith(t, smallBufferDialer, slow, "")
+	s := th.dialWith(t, wstest.DialSlow, slow, "")
 	s.expect(wantReady(0))
 
 	// Big posts fill the slow client's socket buffers sooner; the fast client

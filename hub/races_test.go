@@ -71,7 +71,7 @@ func TestPeerGoneWhileLoading(t *testing.T) {
 	g := th.tl.holdPastCancel("Stars", fan)
 	c := th.dial(t, fan, "")
 	<-g.entered
-	c.ws.Close()
+	c.Conn.Close()
 	time.Sleep(50 * time.Millisecond) // the hub sees the peer go
 	g.open()
 	// The load goes on with what it read, then the user leaves and its

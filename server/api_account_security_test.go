@@ -277,7 +277,7 @@ func TestFollowLimitAndCoalescing(t *testing.T) {
 	deadline := time.After(time.Second)
 	for done := false; !done; {
 		select {
-		case f, ok := <-ws.frames:
+		case f, ok := <-ws.Frames():
 			if !ok {
 				t.Fatal("live feed closed")
 			}
@@ -297,7 +297,7 @@ func TestFollowLimitAndCoalescing(t *testing.T) {
 	if n := len(ts2.notifications(t, starTok)); n > 1 {
 		t.Fatalf("%d notifications, want at most 1", n)
 	}
-	n, _ := ts2.rdb().ZCard(context.Background(), key("A:1:fansID")).Result()
+	n, _ := ts2.rdb().ZCard(context.Background(), keysOf(ts2.rdb()).Fans(1)).Result()
 	if n != 1 {
 		t.Fatalf("star has %d fans, want 1", n)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"microblog/store"
+	"microblog/store/storetest"
 )
 
 // errorCode reads the contract's error body.
@@ -28,6 +29,7 @@ func errorCode(t testing.TB, body []byte) string {
 func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
 	ts := newTestServer(t)
 	rdb := ts.rdb()
+	k := keysOf(rdb)
 	ctx := context.Background()
 
 	first, uid := ts.register(t, "Alice")
@@ -60,16 +62,16 @@ func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
 
 	// Redis keeps the token only as its SHA-256, in both places, and the password only as a bcrypt hash.
 	h := store.TokenHash(phone)
-	if got, _ := rdb.Get(ctx, "auth:"+h).Result(); got != fmt.Sprint(uid) {
+	if got, _ := rdb.Get(ctx, k.Session(h)).Result(); got != fmt.Sprint(uid) {
 		t.Errorf("auth:<hash> = %q, want uid %d", got, uid)
 	}
-	if ttl := rdb.TTL(ctx, "auth:"+h).Val(); ttl <= 0 {
+	if ttl := rdb.TTL(ctx, k.Session(h)).Val(); ttl <= 0 {
 		t.Errorf("session without TTL: %v", ttl)
 	}
-	if ok, _ := rdb.SIsMember(ctx, key("user:userid:%d:auth", uid), h).Result(); !ok {
+	if ok, _ := rdb.SIsMember(ctx, k.UserSessions(uid), h).Result(); !ok {
 		t.Errorf("session hash missing from the user's session set")
 	}
-	if pw := rdb.HGet(ctx, key("user:userid:%d", uid), "password").Val(); !strings.HasPrefix(pw, "$2") {
+	if pw := rdb.HGet(ctx, k.User(uid), "password").Val(); !strings.HasPrefix(pw, "$2") {
 		t.Errorf("password stored as %q, want a bcrypt hash", pw)
 	}
 	assertNotStored(t, ts, phone, testPassword)
@@ -79,9 +81,9 @@ func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
 	// meanwhile (its first use after logging in is a check).
 	tablet := login()
 	th := store.TokenHash(tablet)
-	rdb.PExpire(ctx, "auth:"+th, 5*time.Second)
+	rdb.PExpire(ctx, k.Session(th), 5*time.Second)
 	ts.call(t, "GET", "/api/v1/me", tablet, nil)
-	if ttl := rdb.TTL(ctx, "auth:"+th).Val(); ttl < 24*time.Hour {
+	if ttl := rdb.TTL(ctx, k.Session(th)).Val(); ttl < 24*time.Hour {
 		t.Errorf("session TTL after use = %v, want it slid back to the full TTL", ttl)
 	}
 
@@ -95,14 +97,14 @@ func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
 	if status, _ := ts.call(t, "GET", "/api/v1/me", laptop, nil); status != 200 {
 		t.Fatalf("other device logged out too: %d", status)
 	}
-	if n := rdb.Exists(ctx, "auth:"+h).Val(); n != 0 {
+	if n := rdb.Exists(ctx, k.Session(h)).Val(); n != 0 {
 		t.Errorf("auth key of the logged-out token still exists")
 	}
 
 	// A token is valid only while both keys agree (as a check with Redis
 	// finds them: the ways a session ends tell every process at once).
 	desk := login()
-	rdb.SRem(ctx, key("user:userid:%d:auth", uid), store.TokenHash(desk))
+	rdb.SRem(ctx, k.UserSessions(uid), store.TokenHash(desk))
 	if status, _ := ts.call(t, "GET", "/api/v1/me", desk, nil); status != 401 {
 		t.Fatalf("token missing from the user's set still works: %d", status)
 	}
@@ -123,7 +125,7 @@ func assertNotStored(t *testing.T, ts *testServer, secrets ...string) {
 	t.Helper()
 	ctx := context.Background()
 	rdb := ts.rdb()
-	for _, key := range allKeys(t, rdb, "*") {
+	for _, key := range storetest.Keys(t, rdb, "*") {
 		var vals []string
 		switch rdb.Type(ctx, key).Val() {
 		case "string":
@@ -171,8 +173,9 @@ func TestConcurrentRegistrationOneWins(t *testing.T) {
 	if count[201] != 1 || count[409] != n-1 {
 		t.Fatalf("statuses = %v, want one 201 and %d 409", count, n-1)
 	}
-	uid := ts.rdb().Get(context.Background(), "user:username:racer:uid").Val()
-	if name := ts.rdb().HGet(context.Background(), key("user:userid:%s", uid), "username").Val(); !strings.EqualFold(name, "racer") {
+	k := keysOf(ts.rdb())
+	uid, _ := ts.rdb().Get(context.Background(), k.UsernameIndex("racer")).Int64()
+	if name := ts.rdb().HGet(context.Background(), k.User(uid), "username").Val(); !strings.EqualFold(name, "racer") {
 		t.Fatalf("winner's hash names %q", name)
 	}
 }
@@ -229,7 +232,7 @@ func TestCookieSessionsAndCrossOriginWrites(t *testing.T) {
 	if s := post("https://evil.example"); s != 403 {
 		t.Fatalf("cross-origin cookie write: %d, want 403", s)
 	}
-	if n := ts.rdb().Get(context.Background(), "global:postid").Val(); n != "2" {
+	if n := ts.rdb().Get(context.Background(), keysOf(ts.rdb()).LastPostID()).Val(); n != "2" {
 		t.Fatalf("global:postid = %s, want 2 (the refused write wrote nothing)", n)
 	}
 }

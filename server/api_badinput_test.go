@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"microblog/store/storetest"
 )
 
 // TestBadInputChangesNothing sends what a broken or hostile client might and
@@ -19,12 +21,13 @@ func TestBadInputChangesNothing(t *testing.T) {
 	pid := fmt.Sprint(p.ID)
 
 	rdb := ts.rdb()
+	k := keysOf(rdb)
 	ctx := context.Background()
 	snapshot := func() string {
-		keys := allKeys(t, rdb, "*")
+		keys := storetest.Keys(t, rdb, "*")
 		var b strings.Builder
-		fmt.Fprint(&b, len(keys), rdb.Get(ctx, "global:postid").Val(), rdb.Get(ctx, "global:userid").Val(),
-			rdb.HGetAll(ctx, key("B:%s", pid)).Val(), rdb.ZCard(ctx, "global:timeline").Val())
+		fmt.Fprint(&b, len(keys), rdb.Get(ctx, k.LastPostID()).Val(), rdb.Get(ctx, k.LastUserID()).Val(),
+			rdb.HGetAll(ctx, k.Message(p.ID)).Val(), rdb.ZCard(ctx, k.PublicTimeline()).Val())
 		return b.String()
 	}
 	archiveSettled(t, rdb) // the post's background work is done before the snapshot

@@ -48,6 +48,7 @@ func ids(posts []store.Post) []int64 {
 func TestFollowPostRepostCommentDelete(t *testing.T) {
 	ts := newTestServer(t)
 	rdb := ts.rdb()
+	k := keysOf(rdb)
 	ctx := context.Background()
 	alice, aliceID := ts.register(t, "alice")
 	bob, bobID := ts.register(t, "bob")
@@ -78,27 +79,26 @@ func TestFollowPostRepostCommentDelete(t *testing.T) {
 
 	// The A–G keys of the paper are all there.
 	mid := fmt.Sprint(p.ID)
-	msg := rdb.HGetAll(ctx, key("B:%s", mid)).Val()
+	msg := rdb.HGetAll(ctx, k.Message(p.ID)).Val()
 	if msg["content"] != "hello from alice" || msg["author"] != fmt.Sprint(aliceID) || msg["username"] != "alice" || msg["kind"] != "post" || msg["time"] == "" {
 		t.Errorf("B:%s = %v", mid, msg)
 	}
-	if rdb.Get(ctx, key("D:%s:publicTime", mid)).Val() != msg["time"] {
+	if rdb.Get(ctx, k.PublicTime(p.ID)).Val() != msg["time"] {
 		t.Errorf("D key missing")
 	}
-	if rdb.Get(ctx, key("E:%s:personID", mid)).Val() != fmt.Sprint(aliceID) {
+	if rdb.Get(ctx, k.Author(p.ID)).Val() != fmt.Sprint(aliceID) {
 		t.Errorf("E key missing")
 	}
 	settle(t, rdb) // bob's G gets the post from a fan-out job
-	for _, key := range []string{key("F:%d:messageID", aliceID), key("G:%d:messageID", aliceID),
-		key("G:%d:messageID", bobID), "global:timeline"} {
+	for _, key := range []string{k.UserPosts(aliceID), k.Home(aliceID), k.Home(bobID), k.PublicTimeline()} {
 		if score, err := rdb.ZScore(ctx, key, mid).Result(); err != nil || score != float64(p.ID) {
 			t.Errorf("%s lacks %s (score %v, err %v)", key, mid, score, err)
 		}
 	}
-	if _, err := rdb.ZScore(ctx, key("A:%d:fansID", aliceID), fmt.Sprint(bobID)).Result(); err != nil {
+	if _, err := rdb.ZScore(ctx, k.Fans(aliceID), fmt.Sprint(bobID)).Result(); err != nil {
 		t.Errorf("A fans set lacks bob: %v", err)
 	}
-	if _, err := rdb.ZScore(ctx, key("A:%d:loverID", bobID), fmt.Sprint(aliceID)).Result(); err != nil {
+	if _, err := rdb.ZScore(ctx, k.Stars(bobID), fmt.Sprint(aliceID)).Result(); err != nil {
 		t.Errorf("A lover set lacks alice: %v", err)
 	}
 
@@ -116,7 +116,7 @@ func TestFollowPostRepostCommentDelete(t *testing.T) {
 	if c1.Kind != "comment" || *c1.ParentID != p.ID || *c2.ParentID != c1.ID {
 		t.Fatalf("comments = %+v %+v", c1, c2)
 	}
-	if got := rdb.ZRange(ctx, key("C:%s:commentID", mid), 0, -1).Val(); fmt.Sprint(got) != fmt.Sprintf("[%d]", c1.ID) {
+	if got := rdb.ZRange(ctx, k.Comments(p.ID), 0, -1).Val(); fmt.Sprint(got) != fmt.Sprintf("[%d]", c1.ID) {
 		t.Errorf("C:%s = %v", mid, got)
 	}
 	if got := ids(ts.page(t, "", fmt.Sprintf("/api/v1/posts/%d/comments", c1.ID)).Items); fmt.Sprint(got) != fmt.Sprintf("[%d]", c2.ID) {
@@ -158,12 +158,12 @@ func TestFollowPostRepostCommentDelete(t *testing.T) {
 	// The hash stays as a tombstone until the archive has the delete too;
 	// the fans' G sets are cleaned by a fan-out job.
 	archiveSettled(t, rdb)
-	for _, key := range []string{key("B:%s", mid), key("D:%s:publicTime", mid), key("E:%s:personID", mid), key("C:%s:commentID", mid)} {
+	for _, key := range []string{k.Message(p.ID), k.PublicTime(p.ID), k.Author(p.ID), k.Comments(p.ID)} {
 		if rdb.Exists(ctx, key).Val() != 0 {
 			t.Errorf("%s survived the delete", key)
 		}
 	}
-	for _, key := range []string{key("F:%d:messageID", aliceID), key("G:%d:messageID", bobID), "global:timeline"} {
+	for _, key := range []string{k.UserPosts(aliceID), k.Home(bobID), k.PublicTimeline()} {
 		if _, err := rdb.ZScore(ctx, key, mid).Result(); err == nil {
 			t.Errorf("%s still points at the deleted post", key)
 		}
@@ -311,7 +311,7 @@ func TestReadersSkipDanglingIDs(t *testing.T) {
 		posts = append(posts, ts.post(t, alice, fmt.Sprintf("p%d", i), 0))
 	}
 	// The message vanished while indexes still point at it.
-	ts.rdb().Del(context.Background(), key("B:%d", posts[3].ID))
+	ts.rdb().Del(context.Background(), keysOf(ts.rdb()).Message(posts[3].ID))
 	page := ts.page(t, alice, "/api/v1/timelines/home?limit=2")
 	if got := ids(page.Items); fmt.Sprint(got) != fmt.Sprint([]int64{posts[4].ID, posts[2].ID}) {
 		t.Fatalf("page = %v", got)

@@ -81,13 +81,13 @@ func TestLikes(t *testing.T) {
 	if len(likers.Items) != 2 || likers.Items[0].Username != "carol" || likers.Items[1].Username != "bob" {
 		t.Fatalf("likers %+v, want carol then bob", likers.Items)
 	}
-	if n := rdb.ZCard(context.Background(), key("likes:%d", mid)).Val(); n != 2 {
+	if n := rdb.ZCard(context.Background(), keysOf(rdb).Likes(mid)).Val(); n != 2 {
 		t.Fatalf("likes:%d holds %d", mid, n)
 	}
 	// Live: alice's page hears the counts (and her notifications).
 	var counts store.CountsData
 	for deadline := time.Now().Add(2 * time.Second); counts.LikesCount != 2; {
-		f := ws.next(t, time.Until(deadline))
+		f := ws.Next(t, time.Until(deadline))
 		if f.Event == store.EventCounts {
 			mustDecode(t, f.Data, &counts)
 		}
@@ -118,7 +118,7 @@ func TestLikes(t *testing.T) {
 	ts.wantStatus(t, "PUT", path+"/like", "", nil, 401, "unauthorized")
 	ts.wantStatus(t, "GET", "/api/v1/posts/999999/likes", "", nil, 404, "post_not_found")
 	ts.wantStatus(t, "GET", path+"/likes?limit=0", "", nil, 400, "invalid_limit")
-	if n := rdb.Exists(context.Background(), key("likes:999999")).Val(); n != 0 {
+	if n := rdb.Exists(context.Background(), keysOf(rdb).Likes(999999)).Val(); n != 0 {
 		t.Fatal("a like of a missing post left a key")
 	}
 	_, _ = aliceID, bobID
@@ -171,7 +171,7 @@ func TestNotificationsOfEveryKind(t *testing.T) {
 	// Each arrived live on alice's socket, in order.
 	var live []string
 	for len(live) < len(want) {
-		f := ws.next(t, 2*time.Second)
+		f := ws.Next(t, 2*time.Second)
 		if f.Event == store.EventNotification {
 			var n store.Notification
 			mustDecode(t, f.Data, &n)
@@ -223,10 +223,10 @@ func TestNotificationsStayBounded(t *testing.T) {
 	rdb := ts.rdb()
 	ctx := context.Background()
 	var uid int64 = 1
-	if n := rdb.ZCard(ctx, key("N:%d:notificationID", uid)).Val(); n != 200 {
+	if n := rdb.ZCard(ctx, keysOf(rdb).Notifications(uid)).Val(); n != 200 {
 		t.Fatalf("%d notifications kept, want 200", n)
 	}
-	if n := rdb.HLen(ctx, key("N:%d:notes", uid)).Val(); n != 200 {
+	if n := rdb.HLen(ctx, keysOf(rdb).Notes(uid)).Val(); n != 200 {
 		t.Fatalf("%d notes kept, want 200", n)
 	}
 	var got []store.Notification

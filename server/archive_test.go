@@ -24,7 +24,7 @@ func archiveSettled(t testing.TB, rdb redis.UniversalClient) {
 	t.Helper()
 	settle(t, rdb)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		n, err := rdb.XLen(context.Background(), "archive:queue").Result()
+		n, err := rdb.XLen(context.Background(), keysOf(rdb).ArchiveQueue()).Result()
 		if err == nil && n == 0 {
 			return
 		}
@@ -60,7 +60,7 @@ func TestArchiveThroughTheAPI(t *testing.T) {
 		t.Fatalf("user posts through the API: %v, want %v", got, want)
 	}
 	oldest := want[len(want)-1]
-	if rdb.Exists(context.Background(), key("B:%d", oldest)).Val() != 0 {
+	if rdb.Exists(context.Background(), keysOf(rdb).Message(oldest)).Val() != 0 {
 		t.Fatal("the oldest post's hash is still in Redis")
 	}
 	status, body := ts.call(t, "GET", fmt.Sprintf("/api/v1/posts/%d", oldest), tok, nil)
@@ -123,7 +123,7 @@ func TestArchiveSurvivesSIGKILL(t *testing.T) {
 	a.cmd.Process.Signal(syscall.SIGKILL)
 	a.cmd.Wait()
 	wg.Wait()
-	pending := rdb.XLen(context.Background(), "archive:queue").Val()
+	pending := rdb.XLen(context.Background(), keysOf(rdb).ArchiveQueue()).Val()
 	t.Logf("killed after %d acknowledged posts, %d archive entries queued", len(acked), pending)
 
 	b := startProcess(t, bin, r, append(env, "MICROBLOG_FANOUT_CLAIM_IDLE=300ms")...)

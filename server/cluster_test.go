@@ -12,6 +12,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"microblog/hub/wstest"
+	"microblog/store/redisdb"
 	"microblog/store/storetest"
 )
 
@@ -46,9 +48,7 @@ func noCrossSlot(t *testing.T, c *storetest.Cluster) {
 }
 
 // shardChannel is the author channel of uid as a cluster spells it.
-func shardChannel(uid int64) string {
-	return fmt.Sprintf("{p%d}author:%d", uid%64, uid)
-}
+func shardChannel(uid int64) string { return redisdb.NewKeys("", true).AuthorChannel(uid) }
 
 // channelMaster is the index of the master that serves channel's slot.
 func channelMaster(t *testing.T, c *storetest.Cluster, channel string) int {
@@ -172,17 +172,14 @@ func newResumingFan(t *testing.T, ts *testServer, token string) *resumingFan {
 // resume reconnects after a 1012, with ?after=<newest post it has>.
 func (f *resumingFan) resume() *wsClient {
 	f.t.Helper()
-	err := <-f.ws.err
+	err := f.ws.Err()
 	var ce *websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.CloseServiceRestart {
 		f.t.Fatalf("live feed closed: %v, want 1012", err)
 	}
-	h := http.Header{"Authorization": {"Bearer " + f.token}}
 	for range 100 {
-		conn, _, err := websocket.DefaultDialer.Dial(f.ts.wsURL("after="+strconv.FormatInt(f.newest, 10)), h)
-		if err == nil {
-			f.t.Cleanup(func() { conn.Close() })
-			return readWS(conn)
+		if c, _, _ := wstest.TryDial(f.t, f.ts.wsURL("after="+strconv.FormatInt(f.newest, 10)), bearer(f.token)); c != nil {
+			return &wsClient{c}
 		}
 		time.Sleep(100 * time.Millisecond) // refused while the cluster is not whole
 	}

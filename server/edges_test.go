@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
+	"microblog/hub/wstest"
 )
 
 // Tests of the connection limits and HTTP edges of issue 9: each one failed
@@ -135,25 +135,16 @@ func TestEdgesConnectionCapPerAddress(t *testing.T) {
 
 // dialWSStatus opens /ws with header and returns the connection, or the
 // answer and body of the refusal.
-func (ts *testServer) dialWSStatus(t testing.TB, header http.Header) (*websocket.Conn, *http.Response, []byte) {
+func (ts *testServer) dialWSStatus(t testing.TB, header http.Header) (*wstest.Client, *http.Response, []byte) {
 	t.Helper()
-	conn, resp, err := websocket.DefaultDialer.Dial(ts.wsURL(""), header)
-	if err == nil {
-		t.Cleanup(func() { conn.Close() })
-		return conn, resp, nil
-	}
-	if resp == nil {
-		t.Fatalf("dial /ws: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	return nil, resp, body
+	return wstest.TryDial(t, ts.wsURL(""), header)
 }
 
 // bearer is the Authorization header of token.
 func bearer(token string) http.Header { return http.Header{"Authorization": {"Bearer " + token}} }
 
 // wantTooMany checks a refused upgrade: 429 too_many_connections, not cached, with Retry-After.
-func wantTooMany(t testing.TB, what string, conn *websocket.Conn, resp *http.Response, body []byte) {
+func wantTooMany(t testing.TB, what string, conn *wstest.Client, resp *http.Response, body []byte) {
 	t.Helper()
 	if conn != nil {
 		t.Fatalf("%s: upgraded, want 429", what)
@@ -170,14 +161,14 @@ func TestEdgesWebSocketCapPerUser(t *testing.T) {
 	ts := newTestServer(t, "MICROBLOG_WS_MAX_PER_USER=2")
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
-	first := readWS(mustConn(t, ts, alice))
+	first := mustConn(t, ts, alice)
 	first.ready(t)
-	readWS(mustConn(t, ts, alice)).ready(t)
+	mustConn(t, ts, alice).ready(t)
 	conn, resp, body := ts.dialWSStatus(t, bearer(alice))
 	wantTooMany(t, "alice's 3rd socket", conn, resp, body)
-	readWS(mustConn(t, ts, bob)).ready(t) // another user is not held back
+	mustConn(t, ts, bob).ready(t) // another user is not held back
 
-	first.conn.Close()
+	first.Conn.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		conn, resp, _ := ts.dialWSStatus(t, bearer(alice))
@@ -196,19 +187,19 @@ func TestEdgesWebSocketCapPerAddress(t *testing.T) {
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
 	carol, _ := ts.register(t, "carol")
-	readWS(mustConn(t, ts, alice)).ready(t)
-	readWS(mustConn(t, ts, bob)).ready(t)
+	mustConn(t, ts, alice).ready(t)
+	mustConn(t, ts, bob).ready(t)
 	conn, resp, body := ts.dialWSStatus(t, bearer(carol))
 	wantTooMany(t, "a 3rd socket from the address", conn, resp, body)
 }
 
-func mustConn(t testing.TB, ts *testServer, token string) *websocket.Conn {
+func mustConn(t testing.TB, ts *testServer, token string) *wsClient {
 	t.Helper()
 	conn, resp, body := ts.dialWSStatus(t, bearer(token))
 	if conn == nil {
 		t.Fatalf("dial /ws: %d %s", resp.StatusCode, body)
 	}
-	return conn
+	return &wsClient{conn}
 }
 
 // TestEdgesWebSocketOutlivesServerTimeouts: the server's read, write and

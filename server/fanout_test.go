@@ -31,7 +31,7 @@ func seedFans(t testing.TB, rdb redis.UniversalClient, star, first int64, n int)
 		uids[i] = first + int64(i)
 		zs[i] = redis.Z{Score: float64(1_700_000_000_000 + i), Member: uids[i]}
 	}
-	if err := rdb.ZAdd(ctx, key("A:%d:fansID", star), zs...).Err(); err != nil {
+	if err := rdb.ZAdd(ctx, keysOf(rdb).Fans(star), zs...).Err(); err != nil {
 		t.Fatal(err)
 	}
 	return uids
@@ -42,9 +42,10 @@ func seedFans(t testing.TB, rdb redis.UniversalClient, star, first int64, n int)
 func pushedTo(t testing.TB, rdb redis.UniversalClient, fans []int64, mid int64) int {
 	t.Helper()
 	ctx := context.Background()
+	k := keysOf(rdb)
 	cmds, _ := rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, f := range fans {
-			pl.ZRange(ctx, key("G:%d:messageID", f), 0, -1)
+			pl.ZRange(ctx, k.Home(f), 0, -1)
 		}
 		return nil
 	})
@@ -160,7 +161,7 @@ func TestFanOutSurvivesSIGKILL(t *testing.T) {
 	if !strings.Contains(b.logs.String(), "took over a job") {
 		t.Fatalf("the second process did not say it took the job over:\n%s", b.logs.String())
 	}
-	if n := rdb.HLen(context.Background(), "fanout:pending").Val(); n != 0 {
+	if n := rdb.HLen(context.Background(), keysOf(rdb).FanOutPending()).Val(); n != 0 {
 		t.Fatalf("%d posts still marked pending", n)
 	}
 }
@@ -176,7 +177,7 @@ func TestReplayWhileFanOutInFlight(t *testing.T) {
 	ts.follow(t, fanTok, "star", true) // followed last: the last batch reaches it
 	ws := ts.dialWS(t, fanTok, "")
 	last := ws.ready(t)
-	ws.conn.Close()
+	ws.Conn.Close()
 
 	mid := ts.newPost(t, starTok, "in flight")
 	ws = ts.dialWS(t, fanTok, "after="+fmt.Sprint(last))
@@ -189,7 +190,7 @@ func TestReplayWhileFanOutInFlight(t *testing.T) {
 	}
 	settle(t, rdb)
 	select {
-	case f := <-ws.frames:
+	case f := <-ws.Frames():
 		t.Fatalf("after the replay came %s", f)
 	case <-time.After(300 * time.Millisecond):
 	}

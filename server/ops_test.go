@@ -79,7 +79,7 @@ func TestRedisWithPassword(t *testing.T) {
 	ts := startServer(t, r)
 	alice, _ := ts.register(t, "alice")
 	ts.post(t, alice, "behind a password", 0)
-	if n := r.Client().Exists(context.Background(), "global:postid").Val(); n != 1 {
+	if n := r.Client().Exists(context.Background(), keysOf(r.Client()).LastPostID()).Val(); n != 1 {
 		t.Fatalf("post not written through the authenticated connection")
 	}
 	// The wrong password: the server starts, says so, and answers 503.
@@ -125,7 +125,7 @@ func TestRedisOverTLS(t *testing.T) {
 	ts := startServer(t, r, "REDIS_URL="+r.TLSURL(), "MICROBLOG_REDIS_CA="+caFile)
 	alice, _ := ts.register(t, "alice")
 	ts.post(t, alice, "over TLS", 0)
-	if got := r.Client().Get(context.Background(), "global:postid").Val(); got != "1" {
+	if got := r.Client().Get(context.Background(), keysOf(r.Client()).LastPostID()).Val(); got != "1" {
 		t.Fatalf("global:postid over TLS = %q", got)
 	}
 	if status, _ := ts.call(t, "GET", "/readyz", "", nil); status != 200 {
@@ -153,7 +153,7 @@ func TestRedisPrefix(t *testing.T) {
 	ws.ready(t)
 	id := ts.newPost(t, starTok, "prefixed")
 	ws.expect(t, "post", id)
-	keys := allKeys(t, ts.rdb(), "*")
+	keys := storetest.Keys(t, ts.rdb(), "*")
 	if len(keys) == 0 {
 		t.Fatal("no keys written")
 	}
@@ -164,9 +164,10 @@ func TestRedisPrefix(t *testing.T) {
 	}
 	// The author's own G is written with the post; the fan's by the fan-out
 	// job, which may still be running.
-	for _, k := range []string{"mb:global:postid", "mb:" + key("G:1:messageID")} {
-		if ts.rdb().Exists(context.Background(), k).Val() != 1 {
-			t.Errorf("prefixed post key %s missing", k)
+	k := keysOf(ts.rdb())
+	for _, key := range []string{"mb:" + k.LastPostID(), "mb:" + k.Home(1)} {
+		if ts.rdb().Exists(context.Background(), key).Val() != 1 {
+			t.Errorf("prefixed post key %s missing", key)
 		}
 	}
 }

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"microblog/store/redisdb"
 	"microblog/store/storetest"
 )
 
@@ -96,43 +95,14 @@ func startOn(t testing.TB, b *storetest.Backend, env ...string) *testServer {
 // rdb is a client of the server's Redis (or cluster).
 func (ts *testServer) rdb() redis.UniversalClient { return ts.backend.Client() }
 
-// key is a Redis key as the server names it: on a cluster the id in the key
-// of a user or a message is a hash tag (B:12 is B:{12} there).
-func key(format string, args ...any) string {
-	k := fmt.Sprintf(format, args...)
-	if !storetest.ClusterMode() {
-		return k
-	}
-	return taggedKey.ReplaceAllString(k, "$1{$2}")
+// keysOf names the keys of rdb as the server's store names them: through
+// the store's own builders, with their hash tags when rdb is a cluster.
+func keysOf(rdb redis.UniversalClient) redisdb.Keys {
+	_, cluster := rdb.(*redis.ClusterClient)
+	return redisdb.NewKeys("", cluster)
 }
-
-var taggedKey = regexp.MustCompile(`^((?:A|B|C|D|E|F|G|N|likes|reposts|idem|user:userid|login:known|lock:fanout):)(\d+)`)
 
 func TestMain(m *testing.M) { storetest.Main(m) }
-
-// allKeys is every key matching pattern, on every master of a cluster.
-func allKeys(t testing.TB, rdb redis.UniversalClient, pattern string) []string {
-	t.Helper()
-	var mu sync.Mutex
-	var keys []string
-	scan := func(ctx context.Context, c *redis.Client) error {
-		ks, err := c.Keys(ctx, pattern).Result()
-		mu.Lock()
-		keys = append(keys, ks...)
-		mu.Unlock()
-		return err
-	}
-	var err error
-	if cc, ok := rdb.(*redis.ClusterClient); ok {
-		err = cc.ForEachMaster(context.Background(), scan)
-	} else {
-		err = scan(context.Background(), rdb.(*redis.Client))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keys
-}
 
 // Stop shuts the server down gracefully and waits for run to return.
 func (ts *testServer) Stop() {

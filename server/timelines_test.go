@@ -47,7 +47,7 @@ func settle(t testing.TB, rdb redis.UniversalClient) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		n, err := rdb.XLen(context.Background(), "fanout:queue").Result()
+		n, err := rdb.XLen(context.Background(), keysOf(rdb).FanOutQueue()).Result()
 		if err == nil && n == 0 {
 			return
 		}
@@ -60,7 +60,7 @@ func settle(t testing.TB, rdb redis.UniversalClient) {
 
 // inG tells whether mid was pushed into uid's G set.
 func inG(rdb redis.UniversalClient, uid, mid int64) bool {
-	_, err := rdb.ZScore(context.Background(), key("G:%d:messageID", uid), strconv.FormatInt(mid, 10)).Result()
+	_, err := rdb.ZScore(context.Background(), keysOf(rdb).Home(uid), strconv.FormatInt(mid, 10)).Result()
 	return err == nil
 }
 
@@ -172,7 +172,7 @@ func TestInactiveFanPullsOnReturn(t *testing.T) {
 	ts.newPost(t, s1, "seen by both")
 	settle(t, rdb)
 	ts.homeIDs(t, awayTok, 20, "")
-	gKey := key("G:%d:messageID", awayID)
+	gKey := keysOf(rdb).Home(awayID)
 	gBefore := rdb.ZRange(context.Background(), gKey, 0, -1).Val()
 
 	// The twin keeps reading; the other one stays away.

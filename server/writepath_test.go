@@ -8,13 +8,13 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/storetest"
 )
 
 // TestClientTimeoutsMakeNoSecondPost: an author with 5,000 fans posts with
@@ -25,13 +25,14 @@ import (
 func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
 	ts := newTestServer(t)
 	rdb := ts.rdb()
+	k := keysOf(rdb)
 	ctx := context.Background()
 	tok, uid := ts.register(t, "star")
 	fans := make([]redis.Z, 5000)
 	for i := range fans {
 		fans[i] = redis.Z{Score: float64(i), Member: 100000 + i}
 	}
-	rdb.ZAdd(ctx, key("A:%d:fansID", uid), fans...)
+	rdb.ZAdd(ctx, k.Fans(uid), fans...)
 
 	const tries = 40
 	for i := range tries {
@@ -65,23 +66,24 @@ func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
 		}
 	}
 	time.Sleep(100 * time.Millisecond) // requests whose clients left may still be writing
-	posts := rdb.ZRange(ctx, key("F:%d:messageID", uid), 0, -1).Val()
+	posts := rdb.ZRange(ctx, k.UserPosts(uid), 0, -1).Val()
 	if len(posts) != tries {
 		t.Errorf("F holds %d posts for %d keys", len(posts), tries)
 	}
-	indexed := map[string]bool{}
+	indexed := map[string]bool{} // the B keys of the posts in F
 	for _, p := range posts {
-		indexed[p] = true
+		mid, _ := strconv.ParseInt(p, 10, 64)
+		indexed[k.Message(mid)] = true
 	}
-	for _, k := range allKeys(t, rdb, "B:*") {
-		if mid := strings.Trim(k[2:], "{}"); !indexed[mid] {
-			t.Errorf("message %s (%q) was written but never indexed", mid, rdb.HGet(ctx, k, "content").Val())
+	for _, key := range storetest.Keys(t, rdb, "B:*") {
+		if !indexed[key] {
+			t.Errorf("message %s (%q) was written but never indexed", key, rdb.HGet(ctx, key, "content").Val())
 		}
 	}
-	if n := rdb.ZCard(ctx, "global:timeline").Val(); n != tries {
+	if n := rdb.ZCard(ctx, k.PublicTimeline()).Val(); n != tries {
 		t.Errorf("the public timeline holds %d posts, want %d", n, tries)
 	}
-	if n, _ := strconv.Atoi(rdb.HGet(ctx, key("user:userid:%d", uid), "posts_count").Val()); n != tries {
+	if n, _ := strconv.Atoi(rdb.HGet(ctx, k.User(uid), "posts_count").Val()); n != tries {
 		t.Errorf("posts_count = %d, want %d", n, tries)
 	}
 }
@@ -150,17 +152,18 @@ func TestIdempotencyKeyReusedIs400(t *testing.T) {
 func TestCheckerRunsInTheServer(t *testing.T) {
 	ts := newTestServer(t, "MICROBLOG_REPAIR_INTERVAL=50ms")
 	rdb := ts.rdb()
+	k := keysOf(rdb)
 	ctx := context.Background()
 	_, uid := ts.register(t, "alice")
-	mid := rdb.Incr(ctx, "global:postid").Val()
+	mid := rdb.Incr(ctx, k.LastPostID()).Val()
 	at := time.Now().Add(-2 * time.Minute).UnixMilli()
-	rdb.HSet(ctx, key("B:%d", mid), "content", "half written", "author", uid, "username", "alice",
+	rdb.HSet(ctx, k.Message(mid), "content", "half written", "author", uid, "username", "alice",
 		"time", at, "kind", "post", "mentions", "[]", "tags", "[]", "media", "[]")
-	rdb.Set(ctx, key("D:%d:publicTime", mid), at, 0)
-	rdb.Set(ctx, key("E:%d:personID", mid), uid, 0)
+	rdb.Set(ctx, k.PublicTime(mid), at, 0)
+	rdb.Set(ctx, k.Author(mid), uid, 0)
 
 	deadline := time.Now().Add(10 * time.Second)
-	for rdb.ZScore(ctx, key("F:%d:messageID", uid), strconv.FormatInt(mid, 10)).Err() != nil {
+	for rdb.ZScore(ctx, k.UserPosts(uid), strconv.FormatInt(mid, 10)).Err() != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("the checker did not index the half-written post")
 		}

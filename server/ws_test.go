@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"microblog/hub/wstest"
 )
 
 func TestWSRefusesBeforeUpgrade(t *testing.T) {
@@ -28,22 +30,14 @@ func TestWSRefusesBeforeUpgrade(t *testing.T) {
 		{"bad after", ts.wsURL("token=" + token + "&after=x"), nil, http.StatusBadRequest},
 	}
 	for _, c := range cases {
-		_, resp, err := websocket.DefaultDialer.Dial(c.url, c.header)
-		if err == nil || resp == nil || resp.StatusCode != c.want {
-			status := 0
-			if resp != nil {
-				status = resp.StatusCode
-			}
-			t.Errorf("%s: err %v, status %d, want %d", c.name, err, status, c.want)
+		if ws, resp, body := wstest.TryDial(t, c.url, c.header); ws != nil || resp.StatusCode != c.want {
+			t.Errorf("%s: status %d %s, want %d", c.name, resp.StatusCode, body, c.want)
 		}
 	}
 	// The token may come as ?token= and the page's own origin is welcome.
-	conn, _, err := websocket.DefaultDialer.Dial(ts.wsURL("token="+token), http.Header{"Origin": {ts.URL}})
-	if err != nil {
-		t.Fatalf("dial with ?token= and own origin: %v", err)
-	}
-	readWS(conn).ready(t)
-	conn.Close()
+	ws := &wsClient{wstest.Dial(t, ts.wsURL("token="+token), http.Header{"Origin": {ts.URL}})}
+	ws.ready(t)
+	ws.Conn.Close()
 }
 
 // TestWSLiveEvents: posts, deletes, comments and new fans reach the open
@@ -128,7 +122,7 @@ func TestWSReconnectAfter(t *testing.T) {
 	if last != seen {
 		t.Fatalf("ready last_id %d, want %d", last, seen)
 	}
-	ws.conn.Close()
+	ws.Conn.Close()
 
 	var away []int64
 	for i := range 5 {
@@ -176,10 +170,10 @@ func (c *collector) waitFor(want []int64, d time.Duration) {
 			return
 		}
 		select {
-		case f, ok := <-c.ws.frames:
+		case f, ok := <-c.ws.Frames():
 			if !ok {
 				if c.reconnect == nil {
-					c.t.Fatalf("live feed closed: %v", <-c.ws.err)
+					c.t.Fatalf("live feed closed: %v", c.ws.Err())
 				}
 				c.ws = c.reconnect()
 				c.reconnects++
@@ -188,7 +182,7 @@ func (c *collector) waitFor(want []int64, d time.Duration) {
 			if f.Event != "post" {
 				continue
 			}
-			id := f.postID()
+			id := f.ID()
 			c.got[id]++
 			c.newest = max(c.newest, id)
 			if c.got[id] > 1 {
@@ -244,8 +238,8 @@ func TestWSRedisRestart(t *testing.T) {
 	before := []int64{ts.newPost(t, starTok, "before")}
 	c.waitFor(before, 2*time.Second)
 
-	channel := "author:" + strconv.FormatInt(starID, 10)
 	rdb := ts.rdb()
+	channel := keysOf(rdb).AuthorChannel(starID)
 	unheard := func() bool { // nobody in Redis listens to the star's channel
 		n, err := rdb.PubSubNumSub(context.Background(), channel).Result()
 		return err == nil && n[channel] == 0
@@ -317,11 +311,7 @@ func TestWSSlowClient(t *testing.T) {
 	ts.follow(t, slowTok, "star", true)
 	healthy := ts.dialWS(t, fanTok, "")
 	healthy.ready(t)
-	slow, _, err := smallBufferDialer.Dial(ts.wsURL("token="+slowTok), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
+	slow := wstest.DialSlow(t, ts.wsURL("token="+slowTok), nil)
 
 	c := newCollector(t, healthy)
 	long := strings.Repeat("长", 280) // big frames fill the socket buffers sooner
@@ -336,7 +326,7 @@ func TestWSSlowClient(t *testing.T) {
 	t.Logf("slow client closed after %d posts in %s", len(ids), time.Since(start))
 	c.waitFor(ids, 5*time.Second)
 	// Now the slow client reads: what the socket held, then the close frame.
-	if code := readWS(slow).closeCode(t, 5*time.Second); code != 4008 {
+	if code := slow.CloseCode(t, 5*time.Second); code != 4008 {
 		t.Fatalf("slow client closed with %d, want 4008", code)
 	}
 }
@@ -370,7 +360,7 @@ func TestWSLogoutClosesWith4001(t *testing.T) {
 	if status, body := ts.call(t, "DELETE", "/api/v1/sessions/current", tok, nil); status != http.StatusNoContent {
 		t.Fatalf("logout: %d %s", status, body)
 	}
-	if code := ws.closeCode(t, 2*time.Second); code != 4001 {
+	if code := ws.CloseCode(t, 2*time.Second); code != 4001 {
 		t.Fatalf("closed with %d, want 4001", code)
 	}
 }
@@ -383,7 +373,7 @@ func TestWSShutdownClosesCleanly(t *testing.T) {
 	stopped := make(chan struct{})
 	go func() { ts.Stop(); close(stopped) }()
 	defer func() { <-stopped }()
-	if code := ws.closeCode(t, 5*time.Second); code != websocket.CloseGoingAway {
+	if code := ws.CloseCode(t, 5*time.Second); code != websocket.CloseGoingAway {
 		t.Errorf("closed with %d, want %d", code, websocket.CloseGoingAway)
 	}
 }

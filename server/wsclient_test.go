@@ -2,40 +2,19 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"microblog/store"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
+	"microblog/hub/wstest"
+	"microblog/store"
 )
 
-// wsFrame is one frame of the live feed as a client reads it.
-type wsFrame struct {
-	Event string          `json:"event"`
-	Data  json.RawMessage `json:"data"`
-}
-
-// postID is the id of a post, comment or delete frame's data.
-func (f wsFrame) postID() int64 {
-	var d struct{ ID int64 }
-	json.Unmarshal(f.Data, &d)
-	return d.ID
-}
-
-func (f wsFrame) String() string { return f.Event + " " + string(f.Data) }
-
-// wsClient is a live-feed client that reads every frame into a channel.
-type wsClient struct {
-	conn   *websocket.Conn
-	frames chan wsFrame
-	err    chan error // the read error that ended the connection
-}
+// wsClient is a live-feed client with the server tests' expectations of
+// the frames it reads.
+type wsClient struct{ *wstest.Client }
 
 // wsURL is the ws:// address of /ws with query (may be empty).
 func (ts *testServer) wsURL(query string) string {
@@ -49,54 +28,7 @@ func (ts *testServer) wsURL(query string) string {
 // dialWS opens the live feed as token's user and starts reading.
 func (ts *testServer) dialWS(t testing.TB, token, query string) *wsClient {
 	t.Helper()
-	h := http.Header{"Authorization": {"Bearer " + token}}
-	conn, resp, err := websocket.DefaultDialer.Dial(ts.wsURL(query), h)
-	if err != nil {
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
-		}
-		t.Fatalf("dial /ws: %v (status %d)", err, status)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return readWS(conn)
-}
-
-func readWS(conn *websocket.Conn) *wsClient {
-	c := &wsClient{conn: conn, frames: make(chan wsFrame, 10000), err: make(chan error, 1)}
-	go func() {
-		for {
-			_, b, err := conn.ReadMessage()
-			if err != nil {
-				c.err <- err
-				close(c.frames)
-				return
-			}
-			var f wsFrame
-			if err := json.Unmarshal(b, &f); err != nil {
-				c.err <- fmt.Errorf("bad frame %s: %w", b, err)
-				close(c.frames)
-				return
-			}
-			c.frames <- f
-		}
-	}()
-	return c
-}
-
-// next returns the next frame, failing the test if none comes within d.
-func (c *wsClient) next(t testing.TB, d time.Duration) wsFrame {
-	t.Helper()
-	select {
-	case f, ok := <-c.frames:
-		if !ok {
-			t.Fatalf("live feed closed: %v", <-c.err)
-		}
-		return f
-	case <-time.After(d):
-		t.Fatalf("no frame within %s", d)
-	}
-	return wsFrame{}
+	return &wsClient{wstest.Dial(t, ts.wsURL(query), bearer(token))}
 }
 
 // asides are the events that may come between any two others (a counter
@@ -104,13 +36,13 @@ func (c *wsClient) next(t testing.TB, d time.Duration) wsFrame {
 var asides = []string{store.EventCounts, store.EventNotification, store.EventNotificationRemoved}
 
 // expect returns the next frame and checks it is event (and for ids, id).
-func (c *wsClient) expect(t testing.TB, event string, id int64) wsFrame {
+func (c *wsClient) expect(t testing.TB, event string, id int64) wstest.Frame {
 	t.Helper()
-	f := c.next(t, 2*time.Second)
+	f := c.Next(t, 2*time.Second)
 	for slices.Contains(asides, f.Event) && !slices.Contains(asides, event) {
-		f = c.next(t, 2*time.Second)
+		f = c.Next(t, 2*time.Second)
 	}
-	if f.Event != event || (id != 0 && f.postID() != id) {
+	if f.Event != event || (id != 0 && f.ID() != id) {
 		t.Fatalf("got frame %s, want %s %d", f, event, id)
 	}
 	return f
@@ -128,28 +60,6 @@ func (c *wsClient) ready(t testing.TB) int64 {
 		t.Fatalf("bad ready frame %s", f)
 	}
 	return d.LastID
-}
-
-// closeCode waits for the connection to end and returns its close code.
-func (c *wsClient) closeCode(t testing.TB, d time.Duration) int {
-	t.Helper()
-	deadline := time.After(d)
-	for {
-		select {
-		case _, ok := <-c.frames:
-			if ok {
-				continue
-			}
-			err := <-c.err
-			var ce *websocket.CloseError
-			if errors.As(err, &ce) {
-				return ce.Code
-			}
-			t.Fatalf("connection ended without a close frame: %v", err)
-		case <-deadline:
-			t.Fatalf("connection not closed within %s", d)
-		}
-	}
 }
 
 // newPost creates a post as token's user and returns its id.
@@ -174,18 +84,4 @@ func (ts *testServer) follow(t testing.TB, token, name string, on bool) {
 	if status, body := ts.call(t, method, "/api/v1/users/"+name+"/follow", token, nil); status != http.StatusNoContent {
 		t.Fatalf("%s follow %s: %d %s", method, name, status, body)
 	}
-}
-
-// smallBufferDialer dials with a small receive buffer (not tiny: below one segment, the kernel would delay window updates by seconds), so that a client that
-// stops reading fills up quickly.
-var smallBufferDialer = &websocket.Dialer{
-	NetDial: func(network, addr string) (net.Conn, error) {
-		c, err := net.Dial(network, addr)
-		if err == nil {
-			c.(*net.TCPConn).SetReadBuffer(32 << 10)
-		}
-		return c, err
-	},
-	ReadBufferSize:   1024,
-	HandshakeTimeout: 5 * time.Second,
 }

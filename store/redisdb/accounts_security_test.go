@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"microblog/store"
+	"microblog/store/storetest"
 )
 
 // setLegacyPassword gives uid a password record as the server wrote them
@@ -154,10 +155,10 @@ func TestLookAlikeSignUpsRace(t *testing.T) {
 		if won != 1 {
 			t.Fatalf("round %d: %d sign-ups won, want 1", round, won)
 		}
-		idx, _ := s.allKeys("user:username:*")
-		skel, _ := s.allKeys("user:skeleton:*")
+		idx := storetest.Keys(t, s.rdb, "user:username:*")
+		skel := storetest.Keys(t, s.rdb, "user:skeleton:*")
 		users := 0
-		for _, k := range must(s.allKeys("user:userid:*")) {
+		for _, k := range storetest.Keys(t, s.rdb, "user:userid:*") {
 			if !strings.HasSuffix(k, ":auth") {
 				users++
 			}
@@ -166,7 +167,7 @@ func TestLookAlikeSignUpsRace(t *testing.T) {
 			t.Fatalf("round %d: %d name indexes, %d skeletons, %d users; want 1 each", round, len(idx), len(skel), users)
 		}
 		for _, pattern := range []string{"user:*", "auth:*", "global:*"} {
-			for _, k := range must(s.allKeys(pattern)) {
+			for _, k := range storetest.Keys(t, s.rdb, pattern) {
 				s.rdb.Del(s.ctx, k)
 			}
 		}
@@ -285,7 +286,7 @@ func TestDeleteAccount(t *testing.T) {
 			t.Fatalf("post %d outlived its author", mid)
 		}
 	}
-	for _, k := range must(s.allKeys("*")) {
+	for _, k := range storetest.Keys(t, s.rdb, "*") {
 		for _, own := range []string{"user:userid:1", "A:1:", "F:1:", "G:1:", "N:1:", "login:known:1", "user:username:alice", "user:skeleton:"} {
 			if strings.HasPrefix(k, own) && k != s.keys.UsernameSkeleton(store.UsernameSkeleton("bob")) && k != s.keys.UsernameSkeleton(store.UsernameSkeleton("carol")) {
 				t.Errorf("key %s outlived the account", k)

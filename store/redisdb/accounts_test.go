@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"microblog/store"
+	"microblog/store/storetest"
 )
 
 // TestSessions: register and login give tokens that authenticate until
@@ -37,7 +38,7 @@ func TestSessions(t *testing.T) {
 	if _, _, err := s.Authenticate(s.ctx, tok2); err != nil {
 		t.Fatalf("the other session ended too: %v", err)
 	}
-	keys, _ := s.allKeys("*")
+	keys := storetest.Keys(t, s.rdb, "*")
 	for _, k := range keys {
 		if strings.Contains(k, tok2) {
 			t.Fatalf("token stored in the clear in key %s", k)
@@ -82,7 +83,7 @@ func TestUsernamesAreUniqueInAnyCase(t *testing.T) {
 	if won != 1 {
 		t.Fatalf("%d sign-ups won, want 1", won)
 	}
-	hashes, _ := s.allKeys("user:userid:*")
+	hashes := storetest.Keys(t, s.rdb, "user:userid:*")
 	users := 0
 	for _, k := range hashes {
 		if !strings.HasSuffix(k, ":auth") {

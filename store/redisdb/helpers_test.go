@@ -127,16 +127,3 @@ func wantCode(t *testing.T, err error, kind error, code store.Code) {
 }
 
 func TestMain(m *testing.M) { storetest.Main(m) }
-
-// allKeys is every key matching pattern, on every master of a cluster.
-func (s testStore) allKeys(pattern string) ([]string, error) {
-	return s.keysMatching(s.ctx, pattern)
-}
-
-// must is v, for a helper whose error the test does not expect.
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}

@@ -58,11 +58,7 @@ func writes(cmds []redis.Cmder, name, prefix string) bool {
 func (s testStore) messagesOf(author int64) []int64 {
 	s.t.Helper()
 	var out []int64
-	keys, err := s.allKeys(s.keys.prefix + "B:*")
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	for _, k := range keys {
+	for _, k := range storetest.Keys(s.t, s.rdb, s.keys.prefix+"B:*") {
 		mid := parseID(strings.Trim(k[strings.LastIndexByte(k, ':')+1:], "{}"))
 		if a, _ := s.rdb.HGet(s.ctx, k, "author").Int64(); a == author {
 			out = append(out, mid)

@@ -36,7 +36,9 @@ type Redis struct {
 func Start(t testing.TB) *Redis { return StartWith(t) }
 
 // StartWith is Start with extra redis-server arguments, such as
-// "--requirepass", "secret" (which also sets Password).
+// "--requirepass", "secret" (which also sets Password). They come after
+// launch's own, so they override them: a test that wants Redis out of
+// memory passes "--maxmemory" itself, and says so.
 func StartWith(t testing.TB, args ...string) *Redis {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
@@ -79,7 +81,10 @@ func (r *Redis) start() {
 	}
 }
 
-// launch starts the server process and waits until it answers.
+// launch starts the server process and waits until it answers. The server
+// has no memory limit (maxmemory 0, said outright rather than left to the
+// build's default), so that no test meets "OOM command not allowed" unless
+// it asked for it with StartWith.
 func (r *Redis) launch() error {
 	port := []string{"--port", strconv.Itoa(r.Port)}
 	if r.tls != nil {
@@ -87,7 +92,7 @@ func (r *Redis) launch() error {
 	}
 	r.cmd = exec.Command("redis-server", append(port, "--bind", "127.0.0.1",
 		"--dir", r.Dir, "--save", "", "--appendonly", "yes",
-		"--maxclients", "20000", "--loglevel", "warning",
+		"--maxclients", "20000", "--maxmemory", "0", "--loglevel", "warning",
 		"--logfile", filepath.Join(r.Dir, "redis.log"))...)
 	r.cmd.Args = append(r.cmd.Args, r.args...)
 	if err := r.cmd.Start(); err != nil {
