@@ -3,7 +3,6 @@ package redisdb
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	"github.com/redis/go-redis/v9"
 
@@ -128,7 +127,7 @@ func (s *Store) leaveStars(ctx context.Context, uid int64) error {
 		// A star that drops below the celebrity threshold is pushed again.
 		for _, star := range stars {
 			if err := s.reconsider(ctx, parseID(star)); err != nil {
-				slog.WarnContext(ctx, "delete account: fan-out mode", "star", star, "err", err)
+				s.opt.Logger.WarnContext(ctx, "delete account: fan-out mode", "star", star, "err", err)
 			}
 		}
 	}

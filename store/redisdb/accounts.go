@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -132,7 +131,7 @@ func (s *Store) provePassword(ctx context.Context, g guardedLogin, uid int64, ty
 		return nil
 	})
 	if err != nil {
-		slog.WarnContext(ctx, "reset login guard", "uid", uid, "err", err)
+		s.opt.Logger.WarnContext(ctx, "reset login guard", "uid", uid, "err", err)
 	}
 	return rec, nil
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -492,7 +491,7 @@ func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 	// The post is encoded once, for its event and for the writer's answer.
 	raw, err := json.Marshal(p)
 	if err != nil {
-		slog.ErrorContext(ctx, "encode live event", "post", p.ID, "err", err)
+		s.opt.Logger.ErrorContext(ctx, "encode live event", "post", p.ID, "err", err)
 		return
 	}
 	d.post.Encoded = raw

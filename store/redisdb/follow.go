@@ -3,7 +3,6 @@ package redisdb
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strconv"
 	"time"
 
@@ -66,7 +65,7 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	})
 	if err != nil {
 		// The follow is stored; live clients pick it up when they reconnect.
-		slog.WarnContext(ctx, "publish follow events", "fan", fan, "star", star, "err", err)
+		s.opt.Logger.WarnContext(ctx, "publish follow events", "fan", fan, "star", star, "err", err)
 	}
 	if announce {
 		s.notify(ctx, fan, store.NotifyFollow, 0, star)
@@ -113,7 +112,7 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	}
 	// Following again within the hour announces nothing.
 	if err := s.rdb.Set(ctx, s.keys.FollowNoted(star, fan), 1, followNoteTTL).Err(); err != nil {
-		slog.WarnContext(ctx, "note unfollow", "fan", fan, "star", star, "err", err)
+		s.opt.Logger.WarnContext(ctx, "note unfollow", "fan", fan, "star", star, "err", err)
 	}
 	s.unnotify(ctx, star, fan, store.NotifyFollow, 0)
 	// Tell live connections first, so no new post of the star arrives after

@@ -3,7 +3,6 @@ package redisdb
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -94,7 +93,7 @@ func (s *Store) guardFail(ctx context.Context, g guardedLogin) {
 		return nil
 	})
 	if err != nil {
-		slog.WarnContext(ctx, "count failed login", "err", err)
+		s.opt.Logger.WarnContext(ctx, "count failed login", "err", err)
 	}
 }
 

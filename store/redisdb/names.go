@@ -3,7 +3,6 @@ package redisdb
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	"github.com/redis/go-redis/v9"
 
@@ -116,7 +115,7 @@ func (s *Store) staleOwner(ctx context.Context, key string, owner int64) (bool, 
 // holds uid, in one step, so that a new owner's key is never removed.
 func (s *Store) releaseKey(ctx context.Context, key string, uid int64) {
 	if err := delIfEquals.Run(ctx, s.rdb, []string{key}, id(uid)).Err(); err != nil {
-		slog.WarnContext(ctx, "release name", "key", key, "uid", uid, "err", err)
+		s.opt.Logger.WarnContext(ctx, "release name", "key", key, "uid", uid, "err", err)
 	}
 }
 
@@ -157,7 +156,7 @@ func (s *Store) migrateNames(ctx context.Context) error {
 					return s.wrap("migrate names", err)
 				}
 			} else if owner, _ := s.rdb.Get(ctx, s.keys.UsernameIndex(l)).Int64(); owner != uid {
-				slog.WarnContext(ctx, "migrate names: two accounts share a name's PRECIS form; the second keeps its old one", "name", l, "uid", owner, "other", uid)
+				s.opt.Logger.WarnContext(ctx, "migrate names: two accounts share a name's PRECIS form; the second keeps its old one", "name", l, "uid", owner, "other", uid)
 			}
 		}
 		skel := store.UsernameSkeleton(lower)
@@ -167,7 +166,7 @@ func (s *Store) migrateNames(ctx context.Context) error {
 		}
 		if !ok {
 			if owner, _ := s.rdb.Get(ctx, s.keys.UsernameSkeleton(skel)).Int64(); owner != uid {
-				slog.WarnContext(ctx, "migrate names: look-alike names exist", "skeleton", skel, "uid", owner, "other", uid, "name", display)
+				s.opt.Logger.WarnContext(ctx, "migrate names: look-alike names exist", "skeleton", skel, "uid", owner, "other", uid, "name", display)
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 
@@ -52,7 +51,7 @@ func (s *Store) notify(ctx context.Context, actor int64, kind string, post int64
 		return
 	}
 	if err := s.storeNotes(ctx, actor, kind, post, to); err != nil {
-		slog.WarnContext(ctx, "notify", "kind", kind, "actor", actor, "post", post, "err", err)
+		s.opt.Logger.WarnContext(ctx, "notify", "kind", kind, "actor", actor, "post", post, "err", err)
 	}
 }
 
@@ -101,7 +100,7 @@ func (s *Store) unnotify(ctx context.Context, to, actor int64, kind string, post
 		return
 	}
 	if err != nil {
-		slog.WarnContext(ctx, "take back notification", "kind", kind, "actor", actor, "err", err)
+		s.opt.Logger.WarnContext(ctx, "take back notification", "kind", kind, "actor", actor, "err", err)
 		return
 	}
 	nid, _ := strconv.ParseInt(fmt.Sprint(res), 10, 64)

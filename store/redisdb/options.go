@@ -76,6 +76,10 @@ const (
 
 // Options tune a Store. The zero value is usable.
 type Options struct {
+	// Logger receives the warnings of the request path (a live event that
+	// could not be published, a notification that could not be written);
+	// it defaults to slog.Default().
+	Logger *slog.Logger
 	// Prefix is put in front of every key and channel (empty by default).
 	Prefix string
 	// BcryptCost is the work factor of password hashes (DefaultBcryptCost).
@@ -129,6 +133,7 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.Logger = orDefault(o.Logger)
 	return o
 }
 

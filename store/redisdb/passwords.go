@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"log/slog"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -140,7 +139,7 @@ func (s *Store) swapPasswordRecord(ctx context.Context, uid int64, old passwordR
 func (s *Store) upgradePassword(ctx context.Context, uid int64, old passwordRecord, prepared string) passwordRecord {
 	rec, _, err := s.swapPasswordRecord(context.WithoutCancel(ctx), uid, old, prepared)
 	if err != nil {
-		slog.WarnContext(ctx, "upgrade password record", "uid", uid, "err", err)
+		s.opt.Logger.WarnContext(ctx, "upgrade password record", "uid", uid, "err", err)
 	}
 	return rec
 }

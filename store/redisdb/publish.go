@@ -2,7 +2,6 @@ package redisdb
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/redis/go-redis/v9"
 
@@ -25,7 +24,7 @@ func (s *Store) publish(ctx context.Context, channel, event string, data any) {
 		}
 	}
 	if err != nil {
-		slog.WarnContext(ctx, "publish live event", "channel", channel, "event", event, "err", err)
+		s.opt.Logger.WarnContext(ctx, "publish live event", "channel", channel, "event", event, "err", err)
 	}
 }
 
@@ -38,7 +37,7 @@ func (s *Store) publish(ctx context.Context, channel, event string, data any) {
 func (s *Store) queuePublish(ctx context.Context, pl redis.Pipeliner, channel, event string, data any) {
 	frame, err := store.EncodeFrame(event, data)
 	if err != nil {
-		slog.ErrorContext(ctx, "encode live event", "event", event, "err", err)
+		s.opt.Logger.ErrorContext(ctx, "encode live event", "event", event, "err", err)
 		return
 	}
 	s.queuePublishFrame(ctx, pl, channel, frame)
