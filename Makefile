@@ -43,14 +43,21 @@ run: build
 # test runs every Go test under the race detector: each test starts its own
 # throwaway redis-server on a free port in a temporary directory (the
 # archive's tests a MariaDB server too), and the browser tests drive
-# Debian's headless Chromium through playwright-core. Then the store and
-# server suites run again on a Redis Cluster of 3 masters, and the
-# benchmarks' harnesses once each, tiny (test-bench). The -timeout values
-# are deadlines against hangs, far above what a busy 2-core machine needs.
+# Debian's headless Chromium through playwright-core. Beside it, the store
+# and server suites run again on a Redis Cluster of 3 masters (their lines
+# start with "cluster:"): most of a test's time is spent waiting, so the two
+# passes side by side take little more than the longer one. Then the
+# benchmarks' harnesses run once each, tiny (test-bench). The -timeout
+# values are deadlines against hangs, far above what a busy 2-core machine
+# needs.
 test: deps-test
-	$(GO) test -race -count=1 -timeout 30m ./...
-	@echo "--- the store and server suites again, on a Redis Cluster of 3 masters"
-	MICROBLOG_TEST_REDIS=cluster $(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./store/redisdb/... ./server
+	@echo "--- every test on one Redis, and the store and server suites on a Redis Cluster of 3 masters beside it"
+	@$(GO) test -race -count=1 -timeout 30m ./... & single=$$!; \
+	( set -o pipefail; MICROBLOG_TEST_REDIS=cluster $(GO) test -race -count=1 -timeout 30m -skip TestBrowser \
+		./store/redisdb/... ./server 2>&1 | sed -u 's/^/cluster: /' ) & cluster=$$!; \
+	wait $$single; s=$$?; wait $$cluster; c=$$?; \
+	[ $$s -eq 0 ] || echo "FAIL: the tests on one Redis"; [ $$c -eq 0 ] || echo "FAIL: the tests on a Redis Cluster"; \
+	[ $$s -eq 0 ] && [ $$c -eq 0 ]
 	@echo "--- the benchmarks' harnesses, once each and tiny"
 	@$(MAKE) --no-print-directory test-bench
 
