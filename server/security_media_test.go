@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"mime/multipart"
+	"net/http"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,5 +97,55 @@ func TestSecurityImageBombs(t *testing.T) {
 	}
 	if n := ts.mediaFiles(t); n != 0 {
 		t.Errorf("refused uploads left %d files", n)
+	}
+}
+
+// cpuTime is the CPU time this process (the test and its server) has used.
+func cpuTime(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestSecurityUploadStopsWhenClientLeaves: a client that gives up on an
+// upload stops the work on it (the probe's client that left after 0.5 s
+// still cost the server 7 s of CPU): from the moment it leaves until its
+// request has ended (as 499, aborted), the server spends a fraction of the
+// second of CPU the image would take.
+func TestSecurityUploadStopsWhenClientLeaves(t *testing.T) {
+	ts := newTestServer(t)
+	tok, _ := ts.register(t, "alice")
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	part, _ := mw.CreateFormFile("file", "big.png")
+	part.Write(mediatest.PNG(8000, 8000, 8, 3)) // accepted, and a second of CPU to re-encode
+	mw.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/v1/media", &form)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("answered %d within 150ms: the test needs an upload that takes longer", resp.StatusCode)
+	}
+	left := cpuTime(t)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, body := ts.call(t, "GET", "/metrics", "", nil)
+		if strings.Contains(string(body), `microblog_http_requests_total{method="POST",route="/api/v1/media",status="499"}`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the abandoned upload never ended as aborted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if spent := cpuTime(t) - left; spent > 300*time.Millisecond {
+		t.Errorf("after the client left, its upload cost %v of CPU", spent)
+	} else {
+		t.Logf("after the client left, its upload cost %v of CPU", spent)
 	}
 }
