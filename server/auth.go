@@ -152,8 +152,10 @@ func originAllowed(c echo.Context, allowed []string) bool {
 // withoutPort is host without the scheme's default port, which browsers
 // leave out of an Origin and clients may put in a Host.
 func withoutPort(host, scheme string) string {
-	port := map[string]string{"http": ":80", "https": ":443"}[scheme]
-	return strings.TrimSuffix(host, port)
+	if scheme == "https" {
+		return strings.TrimSuffix(host, ":443")
+	}
+	return strings.TrimSuffix(host, ":80")
 }
 
 // setSessionCookie gives the browser the session token as an HttpOnly

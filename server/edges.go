@@ -81,7 +81,7 @@ func (ed edges) clientAddr(r *http.Request) string {
 		return host
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	addr := netip.Addr{}
+	var addr netip.Addr
 	for i := len(hops) - 1; i >= 0; i-- {
 		var ok bool
 		if addr, ok = parseHop(hops[i]); !ok {

@@ -65,9 +65,9 @@ func bindJSON(c echo.Context, v any) error {
 	return nil
 }
 
-// jsonProblem says what is wrong with a body that is not JSON, in the
-// service's words: the decoder's own name its internals ("exceeded max
-// depth", Go's type names).
+// jsonProblem says what is wrong with a body that is not JSON in the
+// service's words, never in the decoder's, which name its internals
+// ("exceeded max depth", "looking for beginning of value").
 func jsonProblem(err error) string {
 	var se *json.SyntaxError
 	switch {
