@@ -16,7 +16,8 @@ import (
 // (TLS, or X-Forwarded-Proto from a trusted proxy) it is __Host-auth, which a
 // browser keeps only when it is Secure, for Path=/ and without Domain, so
 // that neither a sibling subdomain nor a plain-HTTP page can set or shadow
-// it. Both are read, __Host-auth first.
+// it. Over HTTPS only __Host-auth is read: a plain auth cookie there may have
+// been planted by a sibling subdomain (cookie tossing).
 const (
 	cookieName     = "auth"
 	hostCookieName = "__Host-auth"
@@ -35,7 +36,7 @@ func authToken(c echo.Context) (token string, fromCookie bool) {
 		t, _ := bearerToken(h)
 		return t, false
 	}
-	if t, ok := sessionCookie(c.Request()); ok {
+	if t, ok := sessionCookie(c); ok {
 		return t, true
 	}
 	return "", false
@@ -51,12 +52,15 @@ func bearerToken(h string) (string, bool) {
 	return strings.TrimSpace(token), true
 }
 
-// sessionCookie is the token in the request's session cookie, if any.
-func sessionCookie(r *http.Request) (string, bool) {
-	for _, name := range []string{hostCookieName, cookieName} {
-		if ck, err := r.Cookie(name); err == nil && ck.Value != "" {
-			return ck.Value, true
-		}
+// sessionCookie is the token in the request's session cookie, if any: the
+// one its scheme sets.
+func sessionCookie(c echo.Context) (string, bool) {
+	name := cookieName
+	if overHTTPS(c) {
+		name = hostCookieName
+	}
+	if ck, err := c.Request().Cookie(name); err == nil && ck.Value != "" {
+		return ck.Value, true
 	}
 	return "", false
 }
@@ -108,7 +112,7 @@ func sameOriginWrites(allowed []string) echo.MiddlewareFunc {
 			case http.MethodGet, http.MethodHead, http.MethodOptions:
 				return next(c)
 			}
-			if _, fromCookie := authToken(c); fromCookie && !originAllowed(r, allowed) {
+			if _, fromCookie := authToken(c); fromCookie && !originAllowed(c, allowed) {
 				return store.NewError(store.ErrForbidden, store.CodeCrossOrigin, "cookie-authenticated writes must come from this site")
 			}
 			return next(c)
@@ -117,9 +121,11 @@ func sameOriginWrites(allowed []string) echo.MiddlewareFunc {
 }
 
 // originAllowed tells whether a browser request comes from the server's own
-// origin or from one in the allow-list. Requests without an Origin header
-// (not from a browser script) are allowed.
-func originAllowed(r *http.Request, allowed []string) bool {
+// origin (its scheme, host and port: http://host is not https://host) or
+// from one in the allow-list. Requests without an Origin header (not from a
+// browser script) are allowed.
+func originAllowed(c echo.Context, allowed []string) bool {
+	r := c.Request()
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return r.Header.Get("Sec-Fetch-Site") != "cross-site"
@@ -128,7 +134,11 @@ func originAllowed(r *http.Request, allowed []string) bool {
 	if err != nil || u.Host == "" {
 		return false
 	}
-	if strings.EqualFold(u.Host, r.Host) {
+	scheme := "http"
+	if overHTTPS(c) {
+		scheme = "https"
+	}
+	if strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(withoutPort(u.Host, scheme), withoutPort(r.Host, scheme)) {
 		return true
 	}
 	for _, a := range allowed {
@@ -137,6 +147,15 @@ func originAllowed(r *http.Request, allowed []string) bool {
 		}
 	}
 	return false
+}
+
+// withoutPort is host without the scheme's default port, which browsers
+// leave out of an Origin and clients may put in a Host.
+func withoutPort(host, scheme string) string {
+	if scheme == "https" {
+		return strings.TrimSuffix(host, ":443")
+	}
+	return strings.TrimSuffix(host, ":80")
 }
 
 // setSessionCookie gives the browser the session token as an HttpOnly

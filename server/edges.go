@@ -49,16 +49,77 @@ func (ed edges) trustOptions() []echo.TrustOption {
 
 // useProxies sets how e finds a request's client address and scheme: from
 // the connection itself, or, for requests that come from a trusted proxy,
-// from X-Forwarded-For (the nearest address that is not a trusted proxy)
-// and X-Forwarded-Proto.
+// from X-Forwarded-For (clientAddr) and X-Forwarded-Proto.
 func useProxies(e *echo.Echo, ed edges) {
 	if len(ed.TrustedProxies) == 0 {
 		e.IPExtractor = echo.ExtractIPDirect()
 		e.SchemeExtractor = echo.ExtractSchemeDirect()
 		return
 	}
-	e.IPExtractor = echo.ExtractIPFromXFFHeader(ed.trustOptions()...)
+	e.IPExtractor = ed.clientAddr
 	e.SchemeExtractor = echo.ExtractSchemeFromHeaders(ed.trustOptions()...)
+}
+
+// unknownClient is the client address of a request that a trusted proxy
+// forwarded without naming its client in a way that can be read. It is no
+// address, so it is never in MICROBLOG_METRICS_ALLOW, and all such clients
+// share its rate limits, apart from the proxy's own.
+const unknownClient = "unknown"
+
+// clientAddr is the client address of a request: its peer's, unless the
+// peer is a trusted proxy; then the nearest X-Forwarded-For entry that is
+// not a trusted proxy (or the farthest, when all are), read with or without
+// a port. A proxy that sends no X-Forwarded-For (only X-Real-IP or
+// Forwarded, which it could as well have been sent by its client), or an
+// entry that is not an address, forwards an unknownClient: taking the proxy
+// itself for the client would open /metrics to anyone behind it and put
+// all of them in one rate-limit bucket with it.
+func (ed edges) clientAddr(r *http.Request) string {
+	peer := peerAddr(r.RemoteAddr)
+	if !ed.trusts(peer) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	var addr netip.Addr
+	for i := len(hops) - 1; i >= 0; i-- {
+		var ok bool
+		if addr, ok = parseHop(hops[i]); !ok {
+			return unknownClient
+		}
+		if !ed.trusts(addr) {
+			break
+		}
+	}
+	return addr.String()
+}
+
+// parseHop reads an X-Forwarded-For entry: an IPv4 or IPv6 address, the
+// latter maybe in brackets, either maybe with a port.
+func parseHop(s string) (netip.Addr, bool) {
+	s = strings.TrimSpace(s)
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap(), true
+	}
+	a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"))
+	return a.Unmap(), err == nil
+}
+
+// hstsMaxAge is how long a browser that reached the server over HTTPS keeps
+// to HTTPS for it: a year, without includeSubDomains, which would bind the
+// operator's other hosts too.
+const hstsMaxAge = "max-age=31536000"
+
+// strictTransport sends Strict-Transport-Security over HTTPS, so that a
+// browser never again asks for the plain-HTTP site, where a network
+// attacker could answer it (RFC 6797; over plain HTTP it is ignored).
+func strictTransport(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if overHTTPS(c) {
+			c.Response().Header().Set("Strict-Transport-Security", hstsMaxAge)
+		}
+		return next(c)
+	}
 }
 
 // overHTTPS tells whether the browser reached us over TLS, directly or

@@ -515,7 +515,7 @@ func TestEdgesMetricsRestricted(t *testing.T) {
 	// The default allows loopback and private addresses, judged by the
 	// client address a trusted proxy reports.
 	ts = newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
-	check(ts, "default, loopback", nil, 200)
+	check(ts, "default, the proxy naming no client", nil, 403)
 	check(ts, "default, private client via the proxy", http.Header{"X-Forwarded-For": {"10.1.2.3"}}, 200)
 	check(ts, "default, public client via the proxy", http.Header{"X-Forwarded-For": {"203.0.113.9"}}, 403)
 	// Forwarded by a proxy that is not listed: the client is unknown.

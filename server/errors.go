@@ -105,7 +105,7 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		status, detail := describe(err)
 		switch {
 		case status == http.StatusServiceUnavailable:
-			logger.Warn("database unavailable", "path", c.Request().URL.Path, "err", err)
+			logger.Warn("service unavailable", "path", c.Request().URL.Path, "err", err)
 		case status >= 500:
 			logger.Error("request failed", "path", c.Request().URL.Path, "err", err)
 		}

@@ -75,6 +75,10 @@ func readUpload(c echo.Context) (upload, error) {
 	if up.file == nil {
 		return up, store.Invalid(store.CodeInvalidField, "the upload has no part named \"file\"")
 	}
+	// Read to the end of the body (within its limit): net/http watches the
+	// connection, and ends the request's context when the client goes away,
+	// only once the body is read, and decoding stops with that context.
+	io.Copy(io.Discard, c.Request().Body)
 	return up, nil
 }
 
@@ -85,7 +89,9 @@ type uploader interface {
 }
 
 // receive counts an upload against the post limit (each is work like a
-// post), reads it and prepares its image (a square one for an avatar).
+// post), reads it and prepares its image (a square one for an avatar),
+// stopping when the client goes away. Refused as busy, the client is told
+// when to try again.
 func receive(c echo.Context, st uploader, limit store.Limit, avatar bool) (*media.Image, string, error) {
 	if err := st.Allow(c.Request().Context(), "post", strconv.FormatInt(viewer(c), 10), limit); err != nil {
 		return nil, "", err
@@ -94,7 +100,10 @@ func receive(c echo.Context, st uploader, limit store.Limit, avatar bool) (*medi
 	if err != nil {
 		return nil, "", err
 	}
-	img, err := media.Process(up.file, avatar)
+	img, err := media.Process(c.Request().Context(), up.file, avatar)
+	if errors.Is(err, media.ErrBusy) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(media.BusyRetryAfter.Seconds())))
+	}
 	return img, up.alt, err
 }
 

@@ -20,7 +20,7 @@ func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps)
 	up.CheckOrigin = func(*http.Request) bool { return true }
 	return func(c echo.Context) error {
 		r := c.Request()
-		if !originAllowed(r, allowed) {
+		if !originAllowed(c, allowed) {
 			return store.NewError(store.ErrForbidden, store.CodeCrossOrigin, "this origin may not open the live feed")
 		}
 		token := c.QueryParam("token")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -56,12 +57,28 @@ func bindJSON(c echo.Context, v any) error {
 			}
 			return store.Invalid(store.CodeInvalidField, fmt.Sprintf("%s must be a %s", te.Field, jsonKind(te.Type.Kind().String())))
 		}
-		return store.Invalid(store.CodeInvalidJSON, "request body is not valid JSON: "+err.Error())
+		return store.Invalid(store.CodeInvalidJSON, jsonProblem(err))
 	}
 	if dec.More() {
 		return store.Invalid(store.CodeInvalidJSON, "request body must hold one JSON object")
 	}
 	return nil
+}
+
+// jsonProblem says what is wrong with a body that is not JSON in the
+// service's words, never in the decoder's, which name its internals
+// ("exceeded max depth", "looking for beginning of value").
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "request body is empty: send a JSON object"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "request body is not valid JSON: it ends too soon"
+	case errors.As(err, &se):
+		return fmt.Sprintf("request body is not valid JSON, or nests too deeply, at byte %d", se.Offset)
+	}
+	return "request body is not valid JSON"
 }
 
 func jsonKind(goKind string) string {
@@ -96,6 +113,26 @@ func pageHandler[T any](fetch func(c echo.Context, q store.PageQuery) (store.Pag
 			return err
 		}
 		return c.JSON(http.StatusOK, page)
+	}
+}
+
+// unescapeParams gives the handlers the path parameters the client meant
+// when Echo routed the escaped path: it does so when the path holds an
+// escape that Go would not write (%2F, %2B, %26, %3A: a topic "a/b", "C++",
+// "Q&A"), and then leaves the parameters escaped, so that the topic's page
+// would look for "a%2Fb" and list nothing.
+func unescapeParams(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().URL.RawPath != "" {
+			values := c.ParamValues()
+			for i, v := range values {
+				if u, err := url.PathUnescape(v); err == nil {
+					values[i] = u
+				}
+			}
+			c.SetParamValues(values...)
+		}
+		return next(c)
 	}
 }
 

@@ -36,7 +36,9 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 		requestLog(logger),
 		m.middleware,
 		securityHeaders,
+		strictTransport,
 		noStore,
+		unescapeParams,
 	)
 	s := &server{cfg: cfg, store: st, media: files, reg: reg}
 	addRoutes(e, s)

@@ -254,7 +254,7 @@ func (s *staticSite) serve(c echo.Context) error {
 	h := c.Response().Header()
 	if f.session != nil {
 		h.Add("Vary", "Cookie")
-		if _, ok := sessionCookie(r); ok {
+		if _, ok := sessionCookie(c); ok {
 			f = f.session
 		}
 	}

@@ -94,14 +94,30 @@ func LookupNames(name string) []string {
 	return out
 }
 
-// UsernameSkeleton is the UTS #39 confusable skeleton of a name's index form
-// (see NormalizeUsername): two names with one skeleton look alike ("alice"
-// and "аlice" with a Cyrillic а, "bob1" and "bobl"), so only one of them may
-// exist. The skeleton is taken again after lower-casing until it stays the
-// same, since the table maps some lower-case letters to capitals ("0" and
-// "o" both end as "o"). It is for comparing, never for showing.
-func UsernameSkeleton(lower string) string {
-	s := lower
+// UsernameSkeletons are the UTS #39 confusable skeletons a name is compared
+// by, one or two: that of its index form and that of its display form (see
+// NormalizeUsername), the name as written. Two names that share one look
+// alike, so only one of them may exist. The name as written counts because
+// some capitals look like another script's letters while their small
+// letters do not: Cherokee Ꭰ is a D, its small letter ꭰ a small capital ᴅ;
+// Greek Α and Ν are A and N, their small letters α and ν an a and a v; so
+// neither "Ꭰave" nor "ΑΝΝΑ" may join "Dave" and "Anna".
+func UsernameSkeletons(display, lower string) []string {
+	low, written := UsernameSkeleton(lower), UsernameSkeleton(display)
+	if low == written {
+		return []string{low}
+	}
+	return []string{low, written}
+}
+
+// UsernameSkeleton is the UTS #39 confusable skeleton of a name ("alice"
+// and "аlice" with a Cyrillic а, "bob1" and "bobl" share one). It is taken
+// again after lower-casing until it stays the same: the table maps some
+// lower-case letters to capitals ("0" and "o" both end as "o"), and names
+// are one in any letter case, so "DAVE" and anything that looks like it are
+// "dave". It is for comparing, never for showing.
+func UsernameSkeleton(name string) string {
+	s := name
 	for range 4 {
 		next := strings.ToLower(confusable.Skeleton(s))
 		if next == s {

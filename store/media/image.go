@@ -5,27 +5,37 @@ package media
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
-	"image/color"
-	"image/draw"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"io"
 
-	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/webp"
 
 	"microblog/store"
 )
 
-// Limits of an upload.
+// Limits of an upload. An image is refused from its headers, before a pixel
+// is decoded, when it breaks one of them (see inspect), so that a small file
+// that decodes to gigabytes (a decompression bomb) costs nothing.
 const (
 	MaxBytes   = 5 << 20 // the whole file
-	MaxSide    = 8000    // pixels, either way
+	MaxSide    = 8000    // pixels, either way, of the canvas and of every frame
 	ThumbSide  = 480     // the longer side of a thumbnail
 	AvatarSide = 256     // an avatar is a square this big
+
+	// MaxPixels bounds the pixels of all the frames of an animation
+	// together, as of a still image.
+	MaxPixels = MaxSide * MaxSide
+	// MaxFrames bounds the frames of an animated GIF.
+	MaxFrames = 1000
+	// MaxDecodeBytes bounds the memory that decoding one upload takes, as
+	// the decoders allocate it: 1 to 8 bytes a pixel by format and depth,
+	// 5 times a JPEG's planes when it is progressive (see inspect.go).
+	MaxDecodeBytes = 96 << 20
 )
 
 // Image is an upload turned into the files the server keeps: re-encoded
@@ -42,7 +52,17 @@ var (
 	ErrUnsupported = store.NewError(store.ErrUnsupported, store.CodeUnsupportedMedia, "the file must be a JPEG, PNG, WebP or GIF image")
 	ErrTooBig      = store.NewError(store.ErrTooLarge, store.CodeMediaTooLarge, fmt.Sprintf("images may be at most %d MB and %d × %d pixels", MaxBytes>>20, MaxSide, MaxSide))
 	ErrCorrupt     = store.Invalid(store.CodeInvalidImage, "the image could not be read: it is damaged or incomplete")
+	errTooMuch     = store.NewError(store.ErrTooLarge, store.CodeMediaTooLarge, fmt.Sprintf(
+		"an animated GIF may have at most %d frames and %d million pixels in all its frames together", MaxFrames, MaxPixels/1_000_000))
 )
+
+// errTooHeavy refuses an image whose pixels would take need bytes of memory.
+func errTooHeavy(need int64) error {
+	return store.NewError(store.ErrTooLarge, store.CodeMediaTooLarge, fmt.Sprintf(
+		"this image would take %d MB of memory to process, and at most %d MB is allowed: "+
+			"send fewer pixels, 8 bits per channel rather than 16, or a baseline rather than a progressive JPEG",
+		(need+1<<20-1)>>20, MaxDecodeBytes>>20))
+}
 
 // kind is an image format decided from the first bytes, never from a name
 // or a header the client sent.
@@ -72,90 +92,104 @@ func Read(r io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// Process checks an upload and re-encodes it: the size is checked from the
-// header before any pixel is decoded, so a small file that claims to be
-// huge costs nothing. avatar makes a square.
-func Process(b []byte, avatar bool) (*Image, error) {
+// Process checks an upload and re-encodes it; avatar makes a square. The
+// limits are checked from the headers first (inspect); then the upload
+// waits for one of the process's MaxDecodes turns (ErrBusy when none comes
+// in time), and decoding, scaling and encoding stop with ctx's error once
+// ctx ends (the client went away).
+func Process(ctx context.Context, b []byte, avatar bool) (*Image, error) {
 	k := kind(b)
 	if k == "" {
 		return nil, ErrUnsupported
 	}
-	var cfg image.Config
-	var err error
-	if k == "webp" {
-		cfg, err = webp.DecodeConfig(bytes.NewReader(b))
-	} else {
-		cfg, _, err = image.DecodeConfig(bytes.NewReader(b))
+	if _, err := inspect(k, b, avatar); err != nil {
+		return nil, err
 	}
+	release, err := takeTurn(ctx)
 	if err != nil {
-		return nil, ErrCorrupt
+		return nil, err
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, ErrCorrupt
-	}
-	if cfg.Width > MaxSide || cfg.Height > MaxSide {
-		return nil, ErrTooBig
-	}
+	defer release()
 	if k == "gif" && !avatar {
-		return processGIF(b)
+		return processGIF(ctx, b)
 	}
-	img, err := decode(k, b)
+	img, err := decode(ctx, k, b)
 	if err != nil {
-		return nil, ErrCorrupt
+		return nil, err
 	}
+	img = narrow(img)
 	if avatar {
-		sq := square(img, AvatarSide)
-		full, ext := encode(sq)
-		return &Image{Full: full, Ext: ext, Thumb: full, ThumbExt: ext, Width: AvatarSide, Height: AvatarSide}, nil
+		sq, err := square(ctx, img, AvatarSide)
+		if err != nil {
+			return nil, err
+		}
+		full, ext, err := encode(ctx, sq)
+		return &Image{Full: full, Ext: ext, Thumb: full, ThumbExt: ext, Width: AvatarSide, Height: AvatarSide}, err
 	}
-	full, ext := encode(img)
-	thumb, thumbExt := encode(fit(img, ThumbSide))
+	small, err := fit(ctx, img, ThumbSide)
+	if err != nil {
+		return nil, err
+	}
+	thumb, thumbExt, err := encode(ctx, small)
+	if err != nil {
+		return nil, err
+	}
+	full, ext, err := encode(ctx, img)
 	return &Image{Full: full, Ext: ext, Thumb: thumb, ThumbExt: thumbExt,
-		Width: img.Bounds().Dx(), Height: img.Bounds().Dy()}, nil
+		Width: img.Bounds().Dx(), Height: img.Bounds().Dy()}, err
 }
 
-func decode(k string, b []byte) (image.Image, error) {
-	r := bytes.NewReader(b)
+// decode decodes the first frame of b, reading through ctx.
+func decode(ctx context.Context, k string, b []byte) (image.Image, error) {
+	r := ctxReader{ctx, bytes.NewReader(b)}
+	var img image.Image
+	var err error
 	switch k {
 	case "jpeg":
-		return jpeg.Decode(r)
+		img, err = jpeg.Decode(r)
 	case "png":
-		return png.Decode(r)
+		img, err = png.Decode(r)
 	case "gif":
-		return gif.Decode(r)
+		img, err = gif.Decode(r)
 	default:
-		return webp.Decode(r)
+		img, err = webp.Decode(r)
 	}
+	return img, decodeError(ctx, err)
 }
 
-// processGIF keeps a GIF's frames (it may be animated) but nothing else:
-// re-encoding writes only frames, palettes and the loop count.
-func processGIF(b []byte) (*Image, error) {
-	g, err := gif.DecodeAll(bytes.NewReader(b))
-	if err != nil || len(g.Image) == 0 {
-		return nil, ErrCorrupt
+// decodeError is what a decoder's failure means: ctx's end, or a damaged file.
+func decodeError(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
 	}
-	var full bytes.Buffer
-	out := &gif.GIF{Image: g.Image, Delay: g.Delay, LoopCount: g.LoopCount, Disposal: g.Disposal, Config: g.Config}
-	if err := gif.EncodeAll(&full, out); err != nil {
-		return nil, ErrCorrupt
-	}
-	first := image.NewRGBA(image.Rect(0, 0, g.Config.Width, g.Config.Height))
-	draw.Draw(first, g.Image[0].Bounds(), g.Image[0], g.Image[0].Bounds().Min, draw.Over)
-	thumb, thumbExt := encode(fit(first, ThumbSide))
-	return &Image{Full: full.Bytes(), Ext: ".gif", Thumb: thumb, ThumbExt: thumbExt,
-		Width: g.Config.Width, Height: g.Config.Height}, nil
+	return ErrCorrupt
 }
 
 // encode writes an image as PNG when it has transparency, else as JPEG.
-func encode(img image.Image) ([]byte, string) {
-	var buf bytes.Buffer
-	if opaque(img) {
-		jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85})
-		return buf.Bytes(), ".jpg"
+func encode(ctx context.Context, img image.Image) ([]byte, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
 	}
-	png.Encode(&buf, img)
-	return buf.Bytes(), ".png"
+	var buf bytes.Buffer
+	w := ctxWriter{ctx, &buf}
+	if opaque(img) {
+		err := jpeg.Encode(w, img, &jpeg.Options{Quality: 85})
+		return buf.Bytes(), ".jpg", encodeError(ctx, err)
+	}
+	err := png.Encode(w, img)
+	return buf.Bytes(), ".png", encodeError(ctx, err)
+}
+
+// encodeError is ctx's error when ctx ended the encoding; an encoder writing
+// into memory fails for no other reason.
+func encodeError(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
 }
 
 func opaque(img image.Image) bool {
@@ -163,33 +197,4 @@ func opaque(img image.Image) bool {
 		return o.Opaque()
 	}
 	return false
-}
-
-// fit scales img down (never up) so that its longer side is at most side.
-func fit(img image.Image, side int) image.Image {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if w <= side && h <= side {
-		return img
-	}
-	if w >= h {
-		w, h = side, max(1, h*side/w)
-	} else {
-		w, h = max(1, w*side/h), side
-	}
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	xdraw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-	return dst
-}
-
-// square crops the middle square of img and scales it to side × side.
-func square(img image.Image, side int) image.Image {
-	b := img.Bounds()
-	n := min(b.Dx(), b.Dy())
-	src := image.Rect(b.Min.X+(b.Dx()-n)/2, b.Min.Y+(b.Dy()-n)/2, 0, 0)
-	src.Max = src.Min.Add(image.Pt(n, n))
-	dst := image.NewRGBA(image.Rect(0, 0, side, side))
-	draw.Draw(dst, dst.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
-	xdraw.CatmullRom.Scale(dst, dst.Bounds(), img, src, draw.Over, nil)
-	return dst
 }

@@ -161,7 +161,8 @@ func (s *Store) leaveFans(ctx context.Context, uid int64) error {
 }
 
 // freeName removes the profile hash and gives the name back: its index
-// forms and its skeleton, each only while it still names uid.
+// forms and their skeletons and that of the name as written, each only while
+// it still names uid.
 func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 	names := store.LookupNames(display)
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -184,7 +185,9 @@ func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 	}
 	for _, n := range names {
 		s.releaseKey(ctx, s.keys.UsernameIndex(n), uid)
-		s.releaseKey(ctx, s.keys.UsernameSkeleton(store.UsernameSkeleton(n)), uid)
+		for _, key := range s.skeletonKeys(display, n) {
+			s.releaseKey(ctx, key, uid)
+		}
 	}
 	return nil
 }

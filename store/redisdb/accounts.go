@@ -26,7 +26,7 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 	if err != nil {
 		return store.User{}, "", err
 	}
-	if taken, err := s.nameTaken(ctx, lower); err != nil || taken {
+	if taken, err := s.nameTaken(ctx, name, lower); err != nil || taken {
 		if err == nil {
 			err = store.ErrUsernameTaken
 		}
@@ -47,7 +47,7 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 	if err := s.rdb.HSet(ctx, s.keys.User(uid), h).Err(); err != nil {
 		return store.User{}, "", s.wrap("register", err)
 	}
-	if err := s.claimName(ctx, uid, lower); err != nil {
+	if err := s.claimName(ctx, uid, name, lower); err != nil {
 		s.rdb.Del(context.WithoutCancel(ctx), s.keys.User(uid))
 		return store.User{}, "", err
 	}

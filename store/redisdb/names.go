@@ -9,13 +9,15 @@ import (
 	"microblog/store"
 )
 
-// A name is owned through two STRING keys holding the owner's uid, both
-// written with SET NX: the username index (its PRECIS index form, unique in
-// any letter case and width) and the skeleton index (its UTS #39 confusable
-// skeleton, so that "аlice" with a Cyrillic а cannot join "alice"). The
-// index is claimed first and decides who owns the name; the skeleton second;
-// a loser gives back what it took. A key is deleted only while it holds the
-// uid expected (del_if_equals.lua), so no owner removes another's.
+// A name is owned through STRING keys holding the owner's uid, all written
+// with SET NX: the username index (its PRECIS index form, unique in any
+// letter case and width) and the skeleton index of each of its UTS #39
+// confusable skeletons (store.UsernameSkeletons: of the index form and of
+// the name as written, so that neither "аlice" with a Cyrillic а nor "Ꭰave"
+// with a Cherokee Ꭰ can join "alice" and "Dave"). The index is claimed
+// first and decides who owns the name; the skeletons after; a loser gives
+// back what it took. A key is deleted only while it holds the uid expected
+// (del_if_equals.lua), so no owner removes another's.
 
 // findUser resolves a typed name's index forms (store.LookupNames), most
 // likely first, to a uid; 0 when none is taken.
@@ -32,9 +34,20 @@ func (s *Store) findUser(ctx context.Context, names []string) (int64, error) {
 	return 0, nil
 }
 
-// nameTaken tells whether lower, or a name that looks like it, has an owner.
-func (s *Store) nameTaken(ctx context.Context, lower string) (bool, error) {
-	keys := []string{s.keys.UsernameIndex(lower), s.keys.UsernameSkeleton(store.UsernameSkeleton(lower))}
+// skeletonKeys are the skeleton index keys of a name, its display and index
+// forms.
+func (s *Store) skeletonKeys(display, lower string) []string {
+	var keys []string
+	for _, sk := range store.UsernameSkeletons(display, lower) {
+		keys = append(keys, s.keys.UsernameSkeleton(sk))
+	}
+	return keys
+}
+
+// nameTaken tells whether a name (display, with its index form lower), or a
+// name that looks like it, has an owner.
+func (s *Store) nameTaken(ctx context.Context, display, lower string) (bool, error) {
+	keys := append([]string{s.keys.UsernameIndex(lower)}, s.skeletonKeys(display, lower)...)
 	owners := make([]*redis.StringCmd, len(keys))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, k := range keys {
@@ -55,16 +68,22 @@ func (s *Store) nameTaken(ctx context.Context, lower string) (bool, error) {
 	return false, nil
 }
 
-// claimName makes uid the owner of lower and of its skeleton, or returns
-// ErrUsernameTaken having claimed nothing.
-func (s *Store) claimName(ctx context.Context, uid int64, lower string) error {
-	index := s.keys.UsernameIndex(lower)
-	if err := s.claimKey(ctx, index, uid); err != nil {
+// claimName makes uid the owner of a name (display, with its index form
+// lower) and of its skeletons, or returns ErrUsernameTaken having claimed
+// nothing.
+func (s *Store) claimName(ctx context.Context, uid int64, display, lower string) error {
+	claimed := []string{s.keys.UsernameIndex(lower)}
+	if err := s.claimKey(ctx, claimed[0], uid); err != nil {
 		return err
 	}
-	if err := s.claimKey(ctx, s.keys.UsernameSkeleton(store.UsernameSkeleton(lower)), uid); err != nil {
-		s.releaseKey(context.WithoutCancel(ctx), index, uid)
-		return err
+	for _, key := range s.skeletonKeys(display, lower) {
+		if err := s.claimKey(ctx, key, uid); err != nil {
+			for _, k := range claimed {
+				s.releaseKey(context.WithoutCancel(ctx), k, uid)
+			}
+			return err
+		}
+		claimed = append(claimed, key)
 	}
 	return nil
 }
@@ -121,7 +140,7 @@ func (s *Store) releaseKey(ctx context.Context, key string, uid int64) {
 
 // migrateNames brings the name indexes of accounts made before names went
 // through PRECIS up to date (schema 3): each user's name gets its PRECIS
-// index form (when that is free) and a skeleton index entry. Names that
+// index form (when that is free) and its skeleton index entries. Names that
 // already look alike keep both their owners; the second is logged.
 func (s *Store) migrateNames(ctx context.Context) error {
 	indexes, err := s.keysMatching(ctx, s.keys.UsernameIndex("*"))
@@ -159,14 +178,15 @@ func (s *Store) migrateNames(ctx context.Context) error {
 				s.opt.Logger.WarnContext(ctx, "migrate names: two accounts share a name's PRECIS form; the second keeps its old one", "name", l, "uid", owner, "other", uid)
 			}
 		}
-		skel := store.UsernameSkeleton(lower)
-		ok, err := s.rdb.SetNX(ctx, s.keys.UsernameSkeleton(skel), uid, 0).Result()
-		if err != nil {
-			return s.wrap("migrate names", err)
-		}
-		if !ok {
-			if owner, _ := s.rdb.Get(ctx, s.keys.UsernameSkeleton(skel)).Int64(); owner != uid {
-				s.opt.Logger.WarnContext(ctx, "migrate names: look-alike names exist", "skeleton", skel, "uid", owner, "other", uid, "name", display)
+		for _, key := range s.skeletonKeys(display, lower) {
+			ok, err := s.rdb.SetNX(ctx, key, uid, 0).Result()
+			if err != nil {
+				return s.wrap("migrate names", err)
+			}
+			if !ok {
+				if owner, _ := s.rdb.Get(ctx, key).Int64(); owner != uid {
+					s.opt.Logger.WarnContext(ctx, "migrate names: look-alike names exist", "skeleton", key, "uid", owner, "other", uid, "name", display)
+				}
 			}
 		}
 	}

@@ -1,9 +1,26 @@
 // dom.js builds DOM nodes. It is the only way the front ends create markup:
 // strings passed as children always become text nodes, so text written by
-// users is shown as text and can never turn into HTML.
+// users is shown as text and can never turn into HTML; and every text it
+// shows goes through plain(), so that no bidirectional control a user wrote
+// can reorder it or what follows it.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
+
+// The bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069). Text in any script shows in its right order without them
+// (the browser's bidi algorithm places each letter by its own direction);
+// with them a user can turn "exe.txt" around or run over the text after.
+// The marks U+200E, U+200F and U+061C only nudge weak characters, and stay.
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+
+// The DOM properties that show text (the others are data: value, href, ...).
+const SHOWN = new Set(['alt', 'title', 'placeholder']);
+
+/** plain is text to be shown, without bidirectional controls. */
+export function plain(text) {
+  return String(text).replace(BIDI_CONTROLS, '');
+}
 
 /**
  * h creates an element. props may hold: class, text, attrs (object), dataset,
@@ -17,12 +34,12 @@ export function h(tag, props = {}, ...children) {
     if (value === undefined || value === null) continue;
     switch (key) {
       case 'class': el.className = value; break;
-      case 'text': el.textContent = value; break;
-      case 'attrs': for (const [a, v] of Object.entries(value)) if (v !== null && v !== undefined && v !== false) el.setAttribute(a, v === true ? '' : String(v)); break;
+      case 'text': el.textContent = plain(value); break;
+      case 'attrs': for (const [a, v] of Object.entries(value)) if (v !== null && v !== undefined && v !== false) el.setAttribute(a, v === true ? '' : plain(v)); break;
       case 'dataset': Object.assign(el.dataset, value); break;
       case 'style': el.setAttribute('style', value); break;
       case 'on': for (const [ev, fn] of Object.entries(value)) el.addEventListener(ev, fn); break;
-      default: el[key] = value;
+      default: el[key] = SHOWN.has(key) ? plain(value) : value;
     }
   }
   append(el, children);
@@ -33,7 +50,7 @@ export function h(tag, props = {}, ...children) {
 export function append(el, children) {
   for (const c of [children].flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    el.append(c instanceof Node ? c : document.createTextNode(plain(c)));
   }
   return el;
 }

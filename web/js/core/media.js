@@ -16,7 +16,7 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, icon } from './dom.js';
+import { h, icon, plain } from './dom.js';
 import { retryable } from './feed.js';
 
 /** MAX_IMAGES is how many images one post may carry. */
@@ -231,10 +231,10 @@ export function viewer(media, index, ctx, from = null) {
     at = (i + media.length) % media.length;
     const m = media[at];
     img.src = mediaURL(m.url);
-    img.alt = m.alt || '';
+    img.alt = plain(m.alt || '');
     img.width = m.width;
     img.height = m.height;
-    caption.textContent = m.alt || '';
+    caption.textContent = plain(m.alt || '');
     caption.hidden = !m.alt;
     count.textContent = media.length > 1 ? `Image ${at + 1} of ${media.length}` : '';
     prev.hidden = next.hidden = media.length < 2;

@@ -5,7 +5,7 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, icon } from './dom.js';
+import { h, icon, plain } from './dom.js';
 import { Feed } from './feed.js';
 import { avatar, userLink, followButton } from './render.js';
 import { timeElement } from './time.js';
@@ -76,9 +76,9 @@ export class Unread extends EventTarget {
   }
 }
 
-/** titled puts the unread count in front of a page title: "(3) Home · Microblog". */
+/** titled puts the unread count in front of a page title: "(3) Home · Microblog" (a topic's may hold what its users wrote). */
 export function titled(title, unread) {
-  return unread > 0 ? `(${unread > 99 ? '99+' : unread}) ${title}` : title;
+  return plain(unread > 0 ? `(${unread > 99 ? '99+' : unread}) ${title}` : title);
 }
 
 /** badgeText is what a badge shows for n unread. */

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"microblog/store/media/mediatest"
+)
+
+// bombAnswerTime is how soon an upload of a decompression bomb must be
+// refused: from its headers, without decoding a pixel.
+const bombAnswerTime = 2 * time.Second
+
+// imageBombs are the uploads of the security probe: files of a
+// few hundred kilobytes that decode to gigabytes.
+func imageBombs() []struct {
+	name string
+	file []byte
+} {
+	return []struct {
+		name string
+		file []byte
+	}{
+		{"frames.gif", mediatest.GIF(8000, 8000, 32)},  // 1.4 MB, 2 GB of frames
+		{"deep.png", mediatest.PNG(8000, 8000, 16, 2)}, // 373 KB, 512 MB of 16-bit pixels
+	}
+}
+
+// uploadWithin uploads file and fails t unless the answer comes within limit.
+func (ts *testServer) uploadWithin(t *testing.T, tok, name string, file []byte, limit time.Duration) (int, []byte, time.Duration) {
+	t.Helper()
+	type answer struct {
+		status int
+		body   []byte
+	}
+	start := time.Now()
+	done := make(chan answer, 1)
+	go func() {
+		status, body := ts.upload(t, "POST", "/media", tok, name, file, "")
+		done <- answer{status, body}
+	}()
+	select {
+	case a := <-done:
+		return a.status, a.body, time.Since(start)
+	case <-time.After(limit):
+		t.Fatalf("upload of %s (%d KB) not answered within %v", name, len(file)>>10, limit)
+		return 0, nil, 0
+	}
+}
+
+// TestSecurityImageBombs: each bomb of the probe is refused with 413
+// media_too_large within a second or two, and three at once hardly grow the
+// server's memory (the probe saw 2.4 GB for the GIF and 2.96 GB for three
+// PNGs).
+func TestSecurityImageBombs(t *testing.T) {
+	ts := newTestServer(t)
+	tok, _ := ts.register(t, "alice")
+	bombs := imageBombs()
+	for _, b := range bombs {
+		var status int
+		var body []byte
+		var took time.Duration
+		g := mediatest.Measure(func() { status, body, took = ts.uploadWithin(t, tok, b.name, b.file, bombAnswerTime) })
+		t.Logf("%s (%d KB): %d in %v, heap peak +%.1f MiB, allocated %.1f MiB",
+			b.name, len(b.file)>>10, status, took.Round(time.Millisecond), mediatest.MiB(g.Peak), mediatest.MiB(g.Allocated))
+		if status != 413 || errorCode(t, body) != "media_too_large" {
+			t.Errorf("upload of %s: %d %s, want 413 media_too_large", b.name, status, body)
+		}
+	}
+
+	const budget = 256 << 20
+	for _, b := range bombs {
+		g := mediatest.Measure(func() {
+			var wg sync.WaitGroup
+			for i := range 3 {
+				wg.Go(func() {
+					status, body, _ := ts.uploadWithin(t, tok, fmt.Sprint(i, b.name), b.file, bombAnswerTime)
+					if status != 413 {
+						t.Errorf("one of three uploads of %s at once: %d %s", b.name, status, body)
+					}
+				})
+			}
+			wg.Wait()
+		})
+		t.Logf("three %s at once: heap peak +%.1f MiB, allocated %.1f MiB", b.name, mediatest.MiB(g.Peak), mediatest.MiB(g.Allocated))
+		if g.Peak >= budget {
+			t.Errorf("three uploads of %s at once grew the heap by %.0f MiB, want less than %d MiB", b.name, mediatest.MiB(g.Peak), budget>>20)
+		}
+	}
+	if n := ts.mediaFiles(t); n != 0 {
+		t.Errorf("refused uploads left %d files", n)
+	}
+}
+
+// cpuTime is the CPU time this process (the test and its server) has used.
+func cpuTime(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestSecurityUploadStopsWhenClientLeaves: a client that gives up on an
+// upload stops the work on it (the probe's client that left after 0.5 s
+// still cost the server 7 s of CPU): from the moment it leaves until its
+// request has ended (as 499, aborted), the server spends a fraction of the
+// second of CPU the image would take.
+func TestSecurityUploadStopsWhenClientLeaves(t *testing.T) {
+	ts := newTestServer(t)
+	tok, _ := ts.register(t, "alice")
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	part, _ := mw.CreateFormFile("file", "big.png")
+	part.Write(mediatest.PNG(8000, 8000, 8, 3)) // accepted, and a second of CPU to re-encode
+	mw.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/v1/media", &form)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("answered %d within 150ms: the test needs an upload that takes longer", resp.StatusCode)
+	}
+	left := cpuTime(t)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, body := ts.call(t, "GET", "/metrics", "", nil)
+		if strings.Contains(string(body), `microblog_http_requests_total{method="POST",route="/api/v1/media",status="499"}`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the abandoned upload never ended as aborted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if spent := cpuTime(t) - left; spent > 300*time.Millisecond {
+		t.Errorf("after the client left, its upload cost %v of CPU", spent)
+	} else {
+		t.Logf("after the client left, its upload cost %v of CPU", spent)
+	}
+}
