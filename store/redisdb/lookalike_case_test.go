@@ -67,3 +67,27 @@ func TestHonestNamesAcrossScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateReservesTheSkeletonAsWritten: an account whose name as
+// written has a skeleton of its own (Ꭰave's is dave's) but was registered
+// when only the lower-case form's was reserved (schema 4) gets it from
+// Migrate, so that the name it looks like cannot join it afterwards.
+func TestMigrateReservesTheSkeletonAsWritten(t *testing.T) {
+	s := newTestStore(t)
+	if _, _, err := s.Register(s.ctx, "Ꭰave", "password123"); err != nil {
+		t.Fatal(err)
+	}
+	asWritten := s.keys.UsernameSkeleton(store.UsernameSkeleton("dave"))
+	if n := s.rdb.Del(s.ctx, asWritten).Val(); n != 1 {
+		t.Fatalf("Ꭰave holds no %s", asWritten)
+	}
+	s.rdb.Set(s.ctx, s.keys.Schema(), 4, 0)
+	if err := s.Migrate(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.rdb.Exists(s.ctx, asWritten).Val(); got != 1 {
+		t.Fatalf("Migrate did not reserve %s", asWritten)
+	}
+	_, _, err := s.Register(s.ctx, "Dave", "password123")
+	wantCode(t, err, store.ErrConflict, store.CodeUsernameTaken)
+}

@@ -219,8 +219,9 @@ func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lo
 // schemaVersion is the data model Migrate brings Redis to: 2 adds the
 // username search index and the popularity ranking, 3 the PRECIS forms of
 // names and their skeleton index (names.go), 4 the likes_count field of
-// every liked message's hash and each user's set of liked messages.
-const schemaVersion = 4
+// every liked message's hash and each user's set of liked messages, 5 the
+// skeleton of each name as written beside that of its lower-case form.
+const schemaVersion = 5
 
 // Migrate brings data written by older versions of the server up to date:
 // it indexes every user's name and follower count. It is idempotent and
