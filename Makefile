@@ -83,7 +83,7 @@ test: deps-test
 # a quick look), writes it into bench-out/archive-memory.json, and draws that
 # into bench-out/archive-memory.svg and .png (server/bench/archive).
 bench: build deps-bench
-	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage' -benchmem ./store/...
+	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted' -benchmem ./store/...
 	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
 
 # bench-scale posts and delivers live on one Redis and on a 3-master Redis

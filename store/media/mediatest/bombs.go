@@ -7,7 +7,6 @@ package mediatest
 import (
 	"bytes"
 	"compress/lzw"
-	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
 	"io"
@@ -30,14 +29,8 @@ func PNG(w, h, bitDepth, colorType int) []byte {
 	if colorType == 3 {
 		pngChunk(&out, "PLTE", []byte{0, 0, 0, 255, 255, 255})
 	}
-	var idat bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&idat, zlib.BestCompression)
-	row := make([]byte, 1+(w*channels*bitDepth+7)/8) // filter byte 0, then zeros
-	for range h {
-		zw.Write(row)
-	}
-	zw.Close()
-	pngChunk(&out, "IDAT", idat.Bytes())
+	row := 1 + (w*channels*bitDepth+7)/8 // filter byte 0, then zeros
+	pngChunk(&out, "IDAT", zlibZeros(h*row))
 	pngChunk(&out, "IEND", nil)
 	return out.Bytes()
 }
@@ -98,4 +91,65 @@ func gifFrame(w, h int) []byte {
 	}
 	out.WriteByte(0)
 	return out.Bytes()
+}
+
+// zlibZeros is a zlib stream of n zero bytes, written directly rather than
+// through compress/zlib: one literal zero, then copies of 258 bytes from one
+// byte back, 13 bits each, in one block of deflate's fixed codes. Making a
+// bomb of hundreds of megabytes so takes milliseconds, also under the race
+// detector, where the compressor takes half a minute.
+func zlibZeros(n int) []byte {
+	var bw bitWriter
+	bw.out.Write([]byte{0x78, 0x01}) // deflate, 32 KiB window, no dictionary
+	bw.bits(1, 1)                    // the last block
+	bw.bits(1, 2)                    // of fixed Huffman codes
+	const literal0, length258, distance1, endOfBlock = 0x30, 0xc5, 0, 0
+	if n > 0 {
+		bw.code(literal0, 8)
+	}
+	left := n - 1
+	for ; left >= 258; left -= 258 {
+		bw.code(length258, 8)
+		bw.code(distance1, 5)
+	}
+	for ; left > 0; left-- {
+		bw.code(literal0, 8)
+	}
+	bw.code(endOfBlock, 7)
+	bw.flush()
+	// Adler-32 of n zeros: the sum of the bytes stays 1, and each adds it to the second sum.
+	binary.Write(&bw.out, binary.BigEndian, uint32(n%65521)<<16|1)
+	return bw.out.Bytes()
+}
+
+// bitWriter writes deflate's bit stream: values least significant bit
+// first, Huffman codes most significant bit first.
+type bitWriter struct {
+	out  bytes.Buffer
+	acc  uint64
+	nacc uint
+}
+
+func (b *bitWriter) bits(v uint64, n uint) {
+	b.acc |= v << b.nacc
+	b.nacc += n
+	for b.nacc >= 8 {
+		b.out.WriteByte(byte(b.acc))
+		b.acc >>= 8
+		b.nacc -= 8
+	}
+}
+
+func (b *bitWriter) code(c uint64, n uint) {
+	var r uint64
+	for i := range n {
+		r |= (c >> i & 1) << (n - 1 - i)
+	}
+	b.bits(r, n)
+}
+
+func (b *bitWriter) flush() {
+	if b.nacc > 0 {
+		b.bits(0, 8-b.nacc)
+	}
 }
