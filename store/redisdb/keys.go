@@ -83,6 +83,11 @@ func (k Keys) KnownClients(uid int64) string { return k.prefix + "login:known:" 
 // Session is the STRING auth:<sha256-hex of token> holding the uid, with a TTL.
 func (k Keys) Session(tokenHash string) string { return k.prefix + "auth:" + tokenHash }
 
+// OIDCState is the STRING oidc:state:<sha256-hex of state> holding, with a
+// TTL, what an OpenID Connect sign-in started with (opaque to the store);
+// it is taken, and so deleted, by the callback that finishes it.
+func (k Keys) OIDCState(stateHash string) string { return k.prefix + "oidc:state:" + stateHash }
+
 // UserSessions is the SET user:userid:<uid>:auth of the user's live token hashes.
 func (k Keys) UserSessions(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":auth" }
 

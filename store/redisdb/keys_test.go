@@ -18,6 +18,7 @@ func TestKeys(t *testing.T) {
 			k.FollowNoted(7, 8):                         "N:7:followed:8",
 			k.Session("ab12"):                           "auth:ab12",
 			k.UserSessions(7):                           "user:userid:7:auth",
+			k.OIDCState("ab12"):                         "oidc:state:ab12",
 			k.UserLikes(7):                              "user:userid:7:likes",
 			k.Fans(7):                                   "A:7:fansID",
 			k.Stars(7):                                  "A:7:loverID",
