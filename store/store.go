@@ -41,6 +41,23 @@ type Accounts interface {
 	SetBio(ctx context.Context, uid int64, bio string) (User, error)
 }
 
+// ExternalAccounts are users who sign in through another service (an
+// OpenID provider, the campus directory) that has already proved who they
+// are. provider names the service (lower-case letters, digits, - and _);
+// subject is the stable id it gives the person.
+type ExternalAccounts interface {
+	// SignInExternal opens a session for the user linked to (provider,
+	// subject), first making one (with a valid, unique username derived
+	// from preferredName) and linking it when there is none. Such a user
+	// has no local password.
+	SignInExternal(ctx context.Context, provider, subject, preferredName string) (User, string, error)
+	// LinkExternal links (provider, subject) to the existing user uid;
+	// ErrIdentityTaken when another user has it. Linking again is a no-op.
+	LinkExternal(ctx context.Context, uid int64, provider, subject string) error
+	// ExternalIdentities are the providers linked to uid, sorted.
+	ExternalIdentities(ctx context.Context, uid int64) ([]string, error)
+}
+
 // Attempt is where an attempt to prove a password comes from and the guard
 // it is held to.
 type Attempt struct {
@@ -120,6 +137,7 @@ type Limiter interface {
 // Service is everything the HTTP API needs of a store.
 type Service interface {
 	Accounts
+	ExternalAccounts
 	Follows
 	Messages
 	Social
