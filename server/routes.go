@@ -53,6 +53,12 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.DELETE("/sessions/current", handleLogout(st), member)
 	api.DELETE("/sessions", handleLogoutAll(st), member)
 
+	if rp := s.cfg.OIDC.newRelyingParty(); rp != nil {
+		e.GET(oidcLoginPath, handleOIDCLogin(st, rp, s.cfg.OIDC, rl.Login), anyone)
+		e.GET(oidcCallbackPath, handleOIDCCallback(st, rp, rl.Login, ttl, s.logger), anyone)
+		api.POST(oidcHandoverPath, handleOIDCHandover(st), member)
+	}
+
 	api.GET("/me", handleMe(st), member)
 	api.PATCH("/me", handleUpdateMe(st), member)
 	api.PUT("/me/password", handleChangePassword(st, rl.Login, rl.LoginAccount), member)

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 )
 
 // Accounts are users, passwords and sessions.
@@ -56,6 +57,16 @@ type ExternalAccounts interface {
 	LinkExternal(ctx context.Context, uid int64, provider, subject string) error
 	// ExternalIdentities are the providers linked to uid, sorted.
 	ExternalIdentities(ctx context.Context, uid int64) ([]string, error)
+}
+
+// SignInStates keeps what a sign-in through another service started with
+// until its callback, once: the record is the server's, opaque to the store.
+type SignInStates interface {
+	// PutOIDCState keeps record under state for ttl.
+	PutOIDCState(ctx context.Context, state string, record []byte, ttl time.Duration) error
+	// TakeOIDCState returns and deletes the record of state; ErrNotFound
+	// when there is none (never kept, already taken, or expired).
+	TakeOIDCState(ctx context.Context, state string) ([]byte, error)
 }
 
 // Attempt is where an attempt to prove a password comes from and the guard
@@ -138,6 +149,7 @@ type Limiter interface {
 type Service interface {
 	Accounts
 	ExternalAccounts
+	SignInStates
 	Follows
 	Messages
 	Social
