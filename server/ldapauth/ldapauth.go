@@ -12,7 +12,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -60,13 +59,14 @@ type Config struct {
 
 // Directory signs people in against one LDAP directory.
 type Directory struct {
-	cfg    Config
-	tls    *tls.Config
-	logger *slog.Logger
+	cfg Config
+	tls *tls.Config
 }
 
 // New checks cfg and returns a Directory. Errors name the setting at fault.
-func New(cfg Config, logger *slog.Logger) (*Directory, error) {
+// Authenticate's errors say what failed with the directory; the server
+// logs those that make it answer 503.
+func New(cfg Config) (*Directory, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "ldap" && u.Scheme != "ldaps") || u.Host == "" {
 		return nil, fmt.Errorf("invalid MICROBLOG_LDAP_URL %q: want ldap://host[:port] or ldaps://host[:port]", cfg.URL)
@@ -93,7 +93,7 @@ func New(cfg Config, logger *slog.Logger) (*Directory, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	d := &Directory{cfg: cfg, tls: &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}, logger: logger}
+	d := &Directory{cfg: cfg, tls: &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}}
 	if cfg.CAFile != "" {
 		pem, err := os.ReadFile(cfg.CAFile)
 		if err != nil {
@@ -178,9 +178,8 @@ func (d *Directory) find(ctx context.Context, conn *ldap.Conn, username string) 
 		return nil, d.failure(ctx, "search", err)
 	}
 	if res == nil || len(res.Entries) != 1 {
-		if res != nil && len(res.Entries) > 1 {
-			d.logger.WarnContext(ctx, "ldap: the search filter matches several entries; nobody is signed in with it", "filter", d.cfg.SearchFilter)
-		}
+		// Several entries: the filter does not name one person, so none of
+		// them is signed in.
 		return nil, store.ErrBadCredential
 	}
 	return res.Entries[0], nil
@@ -239,9 +238,11 @@ func (d *Directory) bindFailure(ctx context.Context, err error) error {
 	return d.failure(ctx, "bind", err)
 }
 
-// failure logs what went wrong with the directory and returns
-// ErrUnavailable, wrapping it.
+// failure is ErrUnavailable with what went wrong with the directory, for
+// the log: the caller is told only ErrUnavailable's message.
 func (d *Directory) failure(ctx context.Context, step string, err error) error {
-	d.logger.WarnContext(ctx, "ldap: "+step, "url", d.cfg.URL, "err", err)
-	return fmt.Errorf("ldap: %s: %w (%w)", step, ErrUnavailable, err)
+	if ctx.Err() != nil {
+		err = ctx.Err() // the request ended, closing the connection
+	}
+	return fmt.Errorf("ldap %s: %s: %w (%w)", d.cfg.URL, step, ErrUnavailable, err)
 }

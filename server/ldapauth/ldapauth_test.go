@@ -3,8 +3,6 @@ package ldapauth_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -14,8 +12,6 @@ import (
 	"microblog/server/ldapauth/ldaptest"
 	"microblog/store"
 )
-
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // modes are the two ways of finding a person's entry: the DN template, and
 // a search (as the service account, and anonymously).
@@ -30,7 +26,7 @@ func modes(url string) map[string]ldapauth.Config {
 
 func newDirectory(t *testing.T, cfg ldapauth.Config) *ldapauth.Directory {
 	t.Helper()
-	d, err := ldapauth.New(cfg, quiet)
+	d, err := ldapauth.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +145,7 @@ func TestNewChecksSettings(t *testing.T) {
 		{ldapauth.Config{URL: "ldap://x", SearchBase: "dc=x", SearchFilter: "(uid={username})", BindDN: "cn=r"}, "MICROBLOG_LDAP_BIND_PASSWORD"},
 		{ldapauth.Config{URL: "ldaps://x", UserDN: "uid={username}", CAFile: "/nonexistent.pem"}, "MICROBLOG_LDAP_CA_FILE"},
 	} {
-		_, err := ldapauth.New(c.cfg, quiet)
+		_, err := ldapauth.New(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error naming %s", c.cfg, err, c.want)
 		}
