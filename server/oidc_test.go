@@ -128,6 +128,11 @@ func (e ssoEnv) me(t *testing.T, b *http.Client) store.User {
 // callback opened again signs no one in.
 func TestOIDCSignIn(t *testing.T) {
 	e := startSSO(t)
+	var list providersResponse
+	e.ts.getJSON(t, "", "/api/v1/auth/providers", &list)
+	if len(list.Providers) != 1 || list.Providers[0] != (provider{ID: "oidc", Name: DefaultOIDCName, Kind: "redirect", LoginURL: oidcLoginPath}) {
+		t.Fatalf("providers: %+v, want the OpenID Connect sign-in", list.Providers)
+	}
 	b := newBrowser()
 	cb := e.atProvider(t, b, e.start(t, b, ""), oidctest.Grace)
 	to, signedIn := e.callback(t, b, cb)

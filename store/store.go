@@ -57,6 +57,10 @@ type ExternalAccounts interface {
 	LinkExternal(ctx context.Context, uid int64, provider, subject string) error
 	// ExternalIdentities are the providers linked to uid, sorted.
 	ExternalIdentities(ctx context.Context, uid int64) ([]string, error)
+	// GuardExternal runs prove (another service's check of a password,
+	// which returns ErrBadCredential for a wrong one) under at's login
+	// guard, keyed by provider and name, as Login checks a local password.
+	GuardExternal(ctx context.Context, provider, name string, at Attempt, prove func() error) error
 }
 
 // SignInStates keeps what a sign-in through another service started with

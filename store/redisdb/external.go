@@ -27,6 +27,9 @@ import (
 // Connect allows 255 ASCII characters, and a DN is seldom longer.
 const maxSubject = 1024
 
+// maxGuardName bounds the name an external sign-in's guard is keyed by.
+const maxGuardName = 256
+
 // nameTries is how many numbered forms of a preferred name (alice_2,
 // alice_3, ...) a new account tries before falling back to random digits.
 const nameTries = 20
@@ -297,4 +300,33 @@ func randomDigits(n int) string {
 		b.WriteByte(byte('0' + d.Int64()))
 	}
 	return b.String()
+}
+
+// GuardExternal runs prove, a check of a password by another service that
+// returns store.ErrBadCredential for a wrong one, under at's login guard
+// as Login runs a local password check: while the guard holds, prove is
+// not run and the attempt must wait; a wrong password counts, a right one
+// resets the counts. The guard is keyed by provider and name, apart from
+// the local account of that name.
+func (s *Store) GuardExternal(ctx context.Context, provider, name string, at store.Attempt, prove func() error) error {
+	key := provider + ":" + strings.ToLower(truncateRunes(name, maxGuardName))
+	g := guardedLogin{name: key, at: at}
+	if err := s.guardCheck(ctx, g, 0); err != nil {
+		return err
+	}
+	err := prove()
+	switch {
+	case errors.Is(err, store.ErrBadCredential):
+		s.guardFail(ctx, g)
+	case err == nil && g.on():
+		_, perr := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			pl.Del(ctx, s.keys.LoginFailures(key))
+			pl.Del(ctx, s.keys.LoginClientFailures(key, at.Client))
+			return nil
+		})
+		if perr != nil {
+			s.opt.Logger.WarnContext(ctx, "reset login guard", "name", key, "err", perr)
+		}
+	}
+	return err
 }
