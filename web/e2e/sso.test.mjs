@@ -33,6 +33,18 @@ async function me(context) {
   return res.ok() ? res.json() : null;
 }
 
+/** freshSignIn signs in as user through the provider in a new desktop context and returns who that is. */
+async function freshSignIn(user, password) {
+  const D = await desktop(browser);
+  await D.page.goto(BASE_URL + '/login');
+  await D.page.getByRole('link', { name: BUTTON }).click();
+  await atProvider(D.page, user, password);
+  await D.page.waitForURL(BASE_URL + '/');
+  const who = await me(D.context);
+  await D.context.close();
+  return who;
+}
+
 test('desktop: sign in through the provider, twice reaching one account', async () => {
   const D = await desktop(browser);
   const { page } = D;
@@ -51,13 +63,7 @@ test('desktop: sign in through the provider, twice reaching one account', async 
   clean(D.w, 'desktop');
   await D.context.close();
 
-  const D2 = await desktop(browser);
-  await D2.page.goto(BASE_URL + '/login');
-  await D2.page.getByRole('link', { name: BUTTON }).click();
-  await atProvider(D2.page, OIDC_USER, OIDC_PASSWORD);
-  await D2.page.waitForURL(BASE_URL + '/');
-  assert.equal((await me(D2.context)).id, first.id, 'the second sign-in reaches the same account');
-  await D2.context.close();
+  assert.equal((await freshSignIn(OIDC_USER, OIDC_PASSWORD)).id, first.id, 'the second sign-in reaches the same account');
 });
 
 test('desktop: a forged callback signs no one in and says so', async () => {
@@ -111,11 +117,5 @@ test('desktop: link a local account from the Account page, then sign in with it'
   clean(D.w, 'account');
   await D.context.close();
 
-  const D2 = await desktop(browser);
-  await D2.page.goto(BASE_URL + '/login');
-  await D2.page.getByRole('link', { name: BUTTON }).click();
-  await atProvider(D2.page, OIDC_LINK_USER, OIDC_LINK_PASSWORD);
-  await D2.page.waitForURL(BASE_URL + '/');
-  assert.equal((await me(D2.context)).username, u.username, 'the linked identity signs in to the local account');
-  await D2.context.close();
+  assert.equal((await freshSignIn(OIDC_LINK_USER, OIDC_LINK_PASSWORD)).username, u.username, 'the linked identity signs in to the local account');
 });
