@@ -139,6 +139,8 @@ deps-test: deps-bench
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer"; exit 1; }
 	@# The archive's tests start throwaway MariaDB servers (store/archive/archivetest).
 	@PATH="$$PATH:/usr/sbin"; command -v mariadbd >/dev/null || command -v mysqld >/dev/null || { $(call apt_install,mariadb-server); }
+	@# The LDAP sign-in's tests start throwaway slapd servers (server/ldapauth/ldaptest).
+	@test -x /usr/sbin/slapd && command -v ldapsearch >/dev/null || { $(call apt_install,slapd ldap-utils); }
 	@test -x /usr/bin/chromium || { $(call apt_install,chromium); }
 	@command -v npm >/dev/null || { $(call apt_install,nodejs npm); }
 	@test -f web/e2e/node_modules/playwright-core/package.json || npm ci --prefix web/e2e --no-audit --no-fund

@@ -29,6 +29,7 @@ const SHELL = [
   'js/core/render.js',
   'js/core/search.js',
   'js/core/social.js',
+  'js/core/sso.js',
   'js/core/text.js',
   'js/core/time.js',
   'js/core/views.js',

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"microblog/server/oidcauth/oidctest"
 )
 
 // appOrigin is where the browser tests pretend the packaged mobile app runs
@@ -83,6 +85,10 @@ func TestBrowser(t *testing.T) {
 	addr := "127.0.0.1:" + freeTCPPort(t)
 	// A small hot window, so that archive.test.mjs pages past it.
 	env := []string{"MICROBLOG_ADDR=" + addr, "MICROBLOG_ALLOWED_ORIGINS=" + appOrigin, "MICROBLOG_HOT_WINDOW=20"}
+	// A real OpenID Provider for sso.test.mjs, which signs in on its page.
+	op := oidctest.Start(t, oidctest.Client{ID: ssoClientID, Secret: ssoSecret, RedirectURIs: []string{"http://" + addr + oidcCallbackPath}})
+	env = append(env, "MICROBLOG_OIDC_ISSUER="+op.URL, "MICROBLOG_OIDC_CLIENT_ID="+ssoClientID,
+		"MICROBLOG_OIDC_CLIENT_SECRET="+ssoSecret, "MICROBLOG_OIDC_NAME=Campus login")
 	srv := startServer(t, r, env...)
 
 	reqs := make(chan controlReq)
@@ -139,6 +145,8 @@ func TestBrowser(t *testing.T) {
 				"CONTROL_URL="+controlSrv.URL,
 				"APP_ORIGIN="+appOrigin,
 				"CHROMIUM="+chromium,
+				"OIDC_USER="+oidctest.Grace.Username, "OIDC_PASSWORD="+oidctest.Grace.Password,
+				"OIDC_LINK_USER="+oidctest.Ada.Username, "OIDC_LINK_PASSWORD="+oidctest.Ada.Password,
 				"FORCE_COLOR=0", "NO_COLOR=1"))
 		})
 	}

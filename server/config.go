@@ -36,6 +36,8 @@ type config struct {
 	Timelines      timelineConfig // the hybrid timelines, the fan-out and the archive
 	Repair         repairConfig   // the checker of half-written messages
 	Pprof          pprofConfig    // the profiler
+	Auth           authConfig     // local sign-up and the other ways to sign in (authconfig.go)
+	OIDC           oidcConfig     // the OpenID Connect sign-in (oidc_config.go)
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -126,6 +128,12 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	if err := readEnvSettings(getenv, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := readOIDCSettings(getenv, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := readAuthSettings(getenv, &cfg); err != nil {
 		return config{}, err
 	}
 	return cfg, nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"microblog/server/ldapauth"
 	"microblog/store"
 )
 
@@ -13,7 +14,14 @@ import (
 type credentials struct {
 	Username string `json:"username"`
 	Password string `json:"password"`
+	// Provider is who checks the password at login: "" (or "local") this
+	// server, "ldap" the directory.
+	Provider string `json:"provider"`
 }
+
+// errSignupClosed answers sign-ups while MICROBLOG_LOCAL_SIGNUP is false.
+var errSignupClosed = store.NewError(store.ErrForbidden, store.CodeSignupClosed,
+	"this server makes no new local accounts; sign in with one of the providers of GET /api/v1/auth/providers")
 
 // sessionResponse answers sign-up and login.
 type sessionResponse struct {
@@ -21,20 +29,52 @@ type sessionResponse struct {
 	Token string     `json:"token"`
 }
 
-// handleRegister creates an account and logs it in: 201 {"user","token"}.
-func handleRegister(st store.Service, limit store.Limit, ttl time.Duration) echo.HandlerFunc {
-	return openSession(st, "signup", limit, ttl, http.StatusCreated, func(c echo.Context, username, password string) (store.User, string, error) {
-		return st.Register(c.Request().Context(), username, password)
+// handleRegister creates an account and logs it in: 201 {"user","token"};
+// 403 signup_closed when local sign-up is off.
+func handleRegister(st store.Service, open bool, limit store.Limit, ttl time.Duration) echo.HandlerFunc {
+	if !open {
+		return func(echo.Context) error { return errSignupClosed }
+	}
+	return openSession(st, "signup", limit, ttl, http.StatusCreated, func(c echo.Context, in credentials) (store.User, string, error) {
+		return st.Register(c.Request().Context(), in.Username, in.Password)
 	})
 }
 
-// handleLogin opens a new session: 200 {"user","token"}. Besides the client
-// address's limit, failed passwords count against the account (guard): see
-// store.Attempt.
-func handleLogin(st store.Service, limit, guard store.Limit, ttl time.Duration) echo.HandlerFunc {
-	return openSession(st, "login", limit, ttl, http.StatusOK, func(c echo.Context, username, password string) (store.User, string, error) {
-		return st.Login(c.Request().Context(), username, password, attempt(c, guard))
+// handleLogin opens a new session: 200 {"user","token"}, the password
+// checked by this server or, with "provider": "ldap", by the directory (dir,
+// nil when LDAP is off). Besides the client address's limit, failed
+// passwords count against the account (guard): see store.Attempt.
+func handleLogin(st store.Service, dir *ldapauth.Directory, limit, guard store.Limit, ttl time.Duration) echo.HandlerFunc {
+	return openSession(st, "login", limit, ttl, http.StatusOK, func(c echo.Context, in credentials) (store.User, string, error) {
+		ctx := c.Request().Context()
+		switch in.Provider {
+		case "", "local":
+			return st.Login(ctx, in.Username, in.Password, attempt(c, guard))
+		case "ldap":
+			if dir == nil {
+				return store.User{}, "", store.Invalid(store.CodeInvalidField, "this server signs in with no LDAP directory (see GET /api/v1/auth/providers)")
+			}
+			return signInLDAP(c, st, dir, in, guard)
+		}
+		return store.User{}, "", store.Invalid(store.CodeInvalidField, `provider must be "ldap" or left out`)
 	})
+}
+
+// signInLDAP binds to the directory as the user, under the login guard of
+// that name, and signs in the account linked to the directory entry (made
+// on first login). A wrong password never falls back to a local one.
+func signInLDAP(c echo.Context, st store.Service, dir *ldapauth.Directory, in credentials, guard store.Limit) (store.User, string, error) {
+	ctx := c.Request().Context()
+	var subject, name string
+	err := st.GuardExternal(ctx, ldapProvider, in.Username, attempt(c, guard), func() error {
+		var err error
+		subject, name, err = dir.Authenticate(ctx, in.Username, in.Password)
+		return err
+	})
+	if err != nil {
+		return store.User{}, "", err
+	}
+	return st.SignInExternal(ctx, ldapProvider, subject, name)
 }
 
 // attempt is where a request proving a password comes from, and its guard.
@@ -46,7 +86,7 @@ func attempt(c echo.Context, guard store.Limit) store.Attempt {
 // client address's limit in bucket, lets open make the session, and answers
 // it with the session cookie set.
 func openSession(st store.Limiter, bucket string, limit store.Limit, ttl time.Duration, status int,
-	open func(c echo.Context, username, password string) (store.User, string, error)) echo.HandlerFunc {
+	open func(c echo.Context, in credentials) (store.User, string, error)) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in credentials
 		if err := bindJSON(c, &in); err != nil {
@@ -56,7 +96,7 @@ func openSession(st store.Limiter, bucket string, limit store.Limit, ttl time.Du
 		if err := st.Allow(ctx, bucket, c.RealIP(), limit); err != nil {
 			return err
 		}
-		u, token, err := open(c, in.Username, in.Password)
+		u, token, err := open(c, in)
 		if err != nil {
 			return err
 		}

@@ -48,10 +48,18 @@ func addRoutes(e *echo.Echo, s *server) {
 	anyone := authenticate(st, false)
 	member := authenticate(st, true)
 
-	api.POST("/users", handleRegister(st, rl.Signup, ttl))
-	api.POST("/sessions", handleLogin(st, rl.Login, rl.LoginAccount, ttl))
+	auth := s.cfg.Auth
+	api.POST("/users", handleRegister(st, auth.LocalSignup, rl.Signup, ttl))
+	api.POST("/sessions", handleLogin(st, auth.LDAP, rl.Login, rl.LoginAccount, ttl))
 	api.DELETE("/sessions/current", handleLogout(st), member)
 	api.DELETE("/sessions", handleLogoutAll(st), member)
+	api.GET("/auth/providers", handleProviders(st, auth.LocalSignup, signInProviders(s.cfg)), anyone)
+
+	if rp := s.cfg.OIDC.newRelyingParty(); rp != nil {
+		e.GET(oidcLoginPath, handleOIDCLogin(st, rp, s.cfg.OIDC, rl.Login), anyone)
+		e.GET(oidcCallbackPath, handleOIDCCallback(st, rp, rl.Login, ttl, s.logger), anyone)
+		api.POST(oidcHandoverPath, handleOIDCHandover(st), member)
+	}
 
 	api.GET("/me", handleMe(st), member)
 	api.PATCH("/me", handleUpdateMe(st), member)

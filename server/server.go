@@ -18,10 +18,11 @@ import (
 
 // server holds what the handlers share.
 type server struct {
-	cfg   config
-	store store.Service
-	media *media.Folder
-	reg   *prometheus.Registry
+	cfg    config
+	store  store.Service
+	media  *media.Folder
+	reg    *prometheus.Registry
+	logger *slog.Logger
 }
 
 // newServer builds the Echo instance with its middleware, error handler and routes.
@@ -40,7 +41,7 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 		noStore,
 		unescapeParams,
 	)
-	s := &server{cfg: cfg, store: st, media: files, reg: reg}
+	s := &server{cfg: cfg, store: st, media: files, reg: reg, logger: logger}
 	addRoutes(e, s)
 	return e
 }

@@ -56,6 +56,7 @@ const (
 	CodeForbidden          Code = "forbidden"           // ErrForbidden
 	CodeNotAuthor          Code = "not_author"          // ErrForbidden
 	CodeCrossOrigin        Code = "cross_origin"        // ErrForbidden
+	CodeSignupClosed       Code = "signup_closed"       // ErrForbidden
 	CodeNotFound           Code = "not_found"           // ErrNotFound
 	CodePostNotFound       Code = "post_not_found"      // ErrNotFound
 	CodeUserNotFound       Code = "user_not_found"      // ErrNotFound
@@ -64,6 +65,7 @@ const (
 	CodeUsernameTaken      Code = "username_taken"      // ErrConflict
 	CodeRequestInProgress  Code = "request_in_progress" // ErrConflict
 	CodeAlreadyReposted    Code = "already_reposted"    // ErrConflict
+	CodeIdentityTaken      Code = "identity_taken"      // ErrConflict
 	CodeMediaTooLarge      Code = "media_too_large"     // ErrTooLarge
 	CodeBodyTooLarge       Code = "body_too_large"      // ErrTooLarge
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
@@ -103,6 +105,7 @@ var (
 	ErrNotAuthor     = NewError(ErrForbidden, CodeNotAuthor, "only the author can delete a message")
 	ErrInProgress    = NewError(ErrConflict, CodeRequestInProgress, "a request with this Idempotency-Key is still being handled")
 	ErrReposted      = NewError(ErrConflict, CodeAlreadyReposted, "you have reposted this post already; delete that repost to repost it again")
+	ErrIdentityTaken = NewError(ErrConflict, CodeIdentityTaken, "that account of the other sign-in service is linked to another user")
 	ErrStorageFull   = NewError(ErrUnavailable, CodeStorageFull, "the database is full and takes no writes for now; try again later")
 	ErrIdemKeyReused = NewError(ErrInvalid, CodeIdemKeyReused, "this Idempotency-Key was used for another request (another body or route); use a new key for a new request")
 )

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 )
 
 // Accounts are users, passwords and sessions.
@@ -39,6 +40,37 @@ type Accounts interface {
 	User(ctx context.Context, uid, viewer int64) (User, error)
 	UserByName(ctx context.Context, name string, viewer int64) (User, error)
 	SetBio(ctx context.Context, uid int64, bio string) (User, error)
+}
+
+// ExternalAccounts are users who sign in through another service (an
+// OpenID provider, the campus directory) that has already proved who they
+// are. provider names the service (lower-case letters, digits, - and _);
+// subject is the stable id it gives the person.
+type ExternalAccounts interface {
+	// SignInExternal opens a session for the user linked to (provider,
+	// subject), first making one (with a valid, unique username derived
+	// from preferredName) and linking it when there is none. Such a user
+	// has no local password.
+	SignInExternal(ctx context.Context, provider, subject, preferredName string) (User, string, error)
+	// LinkExternal links (provider, subject) to the existing user uid;
+	// ErrIdentityTaken when another user has it. Linking again is a no-op.
+	LinkExternal(ctx context.Context, uid int64, provider, subject string) error
+	// ExternalIdentities are the providers linked to uid, sorted.
+	ExternalIdentities(ctx context.Context, uid int64) ([]string, error)
+	// GuardExternal runs prove (another service's check of a password,
+	// which returns ErrBadCredential for a wrong one) under at's login
+	// guard, keyed by provider and name, as Login checks a local password.
+	GuardExternal(ctx context.Context, provider, name string, at Attempt, prove func() error) error
+}
+
+// SignInStates keeps what a sign-in through another service started with
+// until its callback, once: the record is the server's, opaque to the store.
+type SignInStates interface {
+	// PutOIDCState keeps record under state for ttl.
+	PutOIDCState(ctx context.Context, state string, record []byte, ttl time.Duration) error
+	// TakeOIDCState returns and deletes the record of state; ErrNotFound
+	// when there is none (never kept, already taken, or expired).
+	TakeOIDCState(ctx context.Context, state string) ([]byte, error)
 }
 
 // Attempt is where an attempt to prove a password comes from and the guard
@@ -120,6 +152,8 @@ type Limiter interface {
 // Service is everything the HTTP API needs of a store.
 type Service interface {
 	Accounts
+	ExternalAccounts
+	SignInStates
 	Follows
 	Messages
 	Social

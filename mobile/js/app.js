@@ -14,6 +14,7 @@ import { makeToast, deletePost, openView, listen, stopLive, showConnState, track
 import { titled, badgeText } from './core/notify.js';
 import { homeEmpty } from './core/views.js';
 import * as config from './config.js';
+import { ssoOutcome } from './core/sso.js';
 import * as views from './views.js';
 
 const main = document.getElementById('main');
@@ -253,6 +254,21 @@ function sessionEnded() {
   go('/login');
 }
 
+// takeSSOSession takes the session a single sign-on just opened in this
+// browser (server/handle_oidc.go: the cookie is the browser's, the app
+// wants its token), once.
+async function takeSSOSession() {
+  try {
+    config.setToken(null); // the hand-over goes with the cookie, which a bearer token would leave out
+    const res = await api.ssoHandover();
+    config.setToken(res.token);
+    history.replaceState(null, '', '#/home');
+  } catch (err) {
+    toast(err.offline ? err.message : 'Single sign-on did not finish. Please try again.');
+    history.replaceState(null, '', '#/login');
+  }
+}
+
 async function boot() {
   startClock();
   trackUnread(app, showUnread);
@@ -260,6 +276,7 @@ async function boot() {
     navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => { /* the app works without it */ });
   }
   if (navigator.onLine === false) showOffline(true);
+  if (location.hash === '#/sso') await takeSSOSession();
   if (config.server() && config.token()) {
     try {
       app.user = await api.me();
@@ -279,6 +296,7 @@ async function boot() {
   }
   if (app.user) startLive();
   render();
+  ssoOutcome(toast);
 }
 
 boot();

@@ -7,6 +7,7 @@ import { postCard, avatar, followButton } from './core/render.js';
 import { authForm, profileFeed, commentReplies, charCounter, bioEditor, topicFeed, likersFeed } from './core/views.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
+import { linkArea, signInOptions } from './core/sso.js';
 import { searcher, searchResults } from './core/search.js';
 import { bumpCount } from './core/social.js';
 import { shortDate, timeElement } from './core/time.js';
@@ -16,14 +17,21 @@ import { attachments, avatarPicker } from './core/media.js';
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
   const signup = mode === 'signup';
+  const switchLine = h('p', { class: 'auth-switch' }, h('a', { href: signup ? '#/login' : '#/signup' }, signup ? 'I have an account' : 'Create an account'));
+  const sso = signInOptions(ctx, { mobile: true, onList: (list) => {
+    if (list.local_signup) return;
+    if (signup) ctx.go('/login', { replace: true }); else switchLine.hidden = true;
+  } });
   const { form } = authForm(ctx, mode, (res) => ctx.loggedIn(res), {
+    provider: sso,
     messages: { 401: 'Wrong username or password.', 409: 'That username is taken.' },
   });
   const el = h('div', { class: 'auth' },
     h('div', { class: 'auth-brand' }, h('img', { src: 'icons/icon.svg', alt: '', width: 64, height: 64 })),
     h('h2', {}, signup ? 'Create your account' : 'Log in to Microblog'),
+    sso.buttons,
     form,
-    h('p', { class: 'auth-switch' }, h('a', { href: signup ? '#/login' : '#/signup' }, signup ? 'I have an account' : 'Create an account')),
+    switchLine,
     h('p', { class: 'auth-switch' }, h('a', { href: '#/public' }, 'Browse public posts'), ' · ', h('a', { href: '#/settings' }, 'Server')));
   return { el, title: signup ? 'Sign up' : 'Log in', noTabs: true };
 }
@@ -266,10 +274,13 @@ export function settings(ctx) {
   msg, h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, 'Save'));
   // Logged in, the screen holds the Account area too (core/account.js).
   const acct = ctx.me() ? accountArea(ctx, { signedOut: ctx.signedOut }) : null;
+  // Linking is a navigation with the session cookie, which the app has
+  // only when its server serves it (at /m/), not from Cordova's origin.
+  const links = ctx.me() && ctx.config.server() === location.origin ? linkArea(ctx, { mobile: true }) : null;
   return {
     el: h('div', { class: 'view settings' },
       acct ? h('h2', { class: 'settings-title' }, 'Server') : null, form,
-      acct ? h('h2', { class: 'settings-title' }, 'Account') : null, acct && acct.el),
+      acct ? h('h2', { class: 'settings-title' }, 'Account') : null, links && links.el, acct && acct.el),
     title: 'Settings', back: true, noTabs: !ctx.me(),
   };
 }

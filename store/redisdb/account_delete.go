@@ -24,8 +24,9 @@ const relationBatch = 500
 //     (whose live connections stop listening to it);
 //  4. its own keys go: home timeline, follow sets, notifications, known
 //     addresses, the rankings, the avatar file;
-//  5. last, its profile hash and its name (index and skeleton), so that the
-//     name may be taken again.
+//  5. last, its links to other sign-in services (so that signing in there
+//     makes a new account), its profile hash and its name (index and
+//     skeleton), so that the name may be taken again.
 //
 // What it wrote elsewhere stays: comments on others' posts and likes.
 func (s *Store) DeleteAccount(ctx context.Context, uid int64, password string, at store.Attempt) error {
@@ -78,6 +79,9 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	}
 	if h.Avatar != "" && s.opt.Files != nil {
 		s.opt.Files.Remove(h.Avatar)
+	}
+	if err := s.unlinkAll(ctx, uid); err != nil {
+		return err
 	}
 	return s.freeName(ctx, uid, h.Username)
 }

@@ -83,8 +83,29 @@ func (k Keys) KnownClients(uid int64) string { return k.prefix + "login:known:" 
 // Session is the STRING auth:<sha256-hex of token> holding the uid, with a TTL.
 func (k Keys) Session(tokenHash string) string { return k.prefix + "auth:" + tokenHash }
 
+// OIDCState is the STRING oidc:state:<sha256-hex of state> holding, with a
+// TTL, what an OpenID Connect sign-in started with (opaque to the store);
+// it is taken, and so deleted, by the callback that finishes it.
+func (k Keys) OIDCState(stateHash string) string { return k.prefix + "oidc:state:" + stateHash }
+
 // UserSessions is the SET user:userid:<uid>:auth of the user's live token hashes.
 func (k Keys) UserSessions(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":auth" }
+
+// Identity is the STRING ext:<provider>:<subject>:uid holding the uid of
+// the user linked to that account of another sign-in service (an OpenID
+// provider's sub, a directory entry). Written with SET NX: the first
+// writer owns the identity. Provider names hold no colon, so the key reads
+// back unambiguously whatever the subject holds.
+func (k Keys) Identity(provider, subject string) string {
+	return k.prefix + "ext:" + provider + ":" + subject + ":uid"
+}
+
+// UserIdentities is the HASH user:userid:<uid>:ext of the user's linked
+// identities, provider → subject, so that they can be listed and given
+// back when the account is deleted.
+func (k Keys) UserIdentities(uid int64) string {
+	return k.prefix + "user:userid:" + k.tag(uid) + ":ext"
+}
 
 // UserLikes is the ZSET user:userid:<uid>:likes of the messages the user
 // likes, score = when (ms): what a page asks, in one command, to say which

@@ -16,6 +16,7 @@ import { homeEmpty } from './core/views.js';
 import * as views from './views.js';
 import { topSearch } from './search.js';
 import { repostDialog } from './compose.js';
+import { providersOf, ssoOutcome } from './core/sso.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -87,7 +88,7 @@ document.addEventListener('click', (e) => {
   const a = e.target.closest('a[href]');
   if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey || a.target) return;
   const url = new URL(a.href, location.href);
-  if (url.origin !== location.origin || url.pathname.startsWith('/api/') || url.pathname.startsWith('/m/')) return;
+  if (url.origin !== location.origin || url.pathname.startsWith('/api/') || url.pathname.startsWith('/auth/') || url.pathname.startsWith('/m/')) return;
   e.preventDefault();
   if (url.pathname + url.search !== location.pathname + location.search) go(url.pathname + url.search);
 });
@@ -151,9 +152,9 @@ function renderNav() {
     nav.append(
       link('/public', 'Public', 'globe', path === '/public'),
       link('/search', 'Search', 'search', path === '/search', 'nav-search'));
-    account.append(
-      h('a', { class: 'btn btn-ghost btn-small', href: '/login' }, 'Log in'),
-      h('a', { class: 'btn btn-primary btn-small', href: '/signup' }, 'Sign up'));
+    const signupLink = h('a', { class: 'btn btn-primary btn-small', href: '/signup' }, 'Sign up');
+    account.append(h('a', { class: 'btn btn-ghost btn-small', href: '/login' }, 'Log in'), signupLink);
+    providersOf(ctx).then((list) => { signupLink.hidden = !list.local_signup; });
   }
 }
 
@@ -255,6 +256,7 @@ async function boot() {
   }
   if (app.user) await startLive();
   render();
+  ssoOutcome(toast);
 }
 
 boot();

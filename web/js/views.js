@@ -8,6 +8,7 @@ import { avatarPicker } from './core/media.js';
 import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed } from './core/views.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
+import { linkArea, signInOptions } from './core/sso.js';
 import { bumpCount } from './core/social.js';
 import { shortDate } from './core/time.js';
 import { composer } from './compose.js';
@@ -16,7 +17,14 @@ import { searchPage } from './search.js';
 /** auth is the log-in or sign-up form. */
 export function auth(ctx, mode, onDone) {
   const signup = mode === 'signup';
+  const switchLine = h('p', { class: 'auth-switch' }, signup ? 'Already have an account? ' : 'New here? ',
+    h('a', { href: signup ? '/login' : '/signup' }, signup ? 'Log in' : 'Create an account'));
+  const sso = signInOptions(ctx, { onList: (list) => {
+    if (list.local_signup) return;
+    if (signup) ctx.go('/login', { replace: true }); else switchLine.hidden = true;
+  } });
   const { form, name } = authForm(ctx, mode, (res) => onDone(res.user), {
+    provider: sso,
     nameHelp: '2–30 letters, digits or _.',
     focusOnError: true,
     messages: {
@@ -31,9 +39,9 @@ export function auth(ctx, mode, onDone) {
       h('div', { class: 'auth-brand' }, h('span', { class: 'brand-mark brand-mark-lg', attrs: { 'aria-hidden': 'true' } })),
       h('h1', {}, signup ? 'Join the conversation' : 'Welcome back'),
       h('p', { class: 'muted' }, signup ? 'Create an account to post and follow people.' : 'Log in to see your home timeline, live.'),
+      sso.buttons,
       form,
-      h('p', { class: 'auth-switch' }, signup ? 'Already have an account? ' : 'New here? ',
-        h('a', { href: signup ? '/login' : '/signup' }, signup ? 'Log in' : 'Create an account')),
+      switchLine,
       h('p', { class: 'auth-switch' }, h('a', { href: '/public' }, 'Browse public posts'))));
   setTimeout(() => name.focus(), 0);
   return { el, title: signup ? 'Sign up' : 'Log in', keepFocus: true };
@@ -269,6 +277,7 @@ export function account(ctx) {
   const area = accountArea(ctx, { signedOut: ctx.signedOut, sectionClass: 'card' });
   const el = h('div', { class: 'view' },
     pageHead('Account', 'Signed in as @' + ctx.me().username + '.'),
+    linkArea(ctx, { sectionClass: 'card' }).el,
     area.el);
   return { el, title: 'Account' };
 }

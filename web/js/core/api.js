@@ -107,7 +107,9 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
   return {
     base,
     register: (username, password) => request('POST', '/users', { username, password }, { quiet401: true }),
-    login: (username, password) => request('POST', '/sessions', { username, password }, { quiet401: true }),
+    login: (username, password, provider = null) => request('POST', '/sessions', provider ? { username, password, provider } : { username, password }, { quiet401: true }),
+    providers: () => request('GET', '/auth/providers', undefined, { quiet401: true }),
+    ssoHandover: () => request('POST', '/auth/oidc/handover', undefined, { quiet401: true }),
     logout: () => request('DELETE', '/sessions/current', undefined, { quiet401: true }),
     logoutAll: () => request('DELETE', '/sessions'),
     me: () => request('GET', '/me', undefined, { quiet401: true }),

@@ -24,15 +24,18 @@ export const MAX_BIO = 160;
  * messages[err.status], or err.message when that has none; with
  * focusOnError the field to fix (the name when it is taken, else the
  * password) gets the focus. nameHelp, if given, shows under the name when
- * signing up. It returns the form and its name field.
+ * signing up. provider, if given, is a field to choose a password
+ * provider (core/sso.js) and a function saying which one is chosen. It
+ * returns the form and its name field.
  */
-export function authForm(ctx, mode, onDone, { messages, nameHelp = null, focusOnError = false }) {
+export function authForm(ctx, mode, onDone, { messages, nameHelp = null, focusOnError = false, provider = null }) {
   const signup = mode === 'signup';
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   const name = h('input', { id: 'username', name: 'username', required: true, autocomplete: 'username', attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', minlength: '2', maxlength: '30' } });
   const pass = h('input', { id: 'password', name: 'password', type: 'password', required: true, autocomplete: signup ? 'new-password' : 'current-password', attrs: { minlength: '8', maxlength: '128' } });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, signup ? 'Create account' : 'Log in');
   const form = h('form', { class: 'auth-form', on: { submit: send } },
+    !signup && provider ? provider.field : null,
     h('div', { class: 'field' }, h('label', { htmlFor: 'username' }, 'Username'), name,
       signup && nameHelp ? h('p', { class: 'help' }, nameHelp) : null),
     h('div', { class: 'field' }, h('label', { htmlFor: 'password' }, 'Password'), pass,
@@ -46,7 +49,7 @@ export function authForm(ctx, mode, onDone, { messages, nameHelp = null, focusOn
     try {
       const res = signup
         ? await ctx.api.register(name.value.trim(), pass.value)
-        : await ctx.api.login(name.value.trim(), pass.value);
+        : await ctx.api.login(name.value.trim(), pass.value, provider ? provider.provider() : null);
       await onDone(res);
     } catch (err) {
       error.textContent = messages[err.status] || err.message;

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+)
+
+// ldapProvider is the LDAP directory's provider id: in POST /sessions, in
+// GET /auth/providers and in the store's links to accounts.
+const ldapProvider = "ldap"
+
+// Kinds of provider: how a front end signs in with it.
+const (
+	// kindPassword: the front end asks for a name and password and sends
+	// them to POST /api/v1/sessions with "provider": the id.
+	kindPassword = "password"
+	// kindRedirect: the front end sends the browser to LoginURL.
+	kindRedirect = "redirect"
+)
+
+// provider is a way to sign in besides a local password, as GET
+// /api/v1/auth/providers lists it.
+type provider struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	LoginURL string `json:"login_url,omitempty"`
+	// Linked says whether the signed-in caller's account is linked to it
+	// (for Settings); absent for anonymous callers.
+	Linked *bool `json:"linked,omitempty"`
+}
+
+// providersResponse answers GET /api/v1/auth/providers.
+type providersResponse struct {
+	LocalSignup bool       `json:"local_signup"`
+	Providers   []provider `json:"providers"`
+}
+
+// signInProviders lists the configured ways to sign in besides local
+// passwords, in the order the front ends show them. This is the one list:
+// the OpenID Connect sign-in appends its entry (kindRedirect) here.
+func signInProviders(cfg config) []provider {
+	out := []provider{}
+	if cfg.Auth.LDAP != nil {
+		out = append(out, provider{ID: ldapProvider, Name: cfg.Auth.LDAPName, Kind: kindPassword})
+	}
+	if cfg.OIDC.Issuer != "" {
+		out = append(out, provider{ID: oidcProvider, Name: cfg.OIDC.Name, Kind: kindRedirect, LoginURL: oidcLoginPath})
+	}
+	return out
+}
+
+// handleProviders lists the ways to sign in: 200 {"local_signup",
+// "providers"}, each provider marked linked or not for a signed-in caller.
+func handleProviders(st store.ExternalAccounts, localSignup bool, providers []provider) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		out := providersResponse{LocalSignup: localSignup, Providers: slices.Clone(providers)}
+		if uid := viewer(c); uid != 0 {
+			linked, err := st.ExternalIdentities(c.Request().Context(), uid)
+			if err != nil {
+				return err
+			}
+			for i := range out.Providers {
+				on := slices.Contains(linked, out.Providers[i].ID)
+				out.Providers[i].Linked = &on
+			}
+		}
+		return c.JSON(http.StatusOK, out)
+	}
+}
