@@ -1,9 +1,11 @@
 package redisdb
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"microblog/store"
 	"microblog/store/storetest"
@@ -208,4 +210,35 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestGuardExternal: wrong passwords of another service count under the
+// guard, keyed apart from the local account of that name; while it holds,
+// the password is not even checked; a right one resets the count.
+func TestGuardExternal(t *testing.T) {
+	s := newTestStore(t)
+	s.user("dana")
+	at := store.Attempt{Client: "192.0.2.1", Guard: store.Limit{N: 2, Per: time.Minute}}
+	checked := 0
+	prove := func(ok bool) func() error {
+		return func() error {
+			checked++
+			if ok {
+				return nil
+			}
+			return store.ErrBadCredential
+		}
+	}
+	for _, ok := range []bool{false, true, false, false} {
+		if err := s.GuardExternal(s.ctx, "ldap", "Dana", at, prove(ok)); (err == nil) != ok {
+			t.Fatalf("ok %v: %v", ok, err)
+		}
+	}
+	err := s.GuardExternal(s.ctx, "ldap", "dana", at, prove(true))
+	if !errors.Is(err, store.ErrRateLimited) || checked != 4 {
+		t.Fatalf("after two failures in a row: %v, %d checks", err, checked)
+	}
+	if _, _, err := s.Login(s.ctx, "dana", "password123", at); err != nil {
+		t.Fatalf("the local dana is held back too: %v", err)
+	}
 }
