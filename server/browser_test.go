@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"microblog/server/ldapauth/ldaptest"
 	"microblog/server/oidcauth/oidctest"
 )
 
@@ -89,6 +90,11 @@ func TestBrowser(t *testing.T) {
 	op := oidctest.Start(t, oidctest.Client{ID: ssoClientID, Secret: ssoSecret, RedirectURIs: []string{"http://" + addr + oidcCallbackPath}})
 	env = append(env, "MICROBLOG_OIDC_ISSUER="+op.URL, "MICROBLOG_OIDC_CLIENT_ID="+ssoClientID,
 		"MICROBLOG_OIDC_CLIENT_SECRET="+ssoSecret, "MICROBLOG_OIDC_NAME=Campus login")
+	// A real directory (Debian's slapd) for ldap.test.mjs, which signs in
+	// with a directory password from the login forms.
+	directory := ldaptest.Start(t, false)
+	env = append(env, "MICROBLOG_LDAP_URL="+directory.URL(), "MICROBLOG_LDAP_USER_DN=uid={username},"+ldaptest.People,
+		"MICROBLOG_LDAP_NAME=Campus directory")
 	srv := startServer(t, r, env...)
 
 	reqs := make(chan controlReq)
@@ -147,6 +153,7 @@ func TestBrowser(t *testing.T) {
 				"CHROMIUM="+chromium,
 				"OIDC_USER="+oidctest.Grace.Username, "OIDC_PASSWORD="+oidctest.Grace.Password,
 				"OIDC_LINK_USER="+oidctest.Ada.Username, "OIDC_LINK_PASSWORD="+oidctest.Ada.Password,
+				"LDAP_USER=bob", "LDAP_PASSWORD="+ldaptest.Passwords["bob"],
 				"FORCE_COLOR=0", "NO_COLOR=1"))
 		})
 	}
