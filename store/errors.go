@@ -51,21 +51,32 @@ const (
 	CodeInvalidMedia       Code = "invalid_media"
 	CodeInvalidQuery       Code = "invalid_query"
 	CodeNotWebSocket       Code = "not_websocket"
+	CodeCannotBlockSelf    Code = "cannot_block_self"
+	CodeInvalidFilter      Code = "invalid_filter"
+	CodeInvalidReason      Code = "invalid_reason"
+	CodeInvalidReport      Code = "invalid_report"
 	CodeUnauthorized       Code = "unauthorized"        // ErrUnauthorized
 	CodeInvalidCredentials Code = "invalid_credentials" // ErrUnauthorized
 	CodeForbidden          Code = "forbidden"           // ErrForbidden
 	CodeNotAuthor          Code = "not_author"          // ErrForbidden
 	CodeCrossOrigin        Code = "cross_origin"        // ErrForbidden
 	CodeSignupClosed       Code = "signup_closed"       // ErrForbidden
+	CodeBlocked            Code = "blocked"             // ErrForbidden
+	CodeSuspended          Code = "suspended"           // ErrForbidden
+	CodeNotAdmin           Code = "not_admin"           // ErrForbidden
+	CodeProtected          Code = "protected"           // ErrForbidden
 	CodeNotFound           Code = "not_found"           // ErrNotFound
 	CodePostNotFound       Code = "post_not_found"      // ErrNotFound
 	CodeUserNotFound       Code = "user_not_found"      // ErrNotFound
+	CodeReportNotFound     Code = "report_not_found"    // ErrNotFound
 	CodeMethodNotAllowed   Code = "method_not_allowed"  // ErrMethodNotAllowed
 	CodeConflict           Code = "conflict"            // ErrConflict
 	CodeUsernameTaken      Code = "username_taken"      // ErrConflict
 	CodeRequestInProgress  Code = "request_in_progress" // ErrConflict
 	CodeAlreadyReposted    Code = "already_reposted"    // ErrConflict
 	CodeIdentityTaken      Code = "identity_taken"      // ErrConflict
+	CodeBlockLimit         Code = "block_limit"         // ErrConflict
+	CodeMuteLimit          Code = "mute_limit"          // ErrConflict
 	CodeMediaTooLarge      Code = "media_too_large"     // ErrTooLarge
 	CodeBodyTooLarge       Code = "body_too_large"      // ErrTooLarge
 	CodeUnsupportedMedia   Code = "unsupported_media_type"
@@ -96,18 +107,24 @@ func Invalid(code Code, msg string) *Error { return NewError(ErrInvalid, code, m
 
 // Errors that several places return alike.
 var (
-	ErrPostNotFound  = NewError(ErrNotFound, CodePostNotFound, "no such post")
-	ErrUserNotFound  = NewError(ErrNotFound, CodeUserNotFound, "no such user")
-	ErrNotLoggedIn   = NewError(ErrUnauthorized, CodeUnauthorized, "not logged in")
-	ErrBadCredential = NewError(ErrUnauthorized, CodeInvalidCredentials, "wrong username or password")
-	ErrUsernameTaken = NewError(ErrConflict, CodeUsernameTaken, "that username is taken")
-	ErrFollowSelf    = NewError(ErrInvalid, CodeCannotFollowSelf, "you cannot follow or unfollow yourself")
-	ErrNotAuthor     = NewError(ErrForbidden, CodeNotAuthor, "only the author can delete a message")
-	ErrInProgress    = NewError(ErrConflict, CodeRequestInProgress, "a request with this Idempotency-Key is still being handled")
-	ErrReposted      = NewError(ErrConflict, CodeAlreadyReposted, "you have reposted this post already; delete that repost to repost it again")
-	ErrIdentityTaken = NewError(ErrConflict, CodeIdentityTaken, "that account of the other sign-in service is linked to another user")
-	ErrStorageFull   = NewError(ErrUnavailable, CodeStorageFull, "the database is full and takes no writes for now; try again later")
-	ErrIdemKeyReused = NewError(ErrInvalid, CodeIdemKeyReused, "this Idempotency-Key was used for another request (another body or route); use a new key for a new request")
+	ErrPostNotFound   = NewError(ErrNotFound, CodePostNotFound, "no such post")
+	ErrUserNotFound   = NewError(ErrNotFound, CodeUserNotFound, "no such user")
+	ErrNotLoggedIn    = NewError(ErrUnauthorized, CodeUnauthorized, "not logged in")
+	ErrBadCredential  = NewError(ErrUnauthorized, CodeInvalidCredentials, "wrong username or password")
+	ErrUsernameTaken  = NewError(ErrConflict, CodeUsernameTaken, "that username is taken")
+	ErrFollowSelf     = NewError(ErrInvalid, CodeCannotFollowSelf, "you cannot follow or unfollow yourself")
+	ErrNotAuthor      = NewError(ErrForbidden, CodeNotAuthor, "only the author can delete a message")
+	ErrInProgress     = NewError(ErrConflict, CodeRequestInProgress, "a request with this Idempotency-Key is still being handled")
+	ErrReposted       = NewError(ErrConflict, CodeAlreadyReposted, "you have reposted this post already; delete that repost to repost it again")
+	ErrIdentityTaken  = NewError(ErrConflict, CodeIdentityTaken, "that account of the other sign-in service is linked to another user")
+	ErrStorageFull    = NewError(ErrUnavailable, CodeStorageFull, "the database is full and takes no writes for now; try again later")
+	ErrBlocked        = NewError(ErrForbidden, CodeBlocked, "you cannot do that: one of you blocks the other")
+	ErrSuspended      = NewError(ErrForbidden, CodeSuspended, "this account is suspended")
+	ErrNotAdmin       = NewError(ErrForbidden, CodeNotAdmin, "only the service's operators can do that")
+	ErrProtected      = NewError(ErrForbidden, CodeProtected, "posts of a protected account cannot be reposted")
+	ErrBlockSelf      = NewError(ErrInvalid, CodeCannotBlockSelf, "you cannot block or mute yourself")
+	ErrReportNotFound = NewError(ErrNotFound, CodeReportNotFound, "no such report")
+	ErrIdemKeyReused  = NewError(ErrInvalid, CodeIdemKeyReused, "this Idempotency-Key was used for another request (another body or route); use a new key for a new request")
 )
 
 // Limit is a rate: at most N requests per Per.

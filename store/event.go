@@ -24,6 +24,9 @@ const (
 	// EventSessionRevoked says a session token was logged out: connections
 	// opened with that token must be closed with 4001.
 	EventSessionRevoked = "session_revoked"
+	// EventLensChanged says what the user may see changed (a block, a mute,
+	// its word filters, someone blocking it): connections read its Lens again.
+	EventLensChanged = "lens_changed"
 )
 
 // Frame is one live event as published and as sent over a WebSocket.

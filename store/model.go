@@ -18,6 +18,19 @@ type User struct {
 	AvatarURL      *string `json:"avatar_url"` // nil: none (front ends draw a letter)
 	// UnreadNotifications is set only on the user's own User (/me).
 	UnreadNotifications *int64 `json:"unread_notifications,omitempty"`
+	// Blocking, BlockedBy, Muting and Requested say whether the caller
+	// blocks them, is blocked by them, mutes them, and has asked to follow
+	// them (a protected account); nil for anonymous callers.
+	Blocking  *bool `json:"blocking"`
+	BlockedBy *bool `json:"blocked_by"`
+	Muting    *bool `json:"muting"`
+	Requested *bool `json:"requested"`
+	// Protected: only approved fans see its posts.
+	Protected bool `json:"protected"`
+	// Suspended: an operator has suspended the account.
+	Suspended bool `json:"suspended,omitempty"`
+	// Admin is set on the user's own User (/me) when it is an operator.
+	Admin bool `json:"admin,omitempty"`
 }
 
 // Author is the short form of a user embedded in a Post.
@@ -25,6 +38,13 @@ type Author struct {
 	ID        int64   `json:"id"`
 	Username  string  `json:"username"`
 	AvatarURL *string `json:"avatar_url,omitempty"` // set on posts read back; absent in mentions
+	// Protected: the author's posts are for its approved fans only (so
+	// they cannot be reposted).
+	Protected bool `json:"protected,omitempty"`
+	// Suspended and Approved are for the safety rule (Lens) alone: the
+	// author is suspended; the reader may see a protected author's posts.
+	Suspended bool `json:"-"`
+	Approved  bool `json:"-"`
 }
 
 // Post is the contract's Post object, for posts, reposts and comments alike.
@@ -85,7 +105,22 @@ const (
 	NotifyLike    = "like"
 	NotifyFollow  = "follow"
 	NotifyMention = "mention"
+	// NotifyFollowRequest: someone asks to follow the user's protected
+	// account; Post is nil.
+	NotifyFollowRequest = "follow_request"
 )
+
+// Report is a user's report of another user (and some of its posts) to
+// the operators.
+type Report struct {
+	ID        int64  `json:"id"`
+	Reporter  User   `json:"reporter"`
+	Target    User   `json:"target"`
+	Posts     []Post `json:"posts"` // those still there
+	Reason    string `json:"reason"`
+	CreatedAt Time   `json:"created_at"`
+	Resolved  bool   `json:"resolved"`
+}
 
 // TagCount is a topic and how many posts carry it.
 type TagCount struct {

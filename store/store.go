@@ -125,6 +125,52 @@ type Social interface {
 	Suggestions(ctx context.Context, q PageQuery) (Page[User], error)
 }
 
+// Safety is what users do about one another (blocks, mutes, word filters,
+// a protected account and who may follow it, reports) and what operators do
+// about users. What each reader may see follows from it through Lens.
+type Safety interface {
+	// Block makes uid block target (on) or not, idempotent. Blocking ends
+	// the follows both ways and any follow request between them.
+	Block(ctx context.Context, uid, target int64, on bool) error
+	// Mute makes uid mute target (on) or not, idempotent.
+	Mute(ctx context.Context, uid, target int64, on bool) error
+	// Blocks and Mutes are pages of the users uid blocks or mutes, newest first.
+	Blocks(ctx context.Context, uid int64, q PageQuery) (Page[User], error)
+	Mutes(ctx context.Context, uid int64, q PageQuery) (Page[User], error)
+	// Filters are uid's filtered words, as they were set.
+	Filters(ctx context.Context, uid int64) ([]string, error)
+	// SetFilters replaces uid's filtered words (CheckFilters first).
+	SetFilters(ctx context.Context, uid int64, words []string) ([]string, error)
+	// SetProtected turns uid's protection on or off.
+	SetProtected(ctx context.Context, uid int64, on bool) (User, error)
+	// FollowOrAsk makes fan follow star, or, when star is protected and fan
+	// is not its fan yet, asks star (requested true).
+	FollowOrAsk(ctx context.Context, fan, star int64) (requested bool, err error)
+	// FollowRequests is a page of the users asking to follow uid, newest first.
+	FollowRequests(ctx context.Context, uid int64, q PageQuery) (Page[User], error)
+	// AnswerFollowRequest approves (fan becomes uid's fan) or rejects fan's
+	// request; ErrNotFound when there is none.
+	AnswerFollowRequest(ctx context.Context, uid, fan int64, approve bool) error
+	// Report files reporter's report.
+	Report(ctx context.Context, reporter int64, nr NewReport) (Report, error)
+	// Reports is a page of the reports, resolved or not, oldest first.
+	Reports(ctx context.Context, resolved bool, q PageQuery) (Page[Report], error)
+	// ResolveReport marks a report resolved (idempotent).
+	ResolveReport(ctx context.Context, id int64) (Report, error)
+	// Suspend suspends uid (its sessions end at once, its posts leave every
+	// view) or lifts the suspension; nothing is deleted.
+	Suspend(ctx context.Context, uid int64, on bool) error
+	// Lens is what viewer (0: anonymous, a nil Lens) may see.
+	Lens(ctx context.Context, viewer int64) (*Lens, error)
+}
+
+// NewReport is what a user reports.
+type NewReport struct {
+	Target  int64
+	PostIDs []int64
+	Reason  string
+}
+
 // MediaFile is an uploaded image as kept in the media folder.
 type MediaFile struct {
 	Name, ThumbName string // file names in the media folder
@@ -157,6 +203,7 @@ type Service interface {
 	Follows
 	Messages
 	Social
+	Safety
 	Uploads
 	Limiter
 	// Ping tells whether the database answers.
@@ -174,6 +221,8 @@ type LiveTimeline interface {
 	HomeSince(ctx context.Context, uid, after int64, max int) ([]Post, error)
 	// LastID is the newest message id of uid's home timeline, 0 if empty.
 	LastID(ctx context.Context, uid int64) (int64, error)
+	// Lens is what uid may see: the live feed holds back what it hides.
+	Lens(ctx context.Context, uid int64) (*Lens, error)
 }
 
 // NewPost is what a user writes: a post, a repost (RepostOf set) or a
