@@ -27,6 +27,10 @@ import (
 // tests serve the mobile/ files there themselves, and the server allows it.
 const appOrigin = "http://localhost:5999"
 
+// browserAdmin is the operator (MICROBLOG_ADMINS) of the browser tests'
+// server: safety.test.mjs registers it and uses the admin page.
+const browserAdmin = "root_admin"
+
 // browserFileDeadline bounds one test file's node run. It is a deadline
 // against hangs, not a performance check: a file takes 2–15 s on an idle
 // machine, and many times that on a busy one must still pass.
@@ -85,7 +89,8 @@ func TestBrowser(t *testing.T) {
 	r := startRedis(t)
 	addr := "127.0.0.1:" + freeTCPPort(t)
 	// A small hot window, so that archive.test.mjs pages past it.
-	env := []string{"MICROBLOG_ADDR=" + addr, "MICROBLOG_ALLOWED_ORIGINS=" + appOrigin, "MICROBLOG_HOT_WINDOW=20"}
+	env := []string{"MICROBLOG_ADDR=" + addr, "MICROBLOG_ALLOWED_ORIGINS=" + appOrigin, "MICROBLOG_HOT_WINDOW=20",
+		"MICROBLOG_ADMINS=" + browserAdmin}
 	// A real OpenID Provider for sso.test.mjs, which signs in on its page.
 	op := oidctest.Start(t, oidctest.Client{ID: ssoClientID, Secret: ssoSecret, RedirectURIs: []string{"http://" + addr + oidcCallbackPath}})
 	env = append(env, "MICROBLOG_OIDC_ISSUER="+op.URL, "MICROBLOG_OIDC_CLIENT_ID="+ssoClientID,
@@ -153,6 +158,7 @@ func TestBrowser(t *testing.T) {
 				"CHROMIUM="+chromium,
 				"OIDC_USER="+oidctest.Grace.Username, "OIDC_PASSWORD="+oidctest.Grace.Password,
 				"OIDC_LINK_USER="+oidctest.Ada.Username, "OIDC_LINK_PASSWORD="+oidctest.Ada.Password,
+				"ADMIN_USER="+browserAdmin,
 				"LDAP_USER=bob", "LDAP_PASSWORD="+ldaptest.Passwords["bob"],
 				"FORCE_COLOR=0", "NO_COLOR=1"))
 		})
