@@ -183,7 +183,7 @@ func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // its avatar is gone too
 		return nil
 	})
-	s.caches.avatars.forget(uid)
+	s.caches.authors.forget(uid)
 	if err != nil {
 		return s.wrap("delete account", err)
 	}
