@@ -171,8 +171,8 @@ func (s *Store) mayAct(ctx context.Context, actor, owner int64) error {
 }
 
 // target loads the message actor acts on (likes, reposts, comments on): 403
-// when one of actor and its author blocks the other, 404 when actor may not
-// see it.
+// when one of actor and its author (or its original's) blocks the other,
+// 404 when actor may not see it (nor the post of its thread).
 func (s *Store) target(ctx context.Context, actor, mid int64) (*store.Post, error) {
 	ps, err := s.posts(ctx, []int64{mid}, actor)
 	if err != nil {
@@ -190,11 +190,9 @@ func (s *Store) target(ctx context.Context, actor, mid int64) (*store.Post, erro
 			return nil, err
 		}
 	}
-	if err := s.sieve(ctx, ps, actor, store.InView); err != nil {
+	seen, err := s.Post(ctx, mid, actor)
+	if err != nil {
 		return nil, err
 	}
-	if ps[0] == nil {
-		return nil, store.ErrPostNotFound
-	}
-	return p, nil
+	return &seen, nil
 }

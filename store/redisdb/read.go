@@ -37,7 +37,8 @@ func (s *Store) lookup(ctx context.Context, mid int64) (m *store.Post, hot bool,
 
 // Post returns one message (a post or a comment) as viewer sees it. A
 // comment in a thread whose post (or a comment above it) was deleted is
-// not found either: deleting a post takes its thread down with it.
+// not found either: deleting a post takes its thread down with it; nor is
+// one in a thread whose post viewer may not see.
 func (s *Store) Post(ctx context.Context, mid, viewer int64) (store.Post, error) {
 	if mid <= 0 {
 		return store.Post{}, store.ErrPostNotFound
@@ -46,15 +47,24 @@ func (s *Store) Post(ctx context.Context, mid, viewer int64) (store.Post, error)
 	if err != nil {
 		return store.Post{}, err
 	}
+	if err := s.sieve(ctx, ps, viewer, store.InView); err != nil {
+		return store.Post{}, err
+	}
 	if ps[0] == nil {
 		return store.Post{}, store.ErrPostNotFound
 	}
+	root := mid
 	for parent, depth := ps[0].ParentID, 0; parent != nil && depth < maxThreadDepth; depth++ {
 		up, err := s.message(ctx, *parent)
 		if err != nil {
 			return store.Post{}, err // ErrPostNotFound when it was deleted
 		}
-		parent = up.ParentID
+		root, parent = up.ID, up.ParentID
+	}
+	if root != mid {
+		if _, err := s.Post(ctx, root, viewer); err != nil {
+			return store.Post{}, err
+		}
 	}
 	return *ps[0], nil
 }
