@@ -160,6 +160,8 @@ type Safety interface {
 	// Suspend suspends uid (its sessions end at once, its posts leave every
 	// view) or lifts the suspension; nothing is deleted.
 	Suspend(ctx context.Context, uid int64, on bool) error
+	// Remove deletes any message (a post or a comment) as its author could.
+	Remove(ctx context.Context, mid int64) error
 }
 
 // NewReport is what a user reports.

@@ -169,3 +169,12 @@ func (s *Store) Suspend(ctx context.Context, uid int64, on bool) error {
 	}
 	return nil
 }
+
+// Remove deletes message mid as its author could, for an operator.
+func (s *Store) Remove(ctx context.Context, mid int64) error {
+	m, err := s.message(ctx, mid)
+	if err != nil {
+		return err
+	}
+	return s.Delete(ctx, m.Author.ID, mid)
+}
