@@ -36,7 +36,7 @@ func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 			return err
 		}
 		if in.Bio == nil && in.Protected == nil {
-			return store.Invalid(store.CodeInvalidField, "send bio or protected")
+			return store.Invalid(store.CodeInvalidBio, "bio is missing (send bio, protected, or both)")
 		}
 		ctx := c.Request().Context()
 		if in.Bio != nil {
