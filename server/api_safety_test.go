@@ -116,6 +116,7 @@ func TestBlock(t *testing.T) {
 	ts.wantStatus(t, "GET", fmt.Sprintf("/api/v1/posts/%d", benPost), amy, nil, 404, "post_not_found")
 	ts.wantStatus(t, "GET", fmt.Sprintf("/api/v1/posts/%d", amyPost), ben, nil, 404, "post_not_found")
 	ts.wantStatus(t, "GET", fmt.Sprintf("/api/v1/posts/%d/comments", amyPost), ben, nil, 404, "post_not_found")
+	ts.wantStatus(t, "GET", fmt.Sprintf("/api/v1/posts/%d/likes", amyPost), ben, nil, 404, "post_not_found")
 
 	post := fmt.Sprintf("/api/v1/posts/%d", amyPost)
 	ts.wantStatus(t, "PUT", "/api/v1/users/amy/follow", ben, nil, 403, "blocked")
@@ -320,6 +321,8 @@ func TestProtectedAccount(t *testing.T) {
 	}
 	for _, tok := range []string{"", fan, nosy} {
 		ts.wantStatus(t, "GET", path, tok, nil, 404, "post_not_found")
+		ts.wantStatus(t, "GET", path+"/likes", tok, nil, 404, "post_not_found")
+		ts.wantStatus(t, "GET", path+"/comments", tok, nil, 404, "post_not_found")
 		if ids := ts.pageIDs(t, tok, "/api/v1/users/pia/posts"); len(ids) != 0 {
 			t.Errorf("a non-fan sees pia's posts %v", ids)
 		}

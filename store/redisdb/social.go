@@ -70,7 +70,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 
 // Likers is a page of the users who like mid, newest like first.
 func (s *Store) Likers(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.User], error) {
-	if _, err := s.message(ctx, mid); err != nil {
+	if _, err := s.Post(ctx, mid, q.Viewer); err != nil { // not found for whom may not see it
 		return store.Page[store.User]{}, err
 	}
 	return s.relationPage(ctx, s.keys.Likes(mid), q)
@@ -235,6 +235,7 @@ func (s *Store) Suggestions(ctx context.Context, q store.PageQuery) (store.Page[
 		return store.Page[store.User]{}, err
 	}
 	users, err := s.users(ctx, candidates[:min(limit, len(candidates))], q.Viewer)
+	users = slices.DeleteFunc(users, func(u store.User) bool { return u.Suspended })
 	return store.Page[store.User]{Items: users}, err
 }
 
