@@ -38,6 +38,7 @@ type config struct {
 	Pprof          pprofConfig    // the profiler
 	Auth           authConfig     // local sign-up and the other ways to sign in (authconfig.go)
 	OIDC           oidcConfig     // the OpenID Connect sign-in (oidc_config.go)
+	Safety         safetyConfig   // operators and the limits of blocks and mutes (safety_config.go)
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -134,6 +135,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	if err := readAuthSettings(getenv, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := readSafetySettings(getenv, &cfg); err != nil {
 		return config{}, err
 	}
 	return cfg, nil

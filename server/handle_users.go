@@ -10,33 +10,49 @@ import (
 )
 
 // handleMe returns the caller's own User.
-func handleMe(st store.Accounts) echo.HandlerFunc {
+func handleMe(st store.Accounts, ops operators) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		u, err := st.User(c.Request().Context(), viewer(c), viewer(c))
+		ctx := c.Request().Context()
+		u, err := st.User(ctx, viewer(c), viewer(c))
 		if err != nil {
+			return err
+		}
+		if u.Admin, err = ops.is(ctx, u.ID); err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, u)
 	}
 }
 
-// handleUpdateMe changes the caller's bio.
-func handleUpdateMe(st store.Accounts) echo.HandlerFunc {
+// handleUpdateMe changes the caller's bio, or turns its protection on or
+// off, or both.
+func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
-			Bio *string `json:"bio"`
+			Bio       *string `json:"bio"`
+			Protected *bool   `json:"protected"`
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		if in.Bio == nil {
-			return store.Invalid(store.CodeInvalidBio, "bio is missing")
+		if in.Bio == nil && in.Protected == nil {
+			return store.Invalid(store.CodeInvalidField, "send bio or protected")
 		}
-		u, err := st.SetBio(c.Request().Context(), viewer(c), *in.Bio)
-		if err != nil {
-			return err
+		ctx := c.Request().Context()
+		if in.Bio != nil {
+			if err := store.CheckBio(*in.Bio); err != nil {
+				return err
+			}
+			if _, err := st.SetBio(ctx, viewer(c), *in.Bio); err != nil {
+				return err
+			}
 		}
-		return c.JSON(http.StatusOK, u)
+		if in.Protected != nil {
+			if _, err := st.SetProtected(ctx, viewer(c), *in.Protected); err != nil {
+				return err
+			}
+		}
+		return handleMe(st, ops)(c)
 	}
 }
 
@@ -52,7 +68,7 @@ func handleUser(st store.Accounts) echo.HandlerFunc {
 }
 
 // handleFollow makes the caller follow (follow true) or unfollow the user in
-// the path. Follows and unfollows count together against the caller's limit.
+// the path; following a protected account asks it (202 {"requested": true}). Follows and unfollows count together against the caller's limit.
 func handleFollow(st store.Service, follow bool, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -63,13 +79,18 @@ func handleFollow(st store.Service, follow bool, limit store.Limit) echo.Handler
 		if err != nil {
 			return err
 		}
-		if follow {
-			err = st.Follow(ctx, viewer(c), star)
-		} else {
-			err = st.Unfollow(ctx, viewer(c), star)
+		if !follow {
+			if err := st.Unfollow(ctx, viewer(c), star); err != nil {
+				return err
+			}
+			return noContent(c)
 		}
+		requested, err := st.FollowOrAsk(ctx, viewer(c), star)
 		if err != nil {
 			return err
+		}
+		if requested {
+			return c.JSON(http.StatusAccepted, map[string]bool{"requested": true})
 		}
 		return noContent(c)
 	}

@@ -121,6 +121,7 @@ func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.
 		Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL,
 		HotWindow: tc.HotWindow, Archive: arch,
 		CelebrityFans: tc.CelebrityFans, InactiveAfter: tc.InactiveAfter, Metrics: redisdb.NewMetrics(reg),
+		MaxBlocks: cfg.Safety.MaxBlocks, MaxMutes: cfg.Safety.MaxMutes,
 		Logger: logger,
 	})
 	if err != nil {

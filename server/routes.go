@@ -61,8 +61,9 @@ func addRoutes(e *echo.Echo, s *server) {
 		api.POST(oidcHandoverPath, handleOIDCHandover(st), member)
 	}
 
-	api.GET("/me", handleMe(st), member)
-	api.PATCH("/me", handleUpdateMe(st), member)
+	ops := operators{st: st, names: s.cfg.Safety.Admins}
+	api.GET("/me", handleMe(st, ops), member)
+	api.PATCH("/me", handleUpdateMe(st, ops), member)
 	api.PUT("/me/password", handleChangePassword(st, rl.Login, rl.LoginAccount), member)
 	api.DELETE("/me", handleDeleteMe(st, rl.Login, rl.LoginAccount), member)
 	api.GET("/users/:username", handleUser(st), anyone)
@@ -90,6 +91,26 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.GET("/search/users", handleSearchUsers(st), anyone)
 	api.GET("/search/tags", handleSearchTags(st), anyone)
 	api.GET("/suggestions/users", handleSuggestions(st), member)
+
+	api.PUT("/users/:username/block", handleBlock(st, false, true), member)
+	api.DELETE("/users/:username/block", handleBlock(st, false, false), member)
+	api.PUT("/users/:username/mute", handleBlock(st, true, true), member)
+	api.DELETE("/users/:username/mute", handleBlock(st, true, false), member)
+	api.GET("/me/blocks", handleMyList(st.Blocks), member)
+	api.GET("/me/mutes", handleMyList(st.Mutes), member)
+	api.GET("/me/filters", handleFilters(st), member)
+	api.PUT("/me/filters", handleSetFilters(st), member)
+	api.GET("/me/follow_requests", handleMyList(st.FollowRequests), member)
+	api.PUT("/me/follow_requests/:username", handleFollowRequest(st, true), member)
+	api.DELETE("/me/follow_requests/:username", handleFollowRequest(st, false), member)
+	api.POST("/reports", handleReport(st, rl.Post), member)
+
+	admin := api.Group("/admin", member, ops.only)
+	admin.GET("/reports", handleReports(st))
+	admin.POST("/reports/:id/resolve", handleResolveReport(st))
+	admin.POST("/users/:username/suspend", handleSuspend(st, true))
+	admin.DELETE("/users/:username/suspend", handleSuspend(st, false))
+	admin.DELETE("/posts/:id", handleRemovePost(st))
 
 	api.POST(uploadPath, handleUpload(st, s.media, rl.Post), member)
 	api.PUT(avatarPath, handleAvatar(st, s.media, rl.Post), member)

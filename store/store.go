@@ -160,8 +160,8 @@ type Safety interface {
 	// Suspend suspends uid (its sessions end at once, its posts leave every
 	// view) or lifts the suspension; nothing is deleted.
 	Suspend(ctx context.Context, uid int64, on bool) error
-	// Lens is what viewer (0: anonymous, a nil Lens) may see.
-	Lens(ctx context.Context, viewer int64) (*Lens, error)
+	// Remove deletes any message (a post or a comment) as its author could.
+	Remove(ctx context.Context, mid int64) error
 }
 
 // NewReport is what a user reports.
@@ -221,7 +221,8 @@ type LiveTimeline interface {
 	HomeSince(ctx context.Context, uid, after int64, max int) ([]Post, error)
 	// LastID is the newest message id of uid's home timeline, 0 if empty.
 	LastID(ctx context.Context, uid int64) (int64, error)
-	// Lens is what uid may see: the live feed holds back what it hides.
+	// Lens is what uid may see, read now (not from a cache): the live feed
+	// holds back what it hides, and reads it again on EventLensChanged.
 	Lens(ctx context.Context, uid int64) (*Lens, error)
 }
 

@@ -64,6 +64,9 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	if err := s.leaveFans(ctx, uid); err != nil {
 		return err
 	}
+	if err := s.leaveSafety(ctx, uid); err != nil {
+		return err
+	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.Del(ctx, s.keys.Home(uid), s.keys.UserPosts(uid))
 		pl.Del(ctx, s.keys.Fans(uid), s.keys.Stars(uid))
@@ -88,7 +91,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 
 // deleteAllPosts deletes each of uid's posts with Delete, a page at a time.
 func (s *Store) deleteAllPosts(ctx context.Context, uid int64) error {
-	q := store.PageQuery{Limit: 100}
+	q := store.PageQuery{Limit: 100, Viewer: uid} // protected or suspended, its own posts are its own
 	for {
 		page, err := s.UserPosts(ctx, uid, q)
 		if err != nil {
@@ -183,7 +186,7 @@ func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // its avatar is gone too
 		return nil
 	})
-	s.caches.avatars.forget(uid)
+	s.caches.authors.forget(uid)
 	if err != nil {
 		return s.wrap("delete account", err)
 	}
@@ -202,4 +205,48 @@ func toAny(ss []string) []any {
 		out[i] = v
 	}
 	return out
+}
+
+// leaveSafety takes uid's blocks and mutes off both sides, and its follow
+// requests.
+func (s *Store) leaveSafety(ctx context.Context, uid int64) error {
+	var blocking, blockedBy, muting, mutedBy *redis.StringSliceCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		blocking = pl.ZRange(ctx, s.keys.Blocking(uid), 0, -1)
+		blockedBy = pl.SMembers(ctx, s.keys.BlockedBy(uid))
+		muting = pl.ZRange(ctx, s.keys.Muting(uid), 0, -1)
+		mutedBy = pl.SMembers(ctx, s.keys.MutedBy(uid))
+		return nil
+	})
+	if err != nil {
+		return s.wrap("delete account: blocks and mutes", err)
+	}
+	var others []int64
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, o := range parseIDs(blocking.Val()) {
+			pl.SRem(ctx, s.keys.BlockedBy(o), uid)
+			others = append(others, o)
+		}
+		for _, o := range parseIDs(blockedBy.Val()) {
+			pl.ZRem(ctx, s.keys.Blocking(o), uid)
+			others = append(others, o)
+		}
+		for _, o := range parseIDs(muting.Val()) {
+			pl.SRem(ctx, s.keys.MutedBy(o), uid)
+		}
+		for _, o := range parseIDs(mutedBy.Val()) {
+			pl.ZRem(ctx, s.keys.Muting(o), uid)
+			others = append(others, o)
+		}
+		pl.Del(ctx, s.keys.Blocking(uid), s.keys.BlockedBy(uid), s.keys.Muting(uid), s.keys.MutedBy(uid))
+		pl.Del(ctx, s.keys.FollowRequests(uid))
+		return nil
+	})
+	if err != nil {
+		return s.wrap("delete account: blocks and mutes", err)
+	}
+	if len(others) > 0 {
+		s.lensChanged(ctx, others...)
+	}
+	return nil
 }

@@ -136,7 +136,9 @@ func (s *Store) provePassword(ctx context.Context, g guardedLogin, uid int64, ty
 	return rec, nil
 }
 
-// newSession makes a random 256-bit token and stores its hash both ways.
+// newSession makes a random 256-bit token and stores its hash both ways;
+// a suspended user gets none (ErrSuspended). Every way in (a password,
+// another service) opens its session here.
 func (s *Store) newSession(ctx context.Context, uid int64) (string, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -146,13 +148,23 @@ func (s *Store) newSession(ctx context.Context, uid int64) (string, error) {
 	// Authenticate can read both keys of the session at once.
 	token := id(uid) + "." + base64.RawURLEncoding.EncodeToString(b[:])
 	h := store.TokenHash(token)
+	var suspended *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.SAdd(ctx, s.keys.UserSessions(uid), h)
 		p.Set(ctx, s.keys.Session(h), uid, s.opt.SessionTTL)
+		// Read after the session is written: a suspension ending every
+		// session after this read ends this one too.
+		suspended = p.HGet(ctx, s.keys.User(uid), fieldSuspended)
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return "", s.wrap("new session", err)
+	}
+	if suspended.Val() == "1" {
+		if err := s.Logout(ctx, uid, h); err != nil {
+			return "", err
+		}
+		return "", store.ErrSuspended
 	}
 	return token, nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// CacheListener keeps one process's session and avatar caches (caches.go):
+// CacheListener keeps one process's session, author and lens caches (caches.go):
 // it listens for what invalidates them and turns them on while it hears.
 // Without it running, every request asks Redis.
 type CacheListener struct {
@@ -36,12 +36,12 @@ func (l *CacheListener) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		l.opt.Logger.Warn("session and avatar caches off until Redis answers again", "err", err)
+		l.opt.Logger.Warn("session, author and lens caches off until Redis answers again", "err", err)
 		wait.sleep(ctx)
 	}
 }
 
-// listen subscribes to sessions:revoked and avatars:changed and applies
+// listen subscribes to sessions:revoked, avatars:changed and lenses:changed and applies
 // what comes, with the caches live from the confirmed subscription until an
 // error.
 func (l *CacheListener) listen(ctx context.Context) error {
@@ -51,8 +51,8 @@ func (l *CacheListener) listen(ctx context.Context) error {
 	// A blocked receive does not watch ctx: closing the subscription ends
 	// it at once, so that a process stops without waiting out cachePing.
 	defer context.AfterFunc(ctx, func() { ps.Close() })()
-	sessions, avatars := s.keys.SessionsChannel(), s.keys.AvatarsChannel()
-	if err := ps.Subscribe(ctx, sessions, avatars); err != nil {
+	sessions, avatars, lenses := s.keys.SessionsChannel(), s.keys.AvatarsChannel(), s.keys.LensChannel()
+	if err := ps.Subscribe(ctx, sessions, avatars, lenses); err != nil {
 		return err
 	}
 	confirmed, pinged := 0, false
@@ -73,7 +73,7 @@ func (l *CacheListener) listen(ctx context.Context) error {
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			if m.Kind == "subscribe" {
-				if confirmed++; confirmed == 2 {
+				if confirmed++; confirmed == 3 {
 					s.caches.setLive(true)
 				}
 			}
@@ -83,7 +83,10 @@ func (l *CacheListener) listen(ctx context.Context) error {
 				s.caches.sessions.forget(m.Payload)
 			case avatars:
 				uid, _ := strconv.ParseInt(m.Payload, 10, 64)
-				s.caches.avatars.forget(uid)
+				s.caches.authors.forget(uid)
+			case lenses:
+				uid, _ := strconv.ParseInt(m.Payload, 10, 64)
+				s.caches.lenses.forget(uid)
 			}
 		}
 	}

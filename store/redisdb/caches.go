@@ -1,21 +1,26 @@
 package redisdb
 
 import (
+	"microblog/store"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Each process remembers, for a short while, two things nearly every
-// request asks Redis for: which user a session token belongs to, and each
-// author's avatar. A session checked in the last cacheTTL is taken at its
+// Each process remembers, for a short while, three things nearly every
+// request asks Redis for: which user a session token belongs to, each
+// author's card (its avatar, whether it is protected or suspended), and
+// each reader's Lens (whom it blocks, is blocked by and mutes, and its
+// filtered words). A session checked in the last cacheTTL is taken at its
 // word, so an authenticated request does not wait on Redis before it
-// starts; a page of posts takes its authors' avatars from memory.
+// starts; a page of posts takes its authors and its reader's lens from
+// memory.
 //
 // What changes them is published: every session that ends (a logout, a
 // logout everywhere, a changed password, a deleted account) has its token
-// hash published on sessions:revoked, every new avatar its user's id on
-// avatars:changed, and every process forgets the entry on receipt. The
+// hash published on sessions:revoked, every changed author card its user's
+// id on avatars:changed, every changed lens its user's id on
+// lenses:changed, and every process forgets the entry on receipt. The
 // caches are used only while that subscription is known to be up: from
 // when it is confirmed until its connection fails or stops answering
 // pings, and they start empty each time, so an invalidation sent while a
@@ -96,11 +101,20 @@ func (c *liveCache[K, V]) setLive(live bool) {
 
 // caches are a Store's.
 type caches struct {
-	sessions liveCache[string, int64] // token hash → uid
-	avatars  liveCache[int64, string] // uid → avatar file name ("" for none)
+	sessions liveCache[string, int64]      // token hash → uid
+	authors  liveCache[int64, authorCard]  // uid → what a post shows of its author
+	lenses   liveCache[int64, *store.Lens] // uid → what the user may see
+}
+
+// authorCard is what a page of posts needs of each author besides the
+// post itself: its avatar, and whether it is protected or suspended.
+type authorCard struct {
+	avatar               string // file name; "" for none
+	protected, suspended bool
 }
 
 func (c *caches) setLive(live bool) {
 	c.sessions.setLive(live)
-	c.avatars.setLive(live)
+	c.authors.setLive(live)
+	c.lenses.setLive(live)
 }

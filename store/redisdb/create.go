@@ -90,19 +90,22 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 // of a repost) and the parent of a comment.
 func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 	if d.np.RepostOf != 0 {
-		o, err := s.Post(ctx, d.np.RepostOf, d.np.Author)
+		o, err := s.target(ctx, d.np.Author, d.np.RepostOf)
 		if err != nil {
 			return err
 		}
 		if o.Kind != store.KindPost {
 			return store.Invalid(store.CodeInvalidRepost, "only posts can be reposted, not comments")
 		}
-		orig := &o
+		orig := o
 		if o.RepostOf != nil {
 			if o.RepostOf.Deleted {
 				return store.ErrPostNotFound
 			}
 			orig = o.RepostOf
+		}
+		if orig.Author.Protected {
+			return store.ErrProtected
 		}
 		orig.RepostOf = nil
 		orig.RepostsCount++ // as it will be once this repost is indexed
@@ -112,7 +115,7 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 		}
 	}
 	if d.np.Parent != 0 {
-		parent, err := s.message(ctx, d.np.Parent)
+		parent, err := s.target(ctx, d.np.Author, d.np.Parent)
 		if err != nil {
 			return err
 		}

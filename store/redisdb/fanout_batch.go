@@ -152,7 +152,7 @@ func (f *FanOut) pushToFans(ctx context.Context, jobs []job, fans map[int64][]in
 	if len(uids) == 0 {
 		return nil
 	}
-	seen, err := f.lastSeen(ctx, uids)
+	seen, muters, err := f.lastSeen(ctx, uids, jobs)
 	if err != nil {
 		return err
 	}
@@ -165,6 +165,9 @@ func (f *FanOut) pushToFans(ctx context.Context, jobs []job, fans map[int64][]in
 			if seen[i] != 0 && seen[i] < cutoff {
 				continue // away: rebuilt by pulling when it comes back
 			}
+			if muters[j.author][fan] {
+				continue // mutes the author: its home timeline would hide the post
+			}
 			posts[i] = append(posts[i], redis.Z{Score: float64(j.mid), Member: j.mid})
 			pushed++
 		}
@@ -172,15 +175,32 @@ func (f *FanOut) pushToFans(ctx context.Context, jobs []job, fans map[int64][]in
 	return f.addToHomes(ctx, uids, posts, pushed)
 }
 
-// lastSeen is when each of uids was last seen (unix ms; 0: never), in one
-// ZMSCORE.
-func (f *FanOut) lastSeen(ctx context.Context, uids []int64) ([]float64, error) {
+// lastSeen is when each of uids was last seen (unix ms; 0: never), and who
+// mutes each author of jobs, in one round trip.
+func (f *FanOut) lastSeen(ctx context.Context, uids []int64, jobs []job) ([]float64, map[int64]map[int64]bool, error) {
 	members := make([]string, len(uids))
 	for i, u := range uids {
 		members[i] = id(u)
 	}
-	seen, err := f.s.rdb.ZMScore(ctx, f.s.keys.LastSeen(), members...).Result()
-	return seen, f.s.wrap("fan out: last seen", err)
+	var seen *redis.FloatSliceCmd
+	muted := make(map[int64]*redis.StringSliceCmd, 1)
+	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		seen = pl.ZMScore(ctx, f.s.keys.LastSeen(), members...)
+		for _, j := range jobs {
+			if muted[j.author] == nil {
+				muted[j.author] = pl.SMembers(ctx, f.s.keys.MutedBy(j.author))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, f.s.wrap("fan out: last seen", err)
+	}
+	muters := make(map[int64]map[int64]bool, len(muted))
+	for a, c := range muted {
+		muters[a] = idSet(c.Val())
+	}
+	return seen.Val(), muters, nil
 }
 
 // addToHomes adds posts[i] to the home timeline of uids[i], in one

@@ -23,6 +23,9 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	if _, err := s.username(ctx, star); err != nil {
 		return err
 	}
+	if err := s.mayAct(ctx, fan, star); err != nil {
+		return err
+	}
 	now := s.now()
 	var added *redis.IntCmd
 	var since *redis.StringCmd
@@ -86,8 +89,9 @@ func (s *Store) firstFollowLately(ctx context.Context, fan, star int64) bool {
 	return ok || err != nil
 }
 
-// Unfollow ends fan's following of star (idempotent) and takes the star's
-// posts out of the fan's home timeline.
+// Unfollow ends fan's following of star (or withdraws its request to
+// follow), idempotently, and takes the star's posts out of the fan's home
+// timeline.
 func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	if fan == star {
 		return store.ErrFollowSelf
@@ -99,6 +103,7 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		removed = p.ZRem(ctx, s.keys.Stars(fan), star)
 		p.ZRem(ctx, s.keys.Fans(star), fan)
+		p.ZRem(ctx, s.keys.FollowRequests(star), fan) // a request waiting is withdrawn
 		return nil
 	})
 	if err != nil {

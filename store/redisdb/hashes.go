@@ -123,6 +123,8 @@ type userHash struct {
 	Bio         string `redis:"bio"`
 	Posts       int64  `redis:"posts_count"`
 	Avatar      string `redis:"avatar"` // the avatar's file name in the media folder
+	Protected   bool   `redis:"protected"`
+	Suspended   bool   `redis:"suspended"`
 }
 
 // Fields of userHash read or written on their own, and the fields of the
@@ -145,10 +147,16 @@ const (
 	fieldLastPull = "lastpull"
 	// fieldNotificationsRead is the id of the newest notification read.
 	fieldNotificationsRead = "notifications_read"
+	// fieldProtected and fieldSuspended are "1" while the account is
+	// protected or suspended.
+	fieldProtected = "protected"
+	fieldSuspended = "suspended"
+	// fieldFilters is the JSON list of the user's filtered words.
+	fieldFilters = "filters"
 )
 
 // userFields are the fields of userHash a profile shows, in HMGET order.
-var userFields = []string{fieldUsername, fieldBio, "created", fieldPosts, fieldAvatar}
+var userFields = []string{fieldUsername, fieldBio, "created", fieldPosts, fieldAvatar, fieldProtected, fieldSuspended}
 
 // mediaHash is the M:<id> hash of one uploaded image.
 type mediaHash struct {

@@ -35,7 +35,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 	if len(keys) == 1 && ids != nil {
 		pre = parseIDs(ids.Val())
 	}
-	return s.messagePageFrom(ctx, keys, s.homeTail(uid), q, pre)
+	return s.messagePageFrom(ctx, keys, s.homeTail(uid), q, store.InFeed, pre)
 }
 
 // HomeSince returns the home-timeline posts of uid newer than after, oldest
@@ -52,6 +52,9 @@ func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]sto
 	}
 	posts, err := s.posts(ctx, mids, uid)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.sieve(ctx, posts, uid, store.InFeed); err != nil {
 		return nil, err
 	}
 	out := make([]store.Post, 0, len(posts))

@@ -278,9 +278,56 @@ func (k Keys) NotifyChannel(uid int64) string {
 func (k Keys) SessionsChannel() string { return k.prefix + "sessions:revoked" }
 
 // AvatarsChannel is the pub/sub channel avatars:changed on which the id of
-// every user whose avatar changed is published, for the processes that
-// remember avatars (caches.go); a plain channel on a cluster too.
+// every user whose author card changed (its avatar, protected or suspended)
+// is published, for the processes that remember authors (caches.go); a
+// plain channel on a cluster too.
 func (k Keys) AvatarsChannel() string { return k.prefix + "avatars:changed" }
+
+// Blocking is the ZSET user:userid:<uid>:blocking of the users uid blocks,
+// score = when (unix ms): the record of a block.
+func (k Keys) Blocking(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":blocking" }
+
+// BlockedBy is the SET user:userid:<uid>:blocked_by of the users who block
+// uid: the other side of their Blocking sets, for what uid may see.
+func (k Keys) BlockedBy(uid int64) string {
+	return k.prefix + "user:userid:" + k.tag(uid) + ":blocked_by"
+}
+
+// Muting is the ZSET user:userid:<uid>:muting of the users uid mutes,
+// score = when (unix ms).
+func (k Keys) Muting(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":muting" }
+
+// MutedBy is the SET user:userid:<uid>:muted_by of the users who mute uid:
+// the fan-out pushes none of uid's posts into their home timelines.
+func (k Keys) MutedBy(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":muted_by" }
+
+// FollowRequests is the ZSET user:userid:<uid>:follow_requests of the users
+// asking to follow uid's protected account, score = when (unix ms).
+func (k Keys) FollowRequests(uid int64) string {
+	return k.prefix + "user:userid:" + k.tag(uid) + ":follow_requests"
+}
+
+// LastReportID is the STRING global:reportid, INCRed for each report.
+func (k Keys) LastReportID() string { return k.prefix + "global:reportid" }
+
+// Report is the HASH report:<id> of one report: reporter, target, posts
+// (JSON list of ids), reason, created (unix ms), resolved ("1" once).
+func (k Keys) Report(reportID int64) string { return k.prefix + "report:" + id(reportID) }
+
+// Reports is the ZSET reports:open (resolved false) or reports:resolved of
+// report ids, score = id.
+func (k Keys) Reports(resolved bool) string {
+	if resolved {
+		return k.prefix + "reports:resolved"
+	}
+	return k.prefix + "reports:open"
+}
+
+// LensChannel is the pub/sub channel lenses:changed on which the id of
+// every user whose Lens changed (blocks, mutes, word filters) is published,
+// for the processes that remember lenses (caches.go); a plain channel on a
+// cluster too.
+func (k Keys) LensChannel() string { return k.prefix + "lenses:changed" }
 
 // channelTag is the hash tag of uid's live partition on a cluster, nothing
 // on a single Redis.

@@ -114,7 +114,7 @@ func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.Us
 		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // for the processes that remember it
 		return nil
 	})
-	s.caches.avatars.forget(uid)
+	s.caches.authors.forget(uid)
 	if err != nil {
 		return store.User{}, s.wrap("set avatar", err)
 	}

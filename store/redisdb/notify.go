@@ -47,12 +47,33 @@ func (s *Store) notify(ctx context.Context, actor int64, kind string, post int64
 			to = append(to, r)
 		}
 	}
+	to = s.notBlocking(ctx, actor, to)
 	if len(to) == 0 {
 		return
 	}
 	if err := s.storeNotes(ctx, actor, kind, post, to); err != nil {
 		s.opt.Logger.WarnContext(ctx, "notify", "kind", kind, "actor", actor, "post", post, "err", err)
 	}
+}
+
+// notBlocking are those of to who do not block actor: a blocked user
+// notifies nobody who blocks it. When Redis cannot tell, all of them (a
+// reader's lens still hides the notification).
+func (s *Store) notBlocking(ctx context.Context, actor int64, to []int64) []int64 {
+	cmds := make([]*redis.FloatCmd, len(to))
+	s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, uid := range to {
+			cmds[i] = pl.ZScore(ctx, s.keys.Blocking(uid), id(actor))
+		}
+		return nil
+	})
+	out := to[:0:0]
+	for i, uid := range to {
+		if cmds[i].Err() != nil {
+			out = append(out, uid)
+		}
+	}
+	return out
 }
 
 func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post int64, to []int64) error {
@@ -77,8 +98,11 @@ func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post i
 	for i, uid := range to {
 		nid := last - int64(len(to)) + 1 + int64(i)
 		ns, err := s.hydrateNotes(ctx, uid, []int64{nid}, []note{n}, 0)
-		if err != nil || len(ns) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(ns) == 0 {
+			continue // hidden from uid (or gone meanwhile)
 		}
 		if frames[i], err = store.EncodeFrame(store.EventNotification, ns[0]); err != nil {
 			return err
@@ -86,7 +110,9 @@ func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post i
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range to {
-			s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(uid), frames[i])
+			if frames[i] != nil {
+				s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(uid), frames[i])
+			}
 		}
 		return nil
 	})
@@ -153,7 +179,7 @@ func (s *Store) Notifications(ctx context.Context, uid int64, q store.PageQuery)
 }
 
 // hydrateNotes turns stored notes into Notifications as uid sees them,
-// dropping those whose actor or post is gone. Ids up to readUpTo are read.
+// dropping those whose actor or post is gone or hidden from uid's feed. Ids up to readUpTo are read.
 func (s *Store) hydrateNotes(ctx context.Context, uid int64, nids []int64, notes []note, readUpTo int64) ([]store.Notification, error) {
 	var actors, posts []int64
 	for _, n := range notes {
@@ -174,6 +200,13 @@ func (s *Store) hydrateNotes(ctx context.Context, uid int64, nids []int64, notes
 	if err != nil {
 		return nil, err
 	}
+	if err := s.sieve(ctx, ps, uid, store.InFeed); err != nil {
+		return nil, err
+	}
+	lens, err := s.lens(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
 	byPost := make(map[int64]*store.Post, len(ps))
 	for _, p := range ps {
 		if p != nil {
@@ -184,7 +217,7 @@ func (s *Store) hydrateNotes(ctx context.Context, uid int64, nids []int64, notes
 	for i, n := range notes {
 		actor, ok := byUser[n.Actor]
 		post := byPost[n.Post]
-		if !ok || n.Kind == "" || (n.Post != 0 && post == nil) {
+		if !ok || n.Kind == "" || (n.Post != 0 && post == nil) || lens.HidesUser(n.Actor, store.InFeed) {
 			continue
 		}
 		out = append(out, store.Notification{ID: nids[i], Kind: n.Kind, Actor: actor, Post: post,

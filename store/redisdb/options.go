@@ -28,6 +28,10 @@ const (
 	// DefaultInactiveAfter is how long a user may be away and still get
 	// pushes.
 	DefaultInactiveAfter = 7 * 24 * time.Hour
+	// DefaultMaxBlocks and DefaultMaxMutes are how many users one user may
+	// block, and mute (docs/performance.md measures a reader at the limit).
+	DefaultMaxBlocks = 10000
+	DefaultMaxMutes  = 10000
 )
 
 // Defaults of the background runners' options.
@@ -102,6 +106,9 @@ type Options struct {
 	// after that its home timeline is rebuilt by pulling when it comes back
 	// (DefaultInactiveAfter).
 	InactiveAfter time.Duration
+	// MaxBlocks and MaxMutes bound how many users one user may block, and
+	// mute (DefaultMaxBlocks, DefaultMaxMutes): past them 409.
+	MaxBlocks, MaxMutes int
 	// Metrics receives the store's counters; nil counts into nothing.
 	Metrics *Metrics
 	// Files removes media files that nothing refers to any more (a deleted
@@ -126,6 +133,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.InactiveAfter <= 0 {
 		o.InactiveAfter = DefaultInactiveAfter
+	}
+	if o.MaxBlocks <= 0 {
+		o.MaxBlocks = DefaultMaxBlocks
+	}
+	if o.MaxMutes <= 0 {
+		o.MaxMutes = DefaultMaxMutes
 	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)

@@ -37,7 +37,8 @@ func (s *Store) lookup(ctx context.Context, mid int64) (m *store.Post, hot bool,
 
 // Post returns one message (a post or a comment) as viewer sees it. A
 // comment in a thread whose post (or a comment above it) was deleted is
-// not found either: deleting a post takes its thread down with it.
+// not found either: deleting a post takes its thread down with it; nor is
+// one in a thread whose post viewer may not see.
 func (s *Store) Post(ctx context.Context, mid, viewer int64) (store.Post, error) {
 	if mid <= 0 {
 		return store.Post{}, store.ErrPostNotFound
@@ -46,15 +47,24 @@ func (s *Store) Post(ctx context.Context, mid, viewer int64) (store.Post, error)
 	if err != nil {
 		return store.Post{}, err
 	}
+	if err := s.sieve(ctx, ps, viewer, store.InView); err != nil {
+		return store.Post{}, err
+	}
 	if ps[0] == nil {
 		return store.Post{}, store.ErrPostNotFound
 	}
+	root := mid
 	for parent, depth := ps[0].ParentID, 0; parent != nil && depth < maxThreadDepth; depth++ {
 		up, err := s.message(ctx, *parent)
 		if err != nil {
 			return store.Post{}, err // ErrPostNotFound when it was deleted
 		}
-		parent = up.ParentID
+		root, parent = up.ID, up.ParentID
+	}
+	if root != mid {
+		if _, err := s.Post(ctx, root, viewer); err != nil {
+			return store.Post{}, err
+		}
 	}
 	return *ps[0], nil
 }
@@ -104,7 +114,7 @@ func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store
 			p.RepostOf = &store.Post{ID: p.RepostOf.ID, Deleted: true}
 		}
 	}
-	if err := s.fillAvatars(ctx, out); err != nil {
+	if err := s.fillAuthors(ctx, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -204,11 +214,11 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 	return nil
 }
 
-// fillAvatars sets the avatar of each post's author (and of the originals
-// the reposts carry): avatars change, so the message keeps none of its own.
-// The process remembers them (caches.go); those it does not are read in one
-// round trip.
-func (s *Store) fillAvatars(ctx context.Context, posts []*store.Post) error {
+// fillAuthors sets what each post shows of its author (and of the
+// originals' authors): the avatar, and the protected and suspended flags
+// the safety rule reads. Authors read lately come from memory; the others
+// in one round trip.
+func (s *Store) fillAuthors(ctx context.Context, posts []*store.Post) error {
 	var all []*store.Post
 	for _, p := range posts {
 		if p != nil {
@@ -221,39 +231,60 @@ func (s *Store) fillAvatars(ctx context.Context, posts []*store.Post) error {
 	if len(all) == 0 {
 		return nil
 	}
-	now := time.Now()
-	avatars := make(map[int64]string, 4)
-	var missing []int64
+	uids := make([]int64, 0, 4)
 	for _, p := range all {
-		uid := p.Author.ID
-		if _, ok := avatars[uid]; ok || slices.Contains(missing, uid) {
-			continue
+		if !slices.Contains(uids, p.Author.ID) {
+			uids = append(uids, p.Author.ID)
 		}
-		if name, ok := s.caches.avatars.get(uid, now); ok {
-			avatars[uid] = name
+	}
+	cards, err := s.authorCards(ctx, uids)
+	if err != nil {
+		return err
+	}
+	for _, p := range all {
+		c := cards[p.Author.ID]
+		p.Author.AvatarURL = avatarURL(c.avatar)
+		p.Author.Protected, p.Author.Suspended = c.protected, c.suspended
+	}
+	return nil
+}
+
+// authorCards are the cards of uids, from memory when read lately.
+func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]authorCard, error) {
+	now := time.Now()
+	cards := make(map[int64]authorCard, len(uids))
+	var missing []int64
+	for _, uid := range uids {
+		if c, ok := s.caches.authors.get(uid, now); ok {
+			cards[uid] = c
 		} else {
 			missing = append(missing, uid)
 		}
 	}
-	if len(missing) > 0 {
-		gen := s.caches.avatars.gen.Load()
-		cmds := make([]*redis.StringCmd, len(missing))
-		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			for i, uid := range missing {
-				cmds[i] = pl.HGet(ctx, s.keys.User(uid), fieldAvatar)
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return s.wrap("load avatars", err)
-		}
+	if len(missing) == 0 {
+		return cards, nil
+	}
+	gen := s.caches.authors.gen.Load()
+	cmds := make([]*redis.SliceCmd, len(missing))
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range missing {
-			avatars[uid] = cmds[i].Val()
-			s.caches.avatars.put(uid, cmds[i].Val(), gen, now)
+			cmds[i] = pl.HMGet(ctx, s.keys.User(uid), fieldAvatar, fieldProtected, fieldSuspended)
 		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, s.wrap("load authors", err)
 	}
-	for _, p := range all {
-		p.Author.AvatarURL = avatarURL(avatars[p.Author.ID])
+	for i, uid := range missing {
+		v := cmds[i].Val()
+		var c authorCard
+		if len(v) == 3 {
+			c.avatar, _ = v[0].(string)
+			c.protected = v[1] == "1"
+			c.suspended = v[2] == "1"
+		}
+		cards[uid] = c
+		s.caches.authors.put(uid, c, gen, now)
 	}
-	return nil
+	return cards, nil
 }

@@ -17,6 +17,11 @@ import (
 // change notifies the author (or takes the notification back) and sends the
 // message's new counts to live readers.
 func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
+	if on {
+		if _, err := s.target(ctx, uid, mid); err != nil {
+			return err
+		}
+	}
 	m, hot, err := s.lookup(ctx, mid)
 	if err != nil {
 		return err
@@ -89,7 +94,7 @@ func (s *Store) TagPosts(ctx context.Context, tag string, q store.PageQuery) (st
 	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	return s.messagePage(ctx, []string{s.keys.TagPosts(key)}, nil, q)
+	return s.messagePage(ctx, []string{s.keys.TagPosts(key)}, nil, q, store.InPublic)
 }
 
 // searchKey checks a topic or a search prefix and returns its index form.
@@ -132,12 +137,31 @@ func (s *Store) SearchUsers(ctx context.Context, prefix string, q store.PageQuer
 			uids = append(uids, parseID(m[i+1:]))
 		}
 	}
+	if uids, err = s.unhidden(ctx, uids, q.Viewer); err != nil {
+		return store.Page[store.User]{}, err
+	}
 	uids, err = s.byFans(ctx, uids, q.Size())
 	if err != nil {
 		return store.Page[store.User]{}, err
 	}
 	users, err := s.users(ctx, uids, q.Viewer)
 	return store.Page[store.User]{Items: users}, err
+}
+
+// unhidden are those of uids whom viewer may meet in a list of users:
+// neither blocking nor blocked (store.Lens).
+func (s *Store) unhidden(ctx context.Context, uids []int64, viewer int64) ([]int64, error) {
+	lens, err := s.lens(ctx, viewer)
+	if err != nil || lens == nil {
+		return uids, err
+	}
+	out := uids[:0:0]
+	for _, u := range uids {
+		if !lens.HidesUser(u, store.InView) {
+			out = append(out, u)
+		}
+	}
+	return out, nil
 }
 
 // byFans orders uids by follower count, most first, and keeps limit.
@@ -206,6 +230,9 @@ func (s *Store) Suggestions(ctx context.Context, q store.PageQuery) (store.Page[
 				candidates = append(candidates, u)
 			}
 		}
+	}
+	if candidates, err = s.unhidden(ctx, candidates, q.Viewer); err != nil {
+		return store.Page[store.User]{}, err
 	}
 	users, err := s.users(ctx, candidates[:min(limit, len(candidates))], q.Viewer)
 	return store.Page[store.User]{Items: users}, err

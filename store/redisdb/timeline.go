@@ -16,18 +16,21 @@ func (s *Store) UserPosts(ctx context.Context, uid int64, q store.PageQuery) (st
 		return store.Page[store.Post]{}, err
 	}
 	tail := s.archiveTail(store.ArchiveQuery{Authors: []int64{uid}})
-	return s.messagePage(ctx, []string{s.keys.UserPosts(uid)}, tail, q)
+	return s.messagePage(ctx, []string{s.keys.UserPosts(uid)}, tail, q, store.InView)
 }
 
 // PublicTimeline is a page of everyone's newest posts, newest first.
 func (s *Store) PublicTimeline(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
-	return s.messagePage(ctx, []string{s.keys.PublicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true}), q)
+	return s.messagePage(ctx, []string{s.keys.PublicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true}), q, store.InPublic)
 }
 
-// Comments is a page of the comments on message mid, newest first. While
-// mid is hot, its C set holds all of them; once it has left Redis, the
-// archived ones are only in the archive.
+// Comments is a page of the comments on message mid, newest first, when
+// the reader may see mid. While mid is hot, its C set holds all of them;
+// once it has left Redis, the archived ones are only in the archive.
 func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.Post], error) {
+	if _, err := s.Post(ctx, mid, q.Viewer); err != nil {
+		return store.Page[store.Post]{}, err
+	}
 	_, hot, err := s.lookup(ctx, mid)
 	if err != nil {
 		return store.Page[store.Post]{}, err
@@ -36,7 +39,7 @@ func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (sto
 	if !hot {
 		tail = s.archiveTail(store.ArchiveQuery{Parent: mid})
 	}
-	return s.messagePage(ctx, []string{s.keys.Comments(mid)}, tail, q)
+	return s.messagePage(ctx, []string{s.keys.Comments(mid)}, tail, q, store.InView)
 }
 
 // messagePage pages the union of sorted sets of message ids (score = id),
@@ -46,9 +49,10 @@ func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (sto
 // archive, or the pull model behind a home timeline. Both answer by id, so
 // one cursor pages through both with no gap and no duplicate at the seam.
 // Ids whose message is gone are skipped, and dropped from the sets so the
-// next reader does not meet them again.
-func (s *Store) messagePage(ctx context.Context, keys []string, tail tail, q store.PageQuery) (store.Page[store.Post], error) {
-	return s.messagePageFrom(ctx, keys, tail, q, nil)
+// next reader does not meet them again; those the reader may not see at
+// place at are skipped.
+func (s *Store) messagePage(ctx context.Context, keys []string, tail tail, q store.PageQuery, at store.Place) (store.Page[store.Post], error) {
+	return s.messagePageFrom(ctx, keys, tail, q, at, nil)
 }
 
 // firstRound is the range of the first round of messagePage for q.
@@ -58,7 +62,7 @@ func firstRound(q store.PageQuery) *redis.ZRangeBy {
 
 // messagePageFrom is messagePage whose first round's ids (the range of
 // firstRound in keys[0], the only key) were read already, unless first is nil.
-func (s *Store) messagePageFrom(ctx context.Context, keys []string, tail tail, q store.PageQuery, first []int64) (store.Page[store.Post], error) {
+func (s *Store) messagePageFrom(ctx context.Context, keys []string, tail tail, q store.PageQuery, at store.Place, first []int64) (store.Page[store.Post], error) {
 	limit := q.Size()
 	before, after := q.Cursor.Score, max(q.After, q.Cursor.After)
 	page := store.Page[store.Post]{Items: make([]store.Post, 0, limit)}
@@ -86,7 +90,7 @@ func (s *Store) messagePageFrom(ctx context.Context, keys []string, tail tail, q
 		if more = len(mids) > want; more {
 			mids = mids[:want]
 		}
-		if page.Items, err = s.hydrate(ctx, keys, mids, q.Viewer, page.Items); err != nil {
+		if page.Items, err = s.hydrate(ctx, keys, mids, q.Viewer, at, page.Items); err != nil {
 			return store.Page[store.Post]{}, err
 		}
 		if len(mids) > 0 {
@@ -99,10 +103,11 @@ func (s *Store) messagePageFrom(ctx context.Context, keys []string, tail tail, q
 	return page, nil
 }
 
-// hydrate appends to items the posts mids as viewer sees them. The ids
-// whose message is gone are skipped, and dropped from keys, the sets they
-// were read from, so that the next reader does not meet them again.
-func (s *Store) hydrate(ctx context.Context, keys []string, mids []int64, viewer int64, items []store.Post) ([]store.Post, error) {
+// hydrate appends to items the posts mids as viewer sees them at place at.
+// The ids whose message is gone are skipped, and dropped from keys, the
+// sets they were read from, so that the next reader does not meet them
+// again; those viewer may not see are skipped.
+func (s *Store) hydrate(ctx context.Context, keys []string, mids []int64, viewer int64, at store.Place, items []store.Post) ([]store.Post, error) {
 	posts, err := s.posts(ctx, mids, viewer)
 	if err != nil {
 		return nil, err
@@ -111,9 +116,15 @@ func (s *Store) hydrate(ctx context.Context, keys []string, mids []int64, viewer
 	for i, p := range posts {
 		if p == nil {
 			gone = append(gone, mids[i])
-			continue
 		}
-		items = append(items, *p)
+	}
+	if err := s.sieve(ctx, posts, viewer, at); err != nil {
+		return nil, err
+	}
+	for _, p := range posts {
+		if p != nil {
+			items = append(items, *p)
+		}
 	}
 	if len(gone) > 0 {
 		s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {

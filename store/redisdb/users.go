@@ -51,7 +51,8 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 	type cmds struct {
 		fields      *redis.SliceCmd
 		fans, stars *redis.IntCmd
-		following   *redis.FloatCmd
+		// what the viewer is to the user
+		following, blocking, blockedBy, muting, requested *redis.FloatCmd
 	}
 	all := make([]cmds, len(uids))
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -61,6 +62,10 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 			all[i].stars = p.ZCard(ctx, s.keys.Stars(uid))
 			if viewer > 0 {
 				all[i].following = p.ZScore(ctx, s.keys.Stars(viewer), id(uid))
+				all[i].blocking = p.ZScore(ctx, s.keys.Blocking(viewer), id(uid))
+				all[i].blockedBy = p.ZScore(ctx, s.keys.Blocking(uid), id(viewer))
+				all[i].muting = p.ZScore(ctx, s.keys.Muting(viewer), id(uid))
+				all[i].requested = p.ZScore(ctx, s.keys.FollowRequests(uid), id(viewer))
 			}
 		}
 		return nil
@@ -81,9 +86,13 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 			FollowersCount: all[i].fans.Val(),
 			FollowingCount: all[i].stars.Val(),
 		}
+		u.Protected, u.Suspended = h.Protected, h.Suspended
 		if viewer > 0 {
-			following := all[i].following.Err() == nil
-			u.Following = &following
+			u.Following = found(all[i].following)
+			u.Blocking = found(all[i].blocking)
+			u.BlockedBy = found(all[i].blockedBy)
+			u.Muting = found(all[i].muting)
+			u.Requested = found(all[i].requested)
 		}
 		out = append(out, u)
 	}
@@ -116,4 +125,10 @@ func (s *Store) username(ctx context.Context, uid int64) (string, error) {
 		return "", store.ErrUserNotFound
 	}
 	return name, s.wrap("load user", err)
+}
+
+// found tells whether a ZSCORE found its member.
+func found(c *redis.FloatCmd) *bool {
+	yes := c.Err() == nil
+	return &yes
 }
