@@ -65,7 +65,7 @@ test('desktop: block from a post’s ⋯ menu; the post leaves the home timeline
   await page.goto(`${BASE_URL}/u/${bob.username}`);
   await page.locator('.state-chip', { hasText: 'Blocked' }).waitFor();
   await page.getByRole('button', { name: `Unblock ${bob.username}` }).waitFor();
-  assert.equal(await page.locator('.btn-follow').count(), 0);
+  assert.equal(await page.locator('.profile-card .btn-follow').count(), 0);
   await page.locator('.profile-note', { hasText: `You have blocked ${bob.username}` }).waitFor();
   await shot(page, 'safety-desktop-blocked-profile');
   const seen = await api('GET', `/users/${bob.username}`, { token: alice.token });
@@ -76,7 +76,7 @@ test('desktop: block from a post’s ⋯ menu; the post leaves the home timeline
   const B = await desktop(browser, bob);
   await B.page.goto(`${BASE_URL}/u/${alice.username}`);
   await B.page.locator('.state-chip', { hasText: 'Blocks you' }).waitFor();
-  assert.equal(await B.page.locator('.btn-follow').count(), 0);
+  assert.equal(await B.page.locator('.profile-card .btn-follow').count(), 0);
   await shot(B.page, 'safety-desktop-blocked-by');
 
   // The blocked list in Settings unblocks him.
@@ -117,8 +117,7 @@ test('mobile (360 px): mute from a profile’s ⋯ menu; the posts leave home, S
   // Home no longer has the post; the menu now offers Unmute.
   await page.locator('.tabbar [data-tab=home]').tap();
   await page.locator('#title', { hasText: 'Home' }).waitFor();
-  await page.locator('[role=feed][aria-label="Home timeline"]').waitFor();
-  await page.waitForFunction(() => !document.querySelector('[role=feed][aria-busy=true]'));
+  await page.locator('[role=feed][aria-label="Home timeline"][aria-busy="false"]').waitFor({ state: 'attached' });
   assert.equal(await page.locator(`.post[data-id="${loud.id}"]`).count(), 0, 'the muted post is still on the home timeline');
   assert.ok(!(await homeIds(kai)).includes(loud.id));
 
@@ -190,10 +189,11 @@ test('desktop: a protected account gets a follow request, hears of it, and appro
   assert.equal(await status(`/posts/${secret.id}`), 404, 'a protected post is hidden from the anonymous');
 
   await P.page.goto(`${BASE_URL}/u/${olga.username}`);
-  await P.page.getByRole('img', { name: 'Protected account' }).first().waitFor();
+  await P.page.locator('.profile-name').getByRole('img', { name: 'Protected account' }).waitFor();
   await P.page.locator('.profile-note', { hasText: 'protected' }).waitFor();
-  await P.page.getByRole('button', { name: `Follow ${olga.username}` }).click();
-  const requested = P.page.getByRole('button', { name: `Withdraw the follow request to ${olga.username}` });
+  const profile = P.page.locator('.profile-card');
+  await profile.getByRole('button', { name: `Follow ${olga.username}` }).click();
+  const requested = profile.getByRole('button', { name: `Withdraw the follow request to ${olga.username}` });
   await requested.waitFor();
   assert.equal(await requested.textContent(), 'Requested');
   assert.equal((await api('GET', `/users/${olga.username}`, { token: pete.token })).requested, true);
@@ -217,7 +217,7 @@ test('desktop: a protected account gets a follow request, hears of it, and appro
   // Pete is a fan now: he sees her post, without a Repost button.
   assert.equal((await api('GET', `/users/${olga.username}`, { token: pete.token })).following, true);
   await P.page.reload();
-  await P.page.getByRole('button', { name: `Unfollow ${olga.username}` }).waitFor();
+  await profile.getByRole('button', { name: `Unfollow ${olga.username}` }).waitFor();
   const card = P.page.locator(`.post[data-id="${secret.id}"]`);
   await card.waitFor();
   assert.equal(await card.getByRole('button', { name: /^Repost/ }).count(), 0, 'a protected post offers Repost');
