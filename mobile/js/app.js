@@ -101,6 +101,7 @@ const routes = [
   [/^\/login$/, () => views.auth(ctx, 'login'), null],
   [/^\/signup$/, () => views.auth(ctx, 'signup'), null],
   [/^\/settings$/, () => views.settings(ctx), null],
+  [/^\/requests$/, () => views.requests(ctx), null],
 ];
 const open = new Set(['/login', '/signup', '/settings', '/public', '/search']);
 

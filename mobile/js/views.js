@@ -3,10 +3,11 @@
 
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
-import { postCard, avatar, followButton } from './core/render.js';
-import { authForm, profileFeed, commentReplies, charCounter, bioEditor, topicFeed, likersFeed } from './core/views.js';
+import { postCard, avatar } from './core/render.js';
+import { authForm, profileFeed, commentReplies, charCounter, bioEditor, topicFeed, likersFeed, relationParts } from './core/views.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
+import { privacyArea, followRequests } from './core/privacy.js';
 import { linkArea, signInOptions } from './core/sso.js';
 import { searcher, searchResults } from './core/search.js';
 import { bumpCount } from './core/social.js';
@@ -115,8 +116,14 @@ export function profile(ctx, name, tab) {
   const feed = profileFeed(ctx, name, tab, { followers: 'No followers yet.', following: 'Not following anyone yet.' });
   const me = ctx.me();
   const self = me && me.username.toLowerCase() === name.toLowerCase();
+  let loaded = false;
   function draw(user) {
     const followers = h('strong', {}, String(user.followers_count));
+    const rel = relationParts(ctx, user, {
+      followed: () => { followers.textContent = String(user.followers_count); },
+      // A block or mute from the menu: draw again, and give the menu back the focus.
+      changed: () => { draw(user); const m = header.querySelector('.menu-btn'); if (m) m.focus(); },
+    });
     const bio = user.bio ? h('p', { class: 'bio' }, user.bio) : self ? h('p', { class: 'bio muted' }, 'No bio yet.') : null;
     fill(header,
       h('div', { class: 'profile-top' }, avatar(user, 'xl'),
@@ -124,19 +131,20 @@ export function profile(ctx, name, tab) {
           avatarPicker(ctx, { accept: 'image/*', cls: 'btn btn-small', onDone: (u) => { Object.assign(user, { avatar_url: u.avatar_url }); ctx.avatarChanged(u); draw(user); } }),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => bio.replaceWith(bioEditor(ctx, user, () => draw(user))) } }, 'Edit bio'),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), 'Log out'))
-          : me ? followButton(user, ctx, () => { followers.textContent = String(user.followers_count); }) : null),
-      h('h2', { class: 'profile-name' }, user.username),
+          : me ? h('div', { class: 'profile-actions' }, rel.button, rel.menu) : null),
+      h('h2', { class: 'profile-name' }, user.username, rel.lock),
+      rel.states,
       bio,
       h('p', { class: 'muted small' }, 'Joined ' + shortDate(user.created_at)),
       h('div', { class: 'stats' },
         h('a', { href: base }, h('strong', {}, String(user.posts_count)), ' Posts'),
         h('a', { href: base + '/following' }, h('strong', {}, String(user.following_count)), ' Following'),
-        h('a', { href: base + '/followers' }, followers, ' Followers')));
+        h('a', { href: base + '/followers' }, followers, ' Followers')),
+      rel.note);
+    // A block or a protected account leaves no posts to list; once that changes, they load.
+    if (!loaded && (rel.showsPosts || tab !== 'posts')) { loaded = true; feed.reset(); }
   }
-  ctx.api.user(name).then((user) => {
-    draw(user);
-    feed.reset();
-  }, (err) => {
+  ctx.api.user(name).then(draw, (err) => {
     fill(header, h('h2', {}, err.status === 404 ? 'No such user' : 'Could not load this profile'), h('p', { class: 'muted' }, err.message));
   });
   return {
@@ -249,7 +257,11 @@ export function notifications(ctx) {
   };
 }
 
-/** settings sets which server the app talks to (needed inside Cordova). */
+/**
+ * settings holds, logged in, Privacy and safety (protected posts, follow
+ * requests, filtered words, blocks and mutes) and the Account area; and
+ * always which server the app talks to (needed inside Cordova).
+ */
 export function settings(ctx) {
   const input = h('input', { id: 'server', type: 'url', inputMode: 'url', placeholder: 'https://microblog.example.com', value: ctx.config.server() || '', attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false' } });
   const msg = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
@@ -277,11 +289,22 @@ export function settings(ctx) {
   // Linking is a navigation with the session cookie, which the app has
   // only when its server serves it (at /m/), not from Cordova's origin.
   const links = ctx.me() && ctx.config.server() === location.origin ? linkArea(ctx, { mobile: true }) : null;
+  const privacy = ctx.me() ? privacyArea(ctx) : null;
   return {
     el: h('div', { class: 'view settings' },
+      privacy ? h('h2', { class: 'settings-title' }, 'Privacy and safety') : null, privacy && privacy.el,
       acct ? h('h2', { class: 'settings-title' }, 'Server') : null, form,
       acct ? h('h2', { class: 'settings-title' }, 'Account') : null, links && links.el, acct && acct.el),
     title: 'Settings', back: true, noTabs: !ctx.me(),
+  };
+}
+
+/** requests lists who asks to follow the reader's protected account, to approve or reject. */
+export function requests(ctx) {
+  const feed = followRequests(ctx);
+  return {
+    el: h('div', { class: 'view' }, h('p', { class: 'topic-sub muted' }, 'Whoever you approve follows you and sees your protected posts.'), feed.el),
+    title: 'Follow requests', back: true, feed, refresh: () => feed.reset(),
   };
 }
 

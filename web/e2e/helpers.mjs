@@ -68,8 +68,12 @@ export async function api(method, path, { token, body, headers = {} } = {}) {
 }
 
 /** newUser registers a user: {username, token, user}. */
-export async function newUser(prefix) {
-  const username = uniqueName(prefix);
+export function newUser(prefix) {
+  return register(uniqueName(prefix));
+}
+
+/** register registers the user called username (say the operator the server names): {username, token, user}. */
+export async function register(username) {
   const res = await api('POST', '/users', { body: { username, password: PASSWORD } });
   return { username, token: res.token, user: res.user };
 }

@@ -17,6 +17,7 @@ import * as views from './views.js';
 import { topSearch } from './search.js';
 import { repostDialog } from './compose.js';
 import { providersOf, ssoOutcome } from './core/sso.js';
+import { admin } from './admin.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -107,8 +108,11 @@ const routes = [
   [/^\/search$/, () => views.search(ctx, new URLSearchParams(location.search).get('q') || '')],
   [/^\/notifications$/, () => views.notifications(ctx)],
   [/^\/account$/, () => views.account(ctx)],
+  [/^\/settings$/, () => views.settings(ctx)],
+  [/^\/requests$/, () => views.requests(ctx)],
+  [/^\/admin$/, () => (app.user.admin ? admin(ctx) : views.notFound(ctx))],
 ];
-const private_ = new Set(['/', '/notifications', '/account']); // pages that need a session
+const private_ = new Set(['/', '/notifications', '/account', '/settings', '/requests', '/admin']); // pages that need a session
 
 function render() {
   const path = location.pathname;
@@ -143,6 +147,8 @@ function renderNav() {
       link('/search', 'Search', 'search', path === '/search', 'nav-search'),
       bell,
       link(mine, 'Profile', 'user', path.startsWith(mine)));
+    // Operators (MICROBLOG_ADMINS) have the reports page.
+    if (app.user.admin) nav.append(link('/admin', 'Reports', 'shield', path === '/admin'));
     account.append(
       h('a', { class: 'account-name', href: mine, title: 'Your profile' }, '@' + app.user.username),
       h('button', { type: 'button', class: 'btn btn-ghost btn-small btn-logout', attrs: { 'aria-label': 'Log out' }, on: { click: logout } },

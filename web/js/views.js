@@ -3,11 +3,12 @@
 
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
-import { postCard, avatar, followButton } from './core/render.js';
+import { postCard, avatar } from './core/render.js';
 import { avatarPicker } from './core/media.js';
-import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed } from './core/views.js';
+import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed, relationParts } from './core/views.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
+import { privacyArea, followRequests } from './core/privacy.js';
 import { linkArea, signInOptions } from './core/sso.js';
 import { bumpCount } from './core/social.js';
 import { shortDate } from './core/time.js';
@@ -106,10 +107,12 @@ export function profile(ctx, name, tab) {
   });
   let user = null;
   const counts = {};
+  let loaded = false;
 
   function drawHeader() {
     const me = ctx.me();
     const self = me && me.id === user.id;
+    const rel = relationParts(ctx, user, { followed, changed });
     const stat = (key, n, label, href) => {
       counts[key] = h('strong', {}, new Intl.NumberFormat(navigator.language).format(n));
       return h('a', { class: 'stat', href }, counts[key], ' ', label);
@@ -121,22 +124,39 @@ export function profile(ctx, name, tab) {
         h('div', { class: 'profile-actions' },
           self ? avatarPicker(ctx, { onDone: (u) => { user = u; ctx.avatarChanged(u); drawHeader(); } }) : null,
           self ? h('button', { type: 'button', class: 'btn', on: { click: () => editBio(bio) } }, 'Edit bio') : null,
-          self ? h('a', { class: 'btn', href: '/account' }, icon('settings', 18), 'Account')
-            : me ? followButton(user, ctx, () => { counts.followers.textContent = String(user.followers_count); }) : null)),
-      h('h1', { class: 'profile-name' }, user.username),
+          self ? h('a', { class: 'btn', href: '/settings' }, icon('settings', 18), 'Settings') : null,
+          self ? h('a', { class: 'btn', href: '/account' }, icon('user', 18), 'Account') : rel.button,
+          rel.menu)),
+      h('h1', { class: 'profile-name' }, user.username, rel.lock),
+      rel.states,
       bio,
       h('p', { class: 'muted small' }, 'Joined ' + shortDate(user.created_at)),
       h('div', { class: 'stats' },
         stat('posts', user.posts_count, 'Posts', base),
         stat('following', user.following_count, 'Following', base + '/following'),
-        stat('followers', user.followers_count, 'Followers', base + '/followers')));
+        stat('followers', user.followers_count, 'Followers', base + '/followers')),
+      rel.note);
+    // A block or a protected account leaves no posts to list; once that changes, they load.
+    if (!loaded && (rel.showsPosts || tab !== 'posts')) { loaded = true; feed.reset(); }
+  }
+
+  /** followed shows a follow in the counts, keeping the button's focus. */
+  function followed() {
+    counts.followers.textContent = String(user.followers_count);
+  }
+
+  /** changed draws the header again after a block or mute from it, and gives its menu back the focus. */
+  function changed() {
+    drawHeader();
+    const menu = header.querySelector('.menu-btn');
+    if (menu) menu.focus();
   }
 
   function editBio(bioEl) {
     bioEl.replaceWith(bioEditor(ctx, user, () => drawHeader()));
   }
 
-  ctx.api.user(name).then((u) => { user = u; drawHeader(); feed.reset(); }, (err) => {
+  ctx.api.user(name).then((u) => { user = u; drawHeader(); }, (err) => {
     fill(header, h('h1', {}, err.status === 404 ? 'No such user' : 'Could not load this profile'),
       h('p', { class: 'muted' }, err.status === 404 ? `There is no user called “${name}”.` : err.message));
   });
@@ -280,6 +300,24 @@ export function account(ctx) {
     linkArea(ctx, { sectionClass: 'card' }).el,
     area.el);
   return { el, title: 'Account' };
+}
+
+/** settings is the Settings page: protected posts, follow requests, filtered words, blocks and mutes. */
+export function settings(ctx) {
+  const el = h('div', { class: 'view' },
+    pageHead('Settings', 'Privacy and safety: who sees your posts, and whose posts you see.'),
+    privacyArea(ctx, { sectionClass: 'card' }).el,
+    h('p', { class: 'muted page-sub' }, 'Your password, your sessions and deleting your account are under ', h('a', { href: '/account' }, 'Account'), '.'));
+  return { el, title: 'Settings' };
+}
+
+/** requests lists who asks to follow the reader's protected account, to approve or reject. */
+export function requests(ctx) {
+  const el = h('div', { class: 'view' },
+    h('div', { class: 'page-head page-head-back' }, backButton(ctx), h('h1', {}, 'Follow requests')),
+    h('p', { class: 'muted page-sub' }, 'Whoever you approve follows you and sees your protected posts. ', h('a', { href: '/settings' }, 'Settings')),
+    followRequests(ctx).el);
+  return { el, title: 'Follow requests' };
 }
 
 function backButton(ctx) {

@@ -23,7 +23,18 @@ function passwordField(id, label, autocomplete, help) {
   return { input, el: h('div', { class: 'field' }, h('label', { htmlFor: id }, label), input, help ? h('p', { class: 'help' }, help) : null) };
 }
 
-function errorLine() {
+/**
+ * settingsSection is one titled part of the Account area or of Settings
+ * (of class sectionClass too, such as the desktop page's card); text, if
+ * given, explains it under the title.
+ */
+export function settingsSection(id, title, text, sectionClass, ...body) {
+  return h('section', { class: ('account-section ' + sectionClass).trim(), attrs: { 'aria-labelledby': id } },
+    h('h2', { id }, title), text ? h('p', { class: 'muted' }, text) : null, ...body);
+}
+
+/** errorLine is a form's error message, hidden until something fails. */
+export function errorLine() {
   return h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
 }
 
@@ -110,8 +121,7 @@ export function accountArea(ctx, { signedOut, sectionClass = '' }) {
     h('p', { id: 'acct-confirm-text' }, `Delete @${me.username}, all its posts and follows? This cannot be undone, and someone else may take the name.`),
     h('div', { class: 'account-actions' }, really, h('button', { type: 'button', class: 'btn', on: { click: cancel } }, 'Cancel')));
 
-  const section = (id, title, text, ...body) => h('section', { class: ('account-section ' + sectionClass).trim(), attrs: { 'aria-labelledby': id } },
-    h('h2', { id }, title), text ? h('p', { class: 'muted' }, text) : null, ...body);
+  const section = (id, title, text, ...body) => settingsSection(id, title, text, sectionClass, ...body);
   const el = h('div', { class: 'account-area' },
     section('acct-pw-title', 'Change password', null, pwForm),
     section('acct-all-title', 'Log out everywhere', 'Ends every session of your account, on every device, this one included.', allError, allButton),

@@ -16,6 +16,18 @@ export class ApiError extends Error {
   get offline() { return this.status === 0; }
 }
 
+// WORDS says in words what went wrong for the errors a person meets when
+// someone is unpleasant (docs/api.md, section 8): the code decides, not the
+// server's message, so every toast and form says it alike.
+const WORDS = {
+  blocked: 'You can’t do that: one of you has blocked the other.',
+  protected: 'This account is protected: its posts can’t be reposted.',
+  block_limit: 'You have blocked as many accounts as you can. Unblock someone first.',
+  mute_limit: 'You have muted as many accounts as you can. Unmute someone first.',
+  suspended: 'This account is suspended.',
+  not_admin: 'Only the service’s operators can do that.',
+};
+
 /** newKey returns a random key for Idempotency-Key (crypto.randomUUID needs a secure context). */
 function newKey() {
   if (crypto.randomUUID) return crypto.randomUUID();
@@ -66,7 +78,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
       // A wrong password (invalid_credentials) is not a lost session.
       if (res.status === 401 && !quiet401 && e.code !== 'invalid_credentials') onUnauthorized();
       throw new ApiError(res.status, e.code || 'http_' + res.status,
-        e.message || res.statusText || 'Request failed', res.headers.get('Retry-After'));
+        WORDS[e.code] || e.message || res.statusText || 'Request failed', res.headers.get('Retry-After'));
     }
     return data;
   }
@@ -95,7 +107,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
         if (xhr.status >= 200 && xhr.status < 300) { onProgress(1); resolve(data); return; }
         const e = (data && data.error) || {};
         if (xhr.status === 401) onUnauthorized();
-        reject(new ApiError(xhr.status, e.code || 'http_' + xhr.status, e.message || xhr.statusText || 'Upload failed',
+        reject(new ApiError(xhr.status, e.code || 'http_' + xhr.status, WORDS[e.code] || e.message || xhr.statusText || 'Upload failed',
           xhr.getResponseHeader('Retry-After')));
       };
       xhr.send(body);
@@ -115,7 +127,8 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     me: () => request('GET', '/me', undefined, { quiet401: true }),
     changePassword: (oldPassword, newPassword) => request('PUT', '/me/password', { old_password: oldPassword, new_password: newPassword }),
     deleteAccount: (password) => request('DELETE', '/me', { password }),
-    updateMe: (bio) => request('PATCH', '/me', { bio }),
+    /** updateMe changes fields of one's own User: {bio} or {protected}. */
+    updateMe: (fields) => request('PATCH', '/me', fields),
     user: (name) => request('GET', '/users/' + enc(name)),
     follow: (name) => request('PUT', '/users/' + enc(name) + '/follow'),
     unfollow: (name) => request('DELETE', '/users/' + enc(name) + '/follow'),
@@ -142,6 +155,27 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     searchUsers: (q, page) => request('GET', '/search/users' + query({ ...page, q })),
     searchTags: (q, page) => request('GET', '/search/tags' + query({ ...page, q })),
     suggestions: (page) => request('GET', '/suggestions/users' + query(page)),
+
+    // Safety (docs/api.md, section 8): blocks, mutes, word filters,
+    // follow requests, reports, and the operators' moderation.
+    block: (name) => request('PUT', '/users/' + enc(name) + '/block'),
+    unblock: (name) => request('DELETE', '/users/' + enc(name) + '/block'),
+    mute: (name) => request('PUT', '/users/' + enc(name) + '/mute'),
+    unmute: (name) => request('DELETE', '/users/' + enc(name) + '/mute'),
+    blocks: (page) => request('GET', '/me/blocks' + query(page)),
+    mutes: (page) => request('GET', '/me/mutes' + query(page)),
+    filters: () => request('GET', '/me/filters'),
+    setFilters: (words) => request('PUT', '/me/filters', { words }),
+    followRequests: (page) => request('GET', '/me/follow_requests' + query(page)),
+    approve: (name) => request('PUT', '/me/follow_requests/' + enc(name)),
+    reject: (name) => request('DELETE', '/me/follow_requests/' + enc(name)),
+    report: (username, reason, postIds = []) => request('POST', '/reports',
+      { username, reason, ...(postIds.length ? { post_ids: postIds } : {}) }),
+    reports: (page) => request('GET', '/admin/reports' + query({ resolved: 'false', ...page })),
+    resolveReport: (id) => request('POST', '/admin/reports/' + enc(id) + '/resolve'),
+    suspend: (name) => request('POST', '/admin/users/' + enc(name) + '/suspend'),
+    unsuspend: (name) => request('DELETE', '/admin/users/' + enc(name) + '/suspend'),
+    removePost: (id) => request('DELETE', '/admin/posts/' + enc(id)),
 
     // Pictures. Uploads go through XMLHttpRequest, whose
     // upload progress fetch does not report; onProgress gets 0…1.

@@ -37,6 +37,7 @@ export class Feed {
     this.emptyText = empty;
     this.canRefresh = canRefresh;
     this.nodes = new Map();   // key → list item
+    this.items = new Map();   // key → the item it shows
     this.pending = [];        // live items held behind the "new posts" button
     this.cursor = null;
     this.loading = false;
@@ -76,6 +77,7 @@ export class Feed {
     this.cursor = null;
     this.done = false;
     this.nodes.clear();
+    this.items.clear();
     this.pending = [];
     this._pill();
     clear(this.list);
@@ -202,9 +204,16 @@ export class Feed {
   remove(k) {
     const node = this.nodes.get(k);
     if (node) { node.remove(); this.nodes.delete(k); }
+    this.items.delete(k);
     this.pending = this.pending.filter((p) => this.key(p) !== k);
     this._pill();
     if (this.nodes.size === 0 && this.done) this._status('empty');
+  }
+
+  /** removeWhere takes away every item, shown or held, for which test(item) is true (say the posts of someone just blocked). */
+  removeWhere(test) {
+    for (const [k, item] of [...this.items]) if (test(item)) this.remove(k);
+    for (const item of this.pending.filter(test)) this.remove(this.key(item));
   }
 
   _wrap(item) {
@@ -218,6 +227,7 @@ export class Feed {
     if (this.nodes.has(k)) return;
     const node = this._wrap(item);
     this.nodes.set(k, node);
+    this.items.set(k, item);
     this.list.append(node);
     if (typeof item.id === 'number' && item.id > this.maxId) this.maxId = item.id;
   }
@@ -228,6 +238,7 @@ export class Feed {
     const node = this._wrap(item);
     if (animate) node.classList.add('enter');
     this.nodes.set(k, node);
+    this.items.set(k, item);
     // Keep newest first even when events arrive out of order.
     let before = this.list.firstElementChild;
     while (before && Number(before.dataset.key) > Number(k)) before = before.nextElementSibling;

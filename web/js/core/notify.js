@@ -86,7 +86,7 @@ export function badgeText(n) {
   return n > 99 ? '99+' : String(n);
 }
 
-const KIND_ICON = { like: 'heart', comment: 'comment', reply: 'comment', repost: 'repost', follow: 'userPlus', mention: 'at' };
+const KIND_ICON = { like: 'heart', comment: 'comment', reply: 'comment', repost: 'repost', follow: 'userPlus', follow_request: 'lock', mention: 'at' };
 
 /** what says what the actor did, after their name: "liked your post". */
 export function what(n) {
@@ -97,6 +97,7 @@ export function what(n) {
     case 'reply': return 'replied to your comment';
     case 'repost': return 'reposted your post';
     case 'follow': return 'followed you';
+    case 'follow_request': return 'asked to follow you';
     case 'mention': return onComment ? 'mentioned you in a comment' : 'mentioned you';
     default: return 'sent you a notification';
   }
@@ -131,7 +132,8 @@ export function notificationRow(n, ctx) {
           h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, ' · '),
           h('span', { class: 'time' }, timeElement(n.created_at)))),
       n.post && text ? h('a', { class: 'notif-post', href: ctx.href('/p/' + n.post.id) }, excerpt(text, 140)) : null,
-      n.kind === 'follow' && n.actor && me && n.actor.following === false ? followButton(n.actor, ctx) : null));
+      n.kind === 'follow' && n.actor && me && n.actor.following === false ? followButton(n.actor, ctx) : null,
+      n.kind === 'follow_request' ? h('a', { class: 'notif-link', href: ctx.href('/requests') }, 'Review follow requests') : null));
 }
 
 /**
@@ -146,7 +148,7 @@ export function notificationsList(ctx, unread) {
   const feed = ctx.trackFeed(new Feed({
     load: (p) => ctx.api.notifications(p),
     render: (n) => { unread.listed(n); return notificationRow(n, ctx); },
-    empty: 'No notifications yet. When someone likes, reposts or answers your posts, mentions you or follows you, it shows here.',
+    empty: 'No notifications yet. When someone likes, reposts or answers your posts, mentions you, follows you or asks to, it shows here.',
     label: 'Notifications',
     canRefresh: false,
     onPage: (page, first) => { if (first && page.items.length) markRead(Math.max(...page.items.map((n) => n.id))); },

@@ -18,6 +18,7 @@ import { timeElement, shortDate } from './time.js';
 import { richText } from './text.js';
 import { countsRow, likeControls, paint } from './social.js';
 import { mediaGrid, mediaURL } from './media.js';
+import { lockMark, postMenu } from './safety.js';
 
 /** hue picks a stable colour for a name. */
 function hue(name) {
@@ -135,7 +136,8 @@ export function postCard(post, ctx, opts = {}) {
   actions.append(commentBtn);
   if (post.kind === 'post' && me) {
     const target = isRepost && !post.repost_of.deleted ? post.repost_of : post;
-    if (!(isRepost && post.repost_of.deleted)) {
+    // A protected account's posts cannot be reposted (the server answers 403 protected).
+    if (!(isRepost && post.repost_of.deleted) && !target.author.protected) {
       actions.append(h('button', { type: 'button', class: 'action', dataset: { role: 'reposts', label: 'Repost' }, on: { click: () => ctx.repost(target) } },
         icon('repost', 18), h('span', { class: 'n' })));
     }
@@ -152,9 +154,11 @@ export function postCard(post, ctx, opts = {}) {
     h('div', { class: 'post-body' },
       h('div', { class: 'post-head' },
         userLink(ctx, name),
+        post.author.protected ? lockMark(14) : null,
         isRepost ? h('span', { class: 'badge' }, icon('repost', 14), 'reposted') : null,
         h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
-        h('a', { class: 'time', href: ctx.href('/p/' + post.id) }, timeElement(post.created_at))),
+        h('a', { class: 'time', href: ctx.href('/p/' + post.id) }, timeElement(post.created_at)),
+        postMenu(post, ctx)),
       post.kind === 'comment' && post.parent_id && opts.showParent
         ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, 'in reply to a post') : null,
       post.content ? h('p', { class: 'content' }, richText(post.content, post, ctx.href)) : null,
@@ -163,30 +167,43 @@ export function postCard(post, ctx, opts = {}) {
       actions));
 }
 
+/** canFollow says whether the reader may follow user: not while either blocks the other. */
+export function canFollow(user) {
+  return !user.blocking && !user.blocked_by;
+}
+
 /**
  * followButton toggles following a user and keeps its label and aria-pressed
  * right, and those of every other follow button for that user on the page
- * (the same person may be in a list and in the suggestions).
+ * (the same person may be in a list and in the suggestions). Following a
+ * protected account asks it first: the button says "Requested" until it
+ * answers, and a click takes the request back.
  */
 export function followButton(user, ctx, onChange = () => {}) {
   const btn = h('button', { type: 'button', class: 'btn btn-follow', dataset: { user: user.username } });
-  btn.syncFollow = (following) => { if (user.following !== following) { user.following = following; show(); } };
+  btn.syncFollow = (following, requested) => {
+    if (user.following !== following || !!user.requested !== requested) { user.following = following; user.requested = requested; show(); }
+  };
   const show = () => {
-    btn.textContent = user.following ? 'Following' : 'Follow';
-    btn.classList.toggle('btn-primary', !user.following);
-    btn.setAttribute('aria-pressed', user.following ? 'true' : 'false');
-    btn.setAttribute('aria-label', (user.following ? 'Unfollow ' : 'Follow ') + user.username);
+    const asked = !user.following && !!user.requested;
+    btn.textContent = user.following ? 'Following' : asked ? 'Requested' : 'Follow';
+    btn.classList.toggle('btn-primary', !user.following && !asked);
+    btn.setAttribute('aria-pressed', user.following || asked ? 'true' : 'false');
+    btn.setAttribute('aria-label', (user.following ? 'Unfollow ' : asked ? 'Withdraw the follow request to ' : 'Follow ') + user.username);
   };
   btn.addEventListener('click', async () => {
     const was = user.following;
+    const undo = was || !!user.requested;
     btn.disabled = true;
     try {
-      if (was) await ctx.api.unfollow(user.username); else await ctx.api.follow(user.username);
-      user.following = !was;
-      user.followers_count += was ? -1 : 1;
+      const res = undo ? await ctx.api.unfollow(user.username) : await ctx.api.follow(user.username);
+      const asked = !undo && !!(res && res.requested);
+      user.following = !undo && !asked;
+      user.requested = asked;
+      if (was || user.following) user.followers_count += was ? -1 : 1;
       show();
       for (const other of document.querySelectorAll('.btn-follow')) {
-        if (other !== btn && other.dataset.user === user.username && other.syncFollow) other.syncFollow(!was);
+        if (other !== btn && other.dataset.user === user.username && other.syncFollow) other.syncFollow(user.following, asked);
       }
       if (ctx.followed) ctx.followed(user);
       onChange(user);
@@ -203,13 +220,16 @@ export function followButton(user, ctx, onChange = () => {}) {
 /**
  * userRow is one line of a list of users (followers, likes, search results,
  * suggestions); opts.onFollow is told when the reader (un)follows them.
+ * opts.actions, if given, are the row's buttons instead of Follow (a list
+ * of blocked accounts has Unblock).
  */
 export function userRow(user, ctx, opts = {}) {
   const me = ctx.me();
+  const follow = me && me.id !== user.id && user.following !== null && canFollow(user);
   return h('div', { class: 'user-row', dataset: { user: user.username } },
     h('a', { href: ctx.href('/u/' + encodeURIComponent(user.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(user)),
     h('div', { class: 'user-row-body' },
       userLink(ctx, user.username),
       user.bio ? h('p', { class: 'bio' }, user.bio) : h('p', { class: 'bio muted' }, 'Joined ' + shortDate(user.created_at))),
-    me && me.id !== user.id && user.following !== null ? followButton(user, ctx, opts.onFollow) : null);
+    opts.actions ? h('div', { class: 'row-actions' }, opts.actions) : follow ? followButton(user, ctx, opts.onFollow) : null);
 }

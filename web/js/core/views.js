@@ -10,7 +10,8 @@
 
 import { h } from './dom.js';
 import { Feed, retryable, RETRY_FIRST, RETRY_MAX } from './feed.js';
-import { postCard, userRow } from './render.js';
+import { postCard, userRow, followButton, canFollow } from './render.js';
+import { lockMark, profileMenu, unblockButton, userStates, profileNote } from './safety.js';
 import { countChars } from './api.js';
 import { whoToFollow } from './search.js';
 
@@ -76,6 +77,36 @@ export function profileFeed(ctx, name, tab, empty) {
       label: tab === 'followers' ? `Followers of ${name}` : `Followed by ${name}`,
       canRefresh: false,
     }));
+}
+
+/**
+ * relationParts are the parts of someone's profile header that say and
+ * change where the reader stands with them: the Follow (or Unblock) button,
+ * the "⋯" menu, the lock of a protected account, the states (Blocked,
+ * Muted, Blocks you, Suspended) and the note that says why no posts show
+ * (showsPosts is false then). followed(user) is told of a follow or a
+ * request, after the note is updated; changed(user) of a block or mute,
+ * to draw the header again.
+ */
+export function relationParts(ctx, user, { followed, changed }) {
+  const me = ctx.me();
+  const self = me && me.id === user.id;
+  const text = profileNote(user, ctx);
+  const note = h('p', { class: 'profile-note', hidden: !text }, text || '');
+  const onFollow = () => {
+    const t = profileNote(user, ctx);
+    note.textContent = t || '';
+    note.hidden = !t;
+    followed(user);
+  };
+  return {
+    button: !me || self ? null : user.blocking ? unblockButton(user, ctx, changed) : canFollow(user) ? followButton(user, ctx, onFollow) : null,
+    menu: profileMenu(user, ctx, changed),
+    lock: user.protected ? lockMark(20) : null,
+    states: userStates(user),
+    note,
+    showsPosts: !text,
+  };
 }
 
 /**
@@ -155,7 +186,7 @@ export function bioEditor(ctx, user, done) {
     save.disabled = true;
     error.hidden = true;
     try {
-      const u = await ctx.api.updateMe(area.value.trim());
+      const u = await ctx.api.updateMe({ bio: area.value.trim() });
       Object.assign(user, u);
       const me = ctx.me();
       if (me && me.id === u.id) me.bio = u.bio;

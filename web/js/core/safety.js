@@ -1,0 +1,202 @@
+// safety.js is what a person does about someone unpleasant, alike in both
+// front ends: block, mute and report from a post's or a profile's "⋯" menu,
+// the report dialog, and what a profile says of the two people (Blocked,
+// Muted, Blocks you, the lock of a protected account).
+//
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
+
+import { h, icon } from './dom.js';
+import { countChars } from './api.js';
+import { menuButton } from './menu.js';
+
+/** MAX_REASON is the longest reason of a report, in characters. */
+export const MAX_REASON = 1000;
+
+/** lockMark is the lock shown by the name of a protected account. */
+export function lockMark(size = 16) {
+  return h('span', { class: 'lock', title: 'Protected account', attrs: { role: 'img', 'aria-label': 'Protected account' } }, icon('lock', size));
+}
+
+/**
+ * hideAuthor takes name's posts (and, with quotes, the reposts of them by
+ * others) off every list on the page, the home timeline kept off screen
+ * included: the server shows none of them any more, from its next page on.
+ */
+function hideAuthor(ctx, name, quotes) {
+  const by = (p) => p && p.author && p.author.username === name;
+  for (const f of [ctx.app.homeFeed, ...ctx.app.feeds]) {
+    if (f) f.removeWhere((item) => by(item) || (quotes && by(item.repost_of)));
+  }
+}
+
+/**
+ * setBlocked blocks user (after asking) or unblocks them, and tells
+ * changed(user) with its fields updated. A block ends the follows both
+ * ways and takes their posts off the page. It returns whether it did it.
+ */
+export async function setBlocked(ctx, user, on, changed = () => {}) {
+  const name = user.username;
+  if (on && !confirm(`Block ${name}? Neither of you will see the other’s posts, and ${name} can’t follow you, reply to you or mention you.`)) return false;
+  try {
+    if (on) await ctx.api.block(name); else await ctx.api.unblock(name);
+  } catch (err) {
+    ctx.toast(err.message);
+    return false;
+  }
+  user.blocking = on;
+  if (on) {
+    if (user.following) user.followers_count = Math.max(0, (user.followers_count || 1) - 1);
+    user.following = false;
+    user.requested = false;
+    hideAuthor(ctx, name, true);
+  }
+  ctx.app.homeStale = true;
+  ctx.toast(on ? `Blocked ${name}.` : `Unblocked ${name}. Follow them again to see their posts.`);
+  changed(user);
+  return true;
+}
+
+/** setMuted mutes or unmutes user, and tells changed(user). Muting takes their posts off the page. */
+export async function setMuted(ctx, user, on, changed = () => {}) {
+  const name = user.username;
+  try {
+    if (on) await ctx.api.mute(name); else await ctx.api.unmute(name);
+  } catch (err) {
+    ctx.toast(err.message);
+    return false;
+  }
+  user.muting = on;
+  if (on) hideAuthor(ctx, name, false);
+  ctx.app.homeStale = true;
+  ctx.toast(on ? `Muted ${name}. They won’t know.` : `Unmuted ${name}.`);
+  changed(user);
+  return true;
+}
+
+/**
+ * reportDialog asks why user (and, if given, their post) should be looked
+ * at by the operators, and sends the report.
+ */
+export function reportDialog(ctx, user, post = null) {
+  const name = user.username;
+  const dialog = h('dialog', { class: 'dialog report-dialog', attrs: { 'aria-labelledby': 'report-title' } });
+  const reason = h('textarea', { id: 'report-reason', class: 'compose-input report-reason', rows: 4, required: true,
+    attrs: { maxlength: String(MAX_REASON * 4), 'aria-describedby': 'report-count' } });
+  const count = h('span', { id: 'report-count', class: 'counter' });
+  const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
+  const send = h('button', { type: 'submit', class: 'btn btn-danger' }, 'Send report');
+  const update = () => {
+    const n = countChars(reason.value.trim());
+    count.textContent = `${n} / ${MAX_REASON}`;
+    count.dataset.state = n > MAX_REASON ? 'over' : '';
+    send.disabled = n === 0 || n > MAX_REASON;
+  };
+  reason.addEventListener('input', update);
+  const form = h('form', { class: 'report-form', on: { submit: async (e) => {
+    e.preventDefault();
+    if (send.disabled) return;
+    send.disabled = true;
+    error.hidden = true;
+    try {
+      await ctx.api.report(name, reason.value.trim(), post ? [post.id] : []);
+      dialog.close();
+      ctx.toast('Thank you. The operators will look at your report.');
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+      update();
+    }
+  } } },
+  h('p', { class: 'muted' }, post
+    ? `Tell the operators what is wrong with this post by ${name}. They see your name, the post and what you write.`
+    : `Tell the operators what is wrong with ${name}’s account. They see your name and what you write.`),
+  post ? h('div', { class: 'quote' },
+    h('div', { class: 'post-head' }, h('span', { class: 'name' }, name)),
+    h('p', { class: 'content' }, post.content || (post.repost_of && post.repost_of.content) || '')) : null,
+  h('label', { htmlFor: 'report-reason', class: 'report-label' }, 'Reason'),
+  reason, error,
+  h('div', { class: 'composer-bar' }, count,
+    h('button', { type: 'button', class: 'btn btn-ghost', on: { click: () => dialog.close() } }, 'Cancel'), send));
+  dialog.append(h('div', { class: 'dialog-head' }, h('h2', { id: 'report-title' }, post ? 'Report this post' : `Report ${name}`)), form);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  update();
+  dialog.showModal();
+  reason.focus();
+}
+
+/** muteItem and blockItem are the menu's Mute/Unmute and Block/Unblock, saying the state of the moment. */
+function muteItem(ctx, user, changed) {
+  return { label: `${user.muting ? 'Unmute' : 'Mute'} ${user.username}`, icon: 'mute', run: () => setMuted(ctx, user, !user.muting, changed) };
+}
+function blockItem(ctx, user, changed) {
+  return { label: `${user.blocking ? 'Unblock' : 'Block'} ${user.username}`, icon: 'block', danger: !user.blocking, run: () => setBlocked(ctx, user, !user.blocking, changed) };
+}
+
+/**
+ * postMenu is the "⋯" menu of someone else's post: mute or block its
+ * author, or report the post. Logged out, or on one's own post, there is none.
+ */
+export function postMenu(post, ctx) {
+  const me = ctx.me();
+  if (!me || me.id === post.author.id) return null;
+  // A post carries only its author's name: what we know of them starts from there.
+  const author = { id: post.author.id, username: post.author.username, muting: false, blocking: false };
+  return menuButton('More options for this post', () => [
+    muteItem(ctx, author, () => {}),
+    blockItem(ctx, author, () => {}),
+    { label: 'Report post', icon: 'flag', danger: true, run: () => reportDialog(ctx, author, post) },
+  ], 'post-menu');
+}
+
+/**
+ * profileMenu is the "⋯" menu of someone else's profile: mute, block or
+ * report them; changed(user) is told of a change, to draw the profile again.
+ */
+export function profileMenu(user, ctx, changed) {
+  const me = ctx.me();
+  if (!me || me.id === user.id) return null;
+  return menuButton(`More options for ${user.username}`, () => [
+    muteItem(ctx, user, changed),
+    blockItem(ctx, user, changed),
+    { label: `Report ${user.username}`, icon: 'flag', danger: true, run: () => reportDialog(ctx, user) },
+  ]);
+}
+
+/** unblockButton is what a profile offers instead of Follow to whoever blocks its user. */
+export function unblockButton(user, ctx, changed) {
+  return h('button', { type: 'button', class: 'btn btn-unblock', attrs: { 'aria-label': `Unblock ${user.username}` },
+    on: { click: () => setBlocked(ctx, user, false, changed) } }, 'Unblock');
+}
+
+/** userStates says what stands between the reader and user: Blocked, Muted, Blocks you, Suspended. */
+export function userStates(user) {
+  const chips = [
+    user.blocking && ['Blocked', 'block'],
+    user.muting && ['Muted', 'mute'],
+    user.blocked_by && ['Blocks you', 'block'],
+    user.suspended && ['Suspended', 'shield'],
+  ].filter(Boolean);
+  if (!chips.length) return null;
+  return h('p', { class: 'states' }, chips.map(([text, ic]) => h('span', { class: 'state-chip', dataset: { state: ic } }, icon(ic, 14), text)));
+}
+
+/**
+ * profileNote says why a profile shows no posts, or null when it shows
+ * them: one of the two blocks the other, or the account is protected and
+ * the reader is not an approved fan.
+ */
+export function profileNote(user, ctx) {
+  const me = ctx.me();
+  const name = user.username;
+  if (me && me.id === user.id) return null;
+  if (user.blocking) return `You have blocked ${name}. Neither of you sees the other’s posts.`;
+  if (user.blocked_by) return `${name} has blocked you. You can’t follow them or see their posts.`;
+  if (user.protected && !user.following) {
+    return user.requested
+      ? `${name} hasn’t answered your follow request yet. Their posts show here once they approve it.`
+      : `${name}’s posts are protected. Only the people ${name} approves can see them.`;
+  }
+  return null;
+}
