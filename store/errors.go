@@ -77,6 +77,9 @@ const (
 	CodeIdentityTaken      Code = "identity_taken"      // ErrConflict
 	CodeBlockLimit         Code = "block_limit"         // ErrConflict
 	CodeMuteLimit          Code = "mute_limit"          // ErrConflict
+	CodeEditLimit          Code = "edit_limit"          // ErrConflict
+	CodePinLimit           Code = "pin_limit"           // ErrConflict
+	CodeNotYours           Code = "not_yours"           // ErrForbidden
 	CodeMediaTooLarge      Code = "media_too_large"     // ErrTooLarge
 	CodeBodyTooLarge       Code = "body_too_large"      // ErrTooLarge
 	CodeUnsupportedMedia   Code = "unsupported_media_type"

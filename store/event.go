@@ -12,6 +12,10 @@ const (
 	EventComment = "comment" // on notify:<uid>: a comment Post on one of the user's messages
 	EventFollow  = "follow"  // on notify:<uid>: {"user": User} who just followed the user
 	EventCounts  = "counts"  // on author:<uid>: CountsData of one of the author's messages
+	// EventPostUpdate: an edited Post, on the channels its post event went
+	// out on (its author's; a comment's, its parent author's notify), and on
+	// the author channels of those who reposted it.
+	EventPostUpdate = "post_update"
 
 	EventNotification        = "notification"         // on notify:<uid>: a Notification
 	EventNotificationRemoved = "notification_removed" // on notify:<uid>: {"id"} of one undone (unlike, unfollow)

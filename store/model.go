@@ -65,6 +65,12 @@ type Post struct {
 	Tags     []string `json:"tags"`              // the topics its text carries
 	Media    []Media  `json:"media"`             // its images, at most MaxMedia
 	Deleted  bool     `json:"deleted,omitempty"` // only on a repost_of whose original is gone
+	// EditedAt is when the content last changed; nil until it is edited.
+	EditedAt *Time `json:"edited_at"`
+	// Pinned says whether its author pinned it to the top of its profile;
+	// Bookmarked whether the reader saved it. Both nil for anonymous readers.
+	Pinned     *bool `json:"pinned"`
+	Bookmarked *bool `json:"bookmarked"`
 	// Encoded is the post as its live event carries it, when a write has
 	// just encoded it so (nil otherwise): what a writer answers, as is,
 	// rather than encoding it a second time.
@@ -108,6 +114,18 @@ const (
 	// NotifyFollowRequest: someone asks to follow the user's protected
 	// account; Post is nil.
 	NotifyFollowRequest = "follow_request"
+)
+
+// Version is one version of a message's content, in its history.
+type Version struct {
+	Content   string `json:"content"`
+	CreatedAt Time   `json:"created_at"`
+}
+
+// Limits of edits and pins.
+const (
+	MaxEdits = 10 // edits of one message
+	MaxPins  = 5  // posts one user may pin
 )
 
 // Report is a user's report of another user (and some of its posts) to

@@ -164,6 +164,28 @@ type Safety interface {
 	Remove(ctx context.Context, mid int64) error
 }
 
+// Edits are the changes to a message after it was written, and what users
+// keep of posts: pins to the top of a profile and private bookmarks.
+type Edits interface {
+	// Edit replaces the content of uid's message mid (a post or a comment):
+	// ErrNotAuthor for anyone else, 409 edit_limit past MaxEdits. Mentions
+	// and tags are read again; the edited Post goes out live as
+	// EventPostUpdate.
+	Edit(ctx context.Context, uid, mid int64, content string) (Post, error)
+	// History is every version of mid as viewer may see it, oldest first,
+	// the current one last.
+	History(ctx context.Context, mid, viewer int64) ([]Version, error)
+	// Pin pins uid's own post mid to the top of its profile (on) or not;
+	// 409 pin_limit past MaxPins.
+	Pin(ctx context.Context, uid, mid int64, on bool) error
+	// Pinned are uid's pinned posts as viewer sees them, newest pin first.
+	Pinned(ctx context.Context, uid, viewer int64) ([]Post, error)
+	// Bookmark saves mid for uid (on) or not, privately and idempotently.
+	Bookmark(ctx context.Context, uid, mid int64, on bool) error
+	// Bookmarks is a page of uid's bookmarked posts, newest bookmark first.
+	Bookmarks(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
+}
+
 // NewReport is what a user reports.
 type NewReport struct {
 	Target  int64
