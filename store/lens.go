@@ -74,7 +74,9 @@ func (l *Lens) hidesOne(p *Post, at Place) bool {
 	if l.Hidden[a.ID] {
 		return true
 	}
-	if at != InFeed {
+	// Mutes and filters are about others' words: a reader's own posts stay
+	// in its feed whatever words it filters (as Mastodon's feeds do).
+	if at != InFeed || l.is(a.ID) {
 		return false
 	}
 	return l.Muted[a.ID] || l.Filters(p.Content)
