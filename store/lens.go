@@ -2,6 +2,7 @@ package store
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
@@ -39,8 +40,12 @@ type Lens struct {
 	Hidden map[int64]bool
 	// Muted are the users the reader mutes.
 	Muted map[int64]bool
-	// Words are the reader's filtered words, case-folded (FoldWord).
+	// Words are the reader's filtered words, case-folded (FoldWord); they
+	// do not change once the lens is in use.
 	Words []string
+
+	matchOnce sync.Once
+	match     *wordMatcher // Words as one matcher, built on first use
 }
 
 // Hides tells whether the reader must not see p at place at. A repost is
@@ -74,7 +79,9 @@ func (l *Lens) hidesOne(p *Post, at Place) bool {
 	if l.Hidden[a.ID] {
 		return true
 	}
-	if at != InFeed {
+	// Mutes and filters are about others' words: a reader's own posts stay
+	// in its feed whatever words it filters (as Mastodon's feeds do).
+	if at != InFeed || l.is(a.ID) {
 		return false
 	}
 	return l.Muted[a.ID] || l.Filters(p.Content)
@@ -104,13 +111,8 @@ func (l *Lens) Filters(content string) bool {
 	if l == nil || len(l.Words) == 0 || content == "" {
 		return false
 	}
-	folded := FoldWord(content)
-	for _, w := range l.Words {
-		if strings.Contains(folded, w) {
-			return true
-		}
-	}
-	return false
+	l.matchOnce.Do(func() { l.match = newWordMatcher(l.Words) })
+	return l.match.in(FoldWord(content))
 }
 
 // FoldWord is s case-folded (Unicode full case folding, so that "STRASSE"

@@ -13,7 +13,7 @@ import (
 )
 
 // runCaches runs s's caches until the test ends and waits until they are live.
-func runCaches(t *testing.T, s *Store) {
+func runCaches(t testing.TB, s *Store) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -22,7 +22,7 @@ func runCaches(t *testing.T, s *Store) {
 	waitFor(t, "the session cache to go live", func() bool { return s.caches.sessions.live.Load() })
 }
 
-func waitFor(t *testing.T, what string, ok func() bool) {
+func waitFor(t testing.TB, what string, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(2 * time.Millisecond) {
 		if time.Now().After(deadline) {
