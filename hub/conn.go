@@ -79,6 +79,10 @@ type frame struct {
 type event struct {
 	postID int64 // the post's id for post events (to drop duplicates), else 0
 	f      frame
+	// about is what the safety rule looks at (nil: nothing), asked again
+	// when an event held while the connection opened goes out: its user's
+	// lens may have been read since it was held.
+	about *subject
 }
 
 // Conn is one WebSocket client. An open connection has one goroutine, its

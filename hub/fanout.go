@@ -9,8 +9,9 @@ import (
 )
 
 // Deliver fans one event from the broker out to every local connection that
-// listens to its topic, encoded once. Internal events are acted on and never
-// forwarded. It is called from the broker's single reader and never blocks,
+// listens to its topic, encoded once, unless the safety rule (the user's
+// store.Lens) keeps the post, comment or notification it carries from that
+// connection's user. Internal events are acted on and never forwarded. It is called from the broker's single reader and never blocks,
 // neither on a client nor on Redis.
 func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	h.m.received.Inc()
@@ -38,14 +39,21 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		}
 		h.revoke(t.UID, d.TokenHash)
 		return
-	}
-	ev := event{f: frame{shared: prepare(payload)}}
-	if f.Event == store.EventPost {
-		var p struct {
-			ID int64 `json:"id"`
+	case store.EventLensChanged:
+		if t.Kind == store.TopicNotify {
+			h.lensChanged(t.UID)
 		}
-		json.Unmarshal(f.Data, &p)
-		ev.postID = p.ID
+		return
+	}
+	about, err := decodeSubject(f.Event, f.Data)
+	if err != nil {
+		// Withheld: the safety rule cannot tell who may see it.
+		h.log.Warn("live: undecodable event", "topic", t.String(), "err", err)
+		return
+	}
+	ev := event{f: frame{shared: prepare(payload)}, about: about}
+	if f.Event == store.EventPost {
+		ev.postID = about.post.ID
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
@@ -53,7 +61,15 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	if tp == nil {
 		return
 	}
+	if about != nil {
+		about.approveLocked(t, h.users[t.UID])
+	}
 	for u := range tp.users.all() {
+		// The safety rule, once per user: lens_changed keeps u.lens current.
+		if about.hiddenFrom(u.lens) {
+			h.m.withheld.Inc()
+			continue
+		}
 		for c := range u.conns.all() {
 			c.deliver(ev)
 		}
