@@ -215,7 +215,7 @@ func (g *gate) wait(ctx context.Context) error {
 
 func newFakeTimeline() *fakeTimeline {
 	return &fakeTimeline{
-		stars: make(map[int64]map[int64]bool),
+		stars:  make(map[int64]map[int64]bool),
 		home:   make(map[int64][]store.Post),
 		lenses: make(map[int64]*store.Lens),
 		gates:  make(map[gateKey]*gate),
