@@ -11,8 +11,9 @@ import (
 // Deliver fans one event from the broker out to every local connection that
 // listens to its topic, encoded once, unless the safety rule (the user's
 // store.Lens) keeps the post, comment or notification it carries from that
-// connection's user. Internal events are acted on and never forwarded. It is called from the broker's single reader and never blocks,
-// neither on a client nor on Redis.
+// connection's user. Internal events are acted on and never forwarded. It
+// is called from the broker's single reader and never blocks, neither on a
+// client nor on Redis.
 func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	h.m.received.Inc()
 	var f store.Frame
@@ -65,14 +66,23 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		about.approveLocked(t, h.users[t.UID])
 	}
 	for u := range tp.users.all() {
-		// The safety rule, once per user: lens_changed keeps u.lens current.
-		if about.hiddenFrom(u.lens) {
-			h.m.withheld.Inc()
+		if u.holding.Load() {
+			h.holdLocked(u, ev)
 			continue
 		}
-		for c := range u.conns.all() {
-			c.deliver(ev)
-		}
+		h.sendLocked(u, ev)
+	}
+}
+
+// sendLocked hands ev to u's connections unless u's lens hides it: the
+// safety rule, asked once per user. The caller holds mu.
+func (h *Hub) sendLocked(u *user, ev event) {
+	if ev.about.hiddenFrom(u.lens) {
+		h.m.withheld.Inc()
+		return
+	}
+	for c := range u.conns.all() {
+		c.deliver(ev)
 	}
 }
 

@@ -68,7 +68,8 @@ func (h *Hub) Resubscribed() {
 }
 
 // resyncAll brings every ready user's lens and stars up to date (changes
-// made during the gap were not heard) and replays each connection's missed posts.
+// made during the gap were not heard) and replays each connection's missed
+// posts.
 // A user still loading is left out: load reads its stars again, and its
 // connections catch up on their own once they are live.
 func (h *Hub) resyncAll() {

@@ -161,18 +161,44 @@ func (u *user) setLensLocked(n uint64, l *store.Lens, err error) error {
 	return u.lensErr
 }
 
-// lensChanged queues a read of uid's lens after a lens_changed event,
-// unless one is queued and has not begun yet: that one will see the change.
+// lensChanged starts holding uid's events after a lens_changed event and
+// queues a read of its lens, unless one is queued and has not begun yet:
+// that one will see the change.
 func (h *Hub) lensChanged(uid int64) {
+	if h.ctx.Err() != nil {
+		return // shutting down: the control goroutine is gone
+	}
 	h.mu.RLock()
 	u := h.users[uid]
+	if u != nil {
+		u.holding.Store(true)
+	}
 	h.mu.RUnlock()
-	if u != nil && h.ctx.Err() == nil && u.lensDue.CompareAndSwap(false, true) {
+	if u != nil && u.lensDue.CompareAndSwap(false, true) {
 		h.control.push(func() { h.applyLens(u) })
 	}
 }
 
-// applyLens reads u's lens again and puts it in force. It runs on the
+// holdLocked keeps ev for u until its lens is read again. If more events
+// wait than a connection's queue takes, u's connections are asked to
+// reconnect instead, for a replay that the store filters. The caller holds
+// mu for reading at least.
+func (h *Hub) holdLocked(u *user, ev event) {
+	u.heldMu.Lock()
+	defer u.heldMu.Unlock()
+	if len(u.held) < h.opt.SendQueue {
+		u.held = append(u.held, ev)
+		return
+	}
+	u.held = nil
+	for c := range u.conns.all() {
+		c.closeWith(CloseResume, "live feed interrupted, reconnect with ?after")
+	}
+}
+
+// applyLens reads u's lens again, puts it in force, and lets the events
+// held meanwhile through it, unless another change was heard since the
+// read began: the read it queued will let them through. It runs on the
 // control goroutine, so that Deliver never waits for Redis. A ready user
 // whose lens cannot be read fails: its connections might otherwise get what
 // it just blocked, muted or filtered.
@@ -186,10 +212,24 @@ func (h *Hub) applyLens(u *user) {
 	if h.users[u.id] != u {
 		return
 	}
-	// A loading user fails in load, which sees the error.
-	if err := u.setLensLocked(n, l, err); err != nil && u.state == userReady {
+	err = u.setLensLocked(n, l, err)
+	if err == nil && u.lensDue.Load() {
+		return
+	}
+	u.heldMu.Lock()
+	held := u.held
+	u.held = nil
+	u.heldMu.Unlock()
+	u.holding.Store(false)
+	switch {
+	case err == nil:
+		for _, ev := range held {
+			h.sendLocked(u, ev)
+		}
+	case u.state == userReady:
 		h.failLocked(u, err)
 	}
+	// A loading user fails in load, which sees the error.
 }
 
 // failLocked makes a ready user failed: its connections are closed with

@@ -30,6 +30,21 @@ func newLens(uid int64, hidden, muted []int64, words ...string) *store.Lens {
 	return l
 }
 
+// connectFan makes fan follow stars and see through lens (nil: an empty
+// one), connects it, and waits for its ready.
+func (th *testHub) connectFan(t *testing.T, fan int64, lens *store.Lens, stars ...int64) *client {
+	t.Helper()
+	for _, s := range stars {
+		th.tl.follow(fan, s)
+	}
+	if lens != nil {
+		th.tl.setLens(fan, lens)
+	}
+	c := th.dial(t, fan, "")
+	c.expect(wantReady(0))
+	return c
+}
+
 // lensChanged publishes the internal event that uid's lens changed and
 // waits until the hub has read it again.
 func (th *testHub) lensChanged(uid int64) {
@@ -72,11 +87,7 @@ func (th *testHub) comment(uid, id int64, author store.Author, content string) s
 func TestLiveWithholdsHiddenAuthor(t *testing.T) {
 	th := newTestHub(t, hub.Options{})
 	const blocked, friend, fan = 1, 2, 3
-	th.tl.follow(fan, blocked)
-	th.tl.follow(fan, friend)
-	th.tl.setLens(fan, newLens(fan, []int64{blocked}, nil))
-	c := th.dial(t, fan, "")
-	c.expect(wantReady(0))
+	c := th.connectFan(t, fan, newLens(fan, []int64{blocked}, nil), blocked, friend)
 	th.post(blocked)
 	c.expect(wantPost(th.post(friend)))
 }
@@ -87,10 +98,7 @@ func TestLiveWithholdsHiddenAuthor(t *testing.T) {
 func TestLiveWithholdsRepostOfHiddenAuthor(t *testing.T) {
 	th := newTestHub(t, hub.Options{})
 	const blocked, third, other, fan = 1, 2, 3, 4
-	th.tl.follow(fan, third)
-	th.tl.setLens(fan, newLens(fan, []int64{blocked}, nil))
-	c := th.dial(t, fan, "")
-	c.expect(wantReady(0))
+	c := th.connectFan(t, fan, newLens(fan, []int64{blocked}, nil), third)
 	fromBlocked := th.tl.add(blocked, "passed on")
 	fromOther := th.tl.add(other, "passed on too")
 	th.repost(third, fromBlocked)
@@ -103,11 +111,7 @@ func TestLiveWithholdsRepostOfHiddenAuthor(t *testing.T) {
 func TestLiveWithholdsMutedUser(t *testing.T) {
 	th := newTestHub(t, hub.Options{})
 	const muted, friend, fan = 1, 2, 3
-	th.tl.follow(fan, muted)
-	th.tl.follow(fan, friend)
-	th.tl.setLens(fan, newLens(fan, nil, []int64{muted}))
-	c := th.dial(t, fan, "")
-	c.expect(wantReady(0))
+	c := th.connectFan(t, fan, newLens(fan, nil, []int64{muted}), muted, friend)
 
 	th.post(muted)
 	th.repost(muted, th.tl.add(friend, "by a friend"))
@@ -128,10 +132,7 @@ func TestLiveWithholdsMutedUser(t *testing.T) {
 func TestLiveWithholdsFilteredWords(t *testing.T) {
 	th := newTestHub(t, hub.Options{})
 	const star, fan = 1, 2
-	th.tl.follow(fan, star)
-	th.tl.setLens(fan, newLens(fan, nil, nil, "天气", "RUST"))
-	c := th.dial(t, fan, "")
-	c.expect(wantReady(0))
+	c := th.connectFan(t, fan, newLens(fan, nil, nil, "天气", "RUST"), star)
 
 	th.postText(star, "今天天气好")
 	th.postText(star, "learning rust")
@@ -148,10 +149,7 @@ func TestLiveWithholdsFilteredWords(t *testing.T) {
 func TestLensChangedTakesEffect(t *testing.T) {
 	th := newTestHub(t, hub.Options{})
 	const star, friend, fan = 1, 2, 3
-	th.tl.follow(fan, star)
-	th.tl.follow(fan, friend)
-	c := th.dial(t, fan, "")
-	c.expect(wantReady(0))
+	c := th.connectFan(t, fan, nil, star, friend)
 	c.expect(wantPost(th.post(star)))
 
 	th.tl.setLens(fan, newLens(fan, []int64{star}, nil)) // a block
@@ -162,6 +160,57 @@ func TestLensChangedTakesEffect(t *testing.T) {
 	th.tl.setLens(fan, newLens(fan, nil, nil)) // the unblock
 	th.lensChanged(fan)
 	c.expect(wantPost(th.post(star)))
+}
+
+// TestEventsWaitForChangedLens: the events that follow lens_changed wait
+// until the lens it asked for is read, and then go through it, in order:
+// a post of the user just blocked does not slip through the old lens.
+func TestEventsWaitForChangedLens(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const star, friend, fan = 1, 2, 3
+	c := th.connectFan(t, fan, nil, star, friend)
+	th.tl.setLens(fan, newLens(fan, []int64{star}, nil))
+	g := th.tl.hold("Lens", fan)
+	th.broker.publish(store.NotifyTopic(fan), store.EventLensChanged, struct{}{})
+	<-g.entered
+	th.post(star)
+	first, second := th.post(friend), th.post(friend)
+	g.open()
+	c.expect(wantPost(first), wantPost(second))
+}
+
+// TestEventsWaitForNewestLens: events held after two lens_changed events
+// wait for the read that the second one asked for, not the first.
+func TestEventsWaitForNewestLens(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const star, friend, fan = 1, 2, 3
+	c := th.connectFan(t, fan, nil, star, friend)
+	g := th.tl.holdAnswer("Lens", fan)
+	th.broker.publish(store.NotifyTopic(fan), store.EventLensChanged, struct{}{})
+	<-g.entered // read: nothing hidden
+	th.tl.setLens(fan, newLens(fan, []int64{star}, nil))
+	th.broker.publish(store.NotifyTopic(fan), store.EventLensChanged, struct{}{})
+	th.post(star)
+	fromFriend := th.post(friend)
+	g.open()
+	hub.FlushControl(th.Hub)
+	c.expect(wantPost(fromFriend))
+}
+
+// TestTooManyEventsWaitForLens: when more events wait for a lens than a
+// connection's queue takes, the connection is asked to reconnect.
+func TestTooManyEventsWaitForLens(t *testing.T) {
+	th := newTestHub(t, hub.Options{SendQueue: 4})
+	const friend, fan = 1, 2
+	c := th.connectFan(t, fan, nil, friend)
+	g := th.tl.hold("Lens", fan)
+	th.broker.publish(store.NotifyTopic(fan), store.EventLensChanged, struct{}{})
+	<-g.entered
+	for range 5 {
+		th.post(friend)
+	}
+	c.expectClose(hub.CloseResume)
+	g.open()
 }
 
 // TestLensChangedDuringLoadWins: a lens read after a lens_changed event
@@ -204,11 +253,7 @@ func TestHeldEventsMeetTheLens(t *testing.T) {
 func TestGapRereadsLens(t *testing.T) {
 	th := newTestHub(t, hub.Options{})
 	const star, friend, fan = 1, 2, 3
-	th.tl.follow(fan, star)
-	th.tl.follow(fan, friend)
-	c := th.dial(t, fan, "")
-	c.expect(wantReady(0))
-
+	c := th.connectFan(t, fan, nil, star, friend)
 	th.broker.interrupt()
 	th.tl.setLens(fan, newLens(fan, []int64{star}, nil))
 	th.lensChanged(fan) // lost in the gap
@@ -241,9 +286,7 @@ func TestLensReadFailureOnLoad(t *testing.T) {
 func TestLensReadFailureAfterChange(t *testing.T) {
 	th := newTestHub(t, hub.Options{})
 	const star, fan = 1, 2
-	th.tl.follow(fan, star)
-	c := th.dial(t, fan, "")
-	c.expect(wantReady(0))
+	c := th.connectFan(t, fan, nil, star)
 	th.tl.setLens(fan, newLens(fan, []int64{star}, nil))
 	th.tl.fail("Lens", fan, errors.New("redis unreachable"))
 	th.lensChanged(fan)
@@ -262,12 +305,8 @@ func TestLensReadFailureAfterChange(t *testing.T) {
 func TestLiveProtectedAuthors(t *testing.T) {
 	th := newTestHub(t, hub.Options{})
 	const protected, third, stranger, fan = 1, 2, 3, 4
-	th.tl.follow(fan, protected)
-	th.tl.follow(fan, third)
-	c := th.dial(t, fan, "")
-	c.expect(wantReady(0))
-	author := th.dial(t, protected, "")
-	author.expect(wantReady(0))
+	c := th.connectFan(t, fan, nil, protected, third)
+	author := th.connectFan(t, protected, nil)
 
 	p := th.publishPost(store.Post{Author: store.Author{ID: protected, Protected: true}, Content: "for my fans"})
 	c.expect(wantPost(p.ID))

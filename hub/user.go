@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"microblog/store"
@@ -52,6 +53,14 @@ type user struct {
 	lensErr   error
 	// lensDue: a read of the lens is queued on the control goroutine.
 	lensDue atomic.Bool
+	// holding: a lens_changed event was heard and the lens read since is
+	// not in force yet. Meanwhile Deliver holds the user's events in held,
+	// in order, for applyLens to let through the new lens: an event that
+	// follows a block must not slip through the old lens. held is guarded
+	// by heldMu, taken under Hub.mu.
+	holding atomic.Bool
+	heldMu  sync.Mutex
+	held    []event
 }
 
 func newUser(id int64) *user {
