@@ -109,8 +109,8 @@ func (th *testHub) dialWith(t *testing.T, dial func(testing.TB, string, http.Hea
 func wantPost(id int64) string      { return fmt.Sprintf("post %d", id) }
 func wantReady(lastID int64) string { return fmt.Sprintf("ready %d", lastID) }
 
-// describe names a frame for comparing sequences: "post 3", "ready 5",
-// "ready 5 truncated", or else its event.
+// describe names a frame for comparing sequences: "post 3", "comment 4",
+// "notification 6", "ready 5", "ready 5 truncated", or else its event.
 func describe(f wstest.Frame) string {
 	var d struct {
 		ID        int64 `json:"id"`
@@ -119,8 +119,8 @@ func describe(f wstest.Frame) string {
 	}
 	json.Unmarshal(f.Data, &d)
 	switch f.Event {
-	case store.EventPost:
-		return wantPost(d.ID)
+	case store.EventPost, store.EventComment, store.EventNotification:
+		return fmt.Sprintf("%s %d", f.Event, d.ID)
 	case "ready":
 		if d.Truncated {
 			return wantReady(d.LastID) + " truncated"

@@ -79,6 +79,11 @@ type frame struct {
 type event struct {
 	postID int64 // the post's id for post events (to drop duplicates), else 0
 	f      frame
+	// about is what the safety rule looks at (nil: nothing). It travels
+	// with the event, which is asked again when it goes out after being
+	// held (while its connection opened, or its user's lens was read
+	// again): the lens may have changed meanwhile.
+	about *subject
 }
 
 // Conn is one WebSocket client. An open connection has one goroutine, its

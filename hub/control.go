@@ -5,11 +5,13 @@ import (
 	"sync"
 )
 
-// controlQueue runs the hub's stars events one after another, in the order
-// they arrived, on one goroutine. It is unbounded because it is fed by
-// Deliver on the broker's single reader: a bounded queue, once full, would
-// stall every live event behind Redis round trips. Stars events are rare (a
-// user follows or unfollows someone), so what waits stays small.
+// controlQueue runs the hub's stars and lens_changed events one after
+// another, in the order they arrived, on one goroutine. It is unbounded
+// because it is fed by Deliver on the broker's single reader: a bounded
+// queue, once full, would stall every live event behind Redis round trips.
+// These events are rare (a user follows, blocks, mutes or changes its
+// filters), and a user's lens_changed events that arrive before its queued
+// read begins share that read, so what waits stays small.
 type controlQueue struct {
 	mu    sync.Mutex
 	queue []func()

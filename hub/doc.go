@@ -13,18 +13,51 @@
 // A user is in the hub while it has a connection here. Its first connection
 // creates it, in userLoading, and loads it: the user's own topics
 // (notify:<id>, author:<id>) are subscribed and brought in force first, so
-// that every follow or unfollow from then on is heard, then its stars are
-// read and their author topics subscribed. Stars events heard during the
-// read are newer than it and win over it. If the broker came back from a
-// gap during the read, the stars are read again: the read may have missed
-// follows whose events were lost in the gap, and the catch-up after a gap
-// leaves loading users out. The user is then userReady: stars events
-// change its topics at once, and after a gap of the broker its stars are
-// read again. If loading fails the user is userFailed and its connections
-// are refused (1012) until the last one has left. Either way loaded is
-// closed, which the user's other connections wait for. When the last
-// connection leaves, the user goes; a topic without listeners stays
-// subscribed for Linger, so that a reconnect does not churn.
+// that every follow or unfollow from then on is heard, then its lens and
+// stars are read and the stars' author topics subscribed. Stars events
+// heard during the read are newer than it and win over it. If the broker
+// came back from a gap during the read, lens and stars are read again: the
+// read may have missed changes whose events were lost in the gap, and the
+// catch-up after a gap leaves loading users out. The user is then
+// userReady: stars events change its topics at once, and after a gap of the
+// broker its lens and stars are read again. If loading fails the user is
+// userFailed and its connections are refused (1012) until the last one has
+// left. Either way loaded is closed, which the user's other connections
+// wait for. When the last connection leaves, the user goes; a topic without
+// listeners stays subscribed for Linger, so that a reconnect does not churn.
+//
+// # The safety rule
+//
+// What a user may see is its store.Lens (blocks both ways, mutes, word
+// filters), the one rule of the store, which the live feed applies in one
+// place: Deliver. For a post, comment or notification event it decodes,
+// once per event, the little the rule reads (ids, authors, protected flags,
+// contents, a repost's original), marks the protected authors the topic's
+// readers may see (on author:<id> every listener is the author or one of
+// its fans; on notify:<id>, the user's own posts and its stars'), and asks
+// each listening user's lens, once per user, not per connection. A user
+// whose lens blocks, mutes and filters nothing is asked only about what no
+// reader without lists may see, so it costs a flag test. An event held
+// while a connection opens is asked again when it goes out, since the
+// lens may have been read meanwhile. Other events (delete, counts, follow,
+// notification_removed) pass as they are. Replays (?after=) and the
+// catch-up after a gap come from LiveTimeline.HomeSince, which the store
+// filters itself.
+//
+// The lens is read with the stars at load and after a gap, and again on
+// each lens_changed event (internal, on notify:<id>, never forwarded), on
+// the control goroutine, like stars events; reads are numbered and the one
+// that began last is kept, whichever answers first. From a lens_changed
+// event until the read it asked for is in force, the user's events are
+// held, in order, and then go through the new lens: the store publishes
+// the event before a block returns, so what the blocked user does next
+// does not slip through the old lens. If more events wait than a
+// connection's queue takes, the user's connections are asked to reconnect
+// (1012) for a replay instead. A ready user whose lens cannot be read is
+// made userFailed: its connections are closed with 1012, rather than go on
+// with a lens that may let through what it just blocked. A suspended user
+// needs nothing here: its sessions end, and the session_revoked events
+// close its sockets with 4001.
 //
 // # Life of a connection
 //
@@ -66,9 +99,11 @@
 // Unsubscribe, never across Sync. mu guards the users, topics and connections; it is never held while
 // calling the broker or the timeline, because Deliver, on the broker's
 // reader, takes it. Conn.mu guards one connection's queue, replay and
-// duplicate state. Hub.resyncMu and the control queue's lock are taken
+// duplicate state. user.heldMu, which guards the events held for a user
+// while its lens is read again, is taken under mu, with no lock inside
+// it. Hub.resyncMu and the control queue's lock are taken
 // alone. closeWith takes no lock and never blocks (it starts a writer if
 // none runs), so it may be called under any of them. Deliver, Interrupted and Resubscribed never wait, neither for a
-// client nor for the broker: stars events go to the control queue, whose
-// goroutine makes the Redis round trips in order.
+// client nor for the broker: stars and lens_changed events go to the
+// control queue, whose goroutine makes the Redis round trips in order.
 package hub

@@ -168,14 +168,17 @@ func (b *fakeBroker) onSync(f func(ctx context.Context) error) {
 	b.syncHook = f
 }
 
-// fakeTimeline is an in-memory Timeline: who follows whom and each user's
-// home timeline. A test can hold one call of a method for a user.
+// fakeTimeline is an in-memory Timeline: who follows whom, each user's
+// home timeline and lens. A test can hold one call of a method for a user,
+// or make it fail.
 type fakeTimeline struct {
 	mu     sync.Mutex
 	stars  map[int64]map[int64]bool // fan → stars
 	home   map[int64][]store.Post   // user → posts, oldest first
+	lenses map[int64]*store.Lens    // user → what it may see; none: an empty lens
 	lastID int64
 	gates  map[gateKey]*gate
+	fails  map[gateKey]error // the next call fails with this error
 }
 
 type gateKey struct {
@@ -212,13 +215,22 @@ func (g *gate) wait(ctx context.Context) error {
 
 func newFakeTimeline() *fakeTimeline {
 	return &fakeTimeline{
-		stars: make(map[int64]map[int64]bool),
-		home:  make(map[int64][]store.Post),
-		gates: make(map[gateKey]*gate),
+		stars:  make(map[int64]map[int64]bool),
+		home:   make(map[int64][]store.Post),
+		lenses: make(map[int64]*store.Lens),
+		gates:  make(map[gateKey]*gate),
+		fails:  make(map[gateKey]error),
 	}
 }
 
-// hold makes the next call of method ("Stars", "HomeSince", "LastID") for
+// fail makes the next call of method for uid fail with err.
+func (tl *fakeTimeline) fail(method string, uid int64, err error) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.fails[gateKey{method, uid}] = err
+}
+
+// hold makes the next call of method ("Stars", "HomeSince", "LastID", "Lens") for
 // uid wait at its gate before it reads the timeline.
 func (tl *fakeTimeline) hold(method string, uid int64) *gate {
 	return tl.setGate(method, uid, false)
@@ -247,13 +259,19 @@ func (tl *fakeTimeline) setGate(method string, uid int64, answerHeld bool) *gate
 }
 
 // call answers one call of method for uid with read, run under tl.mu, and
-// waits at the gate set for this call, if any, before or after reading.
+// waits at the gate set for this call, if any, before or after reading; or
+// fails it, if fail asked for that.
 func call[T any](ctx context.Context, tl *fakeTimeline, method string, uid int64, read func() T) (T, error) {
+	key := gateKey{method, uid}
 	tl.mu.Lock()
-	g := tl.gates[gateKey{method, uid}]
-	delete(tl.gates, gateKey{method, uid})
+	g, err := tl.gates[key], tl.fails[key]
+	delete(tl.gates, key)
+	delete(tl.fails, key)
 	tl.mu.Unlock()
 	var zero T
+	if err != nil {
+		return zero, err
+	}
 	if g != nil && !g.answerHeld {
 		if err := g.wait(ctx); err != nil {
 			return zero, err
@@ -284,10 +302,17 @@ func (tl *fakeTimeline) follow(fan, star int64) {
 // add writes a new post to its author's home timeline and its fans', as
 // the store does before publishing it.
 func (tl *fakeTimeline) add(author int64, content string) store.Post {
+	return tl.addPost(store.Post{Author: store.Author{ID: author}, Content: content})
+}
+
+// addPost is add for a post made by the caller (a repost, a protected
+// author's post); it gets the next id.
+func (tl *fakeTimeline) addPost(p store.Post) store.Post {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	tl.lastID++
-	p := store.Post{ID: tl.lastID, Kind: store.KindPost, Author: store.Author{ID: author}, Content: content}
+	p.ID, p.Kind = tl.lastID, store.KindPost
+	author := p.Author.ID
 	tl.home[author] = append(tl.home[author], p)
 	for fan, stars := range tl.stars {
 		if stars[author] && fan != author {
@@ -295,6 +320,24 @@ func (tl *fakeTimeline) add(author int64, content string) store.Post {
 		}
 	}
 	return p
+}
+
+// setLens makes l what uid may see, without any event: a read of uid's
+// lens from now on finds it.
+func (tl *fakeTimeline) setLens(uid int64, l *store.Lens) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.lenses[uid] = l
+}
+
+// Lens returns what setLens made uid's lens, or an empty one.
+func (tl *fakeTimeline) Lens(ctx context.Context, uid int64) (*store.Lens, error) {
+	return call(ctx, tl, "Lens", uid, func() *store.Lens {
+		if l := tl.lenses[uid]; l != nil {
+			return l
+		}
+		return &store.Lens{Viewer: uid}
+	})
 }
 
 func (tl *fakeTimeline) Stars(ctx context.Context, uid int64) ([]int64, error) {

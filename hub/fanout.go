@@ -9,9 +9,11 @@ import (
 )
 
 // Deliver fans one event from the broker out to every local connection that
-// listens to its topic, encoded once. Internal events are acted on and never
-// forwarded. It is called from the broker's single reader and never blocks,
-// neither on a client nor on Redis.
+// listens to its topic, encoded once, unless the safety rule (the user's
+// store.Lens) keeps the post, comment or notification it carries from that
+// connection's user. Internal events are acted on and never forwarded. It
+// is called from the broker's single reader and never blocks, neither on a
+// client nor on Redis.
 func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	h.m.received.Inc()
 	var f store.Frame
@@ -38,14 +40,21 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		}
 		h.revoke(t.UID, d.TokenHash)
 		return
-	}
-	ev := event{f: frame{shared: prepare(payload)}}
-	if f.Event == store.EventPost {
-		var p struct {
-			ID int64 `json:"id"`
+	case store.EventLensChanged:
+		if t.Kind == store.TopicNotify {
+			h.lensChanged(t.UID)
 		}
-		json.Unmarshal(f.Data, &p)
-		ev.postID = p.ID
+		return
+	}
+	about, err := decodeSubject(f.Event, f.Data)
+	if err != nil {
+		// Withheld: the safety rule cannot tell who may see it.
+		h.log.Warn("live: undecodable event", "topic", t.String(), "err", err)
+		return
+	}
+	ev := event{f: frame{shared: prepare(payload)}, about: about}
+	if f.Event == store.EventPost {
+		ev.postID = about.post.ID
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
@@ -53,10 +62,27 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	if tp == nil {
 		return
 	}
+	if about != nil {
+		about.approveLocked(t, h.users[t.UID])
+	}
 	for u := range tp.users.all() {
-		for c := range u.conns.all() {
-			c.deliver(ev)
+		if u.holding.Load() {
+			h.holdLocked(u, ev)
+			continue
 		}
+		h.sendLocked(u, ev)
+	}
+}
+
+// sendLocked hands ev to u's connections unless u's lens hides it: the
+// safety rule, asked once per user. The caller holds mu.
+func (h *Hub) sendLocked(u *user, ev event) {
+	if ev.about.hiddenFrom(u.lens) {
+		h.m.withheld.Inc()
+		return
+	}
+	for c := range u.conns.all() {
+		c.deliver(ev)
 	}
 }
 

@@ -67,8 +67,9 @@ func (h *Hub) Resubscribed() {
 	}()
 }
 
-// resyncAll brings every ready user's stars up to date (follows made
-// during the gap were not heard) and replays each connection's missed posts.
+// resyncAll brings every ready user's lens and stars up to date (changes
+// made during the gap were not heard) and replays each connection's missed
+// posts.
 // A user still loading is left out: load reads its stars again, and its
 // connections catch up on their own once they are live.
 func (h *Hub) resyncAll() {
@@ -95,18 +96,26 @@ func (h *Hub) resyncAll() {
 	h.log.Info("live: caught up after subscriber gap", "users", len(users), "took", time.Since(start))
 }
 
-// resyncUser reads u's stars again, subscribes and unsubscribes to match
+// resyncUser reads u's lens and stars again (lens_changed and stars events
+// lost in the gap were not heard), subscribes and unsubscribes to match
 // (stars events heard during the read win over it), and catches up each of
-// its connections once that is in force.
+// its connections once that is in force. If that fails, u fails: its
+// connections are asked to reconnect, and none joins it with a lens or
+// stars out of date.
 func (h *Hub) resyncUser(u *user) {
 	ctx, cancel := context.WithTimeout(h.ctx, 2*h.opt.WriteWait)
 	defer cancel()
 	resubscribes := h.resubscribes.Load()
-	stars, err := h.readStars(ctx, u)
+	n, lens, err := h.readLens(ctx, u)
+	var stars []int64
+	if err == nil {
+		stars, err = h.readStars(ctx, u)
+	}
 	if err == nil {
 		err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
 			want := u.endStarsReadLocked(stars)
-			if h.users[u.id] != u {
+			// A newer read of the lens that failed has failed u already.
+			if h.users[u.id] != u || u.setLensLocked(n, lens, nil) != nil {
 				return nil, nil
 			}
 			return h.diffStarsLocked(u, want)
@@ -118,11 +127,15 @@ func (h *Hub) resyncUser(u *user) {
 	if err != nil && h.resubscribes.Load() != resubscribes {
 		return // the broker broke again: the next round catches up
 	}
-	for _, c := range h.connsOf(u) {
-		if err != nil {
-			c.closeWith(CloseResume, "live feed interrupted, reconnect with ?after")
-			continue
+	if err != nil {
+		h.mu.Lock()
+		if h.users[u.id] == u && u.state == userReady {
+			h.failLocked(u, err)
 		}
+		h.mu.Unlock()
+		return
+	}
+	for _, c := range h.connsOf(u) {
 		h.catchUp(ctx, c)
 	}
 }

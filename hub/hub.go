@@ -33,8 +33,9 @@ type Hub struct {
 	// Sync.
 	subMu sync.Mutex
 
-	// control applies the internal stars events in order on its own
-	// goroutine, so that the broker's reader never waits on Redis.
+	// control applies the internal stars and lens_changed events in order
+	// on its own goroutine, so that the broker's reader never waits on
+	// Redis.
 	control *controlQueue
 
 	// interruptions counts the broker's Interrupted calls: a catch-up that

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,8 @@ import (
 )
 
 // stack is a hub on a real Redis, with a bare WebSocket endpoint that trusts
-// the ?uid= it is given (authentication is the server's business).
+// the ?uid= and ?token= it is given (authentication is the server's
+// business).
 type stack struct {
 	redis *storetest.Redis
 	st    *redisdb.Store
@@ -41,11 +43,15 @@ func newStack(t *testing.T, opt hub.Options) *stack {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var uid int64
 		json.Unmarshal([]byte(r.URL.Query().Get("uid")), &uid)
+		tokenHash := "t"
+		if token := r.URL.Query().Get("token"); token != "" {
+			tokenHash = store.TokenHash(token)
+		}
 		ws, err := up.Upgrade(w, r, nil)
 		if err != nil {
 			return
 		}
-		h.Serve(ws, hub.Client{UserID: uid, TokenHash: "t"})
+		h.Serve(ws, hub.Client{UserID: uid, TokenHash: tokenHash})
 	}))
 	t.Cleanup(func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -182,5 +188,87 @@ func TestShutdownClosesWithGoingAway(t *testing.T) {
 	}
 	if frames, code := c.Drain(3 * time.Second); len(frames) > 0 || code != websocket.CloseGoingAway {
 		t.Fatalf("read after shutdown: %v and close %d, want close 1001", frames, code)
+	}
+}
+
+// create makes a post (or repost) through the store.
+func (s *stack) create(t *testing.T, np store.NewPost) store.Post {
+	t.Helper()
+	p, err := s.st.Create(context.Background(), np)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// expectPost fails unless c's next frame is post id.
+func expectPost(t *testing.T, c *wstest.Client, id int64) {
+	t.Helper()
+	if f := c.Next(t, 3*time.Second); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(id)+",") {
+		t.Fatalf("got %s %s, want post %d", f.Event, f.Data, id)
+	}
+}
+
+// TestBlockedAuthorsRepostWithheld: through the store, a third user's repost
+// of a post by the user the reader has just blocked does not reach the
+// reader's open socket (the issue's own case); what follows it does.
+func TestBlockedAuthorsRepostWithheld(t *testing.T) {
+	s := newStack(t, hub.Options{})
+	reader, blocked, third := s.user(t, "reader"), s.user(t, "blocked"), s.user(t, "third")
+	ctx := context.Background()
+	if err := s.st.Follow(ctx, reader, third); err != nil {
+		t.Fatal(err)
+	}
+	orig := s.create(t, store.NewPost{Author: blocked, Content: "from before the block"})
+	c := s.connect(t, reader)
+	if err := s.st.Block(ctx, reader, blocked, true); err != nil {
+		t.Fatal(err)
+	}
+	s.create(t, store.NewPost{Author: third, RepostOf: orig.ID})
+	expectPost(t, c, s.create(t, store.NewPost{Author: third, Content: "after it"}).ID)
+}
+
+// TestMutesAndFiltersWithheld: through the store, a mute and a word filter
+// set while the reader is connected hold back what they hide at once.
+func TestMutesAndFiltersWithheld(t *testing.T) {
+	s := newStack(t, hub.Options{})
+	reader, muted, star := s.user(t, "reader"), s.user(t, "muted"), s.user(t, "star")
+	ctx := context.Background()
+	for _, st := range []int64{muted, star} {
+		if err := s.st.Follow(ctx, reader, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := s.connect(t, reader)
+	if err := s.st.Mute(ctx, reader, muted, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.st.SetFilters(ctx, reader, []string{"天气", "RUST"}); err != nil {
+		t.Fatal(err)
+	}
+	s.create(t, store.NewPost{Author: muted, Content: "muted"})
+	s.create(t, store.NewPost{Author: star, Content: "今天天气好"})
+	s.create(t, store.NewPost{Author: star, Content: "learning rust"})
+	expectPost(t, c, s.create(t, store.NewPost{Author: star, Content: "晴"}).ID)
+}
+
+// TestSuspendClosesSockets: suspending a user ends its sessions, and their
+// session_revoked events close its open sockets with 4001.
+func TestSuspendClosesSockets(t *testing.T) {
+	s := newStack(t, hub.Options{})
+	ctx := context.Background()
+	u, token, err := s.st.Register(ctx, "troll", "a fine password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := wstest.Dial(t, s.url+"/?uid="+jsonInt(u.ID)+"&token="+url.QueryEscape(token), nil)
+	if f := c.Next(t, 3*time.Second); f.Event != store.EventReady {
+		t.Fatalf("first frame %q, want ready", f.Event)
+	}
+	if err := s.st.Suspend(ctx, u.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if frames, code := c.Drain(3 * time.Second); code != hub.CloseLoggedOut || len(frames) > 0 {
+		t.Fatalf("got %v and close %d, want close %d", frames, code, hub.CloseLoggedOut)
 	}
 }

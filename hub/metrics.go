@@ -15,6 +15,7 @@ type metrics struct {
 	replayed   prometheus.Counter
 	duplicates prometheus.Counter
 	dropped    prometheus.Counter
+	withheld   prometheus.Counter
 	slowClosed prometheus.Counter
 	revoked    prometheus.Counter
 	gaps       prometheus.Counter
@@ -35,6 +36,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		replayed:   counter("microblog_live_posts_replayed_total", "Posts sent from the timeline rather than live: ?after replays and catch-up after a gap."),
 		duplicates: counter("microblog_live_duplicates_dropped_total", "Posts not sent again to a connection that already had them."),
 		dropped:    counter("microblog_live_events_dropped_total", "Events not delivered because a connection's send queue was full."),
+		withheld:   counter("microblog_live_events_withheld_total", "Events not delivered to a user because its blocks, mutes or word filters, or a protected author, hide them."),
 		slowClosed: counter("microblog_live_slow_closed_total", "Connections closed with 4008 for reading too slowly."),
 		revoked:    counter("microblog_live_logout_closed_total", "Connections closed with 4001 because their session logged out."),
 		gaps:       counter("microblog_live_subscriber_gaps_total", "Times the Redis subscriber connection broke and came back."),

@@ -37,7 +37,7 @@ func (c *Conn) open(ctx context.Context) (frames []frame, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if frames, err = c.goLive(replay, last); err != nil {
+	if frames, err = c.goLive(replay, last, h.lensOf(c.user)); err != nil {
 		return nil, err
 	}
 	if h.resubscribes.Load() != resubscribes {
@@ -78,8 +78,9 @@ type readyData struct {
 
 // goLive builds the frames that open returns, and makes c live: from
 // then on, events go to its queue instead of pending. A post in both
-// the replay and pending is sent once.
-func (c *Conn) goLive(replay []store.Post, last int64) ([]frame, error) {
+// the replay and pending is sent once. Pending events are held back when
+// the user's lens ul, read since some of them arrived, hides them.
+func (c *Conn) goLive(replay []store.Post, last int64, ul userLens) ([]frame, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make([]frame, 0, len(replay)+1+len(c.pending))
@@ -102,6 +103,10 @@ func (c *Conn) goLive(replay []store.Post, last int64) ([]frame, error) {
 	}
 	out = append(out, ready)
 	for _, ev := range c.pending {
+		if ev.about.hiddenFrom(ul) {
+			c.h.m.withheld.Inc()
+			continue
+		}
 		if ev.postID != 0 {
 			if !c.seen.add(ev.postID) {
 				c.h.m.duplicates.Inc()

@@ -3,6 +3,8 @@ package hub
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 
 	"microblog/store"
 )
@@ -16,7 +18,8 @@ const (
 	userLoading userState = iota
 	// userReady: its stars are known; stars events change its topics at once.
 	userReady
-	// userFailed: loading failed; its connections are refused until it is gone.
+	// userFailed: loading failed, or its lens could no longer be read; its
+	// connections are refused until it is gone.
 	userFailed
 )
 
@@ -27,9 +30,9 @@ type user struct {
 	conns smallSet[*Conn] // guarded by Hub.mu
 	stars starSet         // guarded by Hub.mu; the stars whose topics it listens to
 
-	// state is guarded by Hub.mu and leaves userLoading once, before loaded
-	// is closed; after loaded, state and err no longer change, so a
-	// connection that waited for loaded reads them without the lock.
+	// state and err are guarded by Hub.mu. state leaves userLoading once,
+	// before loaded is closed, and may later go from userReady to
+	// userFailed.
 	state  userState
 	err    error         // why loading failed
 	loaded chan struct{} // closed when load returns
@@ -39,6 +42,25 @@ type user struct {
 	// nil when no read is under way; load and the catch-up never read the
 	// same user's stars at once. Guarded by Hub.mu.
 	starEvents map[int64]bool
+
+	// lens is what the user may see, read with its stars and again after
+	// each lens_changed event. lensReads numbers the reads begun, lensRead
+	// is the one lens (or lensErr, when it failed) comes from; all three
+	// are guarded by Hub.mu (see readLens).
+	lens      userLens
+	lensReads uint64
+	lensRead  uint64
+	lensErr   error
+	// lensDue: a read of the lens is queued on the control goroutine.
+	lensDue atomic.Bool
+	// holding: a lens_changed event was heard and the lens read since is
+	// not in force yet. Meanwhile Deliver holds the user's events in held,
+	// in order, for applyLens to let through the new lens: an event that
+	// follows a block must not slip through the old lens. held is guarded
+	// by heldMu, taken under Hub.mu.
+	holding atomic.Bool
+	heldMu  sync.Mutex
+	held    []event
 }
 
 func newUser(id int64) *user {
@@ -101,8 +123,11 @@ func (h *Hub) join(ctx context.Context, c *Conn) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if u.state == userFailed {
-		return u.err
+	h.mu.RLock()
+	state, err := u.state, u.err
+	h.mu.RUnlock()
+	if state == userFailed {
+		return err
 	}
 	// Each connection waits for the topics to be in force itself: another
 	// connection may have subscribed them and still be waiting for that.
@@ -134,25 +159,39 @@ func (h *Hub) load(ctx context.Context, u *user) error {
 	return err
 }
 
-// loadStars reads u's stars, subscribes their topics and makes u ready,
-// unless the broker came back from a gap since the read began: the read
-// may have missed follows whose events were lost in the gap, and the
-// catch-up after the gap leaves loading users out, so load reads again.
+// loadStars reads u's lens and stars, subscribes the stars' topics and
+// makes u ready, unless the broker came back from a gap since the reads
+// began: they may have missed follows or lens changes whose events were
+// lost in the gap, and the catch-up after the gap leaves loading users
+// out, so load reads again. It fails when a newer read of the lens (after
+// a lens_changed event) failed meanwhile.
 func (h *Hub) loadStars(ctx context.Context, u *user) (ready bool, err error) {
 	resubscribes := h.resubscribes.Load()
+	n, lens, err := h.readLens(ctx, u)
+	if err != nil {
+		return false, err
+	}
 	stars, err := h.readStars(ctx, u)
 	if err != nil {
 		return false, err
 	}
+	var lensErr error
 	err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
 		// Checked under mu, where the catch-up picks the ready users: a
 		// gap that ends after this has its catch-up read u's stars again.
 		if h.resubscribes.Load() != resubscribes {
 			return nil, nil
 		}
+		want := u.endStarsReadLocked(stars)
+		if lensErr = u.setLensLocked(n, lens, nil); lensErr != nil {
+			return nil, nil
+		}
 		ready, u.state = true, userReady
-		return h.diffStarsLocked(u, u.endStarsReadLocked(stars))
+		return h.diffStarsLocked(u, want)
 	})
+	if lensErr != nil {
+		return false, lensErr
+	}
 	return ready, err
 }
 
