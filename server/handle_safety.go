@@ -11,14 +11,18 @@ import (
 )
 
 // handleBlock makes the caller block (on) or unblock the user in the path;
-// mute makes it mute or unmute instead.
-func handleBlock(st store.Service, mute, on bool) echo.HandlerFunc {
+// mute makes it mute or unmute instead. Each counts against the caller's
+// follow limit, as it changes who follows whom or what reaches whom.
+func handleBlock(st store.Service, mute, on bool, limit store.Limit) echo.HandlerFunc {
 	act := st.Block
 	if mute {
 		act = st.Mute
 	}
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
+		if err := st.Allow(ctx, "follow", strconv.FormatInt(viewer(c), 10), limit); err != nil {
+			return err
+		}
 		target, err := st.UIDByName(ctx, c.Param("username"))
 		if err != nil {
 			return err

@@ -214,7 +214,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	var spent func() error
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
-		author = pl.HMGet(ctx, s.keys.User(np.Author), fieldUsername, fieldFanOut, fieldAvatar)
+		author = pl.HMGet(ctx, s.keys.User(np.Author), fieldUsername, fieldFanOut, fieldAvatar, fieldProtected)
 		if np.IdempotencyKey != "" {
 			keyHash := store.TokenHash(np.IdempotencyKey)
 			d.idemKey = s.keys.Idempotency(np.Author, keyHash)
@@ -250,6 +250,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 		return nil, err
 	}
 	d.shape(next.Val(), name, avatar, s.now())
+	d.post.Author.Protected = author.Val()[3] == "1"
 	d.pulled = mode == modePull
 	return nil, nil
 }
@@ -439,9 +440,11 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	}
 	postAdd.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, fieldPosts)
 	s.queueHomeAdd(ctx, pl, author, z)
-	pl.ZAdd(ctx, s.keys.PublicTimeline(), z)
-	if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
-		pl.ZRemRangeByRank(ctx, s.keys.PublicTimeline(), 0, int64(-s.opt.HotWindow-1))
+	if !d.post.Author.Protected { // its fans' only: unprotecting puts it back (tidyPublic)
+		pl.ZAdd(ctx, s.keys.PublicTimeline(), z)
+		if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
+			pl.ZRemRangeByRank(ctx, s.keys.PublicTimeline(), 0, int64(-s.opt.HotWindow-1))
+		}
 	}
 	if d.orig != nil {
 		d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.Reposts(d.orig.ID), s.keys.Message(d.orig.ID)},

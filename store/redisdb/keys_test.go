@@ -58,6 +58,16 @@ func TestKeys(t *testing.T) {
 			k.FanOutLock(7):                             "lock:fanout:7",
 			k.AuthorChannel(7):                          "author:7",
 			k.NotifyChannel(7):                          "notify:7",
+			k.Blocking(7):                               "user:userid:7:blocking",
+			k.BlockedBy(7):                              "user:userid:7:blocked_by",
+			k.Muting(7):                                 "user:userid:7:muting",
+			k.MutedBy(7):                                "user:userid:7:muted_by",
+			k.FollowRequests(7):                         "user:userid:7:follow_requests",
+			k.LastReportID():                            "global:reportid",
+			k.Report(3):                                 "report:3",
+			k.Reports(false):                            "reports:open",
+			k.Reports(true):                             "reports:resolved",
+			k.LensChannel():                             "lenses:changed",
 		} {
 			if got != prefix+want {
 				t.Errorf("key %q, want %q", got, prefix+want)
@@ -76,6 +86,9 @@ func TestClusterKeys(t *testing.T) {
 		k.UserSessions(7):        "user:userid:{7}:auth",
 		k.UserLikes(7):           "user:userid:{7}:likes",
 		k.UserIdentities(7):      "user:userid:{7}:ext",
+		k.Blocking(7):            "user:userid:{7}:blocking",
+		k.BlockedBy(7):           "user:userid:{7}:blocked_by",
+		k.FollowRequests(7):      "user:userid:{7}:follow_requests",
 		k.Identity("oidc", "42"): "ext:oidc:42:uid",
 		k.KnownClients(7):        "login:known:{7}",
 		k.Fans(7):                "A:{7}:fansID",

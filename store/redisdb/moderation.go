@@ -60,7 +60,27 @@ func (s *Store) Report(ctx context.Context, reporter int64, nr store.NewReport) 
 	if err != nil {
 		return store.Report{}, s.wrap("report", err)
 	}
-	return s.report(ctx, rid)
+	r, err := s.report(ctx, rid)
+	if err != nil {
+		return store.Report{}, err
+	}
+	// The reporter gets back only the posts it may see: naming an id is no
+	// way round the rule.
+	ps := make([]*store.Post, len(r.Posts))
+	for i := range r.Posts {
+		ps[i] = &r.Posts[i]
+	}
+	if err := s.sieve(ctx, ps, reporter, store.InView); err != nil {
+		return store.Report{}, err
+	}
+	seen := []store.Post{}
+	for _, p := range ps {
+		if p != nil {
+			seen = append(seen, *p)
+		}
+	}
+	r.Posts = seen
+	return r, nil
 }
 
 // Reports is a page of the reports, resolved or open, oldest first.

@@ -47,7 +47,7 @@ func (s *Store) notify(ctx context.Context, actor int64, kind string, post int64
 			to = append(to, r)
 		}
 	}
-	to = s.notBlocking(ctx, actor, to)
+	to = s.notHiding(ctx, actor, to)
 	if len(to) == 0 {
 		return
 	}
@@ -56,20 +56,15 @@ func (s *Store) notify(ctx context.Context, actor int64, kind string, post int64
 	}
 }
 
-// notBlocking are those of to who do not block actor: a blocked user
-// notifies nobody who blocks it. When Redis cannot tell, all of them (a
-// reader's lens still hides the notification).
-func (s *Store) notBlocking(ctx context.Context, actor int64, to []int64) []int64 {
-	cmds := make([]*redis.FloatCmd, len(to))
-	s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for i, uid := range to {
-			cmds[i] = pl.ZScore(ctx, s.keys.Blocking(uid), id(actor))
-		}
-		return nil
-	})
+// notHiding are those of to whose feed does not hide actor (whom they
+// block, are blocked by or mute): nothing is stored for the others, so
+// that their unread count does not count what they would never be shown.
+// When Redis cannot tell, all of them (a reader's lens still hides the
+// notification).
+func (s *Store) notHiding(ctx context.Context, actor int64, to []int64) []int64 {
 	out := to[:0:0]
-	for i, uid := range to {
-		if cmds[i].Err() != nil {
+	for _, uid := range to {
+		if lens, err := s.lens(ctx, uid); err != nil || !lens.HidesUser(actor, store.InFeed) {
 			out = append(out, uid)
 		}
 	}

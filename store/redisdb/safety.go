@@ -12,9 +12,12 @@ import (
 
 // Blocks and mutes are kept on both sides: the record (Blocking, Muting,
 // capped by a script on the user's own key) and its mirror (BlockedBy,
-// MutedBy), which the lens of the other user and the fan-out read. The
-// record is written first and each call writes the rest again even when
-// the record was there, so that a call cut short is mended by its retry.
+// MutedBy), which the lens of the other user and the fan-out read. A block
+// writes its mirror before its record: the blocker's User says blocking
+// only once both sides hide each other, and a block cut short before that
+// shows as not made, so the blocker tries again. Each call writes
+// everything again even when the record was there (ending the follows
+// too), so that a retry mends what an earlier call left half done.
 
 var (
 	errBlockLimit = store.NewError(store.ErrConflict, store.CodeBlockLimit, "you block as many users as one may; unblock some first")
@@ -40,8 +43,12 @@ func (s *Store) Block(ctx context.Context, uid, target int64, on bool) error {
 		s.lensChanged(ctx, uid, target)
 		return nil
 	}
-	if err := s.addCapped(ctx, s.keys.Blocking(uid), target, s.opt.MaxBlocks, errBlockLimit); err != nil {
-		return err
+	if n, err := s.rdb.ZCard(ctx, s.keys.Blocking(uid)).Result(); err != nil {
+		return s.wrap("block", err)
+	} else if n >= int64(s.opt.MaxBlocks) {
+		if _, err := s.rdb.ZScore(ctx, s.keys.Blocking(uid), id(target)).Result(); err != nil {
+			return errBlockLimit // full, and not a block already made
+		}
 	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.SAdd(ctx, s.keys.BlockedBy(target), uid)
@@ -51,6 +58,11 @@ func (s *Store) Block(ctx context.Context, uid, target int64, on bool) error {
 	})
 	if err != nil {
 		return s.wrap("block", err)
+	}
+	if err := s.addCapped(ctx, s.keys.Blocking(uid), target, s.opt.MaxBlocks, errBlockLimit); err != nil {
+		// Two blocks raced for the last place: the mirror of this one goes.
+		s.rdb.SRem(context.WithoutCancel(ctx), s.keys.BlockedBy(target), uid)
+		return err
 	}
 	// The lens first, so that nothing of either reaches the other live
 	// while the follows are taken down.
