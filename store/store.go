@@ -164,8 +164,7 @@ type Safety interface {
 	Remove(ctx context.Context, mid int64) error
 }
 
-// Edits are the changes to a message after it was written, and what users
-// keep of posts: pins to the top of a profile and private bookmarks.
+// Edits are the changes to a message after it was written.
 type Edits interface {
 	// Edit replaces the content of uid's message mid (a post or a comment):
 	// ErrNotAuthor for anyone else, 409 edit_limit past MaxEdits. Mentions
@@ -175,6 +174,11 @@ type Edits interface {
 	// History is every version of mid as viewer may see it, oldest first,
 	// the current one last.
 	History(ctx context.Context, mid, viewer int64) ([]Version, error)
+}
+
+// Keeps are what users keep of posts: pins to the top of a profile and
+// private bookmarks.
+type Keeps interface {
 	// Pin pins uid's own post mid to the top of its profile (on) or not;
 	// 409 pin_limit past MaxPins.
 	Pin(ctx context.Context, uid, mid int64, on bool) error
