@@ -232,7 +232,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
       if (!first && !done && topInSight()) setTimeout(page, 0);
     } catch (err) {
       loading = false;
-      drawTop(err);
+      if (err.status === 404) missing(); else drawTop(err);
     }
   }
 
@@ -275,6 +275,14 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
 
   // ---- start ----
 
+  /** missing says that name does not exist (their profile or their messages said so), and stops. */
+  function missing() {
+    done = true;
+    watchTop.disconnect();
+    fill(top, h('p', { class: 'chat-start muted' }, `There is no user called “${name}”.`));
+    form.hidden = true;
+  }
+
   function closed(text) {
     note.textContent = text;
     note.hidden = false;
@@ -290,13 +298,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
       onUser(user);
       if (user.blocking) closed(`You have blocked ${user.username}. Unblock them to send messages.`);
       else if (user.blocked_by) closed(`${user.username} has blocked you. You can’t send them messages.`);
-    }, (err) => {
-      if (err.status !== 404) return;
-      done = true;
-      watchTop.disconnect();
-      fill(top, h('p', { class: 'chat-start muted' }, `There is no user called “${name}”.`));
-      form.hidden = true;
-    });
+    }, (err) => { if (err.status === 404) missing(); });
     page();
   }
 
