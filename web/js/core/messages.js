@@ -89,7 +89,10 @@ export class Inbox extends EventTarget {
     this.syncTimer = setTimeout(async () => {
       try {
         const me = await this.api.me();
-        if (typeof me.unread_messages === 'number') this._count(me.unread_messages);
+        if (typeof me.unread_messages !== 'number') return;
+        // None unread: whatever was read elsewhere meanwhile, every conversation is read.
+        if (me.unread_messages === 0) for (const [key, n] of this.unread) if (n > 0) this._set(key, 0, false);
+        this._count(me.unread_messages);
       } catch { /* the next message or reconnection tries again */ }
     }, 300);
   }
@@ -203,7 +206,13 @@ export function conversationsList(ctx) {
   const byName = new Map(); // lower-case username → the Conversation shown
   const learned = new WeakSet(); // the Conversations whose unread_count the inbox has taken (or that live events made)
   const feed = ctx.trackFeed(new Feed({
-    load: (p) => ctx.api.conversations(p),
+    // A conversation that a live message put on top is not listed again
+    // from an older page (which the server may have read before it moved).
+    load: async (p) => {
+      if (!p.cursor) byName.clear();
+      const page = await ctx.api.conversations(p);
+      return { ...page, items: (page.items || []).filter((c) => !byName.has(c.with.username.toLowerCase())) };
+    },
     key: convKey,
     render: (c) => {
       byName.set(c.with.username.toLowerCase(), c);
