@@ -200,7 +200,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
       const token = getToken();
       if (token) u.searchParams.set('token', token);
       if (after) u.searchParams.set('after', after);
-      if (messagesAfter) u.searchParams.set('messages_after', messagesAfter);
+      if (messagesAfter !== null && messagesAfter !== undefined) u.searchParams.set('messages_after', messagesAfter);
       return u.toString();
     },
   };

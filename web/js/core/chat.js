@@ -238,6 +238,18 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
 
   const topInSight = () => top.getBoundingClientRect().bottom > scroller.getBoundingClientRect().top - 300;
 
+  /** reload shows the newest page afresh (a reconnection missed more than its replay held); what is being sent stays. */
+  function reload() {
+    if (loading || !started) return;
+    watchTop.disconnect();
+    list.replaceChildren();
+    shown.clear();
+    cursor = null;
+    done = false;
+    started = false;
+    page();
+  }
+
   // Near the top, the older page loads by itself (the button stays for keyboards and for slow scrolls).
   const watchTop = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting) && !done) page();
@@ -307,6 +319,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     input,
     onEvent(type, data) {
       if (type === 'message_delete') { unshow(data.id); return; }
+      if (type === 'messages_truncated') { reload(); return; }
       if (type !== 'message' || !same(otherOf(data, me).username, name)) return;
       const mine = data.sender.id === me.id;
       if (mine && !shown.has(data.id) && pending.some((p) => p.content === data.content)) { held.set(data.id, data); return; }

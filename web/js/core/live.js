@@ -27,7 +27,10 @@ export class LiveFeed extends EventTarget {
     super();
     this.urlFor = urlFor;
     this.lastId = 0;        // highest post id seen, from pages and events
-    this.lastMessageId = 0; // highest private message id seen, from events and `ready`
+    // The highest private message id seen, from events and `ready`; null
+    // until the first `ready`, after which even 0 asks for a replay (of
+    // whatever was written to a user with no messages while it was away).
+    this.lastMessageId = null;
     this.status = 'stopped';
     this.ws = null;
     this.attempt = 0;
@@ -46,7 +49,7 @@ export class LiveFeed extends EventTarget {
 
   _seeMessage(id) {
     const n = Number(id);
-    if (n > this.lastMessageId) this.lastMessageId = n;
+    if (n >= 0 && (this.lastMessageId === null || n > this.lastMessageId)) this.lastMessageId = n;
   }
 
   start() {

@@ -120,8 +120,9 @@ export class Inbox extends EventTarget {
 
 /**
  * trackMessages makes app.inbox and wires the live feed's message events to
- * it and to the view (view.onEvent gets 'message', 'message_delete' and
- * 'conversation_read'). paint(count) is called now and on each change of
+ * it and to the view (view.onEvent gets 'message', 'message_delete',
+ * 'conversation_read', and 'messages_truncated' when a reconnection missed
+ * more messages than its replay holds). paint(count) is called now and on each change of
  * the count. After a reconnection the count is read again from /me.
  */
 export function trackMessages(ctx, live, paint) {
@@ -146,7 +147,11 @@ export function trackMessages(ctx, live, paint) {
     tell('conversation_read', d);
   });
   let readies = 0;
-  live.addEventListener('ready', () => { if (readies++ > 0) inbox.sync(); });
+  live.addEventListener('ready', (e) => {
+    if (readies++ > 0) inbox.sync();
+    // More were missed than the replay holds: the view loads afresh.
+    if (e.detail && e.detail.messages_truncated) tell('messages_truncated', e.detail);
+  });
   return inbox;
 }
 
@@ -250,6 +255,7 @@ export function conversationsList(ctx) {
       }
       // A deleted last message: the server knows the one before it.
       if (type === 'message_delete' && [...byName.values()].some((c) => c.last_message && c.last_message.id === data.id)) feed.reset();
+      if (type === 'messages_truncated') feed.reset();
     },
     destroy() { inbox.removeEventListener('conversation', redraw); },
   };
