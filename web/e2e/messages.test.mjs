@@ -7,13 +7,14 @@
 // and markup stays text. One side reconnects in the middle (the server
 // restarts while bob is offline) and the messages sent meanwhile show once,
 // in order. In the mobile app at 360 px with touch, the same both ways,
-// with the tab bar fitting. A conversation longer than a page pages back
+// with the tab bar fitting, and a read on the phone clears the badges of
+// the same person's desktop page. A conversation longer than a page pages back
 // to its first message without a gap or a duplicate, on both. "Who can
 // message me" in Settings refuses a stranger's message, in words.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, follow, api, desktop, phone, shot, clean, control, fits, unnamedControls } from './helpers.mjs';
+import { BASE_URL, launch, newUser, follow, api, desktop, phone, shot, clean, control, fits, unnamedControls, until } from './helpers.mjs';
 
 const IMG = '<img src=x onerror=alert(1)>';
 
@@ -36,6 +37,18 @@ async function unreadMessages(u) {
   return (await api('GET', '/me', { token: u.token })).unread_messages;
 }
 
+/** liveMessages collects the ids of the `message` events page's sockets receive. */
+function liveMessages(page) {
+  const ids = [];
+  page.on('websocket', (ws) => ws.on('framereceived', (f) => {
+    try {
+      const frame = JSON.parse(f.payload);
+      if (frame.event === 'message') ids.push(frame.data.id);
+    } catch { /* not a frame of ours */ }
+  }));
+  return ids;
+}
+
 /** noDuplicates asserts that ids has each id once. */
 function noDuplicates(ids, label) {
   assert.equal(new Set(ids).size, ids.length, `${label}: a message shows twice: ${ids}`);
@@ -44,6 +57,7 @@ function noDuplicates(ids, label) {
 test('desktop: two people talk; sending…, the live badge and list, read, delete, markup as text', async () => {
   const alice = await newUser('alice'), bob = await newUser('bob');
   const A = await desktop(browser, alice), B = await desktop(browser, bob);
+  const aliceLive = liveMessages(A.page);
 
   // Bob waits on his (empty) Messages page.
   await B.page.goto(`${BASE_URL}/messages`);
@@ -91,11 +105,13 @@ test('desktop: two people talk; sending…, the live badge and list, read, delet
   assert.equal(await row.getAttribute('aria-label'), `${alice.username}, 1 unread`);
   await shot(B.page, 'messages-desktop-list-unread');
 
-  // Her own socket has brought it too by now; it still shows once, as sending.
+  // Her own socket brings it before the answer: it still shows once, as sending.
   const first = (await api('GET', `/conversations/${bob.username}/messages`, { token: alice.token })).items[0];
   assert.equal(first.content, hello);
-  await A.page.waitForTimeout(500);
+  await until(() => aliceLive.includes(first.id), 'her socket to bring her message');
+  await A.page.waitForTimeout(200);
   assert.equal(await A.page.locator('.msg', { hasText: hello }).count(), 1, 'shown twice before the answer');
+  assert.equal(await pending.count(), 1, 'no longer “Sending…” before the answer');
   release();
   const mine = A.page.locator(`.msg[data-id="${first.id}"]`);
   await mine.waitFor();
@@ -214,6 +230,9 @@ test('desktop: messages sent while one side reconnects arrive once, in order', a
 test('mobile (360 px, touch): the Messages tab, its badge, a conversation both ways', async () => {
   const alice = await newUser('alice'), bob = await newUser('bob');
   const A = await phone(browser, alice), B = await phone(browser, bob);
+  const desk = await desktop(browser, bob); // bob's other device
+  await desk.page.goto(`${BASE_URL}/messages`);
+  await desk.page.locator('#conn[data-state="connected"]').waitFor();
   await B.page.goto(`${BASE_URL}/m/#/home`);
   await B.page.locator('#conn[data-state="connected"]').waitFor();
 
@@ -239,8 +258,9 @@ test('mobile (360 px, touch): the Messages tab, its badge, a conversation both w
   await A.page.getByRole('button', { name: 'Send' }).tap();
   await A.page.locator('.msg-mine[data-id]', { hasText: 'From my phone' }).waitFor();
 
-  // Bob's Messages tab shows the badge live; the list, then the conversation.
+  // Bob's Messages tab shows the badge live (and so does his desktop); the list, then the conversation.
   await B.page.locator('#dm-badge:not([hidden])', { hasText: '1' }).waitFor();
+  await desk.page.locator('.nav-messages .nav-badge', { hasText: '1' }).waitFor();
   await shot(B.page, 'messages-mobile-tab-badge');
   await B.page.locator('.tabbar [data-tab=messages]').tap();
   const row = B.page.locator(`.conv[data-with="${alice.username}"]`);
@@ -253,6 +273,9 @@ test('mobile (360 px, touch): the Messages tab, its badge, a conversation both w
   await got.waitFor();
   assert.equal(await got.textContent(), hello, 'shown as text');
   await B.page.locator('#dm-badge').waitFor({ state: 'hidden' });
+  // Read on the phone, read on the desktop too (conversation_read on all his sockets).
+  await desk.page.locator('.nav-messages .nav-badge').waitFor({ state: 'hidden' });
+  assert.equal(await desk.page.locator(`.conv[data-with="${alice.username}"] .conv-badge`).count(), 0, 'the desktop list still says unread');
 
   // He answers with the keyboard's Enter; she sees it live.
   const reply = B.page.getByLabel(`Message ${alice.username}`);
@@ -273,8 +296,8 @@ test('mobile (360 px, touch): the Messages tab, its badge, a conversation both w
   assert.ok(r && r.width >= 40 && r.height >= 40, `delete button ${JSON.stringify(r)}`);
   await shot(B.page, 'messages-mobile-conversation');
   await shot(A.page, 'messages-mobile-conversation-alice');
-  clean(A.w, 'alice'); clean(B.w, 'bob');
-  await A.context.close(); await B.context.close();
+  clean(A.w, 'alice'); clean(B.w, 'bob'); clean(desk.w, 'bob’s desktop');
+  await A.context.close(); await B.context.close(); await desk.context.close();
 });
 
 test('a conversation longer than a page pages back to its first message, once each', async () => {
