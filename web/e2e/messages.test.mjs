@@ -222,6 +222,9 @@ test('desktop: messages sent while one side reconnects arrive once, in order', a
     assert.deepEqual(ids, want, `${name}: the conversation`);
     assert.equal(await p.evaluate(() => window.__noReload), true, `${name}: the page was reloaded`);
   }
+  // He is reading it: nothing is unread, for the server and on his badge.
+  await B.page.locator('.nav-messages .nav-badge').waitFor({ state: 'hidden' });
+  await until(async () => await unreadMessages(bob) === 0, 'the conversation to be read on the server');
   await shot(B.page, 'messages-desktop-after-reconnect');
   clean(A.w, 'alice'); clean(B.w, 'bob');
   await A.context.close(); await B.context.close();

@@ -78,9 +78,16 @@ export class Inbox extends EventTarget {
     if (!known) this.sync();
   }
 
-  /** read says that the conversation with name has nothing unread now. */
+  /**
+   * read says that the conversation with name has nothing unread now. A
+   * count read from /me may include it without the inbox knowing which
+   * conversation it was (say /me was asked just before the read): the
+   * count is then asked again.
+   */
   read(name) {
     this._set(name, 0, true);
+    const known = [...this.unread.values()].filter((n) => n > 0).length;
+    if (this.count > known) this.sync();
   }
 
   /** sync reads the count from /me soon (once for several calls close together). */
