@@ -7,14 +7,15 @@
 // and markup stays text. One side reconnects in the middle (the server
 // restarts while bob is offline) and the messages sent meanwhile show once,
 // in order. In the mobile app at 360 px with touch, the same both ways,
-// with the tab bar fitting, and a read on the phone clears the badges of
+// with the tab bar fitting and the bubbles readable in light and dark
+// mode, and a read on the phone clears the badges of
 // the same person's desktop page. A conversation longer than a page pages back
 // to its first message without a gap or a duplicate, on both. "Who can
 // message me" in Settings refuses a stranger's message, in words.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, follow, api, desktop, phone, shot, clean, control, fits, unnamedControls, until } from './helpers.mjs';
+import { BASE_URL, launch, newUser, follow, api, desktop, phone, shot, clean, control, fits, unnamedControls, until, contrast } from './helpers.mjs';
 
 const IMG = '<img src=x onerror=alert(1)>';
 
@@ -232,7 +233,7 @@ test('desktop: messages sent while one side reconnects arrive once, in order', a
 
 test('mobile (360 px, touch): the Messages tab, its badge, a conversation both ways', async () => {
   const alice = await newUser('alice'), bob = await newUser('bob');
-  const A = await phone(browser, alice), B = await phone(browser, bob);
+  const A = await phone(browser, alice, { colorScheme: 'dark' }), B = await phone(browser, bob);
   const desk = await desktop(browser, bob); // bob's other device
   await desk.page.goto(`${BASE_URL}/messages`);
   await desk.page.locator('#conn[data-state="connected"]').waitFor();
@@ -270,6 +271,7 @@ test('mobile (360 px, touch): the Messages tab, its badge, a conversation both w
   await row.locator('.conv-badge', { hasText: '1' }).waitFor();
   assert.ok(await fits(B.page), 'the list wider than 360 px');
   assert.deepEqual(await unnamedControls(B.page), [], 'the list: unnamed controls');
+  assert.ok(await contrast(row.locator('.conv-badge')) >= 4.5, 'the unread badge is hard to read');
   await shot(B.page, 'messages-mobile-list');
   await row.tap();
   const got = B.page.locator('.msg-theirs .msg-text', { hasText: 'From my phone' });
@@ -292,6 +294,13 @@ test('mobile (360 px, touch): the Messages tab, its badge, a conversation both w
     assert.deepEqual(await unnamedControls(p), [], `${name}: the conversation has unnamed controls`);
     noDuplicates(await shownIds(p), name);
     assert.equal(await p.locator('.msg img, .msg script').count(), 0, `${name}: markup became elements`);
+  }
+  // Both bubbles are readable, light (bob) and dark (alice).
+  for (const [name, p] of [['alice', A.page], ['bob', B.page]]) {
+    for (const sel of ['.msg-mine .msg-text', '.msg-theirs .msg-text', '.msg-meta time']) {
+      const c = await contrast(p.locator(sel));
+      assert.ok(c >= 4.5, `${name}: ${sel} has contrast ${c.toFixed(2)}`);
+    }
   }
   // The delete button is there to tap (no hover on a phone) and big enough.
   const del = B.page.locator('.msg-mine[data-id]').getByRole('button', { name: 'Delete message' });
