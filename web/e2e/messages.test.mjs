@@ -99,7 +99,7 @@ test('desktop: two people talk; sending…, the live badge and list, read, delet
   // Bob's page hears of it: the nav badge, the list with the row on top and its own badge.
   const row = B.page.locator(`.conv[data-with="${alice.username}"]`);
   await row.waitFor();
-  await B.page.locator('.nav-messages .nav-badge', { hasText: '1' }).waitFor();
+  await B.page.locator('.nav-messages .nav-badge-messages', { hasText: '1' }).waitFor();
   assert.equal(await B.page.getByRole('link', { name: 'Messages (1 unread)' }).count(), 1);
   assert.equal(await row.locator('.conv-badge').textContent(), '1');
   assert.equal(await row.locator('.conv-last').textContent(), hello);
@@ -124,7 +124,7 @@ test('desktop: two people talk; sending…, the live badge and list, read, delet
   await row.click();
   await B.page.waitForURL(`${BASE_URL}/messages/${alice.username}`);
   await B.page.locator(`.msg-theirs[data-id="${first.id}"]`, { hasText: hello }).waitFor();
-  await B.page.locator('.nav-messages .nav-badge').waitFor({ state: 'hidden' });
+  await B.page.locator('.nav-messages .nav-badge-messages').waitFor({ state: 'hidden' });
   for (let i = 0; i < 40 && await unreadMessages(bob) !== 0; i++) await B.page.waitForTimeout(100);
   assert.equal(await unreadMessages(bob), 0, 'opening the conversation did not mark it read');
 
@@ -224,7 +224,7 @@ test('desktop: messages sent while one side reconnects arrive once, in order', a
     assert.equal(await p.evaluate(() => window.__noReload), true, `${name}: the page was reloaded`);
   }
   // He is reading it: nothing is unread, for the server and on his badge.
-  await B.page.locator('.nav-messages .nav-badge').waitFor({ state: 'hidden' });
+  await B.page.locator('.nav-messages .nav-badge-messages').waitFor({ state: 'hidden' });
   await until(async () => await unreadMessages(bob) === 0, 'the conversation to be read on the server');
   await shot(B.page, 'messages-desktop-after-reconnect');
   clean(A.w, 'alice'); clean(B.w, 'bob');
@@ -264,7 +264,7 @@ test('mobile (360 px, touch): the Messages tab, its badge, a conversation both w
 
   // Bob's Messages tab shows the badge live (and so does his desktop); the list, then the conversation.
   await B.page.locator('#dm-badge:not([hidden])', { hasText: '1' }).waitFor();
-  await desk.page.locator('.nav-messages .nav-badge', { hasText: '1' }).waitFor();
+  await desk.page.locator('.nav-messages .nav-badge-messages', { hasText: '1' }).waitFor();
   await shot(B.page, 'messages-mobile-tab-badge');
   await B.page.locator('.tabbar [data-tab=messages]').tap();
   const row = B.page.locator(`.conv[data-with="${alice.username}"]`);
@@ -279,7 +279,7 @@ test('mobile (360 px, touch): the Messages tab, its badge, a conversation both w
   assert.equal(await got.textContent(), hello, 'shown as text');
   await B.page.locator('#dm-badge').waitFor({ state: 'hidden' });
   // Read on the phone, read on the desktop too (conversation_read on all his sockets).
-  await desk.page.locator('.nav-messages .nav-badge').waitFor({ state: 'hidden' });
+  await desk.page.locator('.nav-messages .nav-badge-messages').waitFor({ state: 'hidden' });
   assert.equal(await desk.page.locator(`.conv[data-with="${alice.username}"] .conv-badge`).count(), 0, 'the desktop list still says unread');
 
   // He answers with the keyboard's Enter; she sees it live.

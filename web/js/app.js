@@ -148,7 +148,7 @@ function renderNav() {
     const bell = link('/notifications', 'Notifications', 'bell', path === '/notifications', 'nav-notifications');
     bell.append(h('span', { class: 'nav-badge', attrs: { 'aria-hidden': 'true' } }));
     const chats = link('/messages', 'Messages', 'chat', path.startsWith('/messages'), 'nav-messages');
-    chats.append(h('span', { class: 'nav-badge', attrs: { 'aria-hidden': 'true' } }));
+    chats.append(h('span', { class: 'nav-badge-messages', attrs: { 'aria-hidden': 'true' } })); // its own class: .nav-badge is the notifications'
     nav.append(
       link('/', 'Home', 'home', path === '/'),
       link('/public', 'Public', 'globe', path === '/public'),
@@ -176,20 +176,20 @@ function renderNav() {
 
 /** showUnread puts the unread count on the nav's Notifications link and in the title. */
 function showUnread(n) {
-  showBadge('nav-notifications', 'Notifications', n);
+  showBadge('nav-notifications', 'nav-badge', 'Notifications', n);
   showTitle();
 }
 
 /** showMessages puts the number of conversations with unread messages on the nav's Messages link. */
 function showMessages(n) {
-  showBadge('nav-messages', 'Messages', n);
+  showBadge('nav-messages', 'nav-badge-messages', 'Messages', n);
 }
 
-/** showBadge shows n unread on the badge of the nav link of class cls, and in its name, label. */
-function showBadge(cls, label, n) {
+/** showBadge shows n unread on the badge (of class badgeCls) of the nav link of class cls, and in its name, label. */
+function showBadge(cls, badgeCls, label, n) {
   const a = nav.querySelector('.' + cls);
   if (!a) return;
-  const badge = a.querySelector('.nav-badge');
+  const badge = a.querySelector('.' + badgeCls);
   badge.textContent = n > 0 ? badgeText(n) : '';
   badge.hidden = n === 0;
   a.setAttribute('aria-label', n > 0 ? `${label} (${n} unread)` : label);
