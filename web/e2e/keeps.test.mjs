@@ -89,19 +89,22 @@ test('desktop: edit from the ⋯ menu, "edited" opens the history, a fan’s pag
   await shot(B.page, 'keeps-desktop-fan-live');
 
   // Ten edits are all a post gets: the eleventh is refused in words, and the text stays.
-  for (let i = 2; i <= 10; i++) await edit(alice, p.id, `${second} (${i})`);
-  await B.page.locator(`.quote[data-quote-of="${p.id}"] .content`, { hasText: `${second} (10)` }).waitFor();
+  // The last arrives live as text, markup and all.
+  const last = `${second} (10) <img src=x onerror=alert(1)>`;
+  for (let i = 2; i <= 10; i++) await edit(alice, p.id, i < 10 ? `${second} (${i})` : last);
+  await B.page.locator(`.quote[data-quote-of="${p.id}"] .content`, { hasText: last }).waitFor();
+  assert.equal(await B.page.locator('.post .content img').count(), 0, 'the edit’s markup became an element');
   await A.page.reload();
   await menuItems(A.page, card);
   await A.page.getByRole('menuitem', { name: 'Edit' }).click();
-  assert.equal(await card.getByLabel('Edit your post').inputValue(), `${second} (10)`);
+  assert.equal(await card.getByLabel('Edit your post').inputValue(), last);
   await card.getByLabel('Edit your post').fill('One edit too many');
   await card.getByRole('button', { name: 'Save' }).click();
   await card.locator('.edit-form .form-error', { hasText: 'edited 10 times' }).waitFor();
   await shot(A.page, 'keeps-desktop-edit-limit');
   await card.getByRole('button', { name: 'Cancel' }).click();
-  await card.locator(':scope > .post-body > .content', { hasText: `${second} (10)` }).waitFor();
-  assert.equal((await api('GET', `/posts/${p.id}`, { token: alice.token })).content, `${second} (10)`);
+  await card.locator(':scope > .post-body > .content', { hasText: last }).waitFor();
+  assert.equal((await api('GET', `/posts/${p.id}`, { token: alice.token })).content, last);
 
   // A comment is edited in its thread the same way; it has no Pin.
   const c = await api('POST', `/posts/${p.id}/comments`, { token: alice.token, body: { content: 'A comment with a typo: teh' } });
