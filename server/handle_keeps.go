@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -8,14 +9,15 @@ import (
 	"microblog/store"
 )
 
-// handlePin makes the caller pin (on) or unpin its own post in the path.
-func handlePin(st store.Keeps, on bool) echo.HandlerFunc {
+// handleMark sets (on) or clears one of the caller's marks on the post in
+// the path with mark: a like, a pin, a bookmark.
+func handleMark(mark func(ctx context.Context, uid, mid int64, on bool) error, on bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		mid, err := idParam(c)
 		if err != nil {
 			return err
 		}
-		if err := st.Pin(c.Request().Context(), viewer(c), mid, on); err != nil {
+		if err := mark(c.Request().Context(), viewer(c), mid, on); err != nil {
 			return err
 		}
 		return noContent(c)
@@ -38,21 +40,6 @@ func handlePinned(st store.Service) echo.HandlerFunc {
 		return c.JSON(http.StatusOK, struct {
 			Items []store.Post `json:"items"`
 		}{posts})
-	}
-}
-
-// handleBookmark makes the caller save (on) or let go of the post in the
-// path, privately.
-func handleBookmark(st store.Keeps, on bool) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		mid, err := idParam(c)
-		if err != nil {
-			return err
-		}
-		if err := st.Bookmark(c.Request().Context(), viewer(c), mid, on); err != nil {
-			return err
-		}
-		return noContent(c)
 	}
 }
 

@@ -58,26 +58,10 @@ func (s testStore) pinnedIDs(uid, viewer int64) []int64 {
 	return ids(ps)
 }
 
-// bookmarkIDs are every id of uid's bookmarks, paging 2 at a time.
+// bookmarkIDs are every id of uid's bookmarks, paging with the cursor.
 func (s testStore) bookmarkIDs(uid int64) []int64 {
 	s.t.Helper()
-	var out []int64
-	q := store.PageQuery{Limit: 2}
-	for range 100 {
-		page, err := s.Bookmarks(s.ctx, uid, q)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		out = append(out, ids(page.Items)...)
-		if page.NextCursor == nil {
-			return out
-		}
-		if q.Cursor, err = store.DecodeCursor(*page.NextCursor); err != nil {
-			s.t.Fatal(err)
-		}
-	}
-	s.t.Fatal("bookmarks page without end")
-	return nil
+	return s.pageAll(func(q store.PageQuery) (store.Page[store.Post], error) { return s.Bookmarks(s.ctx, uid, q) })
 }
 
 // flags are a post's pinned and bookmarked as viewer reads it.
