@@ -30,6 +30,7 @@ const WORDS = {
   not_author: 'Only the author can change this post.',
   edit_limit: 'This post has been edited 10 times, as often as a post can be. Delete it and write a new one instead.',
   pin_limit: 'You can pin at most 5 posts to your profile. Unpin one first.',
+  not_yours: 'You can pin only your own posts.',
 };
 
 /** newKey returns a random key for Idempotency-Key (crypto.randomUUID needs a secure context). */
