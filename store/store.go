@@ -230,6 +230,7 @@ type Service interface {
 	Messages
 	Social
 	Safety
+	Edits
 	Uploads
 	Limiter
 	// Ping tells whether the database answers.
