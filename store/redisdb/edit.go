@@ -58,11 +58,15 @@ var (
 // again when another edit got there first.
 const archivedEditTries = 3
 
-// change is one edit on its way: the message as its author read it (then
-// as edited), what the new text refers to, the version it replaced and the
-// history it made.
+// change is one edit on its way: who edits which message to what, what
+// the new text refers to, the version it replaced, the history it made and
+// the message as edited.
 type change struct {
-	post     store.Post
+	uid, mid int64
+	content  string
+	// blank is the content_empty error when the content is blank, which
+	// only a post that reposts or carries images may be, as when written.
+	blank    error
 	mentions []store.Author
 	tags     []string
 	// was are the content, mentions and tags of the version replaced, as the
@@ -74,23 +78,21 @@ type change struct {
 	}
 	history []store.Version // every earlier version, oldest first
 	hot     bool            // edited in Redis, not in the archive
+	post    store.Post      // the message as edited, as its author sees it
 }
 
-// Edit replaces the content of uid's message mid (see store.Edits): 404 for
-// what uid may not see, 403 for what it did not write, the content rules of
-// a new message, 409 edit_limit past store.MaxEdits (a refused edit does not
+// Edit replaces the content of uid's message mid (see store.Edits): 403
+// for what uid did not write (as Delete answers), the content rules of a
+// new message, 409 edit_limit past store.MaxEdits (a refused edit does not
 // count). An edit to the same content changes nothing and counts for
-// nothing.
+// nothing. It costs about what a new post costs: the edit itself is one
+// script, which answers with the message as edited, and what follows it
+// one more round trip.
 func (s *Store) Edit(ctx context.Context, uid, mid int64, content string) (store.Post, error) {
-	p, err := s.Post(ctx, mid, uid)
-	if err != nil {
-		return store.Post{}, err
+	if mid <= 0 {
+		return store.Post{}, store.ErrPostNotFound
 	}
-	if p.Author.ID != uid {
-		return store.Post{}, errNotEditor
-	}
-	// As when it was written: a repost or a post with images may say nothing.
-	if err := store.CheckContent(content, p.Kind != store.KindComment && (p.RepostOf != nil || len(p.Media) > 0)); err != nil {
+	if err := store.CheckContent(content, true); err != nil {
 		return store.Post{}, err
 	}
 	d := &draft{np: store.NewPost{Author: uid, Content: content}}
@@ -100,71 +102,94 @@ func (s *Store) Edit(ctx context.Context, uid, mid int64, content string) (store
 	// As with a new message, an edit once begun is carried through.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	c := &change{post: p, mentions: d.mentions, tags: d.tags}
-	edited, err := s.editHot(ctx, c, content)
+	c := &change{uid: uid, mid: mid, content: content, blank: store.CheckContent(content, false),
+		mentions: d.mentions, tags: d.tags}
+	edited, err := s.editHot(ctx, c)
 	if errors.Is(err, errNotHot) {
-		edited, err = s.editArchived(ctx, c, content)
+		edited, err = s.editArchived(ctx, c)
 	}
-	if err != nil || !edited {
-		return p, err
+	switch {
+	case err != nil:
+		return store.Post{}, err
+	case !edited: // the same content
+		return s.Post(ctx, mid, uid)
 	}
 	s.afterEdit(ctx, c)
 	return c.post, nil
 }
 
 // editHot edits the message in Redis; errNotHot when its hash is not there.
-func (s *Store) editHot(ctx context.Context, c *change, content string) (bool, error) {
-	mid := c.post.ID
+func (s *Store) editHot(ctx context.Context, c *change) (bool, error) {
 	mentions, _ := json.Marshal(c.mentions)
 	tags, _ := json.Marshal(c.tags)
-	res, err := editMessage.Run(ctx, s.rdb, []string{s.keys.Message(mid), s.keys.History(mid)},
-		content, mentions, tags, s.now(), store.MaxEdits, flag(s.opt.Archive != nil)).Slice()
+	args := append([]any{c.uid, c.content, mentions, tags, s.now(), store.MaxEdits,
+		flag(s.opt.Archive != nil), flag(c.blank != nil)}, messageFieldArgs...)
+	res, err := editMessage.Run(ctx, s.rdb, []string{s.keys.Message(c.mid), s.keys.History(c.mid)}, args...).Slice()
 	if err != nil {
 		return false, s.wrap("edit post", err)
 	}
-	status, _ := res[0].(int64)
-	switch {
-	case status == -1:
+	switch status, _ := res[0].(int64); status {
+	case -1:
 		return false, store.ErrPostNotFound
-	case status == -2:
+	case -2:
 		return false, errNotHot
-	case status == -3:
+	case -3:
 		return false, errEditLimit
-	case status == 0 || len(res) < 5:
+	case -4:
+		return false, errNotEditor
+	case -5:
+		return false, c.blank
+	case 0:
 		return false, nil
 	}
-	at, _ := res[1].(int64)
+	if len(res) != 7 {
+		return false, s.wrap("edit post", fmt.Errorf("the script answered %d values", len(res)))
+	}
+	c.hot = true
 	c.was.content, _ = res[2].(string)
 	oldMentions, _ := res[3].(string)
 	oldTags, _ := res[4].(string)
 	unmarshalList(oldMentions, &c.was.mentions)
 	unmarshalList(oldTags, &c.was.tags)
-	for _, v := range res[5:] {
+	history, _ := res[5].([]any)
+	for _, v := range history {
 		raw, _ := v.(string)
 		c.history = append(c.history, parseVersion(raw))
 	}
-	c.hot = true
-	c.apply(content, at)
+	fields, _ := res[6].([]any)
+	h := scanMessage(fields)
+	p := h.post(c.mid)
+	p.LikesCount = h.Likes
+	// The edit is made: should Redis fail from here on, the message keeps
+	// its mark for the archive, and stays in Redis till its next edit.
+	if err := s.complete(ctx, []*store.Post{p}, c.uid); err != nil {
+		return false, err
+	}
+	c.post = *p
 	return true, nil
 }
 
 // editArchived edits a message that is only in the archive, in the
-// archive, as long as it is there, not deleted and not edited meanwhile.
-func (s *Store) editArchived(ctx context.Context, c *change, content string) (bool, error) {
+// archive, as long as it is there, not deleted and not edited meanwhile,
+// and reads it back.
+func (s *Store) editArchived(ctx context.Context, c *change) (bool, error) {
 	if s.opt.Archive == nil {
 		return false, store.ErrPostNotFound
 	}
-	mid := c.post.ID
 	for range archivedEditTries {
-		rows, err := s.opt.Archive.Messages(ctx, []int64{mid})
+		rows, err := s.opt.Archive.Messages(ctx, []int64{c.mid})
 		if err != nil {
 			return false, s.wrap("edit post: archive", err)
 		}
-		row, ok := rows[mid]
-		switch {
+		row, ok := rows[c.mid]
+		switch p := archivedPost(row); {
 		case !ok || row.Deleted:
 			return false, store.ErrPostNotFound
-		case row.Content == content:
+		case row.Author != c.uid:
+			return false, errNotEditor
+		case c.blank != nil && (p.Kind == store.KindComment || p.RepostOf == nil && len(p.Media) == 0):
+			return false, c.blank
+		case row.Content == c.content:
 			return false, nil
 		}
 		c.history = nil
@@ -176,22 +201,29 @@ func (s *Store) editArchived(ctx context.Context, c *change, content string) (bo
 		unmarshalList(row.Mentions, &c.was.mentions)
 		unmarshalList(row.Tags, &c.was.tags)
 		c.history = append(c.history, store.Version{Content: row.Content, CreatedAt: store.Time(cmp.Or(row.Edited, row.Created))})
-		c.apply(content, max(s.now(), row.Edited+1))
-		done, err := s.opt.Archive.Edit(ctx, c.row(), row.Edited)
+		prev := row.Edited
+		mentions, _ := json.Marshal(c.mentions)
+		tags, _ := json.Marshal(c.tags)
+		history, _ := json.Marshal(c.history)
+		row.Content, row.Mentions, row.Tags, row.History = c.content, string(mentions), string(tags), string(history)
+		row.Edited = max(s.now(), prev+1)
+		done, err := s.opt.Archive.Edit(ctx, row, prev)
 		if err != nil {
 			return false, s.wrap("edit post: archive", err)
 		}
 		if done {
+			ps, err := s.posts(ctx, []int64{c.mid}, c.uid)
+			if err != nil {
+				return false, err
+			}
+			if ps[0] == nil {
+				return false, store.ErrPostNotFound // deleted since
+			}
+			c.post = *ps[0]
 			return true, nil
 		}
 	}
 	return false, errEditRace
-}
-
-// apply makes c.post read as edited at at.
-func (c *change) apply(content string, at int64) {
-	edited := store.Time(at)
-	c.post.Content, c.post.Mentions, c.post.Tags, c.post.EditedAt = content, c.mentions, c.tags, &edited
 }
 
 // row is the edited message as the archive keeps it.

@@ -60,7 +60,8 @@ func updateFrame(p store.Post) ([]byte, error) {
 // queues an edit made in Redis for the archive, and publishes post_update
 // after them where the message's own event went out: a post's on its
 // author's channel, a comment's on its parent's author's notify channel
-// unless they wrote it. Topic counts follow what the sets say changed.
+// unless they wrote it. It reads there too whether the author likes it, for
+// its answer. Topic counts follow what the sets say changed.
 func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, frame []byte) {
 	mid, author := c.post.ID, c.post.Author.ID
 	var removed, added []string
@@ -68,6 +69,7 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 		removed, added = tagChanges(c.was.tags, c.tags)
 	}
 	var dropped, joined []*redis.IntCmd
+	var liked *redis.FloatCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, key := range removed {
 			dropped = append(dropped, pl.ZRem(ctx, s.keys.TagPosts(key), mid))
@@ -77,7 +79,10 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 			pl.ZAdd(ctx, s.keys.TagNames(), redis.Z{Member: key})
 		}
 		if c.hot {
-			s.queueArchive(ctx, pl, archiveEdit, c.row())
+			liked = pl.ZScore(ctx, s.keys.UserLikes(c.uid), id(mid))
+			if s.opt.Archive != nil {
+				s.queueArchive(ctx, pl, archiveEdit, c.row())
+			}
 		}
 		switch {
 		case frame == nil:
@@ -92,6 +97,10 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 		// What is lost is the live event, or the archive's copy of this
 		// edit until the next one: the message stays in Redis meanwhile.
 		s.opt.Logger.WarnContext(ctx, "edit post: indexes", "post", mid, "err", err)
+	}
+	if liked != nil {
+		yes := liked.Err() == nil
+		c.post.Liked = &yes
 	}
 	s.countTags(ctx, mid, removed, added, dropped, joined)
 }
@@ -197,19 +206,31 @@ func (s *Store) notifyMentions(ctx context.Context, c *change, parentAuthor int6
 	for _, m := range c.was.mentions {
 		told[m.ID] = true
 	}
-	named := map[string]bool{} // the names earlier versions mention, in index form
-	for _, v := range c.history {
+	var named map[string]bool // the names earlier versions mention, in index form
+	var to []int64
+	for _, m := range c.mentions {
+		if told[m.ID] {
+			continue
+		}
+		if named == nil {
+			named = mentionedBefore(c.history)
+		}
+		if lower, _ := store.LookupName(m.Username); !named[lower] {
+			to = append(to, m.ID)
+		}
+	}
+	s.notify(ctx, c.post.Author.ID, store.NotifyMention, c.post.ID, to...)
+}
+
+// mentionedBefore are the names versions mention, in index form.
+func mentionedBefore(versions []store.Version) map[string]bool {
+	named := map[string]bool{}
+	for _, v := range versions {
 		for _, name := range store.ParseText(v.Content).Mentions {
 			if lower, ok := store.LookupName(name); ok {
 				named[lower] = true
 			}
 		}
 	}
-	var to []int64
-	for _, m := range c.mentions {
-		if lower, _ := store.LookupName(m.Username); !told[m.ID] && !named[lower] {
-			to = append(to, m.ID)
-		}
-	}
-	s.notify(ctx, c.post.Author.ID, store.NotifyMention, c.post.ID, to...)
+	return named
 }
