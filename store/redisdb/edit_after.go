@@ -40,12 +40,12 @@ func (s *Store) afterEdit(ctx context.Context, c *change) {
 }
 
 // updateFrame is the post_update event of p: the Post as edited, without
-// what only one reader may know of it (liked, pinned, bookmarked).
+// what its editor alone knows of it (liked, bookmarked).
 func updateFrame(p store.Post) ([]byte, error) {
-	p.Liked, p.Pinned, p.Bookmarked, p.Encoded = nil, nil, nil, nil
+	p.Liked, p.Bookmarked, p.Encoded = nil, nil, nil
 	if p.RepostOf != nil {
 		o := *p.RepostOf
-		o.Liked, o.Pinned, o.Bookmarked = nil, nil, nil
+		o.Liked, o.Bookmarked = nil, nil
 		p.RepostOf = &o
 	}
 	raw, err := json.Marshal(p)
