@@ -76,6 +76,8 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.POST("/posts", handleCreatePost(st, rl.Post), member)
 	api.GET("/posts/:id", handleGetPost(st), anyone)
 	api.DELETE("/posts/:id", handleDeletePost(st), member)
+	api.PATCH("/posts/:id", handleEditPost(st, rl.Post), member)
+	api.GET("/posts/:id/history", handleHistory(st), anyone)
 	api.POST("/posts/:id/comments", handleCreateComment(st, rl.Post), member)
 	api.GET("/posts/:id/comments", handleComments(st), anyone)
 

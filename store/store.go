@@ -231,6 +231,7 @@ type Service interface {
 	Social
 	Safety
 	Keeps
+	Edits
 	Uploads
 	Limiter
 	// Ping tells whether the database answers.

@@ -22,7 +22,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		s.queueArchive(ctx, pl, archiveDelete, archived(m))
-		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
+		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid), s.keys.History(mid))
 		pl.Del(ctx, s.keys.Comments(mid))
 		pl.Del(ctx, s.keys.Likes(mid))
 		pl.Del(ctx, s.keys.Reposts(mid))

@@ -133,6 +133,12 @@ func (k Keys) Stars(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":
 // Message is the HASH B:<mid> holding one message.
 func (k Keys) Message(mid int64) string { return k.prefix + "B:" + k.tag(mid) }
 
+// History is the LIST history:<mid> of a message's earlier versions,
+// oldest first, each "<unix ms>:<content>" (when that version was written,
+// then its text); at most store.MaxEdits. It shares the message's hash tag,
+// so that an edit changes the message and its history in one script.
+func (k Keys) History(mid int64) string { return k.prefix + "history:" + k.tag(mid) }
+
 // Comments is the ZSET C:<mid>:commentID of the comments on a message, score = mid.
 func (k Keys) Comments(mid int64) string { return k.prefix + "C:" + k.tag(mid) + ":commentID" }
 

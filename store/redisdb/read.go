@@ -77,6 +77,16 @@ func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store
 	if err != nil {
 		return nil, err
 	}
+	if err := s.complete(ctx, out, viewer); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// complete fills in loaded messages (nil for those gone) as viewer sees
+// them: the originals of the reposts among them, in one more round trip,
+// and what each shows of its author.
+func (s *Store) complete(ctx context.Context, out []*store.Post, viewer int64) error {
 	byID := make(map[int64]*store.Post, len(out))
 	for _, p := range out {
 		if p != nil {
@@ -94,7 +104,7 @@ func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store
 	if len(need) > 0 {
 		origs, err := s.loadMessages(ctx, need, viewer)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, o := range origs {
 			if o != nil {
@@ -114,10 +124,7 @@ func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store
 			p.RepostOf = &store.Post{ID: p.RepostOf.ID, Deleted: true}
 		}
 	}
-	if err := s.fillAuthors(ctx, out, viewer); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s.fillAuthors(ctx, out, viewer)
 }
 
 // loadMessages reads B hashes and their likes in one pipeline; repost_of
