@@ -70,7 +70,8 @@ test: deps-test
 # relative to server/bench. The store's and the server's benchmarks, which
 # need their packages' internals, stay beside them as Go benchmarks.
 #
-# bench runs the store's micro-benchmarks, then the seeds' own benchmark
+# bench runs the store's micro-benchmarks (among them BenchmarkEditCost: the
+# CPU of an edit beside that of a post), then the seeds' own benchmark
 # (server/bench/seed): the paper's `ab -c 50 -n 20000` of posts, home timeline
 # reads and a concurrency sweep against a bare Echo + go-redis handler, this
 # build, and this build with the SQLite archive, each on its own fresh
@@ -86,7 +87,7 @@ test: deps-test
 # a quick look), writes it into bench-out/archive-memory.json, and draws that
 # into bench-out/archive-memory.svg and .png (server/bench/archive).
 bench: build deps-bench
-	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect' -benchmem ./store/...
+	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost' -benchmem ./store/...
 	$(GO) test -run '^$$' -bench DeliverLens -benchmem ./hub
 	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
 

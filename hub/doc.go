@@ -30,19 +30,19 @@
 //
 // What a user may see is its store.Lens (blocks both ways, mutes, word
 // filters), the one rule of the store, which the live feed applies in one
-// place: Deliver. For a post, comment or notification event it decodes,
-// once per event, the little the rule reads (ids, authors, protected flags,
-// contents, a repost's original), marks the protected authors the topic's
-// readers may see (on author:<id> every listener is the author or one of
-// its fans; on notify:<id>, the user's own posts and its stars'), and asks
-// each listening user's lens, once per user, not per connection. A user
-// whose lens blocks, mutes and filters nothing is asked only about what no
-// reader without lists may see, so it costs a flag test. An event held
-// while a connection opens is asked again when it goes out, since the
-// lens may have been read meanwhile. Other events (delete, counts, follow,
-// notification_removed) pass as they are. Replays (?after=) and the
-// catch-up after a gap come from LiveTimeline.HomeSince, which the store
-// filters itself.
+// place: Deliver. For a post (new, or edited: post_update), comment or
+// notification event it decodes, once per event, the little the rule reads
+// (ids, authors, protected flags, contents, a repost's original), marks the
+// protected authors the topic's readers may see (on author:<id> every
+// listener is the author or one of its fans; on notify:<id>, the user's own
+// posts and its stars'), and asks each listening user's lens, once per user,
+// not per connection. A user whose lens blocks, mutes and filters nothing is
+// asked only about what no reader without lists may see, so it costs a flag
+// test. An event held while a connection opens is asked again when it goes
+// out, since the lens may have been read meanwhile. Other events (delete,
+// counts, follow, notification_removed) pass as they are. Replays (?after=)
+// and the catch-up after a gap come from LiveTimeline.HomeSince, which the
+// store filters itself.
 //
 // The lens is read with the stars at load and after a gap, and again on
 // each lens_changed event (internal, on notify:<id>, never forwarded), on

@@ -54,6 +54,8 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	}
 	ev := event{f: frame{shared: prepare(payload)}, about: about}
 	if f.Event == store.EventPost {
+		// Only a new post goes through the window of ids sent: a
+		// post_update of a post sent already is news.
 		ev.postID = about.post.ID
 	}
 	h.mu.RLock()

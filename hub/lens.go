@@ -60,10 +60,10 @@ func (w *wirePost) post() *store.Post {
 
 // decodeSubject decodes what the safety rule needs of an event's data:
 // nil for events that it lets through as they are (delete, counts, follow,
-// notification_removed).
+// notification_removed). An edited post (post_update) is a post like any.
 func decodeSubject(event string, data json.RawMessage) (*subject, error) {
 	switch event {
-	case store.EventPost, store.EventComment:
+	case store.EventPost, store.EventComment, store.EventPostUpdate:
 		var w wirePost
 		if err := json.Unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("hub: decode %s event: %w", event, err)

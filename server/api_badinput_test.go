@@ -79,7 +79,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"after not a number", "GET", "/api/v1/timelines/public?after=x", "", "", ``, 400, "invalid_after"},
 		{"home without login", "GET", "/api/v1/timelines/home", "", "", ``, 401, "unauthorized"},
 		{"unknown endpoint", "GET", "/api/v1/nothing", "", "", ``, 404, "not_found"},
-		{"wrong method", "PATCH", "/api/v1/posts/" + pid, alice, "", `{}`, 405, "method_not_allowed"},
+		{"wrong method", "PUT", "/api/v1/posts/" + pid, alice, "", `{}`, 405, "method_not_allowed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,20 +6,6 @@ import (
 	"microblog/store"
 )
 
-// handleLike makes the caller like (on) or stop liking the post in the path.
-func handleLike(st store.Social, on bool) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		mid, err := idParam(c)
-		if err != nil {
-			return err
-		}
-		if err := st.Like(c.Request().Context(), viewer(c), mid, on); err != nil {
-			return err
-		}
-		return noContent(c)
-	}
-}
-
 // handleLikers lists who likes the post in the path, newest like first.
 func handleLikers(st store.Social) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.User], error) {

@@ -20,6 +20,11 @@ type Archived struct {
 	Tags     string
 	Media    string
 	Deleted  bool
+	// Edited is when the content last changed (unix ms), 0 if never;
+	// History is the JSON list of the earlier versions ([]Version, oldest
+	// first), empty until the first edit. A tombstone keeps neither text.
+	Edited  int64
+	History string
 	// CommentsCount, RepostsCount and LikesCount are derived when read: the
 	// archived comments on the message and reposts of it that are not
 	// deleted, and its archived likes.
@@ -59,13 +64,24 @@ type Archive interface {
 	// cleared, its other fields as given, except those given as zero, which
 	// keep what the row had). Ids must be positive.
 	Save(ctx context.Context, put, deleted []Archived) error
+	// SaveEdits saves edited messages, each a whole row as the message now
+	// reads: a row not archived yet is inserted as given; an archived one
+	// takes the row's Content, Mentions, Tags, Edited and History when its
+	// own Edited is older, unless it is a tombstone. So a replay, or an
+	// older edit saved after a newer one, changes nothing.
+	SaveEdits(ctx context.Context, edits []Archived) error
+	// Edit edits an archived message in place: row m.ID takes m's Content,
+	// Mentions, Tags, Edited and History if it is not a tombstone and its
+	// Edited is still prev, as its editor read it. False when it is not
+	// (deleted, not there, or edited meanwhile).
+	Edit(ctx context.Context, m Archived, prev int64) (bool, error)
 	// SaveLikes adds likes (one already there is left as it is) and takes
 	// unlikes away, in one transaction; a replay changes nothing.
 	SaveLikes(ctx context.Context, likes, unlikes []ArchivedLike) error
 	// Liked returns which of the messages ids uid likes.
 	Liked(ctx context.Context, uid int64, ids []int64) ([]int64, error)
 	// Messages returns the rows of these ids that exist, tombstones included
-	// (Deleted set, Content, Mentions, Tags and Media empty).
+	// (Deleted set, Content, Mentions, Tags, Media and History empty).
 	Messages(ctx context.Context, ids []int64) (map[int64]Archived, error)
 	// Has returns which of ids have a row (a message or a tombstone), in the
 	// order of ids, each once.

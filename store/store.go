@@ -230,6 +230,8 @@ type Service interface {
 	Messages
 	Social
 	Safety
+	Keeps
+	Edits
 	Uploads
 	Limiter
 	// Ping tells whether the database answers.

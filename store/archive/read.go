@@ -25,7 +25,7 @@ const selectMessage = "SELECT " + columns + `,
 	FROM messages m WHERE m.id IN `
 
 // Messages returns the rows of these ids that exist, tombstones included
-// (Deleted set, Content, Mentions, Tags and Media empty), each with its
+// (Deleted set, Content, Mentions, Tags, Media and History empty), each with its
 // CommentsCount and RepostsCount.
 func (db *DB) Messages(ctx context.Context, ids []int64) (map[int64]store.Archived, error) {
 	found := make(map[int64]store.Archived, len(ids))
@@ -46,7 +46,7 @@ func (db *DB) messages(ctx context.Context, ids []int64, found map[int64]store.A
 	for rows.Next() {
 		var m store.Archived
 		if err := rows.Scan(&m.ID, &m.Kind, &m.Author, &m.Username, &m.Content, &m.Created,
-			&m.RepostOf, &m.Parent, &m.Mentions, &m.Tags, &m.Media, &m.Deleted,
+			&m.RepostOf, &m.Parent, &m.Mentions, &m.Tags, &m.Media, &m.Deleted, &m.Edited, &m.History,
 			&m.CommentsCount, &m.RepostsCount, &m.LikesCount); err != nil {
 			return err
 		}

@@ -23,7 +23,7 @@ const relationBatch = 500
 //  3. it leaves the fan lists of its stars and the star lists of its fans
 //     (whose live connections stop listening to it);
 //  4. its own keys go: home timeline, follow sets, notifications, known
-//     addresses, the rankings, the avatar file;
+//     addresses, pins and bookmarks, the rankings, the avatar file;
 //  5. last, its links to other sign-in services (so that signing in there
 //     makes a new account), its profile hash and its name (index and
 //     skeleton), so that the name may be taken again.
@@ -72,6 +72,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		pl.Del(ctx, s.keys.Fans(uid), s.keys.Stars(uid))
 		pl.Del(ctx, s.keys.Notifications(uid), s.keys.Notes(uid))
 		pl.Del(ctx, s.keys.KnownClients(uid), s.keys.UserSessions(uid), s.keys.UserLikes(uid))
+		pl.Del(ctx, s.keys.Pinned(uid), s.keys.Bookmarks(uid))
 		pl.ZRem(ctx, s.keys.Popular(), uid)
 		pl.ZRem(ctx, s.keys.LastSeen(), uid)
 		pl.SRem(ctx, s.keys.Celebrities(), uid)

@@ -25,9 +25,10 @@ const (
 	archiveDelete = "del"    // make a message a tombstone
 	archiveLike   = "like"   // save a like
 	archiveUnlike = "unlike" // take a like away
+	archiveEdit   = "edit"   // save an edited message, the whole row (edit.go)
 )
 
-// queueArchive adds a message (put) or its delete to a pipeline, as one
+// queueArchive adds a message (put), its edit or its delete to a pipeline, as one
 // entry carrying the whole row: the archiver needs nothing else from Redis.
 // A delete is queued even when Redis is out of memory.
 func (s *Store) queueArchive(ctx context.Context, pl redis.Pipeliner, op string, a store.Archived) {
@@ -86,7 +87,7 @@ func (h *messageHash) archived(mid int64) store.Archived {
 func archivedPost(a store.Archived) *store.Post {
 	h := messageHash{Content: a.Content, Author: a.Author, Username: a.Username, Time: a.Created,
 		Kind: a.Kind, Comments: a.CommentsCount, Reposts: a.RepostsCount,
-		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media}
+		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media, Edited: a.Edited}
 	if a.RepostOf != 0 {
 		h.RepostOf = id(a.RepostOf)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/redis/go-redis/v9"
 
@@ -56,7 +57,7 @@ func (a *Archiver) do(ctx context.Context, msgs []redis.XMessage) {
 	if !a.save(ctx, b) {
 		return
 	}
-	if err := a.evict(ctx, b.put, b.del); err != nil {
+	if err := a.evict(ctx, b); err != nil {
 		if ctx.Err() == nil {
 			a.opt.Logger.Warn("archive: move out of Redis failed, will retry", "err", err)
 		}
@@ -71,8 +72,8 @@ func (a *Archiver) do(ctx context.Context, msgs []redis.XMessage) {
 
 // archiveBatch is what one batch of the queue saves.
 type archiveBatch struct {
-	put, del       []store.Archived
-	likes, unlikes []store.ArchivedLike
+	put, del, edits []store.Archived
+	likes, unlikes  []store.ArchivedLike
 }
 
 // parse reads a batch of the queue; a like and its undoing in one batch
@@ -102,9 +103,12 @@ func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
 			a.malformed(m, err)
 			continue
 		}
-		if op == archiveDelete {
+		switch op {
+		case archiveDelete:
 			b.del = append(b.del, row)
-		} else {
+		case archiveEdit:
+			b.edits = append(b.edits, row)
+		default:
 			b.put = append(b.put, row)
 		}
 	}
@@ -129,6 +133,9 @@ func (a *Archiver) save(ctx context.Context, b archiveBatch) bool {
 	for {
 		err := a.s.opt.Archive.Save(ctx, b.put, b.del)
 		if err == nil {
+			err = a.s.opt.Archive.SaveEdits(ctx, b.edits)
+		}
+		if err == nil {
 			err = a.s.opt.Archive.SaveLikes(ctx, b.likes, b.unlikes)
 		}
 		if err == nil {
@@ -138,20 +145,21 @@ func (a *Archiver) save(ctx context.Context, b archiveBatch) bool {
 			return false
 		}
 		a.s.opt.Metrics.archiveErrors.Inc()
-		a.opt.Logger.Warn("archive: save failed, will retry", "rows", len(b.put)+len(b.del), "err", err, "retry_in", retry.delay())
+		a.opt.Logger.Warn("archive: save failed, will retry", "rows", len(b.put)+len(b.del)+len(b.edits), "err", err, "retry_in", retry.delay())
 		retry.sleep(ctx)
 	}
-	a.s.opt.Metrics.archived.Add(float64(len(b.put) + len(b.del) + len(b.likes) + len(b.unlikes)))
+	a.s.opt.Metrics.archived.Add(float64(len(b.put) + len(b.del) + len(b.edits) + len(b.likes) + len(b.unlikes)))
 	return true
 }
 
 // evict moves out of Redis what a saved batch lets go: the tombstones of
-// the deletes it archived; the messages of its authors that have left their
-// hot window; its comments on messages no longer hot; and, from the public
-// timeline, the ids past its window. Only ids the archive holds go, so a
-// reader that misses them in Redis finds them there.
-func (a *Archiver) evict(ctx context.Context, put, del []store.Archived) error {
-	cands, err := a.candidates(ctx, put, del)
+// the deletes it archived; the messages of its authors (of its messages
+// and edits) that have left their hot window; its comments on messages no
+// longer hot; and, from the public timeline, the ids past its window. Only
+// ids the archive holds go, with no edit the archive lacks, so a reader
+// that misses them in Redis finds them there as Redis had them.
+func (a *Archiver) evict(ctx context.Context, b archiveBatch) error {
+	cands, err := a.candidates(ctx, append(slices.Clip(b.put), b.edits...), b.del, b.edits)
 	for depth := 0; err == nil && len(cands) > 0 && depth < maxThreadDepth; depth++ {
 		cands, err = a.evictSaved(ctx, cands)
 	}
@@ -166,16 +174,20 @@ type evictCandidate struct {
 	keep  bool   // only take it out of index: its message stays hot
 }
 
-// candidates drops the tombstones of del, and returns the ids that put
-// may let go: its authors' past their window, the public timeline's past
-// its window, and its comments on messages no longer in Redis.
-func (a *Archiver) candidates(ctx context.Context, put, del []store.Archived) ([]evictCandidate, error) {
+// candidates drops the tombstones of del, clears the pending marks of the
+// edits the archive now has, and returns the ids that put may let go: its
+// authors' past their window, the public timeline's past its window, and
+// its comments on messages no longer in Redis.
+func (a *Archiver) candidates(ctx context.Context, put, del, edits []store.Archived) ([]evictCandidate, error) {
 	authorsPast := map[int64]*redis.Cmd{}
 	var publicPast *redis.Cmd
 	parents := map[int64]*redis.StringCmd{} // comment id → kind of its parent
 	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, d := range del {
 			evictMessage.Eval(ctx, pl, []string{a.s.keys.Message(d.ID)}, "tombstone")
+		}
+		for _, e := range edits {
+			editSaved.Eval(ctx, pl, []string{a.s.keys.Message(e.ID)}, e.Edited)
 		}
 		for _, p := range put {
 			switch {
@@ -223,15 +235,19 @@ func (a *Archiver) evictSaved(ctx context.Context, cands []evictCandidate) ([]ev
 	for _, mid := range has {
 		saved[mid] = true
 	}
+	held, err := a.unsavedEdits(ctx, cands, saved)
+	if err != nil {
+		return nil, err
+	}
 	replies := map[int64]*redis.StringSliceCmd{}
 	_, err = a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, c := range cands {
-			if !saved[c.mid] {
-				continue // not archived yet: its own batch moves it
+			if !saved[c.mid] || !c.keep && held[c.mid] {
+				continue // not archived yet (or not its last edit): its own batch moves it
 			}
 			if !c.keep && replies[c.mid] == nil {
 				evictMessage.Eval(ctx, pl, []string{a.s.keys.Message(c.mid)}, "message")
-				pl.Del(ctx, a.s.keys.PublicTime(c.mid), a.s.keys.Author(c.mid))
+				pl.Del(ctx, a.s.keys.PublicTime(c.mid), a.s.keys.Author(c.mid), a.s.keys.History(c.mid))
 				replies[c.mid] = pl.ZRange(ctx, a.s.keys.Comments(c.mid), 0, -1)
 			}
 			pl.ZRem(ctx, c.index, c.mid)
@@ -249,6 +265,31 @@ func (a *Archiver) evictSaved(ctx context.Context, cands []evictCandidate) ([]ev
 		}
 	}
 	return next, nil
+}
+
+// unsavedEdits are the candidates to leave Redis (saved ones) whose hash
+// holds an edit the archive does not have yet (fieldEditPending): they stay,
+// in their index too, until the batch of that edit moves them.
+func (a *Archiver) unsavedEdits(ctx context.Context, cands []evictCandidate, saved map[int64]bool) (map[int64]bool, error) {
+	pending := make(map[int64]*redis.BoolCmd)
+	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, c := range cands {
+			if saved[c.mid] && !c.keep && pending[c.mid] == nil {
+				pending[c.mid] = pl.HExists(ctx, a.s.keys.Message(c.mid), fieldEditPending)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, a.s.wrap("archive: evict", err)
+	}
+	held := make(map[int64]bool)
+	for mid, c := range pending {
+		if c.Val() {
+			held[mid] = true
+		}
+	}
+	return held, nil
 }
 
 // evictBatch bounds how many ids past a window one batch looks at, so that

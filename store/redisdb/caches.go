@@ -107,10 +107,12 @@ type caches struct {
 }
 
 // authorCard is what a page of posts needs of each author besides the
-// post itself: its avatar, and whether it is protected or suspended.
+// post itself: its avatar, whether it is protected or suspended, and which
+// posts it pinned.
 type authorCard struct {
 	avatar               string // file name; "" for none
 	protected, suspended bool
+	pins                 []int64 // at most store.MaxPins
 }
 
 func (c *caches) setLive(live bool) {

@@ -267,6 +267,7 @@ func (d *draft) shape(mid int64, name, avatar string, now int64) {
 	}
 	no := false
 	d.post.Liked, d.post.Mentions, d.post.Tags, d.post.Media = &no, d.mentions, d.tags, d.media
+	d.post.Pinned, d.post.Bookmarked = &no, &no // a new message: nobody pinned or saved it yet
 }
 
 // The values of an idempotency key (idem:<uid>:<key hash>): while its

@@ -10,7 +10,8 @@ import (
 )
 
 // Delete removes a message of uid's (a post, repost or comment), hot or
-// archived, and its index entries, and tells live readers; a job takes it
+// archived, and its index entries (its author's pin of it too), and tells
+// live readers; a job takes it
 // out of the fans' home timelines (readers skip it from now on anyway), and
 // the archiver makes it a tombstone in the archive. Only the author may
 // delete.
@@ -21,7 +22,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		s.queueArchive(ctx, pl, archiveDelete, archived(m))
-		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
+		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid), s.keys.History(mid))
 		pl.Del(ctx, s.keys.Comments(mid))
 		pl.Del(ctx, s.keys.Likes(mid))
 		pl.Del(ctx, s.keys.Reposts(mid))
@@ -32,6 +33,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 			return nil
 		}
 		pl.ZRem(ctx, s.keys.UserPosts(uid), mid)
+		pl.ZRem(ctx, s.keys.Pinned(uid), mid) // a deleted pin frees its place at once
 		decrement.Eval(ctx, pl, []string{s.keys.User(uid)}, fieldPosts)
 		pl.ZRem(ctx, s.keys.Home(uid), mid)
 		pl.ZRem(ctx, s.keys.PublicTimeline(), mid)

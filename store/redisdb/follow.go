@@ -179,34 +179,9 @@ func (s *Store) Following(ctx context.Context, uid, viewer int64, q store.PageQu
 // (score, member), so that follows made while paging shift nothing.
 func (s *Store) relationPage(ctx context.Context, key string, q store.PageQuery) (store.Page[store.User], error) {
 	limit := q.Size()
-	max, skipTo := "+inf", ""
-	if c := q.Cursor; !c.IsZero() {
-		max, skipTo = strconv.FormatInt(c.Score, 10), strconv.FormatInt(c.Member, 10)
-	}
-	// Ties of one millisecond are ordered by member, descending; skip those
-	// already seen. The extra room covers such ties.
-	zs, err := s.rdb.ZRevRangeByScoreWithScores(ctx, key, &redis.ZRangeBy{
-		Max: max, Min: "-inf", Count: int64(limit + 1 + 64),
-	}).Result()
+	uids, scores, err := s.byTime(ctx, key, q.Cursor, limit+1)
 	if err != nil {
 		return store.Page[store.User]{}, s.wrap("list relations", err)
-	}
-	var uids []int64
-	var scores []int64
-	for _, z := range zs {
-		m, _ := z.Member.(string)
-		if skipTo != "" && strconv.FormatInt(int64(z.Score), 10) == max && m >= skipTo {
-			continue
-		}
-		n, err := strconv.ParseInt(m, 10, 64)
-		if err != nil {
-			continue
-		}
-		uids = append(uids, n)
-		scores = append(scores, int64(z.Score))
-		if len(uids) == limit+1 {
-			break
-		}
 	}
 	page := store.Page[store.User]{Items: []store.User{}}
 	if len(uids) > limit {
@@ -219,4 +194,38 @@ func (s *Store) relationPage(ctx context.Context, key string, q store.PageQuery)
 	}
 	page.Items = append(page.Items, users...)
 	return page, nil
+}
+
+// byTime reads the n newest members of a set of ids scored by time (ms),
+// with their scores, below the cursor c: the (score, member) of the last
+// item of the page before, or zero for the first page.
+func (s *Store) byTime(ctx context.Context, key string, c store.Cursor, n int) (ids, scores []int64, err error) {
+	max, skipTo := "+inf", ""
+	if !c.IsZero() {
+		max, skipTo = strconv.FormatInt(c.Score, 10), strconv.FormatInt(c.Member, 10)
+	}
+	// Ties of one millisecond are ordered by member, descending; skip those
+	// already seen. The extra room covers such ties.
+	zs, err := s.rdb.ZRevRangeByScoreWithScores(ctx, key, &redis.ZRangeBy{
+		Max: max, Min: "-inf", Count: int64(n + 64),
+	}).Result()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, z := range zs {
+		m, _ := z.Member.(string)
+		if skipTo != "" && strconv.FormatInt(int64(z.Score), 10) == max && m >= skipTo {
+			continue
+		}
+		v, err := strconv.ParseInt(m, 10, 64)
+		if err != nil {
+			continue
+		}
+		ids = append(ids, v)
+		scores = append(scores, int64(z.Score))
+		if len(ids) == n {
+			break
+		}
+	}
+	return ids, scores, nil
 }

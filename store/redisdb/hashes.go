@@ -34,6 +34,9 @@ type messageHash struct {
 	// only this field until the archive has the delete too, so that readers
 	// take it as gone instead of finding it in the archive.
 	Deleted string `redis:"deleted"`
+	// Edited is when the content last changed (unix ms); absent until the
+	// first edit (edit.go).
+	Edited int64 `redis:"edited,omitempty"`
 }
 
 // Counters of messageHash, bumped with HINCRBY.
@@ -50,7 +53,7 @@ const fieldIdem = "idem"
 
 // messageFields are messageHash's fields, in the order HMGET asks for them
 // and scanMessage reads them.
-var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted, fieldLikes}
+var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted, fieldLikes, fieldEdited}
 
 // hmgetMessage is the command HMGET B:<mid> of every messageHash field. A
 // page reads a message hash per post: its arguments are made once, not
@@ -80,11 +83,20 @@ func scanMessage(vals []any) messageHash {
 	}
 	return messageHash{Content: str(0), Author: parseID(str(1)), Username: str(2), Time: parseID(str(3)),
 		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: parseID(str(7)), Reposts: parseID(str(8)),
-		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: parseID(str(13))}
+		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: parseID(str(13)),
+		Edited: parseID(str(14))}
 }
 
 // fieldDeleted marks a tombstone (see messageHash.Deleted).
 const fieldDeleted = "deleted"
+
+// fieldEdited is messageHash.Edited. fieldEditPending holds the Edited of
+// an edit not archived yet: the archiver leaves the message in Redis until
+// the archive has it (edit.go).
+const (
+	fieldEdited      = "edited"
+	fieldEditPending = "edit_pending"
+)
 
 // post is the message as the contract shows it; RepostOf holds only the
 // original's id, which readers fill in.
@@ -97,6 +109,10 @@ func (m *messageHash) post(mid int64) *store.Post {
 	}
 	if par := parseID(m.Parent); par != 0 {
 		p.ParentID = &par
+	}
+	if m.Edited != 0 {
+		at := store.Time(m.Edited)
+		p.EditedAt = &at
 	}
 	p.Mentions, p.Tags, p.Media = []store.Author{}, []string{}, []store.Media{}
 	unmarshalList(m.Mentions, &p.Mentions)

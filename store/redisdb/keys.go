@@ -112,6 +112,18 @@ func (k Keys) UserIdentities(uid int64) string {
 // of its posts its reader likes.
 func (k Keys) UserLikes(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":likes" }
 
+// Pinned is the ZSET user:userid:<uid>:pinned of the posts the user pinned
+// to the top of its profile, score = when (ms); at most store.MaxPins.
+func (k Keys) Pinned(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":pinned" }
+
+// Bookmarks is the ZSET user:userid:<uid>:bookmarks of the messages the
+// user saved to read later, score = when (ms): private to the user, and
+// what a page asks, in one command, to say which of its posts its reader
+// saved.
+func (k Keys) Bookmarks(uid int64) string {
+	return k.prefix + "user:userid:" + k.tag(uid) + ":bookmarks"
+}
+
 // Fans is the ZSET A:<uid>:fansID of the user's followers, score = follow time (ms).
 func (k Keys) Fans(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":fansID" }
 
@@ -120,6 +132,12 @@ func (k Keys) Stars(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":
 
 // Message is the HASH B:<mid> holding one message.
 func (k Keys) Message(mid int64) string { return k.prefix + "B:" + k.tag(mid) }
+
+// History is the LIST history:<mid> of a message's earlier versions,
+// oldest first, each "<unix ms>:<content>" (when that version was written,
+// then its text); at most store.MaxEdits. It shares the message's hash tag,
+// so that an edit changes the message and its history in one script.
+func (k Keys) History(mid int64) string { return k.prefix + "history:" + k.tag(mid) }
 
 // Comments is the ZSET C:<mid>:commentID of the comments on a message, score = mid.
 func (k Keys) Comments(mid int64) string { return k.prefix + "C:" + k.tag(mid) + ":commentID" }
@@ -278,8 +296,8 @@ func (k Keys) NotifyChannel(uid int64) string {
 func (k Keys) SessionsChannel() string { return k.prefix + "sessions:revoked" }
 
 // AvatarsChannel is the pub/sub channel avatars:changed on which the id of
-// every user whose author card changed (its avatar, protected or suspended)
-// is published, for the processes that remember authors (caches.go); a
+// every user whose author card changed (its avatar, protected or suspended,
+// its pins) is published, for the processes that remember authors (caches.go); a
 // plain channel on a cluster too.
 func (k Keys) AvatarsChannel() string { return k.prefix + "avatars:changed" }
 

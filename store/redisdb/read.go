@@ -77,6 +77,16 @@ func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store
 	if err != nil {
 		return nil, err
 	}
+	if err := s.complete(ctx, out, viewer); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// complete fills in loaded messages (nil for those gone) as viewer sees
+// them: the originals of the reposts among them, in one more round trip,
+// and what each shows of its author.
+func (s *Store) complete(ctx context.Context, out []*store.Post, viewer int64) error {
 	byID := make(map[int64]*store.Post, len(out))
 	for _, p := range out {
 		if p != nil {
@@ -94,7 +104,7 @@ func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store
 	if len(need) > 0 {
 		origs, err := s.loadMessages(ctx, need, viewer)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, o := range origs {
 			if o != nil {
@@ -114,15 +124,12 @@ func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store
 			p.RepostOf = &store.Post{ID: p.RepostOf.ID, Deleted: true}
 		}
 	}
-	if err := s.fillAuthors(ctx, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s.fillAuthors(ctx, out, viewer)
 }
 
 // loadMessages reads B hashes and their likes in one pipeline; repost_of
-// holds only the id. likes_count is the size of the likes set, and liked is
-// set when viewer is not 0. A message whose hash has left Redis is read
+// holds only the id. likes_count is the size of the likes set, and liked and
+// bookmarked are set when viewer is not 0. A message whose hash has left Redis is read
 // from the archive; one deleted (a tombstone) or found nowhere is nil.
 func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, error) {
 	out, _, err := s.loadMessagesHot(ctx, mids, viewer)
@@ -133,7 +140,7 @@ func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([
 // from Redis, not from the archive).
 func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
-	var liked *redis.FloatSliceCmd
+	var liked, saved *redis.FloatSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			cmds[i] = hmgetMessage(ctx, s.keys.Message(mid))
@@ -145,6 +152,7 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 				members[i] = id(mid)
 			}
 			liked = pl.ZMScore(ctx, s.keys.UserLikes(viewer), members...)
+			saved = pl.ZMScore(ctx, s.keys.Bookmarks(viewer), members...)
 		}
 		return nil
 	})
@@ -171,15 +179,20 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 		}
 	}
 	if liked != nil {
-		scores := liked.Val()
+		likes, saves := liked.Val(), saved.Val()
 		for i, p := range out {
 			if p != nil {
-				yes := i < len(scores) && scores[i] != 0
-				p.Liked = &yes
+				p.Liked, p.Bookmarked = inSet(likes, i), inSet(saves, i)
 			}
 		}
 	}
 	return out, hot, nil
+}
+
+// inSet reads the i-th reply of a ZMSCORE: whether that member is in the set.
+func inSet(scores []float64, i int) *bool {
+	yes := i < len(scores) && scores[i] != 0
+	return &yes
 }
 
 // loadArchived fills out[i] for each index i in cold with message mids[i]
@@ -216,9 +229,10 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 
 // fillAuthors sets what each post shows of its author (and of the
 // originals' authors): the avatar, and the protected and suspended flags
-// the safety rule reads. Authors read lately come from memory; the others
-// in one round trip.
-func (s *Store) fillAuthors(ctx context.Context, posts []*store.Post) error {
+// the safety rule reads; and, for a viewer who is not anonymous, whether
+// the author pinned it. Authors read lately come from memory; the others in
+// one round trip.
+func (s *Store) fillAuthors(ctx context.Context, posts []*store.Post, viewer int64) error {
 	var all []*store.Post
 	for _, p := range posts {
 		if p != nil {
@@ -245,6 +259,10 @@ func (s *Store) fillAuthors(ctx context.Context, posts []*store.Post) error {
 		c := cards[p.Author.ID]
 		p.Author.AvatarURL = avatarURL(c.avatar)
 		p.Author.Protected, p.Author.Suspended = c.protected, c.suspended
+		if viewer > 0 {
+			pinned := slices.Contains(c.pins, p.ID)
+			p.Pinned = &pinned
+		}
 	}
 	return nil
 }
@@ -266,9 +284,11 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	}
 	gen := s.caches.authors.gen.Load()
 	cmds := make([]*redis.SliceCmd, len(missing))
+	pins := make([]*redis.StringSliceCmd, len(missing))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range missing {
 			cmds[i] = pl.HMGet(ctx, s.keys.User(uid), fieldAvatar, fieldProtected, fieldSuspended)
+			pins[i] = pl.ZRange(ctx, s.keys.Pinned(uid), 0, -1)
 		}
 		return nil
 	})
@@ -283,6 +303,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 			c.protected = v[1] == "1"
 			c.suspended = v[2] == "1"
 		}
+		c.pins = parseIDs(pins[i].Val())
 		cards[uid] = c
 		s.caches.authors.put(uid, c, gen, now)
 	}

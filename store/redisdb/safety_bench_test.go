@@ -77,14 +77,7 @@ func BenchmarkHomeLens(b *testing.B) {
 				read()
 			}
 			b.StopTimer()
-			s1 := e.stats()
-			n := float64(b.N)
-			goCPU, redisCPU := (s1.goCPU-s0.goCPU)*1e9/n, (s1.cpu-s0.cpu)*1e9/n
-			b.ReportMetric(goCPU, "go-cpu-ns/op")
-			b.ReportMetric(redisCPU, "redis-cpu-ns/op")
-			b.ReportMetric(goCPU+redisCPU, "cpu-ns/op")
-			b.ReportMetric(float64(e.readerTrips.n.Load())/n, "trips/op")
-			cpu[r.name] = goCPU + redisCPU
+			cpu[r.name] = e.reportCPU(b, s0, e.stats(), e.readerTrips)
 		})
 	}
 	if cpu["plain"] > 0 && cpu["lens"] > 0 {

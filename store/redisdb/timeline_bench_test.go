@@ -233,6 +233,19 @@ func (e *tlBench) stats() tlStats {
 	return s
 }
 
+// reportCPU reports the CPU per op between two readings, this process's
+// and Redis's, and the round trips counted by trips (reset at s0), and
+// returns the CPU per op in ns.
+func (e *tlBench) reportCPU(b *testing.B, s0, s1 tlStats, trips *tlTrips) float64 {
+	n := float64(b.N)
+	goCPU, redisCPU := (s1.goCPU-s0.goCPU)*1e9/n, (s1.cpu-s0.cpu)*1e9/n
+	b.ReportMetric(goCPU, "go-cpu-ns/op")
+	b.ReportMetric(redisCPU, "redis-cpu-ns/op")
+	b.ReportMetric(goCPU+redisCPU, "cpu-ns/op")
+	b.ReportMetric(float64(trips.n.Load())/n, "trips/op")
+	return goCPU + redisCPU
+}
+
 // seedAuthor writes author with fans followers (uids firstFan…), straight
 // into Redis in pipelines of about 10,000 commands: the author's hash, its
 // A:fansID, each fan's A:loverID, and each fan as seen now.

@@ -113,12 +113,13 @@ const routes = [
   [/^\/notifications$/, () => views.notifications(ctx)],
   [/^\/messages$/, () => dm.messages(ctx)],
   [/^\/messages\/([^/]+)$/, (m) => dm.conversation(ctx, decodeURIComponent(m[1]))],
+  [/^\/bookmarks$/, () => views.bookmarks(ctx)],
   [/^\/account$/, () => views.account(ctx)],
   [/^\/settings$/, () => views.settings(ctx)],
   [/^\/requests$/, () => views.requests(ctx)],
   [/^\/admin$/, () => (app.user.admin ? admin(ctx) : views.notFound(ctx))],
 ];
-const private_ = new Set(['/', '/notifications', '/account', '/settings', '/requests', '/admin']); // pages that need a session
+const private_ = new Set(['/', '/notifications', '/bookmarks', '/account', '/settings', '/requests', '/admin']); // pages that need a session
 
 function render() {
   const path = location.pathname;
@@ -155,6 +156,7 @@ function renderNav() {
       link('/search', 'Search', 'search', path === '/search', 'nav-search'),
       bell,
       chats,
+      link('/bookmarks', 'Bookmarks', 'bookmark', path === '/bookmarks', 'nav-bookmarks'),
       link(mine, 'Profile', 'user', path.startsWith(mine)));
     // Operators (MICROBLOG_ADMINS) have the reports page.
     if (app.user.admin) nav.append(link('/admin', 'Reports', 'shield', path === '/admin'));

@@ -1,6 +1,6 @@
--- Adds a member to a sorted set unless it would grow past a cap: a block or
--- a mute past the user's limit is refused whole.
--- KEYS[1]: ZSET of one user (its blocking or muting set)
+-- Adds a member to a sorted set unless it would grow past a cap: a block, a
+-- mute or a pin past the user's limit is refused whole.
+-- KEYS[1]: ZSET of one user (its blocking, muting or pinned set)
 -- ARGV[1]: score (ms); ARGV[2]: member; ARGV[3]: the cap
 -- Returns 1 when added, 0 when it was there already, -1 when full.
 if redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 0 end

@@ -17,8 +17,10 @@ export class ApiError extends Error {
 }
 
 // WORDS says in words what went wrong for the errors a person meets when
-// someone is unpleasant (docs/api.md, section 8): the code decides, not the
-// server's message, so every toast and form says it alike.
+// someone is unpleasant (docs/api.md, section 8), when a private message
+// is refused (section 9) or when a post cannot be edited or pinned
+// (section 11): the code decides, not the server's message, so every toast
+// and form says it alike.
 const WORDS = {
   blocked: 'You can’t do that: one of you has blocked the other.',
   protected: 'This account is protected: its posts can’t be reposted.',
@@ -27,6 +29,10 @@ const WORDS = {
   suspended: 'This account is suspended.',
   not_admin: 'Only the service’s operators can do that.',
   messages_closed: 'This person takes messages only from people they follow.',
+  not_author: 'Only the author can change this post.',
+  edit_limit: 'This post has been edited 10 times, as often as a post can be. Delete it and write a new one instead.',
+  pin_limit: 'You can pin at most 5 posts to your profile. Unpin one first.',
+  not_yours: 'You can pin only your own posts.',
 };
 
 /** newKey returns a random key for Idempotency-Key (crypto.randomUUID needs a secure context). */
@@ -187,6 +193,15 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
       { content }, { headers: { 'Idempotency-Key': key }, retries: 2 }),
     readConversation: (name, upTo) => request('POST', '/conversations/' + enc(name) + '/read', { up_to: upTo }),
     deleteMessage: (id) => request('DELETE', '/messages/' + enc(id)),
+    // Editing, pinning and bookmarks (docs/api.md, section 11).
+    editPost: (id, content) => request('PATCH', '/posts/' + enc(id), { content }),
+    history: (id) => request('GET', '/posts/' + enc(id) + '/history'),
+    pin: (id) => request('PUT', '/posts/' + enc(id) + '/pin'),
+    unpin: (id) => request('DELETE', '/posts/' + enc(id) + '/pin'),
+    pinned: (name) => request('GET', '/users/' + enc(name) + '/pinned'),
+    bookmark: (id) => request('PUT', '/posts/' + enc(id) + '/bookmark'),
+    unbookmark: (id) => request('DELETE', '/posts/' + enc(id) + '/bookmark'),
+    bookmarks: (page) => request('GET', '/me/bookmarks' + query(page)),
 
     // Pictures. Uploads go through XMLHttpRequest, whose
     // upload progress fetch does not report; onProgress gets 0…1.

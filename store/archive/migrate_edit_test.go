@@ -1,0 +1,73 @@
+package archive
+
+import (
+	"context"
+	"testing"
+
+	"microblog/store/archive/archivetest"
+)
+
+// TestMigrateToEdits opens an archive made before edits (migrations 1 and
+// 2, with a message in it): migration 3 adds the columns of edits, and the
+// message reads as never edited.
+func TestMigrateToEdits(t *testing.T) {
+	for name, dsn := range map[string]func(testing.TB) string{"sqlite": archivetest.SQLite, "mariadb": archivetest.MariaDB} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dsn(t)
+			tg, err := parseDSN(dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := openMySQLOrSQLite(t, tg)
+			ms, err := migrations(old.d.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn, err := old.write.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.ExecContext(ctx, createMigrations); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range ms[:2] {
+				if err := apply(ctx, conn, m); err != nil {
+					t.Fatalf("%s: %v", m.name, err)
+				}
+			}
+			if _, err := conn.ExecContext(ctx, `INSERT INTO messages (id, kind, author, username, content, created, repost_of, parent, mentions, tags, media, deleted)
+				VALUES (1, 'post', 7, 'old', '旧的', 1700000000000, 0, 0, '[]', '[]', '[]', 0)`); err != nil {
+				t.Fatal(err)
+			}
+			conn.Close()
+			old.Close()
+
+			db, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if v, err := db.SchemaVersion(ctx); err != nil || v != len(ms) || v < 3 {
+				t.Errorf("schema version = %d, %v; want %d", v, err, len(ms))
+			}
+			got, err := db.Messages(ctx, []int64{1})
+			if m := got[1]; err != nil || m.Content != "旧的" || m.Edited != 0 || m.History != "" {
+				t.Errorf("the message made before edits = %+v, %v", m, err)
+			}
+		})
+	}
+}
+
+// openMySQLOrSQLite opens tg without migrating it.
+func openMySQLOrSQLite(t *testing.T, tg target) *DB {
+	t.Helper()
+	if tg.mysql != nil {
+		return openMySQL(tg.mysql)
+	}
+	db, err := openSQLite(tg.sqlitePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
