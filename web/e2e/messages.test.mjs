@@ -4,7 +4,8 @@
 // back until the live event has come, which must not show it twice), bob's
 // Messages badge and list update live, opening the conversation reads it,
 // Enter sends and Shift+Enter breaks the line, a delete leaves both pages,
-// and markup stays text. One side reconnects in the middle (the server
+// and markup stays text; at 360 px the desktop page's messages screens fit
+// and name their controls. One side reconnects in the middle (the server
 // restarts while bob is offline) and the messages sent meanwhile show once,
 // in order. In the mobile app at 360 px with touch, the same both ways,
 // with the tab bar fitting and the bubbles readable in light and dark
@@ -166,8 +167,19 @@ test('desktop: two people talk; sending…, the live badge and list, read, delet
   assert.equal(await row.locator('.conv-badge').count(), 0);
   assert.match(await row.locator('.conv-last').textContent(), /^You: Hi alice,/);
   assert.equal(await B.page.evaluate(() => window.__noReload), true, 'bob’s page was reloaded');
-  clean(A.w, 'alice'); clean(B.w, 'bob');
-  await A.context.close(); await B.context.close();
+
+  // The desktop page on a phone-wide screen: both screens fit and name every control.
+  const N = await desktop(browser, bob);
+  await N.page.setViewportSize({ width: 360, height: 740 });
+  for (const path of ['/messages', `/messages/${alice.username}`]) {
+    await N.page.goto(BASE_URL + path);
+    await N.page.locator('.conv, .msg').first().waitFor();
+    assert.ok(await fits(N.page), `${path} is wider than 360 px`);
+    assert.deepEqual(await unnamedControls(N.page), [], `${path}: unnamed controls`);
+  }
+  await shot(N.page, 'messages-desktop-360-conversation');
+  clean(A.w, 'alice'); clean(B.w, 'bob'); clean(N.w, 'bob at 360 px');
+  await A.context.close(); await B.context.close(); await N.context.close();
 });
 
 test('desktop: messages sent while one side reconnects arrive once, in order', async () => {
