@@ -230,6 +230,7 @@ type Service interface {
 	Messages
 	Social
 	Safety
+	Conversations
 	Uploads
 	Limiter
 	// Ping tells whether the database answers.
@@ -250,6 +251,7 @@ type LiveTimeline interface {
 	// Lens is what uid may see, read now (not from a cache): the live feed
 	// holds back what it hides, and reads it again on EventLensChanged.
 	Lens(ctx context.Context, uid int64) (*Lens, error)
+	LiveMessages
 }
 
 // NewPost is what a user writes: a post, a repost (RepostOf set) or a
