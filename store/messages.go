@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 )
 
@@ -17,6 +18,9 @@ type Message struct {
 	Content   string  `json:"content"`
 	CreatedAt Time    `json:"created_at"`
 	Media     []Media `json:"media"`
+	// Encoded is the message as its live event carries it, when a write
+	// has just encoded it so (nil otherwise): what the sender is answered.
+	Encoded json.RawMessage `json:"-"`
 }
 
 // Party is one of the two users of a message, as a Message shows it.

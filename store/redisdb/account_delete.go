@@ -67,6 +67,9 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	if err := s.leaveSafety(ctx, uid); err != nil {
 		return err
 	}
+	if err := s.leaveConversations(ctx, uid); err != nil {
+		return err
+	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.Del(ctx, s.keys.Home(uid), s.keys.UserPosts(uid))
 		pl.Del(ctx, s.keys.Fans(uid), s.keys.Stars(uid))

@@ -289,7 +289,7 @@ func parseIdem(v string) idemState {
 	switch kind {
 	case "claim":
 		return idemState{running: true, reqHash: hash}
-	case "post":
+	case "post", "message": // a post's id, or a private message's (messages.go)
 		return idemState{mid: parseID(first), reqHash: hash}
 	case "0":
 		return idemState{running: true}
