@@ -74,20 +74,15 @@ func handleConversationMessages(st messenger) echo.HandlerFunc {
 // the path read up to {"up_to"}.
 func handleReadConversation(st messenger) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		var in struct {
-			UpTo *int64 `json:"up_to"`
-		}
-		if err := bindJSON(c, &in); err != nil {
+		upTo, err := bindUpTo(c)
+		if err != nil {
 			return err
-		}
-		if in.UpTo == nil {
-			return store.Invalid(store.CodeInvalidField, "up_to is missing")
 		}
 		other, err := otherParam(c, st)
 		if err != nil {
 			return err
 		}
-		if err := st.MarkConversationRead(c.Request().Context(), viewer(c), other, *in.UpTo); err != nil {
+		if err := st.MarkConversationRead(c.Request().Context(), viewer(c), other, upTo); err != nil {
 			return err
 		}
 		return noContent(c)

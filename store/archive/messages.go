@@ -127,18 +127,7 @@ func (db *DB) DirectMessages(ctx context.Context, ids []int64) (map[int64]store.
 // HasMessages returns which of ids have a row (a message or a tombstone),
 // in the order of ids, each once.
 func (db *DB) HasMessages(ctx context.Context, ids []int64) ([]int64, error) {
-	ids = uniq(ids)
-	found := make(map[int64]bool, len(ids))
-	for chunk := range slices.Chunk(ids, idsPerQuery) {
-		got, err := column(db.read.QueryContext(ctx, "SELECT id FROM direct_messages WHERE id IN "+list(len(chunk)), anys(chunk)...))
-		if err != nil {
-			return nil, wrap(db.d, "has messages", err)
-		}
-		for _, id := range got {
-			found[id] = true
-		}
-	}
-	return slices.DeleteFunc(ids, func(id int64) bool { return !found[id] }), nil
+	return db.has(ctx, "direct_messages", ids)
 }
 
 // ConversationIDs returns the ids of the messages between q.A and q.B that

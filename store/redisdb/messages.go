@@ -2,7 +2,6 @@ package redisdb
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -110,11 +109,8 @@ func (s *Store) claimMessage(ctx context.Context, d *dmDraft) (*store.Message, e
 		follows = pl.ZScore(ctx, s.keys.Stars(nm.To), id(nm.From))
 		media = s.queueMediaRead(ctx, pl, nm.MediaIDs)
 		if nm.IdempotencyKey != "" {
-			d.idemKey = s.keys.Idempotency(nm.From, store.TokenHash(nm.IdempotencyKey))
 			d.reqHash = messageRequestHash(nm)
-			d.claim = claimValue(rand.Text(), d.reqHash)
-			held = idemClaim.Eval(ctx, pl, []string{d.idemKey}, d.claim,
-				claimTTL.Milliseconds(), (IdempotencyTTL - claimTTL).Milliseconds())
+			d.idemKey, d.claim, held = s.queueIdemClaim(ctx, pl, nm.From, nm.IdempotencyKey, d.reqHash)
 		}
 		next = pl.Incr(ctx, s.keys.LastMessageID())
 		return nil

@@ -23,15 +23,7 @@ import (
 // pipeline, as one entry carrying the whole row. A delete is queued even
 // when Redis is out of memory.
 func (s *Store) queueArchiveMessage(ctx context.Context, pl redis.Pipeliner, op string, a store.ArchivedMessage) {
-	if s.opt.Archive == nil {
-		return
-	}
-	row, _ := json.Marshal(a)
-	if op == archiveMessageDelete {
-		queueDelete.Eval(ctx, pl, []string{s.keys.ArchiveQueue()}, "op", op, "row", row)
-		return
-	}
-	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.ArchiveQueue(), Values: []any{"op", op, "row", row}})
+	s.queueArchiveRow(ctx, pl, op, a, op == archiveMessageDelete)
 }
 
 // archivedMessage is m as the archive keeps it.
