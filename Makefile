@@ -86,7 +86,7 @@ test: deps-test
 # a quick look), writes it into bench-out/archive-memory.json, and draws that
 # into bench-out/archive-memory.svg and .png (server/bench/archive).
 bench: build deps-bench
-	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect' -benchmem ./store/...
+	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|MessageVsPost' -benchmem ./store/...
 	$(GO) test -run '^$$' -bench DeliverLens -benchmem ./hub
 	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
 
