@@ -326,3 +326,26 @@ func readAll(t testing.TB, resp *http.Response) []byte {
 	}
 	return b
 }
+
+// A private message waits on Redis four times at most, its session's check
+// included (three once the session is remembered): the recipient's name,
+// the claim and the write; on a cluster, where the message's hash and its
+// two sides live on different masters, one more.
+func TestMessageRoundTrips(t *testing.T) {
+	ts := newTestServer(t)
+	alice, _ := ts.register(t, "alice")
+	ts.register(t, "bob")
+	perMessage := 4.0
+	if storetest.ClusterMode() {
+		perMessage = 5
+	}
+	const route = "/api/v1/conversations/:username/messages"
+	before := ts.roundTrips(t, "POST", route)
+	const messages = 20
+	for i := range messages {
+		ts.sendMessage(t, alice, "bob", fmt.Sprint("message ", i))
+	}
+	if n := (ts.roundTrips(t, "POST", route) - before) / messages; n > perMessage {
+		t.Fatalf("%v round trips per message, want at most %v", n, perMessage)
+	}
+}

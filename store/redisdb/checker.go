@@ -32,7 +32,9 @@ import (
 //     the sets they count (C:<mid>:commentID, reposts:<mid>);
 //   - D and E keys without their B (a delete that stopped half way) go.
 //
-// Every step is idempotent, so a run cut short, or two at once, do no harm.
+// Then it walks the private messages the same way, from a checkpoint of
+// their own (checker_messages.go). Every step is idempotent, so a run cut
+// short, or two at once, do no harm.
 
 // Kinds of repair, the label of microblog_repairs_total.
 const (
