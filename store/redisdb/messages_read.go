@@ -42,7 +42,7 @@ func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.Message, 
 	var cold []int64
 	for i, c := range cmds {
 		v := c.Val()
-		str := func(j int) string { s, _ := v[j].(string); return s }
+		str := func(j int) string { x, _ := v[j].(string); return x }
 		switch {
 		case str(7) == "1": // a tombstone: gone, not to be looked for in the archive
 		case str(0) == "":
