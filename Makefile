@@ -87,7 +87,7 @@ test: deps-test
 # a quick look), writes it into bench-out/archive-memory.json, and draws that
 # into bench-out/archive-memory.svg and .png (server/bench/archive).
 bench: build deps-bench
-	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost' -benchmem ./store/...
+	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost|MessageVsPost' -benchmem ./store/...
 	$(GO) test -run '^$$' -bench DeliverLens -benchmem ./hub
 	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
 
@@ -105,10 +105,12 @@ bench-archive:
 
 # bench-live measures the live feed on this machine, over loopback only:
 # it starts its own redis-server and server processes, delivers 20,000
-# events/s to 10,000 WebSockets, then holds 1,000 to 50,000 idle ones
-# (over several server processes: one may open only `ulimit -Hn` files),
-# and writes results.json and SVG charts into bench-out/. About five
-# minutes, at most 20; LIVE_BENCH_ARGS='-fans 2000 -idle 1000,5000' for a
+# events/s to 10,000 WebSockets, has 10,000 users in pairs write 2,000
+# private messages/s (then posts to their one fan), then holds 1,000 to
+# 50,000 idle connections (over several server processes: one may open
+# only `ulimit -Hn` files), and writes results.json and SVG charts into
+# bench-out/. About seven minutes, at most 20;
+# LIVE_BENCH_ARGS='-fans 2000 -idle 1000,5000 -messages 2000' for a
 # quick look, or "-server before=/tmp/old-binary,after=$PWD/bin/microblog" (absolute paths: it runs in server/bench)
 # to compare (server/bench/live).
 bench-live: build deps-run
