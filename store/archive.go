@@ -88,6 +88,9 @@ type Archive interface {
 	Has(ctx context.Context, ids []int64) ([]int64, error)
 	// IDs returns the ids the query selects, newest first.
 	IDs(ctx context.Context, q ArchiveQuery) ([]int64, error)
+	// Search finds the posts (not comments, not deleted) whose content
+	// holds every word of q, newest first (SearchResult).
+	Search(ctx context.Context, q SearchQuery) (SearchResult, error)
 	// Ping tells whether the archive answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

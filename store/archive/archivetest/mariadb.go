@@ -34,6 +34,8 @@ var serverOptions = []string{
 	"--skip-log-bin",
 	"--skip-name-resolve",
 	"--max-connections=1000",
+	// Mroonga, for the search index (migrations/mysql/004_search.sql).
+	"--plugin-load-add=ha_mroonga",
 }
 
 // Server is one mariadbd started for tests, its data in Dir.

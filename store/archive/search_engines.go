@@ -1,0 +1,125 @@
+package archive
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// searchEngine is what differs between the engines' search indexes: SQLite
+// keeps it in an FTS5 table, MariaDB in a Mroonga one (migrations 004).
+// Both hold the grams of every post as tokens (search_grams.go) and are
+// asked the same question: which posts hold all these tokens, newest first.
+type searchEngine struct {
+	// put starts the INSERT of (id, grams) rows that replaces a row of the
+	// same id; putEnd ends it.
+	put, putEnd string
+	// del starts the DELETE of the rows whose ids follow, as a list.
+	del string
+	// lockRead ends a SELECT of messages whose rows are about to be indexed,
+	// so that an edit of one waits until its index row is written: on
+	// SQLite the one writer does that already.
+	lockRead string
+	// text appends the index row of post id with content to b.
+	text func(b []byte, id int64, content string) []byte
+	// candidates returns the ids of at most n posts holding every token,
+	// below before (0: no bound) and above after, newest first.
+	candidates func(ctx context.Context, db *DB, tokens []string, before, after int64, n int) ([]int64, error)
+}
+
+// search is the search index of db's engine.
+func (db *DB) search() *searchEngine {
+	if db.d.name == mysqlDialect.name {
+		return mroonga
+	}
+	return fts5
+}
+
+// fts5 is SQLite's index: an FTS5 table (tokenizer ascii, which takes
+// letters and digits as they are), whose posting lists FTS5 reads from the
+// newest id down and stops once it has enough, so a page of a character in
+// half the posts costs as little as one of a rare word.
+var fts5 = &searchEngine{
+	put:  "INSERT OR REPLACE INTO search (rowid, grams) VALUES ",
+	del:  "DELETE FROM search WHERE rowid IN ",
+	text: func(b []byte, _ int64, content string) []byte { return appendIndexText(b, "", content) },
+	candidates: func(ctx context.Context, db *DB, tokens []string, before, after int64, n int) ([]int64, error) {
+		if before <= 0 {
+			before = 1<<63 - 1
+		}
+		return column(db.read.QueryContext(ctx,
+			"SELECT rowid FROM search WHERE search MATCH ? AND rowid < ? AND rowid > ? ORDER BY rowid DESC LIMIT ?",
+			`"`+strings.Join(tokens, `" AND "`)+`"`, before, after, n))
+	},
+}
+
+// mroonga is MariaDB's index: a Mroonga table (Groonga's inverted index,
+// tokenizer TokenDelimit, which takes each space-separated token whole).
+// Groonga finds every post that matches before it sorts them, which for a
+// character in half of a million posts takes a tenth of a second; so each
+// token carries the bucket of its post's id (ids >> bucketBits), and a
+// search asks the newest bucket first, then ever more older ones at once
+// (1, 2, 4, ...): a page of a common gram costs one bucket's matches, a
+// rare one a few queries.
+var mroonga = &searchEngine{
+	put:      "INSERT INTO search (id, grams) VALUES ",
+	putEnd:   " ON DUPLICATE KEY UPDATE grams = VALUES(grams)",
+	del:      "DELETE FROM search WHERE id IN ",
+	lockRead: " LOCK IN SHARE MODE",
+	text: func(b []byte, id int64, content string) []byte {
+		return appendIndexText(b, bucketPrefix(id>>bucketBits), content)
+	},
+	candidates: bucketCandidates,
+}
+
+// bucketBits sizes the buckets of the mroonga index: 65,536 ids, of which
+// about half are posts (comments take ids too).
+const bucketBits = 16
+
+// bucketPrefix is what the tokens of bucket b start with: its number and z,
+// a letter no gram's code has.
+func bucketPrefix(b int64) string { return strconv.FormatInt(b, 10) + "z" }
+
+// bucketCandidates is mroonga's candidates, bucket by bucket.
+func bucketCandidates(ctx context.Context, db *DB, tokens []string, before, after int64, n int) ([]int64, error) {
+	top := before - 1
+	if before <= 0 {
+		if err := db.read.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM messages").Scan(&top); err != nil {
+			return nil, err
+		}
+		before = top + 1
+	}
+	var ids []int64
+	for span, b := int64(1), top>>bucketBits; b >= (after+1)>>bucketBits && len(ids) < n; span *= 2 {
+		from := max((after+1)>>bucketBits, b-span+1)
+		got, err := column(db.read.QueryContext(ctx,
+			"SELECT id FROM search WHERE MATCH(grams) AGAINST(? IN BOOLEAN MODE) AND id < ? AND id > ? ORDER BY id DESC LIMIT ?",
+			bucketQuery(tokens, from, b), before, after, n-len(ids)))
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, got...)
+		b = from - 1
+	}
+	return ids, nil
+}
+
+// bucketQuery is the Groonga query for posts of buckets from to to that hold
+// every token: +(from·t1 … to·t1) +(from·t2 … to·t2).
+func bucketQuery(tokens []string, from, to int64) string {
+	var b strings.Builder
+	for i, t := range tokens {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("+(")
+		for bucket := from; bucket <= to; bucket++ {
+			if bucket > from {
+				b.WriteByte(' ')
+			}
+			b.WriteString(bucketPrefix(bucket) + t)
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}

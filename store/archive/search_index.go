@@ -1,0 +1,113 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+
+	"microblog/store"
+)
+
+// reindex brings the index rows of messages ids up to date with their rows
+// in tx, as saved a moment ago: a post's row gets the grams of its content
+// as it now reads (a replayed put or an older edit changed nothing), a
+// post's tombstone loses its row, and comments have none.
+func (db *DB) reindex(ctx context.Context, tx *sql.Tx, ids []int64) error {
+	for chunk := range slices.Chunk(uniq(ids), idsPerQuery) {
+		rows, err := tx.QueryContext(ctx, "SELECT id, content, deleted FROM messages WHERE kind = ? AND id IN "+
+			list(len(chunk))+db.search().lockRead, append([]any{store.KindPost}, anys(chunk)...)...)
+		if err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		posts, gone, err := readPosts(rows)
+		if err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if err := db.putIndex(ctx, tx, posts); err != nil {
+			return err
+		}
+		if err := db.dropIndex(ctx, tx, gone); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexed is a post to index: its id and its content.
+type indexed struct {
+	id      int64
+	content string
+}
+
+// readPosts reads rows of (id, content, deleted): the posts, and the ids of
+// the tombstones.
+func readPosts(rows *sql.Rows) (posts []indexed, gone []int64, err error) {
+	defer rows.Close()
+	for rows.Next() {
+		var p indexed
+		var deleted bool
+		if err := rows.Scan(&p.id, &p.content, &deleted); err != nil {
+			return nil, nil, err
+		}
+		if deleted {
+			gone = append(gone, p.id)
+		} else {
+			posts = append(posts, p)
+		}
+	}
+	return posts, gone, rows.Err()
+}
+
+// putIndex writes the index rows of posts, rowsPerInsert a statement.
+func (db *DB) putIndex(ctx context.Context, tx *sql.Tx, posts []indexed) error {
+	e := db.search()
+	args := make([]any, 0, 2*min(len(posts), rowsPerInsert))
+	var text []byte
+	for chunk := range slices.Chunk(posts, rowsPerInsert) {
+		args = args[:0]
+		for _, p := range chunk {
+			text = e.text(text[:0], p.id, p.content)
+			args = append(args, p.id, string(text))
+		}
+		q := e.put + strings.TrimSuffix(strings.Repeat("(?, ?), ", len(chunk)), ", ") + e.putEnd
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	return nil
+}
+
+// dropIndex takes the index rows of ids out.
+func (db *DB) dropIndex(ctx context.Context, tx *sql.Tx, ids []int64) error {
+	for chunk := range slices.Chunk(ids, idsPerQuery) {
+		if _, err := tx.ExecContext(ctx, db.search().del+list(len(chunk)), anys(chunk)...); err != nil {
+			return fmt.Errorf("unindex: %w", err)
+		}
+	}
+	return nil
+}
+
+// savedIDs are the ids of the messages of a Save.
+func savedIDs(lists ...[]store.Archived) []int64 {
+	var ids []int64
+	for _, ms := range lists {
+		for _, m := range ms {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
+
+// migrationHint tells an operator what a migration's failure asks of them.
+func migrationHint(err error) string {
+	var e *mysql.MySQLError
+	if errors.As(err, &e) && e.Number == 1286 { // unknown storage engine
+		return " (the search index needs the Mroonga storage engine: install the package mariadb-plugin-mroonga on the database server and run INSTALL SONAME 'ha_mroonga'; see README.md)"
+	}
+	return ""
+}
