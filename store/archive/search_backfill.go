@@ -80,4 +80,3 @@ func (db *DB) backfillOnce(ctx context.Context) (more bool, err error) {
 	}
 	return next > 1, tx.Commit()
 }
-

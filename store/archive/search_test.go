@@ -240,4 +240,3 @@ func TestSearchFollowsWrites(t *testing.T) {
 		}
 	})
 }
-
