@@ -66,8 +66,7 @@ func (db *DB) matching(ctx context.Context, ids []int64, words []string) ([]int6
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := db.read.QueryContext(ctx, "SELECT id, content, deleted FROM messages WHERE kind = ? AND id IN "+list(len(ids)),
-		append([]any{store.KindPost}, anys(ids)...)...)
+	rows, err := db.read.QueryContext(ctx, selectPosts+list(len(ids)), anys(ids)...)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func (db *DB) backfillOnce(ctx context.Context) (more bool, err error) {
 	if err := tx.QueryRowContext(ctx, q).Scan(&next); err != nil || next <= 1 {
 		return false, err
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT id, content, deleted FROM messages WHERE kind = ? AND deleted = 0 AND id < ? ORDER BY id DESC LIMIT ?"+
+	rows, err := tx.QueryContext(ctx, "SELECT id, kind, content, deleted FROM messages WHERE kind = ? AND deleted = 0 AND id < ? ORDER BY id DESC LIMIT ?"+
 		db.search().lockRead, store.KindPost, next, backfillChunk)
 	if err != nil {
 		return false, err

@@ -19,8 +19,7 @@ import (
 // post's tombstone loses its row, and comments have none.
 func (db *DB) reindex(ctx context.Context, tx *sql.Tx, ids []int64) error {
 	for chunk := range slices.Chunk(uniq(ids), idsPerQuery) {
-		rows, err := tx.QueryContext(ctx, "SELECT id, content, deleted FROM messages WHERE kind = ? AND id IN "+
-			list(len(chunk))+db.search().lockRead, append([]any{store.KindPost}, anys(chunk)...)...)
+		rows, err := tx.QueryContext(ctx, selectPosts+list(len(chunk))+db.search().lockRead, anys(chunk)...)
 		if err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
@@ -44,19 +43,27 @@ type indexed struct {
 	content string
 }
 
-// readPosts reads rows of (id, content, deleted): the posts, and the ids of
-// the tombstones.
+// selectPosts starts the query of readPosts for the ids of a list. By id
+// alone, so that the planners take the primary key (with kind in the WHERE
+// clause, SQLite would scan the index of every post).
+const selectPosts = "SELECT id, kind, content, deleted FROM messages WHERE id IN "
+
+// readPosts reads the rows of selectPosts (or any of id, kind, content,
+// deleted): the posts, and the ids of the posts' tombstones.
 func readPosts(rows *sql.Rows) (posts []indexed, gone []int64, err error) {
 	defer rows.Close()
 	for rows.Next() {
 		var p indexed
+		var kind string
 		var deleted bool
-		if err := rows.Scan(&p.id, &p.content, &deleted); err != nil {
+		if err := rows.Scan(&p.id, &kind, &p.content, &deleted); err != nil {
 			return nil, nil, err
 		}
-		if deleted {
+		switch {
+		case kind != store.KindPost:
+		case deleted:
 			gone = append(gone, p.id)
-		} else {
+		default:
 			posts = append(posts, p)
 		}
 	}

@@ -39,6 +39,9 @@ func (c Corpus) Post(i int64) string {
 	if r.IntN(10) == 0 {
 		w.topic()
 	}
+	if r.IntN(RareEvery) == 0 {
+		w.b.WriteString(Rare[r.IntN(len(Rare))])
+	}
 	if r.IntN(20) == 0 {
 		w.b.WriteString(" @user" + strconv.Itoa(r.IntN(5000)))
 	}

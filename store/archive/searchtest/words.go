@@ -58,3 +58,17 @@ var (
 	zhMarks = []string{"，", "。", "！", "？", "…", "、"}
 	enMarks = []string{".", ",", "!", "?", "...", ":"}
 )
+
+// Rare are words one post in RareEvery carries, one of them picked at random:
+// each is in about 60 posts of a million, for the benchmark's rare queries.
+// The single characters are nowhere else; the words of two and more are
+// made of characters found nowhere else either.
+var Rare = strings.Fields(`
+燚 犇 羴 鱻 骉 猋 淼 焱 垚 赑 彧 翀 昶 煦 珩 琰 璟 玥 昀 沄
+彧翀 昶煦 珩琰 璟玥 昀沄 燚犇 羴鱻 骉猋 淼焱 垚赑
+quokka zugzwang defenestration petrichor sonder vellichor apricity hiraeth
+qu0kk4 zx9 jxq wq8
+`)
+
+// RareEvery says how often a post carries a word of Rare: one in RareEvery.
+const RareEvery = 400
