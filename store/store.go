@@ -232,6 +232,7 @@ type Service interface {
 	Safety
 	Keeps
 	Edits
+	Search
 	Uploads
 	Limiter
 	// Ping tells whether the database answers.
