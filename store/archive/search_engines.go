@@ -22,9 +22,18 @@ type searchEngine struct {
 	lockRead string
 	// text appends the index row of post id with content to b.
 	text func(b []byte, id int64, content string) []byte
-	// candidates returns the ids of at most n posts holding every token,
-	// below before (0: no bound) and above after, newest first.
-	candidates func(ctx context.Context, db *DB, tokens []string, before, after int64, n int) ([]int64, error)
+	// scan calls yield with at most n posts holding every token, below
+	// before (0: no bound) and above after, newest first, each with its
+	// row as the archive holds it, until yield returns false.
+	scan func(ctx context.Context, db *DB, tokens []string, before, after int64, n int, yield func(candidate) bool) error
+}
+
+// candidate is a message the index found, as its row now reads.
+type candidate struct {
+	id      int64
+	kind    string
+	content string
+	deleted bool
 }
 
 // search is the search index of db's engine.
@@ -37,19 +46,37 @@ func (db *DB) search() *searchEngine {
 
 // fts5 is SQLite's index: an FTS5 table (tokenizer ascii, which takes
 // letters and digits as they are), whose posting lists FTS5 reads from the
-// newest id down and stops once it has enough, so a page of a character in
-// half the posts costs as little as one of a rare word.
+// newest id down, lazily: one query, joined with the messages, yields the
+// candidates with their rows, and is closed once there are enough. So a
+// page of a character in half the posts costs as little as one of a rare
+// word.
 var fts5 = &searchEngine{
 	put:  "INSERT OR REPLACE INTO search (rowid, grams) VALUES ",
 	del:  "DELETE FROM search WHERE rowid IN ",
 	text: func(b []byte, _ int64, content string) []byte { return appendIndexText(b, "", content) },
-	candidates: func(ctx context.Context, db *DB, tokens []string, before, after int64, n int) ([]int64, error) {
+	scan: func(ctx context.Context, db *DB, tokens []string, before, after int64, n int, yield func(candidate) bool) error {
 		if before <= 0 {
 			before = 1<<63 - 1
 		}
-		return column(db.read.QueryContext(ctx,
-			"SELECT rowid FROM search WHERE search MATCH ? AND rowid < ? AND rowid > ? ORDER BY rowid DESC LIMIT ?",
-			`"`+strings.Join(tokens, `" AND "`)+`"`, before, after, n))
+		// CROSS JOIN keeps the index the outer loop, in its order.
+		rows, err := db.read.QueryContext(ctx, `SELECT m.id, m.kind, m.content, m.deleted
+			FROM search AS s CROSS JOIN messages AS m ON m.id = s.rowid
+			WHERE s.search MATCH ? AND s.rowid < ? AND s.rowid > ? ORDER BY s.rowid DESC LIMIT ?`,
+			`"`+strings.Join(tokens, `" AND "`)+`"`, before, after, n)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c candidate
+			if err := rows.Scan(&c.id, &c.kind, &c.content, &c.deleted); err != nil {
+				return err
+			}
+			if !yield(c) {
+				return nil
+			}
+		}
+		return rows.Err()
 	},
 }
 
@@ -69,7 +96,31 @@ var mroonga = &searchEngine{
 	text: func(b []byte, id int64, content string) []byte {
 		return appendIndexText(b, bucketPrefix(id>>bucketBits), content)
 	},
-	candidates: bucketCandidates,
+	scan: func(ctx context.Context, db *DB, tokens []string, before, after int64, n int, yield func(candidate) bool) error {
+		ids, err := bucketCandidates(ctx, db, tokens, before, after, n)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		rows, err := db.read.QueryContext(ctx, selectPosts+list(len(ids)), anys(ids)...)
+		if err != nil {
+			return err
+		}
+		found := make(map[int64]candidate, len(ids))
+		err = eachRow(rows, func(c candidate) { found[c.id] = c })
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			c, ok := found[id]
+			if !ok {
+				c.id = id // its row is not committed yet: Mroonga's writes are not in the transaction
+			}
+			if !yield(c) {
+				return nil
+			}
+		}
+		return nil
+	},
 }
 
 // bucketBits sizes the buckets of the mroonga index: 65,536 ids, of which
@@ -80,7 +131,9 @@ const bucketBits = 16
 // a letter no gram's code has.
 func bucketPrefix(b int64) string { return strconv.FormatInt(b, 10) + "z" }
 
-// bucketCandidates is mroonga's candidates, bucket by bucket.
+// bucketCandidates returns the ids of at most n posts holding every token,
+// below before (0: no bound) and above after, newest first, asking bucket
+// by bucket.
 func bucketCandidates(ctx context.Context, db *DB, tokens []string, before, after int64, n int) ([]int64, error) {
 	top := before - 1
 	if before <= 0 {

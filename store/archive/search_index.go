@@ -37,41 +37,42 @@ func (db *DB) reindex(ctx context.Context, tx *sql.Tx, ids []int64) error {
 	return nil
 }
 
-// indexed is a post to index: its id and its content.
-type indexed struct {
-	id      int64
-	content string
-}
-
-// selectPosts starts the query of readPosts for the ids of a list. By id
-// alone, so that the planners take the primary key (with kind in the WHERE
-// clause, SQLite would scan the index of every post).
+// selectPosts starts the query of the rows (id, kind, content, deleted) of
+// the ids of a list. By id alone, so that the planners take the primary key
+// (with kind in the WHERE clause, SQLite would scan the index of every
+// post).
 const selectPosts = "SELECT id, kind, content, deleted FROM messages WHERE id IN "
 
-// readPosts reads the rows of selectPosts (or any of id, kind, content,
-// deleted): the posts, and the ids of the posts' tombstones.
-func readPosts(rows *sql.Rows) (posts []indexed, gone []int64, err error) {
+// eachRow calls f with each row of (id, kind, content, deleted).
+func eachRow(rows *sql.Rows, f func(candidate)) error {
 	defer rows.Close()
 	for rows.Next() {
-		var p indexed
-		var kind string
-		var deleted bool
-		if err := rows.Scan(&p.id, &kind, &p.content, &deleted); err != nil {
-			return nil, nil, err
+		var c candidate
+		if err := rows.Scan(&c.id, &c.kind, &c.content, &c.deleted); err != nil {
+			return err
 		}
-		switch {
-		case kind != store.KindPost:
-		case deleted:
-			gone = append(gone, p.id)
-		default:
-			posts = append(posts, p)
-		}
+		f(c)
 	}
-	return posts, gone, rows.Err()
+	return rows.Err()
+}
+
+// readPosts reads rows of (id, kind, content, deleted): the posts, and the
+// ids of the posts' tombstones.
+func readPosts(rows *sql.Rows) (posts []candidate, gone []int64, err error) {
+	err = eachRow(rows, func(c candidate) {
+		switch {
+		case c.kind != store.KindPost:
+		case c.deleted:
+			gone = append(gone, c.id)
+		default:
+			posts = append(posts, c)
+		}
+	})
+	return posts, gone, err
 }
 
 // putIndex writes the index rows of posts, rowsPerInsert a statement.
-func (db *DB) putIndex(ctx context.Context, tx *sql.Tx, posts []indexed) error {
+func (db *DB) putIndex(ctx context.Context, tx *sql.Tx, posts []candidate) error {
 	e := db.search()
 	args := make([]any, 0, 2*min(len(posts), rowsPerInsert))
 	var text []byte

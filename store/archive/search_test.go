@@ -155,8 +155,8 @@ func firstIDs(ids []int64) string {
 	return fmt.Sprint(ids)
 }
 
-// TestSearchBudget searches for a word whose pairs thousands of posts hold
-// but whose characters few hold in that order: each call reads at most its
+// TestSearchBudget searches for words whose grams thousands of posts hold
+// but few hold in the order of the word: each call reads at most its
 // budget of candidates and says where to go on, and the pages together hold
 // exactly the matches.
 func TestSearchBudget(t *testing.T) {
@@ -164,9 +164,9 @@ func TestSearchBudget(t *testing.T) {
 		var put []store.Archived
 		var want []int64
 		for i := range int64(2600) {
-			content := "xq qz"
+			content := "xqz qzw 天气 气好" // every gram of xqzw and 天气好, in the wrong places
 			if i%500 == 0 {
-				content = "xqz"
+				content = "xqzw 天气好"
 				want = append(want, i+1)
 			}
 			put = append(put, post(i+1, 1, content))
@@ -175,12 +175,14 @@ func TestSearchBudget(t *testing.T) {
 			save(t, db, chunk, nil)
 		}
 		slices.Reverse(want)
-		res, err := db.Search(context.Background(), store.SearchQuery{Words: []string{"xqz"}, Limit: 20})
-		if err != nil || res.Next == 0 || len(res.IDs) >= len(want) {
-			t.Errorf("first call = %v, %v; want a few ids and where to go on", res, err)
-		}
-		if got := searchAll(t, db, []string{"xqz"}, 20); !slices.Equal(got, want) {
-			t.Errorf("pages hold %v, want %v", got, want)
+		for _, word := range []string{"xqzw", "天气好"} {
+			res, err := db.Search(context.Background(), store.SearchQuery{Words: []string{word}, Limit: 20})
+			if err != nil || res.Next == 0 || len(res.IDs) >= len(want) {
+				t.Errorf("%s, first call = %v, %v; want a few ids and where to go on", word, res, err)
+			}
+			if got := searchAll(t, db, []string{word}, 20); !slices.Equal(got, want) {
+				t.Errorf("%s: pages hold %v, want %v", word, got, want)
+			}
 		}
 	})
 }
