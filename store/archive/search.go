@@ -3,7 +3,6 @@ package archive
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"microblog/store"
 )
@@ -24,12 +23,10 @@ func (db *DB) Search(ctx context.Context, q store.SearchQuery) (store.SearchResu
 		return store.SearchResult{}, fmt.Errorf("archive: search: %w: want words and a positive Limit, got %d words and Limit %d",
 			store.ErrInvalid, len(q.Words), q.Limit)
 	}
-	var tokens []string
-	for _, w := range q.Words {
-		tokens = wordTokens(tokens, w)
+	tokens, err := db.search().tokens(ctx, db, q.Words)
+	if err != nil {
+		return store.SearchResult{}, wrap(db.d, "search", err)
 	}
-	slices.Sort(tokens)
-	tokens = slices.Compact(tokens)
 	var res store.SearchResult
 	before := q.Before
 	// Ask for what is missing and a few more, for candidates that are not

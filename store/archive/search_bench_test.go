@@ -56,7 +56,7 @@ func BenchmarkSearch(b *testing.B) {
 
 // sbRun is one engine's run.
 type sbRun struct {
-	b      *testing.B
+	b      testing.TB
 	engine string
 	db     *DB
 	size   func() (index, messages int64)

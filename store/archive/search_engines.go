@@ -22,6 +22,9 @@ type searchEngine struct {
 	lockRead string
 	// text appends the index row of post id with content to b.
 	text func(b []byte, id int64, content string) []byte
+	// tokens are the tokens to ask for the posts that may hold every word:
+	// a post that does holds them all.
+	tokens func(ctx context.Context, db *DB, words []string) ([]string, error)
 	// scan calls yield with at most n posts holding every token, below
 	// before (0: no bound) and above after, newest first, each with its
 	// row as the archive holds it, until yield returns false.
@@ -54,6 +57,9 @@ var fts5 = &searchEngine{
 	put:  "INSERT OR REPLACE INTO search (rowid, grams) VALUES ",
 	del:  "DELETE FROM search WHERE rowid IN ",
 	text: func(b []byte, _ int64, content string) []byte { return appendIndexText(b, "", content) },
+	// FTS5 intersects the posting lists of the tokens skipping ahead, at the
+	// cost of the rarest: all of them.
+	tokens: func(_ context.Context, _ *DB, words []string) ([]string, error) { return queryTokens(words...), nil },
 	scan: func(ctx context.Context, db *DB, tokens []string, before, after int64, n int, yield func(candidate) bool) error {
 		if before <= 0 {
 			before = 1<<63 - 1
@@ -96,6 +102,7 @@ var mroonga = &searchEngine{
 	text: func(b []byte, id int64, content string) []byte {
 		return appendIndexText(b, bucketPrefix(id>>bucketBits), content)
 	},
+	tokens: keyTokens,
 	scan: func(ctx context.Context, db *DB, tokens []string, before, after int64, n int, yield func(candidate) bool) error {
 		ids, err := bucketCandidates(ctx, db, tokens, before, after, n)
 		if err != nil || len(ids) == 0 {
@@ -155,6 +162,36 @@ func bucketCandidates(ctx context.Context, db *DB, tokens []string, before, afte
 		b = from - 1
 	}
 	return ids, nil
+}
+
+// keyTokens are the tokens of the word that the newest bucket holds the
+// fewest posts of (by one count for each word, when there are several):
+// Groonga reads every posting of every token of a query, in every bucket
+// it asks, so a query of a rare word and a common one would cost as much as
+// the common one alone over all of them; the posts of the rare word are
+// few, and the other words are checked in their content.
+func keyTokens(ctx context.Context, db *DB, words []string) ([]string, error) {
+	if len(words) == 1 {
+		return queryTokens(words...), nil
+	}
+	var top int64
+	if err := db.read.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM messages").Scan(&top); err != nil {
+		return nil, err
+	}
+	var key []string
+	fewest := int64(-1)
+	for _, w := range words { // longest first: a tie goes to the longer word
+		tokens := queryTokens(w)
+		var n int64
+		if err := db.read.QueryRowContext(ctx, "SELECT COUNT(*) FROM search WHERE MATCH(grams) AGAINST(? IN BOOLEAN MODE)",
+			bucketQuery(tokens, top>>bucketBits, top>>bucketBits)).Scan(&n); err != nil {
+			return nil, err
+		}
+		if fewest < 0 || n < fewest {
+			key, fewest = tokens, n
+		}
+	}
+	return key, nil
 }
 
 // bucketQuery is the Groonga query for posts of buckets from to to that hold

@@ -133,3 +133,13 @@ func wordTokens(toks []string, word string) []string {
 	}
 	return toks
 }
+
+// queryTokens are the tokens of every word, each once, sorted.
+func queryTokens(words ...string) []string {
+	var toks []string
+	for _, w := range words {
+		toks = wordTokens(toks, w)
+	}
+	slices.Sort(toks)
+	return slices.Compact(toks)
+}

@@ -4,7 +4,9 @@
 -- tombstone. The engine is Mroonga (Groonga inside MariaDB): InnoDB's
 -- FULLTEXT reads every match of a query before it sorts, seconds for a
 -- common character over a million posts, where Mroonga takes milliseconds
--- (docs/performance.md). TokenDelimit takes each token whole, as written.
+-- (docs/performance.md). TokenDelimit takes each token whole, as written;
+-- the index keeps no positions (flags NONE: a search asks which posts hold
+-- a token, not where), and the tokens are kept compressed.
 -- The server must have the plugin (mariadb-plugin-mroonga, INSTALL SONAME
 -- 'ha_mroonga'); so that a server without it fails here, rather than make
 -- the table InnoDB, engine substitution is off. The statements may run
@@ -12,9 +14,9 @@
 SET SESSION sql_mode = CONCAT(@@SESSION.sql_mode, ',NO_ENGINE_SUBSTITUTION');
 CREATE TABLE IF NOT EXISTS search (
 	id    BIGINT   NOT NULL,
-	grams LONGTEXT NOT NULL,
+	grams LONGTEXT NOT NULL COMMENT 'flags "COLUMN_SCALAR|COMPRESS_ZLIB"',
 	PRIMARY KEY (id),
-	FULLTEXT INDEX search_grams (grams) COMMENT 'tokenizer "TokenDelimit"'
+	FULLTEXT INDEX search_grams (grams) COMMENT 'tokenizer "TokenDelimit", flags "NONE"'
 ) ENGINE=Mroonga DEFAULT CHARSET=ascii COLLATE=ascii_bin;
 -- search_backfill is how far indexing the posts archived before this
 -- migration has come: those with ids below next are still to do, down to 1.
