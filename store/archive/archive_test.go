@@ -352,8 +352,8 @@ func TestConcurrentOpen(t *testing.T) {
 			save(t, dbs[0], []store.Archived{post(1, 1, "a")}, nil)
 			// Opened once more, the archive is as it was.
 			db := open(t, dsn)
-			if v, err := db.SchemaVersion(context.Background()); err != nil || v != 3 {
-				t.Errorf("schema version = %d, %v; want 3", v, err)
+			if v, err := db.SchemaVersion(context.Background()); err != nil || v != 4 {
+				t.Errorf("schema version = %d, %v; want 4", v, err)
 			}
 			if got := messages(t, db, 1); got[1].Content != "a" {
 				t.Errorf("after reopening, message 1 = %+v", got[1])
