@@ -164,12 +164,14 @@ func bucketCandidates(ctx context.Context, db *DB, tokens []string, before, afte
 	return ids, nil
 }
 
-// keyTokens are the tokens of the word that the newest bucket holds the
-// fewest posts of (by one count for each word, when there are several):
-// Groonga reads every posting of every token of a query, in every bucket
-// it asks, so a query of a rare word and a common one would cost as much as
-// the common one alone over all of them; the posts of the rare word are
-// few, and the other words are checked in their content.
+// keyTokens are the tokens to ask Mroonga for. Groonga reads every posting
+// of every token of a query, in every bucket it asks, so a rare word beside
+// a common one, whose search asks bucket after bucket, would cost as much
+// as the common word alone over all of them. So, of several words, when the
+// newest bucket holds few posts of one (one count for each word), only its
+// tokens are asked for, and the other words are checked in the content of
+// its few posts; when it holds many of each, a page is found in the newest
+// buckets, where asking for all is cheap and finds fewer posts to check.
 func keyTokens(ctx context.Context, db *DB, words []string) ([]string, error) {
 	if len(words) == 1 {
 		return queryTokens(words...), nil
@@ -191,8 +193,15 @@ func keyTokens(ctx context.Context, db *DB, words []string) ([]string, error) {
 			key, fewest = tokens, n
 		}
 	}
+	if fewest >= keyAlone {
+		return queryTokens(words...), nil
+	}
 	return key, nil
 }
+
+// keyAlone is how many posts of the newest bucket (about 32,000) make a
+// word common enough to be asked for with the others.
+const keyAlone = 100
 
 // bucketQuery is the Groonga query for posts of buckets from to to that hold
 // every token: +(from·t1 … to·t1) +(from·t2 … to·t2).

@@ -6,7 +6,7 @@
 -- common character over a million posts, where Mroonga takes milliseconds
 -- (docs/performance.md). TokenDelimit takes each token whole, as written;
 -- the index keeps no positions (flags NONE: a search asks which posts hold
--- a token, not where), and the tokens are kept compressed.
+-- a token, not where).
 -- The server must have the plugin (mariadb-plugin-mroonga, INSTALL SONAME
 -- 'ha_mroonga'); so that a server without it fails here, rather than make
 -- the table InnoDB, engine substitution is off. The statements may run
@@ -14,7 +14,7 @@
 SET SESSION sql_mode = CONCAT(@@SESSION.sql_mode, ',NO_ENGINE_SUBSTITUTION');
 CREATE TABLE IF NOT EXISTS search (
 	id    BIGINT   NOT NULL,
-	grams LONGTEXT NOT NULL COMMENT 'flags "COLUMN_SCALAR|COMPRESS_ZLIB"',
+	grams LONGTEXT NOT NULL,
 	PRIMARY KEY (id),
 	FULLTEXT INDEX search_grams (grams) COMMENT 'tokenizer "TokenDelimit", flags "NONE"'
 ) ENGINE=Mroonga DEFAULT CHARSET=ascii COLLATE=ascii_bin;
