@@ -91,9 +91,10 @@ var fts5 = &searchEngine{
 // Groonga finds every post that matches before it sorts them, which for a
 // character in half of a million posts takes a tenth of a second; so each
 // token carries the bucket of its post's id (ids >> bucketBits), and a
-// search asks the newest bucket first, then ever more older ones at once
-// (1, 2, 4, ...): a page of a common gram costs one bucket's matches, a
-// rare one a few queries.
+// search asks the newest bucket first, then as many older ones at once as
+// the matches found so far say the page needs (twice over): a page of a
+// common gram costs one bucket's matches, of a rare one two or three
+// queries.
 var mroonga = &searchEngine{
 	put:      "INSERT INTO search (id, grams) VALUES ",
 	putEnd:   " ON DUPLICATE KEY UPDATE grams = VALUES(grams)",
@@ -150,8 +151,9 @@ func bucketCandidates(ctx context.Context, db *DB, tokens []string, before, afte
 		before = top + 1
 	}
 	var ids []int64
-	for span, b := int64(1), top>>bucketBits; b >= (after+1)>>bucketBits && len(ids) < n; span *= 2 {
-		from := max((after+1)>>bucketBits, b-span+1)
+	last := (after + 1) >> bucketBits
+	for span, b, asked := int64(1), top>>bucketBits, int64(0); b >= last && len(ids) < n; {
+		from := max(last, b-span+1)
 		got, err := column(db.read.QueryContext(ctx,
 			"SELECT id FROM search WHERE MATCH(grams) AGAINST(? IN BOOLEAN MODE) AND id < ? AND id > ? ORDER BY id DESC LIMIT ?",
 			bucketQuery(tokens, from, b), before, after, n-len(ids)))
@@ -159,7 +161,12 @@ func bucketCandidates(ctx context.Context, db *DB, tokens []string, before, afte
 			return nil, err
 		}
 		ids = append(ids, got...)
+		asked += b - from + 1
 		b = from - 1
+		// Enough buckets for what is missing, twice over, at the rate found
+		// so far (at least twice as many as before): a rare word's next
+		// query asks all the others at once.
+		span = max(2*span, 2*int64(n-len(ids))*asked/max(int64(len(ids)), 1))
 	}
 	return ids, nil
 }
