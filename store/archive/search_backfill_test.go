@@ -20,28 +20,7 @@ func TestMigrateToSearch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			dsn := dsn(t)
-			tg, err := parseDSN(dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			old := openMySQLOrSQLite(t, tg)
-			ms, err := migrations(old.d.name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			conn, err := old.write.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := conn.ExecContext(ctx, createMigrations); err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range ms[:3] {
-				if err := apply(ctx, conn, m); err != nil {
-					t.Fatalf("%s: %v", m.name, err)
-				}
-			}
-			conn.Close()
+			old, _ := openOld(t, dsn, 3)
 			var put []store.Archived
 			var want []int64
 			for id := int64(1); id <= 2*backfillChunk+234; id++ {
