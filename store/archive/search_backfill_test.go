@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +72,19 @@ func TestMigrateToSearch(t *testing.T) {
 				t.Errorf("backfill's next = %d, %v; want 1 (done)", next, err)
 			}
 		})
+	}
+}
+
+// TestOpenWithoutMroonga: on a MariaDB server without the Mroonga engine,
+// opening the archive fails, saying what to install.
+func TestOpenWithoutMroonga(t *testing.T) {
+	dsn := archivetest.StartMariaDB(t, "--mroonga=OFF").NewDatabase(t)
+	db, err := Open(context.Background(), dsn)
+	if err == nil {
+		db.Close()
+		t.Fatal("opened an archive without Mroonga")
+	}
+	if !strings.Contains(err.Error(), "mariadb-plugin-mroonga") || !strings.Contains(err.Error(), "004_search") {
+		t.Errorf("error %q does not say what to install", err)
 	}
 }
