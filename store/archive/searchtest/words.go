@@ -61,8 +61,7 @@ var (
 
 // Rare are words one post in RareEvery carries, one of them picked at random:
 // each is in about 60 posts of a million, for the benchmark's rare queries.
-// The single characters are nowhere else; the words of two and more are
-// made of characters found nowhere else either.
+// Their characters are in no other word of the corpus.
 var Rare = strings.Fields(`
 燚 犇 羴 鱻 骉 猋 淼 焱 垚 赑 彧 翀 昶 煦 珩 琰 璟 玥 昀 沄
 彧翀 昶煦 珩琰 璟玥 昀沄 燚犇 羴鱻 骉猋 淼焱 垚赑
