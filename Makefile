@@ -13,7 +13,7 @@ REDIS_PORT  ?= 6379
 REDIS_FSYNC ?= everysec
 GO          ?= go
 
-.PHONY: run test build bench bench-timelines bench-scale bench-archive bench-live test-bench vet deps-run deps-test deps-bench
+.PHONY: run test build bench bench-timelines bench-scale bench-archive bench-search bench-live test-bench vet deps-run deps-test deps-bench
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -106,6 +106,15 @@ bench-archive:
 	$(GO) test -run '^$$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb
 	$(GO) run -C server/bench ./archive $(CURDIR)/bench-out/archive-memory.json
 
+# bench-search archives 1,000,000 generated posts of mixed Chinese and
+# English on SQLite and on a throwaway MariaDB with Mroonga, and prints the
+# search index's cost (posts/s, size) and query latency (p50/p95/p99) by
+# kind of query (5-10 minutes; SEARCH_BENCH_POSTS=100000 for a quick look,
+# SEARCH_BENCH_ENGINES=sqlite for one engine). It needs what make test
+# installs: mariadb-server and mariadb-plugin-mroonga.
+bench-search:
+	$(GO) test -run '^$$' -bench BenchmarkSearch -benchtime 1x -timeout 90m ./store/archive
+
 # bench-live measures the live feed on this machine, over loopback only:
 # it starts its own redis-server and server processes, delivers 20,000
 # events/s to 10,000 WebSockets, has 10,000 users in pairs write 2,000
@@ -149,6 +158,8 @@ deps-test: deps-bench
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer"; exit 1; }
 	@# The archive's tests start throwaway MariaDB servers (store/archive/archivetest).
 	@PATH="$$PATH:/usr/sbin"; command -v mariadbd >/dev/null || command -v mysqld >/dev/null || { $(call apt_install,mariadb-server); }
+	@# Their search index needs MariaDB's Mroonga storage engine.
+	@test -f /usr/lib/mysql/plugin/ha_mroonga.so || { $(call apt_install,mariadb-plugin-mroonga); }
 	@# The LDAP sign-in's tests start throwaway slapd servers (server/ldapauth/ldaptest).
 	@test -x /usr/sbin/slapd && command -v ldapsearch >/dev/null || { $(call apt_install,slapd ldap-utils); }
 	@test -x /usr/bin/chromium || { $(call apt_install,chromium); }

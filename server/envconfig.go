@@ -33,6 +33,7 @@ type timelineConfig struct {
 	BatchDelay    time.Duration // MICROBLOG_FANOUT_BATCH_DELAY: a pause between batches, for tests
 	HotWindow     int           // MICROBLOG_HOT_WINDOW: ids each F and G set and the public timeline keep
 	Archive       string        // MICROBLOG_ARCHIVE: sqlite:<path>, mysql://user:pass@host:port/db or off
+	TrendsWindow  time.Duration // MICROBLOG_TRENDS_WINDOW: how far back trends count topics
 }
 
 // repairConfig is the checker of half-written messages' settings.
@@ -56,7 +57,7 @@ func readEnvSettings(getenv func(string) string, cfg *config) error {
 		PongWait: hub.DefaultPongWait, WriteWait: hub.DefaultWriteWait}
 	tc := timelineConfig{CelebrityFans: redisdb.DefaultCelebrityFans, InactiveAfter: redisdb.DefaultInactiveAfter,
 		Workers: redisdb.DefaultFanOutWorkers, ClaimIdle: redisdb.DefaultClaimIdle, HotWindow: redisdb.DefaultHotWindow,
-		Archive: defaultArchive}
+		Archive: defaultArchive, TrendsWindow: redisdb.DefaultTrendsWindow}
 	rc := repairConfig{Interval: redisdb.DefaultRepairInterval}
 	if v := getenv("MICROBLOG_ARCHIVE"); v != "" {
 		tc.Archive = v
@@ -82,6 +83,7 @@ func readEnvSettings(getenv func(string) string, cfg *config) error {
 			{"MICROBLOG_FANOUT_CLAIM_IDLE", &tc.ClaimIdle, 100 * time.Millisecond},
 			{"MICROBLOG_FANOUT_BATCH_DELAY", &tc.BatchDelay, 0},
 			{"MICROBLOG_REPAIR_INTERVAL", &rc.Interval, 10 * time.Millisecond},
+			{"MICROBLOG_TRENDS_WINDOW", &tc.TrendsWindow, time.Second},
 		})
 	}
 	if err != nil {

@@ -98,6 +98,8 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.GET("/tags/:tag/posts", handleTagPosts(st), anyone)
 	api.GET("/search/users", handleSearchUsers(st), anyone)
 	api.GET("/search/tags", handleSearchTags(st), anyone)
+	api.GET("/search/posts", handleSearchPosts(st), anyone)
+	api.GET("/trends/tags", handleTrends(st), anyone)
 	api.GET("/suggestions/users", handleSuggestions(st), member)
 
 	api.PUT("/users/:username/block", handleBlock(st, false, true, rl.Follow), member)

@@ -90,6 +90,9 @@ type Archive interface {
 	IDs(ctx context.Context, q ArchiveQuery) ([]int64, error)
 	// MessageArchive keeps the private messages.
 	MessageArchive
+	// Search finds the posts (not comments, not deleted) whose content
+	// holds every word of q, newest first (SearchResult).
+	Search(ctx context.Context, q SearchQuery) (SearchResult, error)
 	// Ping tells whether the archive answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

@@ -90,6 +90,9 @@ const (
 	CodeUnavailable        Code = "unavailable"  // ErrUnavailable
 	CodeStorageFull        Code = "storage_full" // ErrUnavailable
 	CodeInternal           Code = "internal"     // anything else: a bug of ours
+
+	// Search (CONTRACT.md §10).
+	CodeSearchUnavailable Code = "search_unavailable" // ErrUnavailable
 )
 
 // Error is a failure with a code and a message for people. It wraps one of
@@ -131,6 +134,8 @@ var (
 	ErrBlockSelf      = NewError(ErrInvalid, CodeCannotBlockSelf, "you cannot block or mute yourself")
 	ErrReportNotFound = NewError(ErrNotFound, CodeReportNotFound, "no such report")
 	ErrIdemKeyReused  = NewError(ErrInvalid, CodeIdemKeyReused, "this Idempotency-Key was used for another request (another body or route); use a new key for a new request")
+
+	ErrSearchUnavailable = NewError(ErrUnavailable, CodeSearchUnavailable, "search needs the archive, which this server runs without (MICROBLOG_ARCHIVE=off)")
 )
 
 // Limit is a rate: at most N requests per Per.

@@ -12,8 +12,9 @@ import (
 type Place uint8
 
 // The places. Blocks and suspensions apply everywhere; mutes and word
-// filters only where a user's own feed is made for them; protected authors
-// never appear in a public place, and elsewhere only to their approved fans.
+// filters only where a user's own feed is made for them, and mutes in
+// search too; protected authors never appear in a public place, and
+// elsewhere only to their approved fans.
 const (
 	// InView is a profile, a post and its comments, a list of likers: what
 	// a reader opens on purpose.
@@ -21,8 +22,11 @@ const (
 	// InFeed is the home timeline, its live feed and replay, and the
 	// notifications: what arrives on its own.
 	InFeed
-	// InPublic is the public and tag timelines and search: everyone's.
+	// InPublic is the public and tag timelines: everyone's.
 	InPublic
+	// InSearch is a search of posts: everyone's, less the muted, and a
+	// protected author's for its approved fans (CONTRACT.md §10).
+	InSearch
 )
 
 // Lens is what one reader may see: the one rule every path that shows a
@@ -81,10 +85,15 @@ func (l *Lens) hidesOne(p *Post, at Place) bool {
 	}
 	// Mutes and filters are about others' words: a reader's own posts stay
 	// in its feed whatever words it filters (as Mastodon's feeds do).
-	if at != InFeed || l.is(a.ID) {
+	switch {
+	case l.is(a.ID):
 		return false
+	case at == InFeed:
+		return l.Muted[a.ID] || l.Filters(p.Content)
+	case at == InSearch:
+		return l.Muted[a.ID]
 	}
-	return l.Muted[a.ID] || l.Filters(p.Content)
+	return false
 }
 
 // is tells whether uid is the reader.

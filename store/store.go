@@ -233,6 +233,7 @@ type Service interface {
 	Keeps
 	Edits
 	Conversations
+	Search
 	Uploads
 	Limiter
 	// Ping tells whether the database answers.

@@ -29,6 +29,8 @@ type DB struct {
 	// allows one writer at a time, while others read beside it (WAL). On
 	// MySQL they are the same pool.
 	read, write *sql.DB
+	// stopBackfill stops indexing the posts archived before search was.
+	stopBackfill func()
 }
 
 var _ store.Archive = (*DB)(nil)
@@ -76,6 +78,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		}
 		time.Sleep(time.Duration(20+rand.IntN(80)) * time.Millisecond)
 	}
+	db.stopBackfill = db.startBackfill()
 	return db, nil
 }
 
@@ -120,6 +123,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // Close releases the database. Calls after Close fail with an error that
 // wraps store.ErrUnavailable.
 func (db *DB) Close() error {
+	if db.stopBackfill != nil {
+		db.stopBackfill()
+	}
 	err := db.write.Close()
 	if db.read != db.write {
 		if e := db.read.Close(); err == nil {

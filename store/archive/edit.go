@@ -44,6 +44,9 @@ func (db *DB) saveEdits(ctx context.Context, edits []store.Archived) error {
 	if err := insert(ctx, tx, edits, editClause(db.d), false); err != nil {
 		return err
 	}
+	if err := db.reindex(ctx, tx, savedIDs(edits)); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 
@@ -67,12 +70,28 @@ func (db *DB) Edit(ctx context.Context, m store.Archived, prev int64) (bool, err
 	if m.ID <= 0 || m.Edited <= prev {
 		return false, fmt.Errorf("archive: edit: %w: message id %d edited at %d after %d", store.ErrInvalid, m.ID, m.Edited, prev)
 	}
-	res, err := db.write.ExecContext(ctx,
+	ok, err := db.edit(ctx, m, prev)
+	return ok, wrap(db.d, "edit", err)
+}
+
+// edit is Edit in one transaction with the post's index row.
+func (db *DB) edit(ctx context.Context, m store.Archived, prev int64) (bool, error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx,
 		"UPDATE messages SET content = ?, mentions = ?, tags = ?, history = ?, edited = ? WHERE id = ? AND deleted = 0 AND edited = ?",
 		m.Content, m.Mentions, m.Tags, m.History, m.Edited, m.ID, prev)
 	if err != nil {
-		return false, wrap(db.d, "edit", err)
+		return false, err
 	}
-	n, err := res.RowsAffected()
-	return n == 1, wrap(db.d, "edit", err)
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	if err := db.reindex(ctx, tx, []int64{m.ID}); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
 }

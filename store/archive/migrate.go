@@ -100,7 +100,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	for _, m := range ms {
 		if err := apply(ctx, conn, m); err != nil {
-			return fmt.Errorf("%s/%s: %w", db.d.name, m.name, err)
+			return fmt.Errorf("%s/%s: %w%s", db.d.name, m.name, err, migrationHint(err))
 		}
 	}
 	return nil

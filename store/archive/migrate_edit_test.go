@@ -15,32 +15,11 @@ func TestMigrateToEdits(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			dsn := dsn(t)
-			tg, err := parseDSN(dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			old := openMySQLOrSQLite(t, tg)
-			ms, err := migrations(old.d.name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			conn, err := old.write.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := conn.ExecContext(ctx, createMigrations); err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range ms[:2] {
-				if err := apply(ctx, conn, m); err != nil {
-					t.Fatalf("%s: %v", m.name, err)
-				}
-			}
-			if _, err := conn.ExecContext(ctx, `INSERT INTO messages (id, kind, author, username, content, created, repost_of, parent, mentions, tags, media, deleted)
+			old, ms := openOld(t, dsn, 2)
+			if _, err := old.write.ExecContext(ctx, `INSERT INTO messages (id, kind, author, username, content, created, repost_of, parent, mentions, tags, media, deleted)
 				VALUES (1, 'post', 7, 'old', '旧的', 1700000000000, 0, 0, '[]', '[]', '[]', 0)`); err != nil {
 				t.Fatal(err)
 			}
-			conn.Close()
 			old.Close()
 
 			db, err := Open(ctx, dsn)
@@ -57,6 +36,36 @@ func TestMigrateToEdits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openOld opens the new archive at dsn with its first n migrations only,
+// as an older version left it, and returns it with every migration.
+func openOld(t *testing.T, dsn string, n int) (*DB, []migration) {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := parseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := openMySQLOrSQLite(t, tg)
+	ms, err := migrations(old.d.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := old.write.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, createMigrations); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:n] {
+		if err := apply(ctx, conn, m); err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+	}
+	return old, ms
 }
 
 // openMySQLOrSQLite opens tg without migrating it.

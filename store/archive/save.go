@@ -63,6 +63,9 @@ func (db *DB) save(ctx context.Context, put, deleted []store.Archived) error {
 	if err := insert(ctx, tx, deleted, db.d.tombstone, true); err != nil {
 		return err
 	}
+	if err := db.reindex(ctx, tx, savedIDs(put, deleted)); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 

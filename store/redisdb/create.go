@@ -460,6 +460,7 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 			author, mid, d.staleRepost, fieldReposts)
 	}
 	s.queueTags(ctx, pl, d.tags, mid, 1)
+	s.queueTrends(ctx, pl, d.tags, author, int64(d.post.CreatedAt), 1)
 	s.queueAttach(ctx, pl, d.media, mid)
 	if d.pulled {
 		mode = pl.HMGet(ctx, s.keys.User(author), fieldFanOut, fieldPullFrom)

@@ -38,6 +38,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		pl.ZRem(ctx, s.keys.Home(uid), mid)
 		pl.ZRem(ctx, s.keys.PublicTimeline(), mid)
 		s.queueTags(ctx, pl, m.Tags, mid, -1)
+		s.queueTrends(ctx, pl, m.Tags, uid, int64(m.CreatedAt), -1)
 		s.queueJob(ctx, pl, opUnpush, uid, mid)
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
 		if m.RepostOf != nil {

@@ -103,16 +103,17 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 		c.post.Liked = found(liked)
 	}
 	c.post.Bookmarked = found(bookmarked)
-	s.countTags(ctx, mid, removed, added, dropped, joined)
+	s.countTags(ctx, c.post, removed, added, dropped, joined)
 }
 
 // countTags counts the topics a post left (dropped) and joined as their
 // sets changed. A post deleted while it joined some is taken out of them
 // again: the delete may have read its topics before the edit.
-func (s *Store) countTags(ctx context.Context, mid int64, removed, added []string, dropped, joined []*redis.IntCmd) {
+func (s *Store) countTags(ctx context.Context, p store.Post, removed, added []string, dropped, joined []*redis.IntCmd) {
 	if len(removed)+len(added) == 0 {
 		return
 	}
+	mid, author, created := p.ID, p.Author.ID, int64(p.CreatedAt)
 	undo := false
 	if len(added) > 0 {
 		_, err := s.message(ctx, mid)
@@ -122,6 +123,7 @@ func (s *Store) countTags(ctx context.Context, mid int64, removed, added []strin
 		for i, c := range dropped {
 			if c.Val() == 1 {
 				pl.ZIncrBy(ctx, s.keys.TagCounts(), -1, removed[i])
+				s.queueTrends(ctx, pl, removed[i:i+1], author, created, -1)
 			}
 		}
 		for i, c := range joined {
@@ -130,6 +132,7 @@ func (s *Store) countTags(ctx context.Context, mid int64, removed, added []strin
 				pl.ZRem(ctx, s.keys.TagPosts(added[i]), mid)
 			case c.Val() == 1:
 				pl.ZIncrBy(ctx, s.keys.TagCounts(), 1, added[i])
+				s.queueTrends(ctx, pl, added[i:i+1], author, created, 1)
 			}
 		}
 		return nil

@@ -189,6 +189,32 @@ func (k Keys) TagCounts() string { return k.prefix + "global:tags" }
 // prefix search by lexical range.
 func (k Keys) TagNames() string { return k.prefix + "global:tagnames" }
 
+// Trend is the ZSET trend:<tag key>:<bucket> of the users whose posts
+// carried a topic in a time bucket (bucket: its first second, unix), score =
+// how many of their posts did (trends.go). On a cluster the tag key is a
+// hash tag, so that the buckets of one topic, which a read unites, share a
+// slot.
+func (k Keys) Trend(tagKey string, bucket int64) string {
+	if k.cluster {
+		return k.prefix + "trend:{" + tagKey + "}:" + id(bucket)
+	}
+	return k.prefix + "trend:" + tagKey + ":" + id(bucket)
+}
+
+// TrendTags is the ZSET trends:<bucket> of the topics posts carried in a
+// time bucket, score = how many posts. On a cluster, trends:{all}:<bucket>:
+// one slot for all buckets, which a read unites.
+func (k Keys) TrendTags(bucket int64) string {
+	if k.cluster {
+		return k.prefix + "trends:{all}:" + id(bucket)
+	}
+	return k.prefix + "trends:" + id(bucket)
+}
+
+// TrendsCache is the STRING trends:cache, the trends as last worked out
+// (JSON), for a few seconds.
+func (k Keys) TrendsCache() string { return k.prefix + "trends:cache" }
+
 // Usernames is the ZSET global:usernames of "<lower-case name>:<uid>", all
 // scored 0, for prefix search by lexical range.
 func (k Keys) Usernames() string { return k.prefix + "global:usernames" }

@@ -124,6 +124,10 @@ type Options struct {
 	Files interface{ Remove(names ...string) }
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
+	// TrendsWindow is how far back Trends counts topics
+	// (DefaultTrendsWindow); TrendsRefresh how long its answer is reused
+	// (DefaultTrendsRefresh; negative: never).
+	TrendsWindow, TrendsRefresh time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -156,6 +160,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.TrendsWindow <= 0 {
+		o.TrendsWindow = DefaultTrendsWindow
+	}
+	if o.TrendsRefresh == 0 {
+		o.TrendsRefresh = DefaultTrendsRefresh
 	}
 	o.Logger = orDefault(o.Logger)
 	return o

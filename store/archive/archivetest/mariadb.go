@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,8 @@ var serverOptions = []string{
 	"--skip-log-bin",
 	"--skip-name-resolve",
 	"--max-connections=1000",
+	// Mroonga, for the search index (migrations/mysql/005_search.sql).
+	"--plugin-load-add=ha_mroonga",
 }
 
 // Server is one mariadbd started for tests, its data in Dir.
@@ -51,11 +54,12 @@ type Server struct {
 }
 
 // StartMariaDB starts a server for t alone and stops it when t ends, for
-// tests that must stop or kill it. It fails the test (never skips it) when
-// MariaDB is not installed.
-func StartMariaDB(t testing.TB) *Server {
+// tests that must stop or kill it, and benchmarks that need more of it
+// (options are added to the server's, such as a larger buffer pool). It
+// fails the test (never skips it) when MariaDB is not installed.
+func StartMariaDB(t testing.TB, options ...string) *Server {
 	t.Helper()
-	s, err := start()
+	s, err := start(options...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +71,7 @@ func StartMariaDB(t testing.TB) *Server {
 // --skip-grant-tables: any user may do anything, which is all a throwaway
 // server needs. It tries three times, since another process may take the
 // free port it picked before the server binds it.
-func start() (*Server, error) {
+func start(options ...string) (*Server, error) {
 	server, ok1 := lookPath("mariadbd", "mysqld")
 	install, ok2 := lookPath("mariadb-install-db", "mysql_install_db")
 	if !ok1 || !ok2 {
@@ -81,7 +85,7 @@ func start() (*Server, error) {
 			return nil, err
 		}
 		s := &Server{Dir: dir, exited: make(chan struct{})}
-		err = s.run(install, server)
+		err = s.run(install, server, append(slices.Clone(serverOptions), options...))
 		if err == nil {
 			return s, nil
 		}
@@ -91,7 +95,7 @@ func start() (*Server, error) {
 	return nil, errors.Join(errs...)
 }
 
-func (s *Server) run(install, server string) error {
+func (s *Server) run(install, server string, options []string) error {
 	data := filepath.Join(s.Dir, "data")
 	var user []string
 	if os.Geteuid() == 0 {
@@ -99,7 +103,7 @@ func (s *Server) run(install, server string) error {
 	}
 	args := append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal",
 		"--skip-test-db"}, user...)
-	if out, err := exec.Command(install, append(args, serverOptions...)...).CombinedOutput(); err != nil {
+	if out, err := exec.Command(install, append(args, options...)...).CombinedOutput(); err != nil {
 		return fmt.Errorf("%s: %v\n%s", install, err, out)
 	}
 	port, err := freePort()
@@ -111,7 +115,7 @@ func (s *Server) run(install, server string) error {
 		"--socket=" + filepath.Join(s.Dir, "sock"), "--pid-file=" + filepath.Join(s.Dir, "pid"),
 		"--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-grant-tables",
 		"--tmpdir=" + s.Dir, "--log-error=" + filepath.Join(s.Dir, "error.log")}, user...)
-	s.cmd = exec.Command(server, append(args, serverOptions...)...)
+	s.cmd = exec.Command(server, append(args, options...)...)
 	if err := s.startCmd(); err != nil {
 		return fmt.Errorf("start %s: %w", server, err)
 	}

@@ -1,0 +1,82 @@
+package archive
+
+import (
+	"context"
+	"time"
+
+	"microblog/store"
+)
+
+// backfillChunk is how many posts one transaction of the backfill indexes:
+// a few milliseconds of the one SQLite writer, so that the archiver's saves
+// wait little behind it.
+const backfillChunk = 500
+
+// startBackfill indexes, in the background until done or stopped, the posts
+// archived before the search index existed (migration 005 noted where they
+// end); every process may run it, one chunk at a time, and a chunk done
+// twice changes nothing. stop ends it and waits until it has.
+func (db *DB) startBackfill() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wait := time.Second
+		for {
+			more, err := db.backfillOnce(ctx)
+			if err == nil && !more {
+				return
+			}
+			pause := time.Millisecond // leave the writer to the archiver a moment
+			if err != nil {
+				pause, wait = wait, min(2*wait, time.Minute) // the database is away: try again later
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(pause):
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// backfillOnce indexes the next chunk of the backfill, newest first; false
+// once none is left.
+func (db *DB) backfillOnce(ctx context.Context) (more bool, err error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var next int64
+	// FOR UPDATE: processes take chunks in turns (SQLite's one writer
+	// takes them in turns anyway, and does not know the clause).
+	q := "SELECT next FROM search_backfill WHERE id = 1"
+	if db.search().lockRead != "" {
+		q += " FOR UPDATE"
+	}
+	if err := tx.QueryRowContext(ctx, q).Scan(&next); err != nil || next <= 1 {
+		return false, err
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT id, kind, content, deleted FROM messages WHERE kind = ? AND deleted = 0 AND id < ? ORDER BY id DESC LIMIT ?"+
+		db.search().lockRead, store.KindPost, next, backfillChunk)
+	if err != nil {
+		return false, err
+	}
+	posts, _, err := readPosts(rows)
+	if err != nil {
+		return false, err
+	}
+	if err := db.putIndex(ctx, tx, posts); err != nil {
+		return false, err
+	}
+	next = 1 // done
+	if len(posts) == backfillChunk {
+		next = posts[len(posts)-1].id
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE search_backfill SET next = ? WHERE id = 1", next); err != nil {
+		return false, err
+	}
+	return next > 1, tx.Commit()
+}

@@ -1,0 +1,90 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"microblog/store"
+	"microblog/store/archive/archivetest"
+)
+
+// TestMigrateToSearch opens an archive made before search (migrations 1 to
+// 3, with posts, a comment and a tombstone in it): migration 5 adds the
+// index, and the backfill indexes every post that was there, chunk by
+// chunk, so that a search finds them as it finds new ones.
+func TestMigrateToSearch(t *testing.T) {
+	for name, dsn := range map[string]func(testing.TB) string{"sqlite": archivetest.SQLite, "mariadb": archivetest.MariaDB} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dsn(t)
+			old, _ := openOld(t, dsn, 3)
+			var put []store.Archived
+			var want []int64
+			for id := int64(1); id <= 2*backfillChunk+234; id++ {
+				m := store.Archived{ID: id, Kind: store.KindPost, Author: 1, Username: "old", Content: fmt.Sprint("旧的 old ", id),
+					Created: 1_700_000_000_000 + id, Mentions: "[]", Tags: "[]", Media: "[]"}
+				switch {
+				case id%100 == 0:
+					m.Kind, m.Parent = store.KindComment, 1
+				case id%101 == 0:
+					m.Deleted, m.Content = true, ""
+				default:
+					want = append(want, id)
+				}
+				put = append(put, m)
+			}
+			tx, err := old.write.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := insert(ctx, tx, put, old.d.keepExisting, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			old.Close()
+
+			db, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			slices.Reverse(want)
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				res, err := db.Search(ctx, store.SearchQuery{Words: []string{"旧的"}, Limit: len(want) + 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if slices.Equal(res.IDs, want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("after the backfill, 旧的 finds %d posts, want %d", len(res.IDs), len(want))
+				}
+			}
+			var next int64
+			if err := db.read.QueryRowContext(ctx, "SELECT next FROM search_backfill").Scan(&next); err != nil || next != 1 {
+				t.Errorf("backfill's next = %d, %v; want 1 (done)", next, err)
+			}
+		})
+	}
+}
+
+// TestOpenWithoutMroonga: on a MariaDB server without the Mroonga engine,
+// opening the archive fails, saying what to install.
+func TestOpenWithoutMroonga(t *testing.T) {
+	dsn := archivetest.StartMariaDB(t, "--mroonga=OFF").NewDatabase(t)
+	db, err := Open(context.Background(), dsn)
+	if err == nil {
+		db.Close()
+		t.Fatal("opened an archive without Mroonga")
+	}
+	if !strings.Contains(err.Error(), "mariadb-plugin-mroonga") || !strings.Contains(err.Error(), "005_search") {
+		t.Errorf("error %q does not say what to install", err)
+	}
+}
