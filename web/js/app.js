@@ -1,7 +1,8 @@
 // app.js starts the desktop page: the session, the router (history URLs
 // like /u/alice), the live feed and its connection indicator, the unread
-// notifications badge, the search box in the top bar, the "who to follow"
-// side box, and the actions shared by every view (repost, delete, toasts).
+// notifications badge, the search box in the top bar, the side column
+// (trends, "who to follow"), and the actions shared by every view (repost,
+// delete, toasts).
 
 import { createApi } from './core/api.js';
 import { h, clear, icon } from './core/dom.js';
@@ -12,6 +13,7 @@ import { startClock } from './core/time.js';
 import { makeToast, deletePost, openView, listen, stopLive, showConnState, trackUnread } from './core/app.js';
 import { titled, badgeText } from './core/notify.js';
 import { whoToFollow } from './core/search.js';
+import { trendsBox } from './core/trends.js';
 import { homeEmpty } from './core/views.js';
 import * as views from './views.js';
 import { topSearch } from './search.js';
@@ -182,10 +184,10 @@ function showTitle() {
 
 const search = topSearch(ctx, document.getElementById('topsearch'));
 
-/** showSide fills the side box (wide screens only) with people to follow. */
+/** showSide fills the side column (wide screens only) with the trends and, for a user, people to follow. */
 function showSide() {
-  clear(side);
-  side.hidden = !app.user;
+  clear(side).append(trendsBox(ctx, { cls: 'card', hideEmpty: true }));
+  side.hidden = false;
   if (app.user) side.append(whoToFollow(ctx, { limit: 4, cls: 'card' }));
 }
 
@@ -260,7 +262,7 @@ async function boot() {
       if (err.status !== 401) toast(err.message); // 401: the cookie is stale, we are logged out
     }
   }
-  if (app.user) await startLive();
+  if (app.user) await startLive(); else showSide();
   render();
   ssoOutcome(toast);
 }

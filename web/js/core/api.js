@@ -26,6 +26,8 @@ const WORDS = {
   mute_limit: 'You have muted as many accounts as you can. Unmute someone first.',
   suspended: 'This account is suspended.',
   not_admin: 'Only the service’s operators can do that.',
+  search_unavailable: 'Searching posts is not available on this server.',
+  invalid_query: 'Search for 1 to 100 characters.',
 };
 
 /** newKey returns a random key for Idempotency-Key (crypto.randomUUID needs a secure context). */
@@ -154,6 +156,8 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     tagPosts: (tag, page) => request('GET', '/tags/' + enc(tag) + '/posts' + query(page)),
     searchUsers: (q, page) => request('GET', '/search/users' + query({ ...page, q })),
     searchTags: (q, page) => request('GET', '/search/tags' + query({ ...page, q })),
+    searchPosts: (q, page) => request('GET', '/search/posts' + query({ ...page, q })),
+    trends: () => request('GET', '/trends/tags'),
     suggestions: (page) => request('GET', '/suggestions/users' + query(page)),
 
     // Safety (docs/api.md, section 8): blocks, mutes, word filters,

@@ -1,0 +1,72 @@
+// highlight.js marks the words of a post search in the posts it found.
+// A post matches when it contains every white-space-separated word of the
+// query, case-insensitively, in any script (docs/api.md, section 10), so
+// the same words are marked here, wherever they occur, inside links too.
+// The text is only ever split into text nodes and <mark> elements: nothing
+// a user wrote is parsed as HTML.
+//
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
+
+/** queryWords splits a query into its words, as the server does. */
+export function queryWords(q) {
+  return String(q || '').split(/\s+/u).filter(Boolean);
+}
+
+/** pattern finds word anywhere, in any case: the u flag folds case in every script, not only ASCII. */
+function pattern(word) {
+  return new RegExp(word.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'), 'giu');
+}
+
+/** ranges lists the [start, end) spans of text covered by words, sorted and merged (words may overlap). */
+export function ranges(text, words) {
+  const found = [];
+  for (const word of words) {
+    const re = pattern(word);
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      found.push([m.index, m.index + m[0].length]);
+      re.lastIndex = m.index + (text.codePointAt(m.index) > 0xffff ? 2 : 1); // "aa" is in "aaa" twice, overlapping
+    }
+  }
+  found.sort((a, b) => a[0] - b[0]);
+  const merged = [];
+  for (const [s, e] of found) {
+    const last = merged[merged.length - 1];
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e); else merged.push([s, e]);
+  }
+  return merged;
+}
+
+/**
+ * highlight wraps every occurrence of words in the text of el in <mark>,
+ * across its text nodes (a word may run over the edge of a link), and
+ * returns el.
+ */
+export function highlight(el, words) {
+  if (!el || !words.length) return el;
+  const nodes = [];
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n);
+  const spans = ranges(nodes.map((n) => n.data).join(''), words);
+  if (!spans.length) return el;
+  let offset = 0;
+  for (const node of nodes) {
+    const start = offset, text = node.data;
+    offset += text.length;
+    const parts = [];
+    let at = 0;
+    for (const [s, e] of spans) {
+      const from = Math.max(s - start, 0), to = Math.min(e - start, text.length);
+      if (to <= from) continue;
+      if (from > at) parts.push(document.createTextNode(text.slice(at, from)));
+      const mark = document.createElement('mark');
+      mark.textContent = text.slice(from, to);
+      parts.push(mark);
+      at = to;
+    }
+    if (!parts.length) continue;
+    if (at < text.length) parts.push(document.createTextNode(text.slice(at)));
+    node.replaceWith(...parts);
+  }
+  return el;
+}
