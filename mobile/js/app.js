@@ -21,6 +21,7 @@ const main = document.getElementById('main');
 const titleEl = document.getElementById('title');
 const backBtn = document.getElementById('back');
 const settingsLink = document.getElementById('settings');
+const bookmarksLink = document.getElementById('bookmarks');
 const tabbar = document.getElementById('tabbar');
 const conn = document.getElementById('conn');
 const offlineBanner = document.getElementById('offline');
@@ -98,6 +99,7 @@ const routes = [
   [/^\/t\/([^/]+)$/, (m) => views.topic(ctx, decodeURIComponent(m[1])), null],
   [/^\/search$/, () => views.search(ctx), 'search'],
   [/^\/notifications$/, () => views.notifications(ctx), 'notifications'],
+  [/^\/bookmarks$/, () => views.bookmarks(ctx), null],
   [/^\/login$/, () => views.auth(ctx, 'login'), null],
   [/^\/signup$/, () => views.auth(ctx, 'signup'), null],
   [/^\/settings$/, () => views.settings(ctx), null],
@@ -121,6 +123,7 @@ function render() {
   showTitle();
   backBtn.hidden = !view.back;
   settingsLink.hidden = !(tab === 'me');
+  bookmarksLink.hidden = !(tab === 'me');
   tabbar.hidden = !app.user || !!view.noTabs;
   document.body.classList.toggle('has-tabs', !tabbar.hidden);
   for (const a of tabbar.querySelectorAll('.tab')) {
@@ -146,6 +149,7 @@ function showTitle() {
 backBtn.append(icon('back', 24));
 backBtn.addEventListener('click', () => (history.length > 1 ? history.back() : go('/home')));
 settingsLink.append(icon('settings', 22));
+bookmarksLink.append(icon('bookmark', 22));
 for (const el of tabbar.querySelectorAll('[data-icon]')) el.prepend(icon(el.dataset.icon, 24));
 tabbar.addEventListener('click', (e) => {
   // Tapping the tab you are on scrolls to the top and shows held posts, as phone apps do.

@@ -4,7 +4,8 @@
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar } from './core/render.js';
-import { authForm, profileFeed, commentReplies, charCounter, bioEditor, topicFeed, likersFeed, relationParts } from './core/views.js';
+import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed, relationParts, pinnedFeed, bookmarksFeed } from './core/views.js';
+import { charCounter } from './core/editor.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
@@ -114,6 +115,7 @@ export function profile(ctx, name, tab) {
     [['posts', 'Posts', base], ['followers', 'Followers', base + '/followers'], ['following', 'Following', base + '/following']]
       .map(([key, label, href]) => h('a', { href, class: 'seg-item' + (tab === key ? ' active' : ''), attrs: tab === key ? { 'aria-current': 'page' } : {} }, label)));
   const feed = profileFeed(ctx, name, tab, { followers: 'No followers yet.', following: 'Not following anyone yet.' });
+  const pins = tab === 'posts' ? pinnedFeed(ctx, name) : null;
   const me = ctx.me();
   const self = me && me.username.toLowerCase() === name.toLowerCase();
   let loaded = false;
@@ -142,14 +144,18 @@ export function profile(ctx, name, tab) {
         h('a', { href: base + '/followers' }, followers, ' Followers')),
       rel.note);
     // A block or a protected account leaves no posts to list; once that changes, they load.
-    if (!loaded && (rel.showsPosts || tab !== 'posts')) { loaded = true; feed.reset(); }
+    if (!loaded && (rel.showsPosts || tab !== 'posts')) {
+      loaded = true;
+      feed.reset();
+      if (pins) pins.reset();
+    }
   }
   ctx.api.user(name).then(draw, (err) => {
     fill(header, h('h2', {}, err.status === 404 ? 'No such user' : 'Could not load this profile'), h('p', { class: 'muted' }, err.message));
   });
   return {
-    el: h('div', { class: 'view' }, header, tabs, feed.el), title: self ? 'Me' : name, back: !self, feed,
-    refresh: () => feed.refresh(),
+    el: h('div', { class: 'view' }, header, tabs, pins && pins.el, feed.el), title: self ? 'Me' : name, back: !self, feed,
+    refresh: () => { if (pins && loaded) pins.reset(); return feed.refresh(); },
   };
 }
 
@@ -256,6 +262,15 @@ export function notifications(ctx) {
   return {
     el: h('div', { class: 'view' }, list.feed.el), title: 'Notifications', feed: list.feed,
     refresh: () => list.feed.reset(), onEvent: list.onEvent, destroy: list.destroy,
+  };
+}
+
+/** bookmarks lists the posts the reader bookmarked, newest bookmark first (the bookmark on the Me tab's bar leads here). */
+export function bookmarks(ctx) {
+  const feed = bookmarksFeed(ctx);
+  return {
+    el: h('div', { class: 'view' }, h('p', { class: 'topic-sub muted' }, 'Posts you saved to read later. Only you can see them.'), feed.el),
+    title: 'Bookmarks', back: true, feed, refresh: () => feed.reset(),
   };
 }
 

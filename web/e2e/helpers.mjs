@@ -7,9 +7,9 @@
 
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BASE_URL = (process.env.BASE_URL || '').replace(/\/$/, '');
@@ -130,6 +130,38 @@ export async function phone(browser, u, { colorScheme = 'light', serviceWorkers 
   const page = await context.newPage();
   const w = watch(page);
   return { context, page, w };
+}
+
+/** APP_ORIGIN is where the tests pretend the packaged mobile app runs from (Cordova serves it from its own origin). */
+export const APP_ORIGIN = process.env.APP_ORIGIN || 'http://localhost:5999';
+const MOBILE_DIR = join(here, '..', '..', 'mobile');
+// The files the app shares with the desktop page live only in web/; packaging
+// copies them into www/ (see docs/frontends.md), so the test serves them from there.
+const WEB_DIR = join(here, '..');
+const fromWeb = (path) => path === '/core.css' || path.startsWith('/js/core/');
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml', '.webmanifest': 'application/manifest+json' };
+
+/**
+ * serveApp serves mobile/ (with the shared files from web/) at APP_ORIGIN
+ * in context, the way Cordova serves www/ from the device, and lets pages
+ * from there talk to the server (Chromium asks before a page from
+ * elsewhere talks to a loopback server; a phone talking to a real server
+ * is not asked).
+ */
+export async function serveApp(context) {
+  await context.grantPermissions(['local-network-access'], { origin: APP_ORIGIN });
+  await context.route(`${APP_ORIGIN}/**`, async (route) => {
+    let path = decodeURIComponent(new URL(route.request().url()).pathname);
+    path = normalize(path === '/' ? '/index.html' : path);
+    const dir = fromWeb(path) ? WEB_DIR : MOBILE_DIR;
+    const file = normalize(join(dir, path));
+    if (!file.startsWith(dir + '/')) return route.fulfill({ status: 404 });
+    try {
+      await route.fulfill({ body: await readFile(file), contentType: TYPES[extname(file)] || 'application/octet-stream' });
+    } catch {
+      await route.fulfill({ status: 404 });
+    }
+  });
 }
 
 /** shot saves a screenshot as screenshots/<name>.png for people to look at. */

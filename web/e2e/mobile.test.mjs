@@ -5,18 +5,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { dirname, extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BASE_URL, PASSWORD, launch, newUser, post, follow, api, phone, shot, clean } from './helpers.mjs';
-
-const APP_ORIGIN = process.env.APP_ORIGIN || 'http://localhost:5999';
-const MOBILE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'mobile');
-// The files the app shares with the desktop page live only in web/; packaging
-// copies them into www/ (see docs/frontends.md), so the test serves them from there.
-const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-const fromWeb = (path) => path === '/core.css' || path.startsWith('/js/core/');
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml', '.webmanifest': 'application/manifest+json' };
+import { BASE_URL, APP_ORIGIN, PASSWORD, launch, newUser, post, follow, api, phone, serveApp, shot, clean } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -121,23 +110,7 @@ test('mobile: runs from its own origin (as in Cordova) against a configured serv
   await follow(kim, lee);
   const M = await phone(browser, null);
   const { page } = M;
-  // Chromium asks before a page from elsewhere talks to a loopback server
-  // (Local Network Access); a phone talking to a real server is not asked.
-  await M.context.grantPermissions(['local-network-access'], { origin: APP_ORIGIN });
-  // Serve mobile/ (with the shared files from web/) from APP_ORIGIN, the way
-  // Cordova serves www/ from the device.
-  await M.context.route(`${APP_ORIGIN}/**`, async (route) => {
-    let path = decodeURIComponent(new URL(route.request().url()).pathname);
-    path = normalize(path === '/' ? '/index.html' : path);
-    const dir = fromWeb(path) ? WEB_DIR : MOBILE_DIR;
-    const file = normalize(join(dir, path));
-    if (!file.startsWith(dir + '/')) return route.fulfill({ status: 404 });
-    try {
-      await route.fulfill({ body: await readFile(file), contentType: TYPES[extname(file)] || 'application/octet-stream' });
-    } catch {
-      await route.fulfill({ status: 404 });
-    }
-  });
+  await serveApp(M.context);
   await page.goto(`${APP_ORIGIN}/index.html`);
   // No server is known yet: the app asks for one.
   await page.getByLabel('Server address').fill(BASE_URL);

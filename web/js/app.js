@@ -109,12 +109,13 @@ const routes = [
   [/^\/t\/([^/]+)$/, (m) => views.topic(ctx, decodeURIComponent(m[1]))],
   [/^\/search$/, () => views.search(ctx, new URLSearchParams(location.search).get('q') || '')],
   [/^\/notifications$/, () => views.notifications(ctx)],
+  [/^\/bookmarks$/, () => views.bookmarks(ctx)],
   [/^\/account$/, () => views.account(ctx)],
   [/^\/settings$/, () => views.settings(ctx)],
   [/^\/requests$/, () => views.requests(ctx)],
   [/^\/admin$/, () => (app.user.admin ? admin(ctx) : views.notFound(ctx))],
 ];
-const private_ = new Set(['/', '/notifications', '/account', '/settings', '/requests', '/admin']); // pages that need a session
+const private_ = new Set(['/', '/notifications', '/bookmarks', '/account', '/settings', '/requests', '/admin']); // pages that need a session
 
 function render() {
   const path = location.pathname;
@@ -148,6 +149,7 @@ function renderNav() {
       link('/public', 'Public', 'globe', path === '/public'),
       link('/search', 'Search', 'search', path === '/search', 'nav-search'),
       bell,
+      link('/bookmarks', 'Bookmarks', 'bookmark', path === '/bookmarks', 'nav-bookmarks'),
       link(mine, 'Profile', 'user', path.startsWith(mine)));
     // Operators (MICROBLOG_ADMINS) have the reports page.
     if (app.user.admin) nav.append(link('/admin', 'Reports', 'shield', path === '/admin'));

@@ -3,7 +3,7 @@
 
 import { h } from './core/dom.js';
 import { MAX_POST } from './core/api.js';
-import { charCounter } from './core/views.js';
+import { charCounter } from './core/editor.js';
 import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { attachments, imageFiles } from './core/media.js';

@@ -5,7 +5,7 @@ import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar } from './core/render.js';
 import { avatarPicker } from './core/media.js';
-import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed, relationParts } from './core/views.js';
+import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed, relationParts, pinnedFeed, bookmarksFeed } from './core/views.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
@@ -105,6 +105,7 @@ export function profile(ctx, name, tab) {
   const feed = profileFeed(ctx, name, tab, {
     followers: `Nobody follows ${name} yet.`, following: `${name} doesn’t follow anyone yet.`,
   });
+  const pins = tab === 'posts' ? pinnedFeed(ctx, name) : null;
   let user = null;
   const counts = {};
   let loaded = false;
@@ -137,7 +138,11 @@ export function profile(ctx, name, tab) {
         stat('followers', user.followers_count, 'Followers', base + '/followers')),
       rel.note);
     // A block or a protected account leaves no posts to list; once that changes, they load.
-    if (!loaded && (rel.showsPosts || tab !== 'posts')) { loaded = true; feed.reset(); }
+    if (!loaded && (rel.showsPosts || tab !== 'posts')) {
+      loaded = true;
+      feed.reset();
+      if (pins) pins.reset();
+    }
   }
 
   /** followed shows a follow in the counts, keeping the button's focus. */
@@ -161,7 +166,7 @@ export function profile(ctx, name, tab) {
       h('p', { class: 'muted' }, err.status === 404 ? `There is no user called “${name}”.` : err.message));
   });
 
-  const el = h('div', { class: 'view' }, header, tabs, feed.el);
+  const el = h('div', { class: 'view' }, header, tabs, pins && pins.el, feed.el);
   return {
     el, title: name,
     onEvent(type, data) {
@@ -290,6 +295,13 @@ export function notifications(ctx) {
   const list = notificationsList(ctx, ctx.app.unread);
   const el = h('div', { class: 'view' }, pageHead('Notifications'), list.feed.el);
   return { el, title: 'Notifications', onEvent: list.onEvent, destroy: list.destroy };
+}
+
+/** bookmarks lists the posts the reader bookmarked, newest bookmark first. */
+export function bookmarks(ctx) {
+  const feed = bookmarksFeed(ctx);
+  const el = h('div', { class: 'view' }, pageHead('Bookmarks', 'Posts you saved to read later. Only you can see them.'), feed.el);
+  return { el, title: 'Bookmarks' };
 }
 
 /** account is the Account page: change password, log out everywhere, delete the account. */

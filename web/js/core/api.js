@@ -17,8 +17,9 @@ export class ApiError extends Error {
 }
 
 // WORDS says in words what went wrong for the errors a person meets when
-// someone is unpleasant (docs/api.md, section 8): the code decides, not the
-// server's message, so every toast and form says it alike.
+// someone is unpleasant (docs/api.md, section 8) or when a post cannot be
+// edited or pinned (section 11): the code decides, not the server's
+// message, so every toast and form says it alike.
 const WORDS = {
   blocked: 'You can’t do that: one of you has blocked the other.',
   protected: 'This account is protected: its posts can’t be reposted.',
@@ -26,6 +27,10 @@ const WORDS = {
   mute_limit: 'You have muted as many accounts as you can. Unmute someone first.',
   suspended: 'This account is suspended.',
   not_admin: 'Only the service’s operators can do that.',
+  not_author: 'Only the author can change this post.',
+  edit_limit: 'This post has been edited 10 times, as often as a post can be. Delete it and write a new one instead.',
+  pin_limit: 'You can pin at most 5 posts to your profile. Unpin one first.',
+  not_yours: 'You can pin only your own posts.',
   search_unavailable: 'Searching posts is not available on this server.',
   invalid_query: 'Search for 1 to 100 characters.',
 };
@@ -180,6 +185,16 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     suspend: (name) => request('POST', '/admin/users/' + enc(name) + '/suspend'),
     unsuspend: (name) => request('DELETE', '/admin/users/' + enc(name) + '/suspend'),
     removePost: (id) => request('DELETE', '/admin/posts/' + enc(id)),
+
+    // Editing, pinning and bookmarks (docs/api.md, section 11).
+    editPost: (id, content) => request('PATCH', '/posts/' + enc(id), { content }),
+    history: (id) => request('GET', '/posts/' + enc(id) + '/history'),
+    pin: (id) => request('PUT', '/posts/' + enc(id) + '/pin'),
+    unpin: (id) => request('DELETE', '/posts/' + enc(id) + '/pin'),
+    pinned: (name) => request('GET', '/users/' + enc(name) + '/pinned'),
+    bookmark: (id) => request('PUT', '/posts/' + enc(id) + '/bookmark'),
+    unbookmark: (id) => request('DELETE', '/posts/' + enc(id) + '/bookmark'),
+    bookmarks: (page) => request('GET', '/me/bookmarks' + query(page)),
 
     // Pictures. Uploads go through XMLHttpRequest, whose
     // upload progress fetch does not report; onProgress gets 0…1.

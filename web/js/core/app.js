@@ -20,6 +20,7 @@
 import { h } from './dom.js';
 import { applyCounts, bumpLater } from './social.js';
 import { Unread, sentence } from './notify.js';
+import { applyUpdate } from './edit.js';
 
 /**
  * makeToast returns toast(msg), which shows a short message in container
@@ -94,7 +95,8 @@ export function tell(app, type, data) {
 
 /**
  * listen wires live's events to the app: posts go to the home timeline and
- * the view; deletes leave the page; comments by others and new followers are
+ * the view; deletes leave the page; edits (`post_update`) show in every copy
+ * of the post on the page; comments by others and new followers are
  * toasted and told to the view; `counts` set the counters of every copy of
  * the post on the page; notifications count on the unread badge (and those
  * that no other event has toasted are toasted); a session the server ended,
@@ -111,6 +113,7 @@ export function listen(ctx, live, { sessionEnded, countComments = false }) {
     tell(app, 'post', e.detail);
   });
   live.addEventListener('delete', (e) => removeEverywhere(e.detail.id, onScreen(app)));
+  live.addEventListener('post_update', (e) => applyUpdate(ctx, e.detail));
   live.addEventListener('comment', (e) => {
     const c = e.detail;
     if (app.user && c.author.id === app.user.id) return; // our own reply, already shown

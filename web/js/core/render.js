@@ -19,6 +19,8 @@ import { richText } from './text.js';
 import { countsRow, likeControls, paint } from './social.js';
 import { mediaGrid, mediaURL } from './media.js';
 import { lockMark, postMenu } from './safety.js';
+import { fresh, editedMark } from './edit.js';
+import { bookmarkButton, ownPostMenu, pinnedMark } from './keeps.js';
 
 /** hue picks a stable colour for a name. */
 function hue(name) {
@@ -91,6 +93,7 @@ function quote(src, ctx) {
     return h('div', { class: 'quote quote-deleted', dataset: { quoteOf: String(src ? src.id : '') } },
       'The original post was deleted.');
   }
+  src = fresh(src);
   const row = countsRow(src, 'quote-actions');
   row.append(
     h('a', { class: 'action', href: ctx.href('/p/' + src.id), dataset: { role: 'comments', label: 'Comments' } },
@@ -104,7 +107,8 @@ function quote(src, ctx) {
       avatar(src.author, 'sm'),
       userLink(ctx, src.author.username),
       h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
-      h('a', { class: 'time', href: ctx.href('/p/' + src.id) }, timeElement(src.created_at))),
+      h('a', { class: 'time', href: ctx.href('/p/' + src.id) }, timeElement(src.created_at)),
+      editedMark(src, ctx)),
     src.content ? h('p', { class: 'content' }, richText(src.content, src, ctx.href)) : null,
     mediaGrid(src.media, ctx),
     row);
@@ -116,11 +120,13 @@ function quote(src, ctx) {
 }
 
 /**
- * postCard draws a post, repost or comment. opts.detail marks the post a
- * thread page is about; opts.onComment, when set, makes the comment button
- * call it instead of opening the post.
+ * postCard draws a post, repost or comment, in the newest version the page
+ * knows of. opts.detail marks the post a thread page is about;
+ * opts.onComment, when set, makes the comment button call it instead of
+ * opening the post; opts.pinned marks it Pinned (at the top of a profile).
  */
 export function postCard(post, ctx, opts = {}) {
+  post = fresh(post);
   const me = ctx.me();
   const mine = me && me.id === post.author.id;
   const name = post.author.username;
@@ -143,6 +149,8 @@ export function postCard(post, ctx, opts = {}) {
     }
   }
   actions.append(likeControls(post, ctx));
+  const bookmark = bookmarkButton(post, ctx);
+  if (bookmark) actions.append(bookmark);
   if (mine) {
     actions.append(h('button', { type: 'button', class: 'action action-danger', attrs: { 'aria-label': 'Delete' }, on: { click: () => ctx.remove(post) } },
       icon('trash', 18)));
@@ -152,13 +160,15 @@ export function postCard(post, ctx, opts = {}) {
   return h('article', { class: 'post' + (opts.detail ? ' post-detail' : '') + (isRepost ? ' post-repost' : ''), dataset: { id: String(post.id), author: name } },
     h('a', { class: 'post-avatar', href: ctx.href('/u/' + encodeURIComponent(name)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(post.author)),
     h('div', { class: 'post-body' },
+      opts.pinned ? pinnedMark() : null,
       h('div', { class: 'post-head' },
         userLink(ctx, name),
         post.author.protected ? lockMark(14) : null,
         isRepost ? h('span', { class: 'badge' }, icon('repost', 14), 'reposted') : null,
         h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
         h('a', { class: 'time', href: ctx.href('/p/' + post.id) }, timeElement(post.created_at)),
-        postMenu(post, ctx)),
+        editedMark(post, ctx),
+        mine ? ownPostMenu(post, ctx) : postMenu(post, ctx)),
       post.kind === 'comment' && post.parent_id && opts.showParent
         ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, 'in reply to a post') : null,
       post.content ? h('p', { class: 'content' }, richText(post.content, post, ctx.href)) : null,

@@ -1,9 +1,9 @@
 // views.js holds the parts of screens that both front ends build alike: the
 // log-in and sign-up form, the list under a profile, the replies under a
-// comment in a thread, the character counter, the bio editor, a topic's
-// list (polled for new posts), who liked a post, and the empty home
-// timeline's suggestions. What is around them (cards, headings, links, tabs)
-// is each front end's own layout.
+// comment in a thread, the bio editor, a topic's list (polled for new
+// posts), a profile's pinned posts, the bookmarks, who liked a post, and
+// the empty home timeline's suggestions. What is around them (cards,
+// headings, links, tabs) is each front end's own layout.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
@@ -12,7 +12,7 @@ import { h } from './dom.js';
 import { Feed, retryable, RETRY_FIRST, RETRY_MAX } from './feed.js';
 import { postCard, userRow, followButton, canFollow } from './render.js';
 import { lockMark, profileMenu, unblockButton, userStates, profileNote } from './safety.js';
-import { countChars } from './api.js';
+import { textEditor } from './editor.js';
 import { whoToFollow } from './search.js';
 
 /** MAX_BIO is the longest bio, in characters. */
@@ -80,6 +80,37 @@ export function profileFeed(ctx, name, tab, empty) {
 }
 
 /**
+ * pinnedFeed lists the posts name pinned to their profile, newest pin
+ * first, each marked Pinned, for the top of their profile; they show in
+ * their own place in the list under it too, as on Twitter. It loads on its
+ * first reset(), and again when the reader pins or unpins (core/keeps.js).
+ */
+export function pinnedFeed(ctx, name) {
+  const feed = ctx.trackFeed(new Feed({
+    load: () => ctx.api.pinned(name), render: (p) => postCard(p, ctx, { pinned: true }),
+    empty: '', label: `Pinned by ${name}`, canRefresh: false,
+  }));
+  feed.pinsOf = name;
+  feed.el.classList.add('pinned-feed');
+  return feed;
+}
+
+/**
+ * bookmarksFeed lists the reader's bookmarks, newest bookmark first; a post
+ * unbookmarked from it leaves it (core/keeps.js).
+ */
+export function bookmarksFeed(ctx) {
+  const feed = ctx.trackFeed(new Feed({
+    load: (p) => ctx.api.bookmarks(p), render: (p) => postCard(p, ctx),
+    empty: 'No bookmarks yet. The bookmark under a post saves it here to read later.',
+    label: 'Bookmarks', canRefresh: false,
+  }));
+  feed.bookmarks = true;
+  feed.reset();
+  return feed;
+}
+
+/**
  * relationParts are the parts of someone's profile header that say and
  * change where the reader stands with them: the Follow (or Unblock) button,
  * the "⋯" menu, the lock of a protected account, the states (Blocked,
@@ -141,67 +172,21 @@ export function commentReplies(c, makeList, ...top) {
 }
 
 /**
- * charCounter is the ring and number that count down the characters left
- * (in code points, as the server counts). show(text) updates it and returns
- * how many are left (negative when over).
- */
-export function charCounter(max, id) {
-  const ring = h('span', { class: 'ring', attrs: { 'aria-hidden': 'true' } });
-  const num = h('span', { class: 'count-num' });
-  const el = h('span', { class: 'counter', id }, ring, num);
-  return {
-    el,
-    show(text) {
-      const n = countChars(text);
-      const left = max - n;
-      ring.style.setProperty('--p', Math.min(n / max, 1));
-      el.dataset.state = left < 0 ? 'over' : left <= 20 ? 'warn' : '';
-      num.textContent = String(left);
-      el.setAttribute('aria-label', left >= 0 ? `${left} characters left` : `${-left} characters over the limit`);
-      el.title = `${n} / ${max}`;
-      return left;
-    },
-  };
-}
-
-let bioSeq = 0;
-
-/**
  * bioEditor is the form that edits the logged-in user's bio (PATCH /me),
  * with its 160-character counter. done(user) is called with the saved User,
  * or with null on Cancel.
  */
 export function bioEditor(ctx, user, done) {
-  const id = 'bio-edit-' + ++bioSeq;
-  const area = h('textarea', { id, class: 'compose-input', rows: 3, value: user.bio || '', attrs: { maxlength: String(MAX_BIO * 4), 'aria-describedby': id + '-count' } });
-  const counter = charCounter(MAX_BIO, id + '-count');
-  const save = h('button', { type: 'submit', class: 'btn btn-primary btn-small' }, 'Save');
-  const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
-  const upd = () => { save.disabled = counter.show(area.value) < 0; };
-  area.addEventListener('input', upd);
-  upd();
-  const form = h('form', { class: 'bio-form', on: { submit: async (e) => {
-    e.preventDefault();
-    if (save.disabled) return;
-    save.disabled = true;
-    error.hidden = true;
-    try {
-      const u = await ctx.api.updateMe({ bio: area.value.trim() });
+  return textEditor({
+    value: user.bio || '', max: MAX_BIO, label: 'Bio', cls: 'bio-form', cancel: () => done(null),
+    save: async (text) => {
+      const u = await ctx.api.updateMe({ bio: text });
       Object.assign(user, u);
       const me = ctx.me();
       if (me && me.id === u.id) me.bio = u.bio;
       done(user);
-    } catch (err) {
-      error.textContent = err.message;
-      error.hidden = false;
-      upd();
-    }
-  } } },
-  h('label', { htmlFor: id, class: 'visually-hidden' }, 'Bio'), area, error,
-  h('div', { class: 'composer-bar' }, counter.el,
-    h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => done(null) } }, 'Cancel'), save));
-  setTimeout(() => area.focus(), 0);
-  return form;
+    },
+  });
 }
 
 /**

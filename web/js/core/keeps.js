@@ -1,0 +1,100 @@
+// keeps.js is what a person keeps, alike in both front ends: their own
+// posts pinned to the top of their profile, and anyone's posts bookmarked
+// to read later; and the "⋯" menu of their own post or comment, which
+// edits it (core/edit.js) or pins it.
+//
+// The lists these change are Feeds in app.feeds tagged by core/views.js:
+// feed.pinsOf (a profile's pinned posts, loaded again after a pin) and
+// feed.bookmarks (the Bookmarks page, which an unbookmarked post leaves).
+//
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
+
+import { h, icon } from './dom.js';
+import { menuButton } from './menu.js';
+import { startEdit, onPage } from './edit.js';
+
+// What this page changed of posts' pinned and bookmarked (post id → true or
+// false): every copy of a post, and those drawn later from the objects the
+// lists hold, say the state of the moment.
+const pinned = new Map();
+const marked = new Map();
+const busy = new Set(); // posts whose bookmark request is under way
+
+const isPinned = (post) => (pinned.has(post.id) ? pinned.get(post.id) : !!post.pinned);
+const isBookmarked = (post) => (marked.has(post.id) ? marked.get(post.id) : !!post.bookmarked);
+
+/** setPinned pins the reader's post to their profile or unpins it, and loads that profile's pinned posts again if they show. */
+async function setPinned(ctx, post, on) {
+  try {
+    if (on) await ctx.api.pin(post.id); else await ctx.api.unpin(post.id);
+  } catch (err) {
+    ctx.toast(err.message);
+    return;
+  }
+  pinned.set(post.id, on);
+  ctx.toast(on ? 'Pinned to your profile.' : 'Unpinned from your profile.');
+  const name = post.author.username.toLowerCase();
+  for (const f of ctx.app.feeds) if (f.pinsOf && f.pinsOf.toLowerCase() === name) f.reset();
+}
+
+/**
+ * ownPostMenu is the "⋯" menu of the reader's own post or comment: Edit
+ * (in place), and for a post "Pin to profile" or "Unpin".
+ */
+export function ownPostMenu(post, ctx) {
+  const wrap = menuButton('More options for this post', () => [
+    { label: 'Edit', icon: 'edit', run: () => startEdit(ctx, wrap.closest('.post'), post, () => wrap.querySelector('.menu-btn').focus()) },
+    post.kind === 'post' && (isPinned(post)
+      ? { label: 'Unpin', icon: 'pin', run: () => setPinned(ctx, post, false) }
+      : { label: 'Pin to profile', icon: 'pin', run: () => setPinned(ctx, post, true) }),
+  ].filter(Boolean), 'post-menu');
+  return wrap;
+}
+
+/** showBookmarked sets every copy of post id's bookmark button to on. */
+function showBookmarked(ctx, id, on) {
+  marked.set(id, on);
+  for (const btn of onPage(ctx, `[data-bookmark-of="${Number(id)}"]`)) {
+    btn.setAttribute('aria-pressed', String(on));
+    btn.title = on ? 'Remove from your bookmarks' : 'Bookmark';
+  }
+}
+
+/**
+ * toggleBookmark bookmarks post, or takes the bookmark away, at once on the
+ * page and then on the server; a refusal puts the page back. A post no
+ * longer bookmarked leaves the Bookmarks page.
+ */
+async function toggleBookmark(ctx, post) {
+  if (busy.has(post.id)) return;
+  const on = !isBookmarked(post);
+  busy.add(post.id);
+  showBookmarked(ctx, post.id, on);
+  try {
+    if (on) await ctx.api.bookmark(post.id); else await ctx.api.unbookmark(post.id);
+    ctx.toast(on ? 'Added to your bookmarks.' : 'Removed from your bookmarks.');
+    if (!on) for (const f of ctx.app.feeds) if (f.bookmarks) f.remove(post.id);
+  } catch (err) {
+    showBookmarked(ctx, post.id, !on);
+    ctx.toast(err.status === 404 ? 'That post is gone.' : err.message);
+  } finally {
+    busy.delete(post.id);
+  }
+}
+
+/** bookmarkButton is the bookmark under a post, for a signed-in reader (null otherwise). */
+export function bookmarkButton(post, ctx) {
+  if (!ctx.me()) return null;
+  const on = isBookmarked(post);
+  return h('button', {
+    type: 'button', class: 'action bookmark', title: on ? 'Remove from your bookmarks' : 'Bookmark',
+    dataset: { bookmarkOf: String(post.id) }, attrs: { 'aria-label': 'Bookmark', 'aria-pressed': String(on) },
+    on: { click: () => toggleBookmark(ctx, post) },
+  }, icon('bookmark', 18));
+}
+
+/** pinnedMark is the "Pinned" over a post at the top of a profile. */
+export function pinnedMark() {
+  return h('p', { class: 'pinned-mark' }, icon('pin', 14), 'Pinned');
+}
