@@ -1,7 +1,8 @@
 // highlight.js marks the words of a post search in the posts it found.
 // A post matches when it contains every white-space-separated word of the
 // query, case-insensitively, in any script (docs/api.md, section 10), so
-// the same words are marked here, wherever they occur, inside links too.
+// the same words are marked here, wherever they occur, inside links too,
+// folded as the server folds them.
 // The text is only ever split into text nodes and <mark> elements: nothing
 // a user wrote is parsed as HTML.
 //
@@ -13,20 +14,40 @@ export function queryWords(q) {
   return String(q || '').split(/\s+/u).filter(Boolean);
 }
 
-/** pattern finds word anywhere, in any case: the u flag folds case in every script, not only ASCII. */
-function pattern(word) {
-  return new RegExp(word.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'), 'giu');
+/**
+ * fold case-folds one character as the server compares text (Unicode full
+ * case folding: "ß" and "ẞ" are "ss", "Σ" and "ς" are "σ"): upper then lower
+ * case, twice, since "ẞ" lowers to "ß", which only upper case turns into "SS".
+ */
+function fold(c) {
+  const once = (s) => s.toUpperCase().toLowerCase();
+  return once(once(c));
 }
 
-/** ranges lists the [start, end) spans of text covered by words, sorted and merged (words may overlap). */
+/**
+ * folded is text case-folded, with where in text each of its UTF-16 units
+ * came from ([start, end) of the character it folds), so that a word found
+ * in the folded text can be marked in the text as written.
+ */
+function folded(text) {
+  let out = '';
+  const start = [], end = [];
+  for (const c of text) {
+    const f = fold(c);
+    const at = start.length ? end[end.length - 1] : 0;
+    for (let k = 0; k < f.length; k++) { start.push(at); end.push(at + c.length); }
+    out += f;
+  }
+  return { text: out, start, end };
+}
+
+/** ranges lists the [start, end) spans of text that hold one of words, in any case, sorted and merged (words may overlap). */
 export function ranges(text, words) {
+  const f = folded(text);
   const found = [];
   for (const word of words) {
-    const re = pattern(word);
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      found.push([m.index, m.index + m[0].length]);
-      re.lastIndex = m.index + (text.codePointAt(m.index) > 0xffff ? 2 : 1); // "aa" is in "aaa" twice, overlapping
-    }
+    const w = folded(word).text;
+    for (let i = f.text.indexOf(w); i >= 0; i = f.text.indexOf(w, i + 1)) found.push([f.start[i], f.end[i + w.length - 1]]);
   }
   found.sort((a, b) => a[0] - b[0]);
   const merged = [];
