@@ -10,10 +10,10 @@ import { searchScreen } from './core/postsearch.js';
 let seq = 0;
 
 /** searchInput is a labelled search field; help, if given, describes it. */
-function searchInput(label, value = '', help = '') {
+function searchInput(label, { value = '', help = '', placeholder = 'Search' } = {}) {
   const id = 'search-' + ++seq;
   const input = h('input', {
-    id, type: 'search', value, placeholder: 'Search posts, people and #topics', autocomplete: 'off',
+    id, type: 'search', value, placeholder, autocomplete: 'off',
     attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', enterkeyhint: 'search', 'aria-describedby': help ? id + '-help' : null },
   });
   const field = h('div', { class: 'search-field' },
@@ -30,7 +30,7 @@ function searchInput(label, value = '', help = '') {
  * Escape or leaving the box closes them. It returns {close}.
  */
 export function topSearch(ctx, el) {
-  const { input, field } = searchInput('Search people and topics', '', 'Enter searches posts too.');
+  const { input, field } = searchInput('Search people and topics', { help: 'Enter searches posts too.' });
   const panel = h('div', { class: 'search-panel', id: 'search-panel', hidden: true, attrs: { role: 'region', 'aria-label': 'Search results', 'aria-live': 'polite' } });
   input.setAttribute('aria-controls', panel.id);
   input.setAttribute('aria-expanded', 'false');
@@ -79,7 +79,9 @@ export function topSearch(ctx, el) {
  * topics; the trends while the box is empty), the query kept in the URL.
  */
 export function searchPage(ctx, q) {
-  const { input, field } = searchInput('Search people and topics', q, 'Posts that contain every word are listed too.');
+  const { input, field } = searchInput('Search people and topics', {
+    value: q, help: 'Posts that contain every word are listed too.', placeholder: 'Search posts, people and #topics',
+  });
   const screen = searchScreen(ctx, { onQuery: (query) => {
     const url = query ? '/search?q=' + encodeURIComponent(query) : '/search';
     if (location.pathname === '/search' && location.pathname + location.search !== url) history.replaceState(null, '', url);
