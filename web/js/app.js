@@ -186,11 +186,15 @@ function showTitle() {
 
 const search = topSearch(ctx, document.getElementById('topsearch'));
 
-/** showSide fills the side column (wide screens only) with the trends and, for a user, people to follow. */
+/**
+ * showSide fills the side column (wide screens only) of a logged-in page
+ * with the trends and people to follow. A logged-out visit asks for
+ * neither (the search page has the trends).
+ */
 function showSide() {
-  clear(side).append(trendsBox(ctx, { cls: 'card', hideEmpty: true }));
-  side.hidden = false;
-  if (app.user) side.append(whoToFollow(ctx, { limit: 4, cls: 'card' }));
+  clear(side);
+  side.hidden = !app.user;
+  if (app.user) side.append(trendsBox(ctx, { cls: 'card', hideEmpty: true }), whoToFollow(ctx, { limit: 4, cls: 'card' }));
 }
 
 // ---- session and live feed ----
@@ -264,7 +268,7 @@ async function boot() {
       if (err.status !== 401) toast(err.message); // 401: the cookie is stale, we are logged out
     }
   }
-  if (app.user) await startLive(); else showSide();
+  if (app.user) await startLive();
   render();
   ssoOutcome(toast);
 }
