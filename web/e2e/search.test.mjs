@@ -119,7 +119,7 @@ test('desktop: the top box finds 天气 in Chinese and English posts, marks two 
   await shot(page, 'search-desktop-two-words');
 
   // More than a page of matches, by one author (more than the hot window keeps): "Load more".
-  const token = 'paging' + Date.now().toString(36);
+  const token = 'paging' + Date.now().toString(36).replace(/\d/g, (d) => 'abcdefghij'[d]); // no digits: "22" finds one post
   const many = [];
   for (let i = 0; i < 23; i++) many.push(await post(ann, `Paging through ${token}, number ${i}`));
   await searchable(token, many);
@@ -136,6 +136,15 @@ test('desktop: the top box finds 天气 in Chinese and English posts, marks two 
   assert.ok(await page.evaluate((id) => document.activeElement.closest('.post')?.dataset.id === String(id), many[2].id),
     'the focus did not move to the first post Load more brought');
   assert.deepEqual(await marks(page, many[0].id), [token]);
+
+  // A query too long and too spaced to be a name finds posts, and no error about people.
+  const long = `Paging through ${token}, NUMBER 22`;
+  await input.fill(long);
+  await page.waitForFunction((q) => new URLSearchParams(location.search).get('q') === q, long);
+  await results.locator(`.post[data-id="${many[22].id}"]`).waitFor();
+  assert.deepEqual(await feedIds(page, RESULTS), [many[22].id]);
+  assert.deepEqual(await marks(page, many[22].id), ['Paging', 'through', token + ',', 'number', '22']);
+  assert.equal(await page.locator('.search-found .error').count(), 0, 'an error about people or topics');
 
   // A server that keeps no archive cannot search posts: it says so, and asks once.
   let asked = 0;

@@ -32,7 +32,6 @@ const WORDS = {
   pin_limit: 'You can pin at most 5 posts to your profile. Unpin one first.',
   not_yours: 'You can pin only your own posts.',
   search_unavailable: 'Searching posts is not available on this server.',
-  invalid_query: 'Search for 1 to 100 characters.',
 };
 
 /** newKey returns a random key for Idempotency-Key (crypto.randomUUID needs a secure context). */
