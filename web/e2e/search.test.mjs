@@ -1,16 +1,17 @@
-// search.test.mjs: full-text search and trends in both front ends (docs/api.md,
-// section 10). On the desktop page the top bar's box leads to the results:
-// "天气" finds a Chinese post (今天天气好) and an English one (Redis 天气),
-// newest first, the word marked in each; every word of a two-word query is
-// marked, whatever its case; a post written as HTML shows as text, marks and
-// all; more than a page of matches pages on with "Load more" without a gap
-// or a duplicate; a long query of several words finds its post without
-// asking for people (whose names are shorter and have no spaces); a server
-// without an archive (503 search_unavailable) is
-// said in words, once; the marks are readable in light and dark mode; and a
-// topic that several people post about shows in the trends beside the feed,
-// with its counts, linking to its topic page. The mobile app at 360 px
-// shows the trends on its search screen and finds, marks and pages alike.
+// search.test.mjs: full-text search and trends in both front ends
+// (docs/api.md, "Likes, notifications, topics, search, trends"). On the
+// desktop page the top bar's box leads to the results: "天气" finds a
+// Chinese post (今天天气好) and an English one (Redis 天气), newest first,
+// the word marked in each; every word of a two-word query is marked,
+// whatever its case; a post written as HTML shows as text, marks and all;
+// more than a page of matches pages on with "Load more" without a gap or a
+// duplicate; a long query of several words finds its post without asking
+// for people (whose names are shorter and have no spaces); a server without
+// an archive (503 search_unavailable) is said in words, once; the marks are
+// readable in light and dark mode; and a topic that several people post
+// about shows in the trends beside the feed, with its counts, linking to
+// its topic page. The mobile app at 360 px shows the trends on its search
+// screen and finds, marks and pages alike.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // highlight.js marks the words of a post search in the posts it found.
 // A post matches when it contains every white-space-separated word of the
-// query, case-insensitively, in any script (docs/api.md, section 10), so
+// query, case-insensitively, in any script (docs/api.md: search), so
 // the same words are marked here, wherever they occur, inside links too,
 // folded as the server folds them.
 // The text is only ever split into text nodes and <mark> elements: nothing
