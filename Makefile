@@ -40,27 +40,30 @@ run: build
 	REDIS_URL=redis://127.0.0.1:$(REDIS_PORT)/0 ./$(BIN); status=$$?; \
 	[ $$status -eq 130 ] && exit 0 || exit $$status
 
-# test runs every Go test under the race detector: each test starts its own
-# throwaway redis-server on a free port in a temporary directory (the
-# archive's tests a MariaDB server too), and the browser tests drive
-# Debian's headless Chromium through playwright-core. Beside it, the store
-# and server suites run again on a Redis Cluster of 3 masters (their lines
-# start with "cluster:"): most of a test's time is spent waiting, so the two
-# passes side by side take little more than the longer one. The race
-# detector, which multiplies the CPU a test takes, watches the first pass
-# only: the second runs the same code against another backend, and on a
-# busy 2-core machine the suite is bound by CPU. Then the
-# benchmarks' harnesses run once each, tiny (test-bench). The -timeout
-# values are deadlines against hangs, far above what a busy 2-core machine
-# needs.
+# test runs every Go test: each test starts its own throwaway redis-server
+# on a free port in a temporary directory (the archive's tests a MariaDB
+# server too), and the browser tests drive Debian's headless Chromium
+# through playwright-core. Three passes run side by side, since most of a
+# test's time is spent waiting: every test but the browser's under the
+# race detector; the browser tests (their lines start with "browser:"),
+# which drive the whole server end to end and mostly wait on Chromium; and
+# the store and server suites again on a Redis Cluster of 3 masters (lines
+# "cluster:"). The race detector, which multiplies the CPU a test takes,
+# watches the first pass only: the others run the same code end to end or
+# against another backend, and on a busy 2-core machine the suite is bound
+# by CPU. Then the benchmarks' harnesses run once each, tiny (test-bench).
+# The -timeout values are deadlines against hangs, far above what a busy
+# 2-core machine needs.
 test: deps-test
-	@echo "--- every test on one Redis, and the store and server suites on a Redis Cluster of 3 masters beside it"
-	@$(GO) test -race -count=1 -timeout 30m ./... & single=$$!; \
+	@echo "--- every test on one Redis (the browser tests beside them), and the store and server suites on a Redis Cluster of 3 masters"
+	@$(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./... & single=$$!; \
+	( set -o pipefail; $(GO) test -count=1 -timeout 30m -run TestBrowser ./server 2>&1 | sed -u 's/^/browser: /' ) & browser=$$!; \
 	( set -o pipefail; MICROBLOG_TEST_REDIS=cluster $(GO) test -count=1 -timeout 30m -skip TestBrowser \
 		./store/redisdb/... ./server 2>&1 | sed -u 's/^/cluster: /' ) & cluster=$$!; \
-	wait $$single; s=$$?; wait $$cluster; c=$$?; \
-	[ $$s -eq 0 ] || echo "FAIL: the tests on one Redis"; [ $$c -eq 0 ] || echo "FAIL: the tests on a Redis Cluster"; \
-	[ $$s -eq 0 ] && [ $$c -eq 0 ]
+	wait $$single; s=$$?; wait $$browser; b=$$?; wait $$cluster; c=$$?; \
+	[ $$s -eq 0 ] || echo "FAIL: the tests on one Redis"; [ $$b -eq 0 ] || echo "FAIL: the browser tests"; \
+	[ $$c -eq 0 ] || echo "FAIL: the tests on a Redis Cluster"; \
+	[ $$s -eq 0 ] && [ $$b -eq 0 ] && [ $$c -eq 0 ]
 	@echo "--- the benchmarks' harnesses, once each and tiny"
 	@$(MAKE) --no-print-directory test-bench
 
@@ -87,7 +90,7 @@ test: deps-test
 # a quick look), writes it into bench-out/archive-memory.json, and draws that
 # into bench-out/archive-memory.svg and .png (server/bench/archive).
 bench: build deps-bench
-	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost' -benchmem ./store/...
+	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost|MessageVsPost' -benchmem ./store/...
 	$(GO) test -run '^$$' -bench DeliverLens -benchmem ./hub
 	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
 
@@ -105,10 +108,12 @@ bench-archive:
 
 # bench-live measures the live feed on this machine, over loopback only:
 # it starts its own redis-server and server processes, delivers 20,000
-# events/s to 10,000 WebSockets, then holds 1,000 to 50,000 idle ones
-# (over several server processes: one may open only `ulimit -Hn` files),
-# and writes results.json and SVG charts into bench-out/. About five
-# minutes, at most 20; LIVE_BENCH_ARGS='-fans 2000 -idle 1000,5000' for a
+# events/s to 10,000 WebSockets, has 10,000 users in pairs write 2,000
+# private messages/s (then posts to their one fan), then holds 1,000 to
+# 50,000 idle connections (over several server processes: one may open
+# only `ulimit -Hn` files), and writes results.json and SVG charts into
+# bench-out/. About seven minutes, at most 20;
+# LIVE_BENCH_ARGS='-fans 2000 -idle 1000,5000 -messages 2000' for a
 # quick look, or "-server before=/tmp/old-binary,after=$PWD/bin/microblog" (absolute paths: it runs in server/bench)
 # to compare (server/bench/live).
 bench-live: build deps-run

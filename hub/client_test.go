@@ -46,6 +46,10 @@ func newTestHub(t *testing.T, opt hub.Options) *testHub {
 			cl.After, _ = strconv.ParseInt(s, 10, 64)
 			cl.HasAfter = true
 		}
+		if s := q.Get("messages_after"); s != "" {
+			cl.MessagesAfter, _ = strconv.ParseInt(s, 10, 64)
+			cl.HasMessagesAfter = true
+		}
 		ws, err := up.Upgrade(w, r, nil)
 		if err != nil {
 			return

@@ -64,6 +64,10 @@ type Client struct {
 	TokenHash string // sha256 hex of the session token, for closing on logout
 	After     int64  // replay home-timeline posts newer than this id…
 	HasAfter  bool   // …when the client asked for it with ?after=
+	// MessagesAfter: replay the user's private messages newer than this
+	// id, when HasMessagesAfter (?messages_after=).
+	MessagesAfter    int64
+	HasMessagesAfter bool
 }
 
 // frame is one frame to write: an event fanned out to many connections,
@@ -78,7 +82,10 @@ type frame struct {
 // event is one frame to queue, with the post it carries.
 type event struct {
 	postID int64 // the post's id for post events (to drop duplicates), else 0
-	f      frame
+	// messageID is the private message's id for message events (to drop
+	// duplicates: their ids are a sequence of their own), else 0.
+	messageID int64
+	f         frame
 	// about is what the safety rule looks at (nil: nothing). It travels
 	// with the event, which is asked again when it goes out after being
 	// held (while its connection opened, or its user's lens was read
@@ -103,6 +110,10 @@ type Conn struct {
 	tokenHash string
 	hasAfter  bool
 	onClose   func() // called once the connection is gone
+	// messagesAfter and hasMessagesAfter are Client's MessagesAfter and
+	// HasMessagesAfter.
+	messagesAfter    int64
+	hasMessagesAfter bool
 
 	// cancelOpen cancels the opening's context while the connection opens:
 	// a connection that starts closing meanwhile stops waiting for Redis.
@@ -139,6 +150,12 @@ type Conn struct {
 	high       int64    // highest post id sent or known to the client
 	gapMarked  bool     // the subscriber connection broke and c has not caught up yet
 	gapFrom    int64    // high when it broke: the catch-up starts there
+	// The same for private messages, whose ids are a sequence of their
+	// own (messages.go).
+	msgSeen      idWindow
+	msgHigh      int64
+	msgGapMarked bool
+	msgGapFrom   int64
 }
 
 // Start runs a connection until it ends and returns at once. ws must be
@@ -157,6 +174,9 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 		after:     cl.After,
 		hasAfter:  cl.HasAfter,
 		onClose:   onClose,
+
+		messagesAfter:    cl.MessagesAfter,
+		hasMessagesAfter: cl.HasMessagesAfter,
 	}
 	// The writer's place is taken from the start by the one that opens
 	// the connection.

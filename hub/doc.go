@@ -81,12 +81,26 @@
 // the connection leaves the user and is gone.
 //
 // When the broker breaks (Interrupted), each live connection notes the
-// newest post it had. Once the subscriptions are back (Resubscribed), every
+// newest post (and private message) it had. Once the subscriptions are back (Resubscribed), every
 // ready user's stars are read again (stars events heard during that read
 // win over it, as during load) and each of its connections replays the
 // posts after its note. A user that was loading meanwhile reads its stars
 // again, and a connection that was opening meanwhile catches up on its own
 // once it is live.
+//
+// # Private messages
+//
+// Private messages come on the user's own notify:<id> topic, as message,
+// message_delete and conversation_read events, to every connection of the
+// user, and pass the safety rule as they are (the store refuses messages
+// between users who block one another). They get the posts' care, with
+// marks of their own since their ids are a sequence of their own
+// (messages.go): open reads, besides the posts, the messages after
+// ?messages_after= (LiveTimeline.MessagesSince) and the newest message id,
+// which ready carries as last_message_id; message events held while the
+// connection opens are merged with that replay by id (msgSeen); and
+// Interrupted notes each connection's newest message too, from which the
+// catch-up after a gap reads the messages it missed.
 //
 // # Locks
 //

@@ -179,6 +179,11 @@ type fakeTimeline struct {
 	lastID int64
 	gates  map[gateKey]*gate
 	fails  map[gateKey]error // the next call fails with this error
+
+	// messages are each user's private messages, oldest first, whose ids
+	// come from lastMessageID (fake_messages_test.go).
+	messages      map[int64][]store.Message
+	lastMessageID int64
 }
 
 type gateKey struct {

@@ -53,10 +53,13 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		return
 	}
 	ev := event{f: frame{shared: prepare(payload)}, about: about}
-	if f.Event == store.EventPost {
-		// Only a new post goes through the window of ids sent: a
-		// post_update of a post sent already is news.
+	// Only a new post goes through the window of ids sent: a post_update
+	// of a post sent already is news.
+	switch f.Event {
+	case store.EventPost:
 		ev.postID = about.post.ID
+	case store.EventMessage:
+		ev.messageID = messageIDOf(f.Data)
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
@@ -114,12 +117,9 @@ func (c *Conn) pushLocked(ev event) {
 	if c.closing() {
 		return
 	}
-	if ev.postID != 0 {
-		if !c.seen.add(ev.postID) {
-			c.h.m.duplicates.Inc()
-			return
-		}
-		c.high = max(c.high, ev.postID)
+	if !c.firstLocked(ev) {
+		c.h.m.duplicates.Inc()
+		return
 	}
 	// SendQueue frames may wait besides the one being written; when none
 	// is, the first waiting one is as good as handed to the writer.

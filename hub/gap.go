@@ -13,7 +13,7 @@ import (
 const resyncParallel = 16
 
 // Interrupted is told by the broker that its connection just broke. Each
-// live connection remembers the newest post it had then: the catch-up starts
+// live connection remembers the newest post (and message) it had then: the catch-up starts
 // there, not at posts that arrive after the reconnection but before the
 // catch-up, which would hide older ones lost in the gap.
 func (h *Hub) Interrupted() {
@@ -24,6 +24,9 @@ func (h *Hub) Interrupted() {
 		c.mu.Lock()
 		if c.live && !c.gapMarked {
 			c.gapMarked, c.gapFrom = true, c.high
+		}
+		if c.live && !c.msgGapMarked {
+			c.msgGapMarked, c.msgGapFrom = true, c.msgHigh
 		}
 		c.mu.Unlock()
 	}
@@ -140,10 +143,14 @@ func (h *Hub) resyncUser(u *user) {
 	}
 }
 
-// catchUp queues the home-timeline posts newer than the last one c has,
-// dropping those it already got. If more were missed than the queue can
-// take, c is asked to reconnect with ?after instead.
-func (h *Hub) catchUp(ctx context.Context, c *Conn) { h.catchUpAfter(ctx, c, 0) }
+// catchUp queues the home-timeline posts and the private messages newer
+// than the last ones c has, dropping those it already got. If more were
+// missed than the queue can take, c is asked to reconnect with ?after
+// (and ?messages_after) instead.
+func (h *Hub) catchUp(ctx context.Context, c *Conn) {
+	h.catchUpAfter(ctx, c, 0)
+	h.catchUpMessages(ctx, c)
+}
 
 // catchUpAfter is catchUp that never goes back to floor or before.
 func (h *Hub) catchUpAfter(ctx context.Context, c *Conn, floor int64) {

@@ -27,17 +27,19 @@ func (c *Conn) open(ctx context.Context) (frames []frame, err error) {
 	if err := h.join(ctx, c); err != nil {
 		return nil, err
 	}
-	var replay []store.Post
+	var r replay
 	if c.hasAfter {
-		if replay, err = h.tl.HomeSince(ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
+		if r.posts, err = h.tl.HomeSince(ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
 			return nil, err
 		}
 	}
-	last, err := h.tl.LastID(ctx, c.uid)
-	if err != nil {
+	if r.last, err = h.tl.LastID(ctx, c.uid); err != nil {
 		return nil, err
 	}
-	if frames, err = c.goLive(replay, last, h.lensOf(c.user)); err != nil {
+	if err := h.readMessageReplay(ctx, c, &r); err != nil {
+		return nil, err
+	}
+	if frames, err = c.goLive(r, h.lensOf(c.user)); err != nil {
 		return nil, err
 	}
 	if h.resubscribes.Load() != resubscribes {
@@ -71,23 +73,36 @@ func (c *Conn) closeForError(err error) {
 type readyData struct {
 	UserID int64 `json:"user_id"`
 	LastID int64 `json:"last_id"`
+	// LastMessageID is the newest private message id the client has.
+	LastMessageID int64 `json:"last_message_id"`
 	// Truncated says the replay held only the newest ReplayMax posts: the
-	// client should reload its timeline over HTTP.
-	Truncated bool `json:"truncated,omitempty"`
+	// client should reload its timeline over HTTP; MessagesTruncated the
+	// same of the private messages.
+	Truncated         bool `json:"truncated,omitempty"`
+	MessagesTruncated bool `json:"messages_truncated,omitempty"`
+}
+
+// replay is what a connection reads while it opens: the posts and private
+// messages it missed (when it asked for them), oldest first, and the
+// newest ids of each.
+type replay struct {
+	posts             []store.Post
+	messages          []store.Message
+	last, lastMessage int64
 }
 
 // goLive builds the frames that open returns, and makes c live: from
-// then on, events go to its queue instead of pending. A post in both
-// the replay and pending is sent once. Pending events are held back when
-// the user's lens ul, read since some of them arrived, hides them.
-func (c *Conn) goLive(replay []store.Post, last int64, ul userLens) ([]frame, error) {
+// then on, events go to its queue instead of pending. A post or message
+// in both the replay and pending is sent once. Pending events are held
+// back when the user's lens ul, read since some of them arrived, hides
+// them.
+func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]frame, 0, len(replay)+1+len(c.pending))
-	high := max(last, c.after)
-	for _, p := range replay {
-		high = max(high, p.ID)
-		if !c.seen.add(p.ID) {
+	out := make([]frame, 0, len(r.posts)+len(r.messages)+1+len(c.pending))
+	c.high, c.msgHigh = max(r.last, c.after), max(r.lastMessage, c.messagesAfter)
+	for _, p := range r.posts {
+		if !c.firstLocked(event{postID: p.ID}) {
 			continue
 		}
 		f, err := encodeFrame(store.EventPost, p)
@@ -96,8 +111,19 @@ func (c *Conn) goLive(replay []store.Post, last int64, ul userLens) ([]frame, er
 		}
 		out = append(out, f)
 	}
+	for _, m := range r.messages {
+		if !c.firstLocked(event{messageID: m.ID}) {
+			continue
+		}
+		f, err := encodeFrame(store.EventMessage, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
 	c.h.m.replayed.Add(float64(len(out)))
-	ready, err := encodeFrame(store.EventReady, readyData{UserID: c.uid, LastID: high, Truncated: len(replay) >= c.h.opt.ReplayMax})
+	ready, err := encodeFrame(store.EventReady, readyData{UserID: c.uid, LastID: c.high, LastMessageID: c.msgHigh,
+		Truncated: len(r.posts) >= c.h.opt.ReplayMax, MessagesTruncated: len(r.messages) >= c.h.opt.ReplayMax})
 	if err != nil {
 		return nil, err
 	}
@@ -107,15 +133,12 @@ func (c *Conn) goLive(replay []store.Post, last int64, ul userLens) ([]frame, er
 			c.h.m.withheld.Inc()
 			continue
 		}
-		if ev.postID != 0 {
-			if !c.seen.add(ev.postID) {
-				c.h.m.duplicates.Inc()
-				continue
-			}
-			high = max(high, ev.postID)
+		if !c.firstLocked(ev) {
+			c.h.m.duplicates.Inc()
+			continue
 		}
 		out = append(out, ev.f)
 	}
-	c.high, c.live, c.pending = high, true, nil
+	c.live, c.pending = true, nil
 	return out, nil
 }

@@ -51,6 +51,7 @@ type rateLimits struct {
 	LoginAccount store.Limit
 	Post         store.Limit // per user, posts and comments together
 	Follow       store.Limit // per user, follows and unfollows together
+	Message      store.Limit // per user, private messages
 }
 
 var defaultRateLimits = rateLimits{
@@ -59,6 +60,7 @@ var defaultRateLimits = rateLimits{
 	LoginAccount: store.Limit{N: 10, Per: 15 * time.Minute},
 	Post:         store.Limit{N: 30, Per: time.Minute},
 	Follow:       store.Limit{N: 60, Per: time.Minute},
+	Message:      store.Limit{N: 60, Per: time.Minute},
 }
 
 // loadConfig reads flags from args and settings from getenv: the one place
@@ -81,7 +83,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.BoolVar(&cfg.RedisCluster, "redis-cluster", env("MICROBLOG_REDIS_CLUSTER", "") == "true", "REDIS_URL names a Redis Cluster, as redis://host1:port1?addr=host2:port2&addr=... (MICROBLOG_REDIS_CLUSTER=true)")
 	fs.StringVar(&cfg.RedisCAFile, "redis-ca", env("MICROBLOG_REDIS_CA", ""), "PEM file of CAs trusted for rediss:// (MICROBLOG_REDIS_CA; default: the system's)")
 	fs.StringVar(&origins, "allowed-origins", env("MICROBLOG_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the server's own (MICROBLOG_ALLOWED_ORIGINS)")
-	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=10/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m" (MICROBLOG_RATE_LIMITS)`)
+	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=10/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m,message=60/1m" (MICROBLOG_RATE_LIMITS)`)
 	fs.StringVar(&cost, "bcrypt-cost", env("MICROBLOG_BCRYPT_COST", strconv.Itoa(redisdb.DefaultBcryptCost)), "bcrypt work factor of password hashes, 4-31 (MICROBLOG_BCRYPT_COST)")
 	fs.StringVar(&ttl, "session-ttl", env("MICROBLOG_SESSION_TTL", redisdb.DefaultSessionTTL.String()), "how long an unused session lives; each use slides it (MICROBLOG_SESSION_TTL)")
 	fs.StringVar(&level, "log-level", env("MICROBLOG_LOG_LEVEL", "info"), "debug, info, warn or error (MICROBLOG_LOG_LEVEL)")
@@ -173,8 +175,10 @@ func parseRateLimits(s string) (rateLimits, error) {
 			rl.Post = l
 		case "follow":
 			rl.Follow = l
+		case "message":
+			rl.Message = l
 		default:
-			return rateLimits{}, fmt.Errorf("invalid MICROBLOG_RATE_LIMITS entry %q: unknown limit %q (signup, login, login_account, post, follow)", part, name)
+			return rateLimits{}, fmt.Errorf("invalid MICROBLOG_RATE_LIMITS entry %q: unknown limit %q (signup, login, login_account, post, follow, message)", part, name)
 		}
 	}
 	return rl, nil

@@ -27,20 +27,29 @@ func handleNotifications(st store.Social) echo.HandlerFunc {
 // handleMarkRead marks the caller's notifications up to {"up_to"} read.
 func handleMarkRead(st store.Social) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		var in struct {
-			UpTo *int64 `json:"up_to"`
-		}
-		if err := bindJSON(c, &in); err != nil {
+		upTo, err := bindUpTo(c)
+		if err != nil {
 			return err
 		}
-		if in.UpTo == nil {
-			return store.Invalid(store.CodeInvalidField, "up_to is missing")
-		}
-		if err := st.MarkRead(c.Request().Context(), viewer(c), *in.UpTo); err != nil {
+		if err := st.MarkRead(c.Request().Context(), viewer(c), upTo); err != nil {
 			return err
 		}
 		return noContent(c)
 	}
+}
+
+// bindUpTo reads a body {"up_to": id}: where a read goes up to.
+func bindUpTo(c echo.Context) (int64, error) {
+	var in struct {
+		UpTo *int64 `json:"up_to"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return 0, err
+	}
+	if in.UpTo == nil {
+		return 0, store.Invalid(store.CodeInvalidField, "up_to is missing")
+	}
+	return *in.UpTo, nil
 }
 
 // handleTagPosts lists the posts carrying the topic in the path.

@@ -24,19 +24,25 @@ func handleMe(st store.Accounts, ops operators) echo.HandlerFunc {
 	}
 }
 
-// handleUpdateMe changes the caller's bio, or turns its protection on or
-// off, or both.
+// handleUpdateMe changes the caller's bio, turns its protection on or off,
+// or sets who may write to it (messages_from), or any of them at once.
 func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
-			Bio       *string `json:"bio"`
-			Protected *bool   `json:"protected"`
+			Bio          *string `json:"bio"`
+			Protected    *bool   `json:"protected"`
+			MessagesFrom *string `json:"messages_from"`
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		if in.Bio == nil && in.Protected == nil {
-			return store.Invalid(store.CodeInvalidBio, "bio is missing (send bio, protected, or both)")
+		if in.Bio == nil && in.Protected == nil && in.MessagesFrom == nil {
+			return store.Invalid(store.CodeInvalidBio, "bio is missing (send bio, protected, messages_from, or several)")
+		}
+		if in.MessagesFrom != nil {
+			if err := store.CheckMessagesFrom(*in.MessagesFrom); err != nil {
+				return err
+			}
 		}
 		ctx := c.Request().Context()
 		if in.Bio != nil {
@@ -49,6 +55,11 @@ func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 		}
 		if in.Protected != nil {
 			if _, err := st.SetProtected(ctx, viewer(c), *in.Protected); err != nil {
+				return err
+			}
+		}
+		if in.MessagesFrom != nil {
+			if err := st.SetMessagesFrom(ctx, viewer(c), *in.MessagesFrom); err != nil {
 				return err
 			}
 		}

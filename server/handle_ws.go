@@ -42,6 +42,13 @@ func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps)
 			}
 			cl.After, cl.HasAfter = q.After, true
 		}
+		if s := c.QueryParam("messages_after"); s != "" {
+			q, err := store.ParsePageQuery("", "", s)
+			if err != nil {
+				return err
+			}
+			cl.MessagesAfter, cl.HasMessagesAfter = q.After, true
+		}
 		if !websocket.IsWebSocketUpgrade(r) {
 			return store.Invalid(store.CodeNotWebSocket, "GET /ws must be a WebSocket upgrade")
 		}

@@ -113,6 +113,12 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.DELETE("/me/follow_requests/:username", handleFollowRequest(st, false), member)
 	api.POST("/reports", handleReport(st, rl.Post), member)
 
+	api.POST("/conversations/:username/messages", handleSendMessage(st, rl.Message), member)
+	api.GET("/conversations", handleConversations(st), member)
+	api.GET("/conversations/:username/messages", handleConversationMessages(st), member)
+	api.POST("/conversations/:username/read", handleReadConversation(st), member)
+	api.DELETE("/messages/:id", handleDeleteMessage(st), member)
+
 	admin := api.Group("/admin", member, ops.only)
 	admin.GET("/reports", handleReports(st))
 	admin.POST("/reports/:id/resolve", handleResolveReport(st))

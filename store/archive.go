@@ -88,6 +88,8 @@ type Archive interface {
 	Has(ctx context.Context, ids []int64) ([]int64, error)
 	// IDs returns the ids the query selects, newest first.
 	IDs(ctx context.Context, q ArchiveQuery) ([]int64, error)
+	// MessageArchive keeps the private messages.
+	MessageArchive
 	// Ping tells whether the archive answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.

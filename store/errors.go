@@ -55,6 +55,7 @@ const (
 	CodeInvalidFilter      Code = "invalid_filter"
 	CodeInvalidReason      Code = "invalid_reason"
 	CodeInvalidReport      Code = "invalid_report"
+	CodeCannotMessageSelf  Code = "cannot_message_self"
 	CodeUnauthorized       Code = "unauthorized"        // ErrUnauthorized
 	CodeInvalidCredentials Code = "invalid_credentials" // ErrUnauthorized
 	CodeForbidden          Code = "forbidden"           // ErrForbidden
@@ -65,10 +66,12 @@ const (
 	CodeSuspended          Code = "suspended"           // ErrForbidden
 	CodeNotAdmin           Code = "not_admin"           // ErrForbidden
 	CodeProtected          Code = "protected"           // ErrForbidden
+	CodeMessagesClosed     Code = "messages_closed"     // ErrForbidden
 	CodeNotFound           Code = "not_found"           // ErrNotFound
 	CodePostNotFound       Code = "post_not_found"      // ErrNotFound
 	CodeUserNotFound       Code = "user_not_found"      // ErrNotFound
 	CodeReportNotFound     Code = "report_not_found"    // ErrNotFound
+	CodeMessageNotFound    Code = "message_not_found"   // ErrNotFound
 	CodeMethodNotAllowed   Code = "method_not_allowed"  // ErrMethodNotAllowed
 	CodeConflict           Code = "conflict"            // ErrConflict
 	CodeUsernameTaken      Code = "username_taken"      // ErrConflict

@@ -232,6 +232,7 @@ type Service interface {
 	Safety
 	Keeps
 	Edits
+	Conversations
 	Uploads
 	Limiter
 	// Ping tells whether the database answers.
@@ -252,6 +253,7 @@ type LiveTimeline interface {
 	// Lens is what uid may see, read now (not from a cache): the live feed
 	// holds back what it hides, and reads it again on EventLensChanged.
 	Lens(ctx context.Context, uid int64) (*Lens, error)
+	LiveMessages
 }
 
 // NewPost is what a user writes: a post, a repost (RepostOf set) or a

@@ -155,14 +155,19 @@ func CheckPassword(pw string) error {
 // CheckContent checks the text of a post or comment. allowEmpty is for reposts,
 // which may pass the original on without a word of their own.
 func CheckContent(content string, allowEmpty bool) error {
+	return checkText(content, allowEmpty, MaxContent)
+}
+
+// checkText checks a text of at most max characters.
+func checkText(content string, allowEmpty bool, max int) error {
 	if !utf8.ValidString(content) {
 		return Invalid(CodeInvalidContent, "content is not valid UTF-8")
 	}
 	if strings.ContainsRune(content, 0) {
 		return Invalid(CodeInvalidContent, "content may not contain NUL characters")
 	}
-	if utf8.RuneCountInString(content) > MaxContent {
-		return Invalid(CodeContentTooLong, fmt.Sprintf("content must be at most %d characters", MaxContent))
+	if utf8.RuneCountInString(content) > max {
+		return Invalid(CodeContentTooLong, fmt.Sprintf("content must be at most %d characters", max))
 	}
 	if !allowEmpty && !strings.ContainsFunc(content, visible) {
 		return Invalid(CodeContentEmpty, "content must not be empty, only white space or only invisible characters")

@@ -1,7 +1,8 @@
 // app.js starts the mobile app: session (bearer token in local storage),
 // hash routes (#/home, #/u/alice: they work from file:// and Cordova too),
-// the live feed, the unread notifications badge on the Alerts tab, pull to
-// refresh, the offline banner and the service worker.
+// the live feed, the unread notifications badge on the Alerts tab and the
+// unread messages badge on the Messages tab, pull to refresh, the offline
+// banner and the service worker.
 
 import { createApi } from './core/api.js';
 import { clear, icon, fill, h } from './core/dom.js';
@@ -16,6 +17,8 @@ import { homeEmpty } from './core/views.js';
 import * as config from './config.js';
 import { ssoOutcome } from './core/sso.js';
 import * as views from './views.js';
+import * as dm from './messages.js';
+import { trackMessages } from './core/messages.js';
 
 const main = document.getElementById('main');
 const titleEl = document.getElementById('title');
@@ -27,6 +30,7 @@ const conn = document.getElementById('conn');
 const offlineBanner = document.getElementById('offline');
 const ptr = document.getElementById('ptr');
 const badge = document.getElementById('badge');
+const dmBadge = document.getElementById('dm-badge');
 const toast = makeToast(document.getElementById('toasts'), { fadeAfter: 3200, removeAfter: 3600 });
 
 const app = {
@@ -37,6 +41,7 @@ const app = {
   view: null,
   repostOf: null,  // the post the compose screen reposts, if any
   unread: null,    // the unread notifications count (core/notify.js)
+  inbox: null,     // the conversations with unread messages (core/messages.js)
   title: 'Microblog',
   searchQuery: '', // what the search screen last looked for
 };
@@ -99,6 +104,8 @@ const routes = [
   [/^\/t\/([^/]+)$/, (m) => views.topic(ctx, decodeURIComponent(m[1])), null],
   [/^\/search$/, () => views.search(ctx), 'search'],
   [/^\/notifications$/, () => views.notifications(ctx), 'notifications'],
+  [/^\/messages$/, () => dm.messages(ctx), 'messages'],
+  [/^\/messages\/([^/]+)$/, (m) => dm.conversation(ctx, decodeURIComponent(m[1])), 'messages'],
   [/^\/bookmarks$/, () => views.bookmarks(ctx), null],
   [/^\/login$/, () => views.auth(ctx, 'login'), null],
   [/^\/signup$/, () => views.auth(ctx, 'signup'), null],
@@ -137,9 +144,14 @@ function render() {
 
 /** showUnread puts the unread count on the Alerts tab and in the title. */
 function showUnread(n) {
-  fill(badge, n > 0 ? badgeText(n) : '', h('span', { class: 'visually-hidden' }, ' unread'));
-  badge.hidden = n === 0;
+  showBadge(badge, n);
   showTitle();
+}
+
+/** showBadge shows n unread on a tab's badge (the tab's name comes before it). */
+function showBadge(el, n) {
+  fill(el, n > 0 ? badgeText(n) : '', h('span', { class: 'visually-hidden' }, ' unread'));
+  el.hidden = n === 0;
 }
 
 function showTitle() {
@@ -217,10 +229,11 @@ function startLive() {
     empty: () => homeEmpty(ctx, 'Nothing here yet. Follow people from Public or Search, or write your first post.'),
     label: 'Home timeline',
   });
-  const live = new LiveFeed((after) => api.wsURL(after));
+  const live = new LiveFeed((after, messagesAfter) => api.wsURL(after, messagesAfter));
   app.live = live;
   live.addEventListener('status', (e) => showConn(e.detail));
   listen(ctx, live, { sessionEnded });
+  trackMessages(ctx, live, (n) => showBadge(dmBadge, n));
   // The first page sets where the live feed starts, so nothing falls in between.
   app.homeFeed.reset().then(() => { live.see(app.homeFeed.maxId); live.start(); });
 }

@@ -15,6 +15,7 @@ import { bumpCount } from './core/social.js';
 import { shortDate, timeElement } from './core/time.js';
 import { MAX_POST } from './core/api.js';
 import { attachments, avatarPicker } from './core/media.js';
+import { messageButton } from './core/messages.js';
 
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
@@ -133,7 +134,7 @@ export function profile(ctx, name, tab) {
           avatarPicker(ctx, { accept: 'image/*', cls: 'btn btn-small', onDone: (u) => { Object.assign(user, { avatar_url: u.avatar_url }); ctx.avatarChanged(u); draw(user); } }),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => bio.replaceWith(bioEditor(ctx, user, () => draw(user))) } }, 'Edit bio'),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), 'Log out'))
-          : me ? h('div', { class: 'profile-actions' }, rel.button, rel.menu) : null),
+          : me ? h('div', { class: 'profile-actions' }, rel.button, messageButton(user, ctx), rel.menu) : null),
       h('h2', { class: 'profile-name' }, user.username, rel.lock),
       rel.states,
       bio,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -352,8 +354,13 @@ func TestConcurrentOpen(t *testing.T) {
 			save(t, dbs[0], []store.Archived{post(1, 1, "a")}, nil)
 			// Opened once more, the archive is as it was.
 			db := open(t, dsn)
-			if v, err := db.SchemaVersion(context.Background()); err != nil || v != 3 {
-				t.Errorf("schema version = %d, %v; want 3", v, err)
+			// The newest migration: as many as the engine has files.
+			files, err := os.ReadDir(filepath.Join("migrations", map[string]string{"sqlite": "sqlite", "mariadb": "mysql"}[e.name]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, err := db.SchemaVersion(context.Background()); err != nil || v != len(files) {
+				t.Errorf("schema version = %d, %v; want %d", v, err, len(files))
 			}
 			if got := messages(t, db, 1); got[1].Content != "a" {
 				t.Errorf("after reopening, message 1 = %+v", got[1])

@@ -58,10 +58,15 @@ func (db *DB) messages(ctx context.Context, ids []int64, found map[int64]store.A
 // Has returns which of ids have a row (a message or a tombstone), in the
 // order of ids, each once.
 func (db *DB) Has(ctx context.Context, ids []int64) ([]int64, error) {
+	return db.has(ctx, "messages", ids)
+}
+
+// has returns which of ids have a row in table, in the order of ids, each once.
+func (db *DB) has(ctx context.Context, table string, ids []int64) ([]int64, error) {
 	ids = uniq(ids)
 	found := make(map[int64]bool, len(ids))
 	for chunk := range slices.Chunk(ids, idsPerQuery) {
-		got, err := column(db.read.QueryContext(ctx, "SELECT id FROM messages WHERE id IN "+list(len(chunk)), anys(chunk)...))
+		got, err := column(db.read.QueryContext(ctx, "SELECT id FROM "+table+" WHERE id IN "+list(len(chunk)), anys(chunk)...))
 		if err != nil {
 			return nil, wrap(db.d, "has", err)
 		}

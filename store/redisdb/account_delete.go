@@ -23,12 +23,14 @@ const relationBatch = 500
 //  3. it leaves the fan lists of its stars and the star lists of its fans
 //     (whose live connections stop listening to it);
 //  4. its own keys go: home timeline, follow sets, notifications, known
-//     addresses, pins and bookmarks, the rankings, the avatar file;
+//     addresses, pins and bookmarks, the rankings, the avatar file, its
+//     side of its conversations of private messages;
 //  5. last, its links to other sign-in services (so that signing in there
 //     makes a new account), its profile hash and its name (index and
 //     skeleton), so that the name may be taken again.
 //
-// What it wrote elsewhere stays: comments on others' posts and likes.
+// What it wrote elsewhere stays: comments on others' posts and likes, and
+// the private messages the other users of its conversations hold.
 func (s *Store) DeleteAccount(ctx context.Context, uid int64, password string, at store.Attempt) error {
 	g, err := s.ownGuard(ctx, uid, at)
 	if err != nil {
@@ -65,6 +67,9 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		return err
 	}
 	if err := s.leaveSafety(ctx, uid); err != nil {
+		return err
+	}
+	if err := s.leaveConversations(ctx, uid); err != nil {
 		return err
 	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {

@@ -32,15 +32,21 @@ const (
 // entry carrying the whole row: the archiver needs nothing else from Redis.
 // A delete is queued even when Redis is out of memory.
 func (s *Store) queueArchive(ctx context.Context, pl redis.Pipeliner, op string, a store.Archived) {
+	s.queueArchiveRow(ctx, pl, op, a, op == archiveDelete)
+}
+
+// queueArchiveRow adds an entry of kind op carrying row (as JSON) to a
+// pipeline; a delete, even when Redis is out of memory.
+func (s *Store) queueArchiveRow(ctx context.Context, pl redis.Pipeliner, op string, row any, isDelete bool) {
 	if s.opt.Archive == nil {
 		return
 	}
-	row, _ := json.Marshal(a)
-	if op == archiveDelete {
-		queueDelete.Eval(ctx, pl, []string{s.keys.ArchiveQueue()}, "op", op, "row", row)
+	raw, _ := json.Marshal(row)
+	if isDelete {
+		queueDelete.Eval(ctx, pl, []string{s.keys.ArchiveQueue()}, "op", op, "row", raw)
 		return
 	}
-	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.ArchiveQueue(), Values: []any{"op", op, "row", row}})
+	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.ArchiveQueue(), Values: []any{"op", op, "row", raw}})
 }
 
 // queueArchiveLike adds a like (or its undoing) to a pipeline, for the

@@ -57,7 +57,11 @@ func (a *Archiver) do(ctx context.Context, msgs []redis.XMessage) {
 	if !a.save(ctx, b) {
 		return
 	}
-	if err := a.evict(ctx, b); err != nil {
+	err := a.evict(ctx, b)
+	if err == nil && len(b.pmPut)+len(b.pmDel) > 0 {
+		err = a.evictMessages(ctx, b.pmPut, b.pmDel)
+	}
+	if err != nil {
 		if ctx.Err() == nil {
 			a.opt.Logger.Warn("archive: move out of Redis failed, will retry", "err", err)
 		}
@@ -74,6 +78,7 @@ func (a *Archiver) do(ctx context.Context, msgs []redis.XMessage) {
 type archiveBatch struct {
 	put, del, edits []store.Archived
 	likes, unlikes  []store.ArchivedLike
+	pmPut, pmDel    []store.ArchivedMessage // private messages (messages_archive.go)
 }
 
 // parse reads a batch of the queue; a like and its undoing in one batch
@@ -85,6 +90,12 @@ func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
 	for _, m := range msgs {
 		raw, _ := m.Values["row"].(string)
 		op, _ := m.Values["op"].(string)
+		if isMessageJob(op) {
+			if !b.parseMessageJob(op, raw) {
+				a.malformed(m, nil)
+			}
+			continue
+		}
 		if op == archiveLike || op == archiveUnlike {
 			var l store.ArchivedLike
 			if err := json.Unmarshal([]byte(raw), &l); err != nil || l.MID == 0 || l.UID == 0 {
@@ -139,6 +150,9 @@ func (a *Archiver) save(ctx context.Context, b archiveBatch) bool {
 			err = a.s.opt.Archive.SaveLikes(ctx, b.likes, b.unlikes)
 		}
 		if err == nil {
+			err = a.s.opt.Archive.SaveMessages(ctx, b.pmPut, b.pmDel)
+		}
+		if err == nil {
 			break
 		}
 		if ctx.Err() != nil {
@@ -148,7 +162,7 @@ func (a *Archiver) save(ctx context.Context, b archiveBatch) bool {
 		a.opt.Logger.Warn("archive: save failed, will retry", "rows", len(b.put)+len(b.del)+len(b.edits), "err", err, "retry_in", retry.delay())
 		retry.sleep(ctx)
 	}
-	a.s.opt.Metrics.archived.Add(float64(len(b.put) + len(b.del) + len(b.edits) + len(b.likes) + len(b.unlikes)))
+	a.s.opt.Metrics.archived.Add(float64(len(b.put) + len(b.del) + len(b.edits) + len(b.likes) + len(b.unlikes) + len(b.pmPut) + len(b.pmDel)))
 	return true
 }
 

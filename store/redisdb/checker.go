@@ -32,7 +32,9 @@ import (
 //     the sets they count (C:<mid>:commentID, reposts:<mid>);
 //   - D and E keys without their B (a delete that stopped half way) go.
 //
-// Every step is idempotent, so a run cut short, or two at once, do no harm.
+// Then it walks the private messages the same way, from a checkpoint of
+// their own (checker_messages.go). Every step is idempotent, so a run cut
+// short, or two at once, do no harm.
 
 // Kinds of repair, the label of microblog_repairs_total.
 const (
@@ -89,10 +91,24 @@ func (c *Checker) Check(ctx context.Context) (int, error) {
 	}
 	defer delIfEquals.Run(context.WithoutCancel(ctx), s.rdb, []string{s.keys.RepairLock()}, token)
 
+	posts, err := c.pass(ctx, s.keys.RepairCheckpoint(), s.keys.LastPostID(), c.checkRange)
+	if err != nil {
+		return posts, err
+	}
+	messages, err := c.pass(ctx, s.keys.RepairMessagesCheckpoint(), s.keys.LastMessageID(), c.checkMessageRange)
+	return posts + messages, err
+}
+
+// pass walks, in chunks, the ids issued since the checkpoint (the STRING
+// checkpointKey) up to the newest (lastKey), at most Batch of them, with
+// check, which returns how many repairs it made in its range and the last
+// id it settled; the checkpoint follows what was settled.
+func (c *Checker) pass(ctx context.Context, checkpointKey, lastKey string, check func(ctx context.Context, lo, hi int64) (int, int64, error)) (int, error) {
+	s := c.s
 	var cp, last *redis.StringCmd
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		cp = pl.Get(ctx, s.keys.RepairCheckpoint())
-		last = pl.Get(ctx, s.keys.LastPostID())
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		cp = pl.Get(ctx, checkpointKey)
+		last = pl.Get(ctx, lastKey)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -107,20 +123,20 @@ func (c *Checker) Check(ctx context.Context) (int, error) {
 	mended, done := 0, from
 	for lo := from + 1; lo <= to; lo += repairChunk {
 		hi := min(to, lo+repairChunk-1)
-		n, settled, err := c.checkRange(ctx, lo, hi)
+		n, settled, err := check(ctx, lo, hi)
 		mended += n
 		if settled > done {
 			done = settled
 		}
 		if err != nil || settled < hi {
 			if err == nil || done > from {
-				s.rdb.Set(ctx, s.keys.RepairCheckpoint(), done, 0)
+				s.rdb.Set(ctx, checkpointKey, done, 0)
 			}
 			return mended, err
 		}
 	}
 	if done > from {
-		if err := s.rdb.Set(ctx, s.keys.RepairCheckpoint(), done, 0).Err(); err != nil {
+		if err := s.rdb.Set(ctx, checkpointKey, done, 0).Err(); err != nil {
 			return mended, s.wrap("repair: checkpoint", err)
 		}
 	}

@@ -216,12 +216,8 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
 		author = pl.HMGet(ctx, s.keys.User(np.Author), fieldUsername, fieldFanOut, fieldAvatar, fieldProtected)
 		if np.IdempotencyKey != "" {
-			keyHash := store.TokenHash(np.IdempotencyKey)
-			d.idemKey = s.keys.Idempotency(np.Author, keyHash)
 			d.reqHash = requestHash(np)
-			d.claim = claimValue(rand.Text(), d.reqHash)
-			held = idemClaim.Eval(ctx, pl, []string{d.idemKey}, d.claim,
-				claimTTL.Milliseconds(), (IdempotencyTTL - claimTTL).Milliseconds())
+			d.idemKey, d.claim, held = s.queueIdemClaim(ctx, pl, np.Author, np.IdempotencyKey, d.reqHash)
 		}
 		next = pl.Incr(ctx, s.keys.LastPostID())
 		return nil
@@ -270,6 +266,18 @@ func (d *draft) shape(mid int64, name, avatar string, now int64) {
 	d.post.Pinned, d.post.Bookmarked = &no, &no // a new message: nobody pinned or saved it yet
 }
 
+// queueIdemClaim claims uid's Idempotency-Key key for the request reqHash
+// in a pipeline, with a token of this request's own: it returns the key's
+// name, this request's claim, and the command that tells, once run, what
+// holds the key (the claim, when it is this request's).
+func (s *Store) queueIdemClaim(ctx context.Context, pl redis.Pipeliner, uid int64, key, reqHash string) (idemKey, claim string, held *redis.Cmd) {
+	idemKey = s.keys.Idempotency(uid, store.TokenHash(key))
+	claim = claimValue(rand.Text(), reqHash)
+	held = idemClaim.Eval(ctx, pl, []string{idemKey}, claim,
+		claimTTL.Milliseconds(), (IdempotencyTTL - claimTTL).Milliseconds())
+	return idemKey, claim, held
+}
+
 // The values of an idempotency key (idem:<uid>:<key hash>): while its
 // request runs, "claim:<token>:<request hash>" for claimTTL; once the
 // request is done, "post:<mid>:<request hash>" for IdempotencyTTL. Older
@@ -290,7 +298,7 @@ func parseIdem(v string) idemState {
 	switch kind {
 	case "claim":
 		return idemState{running: true, reqHash: hash}
-	case "post":
+	case "post", "message": // a post's id, or a private message's (messages.go)
 		return idemState{mid: parseID(first), reqHash: hash}
 	case "0":
 		return idemState{running: true}

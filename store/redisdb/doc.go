@@ -48,6 +48,24 @@
 // writeTimeout) to a later run. It indexes a message no index points at,
 // as Create would have, or removes it when a retry holds its key by now.
 //
+// # Private messages
+//
+// A private message (messages.go) has an id of its own (global:messageid)
+// and its hash pm:<id> under its own tag; each of its two users holds it
+// in keys under their own tag (conv:<uid>:<other>, conv:<uid> and the read
+// and unread marks), written by one script call per side. It is claimed as
+// a post is, in one round trip with the checks (blocks both ways, who may
+// write to the recipient, its images), and written in one more: on one
+// Redis its hash and both sides are one MULTI/EXEC; on a cluster the hash
+// goes first, and a write that fails half way is taken out again, what
+// Redis refuses even then the checker finishes or removes, walking the
+// message ids from its own checkpoint as it walks the posts'. Its event
+// goes out on both users' notify channels, after the writes. With an
+// archive, messages and their deletes are queued on archive:queue with the
+// write, and the archiver moves a message out of a side once archived and
+// past ConversationWindow, raising that side's conv:<uid>:archived mark:
+// readers go on in the archive below it.
+//
 // # Live events
 //
 // Events go out on author:<uid> and notify:<uid>; on a cluster these are

@@ -183,7 +183,7 @@ type mediaHash struct {
 	Height  int    `redis:"height"`
 	Alt     string `redis:"alt"`
 	Created int64  `redis:"created"`
-	Post    int64  `redis:"post"` // 0 until a post takes it
+	Post    int64  `redis:"post"` // 0 until a post (or a private message) takes it
 }
 
 // mediaURL is where the server serves a file of the media folder.

@@ -269,6 +269,10 @@ func (k Keys) RepairLock() string { return k.prefix + "lock:repair" }
 // checker has settled.
 func (k Keys) RepairCheckpoint() string { return k.prefix + "repair:checkpoint" }
 
+// RepairMessagesCheckpoint is the STRING repair:messages:checkpoint, the
+// last private message id the checker has settled.
+func (k Keys) RepairMessagesCheckpoint() string { return k.prefix + "repair:messages:checkpoint" }
+
 // WriteProbe is the STRING probe:writable, never written: Writable sends
 // SET XX of it to learn whether Redis takes writes.
 func (k Keys) WriteProbe() string { return k.prefix + "probe:writable" }
@@ -339,6 +343,42 @@ func (k Keys) Reports(resolved bool) string {
 		return k.prefix + "reports:resolved"
 	}
 	return k.prefix + "reports:open"
+}
+
+// LastMessageID is the STRING global:messageid, INCRed for each private
+// message: private messages have ids of their own, apart from posts.
+func (k Keys) LastMessageID() string { return k.prefix + "global:messageid" }
+
+// PrivateMessage is the HASH pm:<id> holding one private message (its own
+// hash tag on a cluster, as a post's B).
+func (k Keys) PrivateMessage(pmid int64) string { return k.prefix + "pm:" + k.tag(pmid) }
+
+// Conversations is the ZSET conv:<uid> of the users uid has a conversation
+// with, score = the id of its newest message: latest activity first.
+func (k Keys) Conversations(uid int64) string { return k.prefix + "conv:" + k.tag(uid) }
+
+// Conversation is the ZSET conv:<uid>:<other> of the ids of the messages
+// between uid and other, as uid holds them (other holds the same ids under
+// its own tag), score = id: the hot window of the conversation.
+func (k Keys) Conversation(uid, other int64) string {
+	return k.prefix + "conv:" + k.tag(uid) + ":" + id(other)
+}
+
+// ConversationsRead is the ZSET conv:<uid>:read of uid's read marks, other
+// → the id of the last message uid has read in their conversation.
+func (k Keys) ConversationsRead(uid int64) string { return k.prefix + "conv:" + k.tag(uid) + ":read" }
+
+// ConversationsUnread is the SET conv:<uid>:unread of the users whose
+// conversation with uid holds messages uid has not read.
+func (k Keys) ConversationsUnread(uid int64) string {
+	return k.prefix + "conv:" + k.tag(uid) + ":unread"
+}
+
+// ConversationsArchived is the ZSET conv:<uid>:archived, other → the
+// highest id the archiver moved out of conv:<uid>:<other>: below it, the
+// conversation goes on in the archive.
+func (k Keys) ConversationsArchived(uid int64) string {
+	return k.prefix + "conv:" + k.tag(uid) + ":archived"
 }
 
 // LensChannel is the pub/sub channel lenses:changed on which the id of

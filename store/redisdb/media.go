@@ -48,26 +48,40 @@ func (s *Store) resolveMedia(ctx context.Context, d *draft) error {
 	if len(d.np.MediaIDs) == 0 {
 		return nil
 	}
-	bad := store.Invalid(store.CodeInvalidMedia, "media_ids must name your own uploads, each once, not yet in a post")
-	cmds := make([]*redis.MapStringStringCmd, len(d.np.MediaIDs))
+	var cmds []*redis.MapStringStringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for i, m := range d.np.MediaIDs {
-			cmds[i] = pl.HGetAll(ctx, s.keys.Media(m))
-		}
+		cmds = s.queueMediaRead(ctx, pl, d.np.MediaIDs)
 		return nil
 	})
 	if err != nil {
 		return s.wrap("create post: media", err)
 	}
+	d.media, err = ownMedia(d.np.Author, d.np.MediaIDs, cmds)
+	return err
+}
+
+// queueMediaRead reads the uploads ids in a pipeline, for ownMedia.
+func (s *Store) queueMediaRead(ctx context.Context, pl redis.Pipeliner, ids []int64) []*redis.MapStringStringCmd {
+	cmds := make([]*redis.MapStringStringCmd, len(ids))
+	for i, m := range ids {
+		cmds[i] = pl.HGetAll(ctx, s.keys.Media(m))
+	}
+	return cmds
+}
+
+// ownMedia checks that the uploads ids, read by queueMediaRead, are
+// owner's, each once, and taken by no post or message yet.
+func ownMedia(owner int64, ids []int64, cmds []*redis.MapStringStringCmd) ([]store.Media, error) {
+	media := []store.Media{}
 	for i, c := range cmds {
 		var h mediaHash
-		mediaID := d.np.MediaIDs[i]
-		if c.Scan(&h) != nil || h.Owner != d.np.Author || h.Post != 0 || slices.Index(d.np.MediaIDs, mediaID) != i {
-			return bad
+		mediaID := ids[i]
+		if c.Scan(&h) != nil || h.Owner != owner || h.Post != 0 || slices.Index(ids, mediaID) != i {
+			return nil, store.Invalid(store.CodeInvalidMedia, "media_ids must name your own uploads, each once, not yet in a post")
 		}
-		d.media = append(d.media, h.media(mediaID))
+		media = append(media, h.media(mediaID))
 	}
-	return nil
+	return media, nil
 }
 
 // queueAttach marks a post's images taken by it.

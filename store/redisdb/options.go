@@ -22,6 +22,10 @@ const (
 	// DefaultHotWindow is how many message ids each F and G set and the
 	// public timeline keep.
 	DefaultHotWindow = 1000
+	// DefaultConversationWindow is how many message ids each side of a
+	// conversation keeps in Redis, at most HotWindow: conversations are many
+	// more than authors, so their window is smaller.
+	DefaultConversationWindow = 200
 	// DefaultCelebrityFans is the fan count from which an author is pulled
 	// (docs/architecture.md).
 	DefaultCelebrityFans = 50000
@@ -98,6 +102,10 @@ type Options struct {
 	// Archive is the SQL archive, the complete record of every message; nil
 	// keeps every message in Redis for ever.
 	Archive store.Archive
+	// ConversationWindow is how many message ids each side of a
+	// conversation of private messages keeps (DefaultConversationWindow, at
+	// most HotWindow): with an archive, older ones live only there.
+	ConversationWindow int
 	// CelebrityFans is the number of fans from which an author's posts are
 	// pulled by its fans' home timelines instead of pushed into them
 	// (DefaultCelebrityFans).
@@ -127,6 +135,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HotWindow <= 0 {
 		o.HotWindow = DefaultHotWindow
+	}
+	if o.ConversationWindow <= 0 {
+		o.ConversationWindow = min(o.HotWindow, DefaultConversationWindow)
 	}
 	if o.CelebrityFans <= 0 {
 		o.CelebrityFans = DefaultCelebrityFans

@@ -1,8 +1,8 @@
 // app.js starts the desktop page: the session, the router (history URLs
 // like /u/alice), the live feed and its connection indicator, the unread
-// notifications badge, the search box in the top bar, the side column
-// (trends, "who to follow"), and the actions shared by every view (repost,
-// delete, toasts).
+// notifications badge, the unread messages badge, the search box in the top
+// bar, the side column (trends, "who to follow"), and the actions shared by
+// every view (repost, delete, toasts).
 
 import { createApi } from './core/api.js';
 import { h, clear, icon } from './core/dom.js';
@@ -20,6 +20,8 @@ import { topSearch } from './search.js';
 import { repostDialog } from './compose.js';
 import { providersOf, ssoOutcome } from './core/sso.js';
 import { admin } from './admin.js';
+import { trackMessages } from './core/messages.js';
+import * as dm from './messages.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -38,6 +40,7 @@ const app = {
   feeds: new Set(),    // feeds on screen, for deletes
   view: null,          // the current view's {destroy, onEvent}
   unread: null,        // the unread notifications count (core/notify.js)
+  inbox: null,         // the conversations with unread messages (core/messages.js)
   title: 'Microblog',  // the page's title, before the unread count
 };
 
@@ -109,6 +112,8 @@ const routes = [
   [/^\/t\/([^/]+)$/, (m) => views.topic(ctx, decodeURIComponent(m[1]))],
   [/^\/search$/, () => views.search(ctx, new URLSearchParams(location.search).get('q') || '')],
   [/^\/notifications$/, () => views.notifications(ctx)],
+  [/^\/messages$/, () => dm.messages(ctx)],
+  [/^\/messages\/([^/]+)$/, (m) => dm.conversation(ctx, decodeURIComponent(m[1]))],
   [/^\/bookmarks$/, () => views.bookmarks(ctx)],
   [/^\/account$/, () => views.account(ctx)],
   [/^\/settings$/, () => views.settings(ctx)],
@@ -120,7 +125,7 @@ const private_ = new Set(['/', '/notifications', '/bookmarks', '/account', '/set
 function render() {
   const path = location.pathname;
   if (!app.user && path === '/') return go('/login', { replace: true });
-  if (!app.user && private_.has(path)) return go('/login?next=' + encodeURIComponent(path), { replace: true });
+  if (!app.user && (private_.has(path) || path.startsWith('/messages'))) return go('/login?next=' + encodeURIComponent(path), { replace: true });
   if (app.user && (path === '/login' || path === '/signup')) return go('/', { replace: true });
   const { view } = openView(app, routes, path, () => views.notFound(ctx));
   clear(main).append(view.el);
@@ -144,11 +149,14 @@ function renderNav() {
     const mine = '/u/' + encodeURIComponent(app.user.username);
     const bell = link('/notifications', 'Notifications', 'bell', path === '/notifications', 'nav-notifications');
     bell.append(h('span', { class: 'nav-badge', attrs: { 'aria-hidden': 'true' } }));
+    const chats = link('/messages', 'Messages', 'chat', path.startsWith('/messages'), 'nav-messages');
+    chats.append(h('span', { class: 'nav-badge-messages', attrs: { 'aria-hidden': 'true' } })); // its own class: .nav-badge is the notifications'
     nav.append(
       link('/', 'Home', 'home', path === '/'),
       link('/public', 'Public', 'globe', path === '/public'),
       link('/search', 'Search', 'search', path === '/search', 'nav-search'),
       bell,
+      chats,
       link('/bookmarks', 'Bookmarks', 'bookmark', path === '/bookmarks', 'nav-bookmarks'),
       link(mine, 'Profile', 'user', path.startsWith(mine)));
     // Operators (MICROBLOG_ADMINS) have the reports page.
@@ -158,6 +166,7 @@ function renderNav() {
       h('button', { type: 'button', class: 'btn btn-ghost btn-small btn-logout', attrs: { 'aria-label': 'Log out' }, on: { click: logout } },
         icon('logout', 18), h('span', { class: 'btn-label' }, 'Log out')));
     showUnread(app.unread ? app.unread.count : 0);
+    showMessages(app.inbox ? app.inbox.count : 0);
   } else {
     nav.append(
       link('/public', 'Public', 'globe', path === '/public'),
@@ -170,14 +179,23 @@ function renderNav() {
 
 /** showUnread puts the unread count on the nav's Notifications link and in the title. */
 function showUnread(n) {
-  const bell = nav.querySelector('.nav-notifications');
-  if (bell) {
-    const badge = bell.querySelector('.nav-badge');
-    badge.textContent = n > 0 ? badgeText(n) : '';
-    badge.hidden = n === 0;
-    bell.setAttribute('aria-label', n > 0 ? `Notifications (${n} unread)` : 'Notifications');
-  }
+  showBadge('nav-notifications', 'nav-badge', 'Notifications', n);
   showTitle();
+}
+
+/** showMessages puts the number of conversations with unread messages on the nav's Messages link. */
+function showMessages(n) {
+  showBadge('nav-messages', 'nav-badge-messages', 'Messages', n);
+}
+
+/** showBadge shows n unread on the badge (of class badgeCls) of the nav link of class cls, and in its name, label. */
+function showBadge(cls, badgeCls, label, n) {
+  const a = nav.querySelector('.' + cls);
+  if (!a) return;
+  const badge = a.querySelector('.' + badgeCls);
+  badge.textContent = n > 0 ? badgeText(n) : '';
+  badge.hidden = n === 0;
+  a.setAttribute('aria-label', n > 0 ? `${label} (${n} unread)` : label);
 }
 
 function showTitle() {
@@ -216,10 +234,11 @@ async function startLive() {
     label: 'Home timeline',
   });
   await app.homeFeed.reset();
-  const live = new LiveFeed((after) => api.wsURL(after));
+  const live = new LiveFeed((after, messagesAfter) => api.wsURL(after, messagesAfter));
   live.see(app.homeFeed.maxId);
   live.addEventListener('status', (e) => showConn(e.detail));
   listen(ctx, live, { sessionEnded, countComments: true });
+  trackMessages(ctx, live, showMessages);
   app.live = live;
   live.start();
   showSide();

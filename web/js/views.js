@@ -14,6 +14,7 @@ import { bumpCount } from './core/social.js';
 import { shortDate } from './core/time.js';
 import { composer } from './compose.js';
 import { searchPage } from './search.js';
+import { messageButton } from './core/messages.js';
 
 /** auth is the log-in or sign-up form. */
 export function auth(ctx, mode, onDone) {
@@ -127,6 +128,7 @@ export function profile(ctx, name, tab) {
           self ? h('button', { type: 'button', class: 'btn', on: { click: () => editBio(bio) } }, 'Edit bio') : null,
           self ? h('a', { class: 'btn', href: '/settings' }, icon('settings', 18), 'Settings') : null,
           self ? h('a', { class: 'btn', href: '/account' }, icon('user', 18), 'Account') : rel.button,
+          messageButton(user, ctx),
           rel.menu)),
       h('h1', { class: 'profile-name' }, user.username, rel.lock),
       rel.states,

@@ -141,91 +141,142 @@ func (lt *loadTest) deliver(base, source string, fans, authors []account, rate f
 		return res, err
 	}
 	start := time.Now()
-	conns, err := lt.connect(base, source, fans)
+	f, err := lt.listen(base, source, fans, parsePost)
 	if err != nil {
 		return res, err
 	}
 	res.ConnectTime = time.Since(start)
 	fmt.Fprintf(lt.out, "  connected %d fans in %s\n", len(fans), res.ConnectTime.Round(time.Millisecond))
-	rec := &recorder{}
-	var readers sync.WaitGroup
-	for _, c := range conns {
-		readers.Add(1)
-		go func() {
-			defer readers.Done()
-			rec.read(c)
-		}()
-	}
 	if res.MemAfter, err = lt.settledMemory(base); err != nil {
+		f.close()
 		return res, err
 	}
 
 	// Post at a steady rate; each post's content carries its send time.
-	posts := int(rate * duration.Seconds())
 	perAuthor := make([]atomic.Int64, len(authors)) // posts that succeeded
-	var (
-		posting sync.WaitGroup
-		failed  atomic.Int64
-		latMu   sync.Mutex
-		lat     []time.Duration
-	)
-	cpu0 := lt.cpuNow(pr)
-	busy0, total0 := spawn.MachineCPU()
-	var profiled func()
-	if pr.posting != nil {
-		profiled = pr.posting()
-	}
-	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
-	start = time.Now()
-	for i := range posts {
-		<-tick.C
+	w := lt.steady(pr, rate, duration, func(i int, body map[string]string) error {
 		a := i % len(authors)
-		posting.Add(1)
+		if err := spawn.Call(lt.client, base, "POST", "/api/v1/posts", authors[a].Token, body, http.StatusCreated, nil); err != nil {
+			return err
+		}
+		perAuthor[a].Add(1)
+		return nil
+	})
+	for i := range fans {
+		res.Expected += perAuthor[i%len(authors)].Load()
+	}
+	res.Wall, res.CPU = f.wait(lt, w, res.Expected)
+	res.Posts, res.FailedPosts = int64(w.sent), w.failed
+	res.Delivered, res.Duplicates = f.rec.delivered.Load(), f.rec.dups.Load()
+	res.Delay = permille(f.rec.delays)
+	res.PostLatency = permille(w.lat)
+	return res, nil
+}
+
+// feeds are the live feeds of some users, each read by a goroutine that
+// records the events it gets.
+type feeds struct {
+	conns   []*websocket.Conn
+	rec     *recorder
+	readers sync.WaitGroup
+}
+
+// listen connects the users' live feeds and starts reading them, counting
+// the frames parse recognizes.
+func (lt *loadTest) listen(base, source string, users []account, parse func([]byte) (int64, time.Time, bool)) (*feeds, error) {
+	conns, err := lt.connect(base, source, users)
+	if err != nil {
+		return nil, err
+	}
+	f := &feeds{conns: conns, rec: &recorder{parse: parse}}
+	for _, c := range conns {
+		f.readers.Add(1)
 		go func() {
-			defer posting.Done()
+			defer f.readers.Done()
+			f.rec.read(c)
+		}()
+	}
+	return f, nil
+}
+
+// close closes the connections and waits for their readers.
+func (f *feeds) close() {
+	for _, c := range f.conns {
+		c.Close()
+	}
+	f.readers.Wait()
+}
+
+// wait waits (10 s at most) until expected events have arrived, closes the
+// feeds, and returns the time since the writes began and the CPU they took.
+func (f *feeds) wait(lt *loadTest, w writes, expected int64) (float64, cpuShare) {
+	deadline := time.Now().Add(10 * time.Second)
+	for f.rec.delivered.Load() < expected && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	wall := time.Since(w.start).Seconds()
+	if w.profiled != nil {
+		w.profiled()
+	}
+	cpu1 := lt.cpuNow(w.pr)
+	busy1, total1 := spawn.MachineCPU()
+	cpu := cpuShare{
+		Server: (cpu1.server - w.cpu0.server).Seconds(), Redis: (cpu1.redis - w.cpu0.redis).Seconds(),
+		Tool: (cpu1.tool - w.cpu0.tool).Seconds(), Machine: (busy1 - w.busy0).Seconds(), Cores: (total1 - w.total0).Seconds(),
+	}
+	f.close()
+	return wall, cpu
+}
+
+// writes is how a steady run of writes went, and what its CPU started at.
+type writes struct {
+	sent          int
+	failed        int64
+	lat           []time.Duration // each successful write's request
+	start         time.Time
+	pr            probes
+	cpu0          cpuTimes
+	busy0, total0 time.Duration
+	profiled      func() // ends the profile, if one was started
+}
+
+// steady makes rate writes a second for duration, each with write(i, body)
+// in a goroutine of its own, body's content carrying its send time, and
+// returns once all have answered.
+func (lt *loadTest) steady(pr probes, rate float64, duration time.Duration, write func(i int, body map[string]string) error) writes {
+	w := writes{sent: int(rate * duration.Seconds()), pr: pr, cpu0: lt.cpuNow(pr)}
+	w.busy0, w.total0 = spawn.MachineCPU()
+	if pr.posting != nil {
+		w.profiled = pr.posting()
+	}
+	var (
+		wg     sync.WaitGroup
+		failed atomic.Int64
+		latMu  sync.Mutex
+	)
+	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	w.start = time.Now()
+	for i := range w.sent {
+		<-tick.C
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			t0 := time.Now()
 			body := map[string]string{"content": "load " + strconv.FormatInt(t0.UnixNano(), 10)}
-			if err := spawn.Call(lt.client, base, "POST", "/api/v1/posts", authors[a].Token, body, http.StatusCreated, nil); err != nil {
+			if err := write(i, body); err != nil {
 				failed.Add(1)
 				return
 			}
 			d := time.Since(t0)
 			latMu.Lock()
-			lat = append(lat, d)
+			w.lat = append(w.lat, d)
 			latMu.Unlock()
-			perAuthor[a].Add(1)
 		}()
 	}
 	tick.Stop()
-	posting.Wait()
-
-	for i := range fans {
-		res.Expected += perAuthor[i%len(authors)].Load()
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for rec.delivered.Load() < res.Expected && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	res.Wall = time.Since(start).Seconds()
-	if profiled != nil {
-		profiled()
-	}
-	cpu1 := lt.cpuNow(pr)
-	busy1, total1 := spawn.MachineCPU()
-	res.CPU = cpuShare{
-		Server: (cpu1.server - cpu0.server).Seconds(), Redis: (cpu1.redis - cpu0.redis).Seconds(),
-		Tool: (cpu1.tool - cpu0.tool).Seconds(), Machine: (busy1 - busy0).Seconds(), Cores: (total1 - total0).Seconds(),
-	}
-	for _, c := range conns {
-		c.Close()
-	}
-	readers.Wait()
-
-	res.Posts, res.FailedPosts = int64(posts), failed.Load()
-	res.Delivered, res.Duplicates = rec.delivered.Load(), rec.dups.Load()
-	res.Delay = permille(rec.delays)
-	res.PostLatency = permille(lat)
-	return res, nil
+	wg.Wait()
+	w.failed = failed.Load()
+	return w
 }
 
 type cpuTimes struct{ server, redis, tool time.Duration }
@@ -286,8 +337,10 @@ func dialer(source string) *websocket.Dialer {
 	}
 }
 
-// recorder counts the post frames the fans get and their delays.
+// recorder counts the frames of one kind the users get (those parse
+// recognizes: parsePost, parseMessage) and their delays.
 type recorder struct {
+	parse           func([]byte) (id int64, sent time.Time, ok bool)
 	delivered, dups atomic.Int64
 	mu              sync.Mutex
 	delays          []time.Duration // guarded by mu
@@ -316,7 +369,7 @@ func (r *recorder) read(c *websocket.Conn) {
 			return
 		}
 		now := time.Now()
-		id, sent, ok := parsePost(buf.Bytes())
+		id, sent, ok := r.parse(buf.Bytes())
 		if !ok {
 			continue
 		}
@@ -333,11 +386,21 @@ func (r *recorder) read(c *websocket.Conn) {
 }
 
 // parsePost reads a post frame's id and, for the tool's own posts, when
-// it was sent. The id is the data's first field, as the server writes
-// posts; anything else goes through encoding/json.
-func parsePost(b []byte) (id int64, sent time.Time, ok bool) {
-	const prefix, load = `{"event":"post","data":{"id":`, `"content":"load `
-	if !bytes.HasPrefix(b, []byte(`{"event":"post"`)) {
+// it was sent (see parseFrame).
+func parsePost(b []byte) (int64, time.Time, bool) { return parseFrame(b, "post") }
+
+// parseMessage reads a private message frame's id and, for the tool's own
+// messages, when it was sent (see parseFrame).
+func parseMessage(b []byte) (int64, time.Time, bool) { return parseFrame(b, "message") }
+
+// parseFrame reads the id of a frame of event (a post or a message) and,
+// for the tool's own writes ("load <ns>"), when it was sent. The id is the
+// data's first field, as the server writes them; anything else goes
+// through encoding/json.
+func parseFrame(b []byte, event string) (id int64, sent time.Time, ok bool) {
+	head := `{"event":"` + event + `"`
+	prefix, load := head+`,"data":{"id":`, `"content":"load `
+	if !bytes.HasPrefix(b, []byte(head)) {
 		return 0, time.Time{}, false
 	}
 	if rest, found := bytes.CutPrefix(b, []byte(prefix)); found {

@@ -2,7 +2,10 @@
 // and fans, connects every fan's WebSocket, has the authors post at a
 // steady rate over HTTP, and reports how many events arrived, how many
 // were lost, the delay from the post request to receipt, the CPU each
-// part took, and the server's memory per connection.
+// part took, and the server's memory per connection. With -server it then
+// has users in pairs write each other private messages, then posts to
+// their one fan, at -messages-rate a second, and reports the same of
+// both, side by side (messages.go).
 //
 // With -server it runs the whole bench on this machine, over loopback
 // only: it starts a throwaway redis-server and the given server build(s)
@@ -16,6 +19,7 @@
 //	go build -o bin/microblog ./server
 //	go run -C server/bench ./live -server ../../bin/microblog -out ../../bench-out   # make bench-live
 //	go run -C server/bench ./live -server before=/tmp/microblog-old,after=../../bin/microblog -rounds 4 -quiet 4m
+//	go run -C server/bench ./live -server ../../bin/microblog -fans 100 -idle '' -messages 10000 -messages-rate 2000   # messages only
 //
 // The machine may be shared: -rounds has the builds take turns at
 // delivery, -quiet waits for the rest of the machine to be nearly idle
@@ -64,6 +68,8 @@ func main() {
 		rate     = flag.Float64("rate", 20, "posts per second, all authors together")
 		duration = flag.Duration("duration", 20*time.Second, "how long the authors post")
 		idle     = flag.String("idle", "1000,5000,10000,25000,50000", "with -server: idle connections at each step of the memory curve (empty: none)")
+		msgUsers = flag.Int("messages", 10000, "with -server: users talking in pairs in private messages, then posting to each other (0: none)")
+		msgRate  = flag.Float64("messages-rate", 2000, "private messages (and then posts) per second, all pairs together")
 		perProc  = flag.Int("per-process", 12500, "with -server: most idle connections per server process")
 		redisBin = flag.String("redis-server", "redis-server", "with -server: the redis-server to start")
 		out      = flag.String("out", "../../bench-out", "folder for results.json and the charts (empty: none)")
@@ -88,13 +94,14 @@ func main() {
 	})
 	if limit, err := raiseFileLimit(); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest: raise open-file limit:", err)
-	} else if *fans+100 > int(limit) {
-		fmt.Fprintf(os.Stderr, "loadtest: %d fans need more than the open-file limit of %d\n", *fans, limit)
+	} else if n := max(*fans, *msgUsers); n+100 > int(limit) {
+		fmt.Fprintf(os.Stderr, "loadtest: %d connections need more than the open-file limit of %d\n", n, limit)
 		os.Exit(1)
 	}
 	steps, err := parseSteps(*idle)
 	if err == nil {
 		cfg := benchConfig{fans: *fans, authors: *authors, rate: *rate, duration: *duration,
+			msgUsers: *msgUsers / 2 * 2, msgRate: *msgRate,
 			idle: steps, perProc: *perProc, redisBin: *redisBin, out: *out, perf: *perf, par: *par,
 			rounds: max(1, *rounds), quiet: *quiet, settle: time.Second, stdout: os.Stdout}
 		switch {
@@ -129,6 +136,12 @@ type benchConfig struct {
 	par           int
 	rounds        int
 	quiet         time.Duration
+
+	// msgUsers (an even number) talk in pairs, msgRate messages a second,
+	// then post as often (messages.go).
+	msgUsers int
+	msgRate  float64
+
 	// settle is how long a server's memory must hold still to count as
 	// settled (a freshly started server is given twice that first).
 	settle time.Duration
@@ -137,12 +150,13 @@ type benchConfig struct {
 
 // results is what results.json holds.
 type results struct {
-	Command  string           `json:"command"`
-	Started  time.Time        `json:"started"`
-	CPUs     int              `json:"cpus"`
-	LoadAvg  [2]string        `json:"loadavg_before_after"`
-	Delivery []deliveryResult `json:"delivery"`
-	Idle     []idleResult     `json:"idle"`
+	Command  string               `json:"command"`
+	Started  time.Time            `json:"started"`
+	CPUs     int                  `json:"cpus"`
+	LoadAvg  [2]string            `json:"loadavg_before_after"`
+	Delivery []deliveryResult     `json:"delivery"`
+	Messages []conversationResult `json:"messages"`
+	Idle     []idleResult         `json:"idle"`
 }
 
 // bench starts Redis, signs up the users through a setup server, then
@@ -191,11 +205,17 @@ func bench(cfg benchConfig) error {
 	if err == nil {
 		err = lt.follow(setup.URL, fans[:cfg.fans], 0, authors)
 	}
+	var pairs []account
+	if err == nil && cfg.msgUsers > 0 {
+		if pairs, err = lt.signUp(setup.URL, "m", cfg.msgUsers); err == nil {
+			err = lt.pairUp(setup.URL, pairs)
+		}
+	}
 	setup.Stop()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "setup: %d users, %d follows in %s\n", len(fans)+len(authors), cfg.fans, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(w, "setup: %d users, %d follows in %s\n", len(fans)+len(authors)+len(pairs), cfg.fans+len(pairs)/2, time.Since(start).Round(time.Millisecond))
 
 	// The builds take turns, round after round, so that what else runs on
 	// the machine falls on each of them alike.
@@ -222,6 +242,15 @@ func bench(cfg benchConfig) error {
 			r.Label, r.Round = b.label, round
 			printDelivery(w, r)
 			res.Delivery = append(res.Delivery, r)
+		}
+	}
+	for round := 1; round <= cfg.rounds && len(pairs) > 0; round++ {
+		for _, b := range cfg.builds {
+			runs, err := converseRound(cfg, b, round, redis, redisURL, dir, sources, lt, pairs)
+			if err != nil {
+				return err
+			}
+			res.Messages = append(res.Messages, runs...)
 		}
 	}
 
@@ -251,6 +280,36 @@ func bench(cfg benchConfig) error {
 	res.LoadAvg[1] = spawn.LoadAvg()
 	printTables(w, res)
 	return save(w, res, cfg)
+}
+
+// converseRound measures, on a fresh server of build b, the pairs writing
+// private messages, then posts to their one fan, at cfg.msgRate a second.
+func converseRound(cfg benchConfig, b build, round int, redis *spawn.Proc, redisURL, dir string, sources *sourceAddrs, lt *loadTest, pairs []account) ([]conversationResult, error) {
+	w := cfg.stdout
+	srv, err := spawn.StartServer(b.label+" server", b.path, redisURL, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Stop()
+	var runs []conversationResult
+	for _, kind := range []string{"message", "post"} {
+		fmt.Fprintf(w, "%ss, %s, round %d of %d: %d users in %d pairs, %.0f %ss/s for %s\n",
+			kind, b.label, round, cfg.rounds, len(pairs), len(pairs)/2, cfg.msgRate, kind, cfg.duration)
+		time.Sleep(2 * cfg.settle)
+		waitQuiet(w, cfg.quiet)
+		r, err := lt.converse(srv.URL, sources.next(), kind, pairs, cfg.msgRate, cfg.duration, probes{server: srv.CPU, redis: redis.CPU})
+		if err != nil {
+			return nil, err
+		}
+		r.Label, r.Round = b.label, round
+		printConversation(w, r)
+		runs = append(runs, r)
+	}
+	if len(runs) == 2 {
+		fmt.Fprintf(w, "  CPU per message %.0f µs, per post with 1 fan %.0f µs: message / post = %.2f (goal at most 1)\n",
+			runs[0].cpuPerWrite(), runs[1].cpuPerWrite(), runs[0].cpuPerWrite()/runs[1].cpuPerWrite())
+	}
+	return runs, nil
 }
 
 // external measures delivery on a server started by hand.

@@ -30,9 +30,10 @@ func TestMain(m *testing.M) {
 // TestBenchSmallRun runs the whole bench, tiny, against a real server
 // binary and a redis-server it starts itself: the figures docs/performance.md
 // quotes come from code that is known to count right. Delivery is 50 posts
-// to 4 fans each; the idle part puts 10 connections on servers that take 6
-// each, so it spreads them over two processes and two workers, as 50,000
-// are. Memory is read after 50 ms of quiet rather than a second's: these
+// to 4 fans each; 3 pairs of users write each other 30 messages, then 30
+// posts to their one fan; the idle part puts 10 connections on servers
+// that take 6 each, so it spreads them over two processes and two workers,
+// as 50,000 are. Memory is read after 50 ms of quiet rather than a second's: these
 // few connections are noise to it anyway.
 func TestBenchSmallRun(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
@@ -45,7 +46,7 @@ func TestBenchSmallRun(t *testing.T) {
 	out := t.TempDir()
 	var stdout bytes.Buffer
 	cfg := benchConfig{
-		builds: []build{{"test", bin}}, fans: 12, authors: 3, rate: 50, duration: time.Second,
+		builds: []build{{"test", bin}}, fans: 12, authors: 3, rate: 50, duration: time.Second, msgUsers: 6, msgRate: 30,
 		idle: []int{4, 10}, perProc: 6, redisBin: "redis-server", out: out, par: 8,
 		settle: 50 * time.Millisecond, stdout: &stdout,
 	}
@@ -67,6 +68,14 @@ func TestBenchSmallRun(t *testing.T) {
 	if d.Delay[0] <= 0 || d.Delay[1000] < d.Delay[500] || d.CPU.Server <= 0 || d.MemAfter.RSS <= 0 {
 		t.Errorf("delivery measured no delay, CPU or memory: delay %v…%v, CPU %+v, memory %+v", d.Delay[0], d.Delay[1000], d.CPU, d.MemAfter)
 	}
+	if len(res.Messages) != 2 {
+		t.Fatalf("%d runs of messages and posts, want 2", len(res.Messages))
+	}
+	for _, r := range res.Messages {
+		if r.Failed != 0 || r.Expected != 2*30 || r.Delivered != r.Expected || r.Duplicates != 0 || len(r.Delay) != 1001 || r.cpuPerWrite() <= 0 {
+			t.Fatalf("%s run = %+v, want 60 deliveries once each", r.Kind, r)
+		}
+	}
 	steps := res.Idle[0].Steps
 	// (A few connections are too few to tell their memory from the noise.)
 	if len(steps) != 2 || steps[0].Conns != 4 || steps[0].Servers != 1 || steps[1].Conns != 10 || steps[1].Servers != 2 {
@@ -76,6 +85,7 @@ func TestBenchSmallRun(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("| test | 1 | 12 | 200 | 200 | 0 | %s |", chart.FmtMS(pct(d.Delay, 50))),
 		"| test | 4 | 1 |", "| test | 10 | 2 |", "live-latency.svg", "live-memory.svg",
+		"| test | 1 | message | 6 | 30 | 60 | 0 | 0 |", "| test | 1 | post, 1 fan | 6 | 30 | 60 | 0 | 0 |", "message / post =",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("the bench did not print %q:\n%s", want, &stdout)
@@ -110,6 +120,7 @@ func TestParsePost(t *testing.T) {
 		{`{"event":"post","data":{"kind":"post","id":43,"content":"load 5"}}`, 43, 5, true},
 		{`{"event":"post","data":{"id":44,"content":"hello"}}`, 44, 0, true},
 		{`{"event":"ready","data":{"user_id":1,"last_id":2}}`, 0, 0, false},
+		{`{"event":"message","data":{"id":45,"content":"load 6"}}`, 0, 0, false},
 	} {
 		id, sent, ok := parsePost([]byte(c.frame))
 		var ns int64
@@ -119,5 +130,15 @@ func TestParsePost(t *testing.T) {
 		if id != c.id || ns != c.ns || ok != c.ok {
 			t.Errorf("parsePost(%s) = %d, %d, %v; want %d, %d, %v", c.frame, id, ns, ok, c.id, c.ns, c.ok)
 		}
+	}
+}
+
+func TestParseMessage(t *testing.T) {
+	id, sent, ok := parseMessage([]byte(`{"event":"message","data":{"id":45,"sender":{"id":1,"username":"a"},"recipient":{"id":2,"username":"b"},"content":"load 1700000000000000002","created_at":"…","media":[]}}`))
+	if id != 45 || sent.UnixNano() != 1700000000000000002 || !ok {
+		t.Fatalf("parseMessage = %d, %v, %v", id, sent, ok)
+	}
+	if _, _, ok := parseMessage([]byte(`{"event":"post","data":{"id":46,"content":"load 7"}}`)); ok {
+		t.Fatal("parseMessage took a post")
 	}
 }

@@ -44,6 +44,7 @@ func printTables(w io.Writer, res results) {
 				1000*r.CPU.Server/k, 1000*r.CPU.Tool/k, r.otherCores(), (r.MemAfter.RSS-r.MemBefore.RSS)/float64(r.Fans)/1024)
 		}
 	}
+	printConversationTable(w, res.Messages)
 	if len(res.Idle) > 0 {
 		fmt.Fprintln(w, "\n| build | idle connections | server processes | resident per connection | Go heap | stacks |")
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")

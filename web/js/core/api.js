@@ -17,9 +17,10 @@ export class ApiError extends Error {
 }
 
 // WORDS says in words what went wrong for the errors a person meets when
-// someone is unpleasant (docs/api.md, section 8) or when a post cannot be
-// edited or pinned (section 11): the code decides, not the server's
-// message, so every toast and form says it alike.
+// someone is unpleasant (docs/api.md, section 8), when a private message
+// is refused (section 9) or when a post cannot be edited or pinned
+// (section 11): the code decides, not the server's message, so every toast
+// and form says it alike.
 const WORDS = {
   blocked: 'You can’t do that: one of you has blocked the other.',
   protected: 'This account is protected: its posts can’t be reposted.',
@@ -27,6 +28,7 @@ const WORDS = {
   mute_limit: 'You have muted as many accounts as you can. Unmute someone first.',
   suspended: 'This account is suspended.',
   not_admin: 'Only the service’s operators can do that.',
+  messages_closed: 'This person takes messages only from people they follow.',
   not_author: 'Only the author can change this post.',
   edit_limit: 'This post has been edited 10 times, as often as a post can be. Delete it and write a new one instead.',
   pin_limit: 'You can pin at most 5 posts to your profile. Unpin one first.',
@@ -35,7 +37,7 @@ const WORDS = {
 };
 
 /** newKey returns a random key for Idempotency-Key (crypto.randomUUID needs a secure context). */
-function newKey() {
+export function newKey() {
   if (crypto.randomUUID) return crypto.randomUUID();
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
@@ -133,7 +135,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     me: () => request('GET', '/me', undefined, { quiet401: true }),
     changePassword: (oldPassword, newPassword) => request('PUT', '/me/password', { old_password: oldPassword, new_password: newPassword }),
     deleteAccount: (password) => request('DELETE', '/me', { password }),
-    /** updateMe changes fields of one's own User: {bio} or {protected}. */
+    /** updateMe changes fields of one's own User: {bio}, {protected} or {messages_from}. */
     updateMe: (fields) => request('PATCH', '/me', fields),
     user: (name) => request('GET', '/users/' + enc(name)),
     follow: (name) => request('PUT', '/users/' + enc(name) + '/follow'),
@@ -185,6 +187,15 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     unsuspend: (name) => request('DELETE', '/admin/users/' + enc(name) + '/suspend'),
     removePost: (id) => request('DELETE', '/admin/posts/' + enc(id)),
 
+    // Private messages (docs/api.md, section 9). sendMessage takes the
+    // Idempotency-Key of the message being sent, so that sending it again
+    // (the Retry of one that failed) can never write it twice.
+    conversations: (page) => request('GET', '/conversations' + query(page)),
+    messages: (name, page) => request('GET', '/conversations/' + enc(name) + '/messages' + query(page)),
+    sendMessage: (name, content, key = newKey()) => request('POST', '/conversations/' + enc(name) + '/messages',
+      { content }, { headers: { 'Idempotency-Key': key }, retries: 2 }),
+    readConversation: (name, upTo) => request('POST', '/conversations/' + enc(name) + '/read', { up_to: upTo }),
+    deleteMessage: (id) => request('DELETE', '/messages/' + enc(id)),
     // Editing, pinning and bookmarks (docs/api.md, section 11).
     editPost: (id, content) => request('PATCH', '/posts/' + enc(id), { content }),
     history: (id) => request('GET', '/posts/' + enc(id) + '/history'),
@@ -200,13 +211,14 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     uploadMedia: (file, alt = '', onProgress) => send('POST', '/media', form(file, alt), onProgress),
     setAvatar: (file, onProgress) => send('PUT', '/me/avatar', form(file), onProgress),
 
-    /** wsURL is the live feed's address, with ?after= and ?token= as needed. */
-    wsURL(after) {
+    /** wsURL is the live feed's address, with ?after=, ?messages_after= and ?token= as needed. */
+    wsURL(after, messagesAfter) {
       const u = new URL('/ws', base || location.origin);
       u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
       const token = getToken();
       if (token) u.searchParams.set('token', token);
       if (after) u.searchParams.set('after', after);
+      if (messagesAfter !== null && messagesAfter !== undefined) u.searchParams.set('messages_after', messagesAfter);
       return u.toString();
     },
   };

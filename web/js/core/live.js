@@ -1,7 +1,8 @@
 // live.js keeps one WebSocket to /ws open (docs/api.md, "The live feed") and hands
 // its events to the page. When the connection drops it reconnects by itself,
 // with exponential backoff and jitter, asking for ?after=<highest post id
-// seen> so the server replays what was missed; the page drops duplicates by id.
+// seen>&messages_after=<highest message id seen> so the server replays the
+// posts and private messages that were missed; the page drops duplicates by id.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
@@ -14,18 +15,22 @@ const CLOSE_TOO_SLOW = 4008;
 /**
  * LiveFeed fires:
  *   'status' {detail: 'connecting' | 'connected' | 'reconnecting' | 'offline' | 'stopped'}
- *   'post' | 'delete' | 'comment' | 'follow' | 'ready' {detail: data}
+ *   'post' | 'delete' | 'comment' | 'follow' | 'message' | 'ready' ... {detail: data}
  *   'loggedout' when the server closed with 4001;
  *   'dropped' {detail: attempt} each time a retry is scheduled (the page may
  *   check that its session still works: a 401 before the upgrade looks like
  *   any other failed connection to a browser).
  */
 export class LiveFeed extends EventTarget {
-  /** urlFor(after) returns the WebSocket URL. */
+  /** urlFor(after, messagesAfter) returns the WebSocket URL. */
   constructor(urlFor) {
     super();
     this.urlFor = urlFor;
     this.lastId = 0;        // highest post id seen, from pages and events
+    // The highest private message id seen, from events and `ready`; null
+    // until the first `ready`, after which even 0 asks for a replay (of
+    // whatever was written to a user with no messages while it was away).
+    this.lastMessageId = null;
     this.status = 'stopped';
     this.ws = null;
     this.attempt = 0;
@@ -40,6 +45,11 @@ export class LiveFeed extends EventTarget {
   see(id) {
     const n = Number(id);
     if (n > this.lastId) this.lastId = n;
+  }
+
+  _seeMessage(id) {
+    const n = Number(id);
+    if (n >= 0 && (this.lastMessageId === null || n > this.lastMessageId)) this.lastMessageId = n;
   }
 
   start() {
@@ -74,7 +84,7 @@ export class LiveFeed extends EventTarget {
     this._set(this.attempt === 0 ? 'connecting' : 'reconnecting');
     let ws;
     try {
-      ws = new WebSocket(this.urlFor(this.lastId));
+      ws = new WebSocket(this.urlFor(this.lastId, this.lastMessageId));
     } catch {
       this._schedule();
       return;
@@ -89,6 +99,11 @@ export class LiveFeed extends EventTarget {
         this._set('connected');
       }
       if (frame.event === 'post' && frame.data) this.see(frame.data.id);
+      // Messages are counted from the socket alone (never from a page or a
+      // send's answer), so a reconnection asks for all that it did not bring.
+      // `ready` comes after the replay: everything up to its id has arrived.
+      if (frame.event === 'message' && frame.data) this._seeMessage(frame.data.id);
+      if (frame.event === 'ready' && frame.data) this._seeMessage(frame.data.last_message_id);
       this.dispatchEvent(new CustomEvent(frame.event, { detail: frame.data }));
     };
     ws.onclose = (e) => {

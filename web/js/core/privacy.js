@@ -1,6 +1,7 @@
 // privacy.js is the "Privacy and safety" part of Settings in both front
-// ends: the "Protect my posts" switch, the follow requests to approve or
-// reject, the filtered words, and the accounts one blocks and mutes.
+// ends: the "Protect my posts" switch, who can send one private messages
+// (core/messages.js), the follow requests to approve or reject, the
+// filtered words, and the accounts one blocks and mutes.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
@@ -11,6 +12,7 @@ import { userRow } from './render.js';
 import { countChars } from './api.js';
 import { settingsSection, errorLine } from './account.js';
 import { setBlocked, setMuted } from './safety.js';
+import { messagesSetting } from './messages.js';
 
 /** MAX_FILTERS and MAX_FILTER_WORD are the server's limits: 100 words of 1–50 characters. */
 export const MAX_FILTERS = 100;
@@ -152,6 +154,7 @@ export function privacyArea(ctx, { sectionClass = '' } = {}) {
   const mutes = undoList(ctx, (p) => ctx.api.mutes(p), 'Muted accounts', 'You mute no one.', 'Unmute', setMuted);
   const el = h('div', { class: 'account-area privacy-area' },
     protectSwitch(ctx, sectionClass),
+    messagesSetting(ctx, sectionClass),
     settingsSection('privacy-requests-title', 'Follow requests', 'People asking to follow your protected account.', sectionClass, followRequests(ctx).el),
     filterWords(ctx, sectionClass),
     settingsSection('privacy-blocks-title', 'Blocked accounts', 'You don’t see each other’s posts, and they can’t follow you, reply to you or mention you.', sectionClass, blocks.el),

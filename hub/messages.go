@@ -1,0 +1,99 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+
+	"microblog/store"
+)
+
+// Private messages reach a user on its notify:<id> topic, as message,
+// message_delete and conversation_read events, which pass the safety rule
+// as they are (the store refuses a message between users who block one
+// another). They get the care posts get: a connection opened with
+// ?messages_after= replays the messages it missed (LiveTimeline's
+// MessagesSince) before ready, which carries last_message_id; message
+// events that arrive while it opens are held and merged with the replay
+// by id; and after a gap of the broker each connection catches up on
+// them. Message ids are a sequence of their own, so a connection
+// remembers them apart from posts: msgSeen, msgHigh and its own gap mark.
+
+// messageIDOf is the id of a message event's data (a Message), 0 if none.
+func messageIDOf(data json.RawMessage) int64 {
+	var m struct {
+		ID int64 `json:"id"`
+	}
+	json.Unmarshal(data, &m)
+	return m.ID
+}
+
+// firstLocked tells whether ev is new to c, a post or a message not sent to
+// it yet (any other event is), and notes it sent. The caller holds c.mu.
+func (c *Conn) firstLocked(ev event) bool {
+	switch {
+	case ev.postID != 0:
+		if !c.seen.add(ev.postID) {
+			return false
+		}
+		c.high = max(c.high, ev.postID)
+	case ev.messageID != 0:
+		if !c.msgSeen.add(ev.messageID) {
+			return false
+		}
+		c.msgHigh = max(c.msgHigh, ev.messageID)
+	}
+	return true
+}
+
+// readMessageReplay reads, while c opens, the messages it missed (when it
+// asked with ?messages_after=) and the newest message id of its user.
+func (h *Hub) readMessageReplay(ctx context.Context, c *Conn, r *replay) error {
+	var err error
+	if c.hasMessagesAfter {
+		if r.messages, err = h.tl.MessagesSince(ctx, c.uid, c.messagesAfter, h.opt.ReplayMax); err != nil {
+			return err
+		}
+	}
+	r.lastMessage, err = h.tl.LastMessageID(ctx, c.uid)
+	return err
+}
+
+// catchUpMessages queues the private messages newer than the last one c
+// has, dropping those it already got, as catchUpAfter does posts. If more
+// were missed than the queue can take, c is asked to reconnect.
+func (h *Hub) catchUpMessages(ctx context.Context, c *Conn) {
+	c.mu.Lock()
+	after, live := c.msgHigh, c.live
+	if c.msgGapMarked {
+		after = c.msgGapFrom
+	}
+	c.mu.Unlock()
+	if !live || c.closing() {
+		return
+	}
+	limit := max(1, min(h.opt.ReplayMax, h.opt.SendQueue/2))
+	resubscribes, interruptions := h.resubscribes.Load(), h.interruptions.Load()
+	msgs, err := h.tl.MessagesSince(ctx, c.uid, after, limit)
+	if err != nil && h.resubscribes.Load() != resubscribes {
+		return // the broker broke again: the next round catches up
+	}
+	if err != nil || len(msgs) >= limit {
+		c.closeWith(CloseResume, "live feed interrupted, reconnect with ?messages_after")
+		return
+	}
+	evs := make([]event, 0, len(msgs))
+	for _, m := range msgs {
+		if f, err := encodeFrame(store.EventMessage, m); err == nil {
+			evs = append(evs, event{messageID: m.ID, f: f})
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h.interruptions.Load() == interruptions { // as in catchUpAfter
+		c.msgGapMarked = false
+	}
+	for _, ev := range evs {
+		c.pushLocked(ev)
+	}
+	h.m.replayed.Add(float64(len(evs)))
+}

@@ -1,0 +1,134 @@
+package hub_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"microblog/hub"
+	"microblog/hub/wstest"
+	"microblog/store"
+)
+
+// describeDM names a frame for comparing sequences of private messages:
+// "message 3", "message_delete 3", "post 4", "ready 4 3" (the last post id
+// and the last message id), or else its event.
+func describeDM(f wstest.Frame) string {
+	var d struct {
+		ID            int64 `json:"id"`
+		LastID        int64 `json:"last_id"`
+		LastMessageID int64 `json:"last_message_id"`
+	}
+	json.Unmarshal(f.Data, &d)
+	switch f.Event {
+	case store.EventMessage, store.EventMessageDelete, store.EventPost:
+		return fmt.Sprintf("%s %d", f.Event, d.ID)
+	case store.EventReady:
+		return fmt.Sprintf("ready %d %d", d.LastID, d.LastMessageID)
+	}
+	return f.Event
+}
+
+func wantMessage(id int64) string { return fmt.Sprintf("message %d", id) }
+
+// expectDM reads the next frames and fails unless they are want, in order.
+func (c *client) expectDM(want ...string) {
+	c.t.Helper()
+	for i, w := range want {
+		if got := describeDM(c.Next(c.t, 3*time.Second)); got != w {
+			c.t.Fatalf("frame %d: got %q, want %q of %q", i, got, w, want)
+		}
+	}
+}
+
+// TestMessageReachesEverySocket: a message goes to every open socket of
+// both its users, once each, and to no one else; ready says the newest
+// message id.
+func TestMessageReachesEverySocket(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const alice, bob, carol = 1, 2, 3
+	old := th.tl.addMessage(alice, bob).ID
+	a1, a2, b, c := th.dial(t, alice, ""), th.dial(t, alice, ""), th.dial(t, bob, ""), th.dial(t, carol, "")
+	for _, cl := range []*client{a1, a2, b} {
+		cl.expectDM(fmt.Sprintf("ready 0 %d", old))
+	}
+	c.expectDM("ready 0 0")
+	m := th.message(alice, bob)
+	for _, cl := range []*client{a1, a2, b} {
+		cl.expectDM(wantMessage(m))
+	}
+	other := th.message(carol, bob)
+	c.expectDM(wantMessage(other)) // carol got nothing before it
+	b.expectDM(wantMessage(other))
+	th.broker.publish(store.NotifyTopic(alice), store.EventMessageDelete, store.DeleteData{ID: m})
+	th.broker.publish(store.NotifyTopic(bob), store.EventMessageDelete, store.DeleteData{ID: m})
+	a1.expectDM("message_delete " + fmt.Sprint(m))
+	a2.expectDM("message_delete " + fmt.Sprint(m))
+	b.expectDM("message_delete " + fmt.Sprint(m))
+}
+
+// TestMessagesReplayOnce: a connection with ?messages_after= gets the
+// messages it missed, oldest first, before ready, and the live ones after,
+// none twice; posts and messages replay side by side.
+func TestMessagesReplayOnce(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const alice, bob = 1, 2
+	first := th.tl.addMessage(alice, bob).ID
+	second := th.tl.addMessage(bob, alice).ID
+	third := th.tl.addMessage(alice, bob).ID
+	p := th.tl.add(bob, "own post").ID
+	c := th.dial(t, bob, fmt.Sprintf("after=0&messages_after=%d", first))
+	c.expectDM(wantPost(p), wantMessage(second), wantMessage(third), fmt.Sprintf("ready %d %d", p, third))
+	live := th.message(alice, bob)
+	c.expectDM(wantMessage(live))
+}
+
+// TestMessageDuringOpen: a message written while its recipient connects
+// is neither lost nor doubled, whether the replay read it or not.
+func TestMessageDuringOpen(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const alice, bob = 1, 2
+	// The replay reads after the message is written: it is in the replay
+	// and among the events held while the connection opened; sent once.
+	g := th.tl.hold("MessagesSince", bob)
+	c := th.dial(t, bob, "messages_after=0")
+	<-g.entered
+	m := th.message(alice, bob)
+	g.open()
+	c.expectDM(wantMessage(m), fmt.Sprintf("ready 0 %d", m))
+	after := th.message(alice, bob)
+	c.expectDM(wantMessage(after))
+
+	// The replay read before the message was written: it comes from the
+	// events held meanwhile.
+	g = th.tl.holdAnswer("MessagesSince", bob)
+	c2 := th.dial(t, bob, fmt.Sprintf("messages_after=%d", after))
+	<-g.entered
+	late := th.message(alice, bob)
+	g.open()
+	c2.expectDM(fmt.Sprintf("ready 0 %d", late), wantMessage(late))
+	c.expectDM(wantMessage(late))
+}
+
+// TestMessagesCaughtUpAfterGap: messages published while the broker was
+// down reach every socket once it is back, in order, once.
+func TestMessagesCaughtUpAfterGap(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const alice, bob = 1, 2
+	a, b := th.dial(t, alice, ""), th.dial(t, bob, "")
+	a.expectDM("ready 0 0")
+	b.expectDM("ready 0 0")
+	before := th.message(alice, bob)
+	a.expectDM(wantMessage(before))
+	b.expectDM(wantMessage(before))
+
+	th.broker.interrupt()
+	lost1, lost2 := th.message(alice, bob), th.message(bob, alice)
+	th.broker.resubscribe()
+	a.expectDM(wantMessage(lost1), wantMessage(lost2))
+	b.expectDM(wantMessage(lost1), wantMessage(lost2))
+	live := th.message(bob, alice)
+	a.expectDM(wantMessage(live))
+	b.expectDM(wantMessage(live))
+}

@@ -1,0 +1,23 @@
+// messages.js holds the mobile app's private messages screens: the
+// Messages tab (#/messages, the conversations) and one conversation
+// (#/messages/alice, full screen, without the tab bar). What they show and
+// do is shared with the desktop page (core/messages.js, core/chat.js).
+
+import { h } from './core/dom.js';
+import { conversationsList } from './core/messages.js';
+import { chatView } from './core/chat.js';
+
+/** messages lists the reader's conversations, latest activity first, updated live. */
+export function messages(ctx) {
+  const list = conversationsList(ctx);
+  return {
+    el: h('div', { class: 'view' }, list.feed.el), title: 'Messages', feed: list.feed,
+    refresh: () => list.feed.reset(), onEvent: list.onEvent, destroy: list.destroy,
+  };
+}
+
+/** conversation is the conversation with name. */
+export function conversation(ctx, name) {
+  const chat = chatView(ctx, name);
+  return { el: h('div', { class: 'view chat-view' }, chat.el), title: name, back: true, noTabs: true, onEvent: chat.onEvent, destroy: chat.destroy };
+}

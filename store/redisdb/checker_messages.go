@@ -1,0 +1,115 @@
+package redisdb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// The checker's pass over private messages, after the posts' (checker.go),
+// under the same lock. On one Redis a message is written in one
+// transaction; on a cluster its hash goes first and its two sides after,
+// so a process that stops in between leaves a hash no conversation holds.
+// The pass walks the ids issued since its checkpoint (repair:messages:
+// checkpoint) up to global:messageid, as the posts' pass does, and
+// finishes such a message as SendMessage would have (both sides, its
+// images, its archive entry, its live events), or removes it when a retry
+// holds its Idempotency-Key by now.
+
+// Kinds of repair of private messages, the label of microblog_repairs_total.
+const (
+	repairMessageIndexed = "private_message_indexed" // a message no side held, added to both
+	repairMessageRemoved = "private_message_removed" // a message that could not be finished, removed
+)
+
+// checkMessageRange checks the messages lo to hi in order and returns how
+// many repairs it made and the last id it settled: short of hi when it met
+// a message too young to judge, or failed.
+func (c *Checker) checkMessageRange(ctx context.Context, lo, hi int64) (int, int64, error) {
+	s := c.s
+	n := int(hi - lo + 1)
+	hashes := make([]*redis.MapStringStringCmd, n)
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i := range n {
+			hashes[i] = pl.HGetAll(ctx, s.keys.PrivateMessage(lo+int64(i)))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, lo - 1, s.wrap("repair messages: read", err)
+	}
+	young := s.now() - c.opt.Grace.Milliseconds()
+	mended := 0
+	for i, h := range hashes {
+		pmid, v := lo+int64(i), h.Val()
+		if v["sender"] == "" || v[fieldDeleted] == "1" {
+			continue // never written, deleted or archived away
+		}
+		if parseID(v["time"]) > young {
+			return mended, pmid - 1, nil
+		}
+		m := dmOf(pmid, parseID(v["sender"]), parseID(v["recipient"]), v["sender_name"], v["recipient_name"],
+			v["content"], parseID(v["time"]), v["media"])
+		kind, err := c.finishMessage(ctx, m, v[fieldIdem])
+		if err != nil {
+			return mended, pmid - 1, err
+		}
+		if kind != "" {
+			c.repaired(kind)
+			mended++
+		}
+	}
+	return mended, hi, nil
+}
+
+// finishMessage adds m to both sides of its conversation if a side lacks
+// it, or removes it when another request holds its Idempotency-Key by now;
+// it returns the kind of repair made, or "" for none.
+func (c *Checker) finishMessage(ctx context.Context, m *store.Message, idem string) (string, error) {
+	s := c.s
+	from, to := m.Sender.ID, m.Recipient.ID
+	var sent, got *redis.FloatCmd
+	var moved *redis.FloatCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		sent = pl.ZScore(ctx, s.keys.Conversation(from, to), id(m.ID))
+		got = pl.ZScore(ctx, s.keys.Conversation(to, from), id(m.ID))
+		moved = pl.ZScore(ctx, s.keys.ConversationsArchived(from), id(to))
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return "", s.wrap("repair messages: read sides", err)
+	}
+	if sent.Err() == nil && got.Err() == nil || int64(moved.Val()) >= m.ID {
+		return "", nil // whole, or moved to the archive past the window
+	}
+	d := &dmDraft{msg: *m, row: archivedMessage(m)}
+	if keyHash, claim, ok := strings.Cut(idem, " "); ok {
+		d.idemKey, d.claim, d.reqHash = s.keys.Idempotency(from, keyHash), claim, parseIdem(claim).reqHash
+		won, err := idemFinish.Run(ctx, s.rdb, []string{d.idemKey}, claim,
+			messageResult(m.ID, d.reqHash), IdempotencyTTL.Milliseconds()).Int()
+		if err != nil {
+			return "", s.wrap("repair messages: idempotency", err)
+		}
+		if won == 0 {
+			s.unwriteDM(ctx, d)
+			return repairMessageRemoved, nil
+		}
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return "", s.wrap("repair messages: encode", err)
+	}
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		s.queueDMIndex(ctx, pl, d, store.FrameOf(store.EventMessage, raw))
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return "", s.wrap("repair messages: index", err)
+	}
+	return repairMessageIndexed, nil
+}

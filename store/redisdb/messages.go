@@ -1,0 +1,312 @@
+package redisdb
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// Private messages (私信). A message's own hash pm:<id> is under its own
+// tag; each of its two users holds it in keys under their own tag: its id
+// in conv:<uid>:<other> (the conversation's hot window), the conversation's
+// place in conv:<uid> (latest activity first), a read mark in
+// conv:<uid>:read and the unread conversations in conv:<uid>:unread. So no
+// command touches two users' keys: a message is written like a post, its
+// hash first and then its two sides, each one script call (lua/conv_*.lua),
+// and it goes out live on both users' notify channels.
+//
+// The claim is one round trip, as a post's: the sender's name, the
+// recipient's name and who may write to it, the blocks both ways and
+// whether the recipient follows the sender, the images, the count against
+// the sender's "message" rate limit, the Idempotency-Key and a new id from
+// global:messageid. A message refused there leaves nothing but a used id
+// and its count against the limit. Writing it is one more round trip
+// (MULTI/EXEC on one Redis; on a cluster its hash first, as a post's).
+
+// messageBucket is the rate-limit bucket of private messages.
+const messageBucket = "message"
+
+// fieldMessagesFrom of a user hash is "following" when only the users it
+// follows may write to it; absent (everyone) by default.
+const fieldMessagesFrom = "messages_from"
+
+// pmFields are the fields of a message hash, in the order HMGET asks for
+// them and scanPM reads them. deleted is "1" in a tombstone (as in B).
+var pmFields = []string{"sender", "recipient", "sender_name", "recipient_name", "content", "time", "media", fieldDeleted}
+
+// The archive queue's kinds of job for private messages (archive.go).
+const (
+	archiveMessagePut    = "pm_put"
+	archiveMessageDelete = "pm_del"
+)
+
+// dmDraft is a private message on its way into Redis.
+type dmDraft struct {
+	nm  store.NewMessage
+	msg store.Message
+	// idemKey is the claimed idempotency key, or empty; claim and reqHash
+	// as in draft; finished tells, once written, whether the key took the
+	// result.
+	idemKey, claim, reqHash string
+	finished                *redis.Cmd
+	row                     store.ArchivedMessage
+}
+
+// SendMessage writes a private message from nm.From to nm.To: 403 blocked
+// when one of them blocks the other, 403 messages_closed when the
+// recipient takes messages only from the users it follows and does not
+// follow the sender. It answers a retry with the same Idempotency-Key with
+// the first message.
+func (s *Store) SendMessage(ctx context.Context, nm store.NewMessage) (store.Message, error) {
+	if err := nm.Check(); err != nil {
+		return store.Message{}, err
+	}
+	// From the claim on, the write belongs to the server (as Create's).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	d := &dmDraft{nm: nm}
+	first, err := s.claimMessage(ctx, d)
+	if err != nil || first != nil {
+		return deref(first), err
+	}
+	if err := s.writeDM(ctx, d); err != nil {
+		return store.Message{}, err
+	}
+	return d.msg, nil
+}
+
+func deref(m *store.Message) store.Message {
+	if m == nil {
+		return store.Message{}
+	}
+	return *m
+}
+
+// claimMessage checks, counts and claims the message in one round trip
+// (see the top of this file), and shapes d.msg. When an earlier request
+// holds the key, it returns that request's message instead.
+func (s *Store) claimMessage(ctx context.Context, d *dmDraft) (*store.Message, error) {
+	nm := d.nm
+	var from, to *redis.SliceCmd
+	var blocking, blocked, follows *redis.FloatCmd
+	var media []*redis.MapStringStringCmd
+	var held *redis.Cmd
+	var next *redis.IntCmd
+	var spent func() error
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		spent = s.queueAllow(ctx, pl, messageBucket, id(nm.From), nm.Limit)
+		from = pl.HMGet(ctx, s.keys.User(nm.From), fieldUsername)
+		to = pl.HMGet(ctx, s.keys.User(nm.To), fieldUsername, fieldMessagesFrom)
+		blocking = pl.ZScore(ctx, s.keys.Blocking(nm.From), id(nm.To))
+		blocked = pl.ZScore(ctx, s.keys.Blocking(nm.To), id(nm.From))
+		follows = pl.ZScore(ctx, s.keys.Stars(nm.To), id(nm.From))
+		media = s.queueMediaRead(ctx, pl, nm.MediaIDs)
+		if nm.IdempotencyKey != "" {
+			d.reqHash = messageRequestHash(nm)
+			d.idemKey, d.claim, held = s.queueIdemClaim(ctx, pl, nm.From, nm.IdempotencyKey, d.reqHash)
+		}
+		next = pl.Incr(ctx, s.keys.LastMessageID())
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, s.wrap("send message", err)
+	}
+	if held != nil {
+		if h, _ := held.Text(); h != d.claim {
+			m, err := s.firstMessage(ctx, d, h)
+			if err != nil {
+				return nil, err
+			}
+			return &m, nil
+		}
+	}
+	fromName, _ := from.Val()[0].(string)
+	toName, _ := to.Val()[0].(string)
+	closed, _ := to.Val()[1].(string)
+	err = spent()
+	switch {
+	case err != nil:
+	case fromName == "" || toName == "":
+		err = store.ErrUserNotFound
+	case blocking.Err() == nil || blocked.Err() == nil:
+		err = store.ErrBlocked
+	case closed == store.MessagesFromFollowing && follows.Err() != nil:
+		err = store.ErrMessagesClosed
+	}
+	var files []store.Media
+	if err == nil {
+		files, err = ownMedia(nm.From, nm.MediaIDs, media)
+	}
+	if err != nil {
+		s.releaseMessage(ctx, d)
+		return nil, err
+	}
+	d.msg = store.Message{ID: next.Val(), Sender: store.Party{ID: nm.From, Username: fromName},
+		Recipient: store.Party{ID: nm.To, Username: toName}, Content: nm.Content,
+		CreatedAt: store.Time(s.now()), Media: files}
+	d.row = archivedMessage(&d.msg)
+	return nil, nil
+}
+
+// messageResult is the value of an Idempotency-Key once its message is
+// written: "message:<id>:<request hash>" (see claimValue).
+func messageResult(pmid int64, reqHash string) string { return "message:" + id(pmid) + ":" + reqHash }
+
+// messageRequestHash is what a message's Idempotency-Key is bound to: its
+// recipient and body, so that the key of a post is never taken for a
+// message, nor the other way round.
+func messageRequestHash(nm store.NewMessage) string {
+	if len(nm.MediaIDs) == 0 {
+		nm.MediaIDs = nil
+	}
+	b, _ := json.Marshal([]any{"message", nm.To, nm.MediaIDs, nm.Content})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// releaseMessage gives up the Idempotency-Key of a request that failed, as
+// release does for a post.
+func (s *Store) releaseMessage(ctx context.Context, d *dmDraft) {
+	if d.idemKey != "" {
+		delIfEquals.Run(context.WithoutCancel(ctx), s.rdb, []string{d.idemKey}, d.claim, messageResult(d.msg.ID, d.reqHash))
+	}
+}
+
+// firstMessage answers a request whose Idempotency-Key another request
+// holds, as firstResult does for a post.
+func (s *Store) firstMessage(ctx context.Context, d *dmDraft, held string) (store.Message, error) {
+	st := parseIdem(held)
+	switch {
+	case st.reqHash != d.reqHash:
+		return store.Message{}, store.ErrIdemKeyReused
+	case st.running:
+		return store.Message{}, store.ErrInProgress
+	}
+	m, _, err := s.lookupMessage(ctx, st.mid)
+	if err == nil && m == nil {
+		err = store.ErrMessageNotFound // deleted since
+	}
+	return deref(m), err
+}
+
+// writeDM stores the claimed message: its hash, then its two sides, its
+// archive entry, the idempotency result and its live events. A write that
+// fails half way is taken out again, so that its 503 is true.
+func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
+	raw, err := json.Marshal(d.msg)
+	if err != nil {
+		return s.wrap("send message: encode", err)
+	}
+	d.msg.Encoded = raw
+	frame := store.FrameOf(store.EventMessage, raw)
+	if s.keys.cluster {
+		_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
+			s.queueDM(ctx, t, d)
+			return nil
+		})
+		if err == nil {
+			_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+				s.queueDMIndex(ctx, pl, d, frame)
+				return nil
+			})
+		}
+	} else {
+		_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
+			s.queueDM(ctx, t, d)
+			s.queueDMIndex(ctx, t, d, frame)
+			return nil
+		})
+	}
+	switch {
+	case err != nil && !errors.Is(err, redis.Nil):
+		err = s.wrap("send message", err)
+	case d.finished != nil && d.finished.Val() == int64(0):
+		err = store.ErrInProgress // the claim ran out and a retry holds the key
+	default:
+		return nil
+	}
+	s.unwriteDM(ctx, d)
+	return err
+}
+
+// queueDM queues the writes of the message's hash.
+func (s *Store) queueDM(ctx context.Context, t redis.Pipeliner, d *dmDraft) {
+	m := d.msg
+	fields := []any{"sender", m.Sender.ID, "recipient", m.Recipient.ID,
+		"sender_name", m.Sender.Username, "recipient_name", m.Recipient.Username,
+		"content", m.Content, "time", int64(m.CreatedAt)}
+	if len(m.Media) > 0 {
+		fields = append(fields, "media", d.row.Media)
+	}
+	if d.idemKey != "" { // for the checker, should the request stop half way
+		fields = append(fields, fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+	}
+	t.HSet(ctx, s.keys.PrivateMessage(m.ID), fields...)
+}
+
+// queueDMIndex queues the rest of the write: the message's two sides, its
+// images, its archive entry, the idempotency result, and last its live
+// event on both users' notify channels.
+func (s *Store) queueDMIndex(ctx context.Context, pl redis.Pipeliner, d *dmDraft, frame []byte) {
+	m := d.msg
+	from, to := m.Sender.ID, m.Recipient.ID
+	convAdd.Eval(ctx, pl, s.convKeys(from, to), m.ID, to, "1")
+	convAdd.Eval(ctx, pl, s.convKeys(to, from), m.ID, from, "0")
+	s.queueAttach(ctx, pl, m.Media, m.ID)
+	s.queueArchiveMessage(ctx, pl, archiveMessagePut, d.row)
+	if d.idemKey != "" {
+		d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim,
+			messageResult(m.ID, d.reqHash), IdempotencyTTL.Milliseconds())
+	}
+	s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(from), frame)
+	s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(to), frame)
+}
+
+// convKeys are the keys of uid's side of its conversation with other, as
+// lua/conv_add.lua and conv_unlink.lua take them.
+func (s *Store) convKeys(uid, other int64) []string {
+	return []string{s.keys.Conversation(uid, other), s.keys.Conversations(uid),
+		s.keys.ConversationsRead(uid), s.keys.ConversationsUnread(uid)}
+}
+
+// unwriteDM takes out again, entirely, a message that was never answered
+// for, as unwrite does a post: its hash (a tombstone with the archive on,
+// which its archive entry may have reached), its two sides, its claim on
+// its Idempotency-Key; its images are free again, and both users' live
+// readers are told it is gone. What Redis refuses here the checker mends.
+func (s *Store) unwriteDM(ctx context.Context, d *dmDraft) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	defer s.releaseMessage(ctx, d)
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		deleteMessage.Eval(ctx, pl, []string{s.keys.PrivateMessage(d.msg.ID)}, flag(s.opt.Archive != nil), "1")
+		s.queueUnlinkDM(ctx, pl, &d.msg)
+		for _, f := range d.msg.Media {
+			pl.HSet(ctx, s.keys.Media(f.ID), "post", 0)
+			pl.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(s.now()), Member: f.ID})
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		s.opt.Logger.WarnContext(ctx, "undo message", "message", d.msg.ID, "err", err)
+	}
+}
+
+// queueUnlinkDM queues what follows the delete of a message's hash: its
+// two sides lose it, the archive is told, and both users' live readers.
+func (s *Store) queueUnlinkDM(ctx context.Context, pl redis.Pipeliner, m *store.Message) {
+	from, to := m.Sender.ID, m.Recipient.ID
+	convUnlink.Eval(ctx, pl, s.convKeys(from, to), m.ID, to)
+	convUnlink.Eval(ctx, pl, s.convKeys(to, from), m.ID, from)
+	s.queueArchiveMessage(ctx, pl, archiveMessageDelete, archivedMessage(m))
+	for _, uid := range []int64{from, to} {
+		s.queuePublish(ctx, pl, s.keys.NotifyChannel(uid), store.EventMessageDelete, store.DeleteData{ID: m.ID})
+	}
+}

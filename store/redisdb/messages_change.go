@@ -1,0 +1,109 @@
+package redisdb
+
+import (
+	"context"
+	"errors"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// DeleteMessage deletes private message pmid, hot or archived, for both of
+// its users: only its sender may (403), and to anyone else but its
+// recipient it does not exist (404). Both users' live readers are told.
+func (s *Store) DeleteMessage(ctx context.Context, uid, pmid int64) error {
+	for attempt := 0; ; attempt++ {
+		m, hot, err := s.lookupMessage(ctx, pmid)
+		switch {
+		case err != nil:
+			return err
+		case m == nil || m.Sender.ID != uid && m.Recipient.ID != uid:
+			return store.ErrMessageNotFound
+		case m.Sender.ID != uid:
+			return store.ErrNotSender
+		}
+		// Once: of two concurrent deletes only one goes on.
+		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.PrivateMessage(pmid)},
+			flag(s.opt.Archive != nil), flag(!hot)).Int()
+		switch {
+		case err != nil:
+			return s.wrap("delete message", err)
+		case n < 0 && attempt == 0:
+			continue // its hash left Redis meanwhile: look again, in the archive
+		case n <= 0:
+			return store.ErrMessageNotFound // deleted meanwhile
+		}
+		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			s.queueUnlinkDM(ctx, pl, m)
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) && !isOOM(err) {
+			return s.wrap("delete message: conversations", err)
+		}
+		s.dropMedia(ctx, m.Media)
+		return nil
+	}
+}
+
+// MarkConversationRead marks uid's conversation with other read up to
+// upTo (at most its newest message; never back), and tells uid's live
+// readers when the mark moved.
+func (s *Store) MarkConversationRead(ctx context.Context, uid, other, upTo int64) error {
+	if upTo <= 0 {
+		return store.Invalid(store.CodeInvalidField, "up_to must be a message id")
+	}
+	var mark *redis.Cmd
+	var name *redis.StringCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		mark = convRead.Eval(ctx, pl, []string{s.keys.Conversation(uid, other),
+			s.keys.ConversationsRead(uid), s.keys.ConversationsUnread(uid)}, other, upTo)
+		name = pl.HGet(ctx, s.keys.User(other), fieldUsername)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return s.wrap("mark conversation read", err)
+	}
+	text, _ := mark.Text()
+	if read := parseID(text); read > 0 {
+		s.publish(ctx, s.keys.NotifyChannel(uid), store.EventConversationRead,
+			store.ConversationReadData{With: store.Party{ID: other, Username: name.Val()}, UpTo: read})
+	}
+	return nil
+}
+
+// SetMessagesFrom sets who may write to uid: everyone, or only the users it
+// follows.
+func (s *Store) SetMessagesFrom(ctx context.Context, uid int64, from string) error {
+	if err := store.CheckMessagesFrom(from); err != nil {
+		return err
+	}
+	if _, err := s.username(ctx, uid); err != nil {
+		return err
+	}
+	var err error
+	if from == store.MessagesFromFollowing {
+		err = s.rdb.HSet(ctx, s.keys.User(uid), fieldMessagesFrom, from).Err()
+	} else {
+		err = s.rdb.HDel(ctx, s.keys.User(uid), fieldMessagesFrom).Err()
+	}
+	return s.wrap("set messages_from", err)
+}
+
+// leaveConversations removes a deleted account's own side of its
+// conversations; the other users keep theirs, and the messages.
+func (s *Store) leaveConversations(ctx context.Context, uid int64) error {
+	others, err := s.rdb.ZRange(ctx, s.keys.Conversations(uid), 0, -1).Result()
+	if err != nil {
+		return s.wrap("delete account: conversations", err)
+	}
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, o := range others {
+			pl.Del(ctx, s.keys.Conversation(uid, parseID(o)))
+		}
+		pl.Del(ctx, s.keys.Conversations(uid), s.keys.ConversationsRead(uid),
+			s.keys.ConversationsUnread(uid), s.keys.ConversationsArchived(uid))
+		return nil
+	})
+	return s.wrap("delete account: conversations", err)
+}

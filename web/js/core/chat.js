@@ -1,0 +1,339 @@
+// chat.js is one conversation of private messages, in both front ends: the
+// messages oldest at the top, paging back as the reader scrolls up (or
+// taps "Load older messages"), live ones added at the bottom; the box that
+// sends with Enter (Shift+Enter for a new line); a message shown as
+// "Sending…" until the server has it; one's own messages deleted; and the
+// conversation marked read while it is on screen.
+//
+// A message never shows twice. Each shows once per id, whether it comes in
+// a page, in the answer to sending it, live, or again in the replay after
+// a reconnection. One's own message can arrive live before the answer to
+// sending it: while a message with the same text is being sent, it waits
+// (held) and shows when that send is answered (with its id, so once) or
+// given up. Each message is sent with its own Idempotency-Key, kept for
+// its Retry, so a retry never writes it twice either.
+//
+// This file is shared: the mobile app is served it from here as
+// /m/js/core/ (see mobile.FS); it has no copy of its own.
+
+import { h, icon, fill } from './dom.js';
+import { countChars, newKey } from './api.js';
+import { retryable } from './feed.js';
+import { timeElement } from './time.js';
+import { mediaGrid } from './media.js';
+import { MAX_MESSAGE, otherOf, same, sendError } from './messages.js';
+
+const PAGE = 30;
+const NEAR_BOTTOM = 80; // px: closer than this to the end, new messages scroll into view
+const COUNT_FROM = 100; // characters left from which the counter shows
+
+let seq = 0;
+
+/**
+ * chatView is the conversation with name. onUser(user) is told of the
+ * other person's User once loaded (for the front end's header); it is not
+ * told when they do not exist, which the view says itself. It returns
+ * {el, onEvent, destroy}.
+ */
+export function chatView(ctx, name, { onUser = () => {} } = {}) {
+  const me = ctx.me();
+  const inbox = ctx.app.inbox;
+  const id = 'chat-' + ++seq;
+  const shown = new Map(); // message id → its node in list, in id order
+  const pending = [];      // {key, content, node, state: 'sending' | 'failed'} being sent, oldest first
+  const held = new Map();  // id → one's own live message waiting for a send of the same text
+  let cursor = null, done = false, loading = false, started = false;
+  let readUpTo = 0, readTimer = null;
+
+  const top = h('div', { class: 'chat-top' });
+  const list = h('div', { class: 'chat-list' });
+  const sending = h('div', { class: 'chat-list chat-sending' });
+  const scroller = h('div', { class: 'chat-scroll', tabIndex: 0, attrs: { role: 'log', 'aria-label': `Messages with ${name}` } }, top, list, sending);
+  const pill = h('button', { type: 'button', class: 'new-pill chat-pill', hidden: true, on: { click: () => toBottom(true) } }, 'New messages');
+  const input = h('textarea', {
+    id, rows: 1, class: 'chat-input', placeholder: 'Write a message…',
+    attrs: { 'aria-describedby': id + '-count', maxlength: String(MAX_MESSAGE * 2), enterkeyhint: 'send', autocomplete: 'off' },
+  });
+  const count = h('span', { class: 'chat-count', id: id + '-count' });
+  const send = h('button', { type: 'submit', class: 'btn btn-primary chat-send', disabled: true, attrs: { 'aria-label': 'Send' } }, icon('send', 20));
+  const note = h('p', { class: 'chat-note muted', hidden: true });
+  const form = h('form', { class: 'chat-form', on: { submit: (e) => { e.preventDefault(); submit(); } } },
+    h('label', { class: 'visually-hidden', htmlFor: id }, `Message ${name}`), input, count, send);
+  const el = h('section', { class: 'chat' }, h('div', { class: 'chat-frame' }, scroller, pill), note, form);
+
+  // ---- the box ----
+
+  function update() {
+    const left = MAX_MESSAGE - countChars(input.value);
+    send.disabled = !input.value.trim() || left < 0;
+    count.textContent = left <= COUNT_FROM ? String(left) : '';
+    count.dataset.state = left < 0 ? 'over' : left <= 20 ? 'warn' : '';
+    count.setAttribute('aria-label', left >= 0 ? `${left} characters left` : `${-left} characters over the limit`);
+    input.style.height = '';
+    if (input.value) input.style.height = Math.min(input.scrollHeight + 2, 160) + 'px';
+  }
+  input.addEventListener('input', update);
+  input.addEventListener('keydown', (e) => {
+    // Enter sends; Shift+Enter is a new line; Enter that ends an input method's composition (CJK) is not a send.
+    if (e.key !== 'Enter' || e.shiftKey || e.isComposing || e.keyCode === 229) return;
+    e.preventDefault();
+    submit();
+  });
+
+  function submit() {
+    if (send.disabled) return;
+    const p = { key: newKey(), content: input.value.trim(), node: null, state: 'sending' };
+    pending.push(p);
+    p.node = pendingNode(p);
+    sending.append(p.node);
+    input.value = '';
+    update();
+    toBottom();
+    attempt(p);
+  }
+
+  async function attempt(p) {
+    p.state = 'sending';
+    drawPending(p);
+    try {
+      resolved(p, await ctx.api.sendMessage(name, p.content, p.key));
+    } catch (err) {
+      p.state = 'failed';
+      drawPending(p, err);
+    }
+  }
+
+  /** resolved puts the server's message in place of p, once, and shows what waited for it. */
+  function resolved(p, m) {
+    const refocus = p.node.contains(document.activeElement);
+    drop(p);
+    held.delete(m.id);
+    add(m);
+    flush(p.content);
+    if (refocus) input.focus();
+  }
+
+  function drop(p) {
+    pending.splice(pending.indexOf(p), 1);
+    p.node.remove();
+  }
+
+  /** flush shows one's own live messages held for text once nothing with that text is being sent. */
+  function flush(text) {
+    if (pending.some((q) => q.content === text)) return;
+    for (const [mid, m] of held) if (m.content === text) { held.delete(mid); add(m); }
+  }
+
+  // ---- messages ----
+
+  function bubble(m) {
+    const mine = m.sender.id === me.id;
+    return h('div', { class: 'msg ' + (mine ? 'msg-mine' : 'msg-theirs'), dataset: { id: String(m.id) } },
+      h('div', { class: 'msg-bubble' },
+        h('span', { class: 'visually-hidden' }, mine ? 'You: ' : `${m.sender.username}: `),
+        h('p', { class: 'msg-text' }, m.content),
+        mediaGrid(m.media, ctx)),
+      h('div', { class: 'msg-meta' }, timeElement(m.created_at),
+        mine ? h('button', { type: 'button', class: 'msg-delete', attrs: { 'aria-label': 'Delete message' }, on: { click: () => remove(m) } }, icon('trash', 16)) : null));
+  }
+
+  function pendingNode(p) {
+    return h('div', { class: 'msg msg-mine msg-pending' },
+      h('div', { class: 'msg-bubble' }, h('span', { class: 'visually-hidden' }, 'You: '), h('p', { class: 'msg-text' }, p.content)),
+      h('div', { class: 'msg-meta' }));
+  }
+
+  /** drawPending shows p as being sent, or as not sent with why, Retry (if it may work later) and Discard. */
+  function drawPending(p, err) {
+    p.node.classList.toggle('msg-failed', p.state === 'failed');
+    const meta = p.node.querySelector('.msg-meta');
+    if (p.state === 'sending') { fill(meta, h('span', { class: 'msg-status' }, 'Sending…')); return; }
+    const discard = () => { const refocus = p.node.contains(document.activeElement); drop(p); flush(p.content); if (refocus) input.focus(); };
+    fill(meta,
+      h('span', { class: 'msg-status msg-error', attrs: { role: 'alert' } }, 'Not sent. ' + sendError(err)),
+      retryable(err) ? h('button', { type: 'button', class: 'link-btn', on: { click: () => attempt(p) } }, 'Retry') : null,
+      h('button', { type: 'button', class: 'link-btn', on: { click: discard } }, 'Discard'));
+  }
+
+  /** add shows m in its place by id, once; it says whether it was new. */
+  function add(m) {
+    if (shown.has(m.id)) return false;
+    const node = bubble(m);
+    const n = Number(m.id);
+    const last = list.lastElementChild;
+    if (!last || Number(last.dataset.id) < n) list.append(node);
+    else if (Number(list.firstElementChild.dataset.id) > n) list.prepend(node);
+    else {
+      let after = last;
+      while (after && Number(after.dataset.id) > n) after = after.previousElementSibling;
+      after.after(node);
+    }
+    shown.set(m.id, node);
+    return true;
+  }
+
+  function unshow(mid) {
+    const node = shown.get(mid);
+    if (node) node.remove();
+    shown.delete(mid);
+    held.delete(mid);
+    if (done) drawTop();
+  }
+
+  async function remove(m) {
+    if (!confirm('Delete this message? It is deleted for both of you.')) return;
+    try {
+      await ctx.api.deleteMessage(m.id);
+      unshow(m.id);
+      input.focus();
+    } catch (err) {
+      ctx.toast(err.message);
+    }
+  }
+
+  // ---- scrolling and paging back ----
+
+  const nearBottom = () => scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < NEAR_BOTTOM;
+
+  function toBottom(smooth = false) {
+    pill.hidden = true;
+    scroller.scrollTo({ top: scroller.scrollHeight, behavior: smooth && !matchMedia('(prefers-reduced-motion: reduce)').matches ? 'smooth' : 'auto' });
+  }
+  scroller.addEventListener('scroll', () => { if (!pill.hidden && nearBottom()) pill.hidden = true; }, { passive: true });
+
+  function drawTop(err) {
+    if (loading) return fill(top, h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': 'Loading' } }));
+    if (err) {
+      return fill(top, h('p', { class: 'error' }, 'Couldn’t load the messages. ' + err.message),
+        h('button', { type: 'button', class: 'btn btn-small', on: { click: () => page() } }, 'Retry'));
+    }
+    if (!done) return fill(top, h('button', { type: 'button', class: 'btn btn-small chat-older', on: { click: () => page() } }, 'Load older messages'));
+    fill(top, h('p', { class: 'chat-start muted' }, shown.size
+      ? `This is the beginning of your conversation with ${name}.`
+      : `No messages yet. Say hello to ${name}.`));
+  }
+
+  /** page loads the newest page first, then each older one, keeping what is on screen in place. */
+  async function page() {
+    if (loading || done) return;
+    loading = true;
+    drawTop();
+    const first = !started;
+    try {
+      const res = await ctx.api.messages(name, cursor ? { limit: PAGE, cursor } : { limit: PAGE });
+      const fromBottom = scroller.scrollHeight - scroller.scrollTop;
+      for (const m of res.items || []) add(m);
+      cursor = res.next_cursor;
+      done = !cursor;
+      loading = false;
+      drawTop();
+      if (first) { started = true; toBottom(); markRead(true); watchTop.observe(top); } else scroller.scrollTop = scroller.scrollHeight - fromBottom;
+      // The observer fires on changes only: a page that still leaves the top in sight asks for the next.
+      if (!first && !done && topInSight()) setTimeout(page, 0);
+    } catch (err) {
+      loading = false;
+      if (err.status === 404) missing(); else drawTop(err);
+    }
+  }
+
+  const topInSight = () => top.getBoundingClientRect().bottom > scroller.getBoundingClientRect().top - 300;
+
+  /** reload shows the newest page afresh (a reconnection missed more than its replay held); what is being sent stays. */
+  function reload() {
+    if (loading || !started) return;
+    watchTop.disconnect();
+    list.replaceChildren();
+    shown.clear();
+    cursor = null;
+    done = false;
+    started = false;
+    page();
+  }
+
+  // Near the top, the older page loads by itself (the button stays for keyboards and for slow scrolls).
+  const watchTop = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting) && !done) page();
+  }, { root: scroller, rootMargin: '300px 0px 0px 0px' });
+
+  // ---- reading ----
+
+  /**
+   * markRead tells the server the conversation is read up to its newest
+   * message, when there is something new from them and the page shows.
+   * opening: the first page just loaded, which needs no word to the server
+   * when the inbox knows that nothing is unread.
+   */
+  function markRead(opening = false) {
+    clearTimeout(readTimer);
+    readTimer = setTimeout(async () => {
+      if (document.hidden) return;
+      const theirs = [...shown.keys()].filter((mid) => !shown.get(mid).classList.contains('msg-mine'));
+      const upTo = Math.max(0, ...[...shown.keys()].map(Number));
+      if (!theirs.length || upTo <= readUpTo) return;
+      const known = inbox.unread.has(name.toLowerCase());
+      if (opening && known && inbox.unreadWith(name) === 0) { readUpTo = upTo; return; }
+      const before = readUpTo;
+      readUpTo = upTo;
+      try {
+        await ctx.api.readConversation(name, upTo);
+        inbox.read(name);
+      } catch {
+        readUpTo = before; // the next message or visit tries again
+      }
+    }, 250);
+  }
+  const visible = () => { if (!document.hidden) markRead(); };
+  document.addEventListener('visibilitychange', visible);
+
+  // ---- start ----
+
+  /** missing says that name does not exist (their profile or their messages said so), and stops. */
+  function missing() {
+    done = true;
+    watchTop.disconnect();
+    fill(top, h('p', { class: 'chat-start muted' }, `There is no user called “${name}”.`));
+    form.hidden = true;
+  }
+
+  function closed(text) {
+    note.textContent = text;
+    note.hidden = false;
+    form.hidden = true;
+  }
+
+  update();
+  if (same(name, me.username)) {
+    closed('This is you. Messages are between two people: open someone else’s profile and choose Message.');
+  } else {
+    inbox.reading = name;
+    ctx.api.user(name).then((user) => {
+      onUser(user);
+      if (user.blocking) closed(`You have blocked ${user.username}. Unblock them to send messages.`);
+      else if (user.blocked_by) closed(`${user.username} has blocked you. You can’t send them messages.`);
+    }, (err) => { if (err.status === 404) missing(); });
+    page();
+  }
+
+  return {
+    el,
+    input,
+    onEvent(type, data) {
+      if (type === 'message_delete') { unshow(data.id); return; }
+      if (type === 'messages_truncated') { reload(); return; }
+      if (type !== 'message' || !same(otherOf(data, me).username, name)) return;
+      const mine = data.sender.id === me.id;
+      if (mine && !shown.has(data.id) && pending.some((p) => p.content === data.content)) { held.set(data.id, data); return; }
+      const stick = nearBottom();
+      if (!add(data)) return;
+      if (done) drawTop();
+      if (stick || mine) toBottom(); else pill.hidden = false;
+      if (!mine) markRead();
+    },
+    destroy() {
+      if (inbox.reading && same(inbox.reading, name)) inbox.reading = null;
+      watchTop.disconnect();
+      clearTimeout(readTimer);
+      document.removeEventListener('visibilitychange', visible);
+    },
+  };
+}

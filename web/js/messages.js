@@ -1,0 +1,34 @@
+// messages.js holds the desktop page's private messages screens: the list
+// of conversations (/messages) and one conversation (/messages/alice).
+// What they show and do is shared with the mobile app (core/messages.js,
+// core/chat.js); this is the page's frame around it.
+
+import { h, icon, fill } from './core/dom.js';
+import { avatar, userLink } from './core/render.js';
+import { conversationsList } from './core/messages.js';
+import { chatView } from './core/chat.js';
+
+/** messages lists the reader's conversations, latest activity first, updated live. */
+export function messages(ctx) {
+  const list = conversationsList(ctx);
+  const el = h('div', { class: 'view' },
+    h('div', { class: 'page-head' }, h('h1', {}, 'Messages'),
+      h('p', { class: 'muted' }, 'Private conversations: only the two of you see them.')),
+    list.feed.el);
+  return { el, title: 'Messages', onEvent: list.onEvent, destroy: list.destroy };
+}
+
+/** conversation is the conversation with name, its box focused. */
+export function conversation(ctx, name) {
+  const who = h('div', { class: 'chat-who' }, h('h1', {}, name));
+  const chat = chatView(ctx, name, {
+    onUser: (user) => fill(who, avatar(user), h('h1', {}, userLink(ctx, user.username, 'name'))),
+  });
+  const el = h('div', { class: 'view chat-page' },
+    h('div', { class: 'page-head page-head-back' },
+      h('a', { class: 'btn btn-ghost btn-icon', href: '/messages', attrs: { 'aria-label': 'All messages' } }, icon('back')),
+      who),
+    chat.el);
+  setTimeout(() => chat.input.focus(), 0);
+  return { el, title: name + ' · Messages', keepFocus: true, onEvent: chat.onEvent, destroy: chat.destroy };
+}
