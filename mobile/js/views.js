@@ -10,7 +10,7 @@ import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
 import { linkArea, signInOptions } from './core/sso.js';
-import { searcher, searchResults } from './core/search.js';
+import { searchScreen } from './core/postsearch.js';
 import { bumpCount } from './core/social.js';
 import { shortDate, timeElement } from './core/time.js';
 import { MAX_POST } from './core/api.js';
@@ -236,23 +236,25 @@ export function topic(ctx, tag) {
   return { el, title: '#' + tag, back: true, feed: t.feed, refresh: () => t.feed.refresh(), onEvent: t.onEvent, destroy: t.destroy };
 }
 
-/** search finds people (with follow buttons) and topics as you type. */
+/**
+ * search finds posts, people (with follow buttons) and topics as you type,
+ * and shows the trends while the box is empty.
+ */
 export function search(ctx) {
   const input = h('input', {
-    id: 'search', type: 'search', value: ctx.app.searchQuery, placeholder: 'People and #topics', autocomplete: 'off',
-    attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', enterkeyhint: 'search' },
+    id: 'search', type: 'search', value: ctx.app.searchQuery, placeholder: 'Posts, people and #topics', autocomplete: 'off',
+    attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', enterkeyhint: 'search', 'aria-describedby': 'search-help' },
   });
-  const results = h('div', { class: 'search-page-results', attrs: { 'aria-live': 'polite' } });
-  const hint = () => h('p', { class: 'muted search-hint' }, 'Find people by the start of their name, and topics (#tag).');
-  const s = searcher(ctx, (st) => { fill(results, searchResults(ctx, st) || hint()); }, { limit: 20 });
-  input.addEventListener('input', () => { ctx.app.searchQuery = input.value; s.set(input.value); });
-  const form = h('form', { class: 'search-bar', attrs: { role: 'search' }, on: { submit: (e) => { e.preventDefault(); s.now(input.value); input.blur(); } } },
+  const screen = searchScreen(ctx);
+  input.addEventListener('input', () => { ctx.app.searchQuery = input.value; screen.set(input.value); });
+  const form = h('form', { class: 'search-bar', attrs: { role: 'search' }, on: { submit: (e) => { e.preventDefault(); screen.now(input.value); input.blur(); } } },
     h('label', { htmlFor: 'search', class: 'visually-hidden' }, 'Search people and topics'),
+    h('span', { id: 'search-help', class: 'visually-hidden' }, 'Posts that contain every word are listed too.'),
     h('span', { class: 'search-icon', attrs: { 'aria-hidden': 'true' } }, icon('search', 20)),
     input);
-  if (input.value.trim()) s.now(input.value); else fill(results, hint());
+  if (input.value.trim()) screen.now(input.value); else screen.set('');
   if (!input.value) setTimeout(() => input.focus(), 50);
-  return { el: h('div', { class: 'view' }, form, results), title: 'Search', destroy: () => s.stop() };
+  return { el: h('div', { class: 'view' }, form, screen.el), title: 'Search', destroy: screen.stop };
 }
 
 /** notifications lists what happened to you; opening it marks everything read. */

@@ -1,8 +1,8 @@
 // app.js starts the desktop page: the session, the router (history URLs
 // like /u/alice), the live feed and its connection indicator, the unread
 // notifications badge, the unread messages badge, the search box in the top
-// bar, the "who to follow" side box, and the actions shared by every view
-// (repost, delete, toasts).
+// bar, the side column (trends, "who to follow"), and the actions shared by
+// every view (repost, delete, toasts).
 
 import { createApi } from './core/api.js';
 import { h, clear, icon } from './core/dom.js';
@@ -13,6 +13,7 @@ import { startClock } from './core/time.js';
 import { makeToast, deletePost, openView, listen, stopLive, showConnState, trackUnread } from './core/app.js';
 import { titled, badgeText } from './core/notify.js';
 import { whoToFollow } from './core/search.js';
+import { trendsBox } from './core/trends.js';
 import { homeEmpty } from './core/views.js';
 import * as views from './views.js';
 import { topSearch } from './search.js';
@@ -203,11 +204,15 @@ function showTitle() {
 
 const search = topSearch(ctx, document.getElementById('topsearch'));
 
-/** showSide fills the side box (wide screens only) with people to follow. */
+/**
+ * showSide fills the side column (wide screens only) of a logged-in page
+ * with the trends and people to follow. A logged-out visit asks for
+ * neither (the search page has the trends).
+ */
 function showSide() {
   clear(side);
   side.hidden = !app.user;
-  if (app.user) side.append(whoToFollow(ctx, { limit: 4, cls: 'card' }));
+  if (app.user) side.append(trendsBox(ctx, { cls: 'card', hideEmpty: true }), whoToFollow(ctx, { limit: 4, cls: 'card' }));
 }
 
 // ---- session and live feed ----

@@ -1,21 +1,24 @@
 // search.js is the desktop page's search: the box in the top bar, whose
-// results drop down under it as you type, and the search page (/search?q=),
-// which narrow screens reach from the nav's Search icon.
+// people and topics drop down under it as you type, and the search page
+// (/search?q=: posts too), which Enter opens and narrow screens reach from
+// the nav's Search icon.
 
 import { h, icon, fill } from './core/dom.js';
 import { searcher, searchResults } from './core/search.js';
+import { searchScreen } from './core/postsearch.js';
 
 let seq = 0;
 
-/** searchInput is a labelled search field. */
-function searchInput(label, value = '') {
+/** searchInput is a labelled search field; help, if given, describes it. */
+function searchInput(label, { value = '', help = '', placeholder = 'Search' } = {}) {
   const id = 'search-' + ++seq;
   const input = h('input', {
-    id, type: 'search', value, placeholder: 'Search people and #topics', autocomplete: 'off',
-    attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', enterkeyhint: 'search' },
+    id, type: 'search', value, placeholder, autocomplete: 'off',
+    attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', enterkeyhint: 'search', 'aria-describedby': help ? id + '-help' : null },
   });
   const field = h('div', { class: 'search-field' },
     h('label', { htmlFor: id, class: 'visually-hidden' }, label),
+    help ? h('span', { id: id + '-help', class: 'visually-hidden' }, help) : null,
     h('span', { class: 'search-icon', attrs: { 'aria-hidden': 'true' } }, icon('search', 18)),
     input);
   return { input, field };
@@ -27,7 +30,7 @@ function searchInput(label, value = '') {
  * Escape or leaving the box closes them. It returns {close}.
  */
 export function topSearch(ctx, el) {
-  const { input, field } = searchInput('Search people and topics');
+  const { input, field } = searchInput('Search people and topics', { help: 'Enter searches posts too.' });
   const panel = h('div', { class: 'search-panel', id: 'search-panel', hidden: true, attrs: { role: 'region', 'aria-label': 'Search results', 'aria-live': 'polite' } });
   input.setAttribute('aria-controls', panel.id);
   input.setAttribute('aria-expanded', 'false');
@@ -41,7 +44,7 @@ export function topSearch(ctx, el) {
     const res = searchResults(ctx, st);
     if (!res) { fill(panel); open(false); return; }
     fill(panel, res, st.state === 'done'
-      ? h('a', { class: 'search-all', href: '/search?q=' + encodeURIComponent(st.q) }, `See all results for “${st.q}”`) : null);
+      ? h('a', { class: 'search-all', href: '/search?q=' + encodeURIComponent(st.q) }, `Search posts for “${st.q}”`) : null);
     open(document.activeElement === input || el.contains(document.activeElement));
   }, { limit: 5 });
   input.addEventListener('input', () => s.set(input.value));
@@ -71,19 +74,22 @@ export function topSearch(ctx, el) {
   };
 }
 
-/** searchPage is the /search screen: a box and every result, the query kept in the URL. */
+/**
+ * searchPage is the /search screen: a box and every result (posts, people,
+ * topics; the trends while the box is empty), the query kept in the URL.
+ */
 export function searchPage(ctx, q) {
-  const { input, field } = searchInput('Search people and topics', q);
-  const results = h('div', { class: 'search-page-results', attrs: { 'aria-live': 'polite' } });
-  const s = searcher(ctx, (st) => {
-    fill(results, searchResults(ctx, st) || h('p', { class: 'muted search-hint' }, 'Find people by the start of their name, and topics (#tag).'));
-    const url = st.q ? '/search?q=' + encodeURIComponent(st.q) : '/search';
+  const { input, field } = searchInput('Search people and topics', {
+    value: q, help: 'Posts that contain every word are listed too.', placeholder: 'Search posts, people and #topics',
+  });
+  const screen = searchScreen(ctx, { onQuery: (query) => {
+    const url = query ? '/search?q=' + encodeURIComponent(query) : '/search';
     if (location.pathname === '/search' && location.pathname + location.search !== url) history.replaceState(null, '', url);
-  }, { limit: 20 });
-  input.addEventListener('input', () => s.set(input.value));
-  input.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); s.now(input.value); } });
+  } });
+  input.addEventListener('input', () => screen.set(input.value));
+  input.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); screen.now(input.value); } });
   const form = h('div', { class: 'card search-card' }, field);
-  if (q.trim()) s.now(q); else s.set('');
+  if (q.trim()) screen.now(q); else screen.set('');
   setTimeout(() => input.focus(), 0);
-  return { el: h('div', { class: 'view' }, form, results), stop: () => s.stop() };
+  return { el: h('div', { class: 'view' }, form, screen.el), stop: screen.stop };
 }

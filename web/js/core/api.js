@@ -33,6 +33,7 @@ const WORDS = {
   edit_limit: 'This post has been edited 10 times, as often as a post can be. Delete it and write a new one instead.',
   pin_limit: 'You can pin at most 5 posts to your profile. Unpin one first.',
   not_yours: 'You can pin only your own posts.',
+  search_unavailable: 'Searching posts is not available on this server.',
 };
 
 /** newKey returns a random key for Idempotency-Key (crypto.randomUUID needs a secure context). */
@@ -161,6 +162,8 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     tagPosts: (tag, page) => request('GET', '/tags/' + enc(tag) + '/posts' + query(page)),
     searchUsers: (q, page) => request('GET', '/search/users' + query({ ...page, q })),
     searchTags: (q, page) => request('GET', '/search/tags' + query({ ...page, q })),
+    searchPosts: (q, page) => request('GET', '/search/posts' + query({ ...page, q })),
+    trends: () => request('GET', '/trends/tags'),
     suggestions: (page) => request('GET', '/suggestions/users' + query(page)),
 
     // Safety (docs/api.md, section 8): blocks, mutes, word filters,

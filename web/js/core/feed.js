@@ -28,14 +28,18 @@ export class Feed {
    * render(item) draws one item; key(item) is its unique id. empty is what
    * an empty list says: text, or a function returning a node. onPage(page,
    * first) is told of each page loaded by paging (first: the top page).
+   * With loadMore, the next page waits for a "Load more" button instead of
+   * the reader scrolling near the end; end is what the end of a long list says.
    */
-  constructor({ load, render, key = (x) => x.id, empty = 'Nothing here yet.', label = 'Posts', canRefresh = true, onPage = null }) {
+  constructor({ load, render, key = (x) => x.id, empty = 'Nothing here yet.', label = 'Posts', canRefresh = true, onPage = null, loadMore = false, end = 'You’re all caught up.' }) {
     this.load = load;
     this.onPage = onPage;
     this.render = render;
     this.key = key;
     this.emptyText = empty;
     this.canRefresh = canRefresh;
+    this.loadMore = loadMore;
+    this.endText = end;
     this.nodes = new Map();   // key → list item
     this.items = new Map();   // key → the item it shows
     this.pending = [];        // live items held behind the "new posts" button
@@ -83,7 +87,7 @@ export class Feed {
     clear(this.list);
     this._clearFailure();
     this.failures = 0;
-    if (!this.watching) { this.watching = true; this.observer.observe(this.sentinel); }
+    if (!this.watching && !this.loadMore) { this.watching = true; this.observer.observe(this.sentinel); }
     await this.more(true);
   }
 
@@ -111,7 +115,7 @@ export class Feed {
       this.list.setAttribute('aria-busy', 'false');
     }
     // A short first page may not fill the screen: keep going while the sentinel shows.
-    if (ok && !this.done && this._sentinelVisible()) setTimeout(() => this.more(), 0);
+    if (ok && !this.done && !this.loadMore && this._sentinelVisible()) setTimeout(() => this.more(), 0);
   }
 
   /** retry loads the page that failed, now (the Retry button, the timer, coming back online). */
@@ -258,17 +262,29 @@ export class Feed {
     return r.top < innerHeight + 800 && this.el.isConnected;
   }
 
+  /** _moreButton loads the next page and then moves the focus that was on it to the first post it brought. */
+  _moreButton() {
+    const btn = h('button', { type: 'button', class: 'btn btn-small load-more', on: { click: async () => {
+      const had = this.nodes.size;
+      const focused = document.activeElement === btn;
+      await this.more();
+      const first = [...this.nodes.values()][had];
+      if (focused && first) (first.querySelector('a[href]:not([tabindex="-1"]), button') || first).focus();
+    } } }, 'Load more');
+    return btn;
+  }
+
   _status(state, err, wait = 0) {
     this.status.dataset.state = state;
     switch (state) {
       case 'loading': this.status.replaceChildren(h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': 'Loading' } })); break;
       case 'empty': this.status.replaceChildren(typeof this.emptyText === 'function' ? this.emptyText() : h('p', { class: 'empty' }, this.emptyText)); break;
-      case 'end': this.status.replaceChildren(this.nodes.size > 5 ? h('p', { class: 'end' }, 'You’re all caught up.') : ''); break;
+      case 'end': this.status.replaceChildren(this.nodes.size > 5 ? h('p', { class: 'end' }, this.endText) : ''); break;
       case 'error': this.status.replaceChildren(
         h('p', { class: 'error' }, 'Couldn’t load this. ' + err.message),
         wait ? h('p', { class: 'muted small' }, `Retrying in ${Math.round(wait / 1000)} s.`) : '',
         h('button', { type: 'button', class: 'btn btn-small', on: { click: () => this.retry() } }, 'Retry')); break;
-      default: this.status.replaceChildren();
+      default: this.status.replaceChildren(this.loadMore && !this.done ? this._moreButton() : '');
     }
   }
 }

@@ -6,13 +6,20 @@
 
 import { h, icon } from './dom.js';
 import { userRow } from './render.js';
+import { countChars } from './api.js';
 
 export const SEARCH_DELAY = 250; // ms of quiet typing before asking the server
+
+// The longest username and topic: the server refuses to search for longer
+// ones (400 invalid_query), and a username has no spaces either. Such a
+// query may still find posts (core/postsearch.js), so it is no error here.
+const NAME_MAX = 30, TAG_MAX = 50;
 
 /**
  * searcher asks the server for people and topics matching what was typed,
  * once typing pauses for delay ms, and never for an empty box. "@ali" looks
- * for people only, "#go" for topics only. Answers to a query that is no
+ * for people only, "#go" for topics only, and neither for what cannot be a
+ * name or a topic. Answers to a query that is no
  * longer the box's are dropped. show(state) is called with
  * {q, state: 'idle'|'loading'|'done'|'error', users, tags, error}.
  */
@@ -28,9 +35,11 @@ export function searcher(ctx, show, { limit = 8, delay = SEARCH_DELAY } = {}) {
     shown = q;
     show({ q, state: 'loading' });
     try {
+      const name = !q.startsWith('#') && countChars(term) <= NAME_MAX && !/\s/u.test(term);
+      const topic = !q.startsWith('@') && countChars(term) <= TAG_MAX;
       const [users, tags] = await Promise.all([
-        q.startsWith('#') ? null : ctx.api.searchUsers(term, { limit }),
-        q.startsWith('@') ? null : ctx.api.searchTags(term, { limit }),
+        name ? ctx.api.searchUsers(term, { limit }) : null,
+        topic ? ctx.api.searchTags(term, { limit }) : null,
       ]);
       if (my !== seq) return;
       show({ q, state: 'done', users: users ? users.items || [] : [], tags: tags ? tags.items || [] : [] });
