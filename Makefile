@@ -56,16 +56,29 @@ run: build
 # 2-core machine needs.
 test: deps-test
 	@echo "--- every test on one Redis (the browser tests beside them), and the store and server suites on a Redis Cluster of 3 masters"
-	@$(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./... & single=$$!; \
-	( set -o pipefail; $(GO) test -count=1 -timeout 30m -run TestBrowser ./server 2>&1 | sed -u 's/^/browser: /' ) & browser=$$!; \
+	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
+	( set -o pipefail; $(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./... 2>&1 | tee $$logs/single ) & single=$$!; \
+	( set -o pipefail; $(GO) test -count=1 -timeout 30m -run TestBrowser ./server 2>&1 | sed -u 's/^/browser: /' | tee $$logs/browser ) & browser=$$!; \
 	( set -o pipefail; MICROBLOG_TEST_REDIS=cluster $(GO) test -count=1 -timeout 30m -skip TestBrowser \
-		./store/redisdb/... ./server 2>&1 | sed -u 's/^/cluster: /' ) & cluster=$$!; \
+		./store/redisdb/... ./server 2>&1 | sed -u 's/^/cluster: /' | tee $$logs/cluster ) & cluster=$$!; \
 	wait $$single; s=$$?; wait $$browser; b=$$?; wait $$cluster; c=$$?; \
+	if [ $$s -ne 0 ] || [ $$b -ne 0 ] || [ $$c -ne 0 ]; then \
+		echo "--- what failed (the whole output is above)"; \
+		cat $$logs/single $$logs/browser $$logs/cluster | $(FAILURES); \
+	fi; \
 	[ $$s -eq 0 ] || echo "FAIL: the tests on one Redis"; [ $$b -eq 0 ] || echo "FAIL: the browser tests"; \
 	[ $$c -eq 0 ] || echo "FAIL: the tests on a Redis Cluster"; \
 	[ $$s -eq 0 ] && [ $$b -eq 0 ] && [ $$c -eq 0 ]
 	@echo "--- the benchmarks' harnesses, once each and tiny"
 	@$(MAKE) --no-print-directory test-bench
+
+# FAILURES picks from go test's output the lines that say what failed, so
+# that they close the run however long the logs before them: each failed
+# test, its first messages, node's failing browser tests with their errors,
+# panics and data races; not the server logs a failed test prints.
+FAILURES := awk '/server log:/ { skip = 1 } \
+	/--- FAIL|^(browser: |cluster: )?FAIL|panic:|DATA RACE|✖/ { skip = 0; n = 4 } \
+	!skip && n > 0 && !/^(browser: |cluster: )? *\{"time"/ { print substr($$0, 1, 240); n-- }' | tail -n 60
 
 # The benchmark harnesses live in their own Go module, server/bench (with
 # gonum/plot for their charts, which the product's go.mod does without);

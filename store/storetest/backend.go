@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"sync"
@@ -99,13 +98,8 @@ func launchCluster() (*Cluster, error) {
 		if err != nil {
 			return nil, err
 		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		r := &Redis{Port: l.Addr().(*net.TCPAddr).Port, Dir: dir, args: clusterArgs}
-		l.Close()
-		if err := r.launch(); err != nil {
+		r := &Redis{Dir: dir, args: clusterArgs}
+		if err := r.launchOnFreePorts(); err != nil {
 			c.stop()
 			return nil, err
 		}

@@ -4,14 +4,17 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -23,7 +26,9 @@ import (
 type Redis struct {
 	t    testing.TB
 	Port int
-	Dir  string
+	// BusPort is a cluster node's cluster bus port, 0 for a plain server.
+	BusPort int
+	Dir     string
 	// Password is the requirepass of the server, empty for none.
 	Password string
 	args     []string
@@ -44,15 +49,53 @@ func StartWith(t testing.TB, args ...string) *Redis {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatalf("redis-server is not installed (apt-get install redis-server, or run make test, which installs it): %v", err)
 	}
-	r := &Redis{t: t, Port: freePort(t), Dir: t.TempDir(), args: args}
+	r := &Redis{t: t, Dir: t.TempDir(), args: args}
 	for i, a := range args {
 		if a == "--requirepass" && i+1 < len(args) {
 			r.Password = args[i+1]
 		}
 	}
-	r.start()
+	if err := r.launchOnFreePorts(); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(r.Stop)
 	return r
+}
+
+// launchOnFreePorts launches the server on ports that were free a moment
+// ago: its own and, for a cluster node, its cluster bus port, which is
+// chosen too rather than left at port+10000, where anything may be. Another
+// process can take a port between the choice and the bind (on a busy
+// machine running many tests at once, it happens): then it tries new ports,
+// a few times.
+func (r *Redis) launchOnFreePorts() error {
+	var err error
+	for range 5 {
+		if r.Port, err = pickPort(); err != nil {
+			return err
+		}
+		if slices.Contains(r.args, "--cluster-enabled") {
+			if r.BusPort, err = pickPort(); err != nil {
+				return err
+			}
+		}
+		if err = r.launch(); err == nil || !errors.Is(err, errPortTaken) {
+			return err
+		}
+	}
+	return err
+}
+
+// errPortTaken is launch's error when redis-server could not bind its ports.
+var errPortTaken = errors.New("a port was taken")
+
+func pickPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Addr is host:port of the server.
@@ -90,6 +133,9 @@ func (r *Redis) launch() error {
 	if r.tls != nil {
 		port = nil // StartTLS's arguments name the TLS port
 	}
+	if r.BusPort != 0 {
+		port = append(port, "--cluster-port", strconv.Itoa(r.BusPort))
+	}
 	r.cmd = exec.Command("redis-server", append(port, "--bind", "127.0.0.1",
 		"--dir", r.Dir, "--save", "", "--appendonly", "yes",
 		"--maxclients", "20000", "--maxmemory", "0", "--loglevel", "warning",
@@ -98,14 +144,24 @@ func (r *Redis) launch() error {
 	if err := r.cmd.Start(); err != nil {
 		return fmt.Errorf("start redis-server: %w", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	// The deadline only guards against a hang: a server that cannot start
+	// says so in its log and exits, which ends the wait at once.
+	deadline := time.Now().Add(60 * time.Second)
 	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.Password, TLSConfig: r.tls, MaxRetries: -1})
 	defer c.Close()
+	logFile := filepath.Join(r.Dir, "redis.log")
 	for {
-		if err := c.Ping(context.Background()).Err(); err == nil {
+		err := c.Ping(context.Background()).Err()
+		if err == nil {
 			return nil
-		} else if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(r.Dir, "redis.log"))
+		}
+		log, _ := os.ReadFile(logFile)
+		if bytes.Contains(log, []byte("Address already in use")) {
+			r.Stop()
+			os.Remove(logFile)
+			return fmt.Errorf("redis-server on %s: %w\n%s", r.Addr(), errPortTaken, log)
+		}
+		if bytes.Contains(log, []byte("aborting")) || time.Now().After(deadline) {
 			return fmt.Errorf("redis-server did not answer on %s: %v\n%s", r.Addr(), err, log)
 		}
 		time.Sleep(10 * time.Millisecond)
