@@ -13,7 +13,11 @@ REDIS_PORT  ?= 6379
 REDIS_FSYNC ?= everysec
 GO          ?= go
 
-.PHONY: run test build bench bench-timelines bench-scale bench-archive bench-search bench-live test-bench vet deps-run deps-test deps-bench
+# E2E_PACKAGES are web/e2e's npm packages (package.json): when one is missing,
+# make test installs them all from the lock file.
+E2E_PACKAGES := playwright-core i18next axe-core
+
+.PHONY: vendor run test build bench bench-timelines bench-scale bench-archive bench-search bench-live test-bench vet deps-run deps-test deps-bench
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -147,6 +151,12 @@ bench-live: build deps-run
 test-bench: build deps-bench
 	cd server/bench && BENCH_SERVER=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
+# vendor copies i18next's ES module build, as web/e2e's lock file pins it,
+# to web/js/core/vendor/, from where both front ends load it (they have no
+# build step); web/e2e/i18n.test.mjs checks the copy is unchanged.
+vendor: deps-test
+	cp web/e2e/node_modules/i18next/dist/esm/i18next.js web/js/core/vendor/i18next.js
+
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -177,6 +187,6 @@ deps-test: deps-bench
 	@test -x /usr/sbin/slapd && command -v ldapsearch >/dev/null || { $(call apt_install,slapd ldap-utils); }
 	@test -x /usr/bin/chromium || { $(call apt_install,chromium); }
 	@command -v npm >/dev/null || { $(call apt_install,nodejs npm); }
-	@test -f web/e2e/node_modules/playwright-core/package.json || npm ci --prefix web/e2e --no-audit --no-fund
+	@for p in $(E2E_PACKAGES); do test -f web/e2e/node_modules/$$p/package.json || { npm ci --prefix web/e2e --no-audit --no-fund; break; }; done
 	@# Chinese text in the screenshots; the tests pass without it.
 	@fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || ( $(call apt_install,fonts-noto-cjk) ) || echo "screenshots will show Chinese as boxes"

@@ -117,10 +117,10 @@ export async function desktop(browser, u, { colorScheme = 'light', locale = 'en-
 }
 
 /** phone opens a 360×740 touch page of the mobile app logged in as u (token in local storage). */
-export async function phone(browser, u, { colorScheme = 'light', serviceWorkers = 'block' } = {}) {
+export async function phone(browser, u, { colorScheme = 'light', serviceWorkers = 'block', locale = 'en-US' } = {}) {
   const context = await browser.newContext({
     viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true,
-    colorScheme, locale: 'en-US', serviceWorkers,
+    colorScheme, locale, serviceWorkers,
     userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Mobile Safari/537.36',
   });
   if (u) {
@@ -297,4 +297,52 @@ export async function upload(u, buffer, alt = '') {
   const res = await fetch(BASE_URL + '/api/v1/media', { method: 'POST', headers: { Authorization: 'Bearer ' + u.token }, body: form });
   if (res.status !== 201) throw new Error(`POST /media: ${res.status} ${await res.text()}`);
   return res.json();
+}
+
+/**
+ * englishLeft lists the English a user can see on page as it is now: text
+ * (and the aria-label, placeholder, title and alt that speak for elements)
+ * with two or more Latin letters in a row, outside what users wrote. What
+ * users wrote (posts, names, handles) is marked translate="no" by the front
+ * ends, as HTML means it, and is skipped, as are hidden elements.
+ */
+export async function englishLeft(page) {
+  return page.evaluate(() => {
+    const latin = /[A-Za-z]{2,}/;
+    const found = [];
+    const skip = (el) => el.closest('[translate="no"], [hidden], script, style, noscript, svg, [aria-hidden="true"]');
+    const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'; };
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || skip(el) || !latin.test(n.data) || !shown(el)) continue;
+      found.push(`${el.tagName.toLowerCase()}: ${n.data.trim()}`);
+    }
+    for (const el of document.body.querySelectorAll('[aria-label], [placeholder], [title], [alt]')) {
+      if (skip(el)) continue;
+      for (const attr of ['aria-label', 'placeholder', 'title', 'alt']) {
+        const v = el.getAttribute(attr);
+        if (v && latin.test(v)) found.push(`${el.tagName.toLowerCase()}[${attr}]: ${v}`);
+      }
+    }
+    if (latin.test(document.title)) found.push(`title: ${document.title}`);
+    return found;
+  });
+}
+
+const AXE = join(here, 'node_modules', 'axe-core', 'axe.min.js');
+
+/**
+ * axeViolations runs axe-core on page as it is now, for WCAG 2.1 A and AA
+ * and axe's best practices, and returns its violations as lines ("rule:
+ * target …"). axe is evaluated in the page (not a <script>, which the
+ * page's Content-Security-Policy would refuse).
+ */
+export async function axeViolations(page) {
+  if (!await page.evaluate(() => Boolean(window.axe))) await page.evaluate(await readFile(AXE, 'utf8'));
+  const violations = await page.evaluate(() => window.axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    resultTypes: ['violations'],
+  }).then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }))));
+  return violations.map((v) => `${v.id} (${v.help}): ${v.targets.join(', ')}`);
 }
