@@ -10,7 +10,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, post, follow, api, phone, shot, clean, watch, fits, unnamedControls, contrast, png, upload } from './helpers.mjs';
+import { BASE_URL, DEADLINE, launch, newUser, post, follow, api, phone, shot, clean, watch, fits, unnamedControls, contrast, png, upload } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -20,7 +20,7 @@ after(async () => { await browser?.close(); });
 async function narrow(u, colorScheme = 'light') {
   const context = await browser.newContext({ viewport: { width: 360, height: 740 }, colorScheme, locale: 'en-US' });
   if (u) await context.addCookies([{ name: 'auth', value: u.token, url: BASE_URL, httpOnly: true, sameSite: 'Lax' }]);
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(DEADLINE);
   const page = await context.newPage();
   return { context, page, w: watch(page) };
 }

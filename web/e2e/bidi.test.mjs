@@ -22,7 +22,7 @@ after(async () => { await browser?.close(); });
 async function checkShown(page, w, selector, texts, label) {
   for (const t of texts) {
     const el = page.locator(selector, { hasText: t.split(' ')[0] }).first();
-    await el.waitFor({ timeout: 3000 });
+    await el.waitFor();
     const shown = await el.textContent();
     assert.equal(shown, t.replaceAll(CONTROLS, ''), `${label}: shown without its bidi controls`);
   }
