@@ -223,6 +223,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
+		s.release(ctx, d) // the claim may have been taken before the reply was lost
 		return nil, s.wrap("create post", err)
 	}
 	name, _ := author.Val()[0].(string)
@@ -322,9 +323,37 @@ func requestHash(np store.NewPost) string {
 // retry may try again; it leaves the key alone if another request holds it.
 func (s *Store) release(ctx context.Context, d *draft) {
 	if d.idemKey != "" {
-		ctx := context.WithoutCancel(ctx)
-		delIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim, resultValue(d.post.ID, d.reqHash))
+		s.dropClaim(ctx, d.idemKey, d.claim, resultValue(d.post.ID, d.reqHash))
 	}
+}
+
+// dropClaim deletes the Idempotency-Key key while it holds this request's
+// claim or result. A request fails most often because Redis went away (a
+// restart, a failover): then the delete fails too, and the claim would hold
+// the key for claimTTL, refusing the client's retries with 409 long after
+// Redis is back. So a delete that Redis did not answer is tried again in the
+// background, a little later each time, until Redis answers or the claim
+// would have ended by itself.
+func (s *Store) dropClaim(ctx context.Context, key string, values ...any) {
+	ctx = context.WithoutCancel(ctx)
+	drop := func() bool {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		err := delIfEquals.Run(ctx, s.rdb, []string{key}, values...).Err()
+		return err == nil || errors.Is(err, redis.Nil) || errors.Is(err, redis.ErrClosed)
+	}
+	if drop() {
+		return
+	}
+	go func() {
+		end := time.Now().Add(claimTTL)
+		for wait := 50 * time.Millisecond; time.Now().Before(end); wait = min(2*wait, time.Second) {
+			time.Sleep(wait)
+			if drop() {
+				return
+			}
+		}
+	}()
 }
 
 // firstResult answers a request whose Idempotency-Key another request holds

@@ -116,6 +116,7 @@ func (s *Store) claimMessage(ctx context.Context, d *dmDraft) (*store.Message, e
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
+		s.releaseMessage(ctx, d) // the claim may have been taken before the reply was lost
 		return nil, s.wrap("send message", err)
 	}
 	if held != nil {
@@ -175,7 +176,7 @@ func messageRequestHash(nm store.NewMessage) string {
 // release does for a post.
 func (s *Store) releaseMessage(ctx context.Context, d *dmDraft) {
 	if d.idemKey != "" {
-		delIfEquals.Run(context.WithoutCancel(ctx), s.rdb, []string{d.idemKey}, d.claim, messageResult(d.msg.ID, d.reqHash))
+		s.dropClaim(ctx, d.idemKey, d.claim, messageResult(d.msg.ID, d.reqHash))
 	}
 }
 
