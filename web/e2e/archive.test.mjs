@@ -6,7 +6,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, post, api, desktop, phone, shot, feedIds, clean } from './helpers.mjs';
+import { BASE_URL, DEADLINE, launch, newUser, post, api, desktop, phone, shot, feedIds, clean } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -14,7 +14,7 @@ after(async () => { await browser?.close(); });
 
 /** archived waits until the archive queue is empty and n messages have left Redis. */
 async function archived(n) {
-  for (let i = 0; i < 200; i++) {
+  for (const end = Date.now() + DEADLINE; Date.now() < end;) {
     const text = await (await fetch(BASE_URL + '/metrics')).text();
     const queue = Number(/^microblog_archive_queue_length (\d+)/m.exec(text)?.[1] ?? -1);
     const evicted = Number(/^microblog_archive_evicted_total (\d+)/m.exec(text)?.[1] ?? 0);
@@ -26,7 +26,7 @@ async function archived(n) {
 
 /** scrollAll scrolls a feed to its end and returns the ids it shows. */
 async function scrollAll(page, want) {
-  for (let i = 0; i < 60; i++) {
+  for (const end = Date.now() + DEADLINE; Date.now() < end;) {
     const ids = await feedIds(page);
     if (ids.length >= want) return ids;
     await page.mouse.wheel(0, 20000);

@@ -10,7 +10,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, api, desktop, phone, shot, clean, fits, unnamedControls, png, upload } from './helpers.mjs';
+import { BASE_URL, DEADLINE, launch, newUser, api, desktop, phone, shot, clean, fits, unnamedControls, png, upload } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -26,7 +26,7 @@ const FOUR = [
 /** loaded waits until every image matched has decoded (naturalWidth > 0) and returns their naturalWidths. */
 async function loaded(locator, n) {
   await locator.nth(n - 1).waitFor();
-  for (let i = 0; i < 100; i++) {
+  for (const end = Date.now() + DEADLINE; Date.now() < end;) {
     const ws = await locator.evaluateAll((els) => els.map((e) => (e.complete ? e.naturalWidth : 0)));
     if (ws.length === n && ws.every((x) => x > 0)) return ws;
     await new Promise((r) => setTimeout(r, 100));
