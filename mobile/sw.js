@@ -1,6 +1,7 @@
 // sw.js is the mobile app's service worker. It keeps a copy of the app
 // shell (the files of this folder, and core.css and js/core/ that the server
-// takes from web/) so the app opens offline and can say so.
+// takes from web/, the language catalogs in js/core/locales/ included) so
+// the app opens offline, in either language, and can say so.
 // Shell files are fetched from the network first, so a new version shows as
 // soon as there is a connection, and from the cache when there is none.
 // The server adds ?v=<content hash> to the URLs the files refer to each other
@@ -28,6 +29,7 @@ const SHELL = [
   'js/core/editor.js',
   'js/core/feed.js',
   'js/core/highlight.js',
+  'js/core/i18n.js',
   'js/core/keeps.js',
   'js/core/live.js',
   'js/core/media.js',
@@ -45,6 +47,13 @@ const SHELL = [
   'js/core/time.js',
   'js/core/trends.js',
   'js/core/views.js',
+  'js/core/vendor/i18next.js',
+  'js/core/locales/en/core.js',
+  'js/core/locales/en/desktop.js',
+  'js/core/locales/en/mobile.js',
+  'js/core/locales/zh-CN/core.js',
+  'js/core/locales/zh-CN/desktop.js',
+  'js/core/locales/zh-CN/mobile.js',
   'icons/icon.svg',
   'icons/icon-180.png',
   'icons/icon-192.png',

@@ -19,6 +19,9 @@ import { ssoOutcome } from './core/sso.js';
 import * as views from './views.js';
 import * as dm from './messages.js';
 import { trackMessages } from './core/messages.js';
+import { t, localize, errorText } from './core/i18n.js';
+
+localize(); // the static markup, in the user's language before the first view draws
 
 const main = document.getElementById('main');
 const titleEl = document.getElementById('title');
@@ -42,7 +45,7 @@ const app = {
   repostOf: null,  // the post the compose screen reposts, if any
   unread: null,    // the unread notifications count (core/notify.js)
   inbox: null,     // the conversations with unread messages (core/messages.js)
-  title: 'Microblog',
+  title: t('mobile.app.name'),
   searchQuery: '', // what the search screen last looked for
 };
 
@@ -125,8 +128,10 @@ function render() {
   let tab = route ? route[2] : null;
   if (tab === 'me' && app.user && path.split('/')[2] !== encodeURIComponent(app.user.username)) tab = null;
   clear(main).append(view.el);
-  titleEl.textContent = view.title || 'Microblog';
-  app.title = (view.title ? view.title + ' · ' : '') + 'Microblog';
+  titleEl.textContent = view.title || t('mobile.app.name');
+  // A name or a tag in the title is what a user wrote: not to be translated.
+  titleEl.translate = !view.userTitle;
+  app.title = view.title ? t('mobile.app.title', { title: view.title }) : t('mobile.app.name');
   showTitle();
   backBtn.hidden = !view.back;
   settingsLink.hidden = !(tab === 'me');
@@ -150,7 +155,7 @@ function showUnread(n) {
 
 /** showBadge shows n unread on a tab's badge (the tab's name comes before it). */
 function showBadge(el, n) {
-  fill(el, n > 0 ? badgeText(n) : '', h('span', { class: 'visually-hidden' }, ' unread'));
+  fill(el, n > 0 ? badgeText(n) : '', h('span', { class: 'visually-hidden' }, ' ' + t('mobile.app.unread')));
   el.hidden = n === 0;
 }
 
@@ -191,9 +196,9 @@ addEventListener('touchend', async () => {
   ptr.classList.add('refreshing');
   try {
     const n = await app.view.refresh();
-    if (n === 0) toast('You’re up to date.');
+    if (n === 0) toast(t('mobile.app.up_to_date'));
   } catch (err) {
-    toast(err.message);
+    toast(errorText(err));
   } finally {
     ptr.classList.remove('refreshing', 'ready');
     ptr.style.setProperty('--pull', '0px');
@@ -226,8 +231,8 @@ function startLive() {
       }
     },
     render: (p) => postCard(p, ctx),
-    empty: () => homeEmpty(ctx, 'Nothing here yet. Follow people from Public or Search, or write your first post.'),
-    label: 'Home timeline',
+    empty: () => homeEmpty(ctx, t('mobile.home.empty')),
+    label: t('mobile.home.label'),
   });
   const live = new LiveFeed((after, messagesAfter) => api.wsURL(after, messagesAfter));
   app.live = live;
@@ -268,7 +273,7 @@ async function logout() {
 function sessionEnded() {
   if (!app.user || app.leaving) return; // leaving: the Account area ends the session itself
   forget();
-  toast('Your session has ended. Please log in again.');
+  toast(t('mobile.app.session_ended'));
   go('/login');
 }
 
@@ -282,7 +287,7 @@ async function takeSSOSession() {
     config.setToken(res.token);
     history.replaceState(null, '', '#/home');
   } catch (err) {
-    toast(err.offline ? err.message : 'Single sign-on did not finish. Please try again.');
+    toast(err.offline ? errorText(err) : t('mobile.app.sso_unfinished'));
     history.replaceState(null, '', '#/login');
   }
 }
@@ -307,7 +312,7 @@ async function boot() {
       } else if (err.status === 401) {
         config.setToken(null);
       } else {
-        toast(err.message);
+        toast(errorText(err));
         app.user = config.savedUser();
       }
     }

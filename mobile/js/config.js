@@ -3,6 +3,8 @@
 // it works from Cordova's own origin too), and a copy of the last home
 // timeline to show when offline.
 
+import { t } from './core/i18n.js';
+
 const KEY_SERVER = 'microblog.server';
 const KEY_TOKEN = 'microblog.token';
 const KEY_USER = 'microblog.user';
@@ -35,14 +37,15 @@ export function server() {
 export function setServer(value) {
   const v = String(value || '').trim();
   if (!v) { set(KEY_SERVER, null); return server(); }
-  const u = new URL(/^[a-z]+:\/\//i.test(v) ? v : 'https://' + v);
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('Use an http:// or https:// address.');
+  let u;
+  try { u = new URL(/^[a-z]+:\/\//i.test(v) ? v : 'https://' + v); } catch { throw new Error(t('mobile.settings.bad_address')); }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(t('mobile.settings.scheme'));
   set(KEY_SERVER, u.origin === defaultServer() ? null : u.origin);
   return u.origin;
 }
 
 export const token = () => get(KEY_TOKEN);
-export const setToken = (t) => set(KEY_TOKEN, t);
+export const setToken = (value) => set(KEY_TOKEN, value);
 
 export function savedUser() {
   try { return JSON.parse(get(KEY_USER) || 'null'); } catch { return null; }

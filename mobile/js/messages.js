@@ -6,12 +6,13 @@
 import { h } from './core/dom.js';
 import { conversationsList } from './core/messages.js';
 import { chatView } from './core/chat.js';
+import { t } from './core/i18n.js';
 
 /** messages lists the reader's conversations, latest activity first, updated live. */
 export function messages(ctx) {
   const list = conversationsList(ctx);
   return {
-    el: h('div', { class: 'view' }, list.feed.el), title: 'Messages', feed: list.feed,
+    el: h('div', { class: 'view' }, list.feed.el), title: t('mobile.messages.title'), feed: list.feed,
     refresh: () => list.feed.reset(), onEvent: list.onEvent, destroy: list.destroy,
   };
 }
@@ -19,5 +20,5 @@ export function messages(ctx) {
 /** conversation is the conversation with name. */
 export function conversation(ctx, name) {
   const chat = chatView(ctx, name);
-  return { el: h('div', { class: 'view chat-view' }, chat.el), title: name, back: true, noTabs: true, onEvent: chat.onEvent, destroy: chat.destroy };
+  return { el: h('div', { class: 'view chat-view' }, chat.el), title: name, userTitle: true, back: true, noTabs: true, onEvent: chat.onEvent, destroy: chat.destroy };
 }

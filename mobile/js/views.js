@@ -1,5 +1,7 @@
 // views.js holds the mobile app's screens. Each returns {el, title, back?,
-// noTabs?, feed?, refresh?, destroy?, onEvent?}; app.js swaps them in.
+// noTabs?, feed?, refresh?, destroy?, onEvent?, userTitle?}; app.js swaps
+// them in. userTitle says the title is what a user wrote (a name, a tag), so
+// the app bar marks it as not to be translated.
 
 import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
@@ -16,57 +18,59 @@ import { shortDate, timeElement } from './core/time.js';
 import { MAX_POST } from './core/api.js';
 import { attachments, avatarPicker } from './core/media.js';
 import { messageButton } from './core/messages.js';
+import { t, count, errorText, LANGUAGES, lang, setLang } from './core/i18n.js';
 
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
   const signup = mode === 'signup';
-  const switchLine = h('p', { class: 'auth-switch' }, h('a', { href: signup ? '#/login' : '#/signup' }, signup ? 'I have an account' : 'Create an account'));
+  const switchLine = h('p', { class: 'auth-switch' }, h('a', { href: signup ? '#/login' : '#/signup' }, signup ? t('mobile.auth.have_account') : t('mobile.auth.create_account')));
   const sso = signInOptions(ctx, { mobile: true, onList: (list) => {
     if (list.local_signup) return;
     if (signup) ctx.go('/login', { replace: true }); else switchLine.hidden = true;
   } });
   const { form } = authForm(ctx, mode, (res) => ctx.loggedIn(res), {
     provider: sso,
-    messages: { 401: 'Wrong username or password.', 409: 'That username is taken.' },
+    messages: { 401: t('mobile.auth.wrong_password'), 409: t('mobile.auth.name_taken') },
   });
   const el = h('div', { class: 'auth' },
     h('div', { class: 'auth-brand' }, h('img', { src: 'icons/icon.svg', alt: '', width: 64, height: 64 })),
-    h('h2', {}, signup ? 'Create your account' : 'Log in to Microblog'),
+    h('h2', {}, signup ? t('mobile.auth.signup_heading') : t('mobile.auth.login_heading')),
     sso.buttons,
     form,
     switchLine,
-    h('p', { class: 'auth-switch' }, h('a', { href: '#/public' }, 'Browse public posts'), ' · ', h('a', { href: '#/settings' }, 'Server')));
-  return { el, title: signup ? 'Sign up' : 'Log in', noTabs: true };
+    h('p', { class: 'auth-switch' }, h('a', { href: '#/public' }, t('mobile.auth.browse')), ' · ', h('a', { href: '#/settings' }, t('mobile.auth.server'))),
+    languageField('auth-language'));
+  return { el, title: signup ? t('mobile.auth.signup_title') : t('mobile.auth.login_title'), noTabs: true };
 }
 
 /** home is the live home timeline. */
 export function home(ctx) {
   const feed = ctx.app.homeFeed;
   if (ctx.app.homeStale) { ctx.app.homeStale = false; feed.reset(); }
-  return { el: h('div', { class: 'view' }, feed.el), title: 'Home', feed, refresh: () => feed.refresh() };
+  return { el: h('div', { class: 'view' }, feed.el), title: t('mobile.home.title'), feed, refresh: () => feed.refresh() };
 }
 
 /** publicTimeline is everyone's newest posts. */
 export function publicTimeline(ctx) {
   const feed = ctx.trackFeed(new Feed({
-    load: (p) => ctx.api.public(p), render: (p) => postCard(p, ctx), empty: 'No posts yet.', label: 'Public timeline',
+    load: (p) => ctx.api.public(p), render: (p) => postCard(p, ctx), empty: t('mobile.public.empty'), label: t('mobile.public.label'),
   }));
   feed.reset();
   const el = h('div', { class: 'view' },
-    ctx.me() ? null : h('div', { class: 'banner' }, h('p', {}, 'Log in to post and follow people.'),
-      h('a', { class: 'btn btn-primary btn-small', href: '#/login' }, 'Log in')),
+    ctx.me() ? null : h('div', { class: 'banner' }, h('p', {}, t('mobile.public.login_hint')),
+      h('a', { class: 'btn btn-primary btn-small', href: '#/login' }, t('mobile.public.login'))),
     feed.el);
-  return { el, title: 'Public', feed, refresh: () => feed.refresh(), back: !ctx.me() };
+  return { el, title: t('mobile.public.title'), feed, refresh: () => feed.refresh(), back: !ctx.me() };
 }
 
 /** compose is the full-screen post (or repost) editor. */
 export function compose(ctx) {
   const repost = ctx.app.repostOf;
   ctx.app.repostOf = null;
-  const area = h('textarea', { id: 'compose', class: 'compose-input', placeholder: repost ? 'Add a comment (optional)' : 'What’s happening?', rows: 6 });
+  const area = h('textarea', { id: 'compose', class: 'compose-input', placeholder: repost ? t('mobile.compose.repost_placeholder') : t('mobile.compose.placeholder'), rows: 6 });
   const counter = charCounter(MAX_POST, 'compose-count');
   area.setAttribute('aria-describedby', 'compose-count');
-  const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, repost ? 'Repost' : 'Post');
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, repost ? t('mobile.compose.repost') : t('mobile.compose.post'));
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   // A phone's picker offers the camera and the gallery for image/*.
   const media = repost ? null : attachments(ctx, { accept: 'image/*', onChange: () => update() });
@@ -87,62 +91,62 @@ export function compose(ctx) {
       ctx.posted(post);
       area.value = '';
       if (media) media.clear();
-      ctx.toast(repost ? 'Reposted.' : 'Posted.');
+      ctx.toast(repost ? t('mobile.compose.reposted') : t('mobile.compose.posted'));
       ctx.go('/home');
     } catch (err) {
-      error.textContent = err.message;
+      error.textContent = errorText(err);
       error.hidden = false;
       update();
     }
   } } },
   h('div', { class: 'compose-top' }, avatar(ctx.me()),
-    h('label', { htmlFor: 'compose', class: 'visually-hidden' }, repost ? 'Your comment' : 'Write a post'), area),
+    h('label', { htmlFor: 'compose', class: 'visually-hidden' }, repost ? t('mobile.compose.repost_label') : t('mobile.compose.label')), area),
   repost ? h('div', { class: 'quote' },
-    h('div', { class: 'post-head' }, avatar(repost.author, 'sm'), h('span', { class: 'name' }, repost.author.username), h('span', { class: 'dot' }, '·'), timeElement(repost.created_at)),
-    h('p', { class: 'content' }, repost.content)) : null,
+    h('div', { class: 'post-head' }, avatar(repost.author, 'sm'), h('span', { class: 'name', translate: false }, repost.author.username), h('span', { class: 'dot' }, '·'), timeElement(repost.created_at)),
+    h('p', { class: 'content', translate: false }, repost.content)) : null,
   media ? media.el : null,
   error,
   h('div', { class: 'compose-bar' }, media ? media.button : null, media ? media.input : null, counter.el, submit));
   update();
   setTimeout(() => area.focus(), 50);
-  return { el: h('div', { class: 'view' }, form), title: repost ? 'Repost' : 'New post', back: true };
+  return { el: h('div', { class: 'view' }, form), title: repost ? t('mobile.compose.repost_title') : t('mobile.compose.title'), back: true };
 }
 
 /** profile is a user's page; for the logged-in user it is the "Me" tab. */
 export function profile(ctx, name, tab) {
   const header = h('div', { class: 'profile' }, h('div', { class: 'spinner' }));
   const base = '#/u/' + encodeURIComponent(name);
-  const tabs = h('nav', { class: 'seg', attrs: { 'aria-label': 'Profile sections' } },
-    [['posts', 'Posts', base], ['followers', 'Followers', base + '/followers'], ['following', 'Following', base + '/following']]
+  const tabs = h('nav', { class: 'seg', attrs: { 'aria-label': t('mobile.profile.sections') } },
+    [['posts', t('mobile.profile.posts'), base], ['followers', t('mobile.profile.followers'), base + '/followers'], ['following', t('mobile.profile.following'), base + '/following']]
       .map(([key, label, href]) => h('a', { href, class: 'seg-item' + (tab === key ? ' active' : ''), attrs: tab === key ? { 'aria-current': 'page' } : {} }, label)));
-  const feed = profileFeed(ctx, name, tab, { followers: 'No followers yet.', following: 'Not following anyone yet.' });
+  const feed = profileFeed(ctx, name, tab, { followers: t('mobile.profile.no_followers'), following: t('mobile.profile.no_following') });
   const pins = tab === 'posts' ? pinnedFeed(ctx, name) : null;
   const me = ctx.me();
   const self = me && me.username.toLowerCase() === name.toLowerCase();
   let loaded = false;
   function draw(user) {
-    const followers = h('strong', {}, String(user.followers_count));
+    const followers = h('strong', {}, count(user.followers_count));
     const rel = relationParts(ctx, user, {
-      followed: () => { followers.textContent = String(user.followers_count); },
+      followed: () => { followers.textContent = count(user.followers_count); },
       // A block or mute from the menu: draw again, and give the menu back the focus.
       changed: () => { draw(user); const m = header.querySelector('.menu-btn'); if (m) m.focus(); },
     });
-    const bio = user.bio ? h('p', { class: 'bio' }, user.bio) : self ? h('p', { class: 'bio muted' }, 'No bio yet.') : null;
+    const bio = user.bio ? h('p', { class: 'bio', translate: false }, user.bio) : self ? h('p', { class: 'bio muted' }, t('mobile.profile.no_bio')) : null;
     fill(header,
       h('div', { class: 'profile-top' }, avatar(user, 'xl'),
         self ? h('div', { class: 'profile-actions' },
           avatarPicker(ctx, { accept: 'image/*', cls: 'btn btn-small', onDone: (u) => { Object.assign(user, { avatar_url: u.avatar_url }); ctx.avatarChanged(u); draw(user); } }),
-          h('button', { type: 'button', class: 'btn btn-small', on: { click: () => bio.replaceWith(bioEditor(ctx, user, () => draw(user))) } }, 'Edit bio'),
-          h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), 'Log out'))
+          h('button', { type: 'button', class: 'btn btn-small', on: { click: () => bio.replaceWith(bioEditor(ctx, user, () => draw(user))) } }, t('mobile.profile.edit_bio')),
+          h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), t('mobile.profile.log_out')))
           : me ? h('div', { class: 'profile-actions' }, rel.button, messageButton(user, ctx), rel.menu) : null),
-      h('h2', { class: 'profile-name' }, user.username, rel.lock),
+      h('h2', { class: 'profile-name' }, h('span', { translate: false }, user.username), rel.lock),
       rel.states,
       bio,
-      h('p', { class: 'muted small' }, 'Joined ' + shortDate(user.created_at)),
+      h('p', { class: 'muted small' }, t('mobile.profile.joined', { date: shortDate(user.created_at) })),
       h('div', { class: 'stats' },
-        h('a', { href: base }, h('strong', {}, String(user.posts_count)), ' Posts'),
-        h('a', { href: base + '/following' }, h('strong', {}, String(user.following_count)), ' Following'),
-        h('a', { href: base + '/followers' }, followers, ' Followers')),
+        h('a', { href: base }, h('strong', {}, count(user.posts_count)), ' ' + t('mobile.profile.posts')),
+        h('a', { href: base + '/following' }, h('strong', {}, count(user.following_count)), ' ' + t('mobile.profile.following')),
+        h('a', { href: base + '/followers' }, followers, ' ' + t('mobile.profile.followers'))),
       rel.note);
     // A block or a protected account leaves no posts to list; once that changes, they load.
     if (!loaded && (rel.showsPosts || tab !== 'posts')) {
@@ -152,10 +156,10 @@ export function profile(ctx, name, tab) {
     }
   }
   ctx.api.user(name).then(draw, (err) => {
-    fill(header, h('h2', {}, err.status === 404 ? 'No such user' : 'Could not load this profile'), h('p', { class: 'muted' }, err.message));
+    fill(header, h('h2', {}, err.status === 404 ? t('mobile.profile.no_such_user') : t('mobile.profile.load_failed')), h('p', { class: 'muted' }, errorText(err)));
   });
   return {
-    el: h('div', { class: 'view' }, header, tabs, pins && pins.el, feed.el), title: self ? 'Me' : name, back: !self, feed,
+    el: h('div', { class: 'view' }, header, tabs, pins && pins.el, feed.el), title: self ? t('mobile.profile.me_title') : name, userTitle: !self, back: !self, feed,
     refresh: () => { if (pins && loaded) pins.reset(); return feed.refresh(); },
   };
 }
@@ -167,7 +171,7 @@ export function thread(ctx, id) {
   function list(parentId, depth) {
     const f = ctx.trackFeed(new Feed({
       load: (p) => ctx.api.comments(parentId, p), render: (c) => node(c, depth),
-      empty: depth === 0 ? 'No comments yet.' : 'No replies yet.', label: depth === 0 ? 'Comments' : 'Replies',
+      empty: depth === 0 ? t('mobile.thread.no_comments') : t('mobile.thread.no_replies'), label: depth === 0 ? t('mobile.thread.comments') : t('mobile.thread.replies'),
     }));
     lists.set(Number(parentId), f);
     f.reset();
@@ -177,9 +181,11 @@ export function thread(ctx, id) {
   /** replyForm answers parent, counting down the characters left as the composer does. */
   function replyForm(parent, onPosted) {
     const id = 'reply-' + parent.id + '-' + ++replies;
-    const area = h('textarea', { class: 'compose-input reply-input', rows: 1, placeholder: 'Write a reply…', attrs: { 'aria-label': `Reply to ${parent.author.username}`, 'aria-describedby': id, maxlength: String(MAX_POST * 4) } });
+    // The label holds the author's name apart, marked as not to be translated.
+    const label = h('label', { htmlFor: id + '-text', class: 'visually-hidden' }, withName(t('mobile.thread.reply_to', { name: NAME }), parent.author.username));
+    const area = h('textarea', { id: id + '-text', class: 'compose-input reply-input', rows: 1, placeholder: t('mobile.thread.reply_placeholder'), attrs: { 'aria-describedby': id, maxlength: String(MAX_POST * 4) } });
     const counter = charCounter(MAX_POST, id);
-    const send = h('button', { type: 'submit', class: 'btn btn-primary btn-small', disabled: true }, 'Reply');
+    const send = h('button', { type: 'submit', class: 'btn btn-primary btn-small', disabled: true }, t('mobile.thread.reply'));
     const update = () => { const left = counter.show(area.value); send.disabled = !area.value.trim() || left < 0; };
     area.addEventListener('input', update);
     update();
@@ -192,9 +198,9 @@ export function thread(ctx, id) {
         onPosted(await ctx.api.comment(parent.id, area.value.trim()));
         bumpCount(parent.id, 'comments', 1, since); // every copy of the parent on the screen
         area.value = '';
-      } catch (err) { ctx.toast(err.message); }
+      } catch (err) { ctx.toast(errorText(err)); }
       update();
-    } } }, area, counter.el, send);
+    } } }, label, area, counter.el, send);
   }
   function node(c, depth) {
     const form = ctx.me() ? replyForm(c, (nc) => { answers.list.add(nc, { hold: false }); answers.added(); }) : null;
@@ -210,13 +216,13 @@ export function thread(ctx, id) {
   ctx.api.post(id).then((post) => {
     const comments = list(post.id, 0);
     fill(top, 
-      post.parent_id ? h('a', { class: 'replying', href: '#/p/' + post.parent_id }, 'Show the message this replies to') : null,
+      post.parent_id ? h('a', { class: 'replying', href: '#/p/' + post.parent_id }, t('mobile.thread.parent')) : null,
       postCard(post, ctx, { detail: true, onComment: () => {} }),
       ctx.me() ? replyForm(post, (c) => { comments.add(c, { hold: false }); }) : null,
       comments.el);
-  }, (err) => fill(top, h('h2', {}, err.status === 404 ? 'This post doesn’t exist' : 'Could not load this post'), h('p', { class: 'muted' }, err.message)));
+  }, (err) => fill(top, h('h2', {}, err.status === 404 ? t('mobile.thread.not_found') : t('mobile.thread.load_failed')), h('p', { class: 'muted' }, errorText(err))));
   return {
-    el: h('div', { class: 'view' }, top), title: 'Post', back: true,
+    el: h('div', { class: 'view' }, top), title: t('mobile.thread.title'), back: true,
     onEvent(type, c) { if (type === 'comment') { const f = lists.get(Number(c.parent_id)); if (f) f.add(c); } },
   };
 }
@@ -224,16 +230,16 @@ export function thread(ctx, id) {
 /** likers lists who liked a post. */
 export function likers(ctx, id) {
   const feed = likersFeed(ctx, id);
-  return { el: h('div', { class: 'view' }, feed.el), title: 'Liked by', back: true, feed, refresh: () => feed.refresh() };
+  return { el: h('div', { class: 'view' }, feed.el), title: t('mobile.likers.title'), back: true, feed, refresh: () => feed.refresh() };
 }
 
 /** topic lists the posts carrying a tag, checking for new ones every few seconds. */
 export function topic(ctx, tag) {
-  const t = topicFeed(ctx, tag);
+  const tf = topicFeed(ctx, tag);
   const el = h('div', { class: 'view' },
-    h('p', { class: 'topic-sub muted' }, 'Posts about this topic, newest first. New ones show up by themselves.'),
-    t.feed.el);
-  return { el, title: '#' + tag, back: true, feed: t.feed, refresh: () => t.feed.refresh(), onEvent: t.onEvent, destroy: t.destroy };
+    h('p', { class: 'topic-sub muted' }, t('mobile.topic.about')),
+    tf.feed.el);
+  return { el, title: '#' + tag, userTitle: true, back: true, feed: tf.feed, refresh: () => tf.feed.refresh(), onEvent: tf.onEvent, destroy: tf.destroy };
 }
 
 /**
@@ -242,26 +248,26 @@ export function topic(ctx, tag) {
  */
 export function search(ctx) {
   const input = h('input', {
-    id: 'search', type: 'search', value: ctx.app.searchQuery, placeholder: 'Posts, people and #topics', autocomplete: 'off',
+    id: 'search', type: 'search', value: ctx.app.searchQuery, placeholder: t('mobile.search.placeholder'), autocomplete: 'off',
     attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', enterkeyhint: 'search', 'aria-describedby': 'search-help' },
   });
   const screen = searchScreen(ctx);
   input.addEventListener('input', () => { ctx.app.searchQuery = input.value; screen.set(input.value); });
   const form = h('form', { class: 'search-bar', attrs: { role: 'search' }, on: { submit: (e) => { e.preventDefault(); screen.now(input.value); input.blur(); } } },
-    h('label', { htmlFor: 'search', class: 'visually-hidden' }, 'Search people and topics'),
-    h('span', { id: 'search-help', class: 'visually-hidden' }, 'Posts that contain every word are listed too.'),
+    h('label', { htmlFor: 'search', class: 'visually-hidden' }, t('mobile.search.label')),
+    h('span', { id: 'search-help', class: 'visually-hidden' }, t('mobile.search.help')),
     h('span', { class: 'search-icon', attrs: { 'aria-hidden': 'true' } }, icon('search', 20)),
     input);
   if (input.value.trim()) screen.now(input.value); else screen.set('');
   if (!input.value) setTimeout(() => input.focus(), 50);
-  return { el: h('div', { class: 'view' }, form, screen.el), title: 'Search', destroy: screen.stop };
+  return { el: h('div', { class: 'view' }, form, screen.el), title: t('mobile.search.title'), destroy: screen.stop };
 }
 
 /** notifications lists what happened to you; opening it marks everything read. */
 export function notifications(ctx) {
   const list = notificationsList(ctx, ctx.app.unread);
   return {
-    el: h('div', { class: 'view' }, list.feed.el), title: 'Notifications', feed: list.feed,
+    el: h('div', { class: 'view' }, list.feed.el), title: t('mobile.notifications.title'), feed: list.feed,
     refresh: () => list.feed.reset(), onEvent: list.onEvent, destroy: list.destroy,
   };
 }
@@ -270,8 +276,8 @@ export function notifications(ctx) {
 export function bookmarks(ctx) {
   const feed = bookmarksFeed(ctx);
   return {
-    el: h('div', { class: 'view' }, h('p', { class: 'topic-sub muted' }, 'Posts you saved to read later. Only you can see them.'), feed.el),
-    title: 'Bookmarks', back: true, feed, refresh: () => feed.reset(),
+    el: h('div', { class: 'view' }, h('p', { class: 'topic-sub muted' }, t('mobile.bookmarks.about')), feed.el),
+    title: t('mobile.bookmarks.title'), back: true, feed, refresh: () => feed.reset(),
   };
 }
 
@@ -281,7 +287,7 @@ export function bookmarks(ctx) {
  * always which server the app talks to (needed inside Cordova).
  */
 export function settings(ctx) {
-  const input = h('input', { id: 'server', type: 'url', inputMode: 'url', placeholder: 'https://microblog.example.com', value: ctx.config.server() || '', attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false' } });
+  const input = h('input', { id: 'server', type: 'url', inputMode: 'url', placeholder: t('mobile.settings.server_placeholder'), value: ctx.config.server() || '', attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false' } });
   const msg = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   const form = h('form', { class: 'auth-form', on: { submit: async (e) => {
     e.preventDefault();
@@ -292,16 +298,16 @@ export function settings(ctx) {
       ctx.serverChanged();
       await ctx.api.public({ limit: 1 }); // is it a microblog server?
       if (before !== origin && ctx.me()) { await ctx.logout(); return; }
-      ctx.toast('Connected to ' + origin);
+      ctx.toast(t('mobile.settings.connected', { origin }));
       ctx.go(ctx.me() ? '/home' : '/login');
     } catch (err) {
-      msg.textContent = err.offline ? 'That server cannot be reached.' : err.message;
+      msg.textContent = err.offline ? t('mobile.settings.unreachable') : errorText(err);
       msg.hidden = false;
     }
   } } },
-  h('div', { class: 'field' }, h('label', { htmlFor: 'server' }, 'Server address'), input,
-    h('p', { class: 'help' }, 'The address of your microblog server. The app signs in with a token kept on this phone.')),
-  msg, h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, 'Save'));
+  h('div', { class: 'field' }, h('label', { htmlFor: 'server' }, t('mobile.settings.server_address')), input,
+    h('p', { class: 'help' }, t('mobile.settings.server_help'))),
+  msg, h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, t('mobile.settings.save')));
   // Logged in, the screen holds the Account area too (core/account.js).
   const acct = ctx.me() ? accountArea(ctx, { signedOut: ctx.signedOut }) : null;
   // Linking is a navigation with the session cookie, which the app has
@@ -310,10 +316,11 @@ export function settings(ctx) {
   const privacy = ctx.me() ? privacyArea(ctx) : null;
   return {
     el: h('div', { class: 'view settings' },
-      privacy ? h('h2', { class: 'settings-title' }, 'Privacy and safety') : null, privacy && privacy.el,
-      acct ? h('h2', { class: 'settings-title' }, 'Server') : null, form,
-      acct ? h('h2', { class: 'settings-title' }, 'Account') : null, links && links.el, acct && acct.el),
-    title: 'Settings', back: true, noTabs: !ctx.me(),
+      languageField('language'),
+      privacy ? h('h2', { class: 'settings-title' }, t('mobile.settings.privacy')) : null, privacy && privacy.el,
+      acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.server')) : null, form,
+      acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.account')) : null, links && links.el, acct && acct.el),
+    title: t('mobile.settings.title'), back: true, noTabs: !ctx.me(),
   };
 }
 
@@ -321,11 +328,31 @@ export function settings(ctx) {
 export function requests(ctx) {
   const feed = followRequests(ctx);
   return {
-    el: h('div', { class: 'view' }, h('p', { class: 'topic-sub muted' }, 'Whoever you approve follows you and sees your protected posts.'), feed.el),
-    title: 'Follow requests', back: true, feed, refresh: () => feed.reset(),
+    el: h('div', { class: 'view' }, h('p', { class: 'topic-sub muted' }, t('mobile.requests.about')), feed.el),
+    title: t('mobile.requests.title'), back: true, feed, refresh: () => feed.reset(),
   };
 }
 
 export function notFound() {
-  return { el: h('div', { class: 'view' }, h('p', { class: 'empty' }, 'Nothing here. ', h('a', { href: '#/home' }, 'Go home'))), title: 'Not found', back: true };
+  return { el: h('div', { class: 'view' }, h('p', { class: 'empty' }, t('mobile.not_found.text'), ' ', h('a', { href: '#/home' }, t('mobile.not_found.home')))), title: t('mobile.not_found.title'), back: true };
+}
+
+/**
+ * languageField is the choice of the language the app speaks, each language
+ * named in itself; choosing one shows the app again in it, and it is
+ * remembered (core/i18n.js).
+ */
+function languageField(id) {
+  const select = h('select', { id, on: { change: () => setLang(select.value) } },
+    LANGUAGES.map((l) => h('option', { value: l.code, selected: l.code === lang(), lang: l.code, translate: false }, l.name)));
+  return h('div', { class: 'field language-field' }, h('label', { htmlFor: id }, t('settings.language')), select);
+}
+
+// NAME stands for a user's name in a text, so that withName can find it.
+const NAME = '\u2063';
+
+/** withName is text, in which NAME stands for name, as nodes: the name apart, marked as not to be translated. */
+function withName(text, name) {
+  const [before, after = ''] = text.split(NAME);
+  return [before, h('span', { translate: false }, name), after];
 }
