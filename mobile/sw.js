@@ -15,6 +15,7 @@ const SHELL = [
   'core.css',
   'style.css',
   'manifest.webmanifest',
+  'cordova.js',
   'js/app.js',
   'js/views.js',
   'js/config.js',
