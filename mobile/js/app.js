@@ -290,7 +290,8 @@ async function takeSSOSession() {
 async function boot() {
   startClock();
   trackUnread(app, showUnread);
-  if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol)) {
+  // Inside Cordova the files are on the phone already: no service worker.
+  if ('serviceWorker' in navigator && !window.cordova && /^https?:$/.test(location.protocol)) {
     navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => { /* the app works without it */ });
   }
   if (navigator.onLine === false) showOffline(true);
