@@ -19,6 +19,7 @@ import { ssoOutcome } from './core/sso.js';
 import * as views from './views.js';
 import * as dm from './messages.js';
 import { trackMessages } from './core/messages.js';
+import { startOutbox, stopOutbox } from './waiting.js';
 
 const main = document.getElementById('main');
 const titleEl = document.getElementById('title');
@@ -77,7 +78,7 @@ const ctx = {
   // The server ended this device's session on purpose (log out everywhere, account deleted).
   signedOut: (message) => {
     app.leaving = false;
-    forget();
+    forget(true);
     toast(message);
     go('/login');
   },
@@ -234,6 +235,7 @@ function startLive() {
   live.addEventListener('status', (e) => showConn(e.detail));
   listen(ctx, live, { sessionEnded });
   trackMessages(ctx, live, (n) => showBadge(dmBadge, n));
+  startOutbox(ctx);
   // The first page sets where the live feed starts, so nothing falls in between.
   app.homeFeed.reset().then(() => { live.see(app.homeFeed.maxId); live.start(); });
 }
@@ -250,7 +252,9 @@ function showOffline(on) {
 addEventListener('offline', () => showOffline(true));
 addEventListener('online', () => showOffline(false));
 
-function forget() {
+/** forget ends the session on this phone; discard drops what the user wrote that waits to be sent too. */
+function forget(discard = false) {
+  stopOutbox(app, discard);
   stopLive(app);
   app.user = null;
   app.unread.set(0);
@@ -261,7 +265,7 @@ function forget() {
 
 async function logout() {
   try { await api.logout(); } catch { /* the token is forgotten here either way */ }
-  forget();
+  forget(true);
   go('/login');
 }
 
