@@ -44,7 +44,8 @@ run: build
 	REDIS_URL=redis://127.0.0.1:$(REDIS_PORT)/0 ./$(BIN); status=$$?; \
 	[ $$status -eq 130 ] && exit 0 || exit $$status
 
-# test runs every Go test, after building the mobile app with Cordova (app): each test starts its own throwaway redis-server
+# test builds the mobile app with Cordova (app; a failed build stops it),
+# then runs every Go test: each test starts its own throwaway redis-server
 # on a free port in a temporary directory (the archive's tests a MariaDB
 # server too), and the browser tests drive Debian's headless Chromium
 # through playwright-core. Three passes run side by side, since most of a
