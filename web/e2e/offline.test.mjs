@@ -4,6 +4,8 @@
 // exactly once: after the app was closed and opened again, and when an
 // attempt reached the server but its answer was lost (the Idempotency-Key
 // is made when the item is written, so every attempt carries the same).
+// One the server refuses when it goes (the other person blocked the writer
+// meanwhile) is dropped, and the user is told why.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -142,5 +144,35 @@ test('offline: a comment and a message written offline are delivered once when b
   assert.equal(await page.locator('.post-waiting').count(), 0);
   assert.equal(await page.locator('.post', { hasText: comment }).count(), 1);
   clean(M.w, 'offline comment and message');
+  await M.context.close();
+});
+
+test('offline: a write the server refuses when it is sent is dropped, and the user is told why', async () => {
+  const tess = await newUser('tess'), uma = await newUser('uma');
+  const p = await post(uma, 'Comments welcome, for now.');
+  const M = await phone(browser, tess);
+  const { context, page } = M;
+  await page.goto(`${BASE_URL}/m/#/p/${p.id}`);
+  await page.getByLabel(`Reply to ${uma.username}`).first().waitFor();
+  await page.locator('#conn[data-state="connected"]').waitFor();
+
+  await context.setOffline(true);
+  const comment = `Written before the block ${Date.now()}`;
+  await page.getByLabel(`Reply to ${uma.username}`).first().fill(comment);
+  await page.getByRole('button', { name: 'Reply', exact: true }).first().tap();
+  await page.locator('.post-waiting', { hasText: comment }).waitFor();
+
+  // Meanwhile Uma blocks Tess: the comment is refused (403 blocked) when it goes.
+  await api('PUT', `/users/${tess.username}/block`, { token: uma.token });
+  await context.setOffline(false);
+  await page.locator('.toast', { hasText: 'one of you has blocked the other' }).waitFor();
+  assert.match(await page.locator('.toast', { hasText: 'blocked' }).first().textContent(), /Written before the block/);
+  await page.locator('.post-waiting').waitFor({ state: 'detached' });
+  await page.reload();
+  await page.locator('#conn[data-state="connected"]').waitFor();
+  assert.equal(await page.locator('.post-waiting').count(), 0, 'the refused comment waits again after a reload');
+  const comments = await api('GET', `/posts/${p.id}/comments`, { token: uma.token });
+  assert.equal(comments.items.length, 0, 'the comment was written');
+  clean(M.w, 'refused');
   await M.context.close();
 });

@@ -139,11 +139,14 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     drawPending(p);
   }
 
-  /** later hears of a waiting message the outbox sent, or that the server refused, after its write answered. */
+  /**
+   * later hears of a waiting message the outbox sent, or that the server
+   * refused (one being sent from here hears it from its write instead).
+   */
   const later = (e) => {
-    const { item, result, error, late } = e.detail;
+    const { item, result, error } = e.detail;
     const p = pending.find((q) => q.key === item.key);
-    if (!p || !late) return;
+    if (!p || p.state === 'sending') return;
     if (result) resolved(p, result);
     else { p.state = 'failed'; drawPending(p, error); }
   };

@@ -79,7 +79,7 @@ export class Outbox extends EventTarget {
     super();
     this.api = api;
     this.owner = owner;
-    this.waiters = new Map(); // key → {resolve, reject} of a write() waiting for its first attempt
+    this.waiters = new Map(); // key → {item, resolve, reject} of a write() waiting for its first attempt
     this.running = null;      // the flush under way
     this.again = false;       // something asked for a flush while one ran
     this.failures = 0;        // failed attempts in a row, for the wait before the next
@@ -140,13 +140,18 @@ export class Outbox extends EventTarget {
     if (this.running) { this.again = true; return this.running; }
     clearTimeout(this.timer);
     const locked = navigator.locks ? navigator.locks.request(LOCK, () => this.run()) : this.run();
-    this.running = locked.catch(() => this.later(null)).finally(() => {
+    this.running = locked.catch(() => {
+      // The store failed: what was written is in it (or write() said otherwise), so it waits.
+      for (const [key, w] of this.waiters) { this.waiters.delete(key); w.resolve({ waiting: w.item }); }
+      this.later(null);
+    }).finally(() => {
       this.running = null;
       if (this.again) { this.again = false; this.flush(); }
     });
     return this.running;
   }
 
+  /** items lists this account's items, oldest first. */
   async items() {
     const all = await transact('readonly', (s) => s.index('owner').getAll(this.owner));
     return all.sort((a, b) => a.at - b.at);
@@ -165,6 +170,7 @@ export class Outbox extends EventTarget {
     }
   }
 
+  /** send tries items in order: each sent or refused leaves the store; a kept failure stops it. */
   async send(items) {
     for (const item of items) {
       if (this.closed) return;
