@@ -17,7 +17,7 @@ GO          ?= go
 # make test installs them all from the lock file.
 E2E_PACKAGES := playwright-core i18next axe-core
 
-.PHONY: vendor run test build bench bench-timelines bench-scale bench-archive bench-search bench-live test-bench vet deps-run deps-test deps-bench
+.PHONY: app app-android vendor run test build bench bench-timelines bench-scale bench-archive bench-search bench-live test-bench vet deps-run deps-test deps-bench deps-app
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -44,7 +44,8 @@ run: build
 	REDIS_URL=redis://127.0.0.1:$(REDIS_PORT)/0 ./$(BIN); status=$$?; \
 	[ $$status -eq 130 ] && exit 0 || exit $$status
 
-# test runs every Go test: each test starts its own throwaway redis-server
+# test builds the mobile app with Cordova (app; a failed build stops it),
+# then runs every Go test: each test starts its own throwaway redis-server
 # on a free port in a temporary directory (the archive's tests a MariaDB
 # server too), and the browser tests drive Debian's headless Chromium
 # through playwright-core. Three passes run side by side, since most of a
@@ -58,7 +59,7 @@ run: build
 # by CPU. Then the benchmarks' harnesses run once each, tiny (test-bench).
 # The -timeout values are deadlines against hangs, far above what a busy
 # 2-core machine needs.
-test: deps-test
+test: deps-test app
 	@echo "--- every test on one Redis (the browser tests beside them), and the store and server suites on a Redis Cluster of 3 masters"
 	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
 	( set -o pipefail; $(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./... 2>&1 | tee $$logs/single ) & single=$$!; \
@@ -151,6 +152,40 @@ bench-live: build deps-run
 test-bench: build deps-bench
 	cd server/bench && BENCH_SERVER=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
+# app builds the mobile app as Apache Cordova packages it, for Cordova's
+# browser platform, with the cordova and cordova-browser that
+# mobile/cordova/package-lock.json pins (installed there by deps-app). The
+# Cordova project is written afresh into mobile/cordova/build (git-ignored):
+# its www/ is what the server serves at /m/ (go run ./mobile/cordova), its
+# config.xml is mobile/config.xml. The built app is
+# mobile/cordova/build/platforms/browser/www, which web/e2e/cordova.test.mjs
+# serves from its own origin and drives against a running server. make test
+# builds it first; a failed build stops make test.
+app: deps-app
+	@echo "--- the mobile app, built with Cordova for the browser platform"
+	rm -rf $(APP_DIR)/www $(APP_DIR)/platforms/browser
+	$(GO) run ./mobile/cordova $(APP_DIR)
+	cd $(APP_DIR) && $(CORDOVA) platform add browser@$(call cordova_pin,cordova-browser) --nosave && $(CORDOVA) build browser
+	@test -f $(APP_DIR)/platforms/browser/www/cordova.js || { echo "FAIL: cordova build browser wrote no www/cordova.js"; exit 1; }
+	@echo "the app is in $(APP_DIR)/platforms/browser/www"
+
+# app-android builds the mobile app for Android (a debug APK in
+# mobile/cordova/build/platforms/android/app/build/outputs/apk/debug/), with
+# the cordova-android the lock file pins. It needs what cordova-android 15
+# needs, which make does not install: see "The mobile app as a Cordova app"
+# in README.md. Not part of make test.
+app-android: deps-app
+	rm -rf $(APP_DIR)/www $(APP_DIR)/platforms/android
+	$(GO) run ./mobile/cordova $(APP_DIR)
+	cd $(APP_DIR) && $(CORDOVA) platform add android@$(call cordova_pin,cordova-android) --nosave && $(CORDOVA) build android
+
+# APP_DIR is the Cordova project make app writes; CORDOVA the cordova
+# command mobile/cordova/package.json installs; cordova_pin the version of
+# an npm package that file pins.
+APP_DIR     := mobile/cordova/build
+CORDOVA     := $(CURDIR)/mobile/cordova/node_modules/.bin/cordova --no-telemetry
+cordova_pin = $$(node -p "require('$(CURDIR)/mobile/cordova/package.json').devDependencies['$(1)']")
+
 # vendor copies i18next's ES module build, as web/e2e's lock file pins it,
 # to web/js/core/vendor/, from where both front ends load it (they have no
 # build step); web/e2e/i18n.test.mjs checks the copy is unchanged.
@@ -176,6 +211,14 @@ deps-run:
 # deps-bench adds ApacheBench, which the seeds' benchmark runs as the paper did.
 deps-bench: deps-run
 	@command -v ab >/dev/null || { $(call apt_install,apache2-utils); }
+
+# deps-app installs the Cordova tools from mobile/cordova/package-lock.json,
+# again whenever that file changes.
+deps-app: mobile/cordova/node_modules/.package-lock.json
+
+mobile/cordova/node_modules/.package-lock.json: mobile/cordova/package-lock.json
+	@command -v npm >/dev/null || { $(call apt_install,nodejs npm); }
+	npm ci --prefix mobile/cordova --no-audit --no-fund
 
 deps-test: deps-bench
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer"; exit 1; }

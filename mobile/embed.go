@@ -14,7 +14,7 @@ import (
 // files holds the app's own files. icons/gen.go, which drew the PNG icons,
 // is left out.
 //
-//go:embed index.html style.css sw.js manifest.webmanifest config.xml js icons/*.png icons/*.svg
+//go:embed index.html style.css sw.js manifest.webmanifest config.xml cordova.js js icons/*.png icons/*.svg
 var files embed.FS
 
 // app is the whole app: its own files with the ones it shares with the

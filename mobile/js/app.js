@@ -20,6 +20,7 @@ import * as views from './views.js';
 import * as dm from './messages.js';
 import { trackMessages } from './core/messages.js';
 import { t, localize, errorText } from './core/i18n.js';
+import { startOutbox, stopOutbox } from './waiting.js';
 
 localize(); // the static markup, in the user's language before the first view draws
 
@@ -80,7 +81,7 @@ const ctx = {
   // The server ended this device's session on purpose (log out everywhere, account deleted).
   signedOut: (message) => {
     app.leaving = false;
-    forget();
+    forget(true);
     toast(message);
     go('/login');
   },
@@ -239,6 +240,7 @@ function startLive() {
   live.addEventListener('status', (e) => showConn(e.detail));
   listen(ctx, live, { sessionEnded });
   trackMessages(ctx, live, (n) => showBadge(dmBadge, n));
+  startOutbox(ctx);
   // The first page sets where the live feed starts, so nothing falls in between.
   app.homeFeed.reset().then(() => { live.see(app.homeFeed.maxId); live.start(); });
 }
@@ -255,7 +257,9 @@ function showOffline(on) {
 addEventListener('offline', () => showOffline(true));
 addEventListener('online', () => showOffline(false));
 
-function forget() {
+/** forget ends the session on this phone; discard drops what the user wrote that waits to be sent too. */
+function forget(discard = false) {
+  stopOutbox(app, discard);
   stopLive(app);
   app.user = null;
   app.unread.set(0);
@@ -266,7 +270,7 @@ function forget() {
 
 async function logout() {
   try { await api.logout(); } catch { /* the token is forgotten here either way */ }
-  forget();
+  forget(true);
   go('/login');
 }
 
@@ -295,7 +299,8 @@ async function takeSSOSession() {
 async function boot() {
   startClock();
   trackUnread(app, showUnread);
-  if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol)) {
+  // Inside Cordova the files are on the phone already: no service worker.
+  if ('serviceWorker' in navigator && !window.cordova && /^https?:$/.test(location.protocol)) {
     navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => { /* the app works without it */ });
   }
   if (navigator.onLine === false) showOffline(true);

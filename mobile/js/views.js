@@ -19,6 +19,7 @@ import { MAX_POST } from './core/api.js';
 import { attachments, avatarPicker } from './core/media.js';
 import { messageButton } from './core/messages.js';
 import { t, count, errorText, LANGUAGES, lang, setLang } from './core/i18n.js';
+import { waitingList } from './waiting.js';
 
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
@@ -47,7 +48,7 @@ export function auth(ctx, mode) {
 export function home(ctx) {
   const feed = ctx.app.homeFeed;
   if (ctx.app.homeStale) { ctx.app.homeStale = false; feed.reset(); }
-  return { el: h('div', { class: 'view' }, feed.el), title: t('mobile.home.title'), feed, refresh: () => feed.refresh() };
+  return { el: h('div', { class: 'view' }, waitingList(ctx, 'post'), feed.el), title: t('mobile.home.title'), feed, refresh: () => feed.refresh() };
 }
 
 /** publicTimeline is everyone's newest posts. */
@@ -87,11 +88,11 @@ export function compose(ctx) {
     error.hidden = true;
     try {
       const ids = media ? await media.ready() : [];
-      const post = await ctx.api.createPost(area.value.trim(), repost ? repost.id : null, ids);
-      ctx.posted(post);
+      const res = await ctx.app.outbox.write('post', { content: area.value.trim(), repost_of: repost ? repost.id : null, media_ids: ids });
+      if (res.sent) ctx.posted(res.sent);
       area.value = '';
       if (media) media.clear();
-      ctx.toast(repost ? t('mobile.compose.reposted') : t('mobile.compose.posted'));
+      ctx.toast(!res.sent ? t('outbox.saved') : repost ? t('mobile.compose.reposted') : t('mobile.compose.posted'));
       ctx.go('/home');
     } catch (err) {
       error.textContent = errorText(err);
@@ -166,6 +167,7 @@ export function profile(ctx, name, tab) {
 
 /** thread is a post with its comments; any comment can be answered. */
 export function thread(ctx, id) {
+  const root = Number(id); // the post the page is about: comments written here wait under it
   const top = h('div', { class: 'thread' }, h('div', { class: 'spinner' }));
   const lists = new Map();
   function list(parentId, depth) {
@@ -195,8 +197,11 @@ export function thread(ctx, id) {
       send.disabled = true;
       const since = performance.now();
       try {
-        onPosted(await ctx.api.comment(parent.id, area.value.trim()));
-        bumpCount(parent.id, 'comments', 1, since); // every copy of the parent on the screen
+        const res = await ctx.app.outbox.write('comment', { parent_id: parent.id, content: area.value.trim(), thread: root });
+        if (res.sent) {
+          onPosted(res.sent);
+          bumpCount(parent.id, 'comments', 1, since); // every copy of the parent on the screen
+        } else ctx.toast(t('outbox.saved'));
         area.value = '';
       } catch (err) { ctx.toast(errorText(err)); }
       update();
@@ -219,6 +224,7 @@ export function thread(ctx, id) {
       post.parent_id ? h('a', { class: 'replying', href: '#/p/' + post.parent_id }, t('mobile.thread.parent')) : null,
       postCard(post, ctx, { detail: true, onComment: () => {} }),
       ctx.me() ? replyForm(post, (c) => { comments.add(c, { hold: false }); }) : null,
+      ctx.me() ? waitingList(ctx, 'comment', (item) => item.fields.thread === root) : null,
       comments.el);
   }, (err) => fill(top, h('h2', {}, err.status === 404 ? t('mobile.thread.not_found') : t('mobile.thread.load_failed')), h('p', { class: 'muted' }, errorText(err))));
   return {

@@ -139,21 +139,24 @@ const MOBILE_DIR = join(here, '..', '..', 'mobile');
 // copies them into www/ (see docs/frontends.md), so the test serves them from there.
 const WEB_DIR = join(here, '..');
 const fromWeb = (path) => path === '/core.css' || path.startsWith('/js/core/');
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml', '.webmanifest': 'application/manifest+json' };
+const TYPES = {
+  '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml',
+  '.webmanifest': 'application/manifest+json', '.json': 'application/json', '.xml': 'application/xml', '.ico': 'image/x-icon',
+};
 
 /**
  * serveApp serves mobile/ (with the shared files from web/) at APP_ORIGIN
  * in context, the way Cordova serves www/ from the device, and lets pages
  * from there talk to the server (Chromium asks before a page from
  * elsewhere talks to a loopback server; a phone talking to a real server
- * is not asked).
+ * is not asked). With www, it serves that folder instead: a Cordova build's.
  */
-export async function serveApp(context) {
+export async function serveApp(context, { www = null } = {}) {
   await context.grantPermissions(['local-network-access'], { origin: APP_ORIGIN });
   await context.route(`${APP_ORIGIN}/**`, async (route) => {
     let path = decodeURIComponent(new URL(route.request().url()).pathname);
     path = normalize(path === '/' ? '/index.html' : path);
-    const dir = fromWeb(path) ? WEB_DIR : MOBILE_DIR;
+    const dir = www || (fromWeb(path) ? WEB_DIR : MOBILE_DIR);
     const file = normalize(join(dir, path));
     if (!file.startsWith(dir + '/')) return route.fulfill({ status: 404 });
     try {

@@ -143,12 +143,16 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     followers: (name, page) => request('GET', '/users/' + enc(name) + '/followers' + query(page)),
     following: (name, page) => request('GET', '/users/' + enc(name) + '/following' + query(page)),
     userPosts: (name, page) => request('GET', '/users/' + enc(name) + '/posts' + query(page)),
-    createPost: (content, repostOf = null, mediaIds = []) => request('POST', '/posts',
+    // createPost, comment and sendMessage take the write's Idempotency-Key:
+    // the mobile app's outbox (outbox.js) makes it when the user writes, so
+    // that sending again, even after the app was closed, never writes twice.
+    createPost: (content, repostOf = null, mediaIds = [], key = newKey()) => request('POST', '/posts',
       { content, ...(repostOf ? { repost_of: repostOf } : {}), ...(mediaIds.length ? { media_ids: mediaIds } : {}) },
-      { headers: { 'Idempotency-Key': newKey() }, retries: 2 }),
+      { headers: { 'Idempotency-Key': key }, retries: 2 }),
     post: (id) => request('GET', '/posts/' + enc(id)),
     deletePost: (id) => request('DELETE', '/posts/' + enc(id)),
-    comment: (id, content) => request('POST', '/posts/' + enc(id) + '/comments', { content }),
+    comment: (id, content, key = newKey()) => request('POST', '/posts/' + enc(id) + '/comments', { content },
+      { headers: { 'Idempotency-Key': key }, retries: 2 }),
     comments: (id, page) => request('GET', '/posts/' + enc(id) + '/comments' + query(page)),
     home: (page) => request('GET', '/timelines/home' + query(page)),
     public: (page) => request('GET', '/timelines/public' + query(page)),

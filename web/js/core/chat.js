@@ -11,7 +11,10 @@
 // sending it: while a message with the same text is being sent, it waits
 // (held) and shows when that send is answered (with its id, so once) or
 // given up. Each message is sent with its own Idempotency-Key, kept for
-// its Retry, so a retry never writes it twice either.
+// its Retry, so a retry never writes it twice either. In the mobile app,
+// messages go through its outbox (outbox.js): one that cannot be sent now
+// waits, marked so, and is sent when the connection returns, also after
+// the app was closed.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
@@ -22,6 +25,7 @@ import { retryable } from './feed.js';
 import { timeElement } from './time.js';
 import { mediaGrid } from './media.js';
 import { MAX_MESSAGE, otherOf, same, sendError } from './messages.js';
+import { t } from './i18n.js';
 
 const PAGE = 30;
 const NEAR_BOTTOM = 80; // px: closer than this to the end, new messages scroll into view
@@ -40,7 +44,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
   const inbox = ctx.app.inbox;
   const id = 'chat-' + ++seq;
   const shown = new Map(); // message id → its node in list, in id order
-  const pending = [];      // {key, content, node, state: 'sending' | 'failed'} being sent, oldest first
+  const pending = [];      // {key, content, node, state: 'sending' | 'waiting' | 'failed'} being sent, oldest first
   const held = new Map();  // id → one's own live message waiting for a send of the same text
   let cursor = null, done = false, loading = false, started = false;
   let readUpTo = 0, readTimer = null;
@@ -96,7 +100,9 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     p.state = 'sending';
     drawPending(p);
     try {
-      resolved(p, await ctx.api.sendMessage(name, p.content, p.key));
+      if (!outbox) { resolved(p, await ctx.api.sendMessage(name, p.content, p.key)); return; }
+      const res = await outbox.write('message', { to: name, content: p.content }, p.key);
+      if (res.sent) resolved(p, res.sent); else waiting(p);
     } catch (err) {
       p.state = 'failed';
       drawPending(p, err);
@@ -124,6 +130,43 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     for (const [mid, m] of held) if (m.content === text) { held.delete(mid); add(m); }
   }
 
+  // ---- the outbox (the mobile app's) ----
+
+  const outbox = ctx.app.outbox || null;
+
+  function waiting(p) {
+    p.state = 'waiting';
+    drawPending(p);
+  }
+
+  /**
+   * later hears of a waiting message the outbox sent, or that the server
+   * refused (one being sent from here hears it from its write instead).
+   */
+  const later = (e) => {
+    const { item, result, error } = e.detail;
+    const p = pending.find((q) => q.key === item.key);
+    if (!p || p.state === 'sending') return;
+    if (result) resolved(p, result);
+    else { p.state = 'failed'; drawPending(p, error); }
+  };
+  if (outbox) {
+    outbox.addEventListener('sent', later);
+    outbox.addEventListener('refused', later);
+    // What waits from before (the app was closed, or the conversation left) shows again.
+    outbox.waiting('message', (item) => same(item.fields.to, name)).then((items) => {
+      for (const item of items) {
+        if (pending.some((q) => q.key === item.key)) continue;
+        const p = { key: item.key, content: item.fields.content, node: null, state: 'waiting' };
+        pending.push(p);
+        p.node = pendingNode(p);
+        sending.append(p.node);
+        drawPending(p);
+      }
+      if (items.length) toBottom();
+    }, () => { /* nothing stored */ });
+  }
+
   // ---- messages ----
 
   function bubble(m) {
@@ -148,7 +191,18 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     p.node.classList.toggle('msg-failed', p.state === 'failed');
     const meta = p.node.querySelector('.msg-meta');
     if (p.state === 'sending') { fill(meta, h('span', { class: 'msg-status' }, 'Sending…')); return; }
-    const discard = () => { const refocus = p.node.contains(document.activeElement); drop(p); flush(p.content); if (refocus) input.focus(); };
+    const discard = () => {
+      const refocus = p.node.contains(document.activeElement);
+      if (outbox) outbox.discard(p.key);
+      drop(p);
+      flush(p.content);
+      if (refocus) input.focus();
+    };
+    if (p.state === 'waiting') {
+      fill(meta, h('span', { class: 'msg-status msg-waiting' }, t('outbox.waiting')),
+        h('button', { type: 'button', class: 'link-btn', on: { click: discard } }, t('outbox.discard')));
+      return;
+    }
     fill(meta,
       h('span', { class: 'msg-status msg-error', attrs: { role: 'alert' } }, 'Not sent. ' + sendError(err)),
       retryable(err) ? h('button', { type: 'button', class: 'link-btn', on: { click: () => attempt(p) } }, 'Retry') : null,
@@ -334,6 +388,10 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
       watchTop.disconnect();
       clearTimeout(readTimer);
       document.removeEventListener('visibilitychange', visible);
+      if (outbox) {
+        outbox.removeEventListener('sent', later);
+        outbox.removeEventListener('refused', later);
+      }
     },
   };
 }

@@ -115,4 +115,11 @@ export default {
   'mobile.not_found.title': 'Not found',
   'mobile.not_found.text': 'Nothing here.',
   'mobile.not_found.home': 'Go home',
+
+  // offline outbox
+  'outbox.waiting': 'Waiting to send',
+  'outbox.list': 'Written offline, waiting to send',
+  'outbox.saved': 'Not sent yet: kept on this phone, and sent when the connection is back.',
+  'outbox.refused': 'Not sent: “{{text}}”. {{reason}}',
+  'outbox.discard': 'Discard',
 };

@@ -114,4 +114,11 @@ export default {
   'mobile.not_found.title': '页面不存在',
   'mobile.not_found.text': '这里什么都没有。',
   'mobile.not_found.home': '回到首页',
+
+  // offline outbox
+  'outbox.waiting': '等待发送',
+  'outbox.list': '离线时写下、等待发送的内容',
+  'outbox.saved': '暂未发出：已保存在本机，网络恢复后会自动发送。',
+  'outbox.refused': '“{{text}}”未能发送：{{reason}}',
+  'outbox.discard': '放弃发送',
 };
