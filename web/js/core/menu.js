@@ -43,7 +43,7 @@ export function menuButton(label, items, cls = '', { quotesUser = false } = {}) 
     menu.replaceChildren(...items().map((it) => h('button', {
       type: 'button', class: 'menu-item' + (it.danger ? ' menu-danger' : ''), attrs: { role: 'menuitem', tabindex: '-1' },
       on: { click: () => { close(); btn.focus(); it.run(); } },
-    }, icon(it.icon, 18), it.label)));
+    }, icon(it.icon, 18), h('span', {}, it.label))));
   });
   menu.addEventListener('toggle', (e) => {
     const open = e.newState === 'open';

@@ -12,8 +12,11 @@ import { t } from './i18n.js';
 
 const PROVIDER = slots('provider');
 
-/** provided fills the {{provider}} of text with p's name, which the operators gave it (translate="no"). */
-const provided = (text, p) => phrase(text, { provider: own(p.name) });
+/**
+ * provided is text with its {{provider}} filled with p's name, which the
+ * operators gave it (translate="no"), in one span: a button's one item.
+ */
+const provided = (text, p) => h('span', {}, phrase(text, { provider: own(p.name) }));
 
 /** providersOf asks the server once per page what is configured; a server that cannot say has none. */
 let cached = null;
@@ -71,7 +74,7 @@ export function linkArea(ctx, { mobile = false, sectionClass = '' } = {}) {
   providersOf(ctx).then(({ providers }) => {
     for (const p of providers.filter((x) => x.kind === 'redirect')) {
       list.append(h('li', {},
-        p.linked ? h('span', { class: 'sso-linked' }, provided(t('sso.linked_name', PROVIDER), p)) :
+        p.linked ? h('span', { class: 'sso-linked' }, phrase(t('sso.linked_name', PROVIDER), { provider: own(p.name) })) :
           h('a', { class: 'btn', href: loginURL(ctx, p, mobile) }, provided(t('sso.link_name', PROVIDER), p))));
     }
     el.hidden = !list.children.length;
