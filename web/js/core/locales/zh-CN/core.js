@@ -98,7 +98,7 @@ export default {
   'post.repost': '转发',
   'post.reposted': '转发了',
   'post.delete': '删除',
-  'post.in_reply': '回复了一条微博',
+  'post.in_reply': '查看所回复的内容',
   'post.gone': '这条微博已不存在。',
   'post.menu': '这条微博的更多操作',
   'post.confirm_delete': '要删除这条微博吗？',
