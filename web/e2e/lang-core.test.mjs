@@ -6,14 +6,15 @@
 // drew is left in English: every string comes from the catalogs, and what
 // users wrote (names, posts, tags, messages, searches) is marked
 // translate="no". Counts are written as Chinese writes them (1.2万), times
-// are Chinese, and a server error reaches the reader in Chinese from its code.
+// and a confirm() are Chinese, and a server error reaches the reader in
+// Chinese from its code.
 //
 // The desktop page's own words (its frame, headings, composer) are
 // web/js's, checked by the desktop's own walk; here they are set aside.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, post, follow, api, desktop, englishLeft, shot, clean } from './helpers.mjs';
+import { BASE_URL, launch, newUser, post, follow, api, desktop, englishLeft, shot, clean, until } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -108,10 +109,13 @@ test('desktop in zh-CN: nothing core draws is English', async () => {
   await check('notifications');
 
   await screen(page, `/u/${bob.username}`, `.post[data-author="${bob.username}"]`);
-  await page.locator('.profile-actions .menu-btn, .menu-wrap .menu-btn').last().click();
+  await page.locator('.profile-actions .menu-btn').click();
   await page.locator('.menu:popover-open [role=menuitem]').first().waitFor();
   await check('profile');
-  await page.keyboard.press('Escape');
+  // Block asks first, in Chinese (the dialog is dismissed: nothing is blocked).
+  await page.locator('.menu:popover-open [role=menuitem]').nth(1).click();
+  await until(() => D.w.dialogs.length > 0, 'the confirm() of Block');
+  assert.match(D.w.dialogs.shift(), new RegExp(`^confirm: 要拉黑 ${bob.username} 吗？`));
 
   await screen(page, `/u/${alice.username}`, '.pinned-mark');
   await check('own-profile');
