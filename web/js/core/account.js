@@ -6,14 +6,16 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h } from './dom.js';
+import { h, own, phrase, slots } from './dom.js';
+import { t } from './i18n.js';
+import { waitText } from './time.js';
 
 /** messageOf says what went wrong in words a person can act on. */
 function messageOf(err, wrongPassword) {
   if (err.code === 'invalid_credentials') return wrongPassword;
   if (err.status === 429) {
     const s = Number(err.retryAfter);
-    return s > 0 ? `Too many attempts. Try again in ${s < 90 ? s + ' s' : Math.ceil(s / 60) + ' min'}.` : 'Too many attempts. Try again later.';
+    return s > 0 ? t('account.too_many_wait', { wait: waitText(s) }) : t('account.too_many');
   }
   return err.message;
 }
@@ -50,10 +52,10 @@ export function accountArea(ctx, { signedOut, sectionClass = '' }) {
   const me = ctx.me();
 
   // ---- change password ----
-  const oldPw = passwordField('acct-old', 'Current password', 'current-password');
-  const newPw = passwordField('acct-new', 'New password', 'new-password', 'At least 8 characters. Your other devices will be logged out; this one stays.');
+  const oldPw = passwordField('acct-old', t('account.current_password'), 'current-password');
+  const newPw = passwordField('acct-new', t('account.new_password'), 'new-password', t('account.new_password_help'));
   const pwError = errorLine();
-  const pwButton = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Change password');
+  const pwButton = h('button', { type: 'submit', class: 'btn btn-primary' }, t('account.change_password'));
   const pwForm = h('form', { class: 'account-form', attrs: { 'aria-labelledby': 'acct-pw-title' }, on: { submit: async (e) => {
     e.preventDefault();
     pwError.hidden = true;
@@ -61,9 +63,9 @@ export function accountArea(ctx, { signedOut, sectionClass = '' }) {
     try {
       await ctx.api.changePassword(oldPw.input.value, newPw.input.value);
       pwForm.reset();
-      ctx.toast('Password changed. Your other devices were logged out.');
+      ctx.toast(t('account.password_changed'));
     } catch (err) {
-      pwError.textContent = messageOf(err, 'That is not your current password.');
+      pwError.textContent = messageOf(err, t('account.wrong_current_password'));
       pwError.hidden = false;
       (err.code === 'invalid_password' ? newPw : oldPw).input.focus();
     } finally {
@@ -79,20 +81,20 @@ export function accountArea(ctx, { signedOut, sectionClass = '' }) {
     ctx.app.leaving = true;
     try {
       await ctx.api.logoutAll();
-      signedOut('You were logged out on every device.');
+      signedOut(t('account.logged_out_everywhere'));
     } catch (err) {
       ctx.app.leaving = false;
       allError.textContent = messageOf(err, err.message);
       allError.hidden = false;
       allButton.disabled = false;
     }
-  } } }, 'Log out everywhere');
+  } } }, t('account.log_out_everywhere'));
 
   // ---- delete account ----
-  const delPw = passwordField('acct-del', 'Password', 'current-password');
+  const delPw = passwordField('acct-del', t('account.password'), 'current-password');
   const delError = errorLine();
   const confirmBox = h('div', { class: 'account-confirm', attrs: { role: 'group', 'aria-labelledby': 'acct-confirm-text' }, hidden: true });
-  const askButton = h('button', { type: 'submit', class: 'btn btn-danger' }, 'Delete account…');
+  const askButton = h('button', { type: 'submit', class: 'btn btn-danger' }, t('account.delete_ask'));
   const delForm = h('form', { class: 'account-form', attrs: { 'aria-labelledby': 'acct-del-title' }, on: { submit: (e) => {
     e.preventDefault();
     delError.hidden = true;
@@ -106,25 +108,25 @@ export function accountArea(ctx, { signedOut, sectionClass = '' }) {
     ctx.app.leaving = true;
     try {
       await ctx.api.deleteAccount(delPw.input.value);
-      signedOut('Your account was deleted.');
+      signedOut(t('account.deleted'));
     } catch (err) {
       ctx.app.leaving = false;
-      delError.textContent = messageOf(err, 'That is not your password. Nothing was deleted.');
+      delError.textContent = messageOf(err, t('account.wrong_password'));
       delError.hidden = false;
       really.disabled = false;
       confirmBox.hidden = true;
       askButton.hidden = false;
       delPw.input.focus();
     }
-  } } }, 'Delete forever');
+  } } }, t('account.delete_forever'));
   confirmBox.append(
-    h('p', { id: 'acct-confirm-text' }, `Delete @${me.username}, all its posts and follows? This cannot be undone, and someone else may take the name.`),
-    h('div', { class: 'account-actions' }, really, h('button', { type: 'button', class: 'btn', on: { click: cancel } }, 'Cancel')));
+    h('p', { id: 'acct-confirm-text' }, phrase(t('account.delete_confirm', slots('handle')), { handle: own('@' + me.username) })),
+    h('div', { class: 'account-actions' }, really, h('button', { type: 'button', class: 'btn', on: { click: cancel } }, t('common.cancel'))));
 
   const section = (id, title, text, ...body) => settingsSection(id, title, text, sectionClass, ...body);
   const el = h('div', { class: 'account-area' },
-    section('acct-pw-title', 'Change password', null, pwForm),
-    section('acct-all-title', 'Log out everywhere', 'Ends every session of your account, on every device, this one included.', allError, allButton),
-    section('acct-del-title', 'Delete account', 'Removes your profile, your posts and your follows. Your name becomes free for others.', delForm));
+    section('acct-pw-title', t('account.change_password'), null, pwForm),
+    section('acct-all-title', t('account.log_out_everywhere'), t('account.log_out_everywhere_help'), allError, allButton),
+    section('acct-del-title', t('account.delete'), t('account.delete_help'), delForm));
   return { el };
 }

@@ -5,7 +5,9 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-/** ApiError is a failed call: status 0 means the server could not be reached. */
+import { t, errorText } from './i18n.js';
+
+/** ApiError is a failed call, its message for the user in their language: status 0 means the server could not be reached. */
 export class ApiError extends Error {
   constructor(status, code, message, retryAfter = null) {
     super(message);
@@ -16,25 +18,18 @@ export class ApiError extends Error {
   get offline() { return this.status === 0; }
 }
 
-// WORDS says in words what went wrong for the errors a person meets when
-// someone is unpleasant (docs/api.md, section 8), when a private message
-// is refused (section 9) or when a post cannot be edited or pinned
-// (section 11): the code decides, not the server's message, so every toast
-// and form says it alike.
-const WORDS = {
-  blocked: 'You can’t do that: one of you has blocked the other.',
-  protected: 'This account is protected: its posts can’t be reposted.',
-  block_limit: 'You have blocked as many accounts as you can. Unblock someone first.',
-  mute_limit: 'You have muted as many accounts as you can. Unmute someone first.',
-  suspended: 'This account is suspended.',
-  not_admin: 'Only the service’s operators can do that.',
-  messages_closed: 'This person takes messages only from people they follow.',
-  not_author: 'Only the author can change this post.',
-  edit_limit: 'This post has been edited 10 times, as often as a post can be. Delete it and write a new one instead.',
-  pin_limit: 'You can pin at most 5 posts to your profile. Unpin one first.',
-  not_yours: 'You can pin only your own posts.',
-  search_unavailable: 'Searching posts is not available on this server.',
-};
+/**
+ * failure is the ApiError of a refused call: its message says what went wrong
+ * in the user's language, from the contract's code (error.<code> in the
+ * catalogs: the code decides, not the server's message, so every toast and
+ * form says it alike); a code the catalogs do not know shows the server's
+ * message, and an answer without one its status.
+ */
+function failure(status, body, retryAfter) {
+  const e = (body && body.error) || {};
+  const code = e.code || 'http_' + status;
+  return new ApiError(status, code, errorText({ code, message: e.message || t('error.http', { status }) }), retryAfter);
+}
 
 /** newKey returns a random key for Idempotency-Key (crypto.randomUUID needs a secure context). */
 export function newKey() {
@@ -75,18 +70,17 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
       } catch (err) {
         // A network failure: retry writes that are safe to retry (those with an idempotency key).
         if (attempt < retries) { await new Promise((r) => setTimeout(r, 400 * (attempt + 1))); continue; }
-        throw new ApiError(0, 'offline', 'Cannot reach the server. Check your connection.');
+        throw new ApiError(0, 'offline', t('error.offline'));
       }
     }
     if (res.status === 204) return null;
     let data = null;
     try { data = await res.json(); } catch { /* not JSON */ }
     if (!res.ok) {
-      const e = (data && data.error) || {};
+      const err = failure(res.status, data, res.headers.get('Retry-After'));
       // A wrong password (invalid_credentials) is not a lost session.
-      if (res.status === 401 && !quiet401 && e.code !== 'invalid_credentials') onUnauthorized();
-      throw new ApiError(res.status, e.code || 'http_' + res.status,
-        WORDS[e.code] || e.message || res.statusText || 'Request failed', res.headers.get('Retry-After'));
+      if (res.status === 401 && !quiet401 && err.code !== 'invalid_credentials') onUnauthorized();
+      throw err;
     }
     return data;
   }
@@ -107,16 +101,14 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
       const token = getToken();
       if (token) xhr.setRequestHeader('Authorization', 'Bearer ' + token);
       xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
-      xhr.onerror = () => reject(new ApiError(0, 'offline', 'Cannot reach the server. Check your connection.'));
-      xhr.onabort = () => reject(new ApiError(0, 'aborted', 'Cancelled.'));
+      xhr.onerror = () => reject(new ApiError(0, 'offline', t('error.offline')));
+      xhr.onabort = () => reject(new ApiError(0, 'aborted', t('error.aborted')));
       xhr.onload = () => {
         let data = null;
         try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
         if (xhr.status >= 200 && xhr.status < 300) { onProgress(1); resolve(data); return; }
-        const e = (data && data.error) || {};
         if (xhr.status === 401) onUnauthorized();
-        reject(new ApiError(xhr.status, e.code || 'http_' + xhr.status, WORDS[e.code] || e.message || xhr.statusText || 'Upload failed',
-          xhr.getResponseHeader('Retry-After')));
+        reject(failure(xhr.status, data, xhr.getResponseHeader('Retry-After')));
       };
       xhr.send(body);
     });

@@ -17,22 +17,24 @@
 // }
 // and ctx is the one the app passes to core/render.js, with ctx.app its app.
 
-import { h } from './dom.js';
+import { h, own, phrase, slots } from './dom.js';
+import { t } from './i18n.js';
 import { applyCounts, bumpLater } from './social.js';
 import { Unread, sentence } from './notify.js';
 import { applyUpdate } from './edit.js';
 
 /**
  * makeToast returns toast(msg), which shows a short message in container
- * (msg is always text), starts fading it out after fadeAfter ms and
- * removes it after removeAfter ms.
+ * (msg is text, or what phrase() returns: text with what users wrote in
+ * own() elements, never markup), starts fading it out after fadeAfter ms
+ * and removes it after removeAfter ms.
  */
 export function makeToast(container, { fadeAfter, removeAfter }) {
   return function toast(msg) {
-    const t = h('div', { class: 'toast', attrs: { role: 'status' } }, msg);
-    container.append(t);
-    setTimeout(() => t.classList.add('toast-out'), fadeAfter);
-    setTimeout(() => t.remove(), removeAfter);
+    const el = h('div', { class: 'toast', attrs: { role: 'status' } }, msg);
+    container.append(el);
+    setTimeout(() => el.classList.add('toast-out'), fadeAfter);
+    setTimeout(() => el.remove(), removeAfter);
   };
 }
 
@@ -46,7 +48,7 @@ export function removeEverywhere(id, feeds) {
   for (const f of feeds) if (f) f.remove(id);
   for (const el of document.querySelectorAll(`.post[data-id="${Number(id)}"]`)) el.remove();
   for (const q of document.querySelectorAll(`.quote[data-quote-of="${Number(id)}"]`)) {
-    q.replaceWith(h('div', { class: 'quote quote-deleted' }, 'The original post was deleted.'));
+    q.replaceWith(h('div', { class: 'quote quote-deleted' }, t('post.original_deleted')));
   }
 }
 
@@ -56,11 +58,11 @@ export function removeEverywhere(id, feeds) {
  * is toasted.
  */
 export async function deletePost(ctx, post, then) {
-  if (!confirm(post.kind === 'comment' ? 'Delete this comment?' : 'Delete this post?')) return;
+  if (!confirm(post.kind === 'comment' ? t('post.confirm_delete_comment') : t('post.confirm_delete'))) return;
   try {
     await ctx.api.deletePost(post.id);
     removeEverywhere(post.id, onScreen(ctx.app));
-    ctx.toast('Deleted.');
+    ctx.toast(t('post.deleted'));
     then();
   } catch (err) {
     ctx.toast(err.message);
@@ -117,12 +119,12 @@ export function listen(ctx, live, { sessionEnded, countComments = false }) {
   live.addEventListener('comment', (e) => {
     const c = e.detail;
     if (app.user && c.author.id === app.user.id) return; // our own reply, already shown
-    toast(`${c.author.username} replied: ${c.content}`);
+    toast(phrase(t('live.replied', slots('name', 'text')), { name: own(c.author.username), text: own(c.content) }));
     if (countComments) bumpLater(c.parent_id, 'comments', 1);
     tell(app, 'comment', c);
   });
   live.addEventListener('follow', (e) => {
-    toast(`${e.detail.user.username} followed you.`);
+    toast(phrase(t('live.followed', slots('name')), { name: own(e.detail.user.username) }));
     tell(app, 'follow', e.detail.user);
   });
   live.addEventListener('counts', (e) => applyCounts(e.detail));
@@ -131,7 +133,7 @@ export function listen(ctx, live, { sessionEnded, countComments = false }) {
     if (!n) return;
     app.unread.added(n);
     // Comments, replies and follows have their own events, toasted above.
-    if (!['comment', 'reply', 'follow'].includes(n.kind)) toast(sentence(n) + '.');
+    if (!['comment', 'reply', 'follow'].includes(n.kind)) toast(phrase(t('live.notification', slots('what')), { what: sentence(n) }));
     tell(app, 'notification', n);
   });
   live.addEventListener('notification_removed', (e) => {
@@ -178,6 +180,6 @@ export function showConnState(conn, status) {
   conn.hidden = status === 'stopped';
   conn.dataset.state = status;
   conn.querySelector('.conn-label').textContent = {
-    connecting: 'Connecting…', connected: 'Live', reconnecting: 'Reconnecting…', offline: 'Offline',
+    connecting: t('conn.connecting'), connected: t('conn.connected'), reconnecting: t('conn.reconnecting'), offline: t('conn.offline'),
   }[status] || '';
 }

@@ -19,13 +19,14 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, icon, fill } from './dom.js';
+import { h, icon, fill, own, phrase, slots, ariaName } from './dom.js';
+import { t } from './i18n.js';
 import { countChars, newKey } from './api.js';
 import { retryable } from './feed.js';
 import { timeElement } from './time.js';
 import { mediaGrid } from './media.js';
 import { MAX_MESSAGE, otherOf, same, sendError } from './messages.js';
-import { t } from './i18n.js';
+import { leftLabel } from './editor.js';
 
 const PAGE = 30;
 const NEAR_BOTTOM = 80; // px: closer than this to the end, new messages scroll into view
@@ -49,21 +50,23 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
   let cursor = null, done = false, loading = false, started = false;
   let readUpTo = 0, readTimer = null;
 
+  const who = () => ({ name: own(name) });
   const top = h('div', { class: 'chat-top' });
   const list = h('div', { class: 'chat-list' });
   const sending = h('div', { class: 'chat-list chat-sending' });
-  const scroller = h('div', { class: 'chat-scroll', tabIndex: 0, attrs: { role: 'log', 'aria-label': `Messages with ${name}` } }, top, list, sending);
-  const pill = h('button', { type: 'button', class: 'new-pill chat-pill', hidden: true, on: { click: () => toBottom(true) } }, 'New messages');
+  const logName = ariaName(phrase(t('chat.log', slots('name')), who()));
+  const scroller = h('div', { class: 'chat-scroll', tabIndex: 0, attrs: { role: 'log', ...logName.attrs } }, top, list, sending);
+  const pill = h('button', { type: 'button', class: 'new-pill chat-pill', hidden: true, on: { click: () => toBottom(true) } }, t('chat.new_messages'));
   const input = h('textarea', {
-    id, rows: 1, class: 'chat-input', placeholder: 'Write a message…',
+    id, rows: 1, class: 'chat-input', placeholder: t('chat.placeholder'),
     attrs: { 'aria-describedby': id + '-count', maxlength: String(MAX_MESSAGE * 2), enterkeyhint: 'send', autocomplete: 'off' },
   });
   const count = h('span', { class: 'chat-count', id: id + '-count' });
-  const send = h('button', { type: 'submit', class: 'btn btn-primary chat-send', disabled: true, attrs: { 'aria-label': 'Send' } }, icon('send', 20));
+  const send = h('button', { type: 'submit', class: 'btn btn-primary chat-send', disabled: true, attrs: { 'aria-label': t('chat.send') } }, icon('send', 20));
   const note = h('p', { class: 'chat-note muted', hidden: true });
   const form = h('form', { class: 'chat-form', on: { submit: (e) => { e.preventDefault(); submit(); } } },
-    h('label', { class: 'visually-hidden', htmlFor: id }, `Message ${name}`), input, count, send);
-  const el = h('section', { class: 'chat' }, h('div', { class: 'chat-frame' }, scroller, pill), note, form);
+    h('label', { class: 'visually-hidden', htmlFor: id }, phrase(t('chat.input', slots('name')), who())), input, count, send);
+  const el = h('section', { class: 'chat' }, logName.el, h('div', { class: 'chat-frame' }, scroller, pill), note, form);
 
   // ---- the box ----
 
@@ -72,7 +75,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     send.disabled = !input.value.trim() || left < 0;
     count.textContent = left <= COUNT_FROM ? String(left) : '';
     count.dataset.state = left < 0 ? 'over' : left <= 20 ? 'warn' : '';
-    count.setAttribute('aria-label', left >= 0 ? `${left} characters left` : `${-left} characters over the limit`);
+    count.setAttribute('aria-label', leftLabel(left));
     input.style.height = '';
     if (input.value) input.style.height = Math.min(input.scrollHeight + 2, 160) + 'px';
   }
@@ -173,16 +176,16 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     const mine = m.sender.id === me.id;
     return h('div', { class: 'msg ' + (mine ? 'msg-mine' : 'msg-theirs'), dataset: { id: String(m.id) } },
       h('div', { class: 'msg-bubble' },
-        h('span', { class: 'visually-hidden' }, mine ? 'You: ' : `${m.sender.username}: `),
-        h('p', { class: 'msg-text' }, m.content),
+        h('span', { class: 'visually-hidden' }, mine ? t('chat.you') : phrase(t('chat.from', slots('name')), { name: own(m.sender.username) })),
+        own(m.content, 'p', { class: 'msg-text' }),
         mediaGrid(m.media, ctx)),
       h('div', { class: 'msg-meta' }, timeElement(m.created_at),
-        mine ? h('button', { type: 'button', class: 'msg-delete', attrs: { 'aria-label': 'Delete message' }, on: { click: () => remove(m) } }, icon('trash', 16)) : null));
+        mine ? h('button', { type: 'button', class: 'msg-delete', attrs: { 'aria-label': t('chat.delete') }, on: { click: () => remove(m) } }, icon('trash', 16)) : null));
   }
 
   function pendingNode(p) {
     return h('div', { class: 'msg msg-mine msg-pending' },
-      h('div', { class: 'msg-bubble' }, h('span', { class: 'visually-hidden' }, 'You: '), h('p', { class: 'msg-text' }, p.content)),
+      h('div', { class: 'msg-bubble' }, h('span', { class: 'visually-hidden' }, t('chat.you')), own(p.content, 'p', { class: 'msg-text' })),
       h('div', { class: 'msg-meta' }));
   }
 
@@ -190,7 +193,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
   function drawPending(p, err) {
     p.node.classList.toggle('msg-failed', p.state === 'failed');
     const meta = p.node.querySelector('.msg-meta');
-    if (p.state === 'sending') { fill(meta, h('span', { class: 'msg-status' }, 'Sending…')); return; }
+    if (p.state === 'sending') { fill(meta, h('span', { class: 'msg-status' }, t('chat.sending'))); return; }
     const discard = () => {
       const refocus = p.node.contains(document.activeElement);
       if (outbox) outbox.discard(p.key);
@@ -204,9 +207,9 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
       return;
     }
     fill(meta,
-      h('span', { class: 'msg-status msg-error', attrs: { role: 'alert' } }, 'Not sent. ' + sendError(err)),
-      retryable(err) ? h('button', { type: 'button', class: 'link-btn', on: { click: () => attempt(p) } }, 'Retry') : null,
-      h('button', { type: 'button', class: 'link-btn', on: { click: discard } }, 'Discard'));
+      h('span', { class: 'msg-status msg-error', attrs: { role: 'alert' } }, t('chat.not_sent', { reason: sendError(err) })),
+      retryable(err) ? h('button', { type: 'button', class: 'link-btn', on: { click: () => attempt(p) } }, t('common.retry')) : null,
+      h('button', { type: 'button', class: 'link-btn', on: { click: discard } }, t('chat.discard')));
   }
 
   /** add shows m in its place by id, once; it says whether it was new. */
@@ -235,7 +238,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
   }
 
   async function remove(m) {
-    if (!confirm('Delete this message? It is deleted for both of you.')) return;
+    if (!confirm(t('chat.confirm_delete'))) return;
     try {
       await ctx.api.deleteMessage(m.id);
       unshow(m.id);
@@ -256,15 +259,13 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
   scroller.addEventListener('scroll', () => { if (!pill.hidden && nearBottom()) pill.hidden = true; }, { passive: true });
 
   function drawTop(err) {
-    if (loading) return fill(top, h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': 'Loading' } }));
+    if (loading) return fill(top, h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': t('common.loading') } }));
     if (err) {
-      return fill(top, h('p', { class: 'error' }, 'Couldn’t load the messages. ' + err.message),
-        h('button', { type: 'button', class: 'btn btn-small', on: { click: () => page() } }, 'Retry'));
+      return fill(top, h('p', { class: 'error' }, t('chat.failed', { message: err.message })),
+        h('button', { type: 'button', class: 'btn btn-small', on: { click: () => page() } }, t('common.retry')));
     }
-    if (!done) return fill(top, h('button', { type: 'button', class: 'btn btn-small chat-older', on: { click: () => page() } }, 'Load older messages'));
-    fill(top, h('p', { class: 'chat-start muted' }, shown.size
-      ? `This is the beginning of your conversation with ${name}.`
-      : `No messages yet. Say hello to ${name}.`));
+    if (!done) return fill(top, h('button', { type: 'button', class: 'btn btn-small chat-older', on: { click: () => page() } }, t('chat.older')));
+    fill(top, h('p', { class: 'chat-start muted' }, phrase(shown.size ? t('chat.beginning', slots('name')) : t('chat.hello', slots('name')), who())));
   }
 
   /** page loads the newest page first, then each older one, keeping what is on screen in place. */
@@ -345,25 +346,27 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
   function missing() {
     done = true;
     watchTop.disconnect();
-    fill(top, h('p', { class: 'chat-start muted' }, `There is no user called “${name}”.`));
+    fill(top, h('p', { class: 'chat-start muted' }, phrase(t('chat.no_user', slots('name')), who())));
     form.hidden = true;
   }
 
+  /** closed says why no message can be sent (a sentence of phrase()) instead of the box. */
   function closed(text) {
-    note.textContent = text;
+    fill(note, text);
     note.hidden = false;
     form.hidden = true;
   }
 
   update();
   if (same(name, me.username)) {
-    closed('This is you. Messages are between two people: open someone else’s profile and choose Message.');
+    closed(t('chat.self'));
   } else {
     inbox.reading = name;
     ctx.api.user(name).then((user) => {
       onUser(user);
-      if (user.blocking) closed(`You have blocked ${user.username}. Unblock them to send messages.`);
-      else if (user.blocked_by) closed(`${user.username} has blocked you. You can’t send them messages.`);
+      const them = { name: own(user.username) };
+      if (user.blocking) closed(phrase(t('chat.blocking', slots('name')), them));
+      else if (user.blocked_by) closed(phrase(t('chat.blocked_by', slots('name')), them));
     }, (err) => { if (err.status === 404) missing(); });
     page();
   }

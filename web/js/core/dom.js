@@ -55,6 +55,55 @@ export function append(el, children) {
   return el;
 }
 
+/**
+ * own is text a user wrote (a name, a post, a topic, a search) in an element
+ * of tag marked translate="no": the page shows it as written, and neither a
+ * browser's translator nor a check for untranslated text takes it for the
+ * page's own words. props are h()'s.
+ */
+export function own(text, tag = 'span', props = {}) {
+  return h(tag, { ...props, attrs: { ...props.attrs, translate: 'no' } }, text);
+}
+
+/** slots are t()'s values that keep each {{name}} in the text, for phrase() to fill with nodes. */
+export function slots(...names) {
+  return Object.fromEntries(names.map((n) => [n, `{{${n}}}`]));
+}
+
+/**
+ * phrase fills the {{name}} slots that text (a t() of slots()) kept with
+ * nodes[name], so a sentence in the user's language can hold what a user
+ * wrote as an own() element, wherever the language puts it:
+ * phrase(t('chat.hello', slots('name')), { name: own(name) }). It returns
+ * strings and nodes for h(), append() and fill().
+ */
+export function phrase(text, nodes) {
+  const used = new Set(); // a slot the text names twice gets a copy the second time
+  return text.split(/\{\{(\w+)\}\}/).map((part, i) => {
+    if (i % 2 === 0) return part;
+    const node = nodes[part];
+    if (!(node instanceof Node)) return node;
+    if (used.has(node)) return node.cloneNode(true);
+    used.add(node);
+    return node;
+  }).filter((part) => part !== '');
+}
+
+let labels = 0;
+
+/**
+ * ariaName names an element for assistive technology by label: text goes in
+ * its aria-label; a phrase() with what a user wrote, which an aria-label
+ * could not mark translate="no", goes in a hidden element that
+ * aria-labelledby points at. It returns {attrs} for h(), and that element
+ * (null for text), which must go on the page with the one it names.
+ */
+export function ariaName(label) {
+  if (typeof label === 'string') return { attrs: { 'aria-label': label }, el: null };
+  const id = 'aria-name-' + ++labels;
+  return { attrs: { 'aria-labelledby': id }, el: h('span', { id, hidden: true }, label) };
+}
+
 /** fill replaces the children of el (skipping null and false, like h). */
 export function fill(el, ...children) {
   el.replaceChildren();

@@ -7,10 +7,11 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, fill } from './dom.js';
+import { h, fill, own } from './dom.js';
+import { t } from './i18n.js';
 import { MAX_POST } from './api.js';
 import { textEditor } from './editor.js';
-import { richText } from './text.js';
+import { contentOf } from './text.js';
 import { absoluteTime } from './time.js';
 
 // The newest version of each post this page has heard of (id → its text,
@@ -53,27 +54,27 @@ export function onPage(ctx, selector) {
 export function editedMark(post, ctx) {
   if (!post.edited_at) return null;
   return h('button', {
-    type: 'button', class: 'edited-mark', title: 'Edited ' + absoluteTime(post.edited_at),
-    attrs: { 'aria-label': 'Edited: show the earlier versions', 'aria-haspopup': 'dialog' },
+    type: 'button', class: 'edited-mark', title: t('edit.edited_at', { time: absoluteTime(post.edited_at) }),
+    attrs: { 'aria-label': t('edit.show_history'), 'aria-haspopup': 'dialog' },
     on: { click: () => historyDialog(ctx, post.id) },
-  }, 'edited');
+  }, t('edit.edited'));
 }
 
 /** versionName says which version the i-th of n (oldest first) is. */
 function versionName(i, n) {
-  if (i === n - 1) return 'Current version';
-  return i === 0 ? 'Original' : `Version ${i + 1}`;
+  if (i === n - 1) return t('edit.current_version');
+  return i === 0 ? t('edit.original') : t('edit.version', { n: i + 1 });
 }
 
 /** historyDialog shows every version of post id, newest first, each with when it was written. */
 export function historyDialog(ctx, id) {
   const list = h('ol', { class: 'history-list', attrs: { 'aria-busy': 'true' } },
-    h('li', {}, h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': 'Loading' } })));
+    h('li', {}, h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': t('common.loading') } })));
   const dialog = h('dialog', { class: 'dialog history-dialog', attrs: { 'aria-labelledby': 'history-title' } },
     h('div', { class: 'dialog-head' },
-      h('h2', { id: 'history-title' }, 'Edit history'),
-      h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => dialog.close() } }, 'Close')),
-    h('p', { class: 'muted small' }, 'Newest first. Whoever can see the post can see its earlier versions.'),
+      h('h2', { id: 'history-title' }, t('edit.history')),
+      h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => dialog.close() } }, t('common.close'))),
+    h('p', { class: 'muted small' }, t('edit.history_note')),
     list);
   dialog.addEventListener('close', () => dialog.remove());
   document.body.append(dialog);
@@ -84,9 +85,9 @@ export function historyDialog(ctx, id) {
       h('p', { class: 'history-head' },
         h('strong', {}, versionName(i, items.length)), ' · ',
         h('time', { dateTime: v.created_at }, absoluteTime(v.created_at))),
-      v.content ? h('p', { class: 'content' }, v.content) : h('p', { class: 'muted' }, 'No text.'))).reverse());
+      v.content ? own(v.content, 'p', { class: 'content' }) : h('p', { class: 'muted' }, t('edit.no_text')))).reverse());
   }, (err) => {
-    fill(list, h('li', { class: 'error' }, 'Couldn’t load the history. ' + err.message));
+    fill(list, h('li', { class: 'error' }, t('edit.history_failed', { message: err.message })));
   }).finally(() => list.setAttribute('aria-busy', 'false'));
 }
 
@@ -115,7 +116,7 @@ export function startEdit(ctx, card, post, done = () => {}) {
   };
   const form = textEditor({
     value: now.content || '', max: MAX_POST, rows: 3, cls: 'edit-form',
-    label: post.kind === 'comment' ? 'Edit your comment' : 'Edit your post',
+    label: post.kind === 'comment' ? t('edit.label_comment') : t('edit.label_post'),
     // A repost's own text and the text under pictures may be left out; a post's may not.
     allowEmpty: !!post.repost_of || (post.media || []).length > 0,
     cancel: close,
@@ -137,7 +138,7 @@ export function startEdit(ctx, card, post, done = () => {}) {
 /** showVersion puts post's text and "edited" mark into box: a post card's body, or a quote of it in a repost. */
 function showVersion(ctx, box, post) {
   const old = box.querySelector(':scope > .content');
-  const text = post.content ? h('p', { class: 'content' }, richText(post.content, post, ctx.href)) : null;
+  const text = post.content ? contentOf(post, ctx.href) : null;
   if (old && text) {
     text.hidden = old.hidden; // an edit form open over it stays
     old.replaceWith(text);

@@ -6,7 +6,13 @@
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 import { h } from './dom.js';
+import { t } from './i18n.js';
 import { countChars } from './api.js';
+
+/** leftLabel says how many characters are left (left ≥ 0) or over the limit, for assistive technology. */
+export function leftLabel(left) {
+  return left >= 0 ? t('editor.left', { count: left }) : t('editor.over', { n: -left });
+}
 
 /**
  * charCounter is the ring and number that count down the characters left
@@ -25,7 +31,7 @@ export function charCounter(max, id) {
       ring.style.setProperty('--p', Math.min(n / max, 1));
       el.dataset.state = left < 0 ? 'over' : left <= 20 ? 'warn' : '';
       num.textContent = String(left);
-      el.setAttribute('aria-label', left >= 0 ? `${left} characters left` : `${-left} characters over the limit`);
+      el.setAttribute('aria-label', leftLabel(left));
       el.title = `${n} / ${max}`;
       return left;
     },
@@ -47,7 +53,7 @@ export function textEditor({ value, max, label, cls, rows = 3, allowEmpty = true
   const id = 'text-edit-' + ++editSeq;
   const area = h('textarea', { id, class: 'compose-input', rows, value, attrs: { maxlength: String(max * 4), 'aria-describedby': id + '-count' } });
   const counter = charCounter(max, id + '-count');
-  const saveBtn = h('button', { type: 'submit', class: 'btn btn-primary btn-small' }, 'Save');
+  const saveBtn = h('button', { type: 'submit', class: 'btn btn-primary btn-small' }, t('common.save'));
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   const upd = () => { saveBtn.disabled = counter.show(area.value) < 0 || (!allowEmpty && !area.value.trim()); };
   const form = h('form', { class: cls, on: { submit: async (e) => {
@@ -68,7 +74,7 @@ export function textEditor({ value, max, label, cls, rows = 3, allowEmpty = true
   } } },
   h('label', { htmlFor: id, class: 'visually-hidden' }, label), area, error,
   h('div', { class: 'composer-bar' }, counter.el,
-    h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => cancel() } }, 'Cancel'), saveBtn));
+    h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => cancel() } }, t('common.cancel')), saveBtn));
   area.addEventListener('input', upd);
   area.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }

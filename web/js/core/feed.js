@@ -7,7 +7,8 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, clear, icon } from './dom.js';
+import { h, clear, icon, ariaName } from './dom.js';
+import { t } from './i18n.js';
 
 const PAGE = 20;
 export const RETRY_FIRST = 1000;  // ms before the first automatic retry of a failed page
@@ -29,9 +30,11 @@ export class Feed {
    * an empty list says: text, or a function returning a node. onPage(page,
    * first) is told of each page loaded by paging (first: the top page).
    * With loadMore, the next page waits for a "Load more" button instead of
-   * the reader scrolling near the end; end is what the end of a long list says.
+   * the reader scrolling near the end; end is what the end of a long list
+   * says. label names the list: text, or a phrase() that quotes what a
+   * user wrote (core/dom.js's ariaName).
    */
-  constructor({ load, render, key = (x) => x.id, empty = 'Nothing here yet.', label = 'Posts', canRefresh = true, onPage = null, loadMore = false, end = 'You’re all caught up.' }) {
+  constructor({ load, render, key = (x) => x.id, empty = t('feed.empty'), label = t('feed.label'), canRefresh = true, onPage = null, loadMore = false, end = t('feed.end') }) {
     this.load = load;
     this.onPage = onPage;
     this.render = render;
@@ -54,10 +57,11 @@ export class Feed {
     this._online = () => { if (this.failed) this.retry(); };
 
     this.pill = h('button', { type: 'button', class: 'new-pill', hidden: true, on: { click: () => this.showPending(true) } });
-    this.list = h('div', { class: 'feed-list', attrs: { role: 'feed', 'aria-label': label, 'aria-busy': 'false' } });
+    const name = ariaName(label);
+    this.list = h('div', { class: 'feed-list', attrs: { role: 'feed', ...name.attrs, 'aria-busy': 'false' } });
     this.status = h('div', { class: 'feed-status', attrs: { 'aria-live': 'polite' } });
     this.sentinel = h('div', { class: 'sentinel', attrs: { 'aria-hidden': 'true' } });
-    this.el = h('section', { class: 'feed' }, this.pill, this.list, this.status, this.sentinel);
+    this.el = h('section', { class: 'feed' }, name.el, this.pill, this.list, this.status, this.sentinel);
     this.observer = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) this.more();
     }, { rootMargin: '800px 0px' });
@@ -254,7 +258,7 @@ export class Feed {
   _pill() {
     const n = this.pending.length;
     this.pill.hidden = n === 0;
-    this.pill.replaceChildren(icon('arrowUp', 16), n === 1 ? '1 new post' : `${n} new posts`);
+    this.pill.replaceChildren(icon('arrowUp', 16), t('feed.new_posts', { count: n }));
   }
 
   _sentinelVisible() {
@@ -270,20 +274,20 @@ export class Feed {
       await this.more();
       const first = [...this.nodes.values()][had];
       if (focused && first) (first.querySelector('a[href]:not([tabindex="-1"]), button') || first).focus();
-    } } }, 'Load more');
+    } } }, t('feed.load_more'));
     return btn;
   }
 
   _status(state, err, wait = 0) {
     this.status.dataset.state = state;
     switch (state) {
-      case 'loading': this.status.replaceChildren(h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': 'Loading' } })); break;
+      case 'loading': this.status.replaceChildren(h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': t('common.loading') } })); break;
       case 'empty': this.status.replaceChildren(typeof this.emptyText === 'function' ? this.emptyText() : h('p', { class: 'empty' }, this.emptyText)); break;
       case 'end': this.status.replaceChildren(this.nodes.size > 5 ? h('p', { class: 'end' }, this.endText) : ''); break;
       case 'error': this.status.replaceChildren(
-        h('p', { class: 'error' }, 'Couldn’t load this. ' + err.message),
-        wait ? h('p', { class: 'muted small' }, `Retrying in ${Math.round(wait / 1000)} s.`) : '',
-        h('button', { type: 'button', class: 'btn btn-small', on: { click: () => this.retry() } }, 'Retry')); break;
+        h('p', { class: 'error' }, t('feed.failed', { message: err.message })),
+        wait ? h('p', { class: 'muted small' }, t('feed.retrying', { s: Math.round(wait / 1000) })) : '',
+        h('button', { type: 'button', class: 'btn btn-small', on: { click: () => this.retry() } }, t('common.retry'))); break;
       default: this.status.replaceChildren(this.loadMore && !this.done ? this._moreButton() : '');
     }
   }

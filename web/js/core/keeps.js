@@ -11,6 +11,7 @@
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 import { h, icon } from './dom.js';
+import { t } from './i18n.js';
 import { menuButton } from './menu.js';
 import { startEdit, onPage } from './edit.js';
 
@@ -33,7 +34,7 @@ async function setPinned(ctx, post, on) {
     return;
   }
   pinned.set(post.id, on);
-  ctx.toast(on ? 'Pinned to your profile.' : 'Unpinned from your profile.');
+  ctx.toast(on ? t('keeps.pinned_toast') : t('keeps.unpinned_toast'));
   const name = post.author.username.toLowerCase();
   for (const f of ctx.app.feeds) if (f.pinsOf && f.pinsOf.toLowerCase() === name) f.reset();
 }
@@ -43,11 +44,11 @@ async function setPinned(ctx, post, on) {
  * (in place), and for a post "Pin to profile" or "Unpin".
  */
 export function ownPostMenu(post, ctx) {
-  const wrap = menuButton('More options for this post', () => [
-    { label: 'Edit', icon: 'edit', run: () => startEdit(ctx, wrap.closest('.post'), post, () => wrap.querySelector('.menu-btn').focus()) },
+  const wrap = menuButton(t('post.menu'), () => [
+    { label: t('keeps.edit'), icon: 'edit', run: () => startEdit(ctx, wrap.closest('.post'), post, () => wrap.querySelector('.menu-btn').focus()) },
     post.kind === 'post' && (isPinned(post)
-      ? { label: 'Unpin', icon: 'pin', run: () => setPinned(ctx, post, false) }
-      : { label: 'Pin to profile', icon: 'pin', run: () => setPinned(ctx, post, true) }),
+      ? { label: t('keeps.unpin'), icon: 'pin', run: () => setPinned(ctx, post, false) }
+      : { label: t('keeps.pin'), icon: 'pin', run: () => setPinned(ctx, post, true) }),
   ].filter(Boolean), 'post-menu');
   return wrap;
 }
@@ -57,7 +58,7 @@ function showBookmarked(ctx, id, on) {
   marked.set(id, on);
   for (const btn of onPage(ctx, `[data-bookmark-of="${Number(id)}"]`)) {
     btn.setAttribute('aria-pressed', String(on));
-    btn.title = on ? 'Remove from your bookmarks' : 'Bookmark';
+    btn.title = on ? t('keeps.unbookmark') : t('keeps.bookmark');
   }
 }
 
@@ -73,11 +74,11 @@ async function toggleBookmark(ctx, post) {
   showBookmarked(ctx, post.id, on);
   try {
     if (on) await ctx.api.bookmark(post.id); else await ctx.api.unbookmark(post.id);
-    ctx.toast(on ? 'Added to your bookmarks.' : 'Removed from your bookmarks.');
+    ctx.toast(on ? t('keeps.bookmarked_toast') : t('keeps.unbookmarked_toast'));
     if (!on) for (const f of ctx.app.feeds) if (f.bookmarks) f.remove(post.id);
   } catch (err) {
     showBookmarked(ctx, post.id, !on);
-    ctx.toast(err.status === 404 ? 'That post is gone.' : err.message);
+    ctx.toast(err.status === 404 ? t('post.gone') : err.message);
   } finally {
     busy.delete(post.id);
   }
@@ -88,13 +89,13 @@ export function bookmarkButton(post, ctx) {
   if (!ctx.me()) return null;
   const on = isBookmarked(post);
   return h('button', {
-    type: 'button', class: 'action bookmark', title: on ? 'Remove from your bookmarks' : 'Bookmark',
-    dataset: { bookmarkOf: String(post.id) }, attrs: { 'aria-label': 'Bookmark', 'aria-pressed': String(on) },
+    type: 'button', class: 'action bookmark', title: on ? t('keeps.unbookmark') : t('keeps.bookmark'),
+    dataset: { bookmarkOf: String(post.id) }, attrs: { 'aria-label': t('keeps.bookmark'), 'aria-pressed': String(on) },
     on: { click: () => toggleBookmark(ctx, post) },
   }, icon('bookmark', 18));
 }
 
 /** pinnedMark is the "Pinned" over a post at the top of a profile. */
 export function pinnedMark() {
-  return h('p', { class: 'pinned-mark' }, icon('pin', 14), 'Pinned');
+  return h('p', { class: 'pinned-mark' }, icon('pin', 14), t('keeps.pinned'));
 }

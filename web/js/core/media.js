@@ -17,6 +17,7 @@
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 import { h, icon, plain } from './dom.js';
+import { t } from './i18n.js';
 import { retryable } from './feed.js';
 
 /** MAX_IMAGES is how many images one post may carry. */
@@ -38,12 +39,12 @@ export function mediaURL(url) {
 /** uploadError says in words why an upload failed. */
 export function uploadError(err) {
   switch (err.status) {
-    case 415: return 'This file is not a picture the server takes: use a JPEG, PNG, WebP or GIF image.';
-    case 413: return 'This picture is too large: at most 5 MB and 8000 pixels on each side.';
-    case 400: return err.code === 'invalid_image' ? 'This file looks like a picture but cannot be read. It may be damaged.' : err.message;
-    case 429: return 'Too many uploads and posts in a short time. Wait a minute, then try again.';
-    case 0: return 'Cannot reach the server. Check your connection and try again.';
-    default: return err.status >= 500 ? 'The server could not take this picture just now. Try again.' : err.message;
+    case 415: return t('media.unsupported');
+    case 413: return t('media.too_large');
+    case 400: return err.code === 'invalid_image' ? t('media.unreadable') : err.message;
+    case 429: return t('media.rate_limited');
+    case 0: return t('media.offline');
+    default: return err.status >= 500 ? t('media.server_failed') : err.message;
   }
 }
 
@@ -60,11 +61,11 @@ let seq = 0;
 export function attachments(ctx, { accept = TYPES.join(','), onChange = () => {} } = {}) {
   const id = 'attach-' + ++seq;
   const items = [];
-  const list = h('ul', { class: 'attachments', attrs: { 'aria-label': 'Images to post' }, hidden: true });
+  const list = h('ul', { class: 'attachments', attrs: { 'aria-label': t('media.attachments') }, hidden: true });
   const input = h('input', { type: 'file', id, class: 'visually-hidden', multiple: true, tabIndex: -1, attrs: { accept, 'aria-hidden': 'true' } });
   const note = h('p', { class: 'form-error attach-note', attrs: { role: 'alert' }, hidden: true });
   const button = h('button', {
-    type: 'button', class: 'btn btn-ghost btn-icon attach-btn', attrs: { 'aria-label': 'Add images', title: 'Add images (up to 4)' },
+    type: 'button', class: 'btn btn-ghost btn-icon attach-btn', attrs: { 'aria-label': t('media.add'), title: t('media.add_title', { max: MAX_IMAGES }) },
     on: { click: () => input.click() },
   }, icon('image', 20));
   input.addEventListener('change', () => { add(input.files); input.value = ''; });
@@ -82,7 +83,7 @@ export function attachments(ctx, { accept = TYPES.join(','), onChange = () => {}
     const picked = [...(files || [])];
     const room = MAX_IMAGES - items.length;
     if (picked.length > room) {
-      note.textContent = `A post can carry ${MAX_IMAGES} images; ${picked.length - room > 1 ? 'the last ' + (picked.length - room) + ' were' : 'the last one was'} left out.`;
+      note.textContent = t('media.left_out', { max: MAX_IMAGES, count: picked.length - room });
       note.hidden = false;
     }
     for (const file of picked.slice(0, Math.max(0, room))) items.push(item(file));
@@ -96,10 +97,10 @@ export function attachments(ctx, { accept = TYPES.join(','), onChange = () => {}
     preview.addEventListener('error', () => { preview.hidden = true; }, { once: true });
     const bar = h('progress', { class: 'attach-progress', max: 100, value: 0 });
     const error = h('p', { class: 'attach-error', attrs: { role: 'alert' }, hidden: true });
-    const retry = h('button', { type: 'button', class: 'btn btn-small attach-retry', hidden: true, on: { click: () => upload() } }, 'Try again');
+    const retry = h('button', { type: 'button', class: 'btn btn-small attach-retry', hidden: true, on: { click: () => upload() } }, t('media.try_again'));
     const remove = h('button', { type: 'button', class: 'attach-remove', on: { click: () => drop() } }, icon('close', 16));
     const altId = id + '-alt-' + ++seq;
-    const alt = h('textarea', { id: altId, class: 'attach-alt', rows: 2, placeholder: 'Describe this image', attrs: { maxlength: String(MAX_ALT) } });
+    const alt = h('textarea', { id: altId, class: 'attach-alt', rows: 2, placeholder: t('media.describe'), attrs: { maxlength: String(MAX_ALT) } });
     const altLabel = h('label', { htmlFor: altId, class: 'visually-hidden' });
     alt.addEventListener('input', () => onChange());
     it.el = h('li', { class: 'attach', dataset: { state: 'uploading' } },
@@ -107,9 +108,9 @@ export function attachments(ctx, { accept = TYPES.join(','), onChange = () => {}
       altLabel, alt, error, retry);
     it.alt = () => alt.value.trim();
     it.number = (n) => {
-      remove.setAttribute('aria-label', `Remove image ${n}`);
-      bar.setAttribute('aria-label', `Uploading image ${n}`);
-      altLabel.textContent = `Description of image ${n} (alt text)`;
+      remove.setAttribute('aria-label', t('media.remove', { n }));
+      bar.setAttribute('aria-label', t('media.uploading', { n }));
+      altLabel.textContent = t('media.alt_label', { n });
     };
     function state(s) { it.state = s; it.el.dataset.state = s; onChange(); }
     function upload() {
@@ -157,10 +158,10 @@ export function attachments(ctx, { accept = TYPES.join(','), onChange = () => {}
     const ids = [];
     for (const it of items) {
       if (it.state === 'uploading') await it.job.catch(() => {});
-      if (it.state === 'error') throw Object.assign(new Error('An image could not be uploaded: remove it or try again.'), { media: true });
+      if (it.state === 'error') throw Object.assign(new Error(t('media.not_uploaded')), { media: true });
       if (it.alt() !== it.sentAlt) {
         await it.upload().catch(() => {});
-        if (it.state === 'error') throw Object.assign(new Error('An image could not be uploaded: remove it or try again.'), { media: true });
+        if (it.state === 'error') throw Object.assign(new Error(t('media.not_uploaded')), { media: true });
       }
       ids.push(it.media.id);
     }
@@ -192,7 +193,9 @@ export function imageFiles(dataTransfer) {
 
 /**
  * mediaGrid shows a post's images (1–4) as a grid of thumbnails, loaded
- * lazily and sized in advance so nothing jumps; each opens the viewer.
+ * lazily and sized in advance so nothing jumps; each opens the viewer. An
+ * image's button is named by its description, which a user wrote: the
+ * button, whose only content is the image, is marked translate="no" then.
  */
 export function mediaGrid(media, ctx) {
   if (!media || !media.length) return null;
@@ -202,9 +205,9 @@ export function mediaGrid(media, ctx) {
       // width and height give the box its shape before the picture arrives.
       const img = h('img', { class: 'media-img', loading: 'lazy', decoding: 'async', alt: m.alt || '', width: m.width, height: m.height });
       img.src = mediaURL(m.thumb_url);
-      const label = n > 1 ? `Open image ${i + 1} of ${n}` : 'Open image';
+      const label = n > 1 ? t('media.open_nth', { i: i + 1, n }) : t('media.open');
       return h('button', {
-        type: 'button', class: 'media-item', attrs: { 'aria-label': m.alt ? `${label}: ${m.alt}` : label },
+        type: 'button', class: 'media-item', attrs: { 'aria-label': m.alt ? t('media.open_alt', { label, alt: m.alt }) : label, translate: m.alt ? 'no' : null },
         on: { click: (e) => { e.stopPropagation(); viewer(media, i, ctx, e.currentTarget); } },
       }, img);
     }));
@@ -217,13 +220,13 @@ export function mediaGrid(media, ctx) {
  */
 export function viewer(media, index, ctx, from = null) {
   let at = index;
-  const img = h('img', { class: 'viewer-img', alt: '' });
-  const caption = h('p', { class: 'viewer-alt' });
+  const img = h('img', { class: 'viewer-img', alt: '', attrs: { translate: 'no' } });
+  const caption = h('p', { class: 'viewer-alt', attrs: { translate: 'no' } });
   const count = h('p', { class: 'viewer-count', attrs: { 'aria-live': 'polite' } });
-  const prev = h('button', { type: 'button', class: 'viewer-nav viewer-prev', attrs: { 'aria-label': 'Previous image' }, on: { click: () => show(at - 1) } }, icon('back', 26));
-  const next = h('button', { type: 'button', class: 'viewer-nav viewer-next', attrs: { 'aria-label': 'Next image' }, on: { click: () => show(at + 1) } }, icon('forward', 26));
-  const close = h('button', { type: 'button', class: 'viewer-close', attrs: { 'aria-label': 'Close' }, on: { click: () => dialog.close() } }, icon('close', 24));
-  const dialog = h('dialog', { class: 'viewer', attrs: { 'aria-label': 'Image viewer' } },
+  const prev = h('button', { type: 'button', class: 'viewer-nav viewer-prev', attrs: { 'aria-label': t('media.previous') }, on: { click: () => show(at - 1) } }, icon('back', 26));
+  const next = h('button', { type: 'button', class: 'viewer-nav viewer-next', attrs: { 'aria-label': t('media.next') }, on: { click: () => show(at + 1) } }, icon('forward', 26));
+  const close = h('button', { type: 'button', class: 'viewer-close', attrs: { 'aria-label': t('common.close') }, on: { click: () => dialog.close() } }, icon('close', 24));
+  const dialog = h('dialog', { class: 'viewer', attrs: { 'aria-label': t('media.viewer') } },
     h('div', { class: 'viewer-stage' }, img), prev, next, close,
     h('div', { class: 'viewer-foot' }, count, caption));
 
@@ -236,7 +239,7 @@ export function viewer(media, index, ctx, from = null) {
     img.height = m.height;
     caption.textContent = plain(m.alt || '');
     caption.hidden = !m.alt;
-    count.textContent = media.length > 1 ? `Image ${at + 1} of ${media.length}` : '';
+    count.textContent = media.length > 1 ? t('media.nth', { i: at + 1, n: media.length }) : '';
     prev.hidden = next.hidden = media.length < 2;
   }
   dialog.addEventListener('keydown', (e) => {
@@ -267,7 +270,7 @@ export function viewer(media, index, ctx, from = null) {
  */
 export function avatarPicker(ctx, { accept = TYPES.join(','), cls = 'btn', onDone }) {
   const input = h('input', { type: 'file', class: 'visually-hidden', tabIndex: -1, attrs: { accept, 'aria-hidden': 'true' } });
-  const label = h('span', {}, 'Change picture');
+  const label = h('span', {}, t('media.change_avatar'));
   const button = h('button', { type: 'button', class: cls + ' avatar-change', on: { click: () => input.click() } }, label);
   input.addEventListener('change', async () => {
     const file = input.files[0];
@@ -276,13 +279,13 @@ export function avatarPicker(ctx, { accept = TYPES.join(','), cls = 'btn', onDon
     button.disabled = true;
     button.setAttribute('aria-busy', 'true');
     try {
-      const user = await ctx.api.setAvatar(file, (p) => { label.textContent = p < 1 ? `Uploading… ${Math.round(p * 100)}%` : 'Saving…'; });
+      const user = await ctx.api.setAvatar(file, (p) => { label.textContent = p < 1 ? t('media.avatar_uploading', { percent: Math.round(p * 100) }) : t('media.avatar_saving'); });
       onDone(user);
-      ctx.toast('Your picture is changed.');
+      ctx.toast(t('media.avatar_changed'));
     } catch (err) {
       ctx.toast(uploadError(err));
     } finally {
-      label.textContent = 'Change picture';
+      label.textContent = t('media.change_avatar');
       button.disabled = false;
       button.removeAttribute('aria-busy');
     }

@@ -11,17 +11,18 @@ let seq = 0;
 /**
  * menuButton returns a "⋯" button named label that opens a menu of the
  * actions items() returns when it opens ([{label, icon, danger?, run()}], so
- * that each says the state of the moment: "Mute" or "Unmute"). The menu is
- * a popover, in the browser's top layer: no list's overflow clips it, and
- * Escape or a tap elsewhere closes it. The arrow keys, Home and End move
- * between its items.
+ * that each says the state of the moment: "Mute" or "Unmute"; a label is
+ * text or a phrase()). The menu is a popover, in the browser's top layer:
+ * no list's overflow clips it, and Escape or a tap elsewhere closes it. The
+ * arrow keys, Home and End move between its items. With quotesUser (label
+ * names someone), the button, a bare icon, is marked translate="no".
  */
-export function menuButton(label, items, cls = '') {
+export function menuButton(label, items, cls = '', { quotesUser = false } = {}) {
   const id = 'menu-' + ++seq;
-  const menu = h('div', { id, class: 'menu', attrs: { role: 'menu', popover: 'auto', 'aria-label': label } });
+  const menu = h('div', { id, class: 'menu', attrs: { role: 'menu', popover: 'auto', 'aria-labelledby': id + '-btn' } });
   const btn = h('button', {
-    type: 'button', class: ('menu-btn ' + cls).trim(),
-    attrs: { 'aria-label': label, 'aria-haspopup': 'menu', 'aria-expanded': 'false', 'aria-controls': id },
+    type: 'button', id: id + '-btn', class: ('menu-btn ' + cls).trim(),
+    attrs: { 'aria-label': label, 'aria-haspopup': 'menu', 'aria-expanded': 'false', 'aria-controls': id, translate: quotesUser ? 'no' : null },
   }, icon('more', 18));
   btn.popoverTargetElement = menu;
 
@@ -42,7 +43,7 @@ export function menuButton(label, items, cls = '') {
     menu.replaceChildren(...items().map((it) => h('button', {
       type: 'button', class: 'menu-item' + (it.danger ? ' menu-danger' : ''), attrs: { role: 'menuitem', tabindex: '-1' },
       on: { click: () => { close(); btn.focus(); it.run(); } },
-    }, icon(it.icon, 18), it.label)));
+    }, icon(it.icon, 18), h('span', {}, it.label))));
   });
   menu.addEventListener('toggle', (e) => {
     const open = e.newState === 'open';

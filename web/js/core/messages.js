@@ -7,10 +7,11 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, icon } from './dom.js';
+import { h, icon, own } from './dom.js';
+import { t } from './i18n.js';
 import { Feed } from './feed.js';
 import { avatar } from './render.js';
-import { timeElement } from './time.js';
+import { timeElement, waitText } from './time.js';
 import { excerpt } from './text.js';
 import { badgeText } from './notify.js';
 import { settingsSection, errorLine } from './account.js';
@@ -170,8 +171,7 @@ export function trackMessages(ctx, live, paint) {
 export function sendError(err) {
   if (err.status === 429) {
     const s = Number(err.retryAfter);
-    return s > 0 ? `You’re sending messages too fast. Try again in ${s < 90 ? s + ' s' : Math.ceil(s / 60) + ' min'}.`
-      : 'You’re sending messages too fast. Wait a moment and try again.';
+    return s > 0 ? t('messages.too_fast_wait', { wait: waitText(s) }) : t('messages.too_fast');
   }
   return err.message;
 }
@@ -179,19 +179,24 @@ export function sendError(err) {
 /** preview is what the list shows of a conversation's last message: "You: …" for one's own. */
 function preview(c, me) {
   const m = c.last_message;
-  if (!m) return h('span', { class: 'muted' }, 'No messages');
-  const text = excerpt(m.content || (m.media && m.media.length ? 'Picture' : ''), 90);
-  return m.sender.id === me.id ? [h('span', { class: 'conv-you' }, 'You: '), text] : text;
+  if (!m) return h('span', { class: 'muted' }, t('messages.none'));
+  const text = m.content ? own(excerpt(m.content, 90)) : m.media && m.media.length ? t('messages.picture') : '';
+  return m.sender.id === me.id ? [h('span', { class: 'conv-you' }, t('chat.you')), text] : text;
 }
 
-/** conversationRow is one line of the conversations list, a link to the conversation. */
+/**
+ * conversationRow is one line of the conversations list, a link to the
+ * conversation. Its label names the other person and all it shows is
+ * hidden from assistive technology, which the label speaks for: the link
+ * is marked translate="no", as other controls whose label quotes a user.
+ */
 export function conversationRow(c, ctx, unread) {
   const name = c.with.username;
   const me = ctx.me();
-  const label = unread > 0 ? `${name}, ${unread} unread` : name;
+  const label = unread > 0 ? t('messages.row_unread', { name, n: unread }) : name;
   return h('a', {
     class: 'conv' + (unread > 0 ? ' unread' : ''), href: ctx.href('/messages/' + encodeURIComponent(name)),
-    dataset: { with: name }, attrs: { 'aria-label': label },
+    dataset: { with: name }, attrs: { 'aria-label': label, translate: 'no' },
   },
   avatar(c.with),
   h('span', { class: 'conv-body', attrs: { 'aria-hidden': 'true' } },
@@ -231,8 +236,8 @@ export function conversationsList(ctx) {
       if (!learned.has(c)) { inbox.listed(c); learned.add(c); }
       return conversationRow(c, ctx, inbox.unreadWith(c.with.username));
     },
-    empty: () => h('p', { class: 'empty' }, 'No messages yet. To start a conversation, open someone’s profile and choose Message.'),
-    label: 'Conversations',
+    empty: () => h('p', { class: 'empty' }, t('messages.empty')),
+    label: t('messages.label'),
   }));
   feed.el.classList.add('conv-feed');
   feed.reset();
@@ -268,12 +273,18 @@ export function conversationsList(ctx) {
   };
 }
 
-/** messageButton opens the conversation with user (a profile's "Message"); none for oneself, or across a block. */
+/**
+ * messageButton opens the conversation with user (a profile's "Message");
+ * none for oneself, or across a block. Its label names the user: it is
+ * marked translate="no", as the follow button.
+ */
 export function messageButton(user, ctx) {
   const me = ctx.me();
   if (!me || me.id === user.id || user.blocking || user.blocked_by) return null;
-  return h('a', { class: 'btn btn-message', href: ctx.href('/messages/' + encodeURIComponent(user.username)), attrs: { 'aria-label': `Message ${user.username}` } },
-    icon('chat', 18), h('span', { class: 'btn-label' }, 'Message'));
+  return h('a', {
+    class: 'btn btn-message', href: ctx.href('/messages/' + encodeURIComponent(user.username)),
+    attrs: { 'aria-label': t('messages.button_name', { name: user.username }), translate: 'no' },
+  }, icon('chat', 18), h('span', { class: 'btn-label' }, t('messages.button')));
 }
 
 /** messagesSetting is Settings' "Who can message me" (PATCH /me {"messages_from"}), saved at once. */
@@ -284,9 +295,9 @@ export function messagesSetting(ctx, sectionClass = '') {
   const choice = (value, label) => h('label', { class: 'radio' },
     h('input', { type: 'radio', name: 'messages-from', value, checked: current === value, on: { change: save } }), label);
   const group = h('fieldset', { class: 'radio-group' },
-    h('legend', { class: 'visually-hidden' }, 'Who can message me'),
-    choice('everyone', 'Everyone'),
-    choice('following', 'Only people I follow'));
+    h('legend', { class: 'visually-hidden' }, t('messages.setting')),
+    choice('everyone', t('messages.from_everyone')),
+    choice('following', t('messages.from_following')));
   async function save(e) {
     const value = e.target.value;
     const before = me.messages_from || 'everyone';
@@ -295,7 +306,7 @@ export function messagesSetting(ctx, sectionClass = '') {
     try {
       const u = await ctx.api.updateMe({ messages_from: value });
       me.messages_from = u.messages_from || value;
-      ctx.toast(value === 'everyone' ? 'Anyone can message you now.' : 'Only people you follow can message you now.');
+      ctx.toast(value === 'everyone' ? t('messages.everyone_toast') : t('messages.following_toast'));
     } catch (err) {
       group.querySelector(`input[value="${before}"]`).checked = true;
       error.textContent = err.message;
@@ -304,6 +315,5 @@ export function messagesSetting(ctx, sectionClass = '') {
       for (const i of group.querySelectorAll('input')) i.disabled = false;
     }
   }
-  return settingsSection('privacy-messages-title', 'Who can message me',
-    'Private messages from people you don’t allow are refused; they are told so.', sectionClass, group, error);
+  return settingsSection('privacy-messages-title', t('messages.setting'), t('messages.setting_help'), sectionClass, group, error);
 }

@@ -5,7 +5,8 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, icon, plain } from './dom.js';
+import { h, icon, plain, own, phrase, slots } from './dom.js';
+import { t } from './i18n.js';
 import { Feed } from './feed.js';
 import { avatar, userLink, followButton } from './render.js';
 import { timeElement } from './time.js';
@@ -88,24 +89,26 @@ export function badgeText(n) {
 
 const KIND_ICON = { like: 'heart', comment: 'comment', reply: 'comment', repost: 'repost', follow: 'userPlus', follow_request: 'lock', mention: 'at' };
 
-/** what says what the actor did, after their name: "liked your post". */
-export function what(n) {
+const NAME = slots('name');
+
+/** what says what the actor did, with a {{name}} slot for them: "{{name}} liked your post". */
+function what(n) {
   const onComment = n.post && n.post.kind === 'comment';
   switch (n.kind) {
-    case 'like': return onComment ? 'liked your comment' : 'liked your post';
-    case 'comment': return 'commented on your post';
-    case 'reply': return 'replied to your comment';
-    case 'repost': return 'reposted your post';
-    case 'follow': return 'followed you';
-    case 'follow_request': return 'asked to follow you';
-    case 'mention': return onComment ? 'mentioned you in a comment' : 'mentioned you';
-    default: return 'sent you a notification';
+    case 'like': return onComment ? t('notify.like_comment', NAME) : t('notify.like_post', NAME);
+    case 'comment': return t('notify.comment', NAME);
+    case 'reply': return t('notify.reply', NAME);
+    case 'repost': return t('notify.repost', NAME);
+    case 'follow': return t('notify.follow', NAME);
+    case 'follow_request': return t('notify.follow_request', NAME);
+    case 'mention': return onComment ? t('notify.mention_comment', NAME) : t('notify.mention', NAME);
+    default: return t('notify.other', NAME);
   }
 }
 
-/** sentence is the whole notification in words, for a toast: "alice liked your post". */
+/** sentence is the notification in words, for a toast: "alice liked your post" (as phrase() returns it). */
 export function sentence(n) {
-  return `${n.actor ? n.actor.username : 'Someone'} ${what(n)}`;
+  return phrase(what(n), { name: n.actor ? own(n.actor.username) : t('notify.someone') });
 }
 
 /** postText is what a notification quotes of its post (a bare repost quotes the original). */
@@ -118,22 +121,22 @@ function postText(p) {
 
 /** notificationRow is one line of the notifications list. */
 export function notificationRow(n, ctx) {
-  const actor = n.actor || { username: 'someone' };
+  const actor = n.actor;
   const text = postText(n.post);
   const me = ctx.me();
   return h('article', { class: 'notif' + (n.read ? '' : ' unread'), dataset: { id: String(n.id), kind: n.kind } },
     h('span', { class: 'notif-icon notif-' + n.kind, attrs: { 'aria-hidden': 'true' } }, icon(KIND_ICON[n.kind] || 'bell', 18)),
     h('div', { class: 'notif-body' },
       h('div', { class: 'notif-head' },
-        h('a', { href: ctx.href('/u/' + encodeURIComponent(actor.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(actor, 'sm')),
+        actor ? h('a', { href: ctx.href('/u/' + encodeURIComponent(actor.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(actor, 'sm')) : avatar('?', 'sm'),
         h('p', { class: 'notif-text' },
-          n.read ? null : h('span', { class: 'visually-hidden' }, 'New: '),
-          userLink(ctx, actor.username), ' ', what(n),
+          n.read ? null : h('span', { class: 'visually-hidden' }, t('notify.new')),
+          phrase(what(n), { name: actor ? userLink(ctx, actor.username) : t('notify.someone') }),
           h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, ' · '),
           h('span', { class: 'time' }, timeElement(n.created_at)))),
-      n.post && text ? h('a', { class: 'notif-post', href: ctx.href('/p/' + n.post.id) }, excerpt(text, 140)) : null,
-      n.kind === 'follow' && n.actor && me && n.actor.following === false ? followButton(n.actor, ctx) : null,
-      n.kind === 'follow_request' ? h('a', { class: 'notif-link', href: ctx.href('/requests') }, 'Review follow requests') : null));
+      n.post && text ? own(excerpt(text, 140), 'a', { class: 'notif-post', href: ctx.href('/p/' + n.post.id) }) : null,
+      n.kind === 'follow' && actor && me && actor.following === false ? followButton(actor, ctx) : null,
+      n.kind === 'follow_request' ? h('a', { class: 'notif-link', href: ctx.href('/requests') }, t('notify.review_requests')) : null));
 }
 
 /**
@@ -148,8 +151,8 @@ export function notificationsList(ctx, unread) {
   const feed = ctx.trackFeed(new Feed({
     load: (p) => ctx.api.notifications(p),
     render: (n) => { unread.listed(n); return notificationRow(n, ctx); },
-    empty: 'No notifications yet. When someone likes, reposts or answers your posts, mentions you, follows you or asks to, it shows here.',
-    label: 'Notifications',
+    empty: t('notify.empty'),
+    label: t('notify.label'),
     canRefresh: false,
     onPage: (page, first) => { if (first && page.items.length) markRead(Math.max(...page.items.map((n) => n.id))); },
   }));

@@ -7,7 +7,8 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, fill } from './dom.js';
+import { h, fill, own, phrase, slots } from './dom.js';
+import { t } from './i18n.js';
 import { Feed } from './feed.js';
 import { postCard } from './render.js';
 import { countChars } from './api.js';
@@ -29,6 +30,7 @@ const FEW = 3;
  */
 export function postResults(ctx, q) {
   const words = queryWords(q);
+  const query = () => ({ q: own(q) });
   let unavailable = null;
   const feed = ctx.trackFeed(new Feed({
     load: async (page) => {
@@ -47,11 +49,11 @@ export function postResults(ctx, q) {
     },
     empty: () => (unavailable
       ? h('p', { class: 'error search-note' }, unavailable.message)
-      : h('p', { class: 'empty' }, words.length > 1 ? `No posts contain all of “${q}”.` : `No posts contain “${q}”.`)),
-    label: 'Posts containing ' + q,
+      : h('p', { class: 'empty' }, phrase(words.length > 1 ? t('search.no_posts_all', slots('q')) : t('search.no_posts', slots('q')), query()))),
+    label: phrase(t('search.posts_label', slots('q')), query()),
     canRefresh: false,
     loadMore: true,
-    end: 'No more posts match.',
+    end: t('search.no_more'),
   }));
   feed.reset();
   return feed;
@@ -60,7 +62,7 @@ export function postResults(ctx, q) {
 /** idle is what an empty box shows: what the search finds, and the trends. */
 function idle(ctx) {
   return h('div', { class: 'search-idle' },
-    h('p', { class: 'muted search-hint' }, 'Find posts that contain every word you type, people by the start of their name, and topics (#tag).'),
+    h('p', { class: 'muted search-hint' }, t('search.hint')),
     trendsBox(ctx, { cls: 'search-trends' }));
 }
 
@@ -74,7 +76,7 @@ function idle(ctx) {
  */
 export function searchScreen(ctx, { onQuery = () => {} } = {}) {
   const found = h('div', { class: 'search-found', tabIndex: -1, attrs: { 'aria-live': 'polite' } });
-  const posts = h('section', { class: 'search-posts', hidden: true, attrs: { 'aria-label': 'Posts' } });
+  const posts = h('section', { class: 'search-posts', hidden: true, attrs: { 'aria-label': t('search.posts') } });
   const el = h('div', { class: 'search-page-results' }, found, posts);
   let feed = null, postsQ = '', idleShown = false, all = false;
 
@@ -84,9 +86,9 @@ export function searchScreen(ctx, { onQuery = () => {} } = {}) {
     if (feed) { feed.destroy(); ctx.app.feeds.delete(feed); feed = null; }
     posts.hidden = !q;
     if (!q) { fill(posts); return; }
-    const heading = h('h2', { class: 'search-heading' }, 'Posts');
+    const heading = h('h2', { class: 'search-heading' }, t('search.posts'));
     if (countChars(q) > MAX_QUERY) {
-      fill(posts, heading, h('p', { class: 'error search-note' }, `To find posts, search for at most ${MAX_QUERY} characters.`));
+      fill(posts, heading, h('p', { class: 'error search-note' }, t('search.too_long', { max: MAX_QUERY })));
       return;
     }
     feed = postResults(ctx, q);
@@ -102,7 +104,7 @@ export function searchScreen(ctx, { onQuery = () => {} } = {}) {
       all = true;
       fill(found, people(st));
       found.focus();
-    } } }, 'Show all people and topics');
+    } } }, t('search.show_all'));
     return [searchResults(ctx, { ...st, users: st.users.slice(0, FEW), tags: st.tags.slice(0, FEW) }), more];
   };
 

@@ -6,7 +6,8 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, icon } from './dom.js';
+import { h, icon, own, phrase, slots } from './dom.js';
+import { t } from './i18n.js';
 import { Feed } from './feed.js';
 import { userRow } from './render.js';
 import { countChars } from './api.js';
@@ -30,7 +31,7 @@ function protectSwitch(ctx, sectionClass) {
     try {
       const u = await ctx.api.updateMe({ protected: on });
       me.protected = !!u.protected;
-      ctx.toast(on ? 'Your posts are protected: only the people you approve see them.' : 'Your posts are public again.');
+      ctx.toast(on ? t('privacy.protected_toast') : t('privacy.public_toast'));
     } catch (err) {
       input.checked = !on;
       error.textContent = err.message;
@@ -39,17 +40,17 @@ function protectSwitch(ctx, sectionClass) {
       input.disabled = false;
     }
   });
-  return settingsSection('privacy-protect-title', 'Protected posts', null, sectionClass,
+  return settingsSection('privacy-protect-title', t('privacy.protected'), null, sectionClass,
     h('label', { class: 'switch', htmlFor: 'protect' }, input,
-      h('span', { class: 'switch-track', attrs: { 'aria-hidden': 'true' } }), h('span', { class: 'switch-label' }, 'Protect my posts')),
-    h('p', { class: 'help', id: 'protect-help' },
-      'Only the people you approve can follow you and see your posts. They leave the public timeline, topics and search, and can’t be reposted.'),
+      h('span', { class: 'switch-track', attrs: { 'aria-hidden': 'true' } }), h('span', { class: 'switch-label' }, t('privacy.protect'))),
+    h('p', { class: 'help', id: 'protect-help' }, t('privacy.protect_help')),
     error);
 }
 
 /**
  * userList is a list of users, each with the buttons actions(user, done)
- * returns; done() takes the user off the list.
+ * returns; done() takes the user off the list. The buttons' labels name the
+ * user: each is marked translate="no", as the follow button (core/render.js).
  */
 function userList(ctx, load, label, empty, actions) {
   const feed = ctx.trackFeed(new Feed({
@@ -67,21 +68,24 @@ export function followRequests(ctx) {
     try {
       if (yes) await ctx.api.approve(u.username); else await ctx.api.reject(u.username);
       done();
-      ctx.toast(yes ? `${u.username} follows you now.` : `You turned down ${u.username}.`);
+      ctx.toast(phrase(yes ? t('privacy.approved_toast', slots('name')) : t('privacy.rejected_toast', slots('name')), { name: own(u.username) }));
     } catch (err) {
       ctx.toast(err.message);
     }
   };
-  return userList(ctx, (p) => ctx.api.followRequests(p), 'Follow requests', 'No one is waiting for your answer.', (u, done) => [
-    h('button', { type: 'button', class: 'btn btn-primary btn-small', attrs: { 'aria-label': `Approve ${u.username}` }, on: { click: () => answer(u, true, done) } }, 'Approve'),
-    h('button', { type: 'button', class: 'btn btn-small', attrs: { 'aria-label': `Reject ${u.username}` }, on: { click: () => answer(u, false, done) } }, 'Reject'),
+  return userList(ctx, (p) => ctx.api.followRequests(p), t('privacy.requests'), t('privacy.requests_empty'), (u, done) => [
+    h('button', { type: 'button', class: 'btn btn-primary btn-small', attrs: { 'aria-label': t('privacy.approve_name', { name: u.username }), translate: 'no' }, on: { click: () => answer(u, true, done) } }, t('privacy.approve')),
+    h('button', { type: 'button', class: 'btn btn-small', attrs: { 'aria-label': t('privacy.reject_name', { name: u.username }), translate: 'no' }, on: { click: () => answer(u, false, done) } }, t('privacy.reject')),
   ]);
 }
 
-/** undoList lists the accounts the reader blocks or mutes, each with the button that undoes it. */
-function undoList(ctx, load, label, empty, verb, undo) {
+/**
+ * undoList lists the accounts the reader blocks or mutes, each with the
+ * button that undoes it: verb is its text, named(name) its label.
+ */
+function undoList(ctx, load, label, empty, verb, named, undo) {
   return userList(ctx, load, label, empty, (u, done) => [
-    h('button', { type: 'button', class: 'btn btn-small', attrs: { 'aria-label': `${verb} ${u.username}` },
+    h('button', { type: 'button', class: 'btn btn-small', attrs: { 'aria-label': named(u.username), translate: 'no' },
       on: { click: async () => { if (await undo(ctx, u, false)) done(); } } }, verb),
   ]);
 }
@@ -93,18 +97,18 @@ function undoList(ctx, load, label, empty, verb, undo) {
  */
 function filterWords(ctx, sectionClass) {
   let words = [];
-  const list = h('ul', { class: 'chips', attrs: { 'aria-label': 'Filtered words' }, hidden: true });
-  const none = h('p', { class: 'muted small' }, 'No filtered words.');
+  const list = h('ul', { class: 'chips', attrs: { 'aria-label': t('privacy.filters') }, hidden: true });
+  const none = h('p', { class: 'muted small' }, t('privacy.filters_none'));
   // maxlength counts UTF-16 units (an emoji is two); the form counts characters, as the server does.
-  const input = h('input', { id: 'filter-word', autocomplete: 'off', placeholder: 'Word or phrase',
+  const input = h('input', { id: 'filter-word', autocomplete: 'off', placeholder: t('privacy.filter_placeholder'),
     attrs: { maxlength: String(MAX_FILTER_WORD * 2), enterkeyhint: 'done', autocapitalize: 'none' } });
-  const add = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Add');
+  const add = h('button', { type: 'submit', class: 'btn btn-primary' }, t('privacy.filter_add'));
   const error = errorLine();
 
   function draw() {
     list.replaceChildren(...words.map((w) => h('li', { class: 'chip' },
-      h('span', { class: 'chip-text' }, w),
-      h('button', { type: 'button', class: 'chip-remove', attrs: { 'aria-label': `Remove “${w}”` },
+      own(w, 'span', { class: 'chip-text' }),
+      h('button', { type: 'button', class: 'chip-remove', attrs: { 'aria-label': t('privacy.filter_remove', { word: w }), translate: 'no' },
         on: { click: () => save(words.filter((x) => x !== w)) } }, icon('close', 14)))));
     list.hidden = words.length === 0;
     none.hidden = words.length > 0;
@@ -130,18 +134,17 @@ function filterWords(ctx, sectionClass) {
     e.preventDefault();
     const w = input.value.trim();
     if (!w) return;
-    if (countChars(w) > MAX_FILTER_WORD) { fail(`A filtered word has at most ${MAX_FILTER_WORD} characters.`); return; }
+    if (countChars(w) > MAX_FILTER_WORD) { fail(t('privacy.filter_too_long', { max: MAX_FILTER_WORD })); return; }
     if (words.some((x) => x.toLowerCase() === w.toLowerCase())) { input.value = ''; return; }
     add.disabled = true;
     if (await save([...words, w])) input.value = '';
     draw();
     input.focus();
   } } },
-  h('label', { htmlFor: 'filter-word', class: 'visually-hidden' }, 'Word or phrase to filter'),
+  h('label', { htmlFor: 'filter-word', class: 'visually-hidden' }, t('privacy.filter_label')),
   input, add);
   ctx.api.filters().then((res) => { words = res.words || []; draw(); }, (err) => fail(err.message));
-  return settingsSection('privacy-filters-title', 'Filtered words',
-    `Posts containing one of these (in any letter case) leave your home timeline, live feed and notifications. Up to ${MAX_FILTERS}.`,
+  return settingsSection('privacy-filters-title', t('privacy.filters'), t('privacy.filters_help', { max: MAX_FILTERS }),
     sectionClass, form, error, list, none);
 }
 
@@ -150,14 +153,16 @@ function filterWords(ctx, sectionClass) {
  * class sectionClass too).
  */
 export function privacyArea(ctx, { sectionClass = '' } = {}) {
-  const blocks = undoList(ctx, (p) => ctx.api.blocks(p), 'Blocked accounts', 'You block no one.', 'Unblock', setBlocked);
-  const mutes = undoList(ctx, (p) => ctx.api.mutes(p), 'Muted accounts', 'You mute no one.', 'Unmute', setMuted);
+  const blocks = undoList(ctx, (p) => ctx.api.blocks(p), t('privacy.blocks'), t('privacy.blocks_empty'),
+    t('safety.unblock'), (name) => t('safety.unblock_name', { name }), setBlocked);
+  const mutes = undoList(ctx, (p) => ctx.api.mutes(p), t('privacy.mutes'), t('privacy.mutes_empty'),
+    t('safety.unmute'), (name) => t('safety.unmute_name', { name }), setMuted);
   const el = h('div', { class: 'account-area privacy-area' },
     protectSwitch(ctx, sectionClass),
     messagesSetting(ctx, sectionClass),
-    settingsSection('privacy-requests-title', 'Follow requests', 'People asking to follow your protected account.', sectionClass, followRequests(ctx).el),
+    settingsSection('privacy-requests-title', t('privacy.requests'), t('privacy.requests_help'), sectionClass, followRequests(ctx).el),
     filterWords(ctx, sectionClass),
-    settingsSection('privacy-blocks-title', 'Blocked accounts', 'You don’t see each other’s posts, and they can’t follow you, reply to you or mention you.', sectionClass, blocks.el),
-    settingsSection('privacy-mutes-title', 'Muted accounts', 'Their posts and reposts leave your home timeline and notifications. They don’t know.', sectionClass, mutes.el));
+    settingsSection('privacy-blocks-title', t('privacy.blocks'), t('privacy.blocks_help'), sectionClass, blocks.el),
+    settingsSection('privacy-mutes-title', t('privacy.mutes'), t('privacy.mutes_help'), sectionClass, mutes.el));
   return { el };
 }

@@ -13,9 +13,10 @@
 //   followed(user): optional, told after the reader (un)followed someone
 // }
 
-import { h, icon } from './dom.js';
+import { h, icon, own } from './dom.js';
+import { t } from './i18n.js';
 import { timeElement, shortDate } from './time.js';
-import { richText } from './text.js';
+import { contentOf } from './text.js';
 import { countsRow, likeControls, paint } from './social.js';
 import { mediaGrid, mediaURL } from './media.js';
 import { lockMark, postMenu } from './safety.js';
@@ -50,7 +51,7 @@ export function avatar(who, size = 'md') {
   if (typeof who !== 'string') learnAvatar(who);
   const url = knownAvatars.get(name) || null;
   const first = [...name][0] || '?';
-  const el = h('span', { class: 'avatar avatar-' + size, style: `--hue:${hue(name)}`, dataset: { user: name }, attrs: { 'aria-hidden': 'true' } },
+  const el = h('span', { class: 'avatar avatar-' + size, style: `--hue:${hue(name)}`, dataset: { user: name }, attrs: { 'aria-hidden': 'true', translate: 'no' } },
     first.toUpperCase());
   if (url) {
     const img = h('img', { class: 'avatar-img', alt: '', loading: 'lazy', decoding: 'async', width: 256, height: 256 });
@@ -77,9 +78,9 @@ export function avatarChanged(user, roots = [document]) {
   }
 }
 
-/** userLink links a name to the user's profile. */
+/** userLink links a name to the user's profile (marked translate="no", as every name). */
 export function userLink(ctx, name, cls = 'name') {
-  return h('a', { class: cls, href: ctx.href('/u/' + encodeURIComponent(name)) }, name);
+  return own(name, 'a', { class: cls, href: ctx.href('/u/' + encodeURIComponent(name)) });
 }
 
 /**
@@ -91,12 +92,12 @@ export function userLink(ctx, name, cls = 'name') {
 function quote(src, ctx) {
   if (!src || src.deleted) {
     return h('div', { class: 'quote quote-deleted', dataset: { quoteOf: String(src ? src.id : '') } },
-      'The original post was deleted.');
+      t('post.original_deleted'));
   }
   src = fresh(src);
   const row = countsRow(src, 'quote-actions');
   row.append(
-    h('a', { class: 'action', href: ctx.href('/p/' + src.id), dataset: { role: 'comments', label: 'Comments' } },
+    h('a', { class: 'action', href: ctx.href('/p/' + src.id), dataset: { role: 'comments', label: t('post.comments') } },
       icon('comment', 16), h('span', { class: 'n' })),
     h('span', { class: 'action action-static', dataset: { role: 'reposts', unit: 'reposts' } },
       icon('repost', 16), h('span', { class: 'n' }), h('span', { class: 'unit visually-hidden' })),
@@ -109,7 +110,7 @@ function quote(src, ctx) {
       h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
       h('a', { class: 'time', href: ctx.href('/p/' + src.id) }, timeElement(src.created_at)),
       editedMark(src, ctx)),
-    src.content ? h('p', { class: 'content' }, richText(src.content, src, ctx.href)) : null,
+    src.content ? contentOf(src, ctx.href) : null,
     mediaGrid(src.media, ctx),
     row);
   el.addEventListener('click', (e) => {
@@ -133,18 +134,18 @@ export function postCard(post, ctx, opts = {}) {
   const isRepost = !!post.repost_of;
 
   const actions = countsRow(post);
-  const commentLabel = post.kind === 'comment' ? 'Reply' : 'Comment';
+  const reply = post.kind === 'comment';
   const commentBtn = opts.onComment
-    ? h('button', { type: 'button', class: 'action', on: { click: () => opts.onComment(post) }, dataset: { role: 'comments', label: commentLabel } },
+    ? h('button', { type: 'button', class: 'action', on: { click: () => opts.onComment(post) }, dataset: { role: 'comments', label: reply ? t('post.reply') : t('post.comment') } },
       icon('comment', 18), h('span', { class: 'n', dataset: { count: 'comments' } }))
-    : h('a', { class: 'action', href: ctx.href('/p/' + post.id), dataset: { role: 'comments', label: commentLabel + 's' } },
+    : h('a', { class: 'action', href: ctx.href('/p/' + post.id), dataset: { role: 'comments', label: reply ? t('post.replies') : t('post.comments') } },
       icon('comment', 18), h('span', { class: 'n', dataset: { count: 'comments' } }));
   actions.append(commentBtn);
   if (post.kind === 'post' && me) {
     const target = isRepost && !post.repost_of.deleted ? post.repost_of : post;
     // A protected account's posts cannot be reposted (the server answers 403 protected).
     if (!(isRepost && post.repost_of.deleted) && !target.author.protected) {
-      actions.append(h('button', { type: 'button', class: 'action', dataset: { role: 'reposts', label: 'Repost' }, on: { click: () => ctx.repost(target) } },
+      actions.append(h('button', { type: 'button', class: 'action', dataset: { role: 'reposts', label: t('post.repost') }, on: { click: () => ctx.repost(target) } },
         icon('repost', 18), h('span', { class: 'n' })));
     }
   }
@@ -152,7 +153,7 @@ export function postCard(post, ctx, opts = {}) {
   const bookmark = bookmarkButton(post, ctx);
   if (bookmark) actions.append(bookmark);
   if (mine) {
-    actions.append(h('button', { type: 'button', class: 'action action-danger', attrs: { 'aria-label': 'Delete' }, on: { click: () => ctx.remove(post) } },
+    actions.append(h('button', { type: 'button', class: 'action action-danger', attrs: { 'aria-label': t('post.delete') }, on: { click: () => ctx.remove(post) } },
       icon('trash', 18)));
   }
   paint(actions);
@@ -164,14 +165,14 @@ export function postCard(post, ctx, opts = {}) {
       h('div', { class: 'post-head' },
         userLink(ctx, name),
         post.author.protected ? lockMark(14) : null,
-        isRepost ? h('span', { class: 'badge' }, icon('repost', 14), 'reposted') : null,
+        isRepost ? h('span', { class: 'badge' }, icon('repost', 14), t('post.reposted')) : null,
         h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
         h('a', { class: 'time', href: ctx.href('/p/' + post.id) }, timeElement(post.created_at)),
         editedMark(post, ctx),
         mine ? ownPostMenu(post, ctx) : postMenu(post, ctx)),
       post.kind === 'comment' && post.parent_id && opts.showParent
-        ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, 'in reply to a post') : null,
-      post.content ? h('p', { class: 'content' }, richText(post.content, post, ctx.href)) : null,
+        ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, t('post.in_reply')) : null,
+      post.content ? contentOf(post, ctx.href) : null,
       mediaGrid(post.media, ctx),
       isRepost ? quote(post.repost_of, ctx) : null,
       actions));
@@ -188,18 +189,23 @@ export function canFollow(user) {
  * (the same person may be in a list and in the suggestions). Following a
  * protected account asks it first: the button says "Requested" until it
  * answers, and a click takes the request back.
+ *
+ * Its aria-label names the user, which an attribute cannot mark apart, so
+ * the whole button is translate="no" (as are the other buttons whose label
+ * quotes a user): its own words are in the reader's language already.
  */
 export function followButton(user, ctx, onChange = () => {}) {
-  const btn = h('button', { type: 'button', class: 'btn btn-follow', dataset: { user: user.username } });
+  const btn = h('button', { type: 'button', class: 'btn btn-follow', dataset: { user: user.username }, attrs: { translate: 'no' } });
   btn.syncFollow = (following, requested) => {
     if (user.following !== following || !!user.requested !== requested) { user.following = following; user.requested = requested; show(); }
   };
   const show = () => {
     const asked = !user.following && !!user.requested;
-    btn.textContent = user.following ? 'Following' : asked ? 'Requested' : 'Follow';
+    btn.textContent = user.following ? t('follow.following') : asked ? t('follow.requested') : t('follow.follow');
     btn.classList.toggle('btn-primary', !user.following && !asked);
     btn.setAttribute('aria-pressed', user.following || asked ? 'true' : 'false');
-    btn.setAttribute('aria-label', (user.following ? 'Unfollow ' : asked ? 'Withdraw the follow request to ' : 'Follow ') + user.username);
+    const name = { name: user.username };
+    btn.setAttribute('aria-label', user.following ? t('follow.unfollow_name', name) : asked ? t('follow.withdraw_name', name) : t('follow.follow_name', name));
   };
   btn.addEventListener('click', async () => {
     const was = user.following;
@@ -240,6 +246,6 @@ export function userRow(user, ctx, opts = {}) {
     h('a', { href: ctx.href('/u/' + encodeURIComponent(user.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(user)),
     h('div', { class: 'user-row-body' },
       userLink(ctx, user.username),
-      user.bio ? h('p', { class: 'bio' }, user.bio) : h('p', { class: 'bio muted' }, 'Joined ' + shortDate(user.created_at))),
+      user.bio ? own(user.bio, 'p', { class: 'bio' }) : h('p', { class: 'bio muted' }, t('user.joined', { date: shortDate(user.created_at) }))),
     opts.actions ? h('div', { class: 'row-actions' }, opts.actions) : follow ? followButton(user, ctx, opts.onFollow) : null);
 }

@@ -6,16 +6,22 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, icon } from './dom.js';
+import { h, icon, own, phrase, slots } from './dom.js';
+import { t } from './i18n.js';
 import { countChars } from './api.js';
 import { menuButton } from './menu.js';
 
 /** MAX_REASON is the longest reason of a report, in characters. */
 export const MAX_REASON = 1000;
 
+const NAME = slots('name');
+
+/** named fills the {{name}} of text (a t() of NAME) with user's name (a phrase()). */
+const named = (text, user) => phrase(text, { name: own(user.username) });
+
 /** lockMark is the lock shown by the name of a protected account. */
 export function lockMark(size = 16) {
-  return h('span', { class: 'lock', title: 'Protected account', attrs: { role: 'img', 'aria-label': 'Protected account' } }, icon('lock', size));
+  return h('span', { class: 'lock', title: t('safety.protected'), attrs: { role: 'img', 'aria-label': t('safety.protected') } }, icon('lock', size));
 }
 
 /**
@@ -37,7 +43,7 @@ function hideAuthor(ctx, name, quotes) {
  */
 export async function setBlocked(ctx, user, on, changed = () => {}) {
   const name = user.username;
-  if (on && !confirm(`Block ${name}? Neither of you will see the other’s posts, and ${name} can’t follow you, reply to you or mention you.`)) return false;
+  if (on && !confirm(t('safety.confirm_block', { name }))) return false;
   try {
     if (on) await ctx.api.block(name); else await ctx.api.unblock(name);
   } catch (err) {
@@ -52,7 +58,7 @@ export async function setBlocked(ctx, user, on, changed = () => {}) {
     hideAuthor(ctx, name, true);
   }
   ctx.app.homeStale = true;
-  ctx.toast(on ? `Blocked ${name}.` : `Unblocked ${name}. Follow them again to see their posts.`);
+  ctx.toast(named(on ? t('safety.blocked_toast', NAME) : t('safety.unblocked_toast', NAME), user));
   changed(user);
   return true;
 }
@@ -69,7 +75,7 @@ export async function setMuted(ctx, user, on, changed = () => {}) {
   user.muting = on;
   if (on) hideAuthor(ctx, name, false);
   ctx.app.homeStale = true;
-  ctx.toast(on ? `Muted ${name}. They won’t know.` : `Unmuted ${name}.`);
+  ctx.toast(named(on ? t('safety.muted_toast', NAME) : t('safety.unmuted_toast', NAME), user));
   changed(user);
   return true;
 }
@@ -85,7 +91,7 @@ export function reportDialog(ctx, user, post = null) {
     attrs: { maxlength: String(MAX_REASON * 4), 'aria-describedby': 'report-count' } });
   const count = h('span', { id: 'report-count', class: 'counter' });
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
-  const send = h('button', { type: 'submit', class: 'btn btn-danger' }, 'Send report');
+  const send = h('button', { type: 'submit', class: 'btn btn-danger' }, t('report.send'));
   const update = () => {
     const n = countChars(reason.value.trim());
     count.textContent = `${n} / ${MAX_REASON}`;
@@ -101,24 +107,23 @@ export function reportDialog(ctx, user, post = null) {
     try {
       await ctx.api.report(name, reason.value.trim(), post ? [post.id] : []);
       dialog.close();
-      ctx.toast('Thank you. The operators will look at your report.');
+      ctx.toast(t('report.sent'));
     } catch (err) {
       error.textContent = err.message;
       error.hidden = false;
       update();
     }
   } } },
-  h('p', { class: 'muted' }, post
-    ? `Tell the operators what is wrong with this post by ${name}. They see your name, the post and what you write.`
-    : `Tell the operators what is wrong with ${name}’s account. They see your name and what you write.`),
+  h('p', { class: 'muted' }, named(post ? t('report.post_help', NAME) : t('report.user_help', NAME), user)),
   post ? h('div', { class: 'quote' },
-    h('div', { class: 'post-head' }, h('span', { class: 'name' }, name)),
-    h('p', { class: 'content' }, post.content || (post.repost_of && post.repost_of.content) || '')) : null,
-  h('label', { htmlFor: 'report-reason', class: 'report-label' }, 'Reason'),
+    h('div', { class: 'post-head' }, own(name, 'span', { class: 'name' })),
+    own(post.content || (post.repost_of && post.repost_of.content) || '', 'p', { class: 'content' })) : null,
+  h('label', { htmlFor: 'report-reason', class: 'report-label' }, t('report.reason')),
   reason, error,
   h('div', { class: 'composer-bar' }, count,
-    h('button', { type: 'button', class: 'btn btn-ghost', on: { click: () => dialog.close() } }, 'Cancel'), send));
-  dialog.append(h('div', { class: 'dialog-head' }, h('h2', { id: 'report-title' }, post ? 'Report this post' : `Report ${name}`)), form);
+    h('button', { type: 'button', class: 'btn btn-ghost', on: { click: () => dialog.close() } }, t('common.cancel')), send));
+  dialog.append(h('div', { class: 'dialog-head' },
+    h('h2', { id: 'report-title' }, post ? t('report.post_title') : named(t('report.user_title', NAME), user))), form);
   dialog.addEventListener('close', () => dialog.remove());
   document.body.append(dialog);
   update();
@@ -128,10 +133,10 @@ export function reportDialog(ctx, user, post = null) {
 
 /** muteItem and blockItem are the menu's Mute/Unmute and Block/Unblock, saying the state of the moment. */
 function muteItem(ctx, user, changed) {
-  return { label: `${user.muting ? 'Unmute' : 'Mute'} ${user.username}`, icon: 'mute', run: () => setMuted(ctx, user, !user.muting, changed) };
+  return { label: named(user.muting ? t('safety.unmute_name', NAME) : t('safety.mute_name', NAME), user), icon: 'mute', run: () => setMuted(ctx, user, !user.muting, changed) };
 }
 function blockItem(ctx, user, changed) {
-  return { label: `${user.blocking ? 'Unblock' : 'Block'} ${user.username}`, icon: 'block', danger: !user.blocking, run: () => setBlocked(ctx, user, !user.blocking, changed) };
+  return { label: named(user.blocking ? t('safety.unblock_name', NAME) : t('safety.block_name', NAME), user), icon: 'block', danger: !user.blocking, run: () => setBlocked(ctx, user, !user.blocking, changed) };
 }
 
 /**
@@ -143,10 +148,10 @@ export function postMenu(post, ctx) {
   if (!me || me.id === post.author.id) return null;
   // A post carries only its author's name: what we know of them starts from there.
   const author = { id: post.author.id, username: post.author.username, muting: false, blocking: false };
-  return menuButton('More options for this post', () => [
+  return menuButton(t('post.menu'), () => [
     muteItem(ctx, author, () => {}),
     blockItem(ctx, author, () => {}),
-    { label: 'Report post', icon: 'flag', danger: true, run: () => reportDialog(ctx, author, post) },
+    { label: t('report.post_item'), icon: 'flag', danger: true, run: () => reportDialog(ctx, author, post) },
   ], 'post-menu');
 }
 
@@ -157,46 +162,44 @@ export function postMenu(post, ctx) {
 export function profileMenu(user, ctx, changed) {
   const me = ctx.me();
   if (!me || me.id === user.id) return null;
-  return menuButton(`More options for ${user.username}`, () => [
+  return menuButton(t('safety.menu_name', { name: user.username }), () => [
     muteItem(ctx, user, changed),
     blockItem(ctx, user, changed),
-    { label: `Report ${user.username}`, icon: 'flag', danger: true, run: () => reportDialog(ctx, user) },
-  ]);
+    { label: named(t('report.user_title', NAME), user), icon: 'flag', danger: true, run: () => reportDialog(ctx, user) },
+  ], '', { quotesUser: true });
 }
 
-/** unblockButton is what a profile offers instead of Follow to whoever blocks its user. */
+/** unblockButton is what a profile offers instead of Follow to whoever blocks its user (translate="no", as the follow button). */
 export function unblockButton(user, ctx, changed) {
-  return h('button', { type: 'button', class: 'btn btn-unblock', attrs: { 'aria-label': `Unblock ${user.username}` },
-    on: { click: () => setBlocked(ctx, user, false, changed) } }, 'Unblock');
+  return h('button', { type: 'button', class: 'btn btn-unblock', attrs: { 'aria-label': t('safety.unblock_name', { name: user.username }), translate: 'no' },
+    on: { click: () => setBlocked(ctx, user, false, changed) } }, t('safety.unblock'));
 }
 
 /** userStates says what stands between the reader and user: Blocked, Muted, Blocks you, Suspended. */
 export function userStates(user) {
   const chips = [
-    user.blocking && ['Blocked', 'block'],
-    user.muting && ['Muted', 'mute'],
-    user.blocked_by && ['Blocks you', 'block'],
-    user.suspended && ['Suspended', 'shield'],
+    user.blocking && [t('safety.state_blocked'), 'block'],
+    user.muting && [t('safety.state_muted'), 'mute'],
+    user.blocked_by && [t('safety.state_blocks_you'), 'block'],
+    user.suspended && [t('safety.state_suspended'), 'shield'],
   ].filter(Boolean);
   if (!chips.length) return null;
   return h('p', { class: 'states' }, chips.map(([text, ic]) => h('span', { class: 'state-chip', dataset: { state: ic } }, icon(ic, 14), text)));
 }
 
 /**
- * profileNote says why a profile shows no posts, or null when it shows
- * them: one of the two blocks the other, or the account is protected and
- * the reader is not an approved fan.
+ * profileNote says why a profile shows no posts (a phrase()), or null when
+ * it shows them: one of the two blocks the other, or the account is
+ * protected and the reader is not an approved fan.
  */
 export function profileNote(user, ctx) {
   const me = ctx.me();
-  const name = user.username;
   if (me && me.id === user.id) return null;
-  if (user.blocking) return `You have blocked ${name}. Neither of you sees the other’s posts.`;
-  if (user.blocked_by) return `${name} has blocked you. You can’t follow them or see their posts.`;
+  const note = (text) => named(text, user);
+  if (user.blocking) return note(t('safety.note_blocking', NAME));
+  if (user.blocked_by) return note(t('safety.note_blocked_by', NAME));
   if (user.protected && !user.following) {
-    return user.requested
-      ? `${name} hasn’t answered your follow request yet. Their posts show here once they approve it.`
-      : `${name}’s posts are protected. Only the people ${name} approves can see them.`;
+    return user.requested ? note(t('safety.note_requested', NAME)) : note(t('safety.note_protected', NAME));
   }
   return null;
 }

@@ -4,7 +4,8 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, icon } from './dom.js';
+import { h, icon, own, phrase, slots } from './dom.js';
+import { t } from './i18n.js';
 import { userRow } from './render.js';
 import { countChars } from './api.js';
 
@@ -68,12 +69,12 @@ export function searcher(ctx, show, { limit = 8, delay = SEARCH_DELAY } = {}) {
 }
 
 /** topicRow links to a topic's page, with how many posts carry it. */
-export function topicRow(t, ctx) {
-  const n = Number(t.posts_count) || 0;
-  return h('a', { class: 'topic-row', href: ctx.href('/t/' + encodeURIComponent(t.tag)), dataset: { tag: t.tag } },
+export function topicRow(topic, ctx) {
+  const n = Number(topic.posts_count) || 0;
+  return h('a', { class: 'topic-row', href: ctx.href('/t/' + encodeURIComponent(topic.tag)), dataset: { tag: topic.tag } },
     h('span', { class: 'topic-icon', attrs: { 'aria-hidden': 'true' } }, icon('hash', 18)),
-    h('span', { class: 'topic-name' }, '#' + t.tag),
-    h('span', { class: 'topic-count muted' }, n === 1 ? '1 post' : `${new Intl.NumberFormat(navigator.language).format(n)} posts`));
+    own('#' + topic.tag, 'span', { class: 'topic-name' }),
+    h('span', { class: 'topic-count muted' }, t('search.posts_count', { count: n })));
 }
 
 /**
@@ -83,20 +84,20 @@ export function topicRow(t, ctx) {
 export function searchResults(ctx, st) {
   switch (st.state) {
     case 'idle': return null;
-    case 'loading': return h('div', { class: 'search-status' }, h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': 'Searching' } }));
-    case 'error': return h('div', { class: 'search-status' }, h('p', { class: 'error' }, 'Search failed. ' + st.error.message));
+    case 'loading': return h('div', { class: 'search-status' }, h('span', { class: 'spinner', attrs: { role: 'status', 'aria-label': t('search.searching') } }));
+    case 'error': return h('div', { class: 'search-status' }, h('p', { class: 'error' }, t('search.failed', { message: st.error.message })));
     default: break;
   }
   if (!st.users.length && !st.tags.length) {
-    return h('div', { class: 'search-status' }, h('p', { class: 'muted' }, `No people or topics match “${st.q}”.`));
+    return h('div', { class: 'search-status' }, h('p', { class: 'muted' }, phrase(t('search.no_match', slots('q')), { q: own(st.q) })));
   }
   return h('div', { class: 'search-results' },
-    st.users.length ? h('section', { class: 'search-section', attrs: { 'aria-label': 'People' } },
-      h('h2', { class: 'search-heading' }, 'People'),
+    st.users.length ? h('section', { class: 'search-section', attrs: { 'aria-label': t('search.people') } },
+      h('h2', { class: 'search-heading' }, t('search.people')),
       h('div', { class: 'search-list' }, st.users.map((u) => userRow(u, ctx)))) : null,
-    st.tags.length ? h('section', { class: 'search-section', attrs: { 'aria-label': 'Topics' } },
-      h('h2', { class: 'search-heading' }, 'Topics'),
-      h('div', { class: 'search-list' }, st.tags.map((t) => topicRow(t, ctx)))) : null);
+    st.tags.length ? h('section', { class: 'search-section', attrs: { 'aria-label': t('search.topics') } },
+      h('h2', { class: 'search-heading' }, t('search.topics')),
+      h('div', { class: 'search-list' }, st.tags.map((topic) => topicRow(topic, ctx)))) : null);
 }
 
 /**
@@ -104,7 +105,7 @@ export function searchResults(ctx, st) {
  * (/suggestions/users). It hides itself when there is no one to suggest or
  * the suggestions cannot be loaded. onFollow(user) is told of each follow.
  */
-export function whoToFollow(ctx, { limit = 5, title = 'Who to follow', onFollow, cls = '' } = {}) {
+export function whoToFollow(ctx, { limit = 5, title = t('search.who_to_follow'), onFollow, cls = '' } = {}) {
   const list = h('div', { class: 'who-list' });
   const box = h('section', { class: 'who ' + cls, hidden: true, attrs: { 'aria-label': title } },
     h('h2', { class: 'who-title' }, title), list);

@@ -8,12 +8,13 @@
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 import { h, icon } from './dom.js';
+import { t, count } from './i18n.js';
 
 const KINDS = ['likes', 'comments', 'reposts'];
 
-/** fmtCount shows a count compactly ("1.2K"), and nothing for 0. */
+/** fmtCount shows a count as the language writes it ("1,234", "1.2万"), and nothing for 0. */
 export function fmtCount(n) {
-  return n > 0 ? new Intl.NumberFormat(navigator.language, { notation: 'compact' }).format(n) : '';
+  return n > 0 ? count(n) : '';
 }
 
 /** rows returns every row of actions of post id on the page. */
@@ -35,19 +36,20 @@ export function paint(row) {
       case 'like':
         el.classList.toggle('liked', liked);
         el.setAttribute('aria-pressed', String(liked));
-        el.setAttribute('aria-label', `${liked ? 'Unlike' : 'Like'} (${n('likes')})`);
+        el.setAttribute('aria-label', liked ? t('social.unlike', { n: n('likes') }) : t('social.like', { n: n('likes') }));
         break;
       case 'likers':
         el.textContent = fmtCount(n('likes'));
         el.hidden = n('likes') === 0;
-        el.setAttribute('aria-label', `Who liked this (${n('likes')})`);
+        el.setAttribute('aria-label', t('social.likers', { n: n('likes') }));
         el.classList.toggle('liked', liked);
         break;
       default: // comments, reposts: a control with a .n inside, its name in data-label
         if (!KINDS.includes(role)) break;
         el.querySelector('.n').textContent = fmtCount(n(role));
-        if (el.dataset.unit) el.querySelector('.unit').textContent = n(role) ? ' ' + el.dataset.unit : '';
-        if (el.dataset.label) el.setAttribute('aria-label', `${el.dataset.label} (${n(role)})`);
+        // Only a quote's count of reposts, which is no button, says its unit.
+        if (el.dataset.unit) el.querySelector('.unit').textContent = n(role) ? ' ' + t('social.reposts_unit', { count: n(role) }) : '';
+        if (el.dataset.label) el.setAttribute('aria-label', t('social.counted', { label: el.dataset.label, n: n(role) }));
     }
   }
 }
@@ -133,7 +135,7 @@ export function toggleLike(ctx, id) {
   const p = prev.then(() => (now ? ctx.api.like(id) : ctx.api.unlike(id))).catch((err) => {
     setLiked(id, was);
     bumpCount(id, 'likes', now ? -1 : 1, since);
-    ctx.toast(err.status === 404 ? 'That post is gone.' : err.message);
+    ctx.toast(err.status === 404 ? t('post.gone') : err.message);
   });
   inFlight.set(id, p);
   p.finally(() => { if (inFlight.get(id) === p) inFlight.delete(id); });

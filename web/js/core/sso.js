@@ -7,7 +7,16 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h } from './dom.js';
+import { h, own, phrase, slots } from './dom.js';
+import { t } from './i18n.js';
+
+const PROVIDER = slots('provider');
+
+/**
+ * provided is text with its {{provider}} filled with p's name, which the
+ * operators gave it (translate="no"), in one span: a button's one item.
+ */
+const provided = (text, p) => h('span', {}, phrase(text, { provider: own(p.name) }));
 
 /** providersOf asks the server once per page what is configured; a server that cannot say has none. */
 let cached = null;
@@ -33,14 +42,14 @@ function loginURL(ctx, p, mobile) {
  */
 export function signInOptions(ctx, { mobile = false, onList = () => {} } = {}) {
   const buttons = h('div', { class: 'sso-buttons', hidden: true });
-  const select = h('select', { id: 'provider', name: 'provider' }, h('option', { value: '' }, 'Local account'));
-  const field = h('div', { class: 'field', hidden: true }, h('label', { htmlFor: 'provider' }, 'Sign in with'), select);
+  const select = h('select', { id: 'provider', name: 'provider' }, h('option', { value: '' }, t('sso.local')));
+  const field = h('div', { class: 'field', hidden: true }, h('label', { htmlFor: 'provider' }, t('sso.sign_in_with')), select);
   providersOf(ctx).then((list) => {
     for (const p of list.providers) {
       if (p.kind === 'redirect') {
-        buttons.append(h('a', { class: 'btn btn-block sso-button', href: loginURL(ctx, p, mobile) }, 'Sign in with ' + p.name));
+        buttons.append(h('a', { class: 'btn btn-block sso-button', href: loginURL(ctx, p, mobile) }, provided(t('sso.sign_in_with_name', PROVIDER), p)));
       } else if (p.kind === 'password') {
-        select.append(h('option', { value: p.id }, p.name));
+        select.append(own(p.name, 'option', { value: p.id }));
       }
     }
     buttons.hidden = !buttons.children.length;
@@ -58,30 +67,34 @@ export function signInOptions(ctx, { mobile = false, onList = () => {} } = {}) {
 export function linkArea(ctx, { mobile = false, sectionClass = '' } = {}) {
   const list = h('ul', { class: 'sso-links' });
   const el = h('section', { class: ('account-section ' + sectionClass).trim(), attrs: { 'aria-labelledby': 'sso-title' }, hidden: true },
-    h('h2', { id: 'sso-title' }, 'Sign-in services'),
-    h('p', { class: 'muted' }, 'Link an account of your school or company, then sign in with it instead of your password.'),
+    h('h2', { id: 'sso-title' }, t('sso.services')),
+    h('p', { class: 'muted' }, t('sso.services_help')),
     list);
   forget();
   providersOf(ctx).then(({ providers }) => {
     for (const p of providers.filter((x) => x.kind === 'redirect')) {
       list.append(h('li', {},
-        p.linked ? h('span', { class: 'sso-linked' }, p.name + ': linked') :
-          h('a', { class: 'btn', href: loginURL(ctx, p, mobile) }, 'Link ' + p.name)));
+        p.linked ? h('span', { class: 'sso-linked' }, phrase(t('sso.linked_name', PROVIDER), { provider: own(p.name) })) :
+          h('a', { class: 'btn', href: loginURL(ctx, p, mobile) }, provided(t('sso.link_name', PROVIDER), p))));
     }
     el.hidden = !list.children.length;
   });
   return { el };
 }
 
-const messages = {
-  invalid_state: 'That sign-in expired or was not started in this browser. Please try again.',
-  denied: 'The sign-in was cancelled.',
-  rejected: 'The sign-in service’s answer could not be verified. Please try again.',
-  unavailable: 'The sign-in service cannot be reached. Try again later.',
-  identity_taken: 'That account of the sign-in service is linked to another user.',
-  session_changed: 'You were logged out before the link was made. Log in and try again.',
-  forbidden: 'This account may not sign in.',
-};
+/** failed says what the sso_error code of the server's callback means. */
+function failed(code) {
+  switch (code) {
+    case 'invalid_state': return t('sso.invalid_state');
+    case 'denied': return t('sso.denied');
+    case 'rejected': return t('sso.rejected');
+    case 'unavailable': return t('sso.unavailable');
+    case 'identity_taken': return t('sso.identity_taken');
+    case 'session_changed': return t('sso.session_changed');
+    case 'forbidden': return t('sso.forbidden');
+    default: return t('sso.failed', { code });
+  }
+}
 
 /** ssoOutcome tells, once, what the server's callback reported in the page's URL, and takes it out of the URL. */
 export function ssoOutcome(toast) {
@@ -89,7 +102,7 @@ export function ssoOutcome(toast) {
   const error = q.get('sso_error');
   const linked = q.get('sso_linked');
   if (!error && !linked) return;
-  toast(error ? messages[error] || 'Single sign-on failed (' + error + ').' : 'Linked. You can sign in with it from now on.');
+  toast(error ? failed(error) : t('sso.linked'));
   q.delete('sso_error');
   q.delete('sso_linked');
   const rest = q.toString();

@@ -115,6 +115,11 @@ export function richText(content, post, href) {
   return out;
 }
 
+/** contentOf is the paragraph of a post's text (richText), marked as what a user wrote (translate="no"). */
+export function contentOf(post, href) {
+  return h('p', { class: 'content', attrs: { translate: 'no' } }, richText(post.content, post, href));
+}
+
 /** excerpt shortens text to at most max characters (code points), with an ellipsis. */
 export function excerpt(text, max = 120) {
   const chars = [...(text || '')];

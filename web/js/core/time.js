@@ -1,10 +1,17 @@
-// time.js shows times relative to now ("3 min ago") in the user's locale,
-// and keeps every shown time current.
+// time.js shows times relative to now ("3 min ago", "3分钟前") in the
+// page's language, and keeps every shown time current.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-const locale = navigator.language || 'en';
+import { lang, t } from './i18n.js';
+
+// Times follow the page's language. English is also the page's language for
+// every reader whose language the service does not speak: their times at
+// least keep their browser's conventions ("vor 1 Min.", "3 Mar"). A reader
+// whose browser speaks Chinese and who chose English gets English times.
+const browser = navigator.language || 'en';
+const locale = lang() === 'en' && !/^zh\b/i.test(browser) ? browser : lang();
 const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'auto', style: 'short' });
 const full = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
 const day = new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric' });
@@ -17,13 +24,18 @@ const UNITS = [
 
 /** relativeTime formats a date as "now", "3 min ago", "yesterday", ... */
 export function relativeTime(date, now = Date.now()) {
-  const t = date instanceof Date ? date.getTime() : Date.parse(date);
-  const secs = Math.round((t - now) / 1000);
+  const at = date instanceof Date ? date.getTime() : Date.parse(date);
+  const secs = Math.round((at - now) / 1000);
   if (Math.abs(secs) < 10) return rtf.format(0, 'second');
   for (const [unit, size] of UNITS) {
     if (Math.abs(secs) >= size || unit === 'second') return rtf.format(Math.round(secs / size), unit);
   }
   return '';
+}
+
+/** waitText says how long to wait before trying again: seconds up to 90 ("45 s"), else minutes ("2 min"). */
+export function waitText(seconds) {
+  return seconds < 90 ? t('time.seconds', { n: seconds }) : t('time.minutes', { n: Math.ceil(seconds / 60) });
 }
 
 /** absoluteTime formats a date in full, for tooltips. */

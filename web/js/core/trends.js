@@ -6,24 +6,23 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h, fill } from './dom.js';
+import { h, fill, own } from './dom.js';
+import { t } from './i18n.js';
 
 /** TRENDS_EVERY is how often (ms) a list on screen asks for the trends again. */
 export const TRENDS_EVERY = 60_000;
 
-const count = (n, one, many) => {
-  const x = Number(n) || 0;
-  return x === 1 ? `1 ${one}` : `${new Intl.NumberFormat(navigator.language).format(x)} ${many}`;
-};
-
 /** trendRow is one trend: its rank, the topic (a link to its page), and how many people and posts. */
-function trendRow(t, rank, ctx) {
+function trendRow(trend, rank, ctx) {
   return h('li', { class: 'trend' },
-    h('a', { class: 'trend-link', href: ctx.href('/t/' + encodeURIComponent(t.tag)), dataset: { tag: t.tag } },
+    h('a', { class: 'trend-link', href: ctx.href('/t/' + encodeURIComponent(trend.tag)), dataset: { tag: trend.tag } },
       h('span', { class: 'trend-rank', attrs: { 'aria-hidden': 'true' } }, String(rank)),
       h('span', { class: 'trend-body' },
-        h('span', { class: 'trend-tag' }, '#' + t.tag),
-        h('span', { class: 'trend-counts' }, `${count(t.people, 'person', 'people')} · ${count(t.posts, 'post', 'posts')}`))));
+        own('#' + trend.tag, 'span', { class: 'trend-tag' }),
+        h('span', { class: 'trend-counts' }, t('trends.counts', {
+          people: t('trends.people', { count: Number(trend.people) || 0 }),
+          posts: t('search.posts_count', { count: Number(trend.posts) || 0 }),
+        })))));
 }
 
 /**
@@ -32,7 +31,7 @@ function trendRow(t, rank, ctx) {
  * once taken off the page). With hideEmpty (a side box) it hides when
  * nothing trends or the trends cannot be loaded; otherwise it says so.
  */
-export function trendsBox(ctx, { title = 'Trending', cls = '', hideEmpty = false } = {}) {
+export function trendsBox(ctx, { title = t('trends.title'), cls = '', hideEmpty = false } = {}) {
   const list = h('ol', { class: 'trend-list' });
   const note = h('p', { class: 'trend-note muted', hidden: true });
   const box = h('section', { class: 'trends ' + cls, hidden: hideEmpty, attrs: { 'aria-label': title } },
@@ -40,13 +39,13 @@ export function trendsBox(ctx, { title = 'Trending', cls = '', hideEmpty = false
   async function load() {
     try {
       const items = (await ctx.api.trends()).items || [];
-      fill(list, items.map((t, i) => trendRow(t, i + 1, ctx)));
+      fill(list, items.map((trend, i) => trendRow(trend, i + 1, ctx)));
       note.hidden = items.length > 0;
-      note.textContent = 'Nothing is trending right now.';
+      note.textContent = t('trends.none');
       box.hidden = hideEmpty && items.length === 0;
     } catch (err) {
       note.hidden = false;
-      note.textContent = 'Couldn’t load the trends. ' + err.message;
+      note.textContent = t('trends.failed', { message: err.message });
       box.hidden = hideEmpty;
     }
   }

@@ -8,7 +8,8 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { h } from './dom.js';
+import { h, fill, own, phrase, slots } from './dom.js';
+import { t } from './i18n.js';
 import { Feed, retryable, RETRY_FIRST, RETRY_MAX } from './feed.js';
 import { postCard, userRow, followButton, canFollow } from './render.js';
 import { lockMark, profileMenu, unblockButton, userStates, profileNote } from './safety.js';
@@ -34,13 +35,13 @@ export function authForm(ctx, mode, onDone, { messages, nameHelp = null, focusOn
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   const name = h('input', { id: 'username', name: 'username', required: true, autocomplete: 'username', attrs: { autocapitalize: 'none', autocorrect: 'off', spellcheck: 'false', minlength: '2', maxlength: '30' } });
   const pass = h('input', { id: 'password', name: 'password', type: 'password', required: true, autocomplete: signup ? 'new-password' : 'current-password', attrs: { minlength: '8', maxlength: '128' } });
-  const submit = h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, signup ? 'Create account' : 'Log in');
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, signup ? t('auth.create_account') : t('auth.log_in'));
   const form = h('form', { class: 'auth-form', on: { submit: send } },
     !signup && provider ? provider.field : null,
-    h('div', { class: 'field' }, h('label', { htmlFor: 'username' }, 'Username'), name,
+    h('div', { class: 'field' }, h('label', { htmlFor: 'username' }, t('auth.username')), name,
       signup && nameHelp ? h('p', { class: 'help' }, nameHelp) : null),
-    h('div', { class: 'field' }, h('label', { htmlFor: 'password' }, 'Password'), pass,
-      signup ? h('p', { class: 'help' }, 'At least 8 characters.') : null),
+    h('div', { class: 'field' }, h('label', { htmlFor: 'password' }, t('auth.password')), pass,
+      signup ? h('p', { class: 'help' }, t('auth.password_help')) : null),
     error, submit);
 
   async function send(e) {
@@ -62,19 +63,29 @@ export function authForm(ctx, mode, onDone, { messages, nameHelp = null, focusOn
   return { form, name };
 }
 
+/** about fills the {{name}} (or other slot) of text, a t() of slots(slot), with what a user wrote: a name, a topic. */
+function about(text, value, slot = 'name') {
+  return phrase(text, { [slot]: own(value) });
+}
+
 /**
  * profileFeed is the list under name's profile for tab ('posts',
  * 'followers' or 'following'), tracked by the app; empty holds what the
  * followers and following lists say when they have no one.
  */
 export function profileFeed(ctx, name, tab, empty) {
+  const NAME = slots('name');
   return ctx.trackFeed(tab === 'posts'
-    ? new Feed({ load: (p) => ctx.api.userPosts(name, p), render: (p) => postCard(p, ctx), empty: `${name} hasn’t posted yet.`, label: `Posts by ${name}` })
+    ? new Feed({
+      load: (p) => ctx.api.userPosts(name, p), render: (p) => postCard(p, ctx),
+      empty: () => h('p', { class: 'empty' }, about(t('profile.no_posts', NAME), name)),
+      label: about(t('profile.posts_label', NAME), name),
+    })
     : new Feed({
       load: (p) => (tab === 'followers' ? ctx.api.followers : ctx.api.following)(name, p),
       render: (u) => userRow(u, ctx),
       empty: empty[tab],
-      label: tab === 'followers' ? `Followers of ${name}` : `Followed by ${name}`,
+      label: about(tab === 'followers' ? t('profile.followers_label', NAME) : t('profile.following_label', NAME), name),
       canRefresh: false,
     }));
 }
@@ -88,7 +99,7 @@ export function profileFeed(ctx, name, tab, empty) {
 export function pinnedFeed(ctx, name) {
   const feed = ctx.trackFeed(new Feed({
     load: () => ctx.api.pinned(name), render: (p) => postCard(p, ctx, { pinned: true }),
-    empty: '', label: `Pinned by ${name}`, canRefresh: false,
+    empty: '', label: about(t('profile.pinned_label', slots('name')), name), canRefresh: false,
   }));
   feed.pinsOf = name;
   feed.el.classList.add('pinned-feed');
@@ -102,8 +113,8 @@ export function pinnedFeed(ctx, name) {
 export function bookmarksFeed(ctx) {
   const feed = ctx.trackFeed(new Feed({
     load: (p) => ctx.api.bookmarks(p), render: (p) => postCard(p, ctx),
-    empty: 'No bookmarks yet. The bookmark under a post saves it here to read later.',
-    label: 'Bookmarks', canRefresh: false,
+    empty: t('keeps.bookmarks_empty'),
+    label: t('keeps.bookmarks'), canRefresh: false,
   }));
   feed.bookmarks = true;
   feed.reset();
@@ -123,11 +134,11 @@ export function relationParts(ctx, user, { followed, changed }) {
   const me = ctx.me();
   const self = me && me.id === user.id;
   const text = profileNote(user, ctx);
-  const note = h('p', { class: 'profile-note', hidden: !text }, text || '');
+  const note = h('p', { class: 'profile-note', hidden: !text }, text);
   const onFollow = () => {
-    const t = profileNote(user, ctx);
-    note.textContent = t || '';
-    note.hidden = !t;
+    const now = profileNote(user, ctx);
+    fill(note, now);
+    note.hidden = !now;
     followed(user);
   };
   return {
@@ -159,7 +170,7 @@ export function commentReplies(c, makeList, ...top) {
     if (open && !list) { list = makeList(); children.append(list.el); }
     children.hidden = !open;
     button.hidden = !open && count === 0;
-    button.textContent = open ? 'Hide replies' : count === 1 ? 'Show 1 reply' : `Show ${count} replies`;
+    button.textContent = open ? t('replies.hide') : t('replies.show', { count });
     button.setAttribute('aria-expanded', String(open));
   }
   show(false);
@@ -178,7 +189,7 @@ export function commentReplies(c, makeList, ...top) {
  */
 export function bioEditor(ctx, user, done) {
   return textEditor({
-    value: user.bio || '', max: MAX_BIO, label: 'Bio', cls: 'bio-form', cancel: () => done(null),
+    value: user.bio || '', max: MAX_BIO, label: t('profile.bio'), cls: 'bio-form', cancel: () => done(null),
     save: async (text) => {
       const u = await ctx.api.updateMe({ bio: text });
       Object.assign(user, u);
@@ -230,8 +241,8 @@ export function topicFeed(ctx, tag, every = TOPIC_POLL) {
   const feed = ctx.trackFeed(new Feed({
     load: (p) => ctx.api.tagPosts(tag, p),
     render: (p) => postCard(p, ctx),
-    empty: `No posts about #${tag} yet.`,
-    label: `Posts about #${tag}`,
+    empty: () => h('p', { class: 'empty' }, about(t('topic.no_posts', slots('tag')), '#' + tag, 'tag')),
+    label: about(t('topic.label', slots('tag')), '#' + tag, 'tag'),
   }));
   feed.reset();
   const stop = pollNewer(feed, (p) => ctx.api.tagPosts(tag, p), every);
@@ -253,8 +264,8 @@ export function likersFeed(ctx, id) {
   const feed = ctx.trackFeed(new Feed({
     load: (p) => ctx.api.likes(id, p),
     render: (u) => userRow(u, ctx),
-    empty: 'Nobody has liked this yet.',
-    label: 'Liked by',
+    empty: t('likers.empty'),
+    label: t('likers.label'),
     canRefresh: false,
   }));
   feed.reset();
@@ -269,7 +280,7 @@ export function homeEmpty(ctx, text) {
   const show = h('button', { type: 'button', class: 'btn btn-primary btn-small', hidden: true, on: { click: () => {
     ctx.app.homeStale = false;
     if (ctx.app.homeFeed) ctx.app.homeFeed.reset();
-  } } }, 'Show their posts');
+  } } }, t('home.show_their_posts'));
   return h('div', { class: 'home-empty' },
     h('p', { class: 'empty' }, text),
     whoToFollow(ctx, { limit: 5, onFollow: () => { show.hidden = false; } }),
