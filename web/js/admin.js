@@ -10,7 +10,7 @@ import { timeElement } from './core/time.js';
 import { lockMark, userStates } from './core/safety.js';
 import { removeEverywhere, onScreen } from './core/app.js';
 import { t, errorText } from './core/i18n.js';
-import { userText, tWith } from './lang.js';
+import { own, tWith } from './lang.js';
 
 /** suspendButton suspends or unsuspends target, asking first, and redraws its states in where. */
 function suspendButton(ctx, target, where) {
@@ -81,7 +81,7 @@ function reportCard(ctx, r, done) {
         h('h2', { id: 'report-' + r.id, class: 'report-title' }, userLink(ctx, r.target.username), r.target.protected ? lockMark(16) : null),
         h('p', { class: 'muted small' }, tWith('desktop.admin.reportedBy', { name: userLink(ctx, r.reporter.username, 'reporter') }), ' · ', timeElement(r.created_at)))),
     states,
-    userText(r.reason, 'blockquote', { class: 'report-why' }),
+    own(r.reason, 'blockquote', { class: 'report-why' }),
     posts.length
       ? h('div', { class: 'report-posts' }, h('h3', { class: 'section-title' }, t('desktop.admin.reportedPosts', { count: posts.length })), posts.map((p) => reportedPost(ctx, p)))
       : h('p', { class: 'muted small' }, t('desktop.admin.aboutAccount')),

@@ -23,7 +23,7 @@ import { admin } from './admin.js';
 import { trackMessages } from './core/messages.js';
 import * as dm from './messages.js';
 import { t, localize, errorText } from './core/i18n.js';
-import { userText } from './lang.js';
+import { own } from './lang.js';
 
 // The page's own markup is filled in the reader's language before any view draws.
 localize();
@@ -170,7 +170,7 @@ function renderNav() {
     // Operators (MICROBLOG_ADMINS) have the reports page.
     if (app.user.admin) nav.append(link('/admin', t('desktop.nav.reports'), 'shield', path === '/admin'));
     account.append(
-      userText('@' + app.user.username, 'a', { class: 'account-name', href: mine, title: t('desktop.account.profile') }),
+      own('@' + app.user.username, 'a', { class: 'account-name', href: mine, title: t('desktop.account.profile') }),
       h('button', { type: 'button', class: 'btn btn-ghost btn-small btn-logout', attrs: { 'aria-label': t('desktop.account.logout') }, on: { click: logout } },
         icon('logout', 18), h('span', { class: 'btn-label' }, t('desktop.account.logout'))));
     showUnread(app.unread ? app.unread.count : 0);

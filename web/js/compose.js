@@ -8,7 +8,7 @@ import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { attachments, imageFiles } from './core/media.js';
 import { t, errorText } from './core/i18n.js';
-import { userText, tWith } from './lang.js';
+import { own, tWith } from './lang.js';
 
 let seq = 0;
 
@@ -116,8 +116,8 @@ export function repostDialog(post, ctx, onDone) {
     box.el,
     h('div', { class: 'quote' },
       h('div', { class: 'post-head' }, avatar(post.author, 'sm'),
-        userText(post.author.username, 'span', { class: 'name' }), h('span', { class: 'dot' }, '·'), timeElement(post.created_at)),
-      userText(post.content, 'p', { class: 'content' })));
+        own(post.author.username, 'span', { class: 'name' }), h('span', { class: 'dot' }, '·'), timeElement(post.created_at)),
+      own(post.content, 'p', { class: 'content' })));
   dialog.addEventListener('close', () => dialog.remove());
   document.body.append(dialog);
   dialog.showModal();

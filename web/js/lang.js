@@ -30,8 +30,8 @@ export function languageFooter() {
     languageSelect({ id }));
 }
 
-/** userText is text a user wrote (a name, a bio, a query), kept out of translation. */
-export function userText(text, tag = 'span', props = {}) {
+/** own is text a user wrote (a name, a bio, a query), kept out of translation. */
+export function own(text, tag = 'span', props = {}) {
   return h(tag, { ...props, attrs: { ...props.attrs, translate: 'no' } }, text);
 }
 
@@ -43,7 +43,7 @@ const HOLE = '\u{F8FF}';
  * tWith is the text of key with the values of vars put in as nodes: an
  * array of strings and nodes for h(), so that a sentence such as "Search
  * posts for “{{q}}”" is translated while the query is not. A string value
- * becomes a userText; a node (say a <kbd>) goes in as it is.
+ * becomes own(value); a node (say a <kbd>) goes in as it is.
  */
 export function tWith(key, vars) {
   const names = Object.keys(vars);
@@ -51,6 +51,6 @@ export function tWith(key, vars) {
   return t(key, holes).split(HOLE).map((part, i) => {
     if (i % 2 === 0) return part;
     const value = vars[names[Number(part)]];
-    return value instanceof Node ? value : userText(value);
+    return value instanceof Node ? value : own(value);
   }).filter((x) => x !== '');
 }

@@ -8,7 +8,7 @@ import { avatar, userLink } from './core/render.js';
 import { conversationsList } from './core/messages.js';
 import { chatView } from './core/chat.js';
 import { t } from './core/i18n.js';
-import { userText } from './lang.js';
+import { own } from './lang.js';
 
 /** messages lists the reader's conversations, latest activity first, updated live. */
 export function messages(ctx) {
@@ -22,7 +22,7 @@ export function messages(ctx) {
 
 /** conversation is the conversation with name, its box focused. */
 export function conversation(ctx, name) {
-  const who = h('div', { class: 'chat-who' }, userText(name, 'h1'));
+  const who = h('div', { class: 'chat-who' }, own(name, 'h1'));
   const chat = chatView(ctx, name, {
     onUser: (user) => fill(who, avatar(user), h('h1', {}, userLink(ctx, user.username, 'name'))),
   });

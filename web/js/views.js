@@ -16,7 +16,7 @@ import { composer } from './compose.js';
 import { searchPage } from './search.js';
 import { messageButton } from './core/messages.js';
 import { t, count, errorText } from './core/i18n.js';
-import { userText, tWith, languageSelect, languageFooter } from './lang.js';
+import { own, tWith, languageSelect, languageFooter } from './lang.js';
 
 /** auth is the log-in or sign-up form. */
 export function auth(ctx, mode, onDone) {
@@ -107,7 +107,8 @@ export function profile(ctx, name, tab) {
     [['posts', t('desktop.profile.posts'), base], ['followers', t('desktop.profile.followers'), base + '/followers'], ['following', t('desktop.profile.following'), base + '/following']]
       .map(([key, label, href]) => h('a', { href, class: 'tab' + (tab === key ? ' active' : ''), attrs: tab === key ? { 'aria-current': 'page' } : {} }, label)));
   const feed = profileFeed(ctx, name, tab, {
-    followers: t('desktop.profile.noFollowers', { name }), following: t('desktop.profile.noFollowing', { name }),
+    followers: () => h('p', { class: 'empty' }, tWith('desktop.profile.noFollowers', { name })),
+    following: () => h('p', { class: 'empty' }, tWith('desktop.profile.noFollowing', { name })),
   });
   const pins = tab === 'posts' ? pinnedFeed(ctx, name) : null;
   let user = null;
@@ -122,7 +123,7 @@ export function profile(ctx, name, tab) {
       counts[key] = h('strong', {}, count(n));
       return h('a', { class: 'stat', href }, counts[key], ' ', label);
     };
-    const bio = user.bio ? userText(user.bio, 'p', { class: 'bio' }) : h('p', { class: 'bio muted' }, self ? t('desktop.profile.noBio') : '');
+    const bio = user.bio ? own(user.bio, 'p', { class: 'bio' }) : h('p', { class: 'bio muted' }, self ? t('desktop.profile.noBio') : '');
     fill(header, 
       h('div', { class: 'profile-top' },
         avatar(user, 'xl'),
@@ -133,7 +134,7 @@ export function profile(ctx, name, tab) {
           self ? h('a', { class: 'btn', href: '/account' }, icon('user', 18), t('desktop.account.title')) : rel.button,
           messageButton(user, ctx),
           rel.menu)),
-      h('h1', { class: 'profile-name' }, userText(user.username), rel.lock),
+      h('h1', { class: 'profile-name' }, own(user.username), rel.lock),
       rel.states,
       bio,
       h('p', { class: 'muted small' }, t('desktop.profile.joined', { date: shortDate(user.created_at) })),
@@ -284,7 +285,7 @@ export function topic(ctx, tag) {
   const topicList = topicFeed(ctx, tag);
   const el = h('div', { class: 'view' },
     h('div', { class: 'page-head page-head-back' }, backButton(ctx),
-      h('div', {}, userText('#' + tag, 'h1', { class: 'topic-title' }), h('p', { class: 'muted' }, t('desktop.topic.sub')))),
+      h('div', {}, own('#' + tag, 'h1', { class: 'topic-title' }), h('p', { class: 'muted' }, t('desktop.topic.sub')))),
     topicList.feed.el);
   return { el, title: '#' + tag, destroy: topicList.destroy, onEvent: topicList.onEvent };
 }
