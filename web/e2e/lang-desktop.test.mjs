@@ -89,7 +89,7 @@ test('desktop in Chinese, logged in: the main screens', async () => {
     ['/messages', '.conv', 'messages'],
     [`/messages/${wang.username}`, '.msg', 'conversation'],
     ['/bookmarks', '#main .post', 'bookmarks'],
-    ['/account', '.account-section', 'account'],
+    ['/account', '.account-section:not([hidden])', 'account'],
   ]);
   clean(D.w, 'logged in');
   await D.context.close();

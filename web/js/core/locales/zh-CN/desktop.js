@@ -97,7 +97,7 @@ export default {
   'desktop.settings.sub': '隐私与安全：谁能看到你的微博，你想看到谁的微博。',
   'desktop.settings.accountBefore': '修改密码、管理登录设备或注销账号，请前往',
   'desktop.settings.accountAfter': '页面。',
-  'desktop.requests.title': '关注请求',
+  'desktop.requests.title': '关注申请',
   'desktop.requests.sub': '你批准的人会成为你的粉丝，并能看到你受保护的微博。',
   'desktop.notFound.title': '页面不存在',
   'desktop.notFound.home': '返回首页',
