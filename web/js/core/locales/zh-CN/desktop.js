@@ -80,7 +80,7 @@ export default {
   'desktop.thread.replyPlaceholder': '写下你的回复…',
   'desktop.thread.replyTo': '回复 {{name}}',
   'desktop.thread.reply': '回复',
-  'desktop.thread.showParent': '查看被回复的内容',
+  'desktop.thread.showParent': '查看所回复的内容',
   'desktop.thread.toReply': '后即可回复。',
   'desktop.thread.noSuchPost': '这条微博不存在',
   'desktop.thread.maybeDeleted': '它可能已被删除。',
