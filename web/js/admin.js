@@ -9,27 +9,29 @@ import { postCard, avatar, userLink } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { lockMark, userStates } from './core/safety.js';
 import { removeEverywhere, onScreen } from './core/app.js';
+import { t, errorText } from './core/i18n.js';
+import { own, tWith } from './lang.js';
 
 /** suspendButton suspends or unsuspends target, asking first, and redraws its states in where. */
 function suspendButton(ctx, target, where) {
   const btn = h('button', { type: 'button', class: 'btn btn-small' });
   const show = () => {
-    btn.textContent = target.suspended ? 'Unsuspend' : 'Suspend';
+    btn.textContent = target.suspended ? t('desktop.admin.unsuspend') : t('desktop.admin.suspend');
     btn.classList.toggle('btn-danger', !target.suspended);
-    btn.setAttribute('aria-label', (target.suspended ? 'Unsuspend ' : 'Suspend ') + target.username);
+    btn.setAttribute('aria-label', target.suspended ? t('desktop.admin.unsuspendName', { name: target.username }) : t('desktop.admin.suspendName', { name: target.username }));
     fill(where, userStates(target));
   };
   btn.addEventListener('click', async () => {
     const on = !target.suspended;
-    if (on && !confirm(`Suspend ${target.username}? They are logged out everywhere at once, can’t log in, and their posts are hidden (not deleted) until you unsuspend them.`)) return;
+    if (on && !confirm(t('desktop.admin.suspendConfirm', { name: target.username }))) return;
     btn.disabled = true;
     try {
       if (on) await ctx.api.suspend(target.username); else await ctx.api.unsuspend(target.username);
       target.suspended = on;
       show();
-      ctx.toast(on ? `Suspended ${target.username}.` : `${target.username} is no longer suspended.`);
+      ctx.toast(on ? t('desktop.admin.suspended', { name: target.username }) : t('desktop.admin.unsuspended', { name: target.username }));
     } catch (err) {
-      ctx.toast(err.message);
+      ctx.toast(errorText(err));
     } finally {
       btn.disabled = false;
     }
@@ -40,19 +42,19 @@ function suspendButton(ctx, target, where) {
 
 /** reportedPost is a post named in a report, with its Remove post button. */
 function reportedPost(ctx, post) {
-  const remove = h('button', { type: 'button', class: 'btn btn-small btn-danger', attrs: { 'aria-label': 'Remove post ' + post.id }, on: { click: async () => {
-    if (!confirm(`Remove this post by ${post.author.username} for everyone?`)) return;
+  const remove = h('button', { type: 'button', class: 'btn btn-small btn-danger', attrs: { 'aria-label': t('desktop.admin.removePostId', { id: post.id }) }, on: { click: async () => {
+    if (!confirm(t('desktop.admin.removeConfirm', { name: post.author.username }))) return;
     remove.disabled = true;
     try {
       await ctx.api.removePost(post.id);
       removeEverywhere(post.id, onScreen(ctx.app));
-      wrap.replaceChildren(h('p', { class: 'muted report-removed' }, 'Post removed.'));
-      ctx.toast('Post removed.');
+      wrap.replaceChildren(h('p', { class: 'muted report-removed' }, t('desktop.admin.removed')));
+      ctx.toast(t('desktop.admin.removed'));
     } catch (err) {
       remove.disabled = false;
-      ctx.toast(err.message);
+      ctx.toast(errorText(err));
     }
-  } } }, icon('trash', 16), 'Remove post');
+  } } }, icon('trash', 16), t('desktop.admin.removePost'));
   const wrap = h('div', { class: 'report-post' }, postCard(post, ctx), h('div', { class: 'report-post-actions' }, remove));
   return wrap;
 }
@@ -60,29 +62,29 @@ function reportedPost(ctx, post) {
 /** reportCard is one open report. done() takes it off the list once resolved. */
 function reportCard(ctx, r, done) {
   const states = h('div', { class: 'report-states' });
-  const resolve = h('button', { type: 'button', class: 'btn btn-primary btn-small', attrs: { 'aria-label': `Resolve report ${r.id}` }, on: { click: async () => {
+  const resolve = h('button', { type: 'button', class: 'btn btn-primary btn-small', attrs: { 'aria-label': t('desktop.admin.resolveId', { id: r.id }) }, on: { click: async () => {
     resolve.disabled = true;
     try {
       await ctx.api.resolveReport(r.id);
       done();
-      ctx.toast('Report resolved.');
+      ctx.toast(t('desktop.admin.resolved'));
     } catch (err) {
       resolve.disabled = false;
-      ctx.toast(err.message);
+      ctx.toast(errorText(err));
     }
-  } } }, 'Resolve');
+  } } }, t('desktop.admin.resolve'));
   const posts = r.posts || [];
   return h('article', { class: 'card report', dataset: { id: String(r.id), target: r.target.username }, attrs: { 'aria-labelledby': 'report-' + r.id } },
     h('div', { class: 'report-head' },
       avatar(r.target),
       h('div', { class: 'report-who' },
         h('h2', { id: 'report-' + r.id, class: 'report-title' }, userLink(ctx, r.target.username), r.target.protected ? lockMark(16) : null),
-        h('p', { class: 'muted small' }, 'Reported by ', userLink(ctx, r.reporter.username, 'reporter'), ' · ', timeElement(r.created_at)))),
+        h('p', { class: 'muted small' }, tWith('desktop.admin.reportedBy', { name: userLink(ctx, r.reporter.username, 'reporter') }), ' · ', timeElement(r.created_at)))),
     states,
-    h('blockquote', { class: 'report-why' }, r.reason),
+    own(r.reason, 'blockquote', { class: 'report-why' }),
     posts.length
-      ? h('div', { class: 'report-posts' }, h('h3', { class: 'section-title' }, posts.length === 1 ? 'Reported post' : `Reported posts (${posts.length})`), posts.map((p) => reportedPost(ctx, p)))
-      : h('p', { class: 'muted small' }, 'No post named: the report is about the account.'),
+      ? h('div', { class: 'report-posts' }, h('h3', { class: 'section-title' }, t('desktop.admin.reportedPosts', { count: posts.length })), posts.map((p) => reportedPost(ctx, p)))
+      : h('p', { class: 'muted small' }, t('desktop.admin.aboutAccount')),
     h('div', { class: 'report-actions' }, resolve, suspendButton(ctx, r.target, states)));
 }
 
@@ -91,14 +93,14 @@ export function admin(ctx) {
   const feed = ctx.trackFeed(new Feed({
     load: (p) => ctx.api.reports(p),
     render: (r) => reportCard(ctx, r, () => feed.remove(r.id)),
-    empty: 'No open reports. All clear.',
-    label: 'Open reports',
+    empty: t('desktop.admin.empty'),
+    label: t('desktop.admin.label'),
     canRefresh: false,
   }));
   feed.el.classList.add('report-feed');
   feed.reset();
   const el = h('div', { class: 'view' },
-    h('div', { class: 'page-head' }, h('h1', {}, 'Reports'), h('p', { class: 'muted' }, 'Open reports, oldest first. Suspending hides an account’s posts and logs it out; nothing is deleted.')),
+    h('div', { class: 'page-head' }, h('h1', {}, t('desktop.admin.title')), h('p', { class: 'muted' }, t('desktop.admin.sub'))),
     feed.el);
-  return { el, title: 'Reports' };
+  return { el, title: t('desktop.admin.title') };
 }

@@ -22,6 +22,11 @@ import { providersOf, ssoOutcome } from './core/sso.js';
 import { admin } from './admin.js';
 import { trackMessages } from './core/messages.js';
 import * as dm from './messages.js';
+import { t, localize, errorText } from './core/i18n.js';
+import { own } from './lang.js';
+
+// The page's own markup is filled in the reader's language before any view draws.
+localize();
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -41,7 +46,7 @@ const app = {
   view: null,          // the current view's {destroy, onEvent}
   unread: null,        // the unread notifications count (core/notify.js)
   inbox: null,         // the conversations with unread messages (core/messages.js)
-  title: 'Microblog',  // the page's title, before the unread count
+  title: t('desktop.brand'), // the page's title, before the unread count
 };
 
 const api = createApi({ onUnauthorized: () => sessionEnded() });
@@ -56,7 +61,7 @@ const ctx = {
   askLogin: () => go('/login?next=' + encodeURIComponent(location.pathname + location.search)),
   repost: (post) => repostDialog(post, ctx, (created) => {
     app.homeFeed && app.homeFeed.add(created, { hold: false });
-    toast('Reposted.');
+    toast(t('desktop.toast.reposted'));
   }),
   remove: (post) => deletePost(ctx, post, () => {
     if (location.pathname === '/p/' + post.id) go(post.parent_id ? '/p/' + post.parent_id : '/');
@@ -129,7 +134,7 @@ function render() {
   if (app.user && (path === '/login' || path === '/signup')) return go('/', { replace: true });
   const { view } = openView(app, routes, path, () => views.notFound(ctx));
   clear(main).append(view.el);
-  app.title = view.title ? view.title + ' · Microblog' : 'Microblog';
+  app.title = view.title ? t('desktop.title', { page: view.title }) : t('desktop.brand');
   showTitle();
   search.close(path === '/search'); // the search page has its own box
   renderNav();
@@ -139,63 +144,69 @@ function render() {
 
 function renderNav() {
   const path = location.pathname;
-  // Narrow screens show only the icons of the nav and the log-out button, so each carries its name.
+  // Narrow screens show only the icons of the nav: the names stay, visually
+  // hidden, so each link is named by what it says when it is shown (no
+  // aria-label that could differ from it), the unread count after it.
   const link = (href, label, ic, active, cls = '') => h('a', {
-    href, class: 'nav-link' + (active ? ' active' : '') + (cls ? ' ' + cls : ''), attrs: { 'aria-label': label, 'aria-current': active ? 'page' : null },
+    href, class: 'nav-link' + (active ? ' active' : '') + (cls ? ' ' + cls : ''), attrs: { 'aria-current': active ? 'page' : null },
   }, icon(ic), h('span', { class: 'nav-label' }, label));
   clear(nav);
   clear(account);
   if (app.user) {
     const mine = '/u/' + encodeURIComponent(app.user.username);
-    const bell = link('/notifications', 'Notifications', 'bell', path === '/notifications', 'nav-notifications');
-    bell.append(h('span', { class: 'nav-badge', attrs: { 'aria-hidden': 'true' } }));
-    const chats = link('/messages', 'Messages', 'chat', path.startsWith('/messages'), 'nav-messages');
-    chats.append(h('span', { class: 'nav-badge-messages', attrs: { 'aria-hidden': 'true' } })); // its own class: .nav-badge is the notifications'
+    const bell = link('/notifications', t('desktop.nav.notifications'), 'bell', path === '/notifications', 'nav-notifications');
+    bell.append(h('span', { class: 'nav-unread visually-hidden' }), h('span', { class: 'nav-badge', attrs: { 'aria-hidden': 'true' } }));
+    const chats = link('/messages', t('desktop.nav.messages'), 'chat', path.startsWith('/messages'), 'nav-messages');
+    // Its own class: .nav-badge is the notifications'.
+    chats.append(h('span', { class: 'nav-unread visually-hidden' }), h('span', { class: 'nav-badge-messages', attrs: { 'aria-hidden': 'true' } }));
     nav.append(
-      link('/', 'Home', 'home', path === '/'),
-      link('/public', 'Public', 'globe', path === '/public'),
-      link('/search', 'Search', 'search', path === '/search', 'nav-search'),
+      link('/', t('desktop.nav.home'), 'home', path === '/'),
+      link('/public', t('desktop.nav.public'), 'globe', path === '/public'),
+      link('/search', t('desktop.nav.search'), 'search', path === '/search', 'nav-search'),
       bell,
       chats,
-      link('/bookmarks', 'Bookmarks', 'bookmark', path === '/bookmarks', 'nav-bookmarks'),
-      link(mine, 'Profile', 'user', path.startsWith(mine)));
+      link('/bookmarks', t('desktop.nav.bookmarks'), 'bookmark', path === '/bookmarks', 'nav-bookmarks'),
+      link(mine, t('desktop.nav.profile'), 'user', path.startsWith(mine)));
     // Operators (MICROBLOG_ADMINS) have the reports page.
-    if (app.user.admin) nav.append(link('/admin', 'Reports', 'shield', path === '/admin'));
+    if (app.user.admin) nav.append(link('/admin', t('desktop.nav.reports'), 'shield', path === '/admin'));
     account.append(
-      h('a', { class: 'account-name', href: mine, title: 'Your profile' }, '@' + app.user.username),
-      h('button', { type: 'button', class: 'btn btn-ghost btn-small btn-logout', attrs: { 'aria-label': 'Log out' }, on: { click: logout } },
-        icon('logout', 18), h('span', { class: 'btn-label' }, 'Log out')));
+      own('@' + app.user.username, 'a', { class: 'account-name', href: mine, title: t('desktop.account.profile') }),
+      h('button', { type: 'button', class: 'btn btn-ghost btn-small btn-logout', attrs: { 'aria-label': t('desktop.account.logout') }, on: { click: logout } },
+        icon('logout', 18), h('span', { class: 'btn-label' }, t('desktop.account.logout'))));
     showUnread(app.unread ? app.unread.count : 0);
     showMessages(app.inbox ? app.inbox.count : 0);
   } else {
     nav.append(
-      link('/public', 'Public', 'globe', path === '/public'),
-      link('/search', 'Search', 'search', path === '/search', 'nav-search'));
-    const signupLink = h('a', { class: 'btn btn-primary btn-small', href: '/signup' }, 'Sign up');
-    account.append(h('a', { class: 'btn btn-ghost btn-small', href: '/login' }, 'Log in'), signupLink);
+      link('/public', t('desktop.nav.public'), 'globe', path === '/public'),
+      link('/search', t('desktop.nav.search'), 'search', path === '/search', 'nav-search'));
+    const signupLink = h('a', { class: 'btn btn-primary btn-small', href: '/signup' }, t('desktop.account.signup'));
+    account.append(h('a', { class: 'btn btn-ghost btn-small', href: '/login' }, t('desktop.account.login')), signupLink);
     providersOf(ctx).then((list) => { signupLink.hidden = !list.local_signup; });
   }
 }
 
 /** showUnread puts the unread count on the nav's Notifications link and in the title. */
 function showUnread(n) {
-  showBadge('nav-notifications', 'nav-badge', 'Notifications', n);
+  showBadge('nav-notifications', 'nav-badge', n);
   showTitle();
 }
 
 /** showMessages puts the number of conversations with unread messages on the nav's Messages link. */
 function showMessages(n) {
-  showBadge('nav-messages', 'nav-badge-messages', 'Messages', n);
+  showBadge('nav-messages', 'nav-badge-messages', n);
 }
 
-/** showBadge shows n unread on the badge (of class badgeCls) of the nav link of class cls, and in its name, label. */
-function showBadge(cls, badgeCls, label, n) {
+/**
+ * showBadge shows n unread on the badge (of class badgeCls) of the nav link
+ * of class cls, and says it after the link's name: "Notifications (3 unread)".
+ */
+function showBadge(cls, badgeCls, n) {
   const a = nav.querySelector('.' + cls);
   if (!a) return;
   const badge = a.querySelector('.' + badgeCls);
   badge.textContent = n > 0 ? badgeText(n) : '';
   badge.hidden = n === 0;
-  a.setAttribute('aria-label', n > 0 ? `${label} (${n} unread)` : label);
+  a.querySelector('.nav-unread').textContent = n > 0 ? ' ' + t('desktop.nav.unread', { count: n }) : '';
 }
 
 function showTitle() {
@@ -230,8 +241,8 @@ async function startLive() {
   app.homeFeed = new Feed({
     load: (page) => api.home(page),
     render: (p) => postCard(p, ctx),
-    empty: () => homeEmpty(ctx, 'Your home timeline is empty. Follow people from the public timeline, or write your first post.'),
-    label: 'Home timeline',
+    empty: () => homeEmpty(ctx, t('desktop.home.empty')),
+    label: t('desktop.home.label'),
   });
   await app.homeFeed.reset();
   const live = new LiveFeed((after, messagesAfter) => api.wsURL(after, messagesAfter));
@@ -247,9 +258,9 @@ async function startLive() {
 function showConn(status) {
   showConnState(conn, status);
   conn.title = {
-    connected: 'New posts appear as they are written.',
-    reconnecting: 'The live connection dropped; trying again. Nothing will be missed.',
-    offline: 'You are offline. The page catches up when the connection is back.',
+    connected: t('desktop.conn.connectedTitle'),
+    reconnecting: t('desktop.conn.reconnectingTitle'),
+    offline: t('desktop.conn.offlineTitle'),
   }[status] || '';
 }
 
@@ -268,7 +279,7 @@ function sessionEnded() {
   app.user = null;
   app.unread.set(0);
   showSide();
-  toast('Your session has ended. Please log in again.');
+  toast(t('desktop.toast.sessionEnded'));
   go('/login?next=' + encodeURIComponent(location.pathname));
 }
 
@@ -284,7 +295,7 @@ async function boot() {
       app.user = await api.me();
       app.unread.set(app.user.unread_notifications);
     } catch (err) {
-      if (err.status !== 401) toast(err.message); // 401: the cookie is stale, we are logged out
+      if (err.status !== 401) toast(errorText(err)); // 401: the cookie is stale, we are logged out
     }
   }
   if (app.user) await startLive();

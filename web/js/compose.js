@@ -7,6 +7,8 @@ import { charCounter } from './core/editor.js';
 import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { attachments, imageFiles } from './core/media.js';
+import { t, errorText } from './core/i18n.js';
+import { own, tWith } from './lang.js';
 
 let seq = 0;
 
@@ -14,9 +16,10 @@ let seq = 0;
  * composer returns {el, focus}. onSubmit(text, mediaIds) posts and may throw;
  * the box keeps the text and images when it does. allowEmpty is for reposts,
  * whose own text is optional. With ctx (the app's), the box takes up to four
- * images: from its button, pasted, or dropped on it.
+ * images: from its button, pasted, or dropped on it. label names the box
+ * (text, or what tWith makes of a sentence naming someone).
  */
-export function composer({ placeholder = 'What’s happening?', label = 'Write a post', button = 'Post', onSubmit, allowEmpty = false, rows = 2, me = null, toast, ctx = null }) {
+export function composer({ placeholder = t('desktop.compose.placeholder'), label = t('desktop.compose.label'), button = t('desktop.compose.post'), onSubmit, allowEmpty = false, rows = 2, me = null, toast, ctx = null }) {
   const id = 'compose-' + ++seq;
   const area = h('textarea', {
     id, rows, placeholder, class: 'compose-input',
@@ -35,7 +38,7 @@ export function composer({ placeholder = 'What’s happening?', label = 'Write a
       error,
       h('div', { class: 'composer-bar' },
         media ? media.button : null, media ? media.input : null,
-        h('span', { class: 'hint' }, 'Ctrl+Enter to send'),
+        h('span', { class: 'hint' }, tWith('desktop.compose.hint', { keys: h('kbd', { attrs: { translate: 'no' } }, 'Ctrl+Enter') })),
         counter.el, submit)));
 
   function update() {
@@ -59,9 +62,9 @@ export function composer({ placeholder = 'What’s happening?', label = 'Write a
       area.value = '';
       if (media) media.clear();
     } catch (err) {
-      error.textContent = err.message;
+      error.textContent = errorText(err);
       error.hidden = false;
-      if (toast && err.offline) toast(err.message);
+      if (toast && err.offline) toast(errorText(err));
     } finally {
       area.removeAttribute('aria-busy');
       update();
@@ -98,7 +101,7 @@ export function composer({ placeholder = 'What’s happening?', label = 'Write a
 export function repostDialog(post, ctx, onDone) {
   const dialog = h('dialog', { class: 'dialog', attrs: { 'aria-labelledby': 'repost-title' } });
   const box = composer({
-    placeholder: 'Add a comment (optional)', label: 'Your comment', button: 'Repost', allowEmpty: true, rows: 2,
+    placeholder: t('desktop.repost.placeholder'), label: t('desktop.repost.label'), button: t('desktop.repost.title'), allowEmpty: true, rows: 2,
     toast: ctx.toast,
     onSubmit: async (text) => {
       const created = await ctx.api.createPost(text, post.id);
@@ -108,13 +111,13 @@ export function repostDialog(post, ctx, onDone) {
   });
   dialog.append(
     h('div', { class: 'dialog-head' },
-      h('h2', { id: 'repost-title' }, 'Repost'),
-      h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => dialog.close() } }, 'Cancel')),
+      h('h2', { id: 'repost-title' }, t('desktop.repost.title')),
+      h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => dialog.close() } }, t('desktop.repost.cancel'))),
     box.el,
     h('div', { class: 'quote' },
       h('div', { class: 'post-head' }, avatar(post.author, 'sm'),
-        h('span', { class: 'name' }, post.author.username), h('span', { class: 'dot' }, '·'), timeElement(post.created_at)),
-      h('p', { class: 'content' }, post.content)));
+        own(post.author.username, 'span', { class: 'name' }), h('span', { class: 'dot' }, '·'), timeElement(post.created_at)),
+      own(post.content, 'p', { class: 'content' })));
   dialog.addEventListener('close', () => dialog.remove());
   document.body.append(dialog);
   dialog.showModal();

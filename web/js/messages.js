@@ -7,28 +7,30 @@ import { h, icon, fill } from './core/dom.js';
 import { avatar, userLink } from './core/render.js';
 import { conversationsList } from './core/messages.js';
 import { chatView } from './core/chat.js';
+import { t } from './core/i18n.js';
+import { own } from './lang.js';
 
 /** messages lists the reader's conversations, latest activity first, updated live. */
 export function messages(ctx) {
   const list = conversationsList(ctx);
   const el = h('div', { class: 'view' },
-    h('div', { class: 'page-head' }, h('h1', {}, 'Messages'),
-      h('p', { class: 'muted' }, 'Private conversations: only the two of you see them.')),
+    h('div', { class: 'page-head' }, h('h1', {}, t('desktop.messages.title')),
+      h('p', { class: 'muted' }, t('desktop.messages.sub'))),
     list.feed.el);
-  return { el, title: 'Messages', onEvent: list.onEvent, destroy: list.destroy };
+  return { el, title: t('desktop.messages.title'), onEvent: list.onEvent, destroy: list.destroy };
 }
 
 /** conversation is the conversation with name, its box focused. */
 export function conversation(ctx, name) {
-  const who = h('div', { class: 'chat-who' }, h('h1', {}, name));
+  const who = h('div', { class: 'chat-who' }, own(name, 'h1'));
   const chat = chatView(ctx, name, {
     onUser: (user) => fill(who, avatar(user), h('h1', {}, userLink(ctx, user.username, 'name'))),
   });
   const el = h('div', { class: 'view chat-page' },
     h('div', { class: 'page-head page-head-back' },
-      h('a', { class: 'btn btn-ghost btn-icon', href: '/messages', attrs: { 'aria-label': 'All messages' } }, icon('back')),
+      h('a', { class: 'btn btn-ghost btn-icon', href: '/messages', attrs: { 'aria-label': t('desktop.messages.all') } }, icon('back')),
       who),
     chat.el);
   setTimeout(() => chat.input.focus(), 0);
-  return { el, title: name + ' · Messages', keepFocus: true, onEvent: chat.onEvent, destroy: chat.destroy };
+  return { el, title: t('desktop.messages.with', { name }), keepFocus: true, onEvent: chat.onEvent, destroy: chat.destroy };
 }

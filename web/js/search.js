@@ -6,11 +6,13 @@
 import { h, icon, fill } from './core/dom.js';
 import { searcher, searchResults } from './core/search.js';
 import { searchScreen } from './core/postsearch.js';
+import { t } from './core/i18n.js';
+import { tWith } from './lang.js';
 
 let seq = 0;
 
 /** searchInput is a labelled search field; help, if given, describes it. */
-function searchInput(label, { value = '', help = '', placeholder = 'Search' } = {}) {
+function searchInput(label, { value = '', help = '', placeholder = t('desktop.search.placeholder') } = {}) {
   const id = 'search-' + ++seq;
   const input = h('input', {
     id, type: 'search', value, placeholder, autocomplete: 'off',
@@ -30,21 +32,20 @@ function searchInput(label, { value = '', help = '', placeholder = 'Search' } = 
  * Escape or leaving the box closes them. It returns {close}.
  */
 export function topSearch(ctx, el) {
-  const { input, field } = searchInput('Search people and topics', { help: 'Enter searches posts too.' });
-  const panel = h('div', { class: 'search-panel', id: 'search-panel', hidden: true, attrs: { role: 'region', 'aria-label': 'Search results', 'aria-live': 'polite' } });
+  const { input, field } = searchInput(t('desktop.search.label'), { help: t('desktop.search.help') });
+  const panel = h('div', { class: 'search-panel', id: 'search-panel', hidden: true, attrs: { role: 'region', 'aria-label': t('desktop.search.results'), 'aria-live': 'polite' } });
+  // The box controls the panel; it says nothing of it being open (aria-expanded
+  // is not for a search box, only for a combobox, which the panel of links and
+  // buttons is not): the panel is a live region, so its results are heard.
   input.setAttribute('aria-controls', panel.id);
-  input.setAttribute('aria-expanded', 'false');
   let state = { state: 'idle' };
-  const open = (on) => {
-    panel.hidden = !on;
-    input.setAttribute('aria-expanded', String(on));
-  };
+  const open = (on) => { panel.hidden = !on; };
   const s = searcher(ctx, (st) => {
     state = st;
     const res = searchResults(ctx, st);
     if (!res) { fill(panel); open(false); return; }
     fill(panel, res, st.state === 'done'
-      ? h('a', { class: 'search-all', href: '/search?q=' + encodeURIComponent(st.q) }, `Search posts for “${st.q}”`) : null);
+      ? h('a', { class: 'search-all', href: '/search?q=' + encodeURIComponent(st.q) }, tWith('desktop.search.allPosts', { q: st.q })) : null);
     open(document.activeElement === input || el.contains(document.activeElement));
   }, { limit: 5 });
   input.addEventListener('input', () => s.set(input.value));
@@ -79,8 +80,8 @@ export function topSearch(ctx, el) {
  * topics; the trends while the box is empty), the query kept in the URL.
  */
 export function searchPage(ctx, q) {
-  const { input, field } = searchInput('Search people and topics', {
-    value: q, help: 'Posts that contain every word are listed too.', placeholder: 'Search posts, people and #topics',
+  const { input, field } = searchInput(t('desktop.search.label'), {
+    value: q, help: t('desktop.search.pageHelp'), placeholder: t('desktop.search.pagePlaceholder'),
   });
   const screen = searchScreen(ctx, { onQuery: (query) => {
     const url = query ? '/search?q=' + encodeURIComponent(query) : '/search';

@@ -7,7 +7,7 @@ import { postCard, avatar } from './core/render.js';
 import { avatarPicker } from './core/media.js';
 import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed, relationParts, pinnedFeed, bookmarksFeed } from './core/views.js';
 import { notificationsList } from './core/notify.js';
-import { accountArea } from './core/account.js';
+import { accountArea, settingsSection } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
 import { linkArea, signInOptions } from './core/sso.js';
 import { bumpCount } from './core/social.js';
@@ -15,38 +15,41 @@ import { shortDate } from './core/time.js';
 import { composer } from './compose.js';
 import { searchPage } from './search.js';
 import { messageButton } from './core/messages.js';
+import { t, count, errorText } from './core/i18n.js';
+import { own, tWith, languageSelect, languageFooter } from './lang.js';
 
 /** auth is the log-in or sign-up form. */
 export function auth(ctx, mode, onDone) {
   const signup = mode === 'signup';
-  const switchLine = h('p', { class: 'auth-switch' }, signup ? 'Already have an account? ' : 'New here? ',
-    h('a', { href: signup ? '/login' : '/signup' }, signup ? 'Log in' : 'Create an account'));
+  const switchLine = h('p', { class: 'auth-switch' }, signup ? t('desktop.auth.haveAccount') : t('desktop.auth.newHere'),
+    h('a', { href: signup ? '/login' : '/signup' }, signup ? t('desktop.account.login') : t('desktop.auth.createAccount')));
   const sso = signInOptions(ctx, { onList: (list) => {
     if (list.local_signup) return;
     if (signup) ctx.go('/login', { replace: true }); else switchLine.hidden = true;
   } });
   const { form, name } = authForm(ctx, mode, (res) => onDone(res.user), {
     provider: sso,
-    nameHelp: '2–30 letters, digits or _.',
+    nameHelp: t('desktop.auth.nameHelp'),
     focusOnError: true,
     messages: {
-      401: 'Wrong username or password.',
-      409: 'That username is taken. Try another one.',
-      429: 'Too many attempts. Please wait a moment and try again.',
+      401: t('desktop.auth.wrongPassword'),
+      409: t('desktop.auth.nameTaken'),
+      429: t('desktop.auth.tooMany'),
     },
   });
 
   const el = h('div', { class: 'auth' },
     h('div', { class: 'auth-card card' },
       h('div', { class: 'auth-brand' }, h('span', { class: 'brand-mark brand-mark-lg', attrs: { 'aria-hidden': 'true' } })),
-      h('h1', {}, signup ? 'Join the conversation' : 'Welcome back'),
-      h('p', { class: 'muted' }, signup ? 'Create an account to post and follow people.' : 'Log in to see your home timeline, live.'),
+      h('h1', {}, signup ? t('desktop.auth.joinTitle') : t('desktop.auth.loginTitle')),
+      h('p', { class: 'muted' }, signup ? t('desktop.auth.joinText') : t('desktop.auth.loginText')),
       sso.buttons,
       form,
       switchLine,
-      h('p', { class: 'auth-switch' }, h('a', { href: '/public' }, 'Browse public posts'))));
+      h('p', { class: 'auth-switch' }, h('a', { href: '/public' }, t('desktop.auth.browse')))),
+    languageFooter());
   setTimeout(() => name.focus(), 0);
-  return { el, title: signup ? 'Sign up' : 'Log in', keepFocus: true };
+  return { el, title: signup ? t('desktop.account.signup') : t('desktop.account.login'), keepFocus: true };
 }
 
 function pageHead(title, sub) {
@@ -64,8 +67,8 @@ export function home(ctx) {
       feed.add(post, { hold: false });
     },
   });
-  const el = h('div', { class: 'view' }, pageHead('Home'), h('div', { class: 'card composer-card' }, box.el), feed.el);
-  return { el, title: 'Home' };
+  const el = h('div', { class: 'view' }, pageHead(t('desktop.home.title')), h('div', { class: 'card composer-card' }, box.el), feed.el);
+  return { el, title: t('desktop.home.title') };
 }
 
 /** publicTimeline is everyone's newest posts; it checks for newer ones now and then. */
@@ -73,8 +76,8 @@ export function publicTimeline(ctx) {
   const feed = ctx.trackFeed(new Feed({
     load: (page) => ctx.api.public(page),
     render: (p) => postCard(p, ctx),
-    empty: 'No posts yet. Be the first!',
-    label: 'Public timeline',
+    empty: t('desktop.public.empty'),
+    label: t('desktop.public.label'),
   }));
   feed.reset();
   const poll = setInterval(async () => {
@@ -85,13 +88,13 @@ export function publicTimeline(ctx) {
     } catch { /* try again next time */ }
   }, 15_000);
   const el = h('div', { class: 'view' },
-    pageHead('Public', 'The newest posts from everyone.'),
+    pageHead(t('desktop.public.title'), t('desktop.public.sub')),
     ctx.me() ? null : h('div', { class: 'card banner' },
-      h('p', {}, 'Join to post, follow people and get their posts live.'),
-      h('a', { class: 'btn btn-primary', href: '/signup' }, 'Sign up')),
+      h('p', {}, t('desktop.public.join')),
+      h('a', { class: 'btn btn-primary', href: '/signup' }, t('desktop.account.signup'))),
     feed.el);
   return {
-    el, title: 'Public', destroy: () => clearInterval(poll),
+    el, title: t('desktop.public.title'), destroy: () => clearInterval(poll),
     onEvent: (type, post) => { if (type === 'post') feed.add(post); },
   };
 }
@@ -100,11 +103,12 @@ export function publicTimeline(ctx) {
 export function profile(ctx, name, tab) {
   const header = h('div', { class: 'card profile-card' }, h('div', { class: 'spinner' }));
   const base = '/u/' + encodeURIComponent(name);
-  const tabs = h('nav', { class: 'tabs', attrs: { 'aria-label': 'Profile sections' } },
-    [['posts', 'Posts', base], ['followers', 'Followers', base + '/followers'], ['following', 'Following', base + '/following']]
+  const tabs = h('nav', { class: 'tabs', attrs: { 'aria-label': t('desktop.profile.sections') } },
+    [['posts', t('desktop.profile.posts'), base], ['followers', t('desktop.profile.followers'), base + '/followers'], ['following', t('desktop.profile.following'), base + '/following']]
       .map(([key, label, href]) => h('a', { href, class: 'tab' + (tab === key ? ' active' : ''), attrs: tab === key ? { 'aria-current': 'page' } : {} }, label)));
   const feed = profileFeed(ctx, name, tab, {
-    followers: `Nobody follows ${name} yet.`, following: `${name} doesn’t follow anyone yet.`,
+    followers: () => h('p', { class: 'empty' }, tWith('desktop.profile.noFollowers', { name })),
+    following: () => h('p', { class: 'empty' }, tWith('desktop.profile.noFollowing', { name })),
   });
   const pins = tab === 'posts' ? pinnedFeed(ctx, name) : null;
   let user = null;
@@ -116,28 +120,28 @@ export function profile(ctx, name, tab) {
     const self = me && me.id === user.id;
     const rel = relationParts(ctx, user, { followed, changed });
     const stat = (key, n, label, href) => {
-      counts[key] = h('strong', {}, new Intl.NumberFormat(navigator.language).format(n));
+      counts[key] = h('strong', {}, count(n));
       return h('a', { class: 'stat', href }, counts[key], ' ', label);
     };
-    const bio = h('p', { class: 'bio' + (user.bio ? '' : ' muted') }, user.bio || (self ? 'No bio yet.' : ''));
+    const bio = user.bio ? own(user.bio, 'p', { class: 'bio' }) : h('p', { class: 'bio muted' }, self ? t('desktop.profile.noBio') : '');
     fill(header, 
       h('div', { class: 'profile-top' },
         avatar(user, 'xl'),
         h('div', { class: 'profile-actions' },
           self ? avatarPicker(ctx, { onDone: (u) => { user = u; ctx.avatarChanged(u); drawHeader(); } }) : null,
-          self ? h('button', { type: 'button', class: 'btn', on: { click: () => editBio(bio) } }, 'Edit bio') : null,
-          self ? h('a', { class: 'btn', href: '/settings' }, icon('settings', 18), 'Settings') : null,
-          self ? h('a', { class: 'btn', href: '/account' }, icon('user', 18), 'Account') : rel.button,
+          self ? h('button', { type: 'button', class: 'btn', on: { click: () => editBio(bio) } }, t('desktop.profile.editBio')) : null,
+          self ? h('a', { class: 'btn', href: '/settings' }, icon('settings', 18), t('desktop.settings.title')) : null,
+          self ? h('a', { class: 'btn', href: '/account' }, icon('user', 18), t('desktop.account.title')) : rel.button,
           messageButton(user, ctx),
           rel.menu)),
-      h('h1', { class: 'profile-name' }, user.username, rel.lock),
+      h('h1', { class: 'profile-name' }, own(user.username), rel.lock),
       rel.states,
       bio,
-      h('p', { class: 'muted small' }, 'Joined ' + shortDate(user.created_at)),
+      h('p', { class: 'muted small' }, t('desktop.profile.joined', { date: shortDate(user.created_at) })),
       h('div', { class: 'stats' },
-        stat('posts', user.posts_count, 'Posts', base),
-        stat('following', user.following_count, 'Following', base + '/following'),
-        stat('followers', user.followers_count, 'Followers', base + '/followers')),
+        stat('posts', user.posts_count, t('desktop.profile.posts'), base),
+        stat('following', user.following_count, t('desktop.profile.following'), base + '/following'),
+        stat('followers', user.followers_count, t('desktop.profile.followers'), base + '/followers')),
       rel.note);
     // A block or a protected account leaves no posts to list; once that changes, they load.
     if (!loaded && (rel.showsPosts || tab !== 'posts')) {
@@ -149,7 +153,7 @@ export function profile(ctx, name, tab) {
 
   /** followed shows a follow in the counts, keeping the button's focus. */
   function followed() {
-    counts.followers.textContent = String(user.followers_count);
+    counts.followers.textContent = count(user.followers_count);
   }
 
   /** changed draws the header again after a block or mute from it, and gives its menu back the focus. */
@@ -164,8 +168,8 @@ export function profile(ctx, name, tab) {
   }
 
   ctx.api.user(name).then((u) => { user = u; drawHeader(); }, (err) => {
-    fill(header, h('h1', {}, err.status === 404 ? 'No such user' : 'Could not load this profile'),
-      h('p', { class: 'muted' }, err.status === 404 ? `There is no user called “${name}”.` : err.message));
+    fill(header, h('h1', {}, err.status === 404 ? t('desktop.profile.noSuchUser') : t('desktop.profile.loadFailed')),
+      h('p', { class: 'muted' }, err.status === 404 ? tWith('desktop.profile.noSuchUserText', { name }) : errorText(err)));
   });
 
   const el = h('div', { class: 'view' }, header, tabs, pins && pins.el, feed.el);
@@ -176,7 +180,7 @@ export function profile(ctx, name, tab) {
       if (type === 'post' && tab === 'posts' && data.author.id === user.id) feed.add(data);
       if (type === 'follow' && ctx.me() && ctx.me().id === user.id) {
         user.followers_count++;
-        counts.followers.textContent = String(user.followers_count);
+        counts.followers.textContent = count(user.followers_count);
         if (tab === 'followers') feed.add(data);
       }
     },
@@ -188,8 +192,8 @@ export function thread(ctx, id) {
   const top = h('div', { class: 'card thread-top' }, h('div', { class: 'spinner' }));
   const el = h('div', { class: 'view' },
     h('div', { class: 'page-head page-head-back' },
-      h('button', { type: 'button', class: 'btn btn-ghost btn-icon', attrs: { 'aria-label': 'Back' }, on: { click: () => (history.length > 1 ? history.back() : ctx.go('/')) } }, icon('back')),
-      h('h1', {}, 'Post')),
+      backButton(ctx),
+      h('h1', {}, t('desktop.thread.title'))),
     top);
   const replies = new Map(); // parent id → Feed of its comments
 
@@ -197,8 +201,8 @@ export function thread(ctx, id) {
     const f = ctx.trackFeed(new Feed({
       load: (p) => ctx.api.comments(parentId, p),
       render: (c) => commentNode(c, depth),
-      empty: depth === 0 ? 'No comments yet. Start the conversation.' : 'No replies yet.',
-      label: depth === 0 ? 'Comments' : 'Replies',
+      empty: depth === 0 ? t('desktop.thread.noComments') : t('desktop.thread.noReplies'),
+      label: depth === 0 ? t('desktop.thread.comments') : t('desktop.thread.replies'),
     }));
     replies.set(Number(parentId), f);
     f.el.classList.add('thread-list');
@@ -208,7 +212,8 @@ export function thread(ctx, id) {
 
   function replyBox(parent, onPosted) {
     return composer({
-      placeholder: 'Write a reply…', label: `Reply to ${parent.author.username}`, button: 'Reply', rows: 2, me: ctx.me(), toast: ctx.toast,
+      placeholder: t('desktop.thread.replyPlaceholder'), label: tWith('desktop.thread.replyTo', { name: parent.author.username }), button: t('desktop.thread.reply'),
+      rows: 2, me: ctx.me(), toast: ctx.toast,
       onSubmit: async (text) => {
         const since = performance.now();
         const c = await ctx.api.comment(parent.id, text);
@@ -244,19 +249,19 @@ export function thread(ctx, id) {
       ? replyBox(post, (c) => { comments.add(c, { hold: false }); })
       : null;
     fill(top, 
-      post.parent_id ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, icon('back', 14), 'Show the message this replies to') : null,
+      post.parent_id ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, icon('back', 14), t('desktop.thread.showParent')) : null,
       postCard(post, ctx, { detail: true, onComment: () => box && box.focus() }),
       box ? h('div', { class: 'thread-reply' }, box.el)
-        : h('p', { class: 'muted' }, h('a', { href: '/login?next=/p/' + post.id }, 'Log in'), ' to reply.'),
-      h('h2', { class: 'section-title' }, 'Comments'),
+        : h('p', { class: 'muted' }, h('a', { href: '/login?next=/p/' + post.id }, t('desktop.account.login')), t('desktop.thread.toReply')),
+      h('h2', { class: 'section-title' }, t('desktop.thread.comments')),
       comments.el);
   }, (err) => {
-    fill(top, h('h2', {}, err.status === 404 ? 'This post doesn’t exist' : 'Could not load this post'),
-      h('p', { class: 'muted' }, err.status === 404 ? 'It may have been deleted.' : err.message));
+    fill(top, h('h2', {}, err.status === 404 ? t('desktop.thread.noSuchPost') : t('desktop.thread.loadFailed')),
+      h('p', { class: 'muted' }, err.status === 404 ? t('desktop.thread.maybeDeleted') : errorText(err)));
   });
 
   return {
-    el, title: 'Post',
+    el, title: t('desktop.thread.title'),
     onEvent(type, c) {
       if (type !== 'comment') return;
       const f = replies.get(Number(c.parent_id));
@@ -269,79 +274,81 @@ export function thread(ctx, id) {
 export function likers(ctx, id) {
   const feed = likersFeed(ctx, id);
   const el = h('div', { class: 'view' },
-    h('div', { class: 'page-head page-head-back' }, backButton(ctx), h('h1', {}, 'Liked by')),
-    h('p', { class: 'muted page-sub' }, h('a', { href: '/p/' + encodeURIComponent(id) }, 'Show the post')),
+    h('div', { class: 'page-head page-head-back' }, backButton(ctx), h('h1', {}, t('desktop.likers.title'))),
+    h('p', { class: 'muted page-sub' }, h('a', { href: '/p/' + encodeURIComponent(id) }, t('desktop.likers.showPost'))),
     feed.el);
-  return { el, title: 'Liked by' };
+  return { el, title: t('desktop.likers.title') };
 }
 
 /** topic lists the posts carrying a tag, newest first, and checks for new ones every few seconds. */
 export function topic(ctx, tag) {
-  const t = topicFeed(ctx, tag);
+  const topicList = topicFeed(ctx, tag);
   const el = h('div', { class: 'view' },
     h('div', { class: 'page-head page-head-back' }, backButton(ctx),
-      h('div', {}, h('h1', { class: 'topic-title' }, '#' + tag), h('p', { class: 'muted' }, 'Posts about this topic, newest first. New ones show up by themselves.'))),
-    t.feed.el);
-  return { el, title: '#' + tag, destroy: t.destroy, onEvent: t.onEvent };
+      h('div', {}, own('#' + tag, 'h1', { class: 'topic-title' }), h('p', { class: 'muted' }, t('desktop.topic.sub')))),
+    topicList.feed.el);
+  return { el, title: '#' + tag, destroy: topicList.destroy, onEvent: topicList.onEvent };
 }
 
 /** search finds people and topics (the top bar's box leads here on Enter, and on narrow screens). */
 export function search(ctx, q) {
   const page = searchPage(ctx, q);
-  page.el.prepend(pageHead('Search'));
-  return { el: page.el, title: 'Search', keepFocus: true, destroy: page.stop };
+  page.el.prepend(pageHead(t('desktop.search.title')));
+  return { el: page.el, title: t('desktop.search.title'), keepFocus: true, destroy: page.stop };
 }
 
 /** notifications lists likes, comments, replies, reposts, mentions and new followers; opening it marks them read. */
 export function notifications(ctx) {
   const list = notificationsList(ctx, ctx.app.unread);
-  const el = h('div', { class: 'view' }, pageHead('Notifications'), list.feed.el);
-  return { el, title: 'Notifications', onEvent: list.onEvent, destroy: list.destroy };
+  const el = h('div', { class: 'view' }, pageHead(t('desktop.notifications.title')), list.feed.el);
+  return { el, title: t('desktop.notifications.title'), onEvent: list.onEvent, destroy: list.destroy };
 }
 
 /** bookmarks lists the posts the reader bookmarked, newest bookmark first. */
 export function bookmarks(ctx) {
   const feed = bookmarksFeed(ctx);
-  const el = h('div', { class: 'view' }, pageHead('Bookmarks', 'Posts you saved to read later. Only you can see them.'), feed.el);
-  return { el, title: 'Bookmarks' };
+  const el = h('div', { class: 'view' }, pageHead(t('desktop.bookmarks.title'), t('desktop.bookmarks.sub')), feed.el);
+  return { el, title: t('desktop.bookmarks.title') };
 }
 
 /** account is the Account page: change password, log out everywhere, delete the account. */
 export function account(ctx) {
   const area = accountArea(ctx, { signedOut: ctx.signedOut, sectionClass: 'card' });
   const el = h('div', { class: 'view' },
-    pageHead('Account', 'Signed in as @' + ctx.me().username + '.'),
+    pageHead(t('desktop.account.title'), tWith('desktop.account.signedInAs', { name: '@' + ctx.me().username })),
     linkArea(ctx, { sectionClass: 'card' }).el,
     area.el);
-  return { el, title: 'Account' };
+  return { el, title: t('desktop.account.title') };
 }
 
-/** settings is the Settings page: protected posts, follow requests, filtered words, blocks and mutes. */
+/** settings is the Settings page: protected posts, follow requests, filtered words, blocks and mutes, and the language. */
 export function settings(ctx) {
   const el = h('div', { class: 'view' },
-    pageHead('Settings', 'Privacy and safety: who sees your posts, and whose posts you see.'),
+    pageHead(t('desktop.settings.title'), t('desktop.settings.sub')),
     privacyArea(ctx, { sectionClass: 'card' }).el,
-    h('p', { class: 'muted page-sub' }, 'Your password, your sessions and deleting your account are under ', h('a', { href: '/account' }, 'Account'), '.'));
-  return { el, title: 'Settings' };
+    settingsSection('settings-language-title', t('settings.language'), null, 'card',
+      languageSelect({ 'aria-labelledby': 'settings-language-title' })),
+    h('p', { class: 'muted page-sub' }, t('desktop.settings.accountBefore'), h('a', { href: '/account' }, t('desktop.account.title')), t('desktop.settings.accountAfter')));
+  return { el, title: t('desktop.settings.title') };
 }
 
 /** requests lists who asks to follow the reader's protected account, to approve or reject. */
 export function requests(ctx) {
   const el = h('div', { class: 'view' },
-    h('div', { class: 'page-head page-head-back' }, backButton(ctx), h('h1', {}, 'Follow requests')),
-    h('p', { class: 'muted page-sub' }, 'Whoever you approve follows you and sees your protected posts. ', h('a', { href: '/settings' }, 'Settings')),
+    h('div', { class: 'page-head page-head-back' }, backButton(ctx), h('h1', {}, t('desktop.requests.title'))),
+    h('p', { class: 'muted page-sub' }, t('desktop.requests.sub'), h('a', { href: '/settings' }, t('desktop.settings.title'))),
     followRequests(ctx).el);
-  return { el, title: 'Follow requests' };
+  return { el, title: t('desktop.requests.title') };
 }
 
 function backButton(ctx) {
-  return h('button', { type: 'button', class: 'btn btn-ghost btn-icon', attrs: { 'aria-label': 'Back' }, on: { click: () => (history.length > 1 ? history.back() : ctx.go('/')) } }, icon('back'));
+  return h('button', { type: 'button', class: 'btn btn-ghost btn-icon', attrs: { 'aria-label': t('desktop.back') }, on: { click: () => (history.length > 1 ? history.back() : ctx.go('/')) } }, icon('back'));
 }
 
 export function notFound() {
   return {
     el: h('div', { class: 'view' }, h('div', { class: 'card' },
-      h('h1', {}, 'Page not found'), h('p', {}, h('a', { href: '/' }, 'Go home')))),
-    title: 'Not found',
+      h('h1', {}, t('desktop.notFound.title')), h('p', {}, h('a', { href: '/' }, t('desktop.notFound.home'))))),
+    title: t('desktop.notFound.short'),
   };
 }
