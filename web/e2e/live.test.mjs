@@ -17,9 +17,9 @@ test('desktop: a followed user’s new post appears live on the home page', asyn
 
   // Bob follows alice from her profile page.
   await B.page.goto(`${BASE_URL}/u/${alice.username}`);
-  const followBtn = B.page.getByRole('button', { name: `Follow ${alice.username}` });
+  const followBtn = B.page.locator('#main').getByRole('button', { name: `Follow ${alice.username}` });
   await followBtn.click();
-  await B.page.getByRole('button', { name: `Unfollow ${alice.username}` }).waitFor();
+  await B.page.locator('#main').getByRole('button', { name: `Unfollow ${alice.username}` }).waitFor();
   assert.equal(await B.page.locator('.stat', { hasText: 'Followers' }).locator('strong').textContent(), '1');
   await shot(B.page, 'desktop-profile');
 
@@ -76,8 +76,8 @@ test('mobile: a followed user’s new post appears live in the app (360 px, touc
   const A = await phone(browser, alice), B = await phone(browser, bob);
 
   await B.page.goto(`${BASE_URL}/m/#/u/${alice.username}`);
-  await B.page.getByRole('button', { name: `Follow ${alice.username}` }).tap();
-  await B.page.getByRole('button', { name: `Unfollow ${alice.username}` }).waitFor();
+  await B.page.locator('#main').getByRole('button', { name: `Follow ${alice.username}` }).tap();
+  await B.page.locator('#main').getByRole('button', { name: `Unfollow ${alice.username}` }).waitFor();
   await B.page.locator('.tabbar [data-tab=home]').tap();
   await B.page.locator('#conn[data-state="connected"]').waitFor();
   await B.page.evaluate(() => { window.__noReload = true; });

@@ -36,8 +36,8 @@ test('desktop: sign up, post, repost, comment threads, delete, log out, log in',
   await page.locator(`.post[data-author="${carol.username}"]`, { hasText: 'Shipping the live feed today.' }).waitFor();
   await shot(page, 'desktop-public');
   await page.locator(`.post[data-author="${carol.username}"] .name`).first().click();
-  await page.getByRole('button', { name: `Follow ${carol.username}` }).click();
-  await page.getByRole('button', { name: `Unfollow ${carol.username}` }).waitFor();
+  await page.locator('#main').getByRole('button', { name: `Follow ${carol.username}` }).click();
+  await page.locator('#main').getByRole('button', { name: `Unfollow ${carol.username}` }).waitFor();
 
   // Home: write a post; the counter turns red past 280 characters.
   await page.getByRole('link', { name: 'Home' }).click();

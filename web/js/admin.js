@@ -3,14 +3,14 @@
 // posts, and the buttons to resolve the report, suspend or unsuspend the
 // account, and remove a post. Only a /me with "admin": true shows it.
 
-import { h, icon, fill } from './core/dom.js';
+import { h, icon, fill, own } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar, userLink } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { lockMark, userStates } from './core/safety.js';
 import { removeEverywhere, onScreen } from './core/app.js';
 import { t, errorText } from './core/i18n.js';
-import { own, tWith } from './lang.js';
+import { tWith } from './lang.js';
 
 /** suspendButton suspends or unsuspends target, asking first, and redraws its states in where. */
 function suspendButton(ctx, target, where) {

@@ -5,7 +5,7 @@
 // every view (repost, delete, toasts).
 
 import { createApi } from './core/api.js';
-import { h, clear, icon } from './core/dom.js';
+import { h, clear, icon, own } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatarChanged, learnAvatar } from './core/render.js';
@@ -23,7 +23,6 @@ import { admin } from './admin.js';
 import { trackMessages } from './core/messages.js';
 import * as dm from './messages.js';
 import { t, localize, errorText } from './core/i18n.js';
-import { own } from './lang.js';
 
 // The page's own markup is filled in the reader's language before any view draws.
 localize();

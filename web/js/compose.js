@@ -1,14 +1,14 @@
 // compose.js is the box for writing a post, comment or repost, with a live
 // character count, and the repost dialog.
 
-import { h } from './core/dom.js';
+import { h, own } from './core/dom.js';
 import { MAX_POST } from './core/api.js';
 import { charCounter } from './core/editor.js';
 import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { attachments, imageFiles } from './core/media.js';
 import { t, errorText } from './core/i18n.js';
-import { own, tWith } from './lang.js';
+import { tWith } from './lang.js';
 
 let seq = 0;
 

@@ -5,7 +5,7 @@
 // screen reader's translation leaves it alone, and so does the tests' walk
 // for English left on a screen).
 
-import { h } from './core/dom.js';
+import { h, own, phrase, slots } from './core/dom.js';
 import { t, lang, setLang, LANGUAGES } from './core/i18n.js';
 
 let seq = 0;
@@ -30,15 +30,6 @@ export function languageFooter() {
     languageSelect({ id }));
 }
 
-/** own is text a user wrote (a name, a bio, a query), kept out of translation. */
-export function own(text, tag = 'span', props = {}) {
-  return h(tag, { ...props, attrs: { ...props.attrs, translate: 'no' } }, text);
-}
-
-// A value that cannot occur in a catalog's text: it marks where an
-// interpolated user text goes, so that the sentence can be cut around it.
-const HOLE = '\u{F8FF}';
-
 /**
  * tWith is the text of key with the values of vars put in as nodes: an
  * array of strings and nodes for h(), so that a sentence such as "Search
@@ -46,11 +37,6 @@ const HOLE = '\u{F8FF}';
  * becomes own(value); a node (say a <kbd>) goes in as it is.
  */
 export function tWith(key, vars) {
-  const names = Object.keys(vars);
-  const holes = Object.fromEntries(names.map((name, i) => [name, HOLE + i + HOLE]));
-  return t(key, holes).split(HOLE).map((part, i) => {
-    if (i % 2 === 0) return part;
-    const value = vars[names[Number(part)]];
-    return value instanceof Node ? value : own(value);
-  }).filter((x) => x !== '');
+  const nodes = Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, value instanceof Node ? value : own(value)]));
+  return phrase(t(key, slots(...Object.keys(vars))), nodes);
 }

@@ -3,12 +3,11 @@
 // What they show and do is shared with the mobile app (core/messages.js,
 // core/chat.js); this is the page's frame around it.
 
-import { h, icon, fill } from './core/dom.js';
+import { h, icon, fill, own } from './core/dom.js';
 import { avatar, userLink } from './core/render.js';
 import { conversationsList } from './core/messages.js';
 import { chatView } from './core/chat.js';
 import { t } from './core/i18n.js';
-import { own } from './lang.js';
 
 /** messages lists the reader's conversations, latest activity first, updated live. */
 export function messages(ctx) {

@@ -1,7 +1,7 @@
 // views.js holds the desktop page's screens. Each returns {el, title,
 // destroy?, onEvent?}; app.js swaps them in on navigation.
 
-import { h, icon, fill } from './core/dom.js';
+import { h, icon, fill, own } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar } from './core/render.js';
 import { avatarPicker } from './core/media.js';
@@ -16,7 +16,7 @@ import { composer } from './compose.js';
 import { searchPage } from './search.js';
 import { messageButton } from './core/messages.js';
 import { t, count, errorText } from './core/i18n.js';
-import { own, tWith, languageSelect, languageFooter } from './lang.js';
+import { tWith, languageSelect, languageFooter } from './lang.js';
 
 /** auth is the log-in or sign-up form. */
 export function auth(ctx, mode, onDone) {

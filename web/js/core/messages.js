@@ -186,25 +186,27 @@ function preview(c, me) {
 
 /**
  * conversationRow is one line of the conversations list, a link to the
- * conversation. Its label names the other person and all it shows is
- * hidden from assistive technology, which the label speaks for: the link
- * is marked translate="no", as other controls whose label quotes a user.
+ * conversation, in a list item. The link is named by what it shows (the
+ * other person, when, the last message, and how many are unread, said in
+ * words for those who do not see the badge), so that what a reader sees
+ * and what a screen reader says agree (WCAG 2.5.3).
  */
 export function conversationRow(c, ctx, unread) {
   const name = c.with.username;
   const me = ctx.me();
-  const label = unread > 0 ? t('messages.row_unread', { name, n: unread }) : name;
-  return h('a', {
+  const link = h('a', {
     class: 'conv' + (unread > 0 ? ' unread' : ''), href: ctx.href('/messages/' + encodeURIComponent(name)),
-    dataset: { with: name }, attrs: { 'aria-label': label, translate: 'no' },
+    dataset: { with: name },
   },
   avatar(c.with),
-  h('span', { class: 'conv-body', attrs: { 'aria-hidden': 'true' } },
+  h('span', { class: 'conv-body' },
     h('span', { class: 'conv-head' },
-      h('span', { class: 'conv-name' }, name),
+      own(name, 'span', { class: 'conv-name' }),
       c.last_message ? h('span', { class: 'conv-time' }, timeElement(c.last_message.created_at)) : null),
     h('span', { class: 'conv-last' }, preview(c, me))),
-  unread > 0 ? h('span', { class: 'conv-badge', attrs: { 'aria-hidden': 'true' } }, badgeText(unread)) : null);
+  unread > 0 ? h('span', { class: 'conv-badge', attrs: { 'aria-hidden': 'true' } }, badgeText(unread)) : null,
+  unread > 0 ? h('span', { class: 'visually-hidden' }, t('messages.row_unread', { n: unread })) : null);
+  return h('div', { class: 'conv-item', attrs: { role: 'listitem' } }, link);
 }
 
 /** convKey orders the list by latest activity: the newest last message first (a conversation with none last). */
@@ -240,6 +242,9 @@ export function conversationsList(ctx) {
     label: t('messages.label'),
   }));
   feed.el.classList.add('conv-feed');
+  // Its rows are links to conversations, not articles a reader moves
+  // through as in a feed: a list (with the feed's name) says so.
+  feed.list.setAttribute('role', 'list');
   feed.reset();
 
   /** put shows c at the place its latest activity gives it. */
@@ -251,7 +256,9 @@ export function conversationsList(ctx) {
   }
   const redraw = (e) => {
     const c = byName.get(e.detail.toLowerCase());
-    if (c) { feed.remove(convKey(c)); feed.add(c, { hold: false }); }
+    // Not while the row is being drawn: render tells the inbox of it, and
+    // the list adds it itself once render returns.
+    if (c && feed.nodes.has(convKey(c))) { feed.remove(convKey(c)); feed.add(c, { hold: false }); }
   };
   inbox.addEventListener('conversation', redraw);
 

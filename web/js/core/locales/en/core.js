@@ -113,14 +113,14 @@ export default {
   'follow.following': 'Following',
   'follow.requested': 'Requested',
   'follow.follow_name': 'Follow {{name}}',
-  'follow.unfollow_name': 'Unfollow {{name}}',
-  'follow.withdraw_name': 'Withdraw the follow request to {{name}}',
+  'follow.unfollow_name': 'Following: unfollow {{name}}', // names hold what the button shows (WCAG 2.5.3)
+  'follow.withdraw_name': 'Requested: withdraw the follow request to {{name}}',
 
   // Counters under posts (social.js).
   'social.like': 'Like ({{n}})',
   'social.unlike': 'Unlike ({{n}})',
-  'social.likers': 'Who liked this ({{n}})',
-  'social.counted': '{{label}} ({{n}})',
+  'social.likers': 'Who liked this: {{n}}',
+  'social.counted': '{{label}}: {{n}}',
   'social.reposts_unit_one': 'repost',
   'social.reposts_unit_other': 'reposts',
 
@@ -183,7 +183,7 @@ export default {
   'messages.too_fast': 'You’re sending messages too fast. Wait a moment and try again.',
   'messages.none': 'No messages',
   'messages.picture': 'Picture',
-  'messages.row_unread': '{{name}}, {{n}} unread',
+  'messages.row_unread': '{{n}} unread',
   'messages.empty': 'No messages yet. To start a conversation, open someone’s profile and choose Message.',
   'messages.label': 'Conversations',
   'messages.button': 'Message',

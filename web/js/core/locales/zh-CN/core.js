@@ -109,14 +109,14 @@ export default {
   'follow.following': '已关注',
   'follow.requested': '已申请',
   'follow.follow_name': '关注 {{name}}',
-  'follow.unfollow_name': '取消关注 {{name}}',
-  'follow.withdraw_name': '撤回对 {{name}} 的关注申请',
+  'follow.unfollow_name': '已关注：取消关注 {{name}}',
+  'follow.withdraw_name': '已申请：撤回对 {{name}} 的关注申请',
 
   // 微博下方的计数（social.js）。
   'social.like': '赞（{{n}}）',
   'social.unlike': '取消赞（{{n}}）',
-  'social.likers': '赞过的人（{{n}}）',
-  'social.counted': '{{label}}（{{n}}）',
+  'social.likers': '赞过的人：{{n}}',
+  'social.counted': '{{label}}：{{n}}',
   'social.reposts_unit_other': '次转发',
 
   // 实时动态的提示（app.js）。
@@ -177,7 +177,7 @@ export default {
   'messages.too_fast': '私信发得太快了，请稍等一下再试。',
   'messages.none': '没有私信',
   'messages.picture': '[图片]',
-  'messages.row_unread': '{{name}}，{{n}} 条未读',
+  'messages.row_unread': '{{n}} 条未读',
   'messages.empty': '还没有私信。要开始对话，打开某人的主页，选择“私信”。',
   'messages.label': '对话',
   'messages.button': '私信',
