@@ -38,7 +38,7 @@ const SHELL = [
   'js/core/menu.js',
   'js/core/messages.js',
   'js/core/notify.js',
-  'js/core/outbox.js',
+  'js/outbox.js',
   'js/core/postsearch.js',
   'js/core/privacy.js',
   'js/core/render.js',

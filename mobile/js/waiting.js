@@ -1,4 +1,4 @@
-// waiting.js is the mobile app's side of the outbox (core/outbox.js): it
+// waiting.js is the mobile app's side of the outbox (outbox.js): it
 // opens the signed-in account's outbox, shows the posts and comments that
 // wait in it as cards marked "Waiting to send" (with Discard) where they
 // will appear once sent, puts each in its place when the server has it, and
@@ -7,7 +7,7 @@
 
 import { h, fill } from './core/dom.js';
 import { avatar, learnAvatar } from './core/render.js';
-import { Outbox } from './core/outbox.js';
+import { Outbox } from './outbox.js';
 import { tell } from './core/app.js';
 import { bumpLater } from './core/social.js';
 import { t, errorText } from './core/i18n.js';

@@ -126,6 +126,9 @@ const routes = [
 ];
 const private_ = new Set(['/', '/notifications', '/bookmarks', '/account', '/settings', '/requests', '/admin']); // pages that need a session
 
+/** rendered tells whether render has drawn a view yet. */
+let rendered = false;
+
 function render() {
   const path = location.pathname;
   if (!app.user && path === '/') return go('/login', { replace: true });
@@ -135,10 +138,14 @@ function render() {
   clear(main).append(view.el);
   app.title = view.title ? t('desktop.title', { page: view.title }) : t('desktop.brand');
   showTitle();
-  search.close(path === '/search'); // the search page has its own box
+  // A reader who began a search in the top bar before the first view came
+  // (a slow connection) keeps the box and what it shows.
+  const searching = !rendered && path !== '/search' && document.getElementById('topsearch').contains(document.activeElement);
+  rendered = true;
+  if (!searching) search.close(path === '/search'); // the search page has its own box
   renderNav();
   scrollTo(0, 0);
-  if (!view.keepFocus) main.focus({ preventScroll: true });
+  if (!view.keepFocus && !searching) main.focus({ preventScroll: true });
 }
 
 function renderNav() {

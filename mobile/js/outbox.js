@@ -18,8 +18,8 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
-import { newKey } from './api.js';
-import { retryable, RETRY_FIRST, RETRY_MAX } from './feed.js';
+import { newKey } from './core/api.js';
+import { retryable, RETRY_FIRST, RETRY_MAX } from './core/feed.js';
 
 const DB_NAME = 'microblog-outbox';
 const STORE = 'items';
