@@ -103,7 +103,7 @@ func TestClusterCrossProcess(t *testing.T) {
 			masters[channelMaster(t, c, shardChannel(starIDs[i]))] = true
 		}
 	}
-	newCollector(t, ws).waitFor(ids, 5*time.Second)
+	newCollector(t, ws).waitFor(ids, 30*time.Second)
 	if len(masters) < 2 {
 		t.Errorf("the stars' channels are all on master %v: the test spreads nothing", masters)
 	}
@@ -142,9 +142,9 @@ func TestClusterSubscriberKilled(t *testing.T) {
 		t.Fatal("no subscriber connection was killed: the test proved nothing")
 	}
 	c1 := newCollector(t, ws)
-	c1.waitFor(ids, 5*time.Second)
+	c1.waitFor(ids, 30*time.Second)
 	last := ts2.newPost(t, toks[0], "after the storm")
-	c1.waitFor([]int64{last}, 2*time.Second)
+	c1.waitFor([]int64{last}, 30*time.Second)
 	if n := metric(t, ts1, "microblog_live_subscriber_gaps_total"); n < 1 {
 		t.Errorf("process 1 noticed %v gaps, want at least 1", n)
 	}
@@ -198,7 +198,7 @@ func TestClusterMasterRestart(t *testing.T) {
 	toks, starIDs := stars(t, ts2, fanTok, 6)
 	fan := newResumingFan(t, ts1, fanTok)
 	before := []int64{ts2.newPost(t, toks[0], "before")}
-	fan.waitFor(before, 2*time.Second)
+	fan.waitFor(before, 30*time.Second)
 
 	channel := shardChannel(starIDs[0])
 	master := c.Masters[channelMaster(t, c, channel)]
@@ -241,7 +241,7 @@ func TestClusterMasterRestart(t *testing.T) {
 			t.Errorf("a request failed for another reason than the cluster being down: %s", line)
 		}
 	}
-	fan.waitFor(append(before, after...), 15*time.Second)
+	fan.waitFor(append(before, after...), 30*time.Second)
 	if n := metric(t, ts1, "microblog_live_subscriber_gaps_total"); n < 1 {
 		t.Errorf("the hub noticed %v gaps, want at least 1", n)
 	}

@@ -236,7 +236,7 @@ func TestWSRedisRestart(t *testing.T) {
 	ws.ready(t)
 	c := newCollector(t, ws)
 	before := []int64{ts.newPost(t, starTok, "before")}
-	c.waitFor(before, 2*time.Second)
+	c.waitFor(before, 30*time.Second)
 
 	rdb := ts.rdb()
 	channel := keysOf(rdb).AuthorChannel(starID)
@@ -270,7 +270,7 @@ func TestWSRedisRestart(t *testing.T) {
 	if len(lost) == 0 {
 		t.Fatal("no post was made while the subscriber was away; the test proved nothing")
 	}
-	c.waitFor(append(before, after...), 5*time.Second)
+	c.waitFor(append(before, after...), 30*time.Second)
 	if n := metric(t, ts, "microblog_live_subscriber_gaps_total"); n < 1 {
 		t.Errorf("the hub noticed %v gaps, want at least 1", n)
 	}
@@ -324,7 +324,7 @@ func TestWSSlowClient(t *testing.T) {
 		t.Fatalf("the slow client was not closed after %d posts", len(ids))
 	}
 	t.Logf("slow client closed after %d posts in %s", len(ids), time.Since(start))
-	c.waitFor(ids, 5*time.Second)
+	c.waitFor(ids, 30*time.Second)
 	// Now the slow client reads: what the socket held, then the close frame.
 	if code := slow.CloseCode(t, 5*time.Second); code != 4008 {
 		t.Fatalf("slow client closed with %d, want 4008", code)
