@@ -101,9 +101,15 @@ func (c *Checker) Check(ctx context.Context) (int, error) {
 
 // pass walks, in chunks, the ids issued since the checkpoint (the STRING
 // checkpointKey) up to the newest (lastKey), at most Batch of them, with
-// check, which returns how many repairs it made in its range and the last
-// id it settled; the checkpoint follows what was settled.
-func (c *Checker) pass(ctx context.Context, checkpointKey, lastKey string, check func(ctx context.Context, lo, hi int64) (int, int64, error)) (int, error) {
+// check; the checkpoint follows what was settled.
+//
+// An id with no message may be one a request has claimed and not written
+// yet (the claim and the write are two round trips): it is settled only once
+// a message after it is old enough to judge (its id was claimed later, so
+// the missing one's request is long over), or once it is Batch ids below the
+// newest. So a message written a moment after a run passed its id is still
+// checked, and a pass goes on over such ids to the next chunk.
+func (c *Checker) pass(ctx context.Context, checkpointKey, lastKey string, check chunkCheck) (int, error) {
 	s := c.s
 	var cp, last *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -120,15 +126,14 @@ func (c *Checker) pass(ctx context.Context, checkpointKey, lastKey string, check
 		from = max(0, top-int64(c.opt.Batch))
 	}
 	to := min(top, from+int64(c.opt.Batch))
+	floor := top - int64(c.opt.Batch)
 	mended, done := 0, from
 	for lo := from + 1; lo <= to; lo += repairChunk {
 		hi := min(to, lo+repairChunk-1)
-		n, settled, err := check(ctx, lo, hi)
-		mended += n
-		if settled > done {
-			done = settled
-		}
-		if err != nil || settled < hi {
+		r, err := check(ctx, lo, hi, floor)
+		mended += r.mended
+		done = max(done, r.settled)
+		if err != nil || r.stop {
 			if err == nil || done > from {
 				s.rdb.Set(ctx, checkpointKey, done, 0)
 			}
@@ -143,10 +148,21 @@ func (c *Checker) pass(ctx context.Context, checkpointKey, lastKey string, check
 	return mended, nil
 }
 
-// checkRange checks the messages lo to hi, in order, and returns how many
-// repairs it made and the last id it settled: short of hi when it met a
-// message too young to judge, or failed.
-func (c *Checker) checkRange(ctx context.Context, lo, hi int64) (int, int64, error) {
+// chunkCheck checks the ids lo to hi of one chunk; ids up to floor are
+// settled even when they hold no message (see pass).
+type chunkCheck func(ctx context.Context, lo, hi, floor int64) (chunkResult, error)
+
+// chunkResult is what a chunkCheck did: how many repairs it made, the last
+// id it settled (every id up to it is done), and whether the pass stops
+// there (a message too young to judge, or a failure) rather than going on.
+type chunkResult struct {
+	mended  int
+	settled int64
+	stop    bool
+}
+
+// checkRange checks the messages lo to hi, in order (see chunkCheck).
+func (c *Checker) checkRange(ctx context.Context, lo, hi, floor int64) (chunkResult, error) {
 	s := c.s
 	n := int(hi - lo + 1)
 	msgs := make([]*redis.MapStringStringCmd, n)
@@ -159,34 +175,42 @@ func (c *Checker) checkRange(ctx context.Context, lo, hi int64) (int, int64, err
 		}
 		return nil
 	})
+	r := chunkResult{settled: lo - 1}
 	if err != nil {
-		return 0, lo - 1, s.wrap("repair: read messages", err)
+		r.stop = true
+		return r, s.wrap("repair: read messages", err)
 	}
 	young := s.now() - c.opt.Grace.Milliseconds()
-	mended := 0
 	for i := range n {
 		mid := lo + int64(i)
 		var h messageHash
 		if len(msgs[i].Val()) == 0 || msgs[i].Scan(&h) != nil || h.Kind == "" {
 			if len(msgs[i].Val()) == 0 && own[i].Val() > 0 {
 				if err := s.rdb.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid)).Err(); err != nil {
-					return mended, mid - 1, s.wrap("repair: orphan keys", err)
+					r.stop = true
+					return r, s.wrap("repair: orphan keys", err)
 				}
 				c.repaired(repairOrphanKeys)
-				mended++
+				r.mended++
 			}
-			continue // never written, deleted or archived away
+			if mid <= floor {
+				r.settled = mid
+			}
+			continue // never written (or not yet), deleted or archived away
 		}
 		if h.Time > young {
-			return mended, mid - 1, nil
+			r.stop = true
+			return r, nil
 		}
 		m, err := c.checkMessage(ctx, mid, &h, msgs[i].Val()[fieldIdem])
-		mended += m
+		r.mended += m
 		if err != nil {
-			return mended, mid - 1, err
+			r.stop = true
+			return r, err
 		}
+		r.settled = mid
 	}
-	return mended, hi, nil
+	return r, nil
 }
 
 // checkMessage checks one message that exists: that its index points at it

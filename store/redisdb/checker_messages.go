@@ -27,10 +27,9 @@ const (
 	repairMessageRemoved = "private_message_removed" // a message that could not be finished, removed
 )
 
-// checkMessageRange checks the messages lo to hi in order and returns how
-// many repairs it made and the last id it settled: short of hi when it met
-// a message too young to judge, or failed.
-func (c *Checker) checkMessageRange(ctx context.Context, lo, hi int64) (int, int64, error) {
+// checkMessageRange checks the private messages lo to hi in order (see
+// chunkCheck).
+func (c *Checker) checkMessageRange(ctx context.Context, lo, hi, floor int64) (chunkResult, error) {
 	s := c.s
 	n := int(hi - lo + 1)
 	hashes := make([]*redis.MapStringStringCmd, n)
@@ -40,31 +39,42 @@ func (c *Checker) checkMessageRange(ctx context.Context, lo, hi int64) (int, int
 		}
 		return nil
 	})
+	r := chunkResult{settled: lo - 1}
 	if err != nil {
-		return 0, lo - 1, s.wrap("repair messages: read", err)
+		r.stop = true
+		return r, s.wrap("repair messages: read", err)
 	}
 	young := s.now() - c.opt.Grace.Milliseconds()
-	mended := 0
 	for i, h := range hashes {
 		pmid, v := lo+int64(i), h.Val()
-		if v["sender"] == "" || v[fieldDeleted] == "1" {
-			continue // never written, deleted or archived away
+		if v["sender"] == "" {
+			if pmid <= floor {
+				r.settled = pmid
+			}
+			continue // never written (or not yet), or archived away
+		}
+		if v[fieldDeleted] == "1" { // its sender deleted it: done with
+			r.settled = pmid
+			continue
 		}
 		if parseID(v["time"]) > young {
-			return mended, pmid - 1, nil
+			r.stop = true
+			return r, nil
 		}
 		m := dmOf(pmid, parseID(v["sender"]), parseID(v["recipient"]), v["sender_name"], v["recipient_name"],
 			v["content"], parseID(v["time"]), v["media"])
 		kind, err := c.finishMessage(ctx, m, v[fieldIdem])
 		if err != nil {
-			return mended, pmid - 1, err
+			r.stop = true
+			return r, err
 		}
 		if kind != "" {
 			c.repaired(kind)
-			mended++
+			r.mended++
 		}
+		r.settled = pmid
 	}
-	return mended, hi, nil
+	return r, nil
 }
 
 // finishMessage adds m to both sides of its conversation if a side lacks

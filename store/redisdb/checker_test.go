@@ -194,3 +194,36 @@ func TestRepairRemovesASecondRepost(t *testing.T) {
 	}
 	s.checkCounts(bob)
 }
+
+// TestRepairWaitsForAClaimedID: a run of the checker that comes between a
+// request's claim of an id and its write of the message (two round trips)
+// does not pass that id by as never written: once the message is there and
+// old enough, a later run still finds it half written, and indexes it. The
+// ids of messages that are gone are passed by once a message after them is
+// old enough, or once they are far below the newest id.
+func TestRepairWaitsForAClaimedID(t *testing.T) {
+	s, _ := newRepairStore(t)
+	alice := s.user("alice")
+	s.post(store.NewPost{Author: alice, Content: "whole"})
+	claimed := s.rdb.Incr(s.ctx, s.keys.LastPostID()).Val() // claimed, not yet written
+	if n := s.repair(); n != 0 {
+		t.Fatalf("%d repairs of a claim still on its way", n)
+	}
+	// The claimed id's request writes its message now, and stops before its indexes.
+	at := time.Now().Add(-2 * time.Minute).UnixMilli()
+	s.rdb.HSet(s.ctx, s.keys.Message(claimed), "content", "written after the run", "author", alice, "username", "alice",
+		"time", at, "kind", "post", "mentions", "[]", "tags", "[]", "media", "[]")
+	s.rdb.Set(s.ctx, s.keys.PublicTime(claimed), at, 0)
+	s.rdb.Set(s.ctx, s.keys.Author(claimed), alice, 0)
+	if n := s.repair(); n != 1 {
+		t.Fatalf("%d repairs, want 1: the message of the claimed id", n)
+	}
+	if s.rdb.ZScore(s.ctx, s.keys.UserPosts(alice), id(claimed)).Err() != nil {
+		t.Fatal("the message written after a run passed its id was never indexed")
+	}
+	// Past the gap the checkpoint moves on: the next new post is checked as well.
+	again := s.halfWrite(store.NewPost{Author: alice, Content: "after the gap"})
+	if n := s.repair(); n != 1 || s.rdb.ZScore(s.ctx, s.keys.UserPosts(alice), id(again)).Err() != nil {
+		t.Fatalf("%d repairs, and the post after the gap is not indexed", n)
+	}
+}
