@@ -85,7 +85,9 @@ type event struct {
 	// messageID is the private message's id for message events (to drop
 	// duplicates: their ids are a sequence of their own), else 0.
 	messageID int64
-	f         frame
+	// late: a message heard on its topic after a newer one (messages.go).
+	late bool
+	f    frame
 	// about is what the safety rule looks at (nil: nothing). It travels
 	// with the event, which is asked again when it goes out after being
 	// held (while its connection opened, or its user's lens was read
@@ -114,6 +116,9 @@ type Conn struct {
 	// HasMessagesAfter.
 	messagesAfter    int64
 	hasMessagesAfter bool
+	// notifyWarm: the user's notify topic was subscribed before c
+	// registered (set by Hub.join under Hub.mu; messages.go).
+	notifyWarm bool
 
 	// cancelOpen cancels the opening's context while the connection opens:
 	// a connection that starts closing meanwhile stops waiting for Redis.

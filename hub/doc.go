@@ -98,7 +98,10 @@
 // (messages.go): open reads, besides the posts, the messages after
 // ?messages_after= (LiveTimeline.MessagesSince) and the newest message id,
 // which ready carries as last_message_id; message events held while the
-// connection opens are merged with that replay by id (msgSeen); and
+// connection opens are merged with that replay by id (msgSeen), and those
+// at or below ?messages_after= that the client got before it connected
+// (heard in order on a topic subscribed before it) are dropped, since a
+// replay may read a message before its event reaches the hub; and
 // Interrupted notes each connection's newest message too, from which the
 // catch-up after a gap reads the messages it missed.
 //

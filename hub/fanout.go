@@ -67,6 +67,12 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	if tp == nil {
 		return
 	}
+	if ev.messageID != 0 {
+		ev.late = ev.messageID < tp.msgHigh.Load()
+		if !ev.late {
+			tp.msgHigh.Store(ev.messageID) // one topic's events come from one reader
+		}
+	}
 	if about != nil {
 		about.approveLocked(t, h.users[t.UID])
 	}

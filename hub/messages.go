@@ -45,6 +45,21 @@ func (c *Conn) firstLocked(ev event) bool {
 	return true
 }
 
+// hadMessageLocked tells whether ev, a message event held while c opened,
+// is one the client says it has: at or below ?messages_after=, heard in
+// order on a topic that was subscribed before c registered. Such an event
+// was published before the client got the message of its mark (on one
+// topic, a message published after a newer one is heard late), so the
+// client got it then, from a replay that read it before its event reached
+// this hub, or live. A late message, or one heard on a topic subscribed
+// for c, may be news to the client and goes out; a message the client got
+// by a replay and whose event comes late after all is the one repeat left.
+// The caller holds c.mu.
+func (c *Conn) hadMessageLocked(ev event) bool {
+	return ev.messageID != 0 && c.hasMessagesAfter && c.notifyWarm && !ev.late &&
+		ev.messageID <= c.messagesAfter
+}
+
 // readMessageReplay reads, while c opens, the messages it missed (when it
 // asked with ?messages_after=) and the newest message id of its user.
 func (h *Hub) readMessageReplay(ctx context.Context, c *Conn, r *replay) error {

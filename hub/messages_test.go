@@ -132,3 +132,51 @@ func TestMessagesCaughtUpAfterGap(t *testing.T) {
 	a.expectDM(wantMessage(live))
 	b.expectDM(wantMessage(live))
 }
+
+// TestMessageHeardAfterItsReplay: a client that got a message from a
+// replay before its event reached the hub, and reconnects at once with
+// ?messages_after= that message, does not get it again from the events
+// held while it opens. A message heard after a newer one (late) is news
+// to such a client and goes out; so is anything heard on a topic
+// subscribed for the connection itself.
+func TestMessageHeardAfterItsReplay(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const alice, bob, dave = 1, 2, 3
+	phone := th.dial(t, bob, "")
+	phone.expectDM("ready 0 0")
+
+	// Written, its event not heard yet; another device replayed it.
+	m := th.tl.addMessage(alice, bob)
+	g := th.tl.holdAnswer("MessagesSince", bob)
+	c := th.dial(t, bob, fmt.Sprintf("messages_after=%d", m.ID))
+	<-g.entered
+	th.broker.publish(store.NotifyTopic(bob), store.EventMessage, m)
+	g.open()
+	c.expectDM(fmt.Sprintf("ready 0 %d", m.ID))
+	phone.expectDM(wantMessage(m.ID))
+
+	// Claimed first, heard last: the client's mark passed it.
+	early := th.tl.addMessage(alice, bob)
+	newer := th.message(alice, bob)
+	phone.expectDM(wantMessage(newer))
+	c.expectDM(wantMessage(newer))
+	g = th.tl.holdAnswer("MessagesSince", bob)
+	c2 := th.dial(t, bob, fmt.Sprintf("messages_after=%d", newer))
+	<-g.entered
+	th.broker.publish(store.NotifyTopic(bob), store.EventMessage, early)
+	g.open()
+	c2.expectDM(fmt.Sprintf("ready 0 %d", newer), wantMessage(early.ID))
+	next := th.message(alice, bob)
+	c2.expectDM(wantMessage(next)) // nothing in between
+	c.expectDM(wantMessage(early.ID), wantMessage(next))
+
+	// Dave's topic is subscribed for his connection: what it hears came
+	// after he connected.
+	d := th.tl.addMessage(alice, dave)
+	g = th.tl.holdAnswer("MessagesSince", dave)
+	dc := th.dial(t, dave, fmt.Sprintf("messages_after=%d", d.ID))
+	<-g.entered
+	th.broker.publish(store.NotifyTopic(dave), store.EventMessage, d)
+	g.open()
+	dc.expectDM(fmt.Sprintf("ready 0 %d", d.ID), wantMessage(d.ID))
+}

@@ -133,7 +133,7 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 			c.h.m.withheld.Inc()
 			continue
 		}
-		if !c.firstLocked(ev) {
+		if !c.firstLocked(ev) || c.hadMessageLocked(ev) {
 			c.h.m.duplicates.Inc()
 			continue
 		}

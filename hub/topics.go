@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"microblog/store"
@@ -11,6 +12,10 @@ import (
 type topic struct {
 	users  smallSet[*user]
 	linger *time.Timer // pending unsubscribe while no one listens
+	// msgHigh is the highest private message id heard on the topic (a
+	// user's notify topic) since it was subscribed: a message heard below
+	// it came late, after a newer one (messages.go).
+	msgHigh atomic.Int64
 }
 
 // changeTopics runs decide under subMu and mu, makes u listen to the topics

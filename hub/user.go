@@ -111,6 +111,7 @@ func (h *Hub) join(ctx context.Context, c *Conn) error {
 	}
 	u.conns.add(c)
 	c.user = u
+	_, c.notifyWarm = h.topics[store.NotifyTopic(c.uid)]
 	h.mu.Unlock()
 
 	if !ok {
