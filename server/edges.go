@@ -173,3 +173,13 @@ func forwarded(h http.Header) bool {
 	}
 	return false
 }
+
+// origin is the service's origin as a request reached it: its scheme
+// (https behind a trusted proxy that says so) and Host.
+func origin(c echo.Context) string {
+	scheme := "http"
+	if overHTTPS(c) {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Request().Host
+}

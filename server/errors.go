@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"microblog/server/mastodon"
 	"microblog/store"
 )
 
@@ -115,6 +116,10 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		}
 		if c.Request().Method == http.MethodHead {
 			c.NoContent(status)
+			return
+		}
+		if speaking, _ := c.Get(mastodon.CtxSpeaking).(bool); speaking {
+			c.JSON(mastodon.StatusOf(status), mastodon.ErrorBody{Error: detail.Message})
 			return
 		}
 		c.JSON(status, errorBody{Error: detail})

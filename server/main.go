@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	stopRunners := startRunners(st, cfg, logger)
 	defer stopRunners()
 
-	srv := newServer(cfg, st, files, logger, reg)
+	srv, mst := newServer(cfg, st, files, logger, reg)
 	lv := startLive(cfg.Live, st, logger, reg)
 	defer func() {
 		// After the HTTP server: it does not wait for hijacked WebSocket connections.
@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			logger.Warn("live feed did not stop cleanly", "err", err)
 		}
 	}()
-	addLiveRoutes(srv, lv.hub, st, cfg.AllowedOrigins, newSocketCaps(cfg.Edges, reg))
+	addLiveRoutes(srv, mst, lv.hub, st, cfg.AllowedOrigins, newSocketCaps(cfg.Edges, reg))
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

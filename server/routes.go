@@ -10,12 +10,14 @@ import (
 
 	"microblog/hub"
 	"microblog/mobile"
+	"microblog/server/mastodon"
 	"microblog/store"
 	"microblog/web"
 )
 
-// addRoutes is the one place where every route is listed.
-func addRoutes(e *echo.Echo, s *server) {
+// addRoutes is the one place where every route is listed, the Mastodon
+// API's in its own package (mst.Routes).
+func addRoutes(e *echo.Echo, s *server, mst *mastodon.API) {
 	st, rl, ttl := s.store, s.cfg.RateLimits, s.cfg.SessionTTL
 
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/healthz", handleHealthz)
@@ -34,7 +36,7 @@ func addRoutes(e *echo.Echo, s *server) {
 			AllowOrigins:  []string{"*"},
 			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
 			AllowHeaders:  []string{"Authorization", "Content-Type", idempotencyHeader},
-			ExposeHeaders: []string{"Retry-After"},
+			ExposeHeaders: []string{"Retry-After", "Link"},
 			MaxAge:        86400,
 		}),
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
@@ -47,6 +49,13 @@ func addRoutes(e *echo.Echo, s *server) {
 	api := e.Group("/api/v1")
 	anyone := authenticate(st, false)
 	member := authenticate(st, true)
+	// The paths the Mastodon API serves too (mastodon.SharedPaths): their
+	// native handlers go to mst.Routes, which answers each request as the
+	// API it speaks.
+	natives := make(map[string]echo.HandlerFunc)
+	shared := func(method, path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+		natives[method+" /api/v1"+path] = mastodon.Chain(h, mw...)
+	}
 
 	auth := s.cfg.Auth
 	api.POST("/users", handleRegister(st, auth.LocalSignup, rl.Signup, ttl))
@@ -81,8 +90,8 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.POST("/posts/:id/comments", handleCreateComment(st, rl.Post), member)
 	api.GET("/posts/:id/comments", handleComments(st), anyone)
 
-	api.GET("/timelines/home", handleHomeTimeline(st), member)
-	api.GET("/timelines/public", handlePublicTimeline(st), anyone)
+	shared(http.MethodGet, "/timelines/home", handleHomeTimeline(st), member)
+	shared(http.MethodGet, "/timelines/public", handlePublicTimeline(st), anyone)
 
 	api.PUT("/posts/:id/like", handleMark(st.Like, true), member)
 	api.DELETE("/posts/:id/like", handleMark(st.Like, false), member)
@@ -93,13 +102,13 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.PUT("/posts/:id/bookmark", handleMark(st.Bookmark, true), member)
 	api.DELETE("/posts/:id/bookmark", handleMark(st.Bookmark, false), member)
 	api.GET("/me/bookmarks", handleBookmarks(st), member)
-	api.GET("/notifications", handleNotifications(st), member)
+	shared(http.MethodGet, "/notifications", handleNotifications(st), member)
 	api.POST("/notifications/read", handleMarkRead(st), member)
 	api.GET("/tags/:tag/posts", handleTagPosts(st), anyone)
 	api.GET("/search/users", handleSearchUsers(st), anyone)
 	api.GET("/search/tags", handleSearchTags(st), anyone)
 	api.GET("/search/posts", handleSearchPosts(st), anyone)
-	api.GET("/trends/tags", handleTrends(st), anyone)
+	shared(http.MethodGet, "/trends/tags", handleTrends(st), anyone)
 	api.GET("/suggestions/users", handleSuggestions(st), member)
 
 	api.PUT("/users/:username/block", handleBlock(st, false, true, rl.Follow), member)
@@ -113,12 +122,12 @@ func addRoutes(e *echo.Echo, s *server) {
 	api.GET("/me/follow_requests", handleMyList(st.FollowRequests), member)
 	api.PUT("/me/follow_requests/:username", handleFollowRequest(st, true), member)
 	api.DELETE("/me/follow_requests/:username", handleFollowRequest(st, false), member)
-	api.POST("/reports", handleReport(st, rl.Post), member)
+	shared(http.MethodPost, "/reports", handleReport(st, rl.Post), member)
 
 	api.POST("/conversations/:username/messages", handleSendMessage(st, rl.Message), member)
-	api.GET("/conversations", handleConversations(st), member)
+	shared(http.MethodGet, "/conversations", handleConversations(st), member)
 	api.GET("/conversations/:username/messages", handleConversationMessages(st), member)
-	api.POST("/conversations/:username/read", handleReadConversation(st), member)
+	shared(http.MethodPost, "/conversations/:username/read", handleReadConversation(st), member)
 	api.DELETE("/messages/:id", handleDeleteMessage(st), member)
 
 	admin := api.Group("/admin", member, ops.only)
@@ -128,9 +137,16 @@ func addRoutes(e *echo.Echo, s *server) {
 	admin.DELETE("/users/:username/suspend", handleSuspend(st, false))
 	admin.DELETE("/posts/:id", handleRemovePost(st))
 
-	api.POST(uploadPath, handleUpload(st, s.media, rl.Post), member)
+	shared(http.MethodPost, uploadPath, handleUpload(st, s.media, rl.Post), member)
 	api.PUT(avatarPath, handleAvatar(st, s.media, rl.Post), member)
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/media/:name", handleMediaFile(s.media))
+
+	for _, sp := range mastodon.SharedPaths {
+		if natives[sp] == nil {
+			panic("routes: no native handler for the shared path " + sp)
+		}
+	}
+	mst.Routes(e, natives)
 
 	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
 	readOnly := []string{http.MethodGet, http.MethodHead}
@@ -138,7 +154,9 @@ func addRoutes(e *echo.Echo, s *server) {
 	e.Match(readOnly, "/*", handleStatic(web.FS(), "/"))
 }
 
-// addLiveRoutes lists the live feed's route; run adds it once the hub is up.
-func addLiveRoutes(e *echo.Echo, h *hub.Hub, st store.Accounts, allowedOrigins []string, caps *socketCaps) {
+// addLiveRoutes lists the live feed's routes, ours and the Mastodon API's
+// streaming; run adds them once the hub is up.
+func addLiveRoutes(e *echo.Echo, mst *mastodon.API, h *hub.Hub, st store.Accounts, allowedOrigins []string, caps *socketCaps) {
 	e.GET("/ws", handleWS(h, st, allowedOrigins, caps))
+	mst.StreamingRoutes(e, h)
 }

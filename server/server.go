@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"microblog/server/mastodon"
 	"microblog/store"
 	"microblog/store/media"
 	"microblog/store/redisdb"
@@ -26,7 +27,7 @@ type server struct {
 }
 
 // newServer builds the Echo instance with its middleware, error handler and routes.
-func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.Logger, reg *prometheus.Registry) *echo.Echo {
+func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.Logger, reg *prometheus.Registry) (*echo.Echo, *mastodon.API) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(logger)
@@ -42,8 +43,12 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 		unescapeParams,
 	)
 	s := &server{cfg: cfg, store: st, media: files, reg: reg, logger: logger}
-	addRoutes(e, s)
-	return e
+	rl := cfg.RateLimits
+	mst := mastodon.New(mastodon.Deps{Store: st, Media: files, Admins: cfg.Safety.Admins, Logger: logger,
+		Limits: mastodon.Limits{Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, Message: rl.Message},
+		Origin: origin})
+	addRoutes(e, s, mst)
+	return e, mst
 }
 
 // recoverMiddleware turns a panic in a handler into a logged 500 instead of a

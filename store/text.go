@@ -36,38 +36,74 @@ type Entities struct {
 func ParseText(s string) Entities {
 	var e Entities
 	seenName, seenTag := map[string]bool{}, map[string]bool{}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		prev, _ := utf8.DecodeLastRuneInString(s[:i])
-		switch {
-		case r == '@' && (i == 0 || !glued(prev)):
-			name := s[i+1:]
-			name = name[:spanOf(name, nameRune, MaxUsername+1)]
-			if n := utf8.RuneCountInString(name); n >= MinUsername && n <= MaxUsername {
-				if key := strings.ToLower(name); !seenName[key] && len(e.Mentions) < MaxMentions {
-					seenName[key] = true
-					e.Mentions = append(e.Mentions, name)
-				}
-				i += 1 + len(name)
-				continue
+	for sp := range Spans(s) {
+		switch sp.Kind {
+		case SpanMention:
+			if key := strings.ToLower(sp.Value); !seenName[key] && len(e.Mentions) < MaxMentions {
+				seenName[key] = true
+				e.Mentions = append(e.Mentions, sp.Value)
 			}
-		case r == '#' && (i == 0 || !glued(prev)):
-			if tag, n := weiboTag(s[i+1:]); n > 0 {
-				e.addTag(tag, seenTag)
-				i += 1 + n
-				continue
-			}
-			tag := s[i+1:]
-			tag = tag[:spanOf(tag, tagRune, MaxTagLen+1)]
-			if n := utf8.RuneCountInString(tag); n > 0 && n <= MaxTagLen && strings.IndexFunc(tag, unicode.IsLetter) >= 0 {
-				e.addTag(tag, seenTag)
-				i += 1 + len(tag)
-				continue
-			}
+		case SpanTag:
+			e.addTag(sp.Value, seenTag)
 		}
-		i += size
 	}
 	return e
+}
+
+// Kinds of Span.
+const (
+	SpanMention = iota + 1 // @name
+	SpanTag                // #tag or #话题#
+)
+
+// Span is one mention or topic in a message's text: its kind, where it
+// stands (s[Start:End], the @ or #s included) and its name or topic.
+type Span struct {
+	Kind       int
+	Start, End int
+	Value      string
+}
+
+// Spans yields the mentions and topics of a message's text in order, by
+// the rules of ParseText, each as often as it is written: what renders
+// the text (as links, for the Mastodon API) reads it as ParseText does.
+func Spans(s string) func(yield func(Span) bool) {
+	return func(yield func(Span) bool) {
+		for i := 0; i < len(s); {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			prev, _ := utf8.DecodeLastRuneInString(s[:i])
+			switch {
+			case r == '@' && (i == 0 || !glued(prev)):
+				name := s[i+1:]
+				name = name[:spanOf(name, nameRune, MaxUsername+1)]
+				if n := utf8.RuneCountInString(name); n >= MinUsername && n <= MaxUsername {
+					if !yield(Span{SpanMention, i, i + 1 + len(name), name}) {
+						return
+					}
+					i += 1 + len(name)
+					continue
+				}
+			case r == '#' && (i == 0 || !glued(prev)):
+				if tag, n := weiboTag(s[i+1:]); n > 0 {
+					if !yield(Span{SpanTag, i, i + 1 + n, tag}) {
+						return
+					}
+					i += 1 + n
+					continue
+				}
+				tag := s[i+1:]
+				tag = tag[:spanOf(tag, tagRune, MaxTagLen+1)]
+				if n := utf8.RuneCountInString(tag); n > 0 && n <= MaxTagLen && strings.IndexFunc(tag, unicode.IsLetter) >= 0 {
+					if !yield(Span{SpanTag, i, i + 1 + len(tag), tag}) {
+						return
+					}
+					i += 1 + len(tag)
+					continue
+				}
+			}
+			i += size
+		}
+	}
 }
 
 // weiboTag reads the rest of a #话题# after its first #: the topic and the

@@ -1,0 +1,4 @@
+package mastodon
+
+// conversationRoutes registers the routes of this area.
+func (a *API) conversationRoutes(r *router) {}

@@ -1,0 +1,368 @@
+package mastodon
+
+import (
+	"strconv"
+	"time"
+
+	"microblog/store"
+)
+
+// The one place where the store's objects become Mastodon's entities,
+// with Mastodon's field names and types: ids are strings, times RFC 3339,
+// absent things null or empty lists, never missing.
+
+// Account is Mastodon's Account.
+type Account struct {
+	ID             string   `json:"id"`
+	Username       string   `json:"username"`
+	Acct           string   `json:"acct"`
+	DisplayName    string   `json:"display_name"`
+	Locked         bool     `json:"locked"`
+	Bot            bool     `json:"bot"`
+	Discoverable   bool     `json:"discoverable"`
+	Group          bool     `json:"group"`
+	Indexable      bool     `json:"indexable"`
+	HideCollection bool     `json:"hide_collections"`
+	Noindex        bool     `json:"noindex"`
+	CreatedAt      string   `json:"created_at"`
+	Note           string   `json:"note"`
+	URL            string   `json:"url"`
+	URI            string   `json:"uri"`
+	Avatar         string   `json:"avatar"`
+	AvatarStatic   string   `json:"avatar_static"`
+	Header         string   `json:"header"`
+	HeaderStatic   string   `json:"header_static"`
+	FollowersCount int64    `json:"followers_count"`
+	FollowingCount int64    `json:"following_count"`
+	StatusesCount  int64    `json:"statuses_count"`
+	LastStatusAt   *string  `json:"last_status_at"`
+	Emojis         []Emoji  `json:"emojis"`
+	Fields         []Field  `json:"fields"`
+	Roles          []string `json:"roles"`
+	Suspended      bool     `json:"suspended,omitempty"`
+	// Source and Role are on the caller's own account
+	// (verify_credentials, update_credentials).
+	Source *Source `json:"source,omitempty"`
+	Role   *Role   `json:"role,omitempty"`
+}
+
+// Emoji is Mastodon's CustomEmoji; the service has none.
+type Emoji struct {
+	Shortcode       string `json:"shortcode"`
+	URL             string `json:"url"`
+	StaticURL       string `json:"static_url"`
+	VisibleInPicker bool   `json:"visible_in_picker"`
+}
+
+// Field is a profile field; the service has none.
+type Field struct {
+	Name       string  `json:"name"`
+	Value      string  `json:"value"`
+	VerifiedAt *string `json:"verified_at"`
+}
+
+// Source is what the caller wrote of its own profile.
+type Source struct {
+	Privacy             string  `json:"privacy"`
+	Sensitive           bool    `json:"sensitive"`
+	Language            string  `json:"language"`
+	Note                string  `json:"note"`
+	Fields              []Field `json:"fields"`
+	FollowRequestsCount int64   `json:"follow_requests_count"`
+}
+
+// Role is the caller's role on the instance.
+type Role struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Permissions string `json:"permissions"`
+	Color       string `json:"color"`
+	Highlighted bool   `json:"highlighted"`
+}
+
+// Status is Mastodon's Status.
+type Status struct {
+	ID                 string            `json:"id"`
+	URI                string            `json:"uri"`
+	URL                string            `json:"url"`
+	CreatedAt          string            `json:"created_at"`
+	EditedAt           *string           `json:"edited_at"`
+	Account            Account           `json:"account"`
+	Content            string            `json:"content"`
+	Text               *string           `json:"text,omitempty"` // on delete, and the source endpoint
+	Visibility         string            `json:"visibility"`
+	Sensitive          bool              `json:"sensitive"`
+	SpoilerText        string            `json:"spoiler_text"`
+	MediaAttachments   []MediaAttachment `json:"media_attachments"`
+	Application        *Application      `json:"application"`
+	Mentions           []Mention         `json:"mentions"`
+	Tags               []TagRef          `json:"tags"`
+	Emojis             []Emoji           `json:"emojis"`
+	ReblogsCount       int64             `json:"reblogs_count"`
+	FavouritesCount    int64             `json:"favourites_count"`
+	RepliesCount       int64             `json:"replies_count"`
+	InReplyToID        *string           `json:"in_reply_to_id"`
+	InReplyToAccountID *string           `json:"in_reply_to_account_id"`
+	Reblog             *Status           `json:"reblog"`
+	Poll               *struct{}         `json:"poll"`
+	Card               *struct{}         `json:"card"`
+	Language           *string           `json:"language"`
+	Filtered           []struct{}        `json:"filtered,omitempty"`
+	// The reader's own relation to it; absent for anonymous readers.
+	Favourited *bool `json:"favourited,omitempty"`
+	Reblogged  *bool `json:"reblogged,omitempty"`
+	Muted      *bool `json:"muted,omitempty"`
+	Bookmarked *bool `json:"bookmarked,omitempty"`
+	Pinned     *bool `json:"pinned,omitempty"`
+}
+
+// Application is the app a status was posted with; the service does not
+// keep it, so it is null.
+type Application struct {
+	Name    string  `json:"name"`
+	Website *string `json:"website"`
+}
+
+// Mention is a user a status mentions.
+type Mention struct {
+	ID       string `json:"id"`
+	Username string `json:"username"`
+	URL      string `json:"url"`
+	Acct     string `json:"acct"`
+}
+
+// TagRef is a tag as a status carries it.
+type TagRef struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// Tag is Mastodon's Tag, with its use in the last days.
+type Tag struct {
+	Name      string       `json:"name"`
+	URL       string       `json:"url"`
+	History   []TagHistory `json:"history"`
+	Following *bool        `json:"following,omitempty"`
+}
+
+// TagHistory is a tag's use on one day (strings, as Mastodon sends them).
+type TagHistory struct {
+	Day      string `json:"day"`
+	Uses     string `json:"uses"`
+	Accounts string `json:"accounts"`
+}
+
+// MediaAttachment is Mastodon's MediaAttachment (images only here).
+type MediaAttachment struct {
+	ID          string    `json:"id"`
+	Type        string    `json:"type"`
+	URL         string    `json:"url"`
+	PreviewURL  string    `json:"preview_url"`
+	RemoteURL   *string   `json:"remote_url"`
+	TextURL     *string   `json:"text_url"`
+	Meta        MediaMeta `json:"meta"`
+	Description *string   `json:"description"`
+	Blurhash    *string   `json:"blurhash"`
+}
+
+// MediaMeta is an image's sizes.
+type MediaMeta struct {
+	Original *MediaSize `json:"original,omitempty"`
+	Small    *MediaSize `json:"small,omitempty"`
+}
+
+// MediaSize is one size of an image.
+type MediaSize struct {
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Size   string  `json:"size"`
+	Aspect float64 `json:"aspect"`
+}
+
+// Notification is Mastodon's Notification.
+type Notification struct {
+	ID        string  `json:"id"`
+	Type      string  `json:"type"`
+	CreatedAt string  `json:"created_at"`
+	Account   Account `json:"account"`
+	Status    *Status `json:"status"`
+}
+
+// Relationship is the caller's relation to an account.
+type Relationship struct {
+	ID                  string   `json:"id"`
+	Following           bool     `json:"following"`
+	ShowingReblogs      bool     `json:"showing_reblogs"`
+	Notifying           bool     `json:"notifying"`
+	Languages           []string `json:"languages"`
+	FollowedBy          bool     `json:"followed_by"`
+	Blocking            bool     `json:"blocking"`
+	BlockedBy           bool     `json:"blocked_by"`
+	Muting              bool     `json:"muting"`
+	MutingNotifications bool     `json:"muting_notifications"`
+	Requested           bool     `json:"requested"`
+	RequestedBy         bool     `json:"requested_by"`
+	DomainBlocking      bool     `json:"domain_blocking"`
+	Endorsed            bool     `json:"endorsed"`
+	Note                string   `json:"note"`
+}
+
+// Conversation is Mastodon's Conversation: a private conversation (§9)
+// with its last message as a direct status.
+type Conversation struct {
+	ID         string    `json:"id"`
+	Unread     bool      `json:"unread"`
+	Accounts   []Account `json:"accounts"`
+	LastStatus *Status   `json:"last_status"`
+}
+
+// mapper turns the store's objects into entities for one request: it
+// knows the service's origin, for URLs.
+type mapper struct {
+	origin string
+}
+
+// idString is an id as Mastodon sends ids.
+func idString(id int64) string { return strconv.FormatInt(id, 10) }
+
+// timeString is a store time as Mastodon sends times.
+func timeString(t store.Time) string {
+	return time.UnixMilli(int64(t)).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// avatar is the URL of a user's avatar: its picture, or the service's
+// default one (Mastodon always sends one).
+func (m mapper) avatar(u *string) string {
+	if u != nil && *u != "" {
+		return m.abs(*u)
+	}
+	return m.origin + "/img/avatar.svg"
+}
+
+// abs makes a path on the service an absolute URL.
+func (m mapper) abs(path string) string {
+	if len(path) > 0 && path[0] == '/' {
+		return m.origin + path
+	}
+	return path
+}
+
+// account maps a User.
+func (m mapper) account(u store.User) Account {
+	url := m.origin + "/@" + u.Username
+	a := Account{
+		ID: idString(u.ID), Username: u.Username, Acct: u.Username, DisplayName: u.Username,
+		Locked: u.Protected, Discoverable: true, Indexable: !u.Protected,
+		CreatedAt: timeString(u.CreatedAt), Note: noteHTML(u.Bio), URL: url, URI: url,
+		Avatar: m.avatar(u.AvatarURL), Header: m.origin + "/img/header.svg",
+		FollowersCount: u.FollowersCount, FollowingCount: u.FollowingCount, StatusesCount: u.PostsCount,
+		Emojis: []Emoji{}, Fields: []Field{}, Roles: []string{}, Suspended: u.Suspended,
+	}
+	a.AvatarStatic, a.HeaderStatic = a.Avatar, a.Header
+	return a
+}
+
+// author maps the short form of a user a post carries.
+func (m mapper) author(a store.Author) Account {
+	return m.account(store.User{ID: a.ID, Username: a.Username, AvatarURL: a.AvatarURL, Protected: a.Protected, Suspended: a.Suspended})
+}
+
+// status maps a Post: a comment is a reply to its parent, a repost a
+// reblog with the original inside.
+func (m mapper) status(p store.Post) Status {
+	url := m.origin + "/@" + p.Author.Username + "/" + idString(p.ID)
+	s := Status{
+		ID: idString(p.ID), URI: url, URL: url, CreatedAt: timeString(p.CreatedAt),
+		Account: m.author(p.Author), Content: contentHTML(m.origin, p.Content, p.Mentions),
+		Visibility: "public", SpoilerText: "", MediaAttachments: make([]MediaAttachment, 0, len(p.Media)),
+		Mentions: make([]Mention, 0, len(p.Mentions)), Tags: make([]TagRef, 0, len(p.Tags)), Emojis: []Emoji{},
+		ReblogsCount: p.RepostsCount, FavouritesCount: p.LikesCount, RepliesCount: p.CommentsCount,
+		Favourited: p.Liked, Bookmarked: p.Bookmarked,
+	}
+	if p.Author.Protected {
+		s.Visibility = "private"
+	}
+	if p.EditedAt != nil {
+		e := timeString(*p.EditedAt)
+		s.EditedAt = &e
+	}
+	if p.ParentID != nil {
+		id := idString(*p.ParentID)
+		s.InReplyToID = &id
+	}
+	for _, f := range p.Media {
+		s.MediaAttachments = append(s.MediaAttachments, m.media(f))
+	}
+	for _, a := range p.Mentions {
+		s.Mentions = append(s.Mentions, Mention{ID: idString(a.ID), Username: a.Username, Acct: a.Username, URL: m.origin + "/@" + a.Username})
+	}
+	for _, t := range p.Tags {
+		s.Tags = append(s.Tags, TagRef{Name: store.TagKey(t), URL: m.origin + "/tags/" + store.TagKey(t)})
+	}
+	if p.Liked != nil { // a reader: the flags it has
+		f := false
+		s.Reblogged, s.Muted = &f, &f
+		if p.Pinned != nil && p.Author.ID != 0 {
+			s.Pinned = p.Pinned
+		}
+	}
+	if p.RepostOf != nil {
+		inner := m.status(*p.RepostOf)
+		s.Reblog = &inner
+		s.Content, s.Mentions, s.Tags, s.MediaAttachments = "", []Mention{}, []TagRef{}, []MediaAttachment{}
+	}
+	return s
+}
+
+// media maps an image.
+func (m mapper) media(f store.Media) MediaAttachment {
+	a := MediaAttachment{ID: idString(f.ID), Type: "image", URL: m.abs(f.URL), PreviewURL: m.abs(f.ThumbURL)}
+	if f.Width > 0 && f.Height > 0 {
+		size := &MediaSize{Width: f.Width, Height: f.Height, Size: strconv.Itoa(f.Width) + "x" + strconv.Itoa(f.Height),
+			Aspect: float64(f.Width) / float64(f.Height)}
+		a.Meta = MediaMeta{Original: size, Small: size}
+	}
+	if f.Alt != "" {
+		alt := f.Alt
+		a.Description = &alt
+	}
+	return a
+}
+
+// notificationTypes maps the service's notification kinds to Mastodon's
+// types: a comment is a reply (a mention in Mastodon's terms), a like a
+// favourite, a repost a reblog.
+var notificationTypes = map[string]string{
+	store.NotifyComment:       "mention",
+	store.NotifyReply:         "mention",
+	store.NotifyMention:       "mention",
+	store.NotifyRepost:        "reblog",
+	store.NotifyLike:          "favourite",
+	store.NotifyFollow:        "follow",
+	store.NotifyFollowRequest: "follow_request",
+}
+
+// notification maps a Notification.
+func (m mapper) notification(n store.Notification) Notification {
+	out := Notification{ID: idString(n.ID), Type: notificationTypes[n.Kind], CreatedAt: timeString(n.CreatedAt),
+		Account: m.account(n.Actor)}
+	if out.Type == "" {
+		out.Type = n.Kind
+	}
+	if n.Post != nil {
+		s := m.status(*n.Post)
+		out.Status = &s
+	}
+	return out
+}
+
+// relationship maps what the store knows of the caller and u (u as the
+// caller sees it; followedBy: u follows the caller).
+func relationship(u store.User, followedBy bool) Relationship {
+	r := Relationship{ID: idString(u.ID), Languages: []string{}, FollowedBy: followedBy}
+	deref := func(b *bool) bool { return b != nil && *b }
+	r.Following, r.Blocking, r.BlockedBy = deref(u.Following), deref(u.Blocking), deref(u.BlockedBy)
+	r.Muting, r.Requested = deref(u.Muting), deref(u.Requested)
+	r.MutingNotifications, r.ShowingReblogs = r.Muting, r.Following
+	return r
+}

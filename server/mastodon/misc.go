@@ -1,0 +1,4 @@
+package mastodon
+
+// miscRoutes registers the routes of this area.
+func (a *API) miscRoutes(r *router) {}

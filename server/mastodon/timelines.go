@@ -1,0 +1,4 @@
+package mastodon
+
+// timelineRoutes registers the routes of this area.
+func (a *API) timelineRoutes(r *router) {}
