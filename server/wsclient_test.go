@@ -36,11 +36,15 @@ func (ts *testServer) dialWS(t testing.TB, token, query string) *wsClient {
 var asides = []string{store.EventCounts, store.EventNotification, store.EventNotificationRemoved}
 
 // expect returns the next frame and checks it is event (and for ids, id).
+// frameWait bounds the wait for a frame that should come: long, since it
+// only matters when the frame never comes, and a busy machine is slow.
+const frameWait = 10 * time.Second
+
 func (c *wsClient) expect(t testing.TB, event string, id int64) wstest.Frame {
 	t.Helper()
-	f := c.Next(t, 2*time.Second)
+	f := c.Next(t, frameWait)
 	for slices.Contains(asides, f.Event) && !slices.Contains(asides, event) {
-		f = c.Next(t, 2*time.Second)
+		f = c.Next(t, frameWait)
 	}
 	if f.Event != event || (id != 0 && f.ID() != id) {
 		t.Fatalf("got frame %s, want %s %d", f, event, id)

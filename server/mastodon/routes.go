@@ -1,7 +1,9 @@
 package mastodon
 
 import (
+	"maps"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 )
@@ -25,6 +27,7 @@ func (r *router) add(method, path string, h echo.HandlerFunc, mw ...echo.Middlew
 		return h(c)
 	}
 	if native, ok := r.natives[method+" "+path]; ok {
+		delete(r.natives, method+" "+path)
 		r.e.Add(method, path, func(c echo.Context) error {
 			if Speaks(c) {
 				return own(c)
@@ -52,7 +55,7 @@ func Chain(h echo.HandlerFunc, mw ...echo.MiddlewareFunc) echo.HandlerFunc { ret
 // native handlers (with their middleware) of the paths both serve, by
 // "METHOD /path" as registered.
 func (a *API) Routes(e *echo.Echo, natives map[string]echo.HandlerFunc) {
-	r := &router{e: e, a: a, natives: natives}
+	r := &router{e: e, a: a, natives: maps.Clone(natives)}
 	a.oauthRoutes(r)
 	a.instanceRoutes(r)
 	a.accountRoutes(r)
@@ -62,6 +65,10 @@ func (a *API) Routes(e *echo.Echo, natives map[string]echo.HandlerFunc) {
 	a.searchRoutes(r)
 	a.conversationRoutes(r)
 	a.miscRoutes(r)
+	for route, native := range r.natives { // shared paths the API does not serve yet
+		method, path, _ := strings.Cut(route, " ")
+		e.Add(method, path, native)
+	}
 }
 
 // SharedPaths are the routes both APIs serve, as the native API registers
