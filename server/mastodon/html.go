@@ -32,7 +32,7 @@ func contentHTML(origin, text string, mentions []store.Author) string {
 				`" class="u-url mention">@<span>` + name + `</span></a></span>`)
 		case sp.Kind == store.SpanTag:
 			b.WriteString(`<a href="` + origin + "/tags/" + url.PathEscape(store.TagKey(sp.Value)) +
-				`" class="mention hashtag" rel="tag">` + html.EscapeString(text[sp.Start:sp.End]) + `</a>`)
+				`" class="mention hashtag" rel="tag">#<span>` + html.EscapeString(sp.Value) + `</span></a>`)
 		default:
 			plainHTML(&b, text[sp.Start:sp.End])
 		}
