@@ -262,3 +262,160 @@ func TestMastodonStatusActions(t *testing.T) {
 		t.Error("unpin did not clear pinned")
 	}
 }
+
+// nextLink is the path and query of a Link header's rel, "" when absent.
+func nextLink(t testing.TB, header, rel string) string {
+	t.Helper()
+	for _, part := range strings.Split(header, ",") {
+		target, params, ok := strings.Cut(strings.TrimSpace(part), ";")
+		if !ok || !strings.Contains(params, `rel="`+rel+`"`) {
+			continue
+		}
+		u, err := url.Parse(strings.Trim(strings.TrimSpace(target), "<>"))
+		if err != nil {
+			t.Fatalf("Link %q: %v", header, err)
+		}
+		return u.RequestURI()
+	}
+	return ""
+}
+
+// timelinePage GETs a page of statuses and its Link header.
+func (ts *testServer) timelinePage(t testing.TB, token, path string) ([]mastodon.Status, string) {
+	t.Helper()
+	var out []mastodon.Status
+	resp := ts.mastodonJSON(t, "GET", path, token, nil, &out)
+	return out, resp.Header.Get("Link")
+}
+
+// TestMastodonHomeTimelinePaging: max_id, since_id and min_id page the home
+// timeline as Mastodon does, and the Link header leads through all of it,
+// each post once.
+func TestMastodonHomeTimelinePaging(t *testing.T) {
+	ts := newTestServer(t)
+	tok, _ := ts.mastodonUser(t, "pat", "")
+	var ids []string // oldest first
+	for i := range 25 {
+		ids = append(ids, ts.toot(t, tok, map[string]any{"status": "post " + strconv.Itoa(i)}).ID)
+	}
+	newestFirst := func(from, to int) string { // ids[from..to] newest first
+		var out []string
+		for i := to; i >= from; i-- {
+			out = append(out, ids[i])
+		}
+		return strings.Join(out, ",")
+	}
+
+	seen := map[string]int{}
+	path, pages := "/api/v1/timelines/home?limit=10", 0
+	for path != "" && pages < 10 {
+		page, link := ts.timelinePage(t, tok, path)
+		for _, s := range page {
+			seen[s.ID]++
+		}
+		if pages == 0 && (statusIDs(page) != newestFirst(15, 24) || nextLink(t, link, "prev") == "") {
+			t.Errorf("first page %s, Link %q", statusIDs(page), link)
+		}
+		path, pages = nextLink(t, link, "next"), pages+1
+	}
+	if len(seen) != 25 {
+		t.Errorf("following next links saw %d posts, want 25", len(seen))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("post %s seen %d times", id, n)
+		}
+	}
+
+	page, _ := ts.timelinePage(t, tok, "/api/v1/timelines/home?limit=5&max_id="+ids[10])
+	if got := statusIDs(page); got != newestFirst(5, 9) {
+		t.Errorf("max_id page %s, want %s", got, newestFirst(5, 9))
+	}
+	page, _ = ts.timelinePage(t, tok, "/api/v1/timelines/home?limit=5&since_id="+ids[10])
+	if got := statusIDs(page); got != newestFirst(20, 24) {
+		t.Errorf("since_id page %s, want the newest, %s", got, newestFirst(20, 24))
+	}
+	page, link := ts.timelinePage(t, tok, "/api/v1/timelines/home?limit=5&min_id="+ids[10])
+	if got := statusIDs(page); got != newestFirst(11, 15) {
+		t.Errorf("min_id page %s, want the ones right above, %s", got, newestFirst(11, 15))
+	}
+	// Going up by prev from there reaches the newest, each once.
+	up := statusIDs(page)
+	for prev := nextLink(t, link, "prev"); prev != ""; prev = nextLink(t, link, "prev") {
+		if page, link = ts.timelinePage(t, tok, prev); len(page) > 0 {
+			up = statusIDs(page) + "," + up
+		}
+	}
+	if up != newestFirst(11, 24) {
+		t.Errorf("prev links from min_id gave %s, want %s", up, newestFirst(11, 24))
+	}
+	page, _ = ts.timelinePage(t, tok, "/api/v1/timelines/home?min_id="+ids[20]+"&max_id="+ids[23])
+	if got := statusIDs(page); got != newestFirst(21, 22) {
+		t.Errorf("min_id with max_id %s, want %s", got, newestFirst(21, 22))
+	}
+}
+
+// TestMastodonTimelineRules: the tag and public timelines keep the
+// service's rules (blocks, protection), and the shared paths still answer
+// the native API with a native token.
+func TestMastodonTimelineRules(t *testing.T) {
+	ts := newTestServer(t)
+	ann, _ := ts.mastodonUser(t, "ann", "")
+	bob, _ := ts.mastodonUser(t, "bob", "")
+	pia, _ := ts.mastodonUser(t, "pia", "")
+	annNative := strings.TrimPrefix(ann, mastodon.TokenPrefix)
+	fromAnn := ts.toot(t, ann, map[string]any{"status": "ann on #redis"})
+	fromBob := ts.toot(t, bob, map[string]any{"status": "bob on #redis"})
+	ts.toot(t, bob, map[string]any{"status": "nothing tagged"})
+
+	tagged, _ := ts.timelinePage(t, "", "/api/v1/timelines/tag/redis")
+	if got := statusIDs(tagged); got != fromBob.ID+","+fromAnn.ID {
+		t.Errorf("tag timeline %s, want %s", got, fromBob.ID+","+fromAnn.ID)
+	}
+
+	ts.wantStatus(t, "PUT", "/api/v1/users/bob/block", annNative, nil, 204, "")
+	for _, path := range []string{"/api/v1/timelines/tag/redis", "/api/v1/timelines/public"} {
+		page, _ := ts.timelinePage(t, ann, path)
+		for _, s := range page {
+			if s.Account.Username == "bob" {
+				t.Errorf("%s shows the blocked bob's status %s to ann", path, s.ID)
+			}
+		}
+		if len(page) == 0 {
+			t.Errorf("%s shows ann nothing", path)
+		}
+	}
+	ts.mastodonError(t, "GET", "/api/v1/statuses/"+fromBob.ID, ann, nil, 404)
+
+	ts.wantStatus(t, "PATCH", "/api/v1/me", strings.TrimPrefix(pia, mastodon.TokenPrefix), map[string]any{"protected": true}, 200, "")
+	hidden := ts.toot(t, pia, map[string]any{"status": "for fans #redis", "visibility": "private"})
+	if hidden.Visibility != "private" {
+		t.Errorf("a protected account's status has visibility %q", hidden.Visibility)
+	}
+	ts.mastodonError(t, "GET", "/api/v1/statuses/"+hidden.ID, bob, nil, 404)
+	ts.mastodonError(t, "GET", "/api/v1/statuses/"+hidden.ID, "", nil, 404)
+	ts.mastodonError(t, "POST", "/api/v1/statuses/"+hidden.ID+"/reblog", bob, nil, 404) // unseen, as on the native API
+	tagged, _ = ts.timelinePage(t, bob, "/api/v1/timelines/tag/redis")
+	if got := statusIDs(tagged); got != fromBob.ID {
+		t.Errorf("tag timeline as bob (blocked by ann, pia protected): %s, want %s", got, fromBob.ID)
+	}
+	var s mastodon.Status
+	ts.mastodonJSON(t, "GET", "/api/v1/statuses/"+hidden.ID, pia, nil, &s)
+
+	// The shared paths: a native token gets the native Page.
+	var native store.Page[store.Post]
+	ts.getJSON(t, annNative, "/api/v1/timelines/home", &native)
+	if len(native.Items) != 1 || native.Items[0].Content != "ann on #redis" {
+		t.Errorf("native home timeline: %+v", native)
+	}
+	ts.getJSON(t, "", "/api/v1/timelines/public", &native)
+	if len(native.Items) == 0 {
+		t.Error("native public timeline is empty")
+	}
+	var remote []mastodon.Status
+	ts.mastodonJSON(t, "GET", "/api/v1/timelines/public?remote=true", "", nil, &remote)
+	if remote == nil || len(remote) != 0 {
+		t.Errorf("remote public timeline: %v, want []", remote)
+	}
+	ts.mastodonError(t, "GET", "/api/v1/timelines/home?max_id=1", "", nil, 401)
+}
