@@ -156,15 +156,11 @@ func (a *API) getStatus(c echo.Context) error {
 // deleteStatus deletes one of the caller's statuses and answers it as it
 // was, with its source text, as apps use it to "delete and redraft".
 func (a *API) deleteStatus(c echo.Context) error {
-	mid, err := statusID(c)
+	p, err := a.pathPost(c)
 	if err != nil {
 		return err
 	}
 	uid := viewer(c)
-	p, err := a.st.Post(c.Request().Context(), mid, uid)
-	if err != nil {
-		return err
-	}
 	if p.Author.ID != uid {
 		return store.ErrNotAuthor
 	}
@@ -176,7 +172,7 @@ func (a *API) deleteStatus(c echo.Context) error {
 	// the client goes away.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), deleteTimeout)
 	defer cancel()
-	if err := a.st.Delete(ctx, uid, mid); err != nil {
+	if err := a.st.Delete(ctx, uid, p.ID); err != nil {
 		return err
 	}
 	s.Text = &p.Content
@@ -187,10 +183,6 @@ func (a *API) deleteStatus(c echo.Context) error {
 // changed (media_ids, when sent, must be the ones it has), and an edit
 // counts against the rate limit of posts, as on the native API.
 func (a *API) editStatus(c echo.Context) error {
-	mid, err := statusID(c)
-	if err != nil {
-		return err
-	}
 	f, err := formOf(c)
 	if err != nil {
 		return err
@@ -198,12 +190,12 @@ func (a *API) editStatus(c echo.Context) error {
 	if err := refuseUnsupported(f); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	uid := viewer(c)
-	p, err := a.st.Post(ctx, mid, uid)
+	p, err := a.pathPost(c)
 	if err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
+	uid := viewer(c)
 	if _, ok := f["media_ids"]; ok {
 		sent, err := idsOf(f["media_ids"], "media_ids")
 		if err != nil {
@@ -220,8 +212,8 @@ func (a *API) editStatus(c echo.Context) error {
 	if err := a.st.Allow(ctx, "post", strconv.FormatInt(uid, 10), a.d.Limits.Post); err != nil {
 		return err
 	}
-	if _, err := a.st.Edit(ctx, uid, mid, f.Get("status")); err != nil {
+	if _, err := a.st.Edit(ctx, uid, p.ID, f.Get("status")); err != nil {
 		return err
 	}
-	return a.answerPost(c, mid)
+	return a.answerPost(c, p.ID)
 }

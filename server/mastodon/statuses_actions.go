@@ -28,16 +28,12 @@ type Context struct {
 // first, and the comments below it, depth first and the oldest first at
 // each level, as Mastodon orders them (at most maxDescendants).
 func (a *API) statusContext(c echo.Context) error {
-	mid, err := statusID(c)
+	p, err := a.pathPost(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	uid := viewer(c)
-	p, err := a.st.Post(ctx, mid, uid)
-	if err != nil {
-		return err
-	}
 	var up []store.Post
 	for parent := p.ParentID; parent != nil && len(up) < maxAncestors; {
 		pp, err := a.st.Post(ctx, *parent, uid)
@@ -106,16 +102,11 @@ func (a *API) descendants(ctx context.Context, p store.Post, uid int64, budget *
 // statusHistory answers every version of a status, the oldest first and
 // the current one last, as StatusEdits.
 func (a *API) statusHistory(c echo.Context) error {
-	mid, err := statusID(c)
+	p, err := a.pathPost(c)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	p, err := a.st.Post(ctx, mid, viewer(c))
-	if err != nil {
-		return err
-	}
-	vs, err := a.st.History(ctx, mid, viewer(c))
+	vs, err := a.st.History(c.Request().Context(), p.ID, viewer(c))
 	if err != nil {
 		return err
 	}
@@ -129,11 +120,7 @@ func (a *API) statusHistory(c echo.Context) error {
 
 // statusSource answers what the author wrote of a status.
 func (a *API) statusSource(c echo.Context) error {
-	mid, err := statusID(c)
-	if err != nil {
-		return err
-	}
-	p, err := a.st.Post(c.Request().Context(), mid, viewer(c))
+	p, err := a.pathPost(c)
 	if err != nil {
 		return err
 	}
@@ -144,18 +131,14 @@ func (a *API) statusSource(c echo.Context) error {
 // repost (which favourites, bookmarks and reblogs act on, as Mastodon's
 // do).
 func (a *API) original(c echo.Context) (int64, error) {
-	mid, err := statusID(c)
-	if err != nil {
-		return 0, err
-	}
-	p, err := a.st.Post(c.Request().Context(), mid, viewer(c))
+	p, err := a.pathPost(c)
 	if err != nil {
 		return 0, err
 	}
 	if p.RepostOf != nil {
 		return p.RepostOf.ID, nil
 	}
-	return mid, nil
+	return p.ID, nil
 }
 
 // reblog reposts a status and answers the repost, with the original

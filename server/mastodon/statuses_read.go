@@ -3,8 +3,8 @@ package mastodon
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"mime"
 	"net/url"
 	"strconv"
@@ -98,6 +98,15 @@ func statusID(c echo.Context) (int64, error) {
 	return n, nil
 }
 
+// pathPost reads the post of the path's status id as the caller sees it.
+func (a *API) pathPost(c echo.Context) (store.Post, error) {
+	mid, err := statusID(c)
+	if err != nil {
+		return store.Post{}, err
+	}
+	return a.st.Post(c.Request().Context(), mid, viewer(c))
+}
+
 // formOf reads a request's parameters as Mastodon takes them: the query,
 // and a body that is a form, multipart or a JSON object. A name ending in
 // "[]" (media_ids[]) is read without it; a JSON array gives one value per
@@ -115,7 +124,7 @@ func formOf(c echo.Context) (url.Values, error) {
 		}
 		var body map[string]any
 		dec := json.NewDecoder(c.Request().Body)
-		dec.UseNumber() // ids past 2^53 stay whole
+		dec.UseNumber()                                                      // ids past 2^53 stay whole
 		if err := dec.Decode(&body); err != nil && !errors.Is(err, io.EOF) { // no body: no parameters
 			return nil, store.Invalid(store.CodeInvalidJSON, "request body must be a JSON object")
 		}

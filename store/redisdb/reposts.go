@@ -18,7 +18,8 @@ func (s *Store) RepostsBy(ctx context.Context, uid int64, mids []int64) ([]int64
 		return out, nil
 	}
 	cmds := make([]*redis.FloatCmd, len(mids))
-	s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	// Each command's own error is read below: a missing one (redis.Nil) is none.
+	_, _ = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			cmds[i] = pl.ZScore(ctx, s.keys.Reposts(mid), id(uid))
 		}
