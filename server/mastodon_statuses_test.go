@@ -108,6 +108,33 @@ func TestMastodonStatusCreate(t *testing.T) {
 	}
 }
 
+// TestMastodonStatusMedia: images are attached by media_ids[], as a form
+// sends them, and an edit cannot change them. (The upload is the native
+// POST /api/v1/media, a path both APIs share.)
+func TestMastodonStatusMedia(t *testing.T) {
+	ts := newTestServer(t)
+	tok, _ := ts.mastodonUser(t, "tess", "")
+	code, b := ts.upload(t, "POST", uploadPath, strings.TrimPrefix(tok, mastodon.TokenPrefix), "a.png", pngBytes(testImage(40, 30)), "")
+	var m store.Media
+	if code != 201 {
+		t.Fatalf("upload: %d %s", code, b)
+	}
+	mustDecode(t, b, &m)
+	form := url.Values{"status": {"a picture"}, "media_ids[]": {strconv.FormatInt(m.ID, 10)}}
+	resp := ts.do(t, "POST", "/api/v1/statuses", tok, form.Encode(),
+		http.Header{"Content-Type": {"application/x-www-form-urlencoded"}})
+	var pic mastodon.Status
+	if err := jsonDecode(resp, &pic); err != nil || resp.StatusCode != 200 || len(pic.MediaAttachments) != 1 ||
+		pic.MediaAttachments[0].Type != "image" || pic.MediaAttachments[0].Meta.Original == nil {
+		t.Errorf("post with media_ids[]: %d %+v", resp.StatusCode, pic)
+	}
+	resp.Body.Close()
+	ts.mastodonJSON(t, "PUT", "/api/v1/statuses/"+pic.ID, tok,
+		map[string]any{"status": "a picture, edited", "media_ids": []string{pic.MediaAttachments[0].ID}}, nil)
+	ts.mastodonError(t, "PUT", "/api/v1/statuses/"+pic.ID, tok, map[string]any{"status": "no picture", "media_ids": []string{}}, 422)
+
+}
+
 // TestMastodonStatusThread: a reply is a comment on the native API and
 // shows in the context; an edit shows in the history and the source; a
 // delete answers the text.

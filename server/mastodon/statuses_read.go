@@ -130,6 +130,7 @@ func formOf(c echo.Context) (url.Values, error) {
 		}
 		for k, v := range body {
 			if list, ok := v.([]any); ok {
+				add(k) // an empty list is there, with no values
 				for _, e := range list {
 					add(k, jsonText(e))
 				}
@@ -177,6 +178,9 @@ func isTrue(s string) bool {
 func idsOf(vs []string, name string) ([]int64, error) {
 	ids := make([]int64, 0, len(vs))
 	for _, v := range vs {
+		if v == "" { // "media_ids[]=": a form's empty list
+			continue
+		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n <= 0 {
 			return nil, store.Invalid(store.CodeInvalidField, name+" must hold ids")
