@@ -222,9 +222,9 @@ type mapper struct {
 	origin string
 	viewer int64 // the reader's uid, 0 when anonymous
 	// reposted holds the posts the reader reposted and replyTo the author
-	// of each parent, of the posts being mapped, as withReposts and
-	// withReplyTo read them (statusesOf in statuses_read.go); a mapper
-	// without them tells no repost and no replied-to account.
+	// of each parent, of the posts being mapped, as API.mapperFor reads
+	// them (statuses_read.go); a mapper without them (mapperOf) tells no
+	// repost and no replied-to account.
 	reposted map[int64]bool
 	replyTo  map[int64]int64
 }
