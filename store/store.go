@@ -232,6 +232,7 @@ type Service interface {
 	Safety
 	Keeps
 	Edits
+	Reposts
 	Conversations
 	Search
 	Uploads

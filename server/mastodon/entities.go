@@ -217,9 +217,16 @@ type Conversation struct {
 }
 
 // mapper turns the store's objects into entities for one request: it
-// knows the service's origin, for URLs.
+// knows the service's origin, for URLs, and the reader.
 type mapper struct {
 	origin string
+	viewer int64 // the reader's uid, 0 when anonymous
+	// reposted holds the posts the reader reposted and replyTo the author
+	// of each parent, of the posts being mapped, as API.mapperFor reads
+	// them (statuses_read.go); a mapper without them (mapperOf) tells no
+	// repost and no replied-to account.
+	reposted map[int64]bool
+	replyTo  map[int64]int64
 }
 
 // idString is an id as Mastodon sends ids.
@@ -289,6 +296,10 @@ func (m mapper) status(p store.Post) Status {
 	if p.ParentID != nil {
 		id := idString(*p.ParentID)
 		s.InReplyToID = &id
+		if author, ok := m.replyTo[*p.ParentID]; ok {
+			aid := idString(author)
+			s.InReplyToAccountID = &aid
+		}
 	}
 	for _, f := range p.Media {
 		s.MediaAttachments = append(s.MediaAttachments, m.media(f))
@@ -300,10 +311,13 @@ func (m mapper) status(p store.Post) Status {
 		s.Tags = append(s.Tags, TagRef{Name: store.TagKey(t), URL: m.origin + "/tags/" + store.TagKey(t)})
 	}
 	if p.Liked != nil { // a reader: the flags it has
-		f := false
-		s.Reblogged, s.Muted = &f, &f
-		if p.Pinned != nil && p.Author.ID != 0 {
-			s.Pinned = p.Pinned
+		// No conversation can be muted here; pinned is told of the
+		// reader's own posts only, as Mastodon does.
+		muted, reblogged := false, m.reposted[p.ID]
+		s.Reblogged, s.Muted = &reblogged, &muted
+		if m.viewer != 0 && p.Author.ID == m.viewer {
+			pinned := p.Pinned != nil && *p.Pinned
+			s.Pinned = &pinned
 		}
 	}
 	if p.RepostOf != nil {
@@ -365,4 +379,35 @@ func relationship(u store.User, followedBy bool) Relationship {
 	r.Muting, r.Requested = deref(u.Muting), deref(u.Requested)
 	r.MutingNotifications, r.ShowingReblogs = r.Muting, r.Following
 	return r
+}
+
+// StatusEdit is one version of a status, in its history.
+type StatusEdit struct {
+	Content          string            `json:"content"`
+	SpoilerText      string            `json:"spoiler_text"`
+	Sensitive        bool              `json:"sensitive"`
+	CreatedAt        string            `json:"created_at"`
+	Account          Account           `json:"account"`
+	Poll             *struct{}         `json:"poll"`
+	MediaAttachments []MediaAttachment `json:"media_attachments"`
+	Emojis           []Emoji           `json:"emojis"`
+}
+
+// StatusSource is what the author wrote of a status, for editing it.
+type StatusSource struct {
+	ID          string `json:"id"`
+	Text        string `json:"text"`
+	SpoilerText string `json:"spoiler_text"`
+}
+
+// statusEdit maps version v of post p. The service keeps the text of each
+// version only: its images (which an edit cannot change) are p's, and its
+// mentions are linked as p's are.
+func (m mapper) statusEdit(p store.Post, v store.Version) StatusEdit {
+	e := StatusEdit{Content: contentHTML(m.origin, v.Content, p.Mentions), CreatedAt: timeString(v.CreatedAt),
+		Account: m.author(p.Author), MediaAttachments: make([]MediaAttachment, 0, len(p.Media)), Emojis: []Emoji{}}
+	for _, f := range p.Media {
+		e.MediaAttachments = append(e.MediaAttachments, m.media(f))
+	}
+	return e
 }

@@ -111,4 +111,6 @@ func originOf(c echo.Context) string {
 const ctxAPI = "mastodon.api"
 
 // mapperOf is the entity mapper for a request.
-func mapperOf(c echo.Context) mapper { return mapper{origin: strings.TrimRight(originOf(c), "/")} }
+func mapperOf(c echo.Context) mapper {
+	return mapper{origin: strings.TrimRight(originOf(c), "/"), viewer: viewer(c)}
+}

@@ -1,4 +1,130 @@
 package mastodon
 
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+)
+
+// Timelines are the store's lists of posts, newest first, under the same
+// rules as the native API's (protection, blocks, mutes and word filters are
+// the store's, by the reader in PageQuery.Viewer), paged as Mastodon pages.
+
+// maxMinIDScan bounds how many posts a min_id page reads on its way down
+// to min_id: past it, the page is the oldest that was reached, and the
+// client's next prev page goes on from there.
+const maxMinIDScan = 2000
+
+// postLister reads one page of a list of posts.
+type postLister func(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error)
+
 // timelineRoutes registers the routes of this area.
-func (a *API) timelineRoutes(r *router) {}
+func (a *API) timelineRoutes(r *router) {
+	read := a.auth("read:statuses", false)
+	r.add(http.MethodGet, "/api/v1/timelines/home", a.homeTimeline, a.auth("read:statuses", true))
+	r.add(http.MethodGet, "/api/v1/timelines/public", a.publicTimeline, read)
+	r.add(http.MethodGet, "/api/v1/timelines/tag/:hashtag", a.tagTimeline, read)
+}
+
+// homeTimeline answers the caller's home timeline.
+func (a *API) homeTimeline(c echo.Context) error {
+	uid := viewer(c)
+	return a.timeline(c, func(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
+		return a.st.HomeTimeline(ctx, uid, q)
+	}, false)
+}
+
+// publicTimeline answers everyone's posts. Every account is local, so
+// local is the same list, and remote=true an empty one.
+func (a *API) publicTimeline(c echo.Context) error {
+	if isTrue(c.QueryParam("remote")) {
+		return c.JSON(http.StatusOK, []Status{})
+	}
+	return a.timeline(c, a.st.PublicTimeline, isTrue(c.QueryParam("only_media")))
+}
+
+// tagTimeline answers the posts carrying the tag in the path.
+func (a *API) tagTimeline(c echo.Context) error {
+	tag := c.ParamValues()[0]
+	return a.timeline(c, func(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
+		return a.st.TagPosts(ctx, tag, q)
+	}, isTrue(c.QueryParam("only_media")))
+}
+
+// timeline answers a page of list as Statuses, with the Link header of
+// the pages around it; onlyMedia keeps the posts with images alone (the
+// links page on from what was read, so that none is skipped).
+func (a *API) timeline(c echo.Context, list postLister, onlyMedia bool) error {
+	p, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	posts, more, err := readPage(c.Request().Context(), list, p)
+	if err != nil {
+		return err
+	}
+	if len(posts) > 0 {
+		next := ""
+		if more {
+			next = idString(posts[len(posts)-1].ID)
+		}
+		links(c, next, idString(posts[0].ID))
+	}
+	if onlyMedia {
+		posts = withMedia(posts)
+	}
+	out, err := a.statusesOf(c, posts)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// readPage reads the page p asks of list, newest first, and tells whether
+// older posts may follow it. Without min_id, that is the store's page.
+// With it, the page is the posts right above min_id: the store pages down
+// from the newest, so the pages are read down to min_id (at most
+// maxMinIDScan posts) keeping the oldest p.Limit of them.
+func readPage(ctx context.Context, list postLister, p page) ([]store.Post, bool, error) {
+	if p.MinID == 0 {
+		pg, err := list(ctx, p.PageQuery)
+		if err != nil {
+			return nil, false, err
+		}
+		return pg.Items, pg.NextCursor != nil, nil
+	}
+	q := p.PageQuery
+	q.Limit = store.MaxLimit
+	var window []store.Post
+	for read := 0; read < maxMinIDScan; {
+		pg, err := list(ctx, q)
+		if err != nil {
+			return nil, false, err
+		}
+		read += len(pg.Items)
+		window = append(window, pg.Items...)
+		window = window[len(window)-min(len(window), p.Limit):]
+		if pg.NextCursor == nil {
+			break
+		}
+		if q.Cursor, err = store.DecodeCursor(*pg.NextCursor); err != nil {
+			return nil, false, err
+		}
+	}
+	// Older posts lie below min_id, where the next page goes.
+	return window, true, nil
+}
+
+// withMedia keeps the posts (or reposts of posts) with images.
+func withMedia(posts []store.Post) []store.Post {
+	out := posts[:0:0]
+	for _, p := range posts {
+		if len(p.Media) > 0 || p.RepostOf != nil && len(p.RepostOf.Media) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
