@@ -397,16 +397,6 @@ const DirectIDBase = 1_000_000_000_000_000
 // directID is the status id of private message mid.
 func directID(mid int64) string { return idString(DirectIDBase + mid) }
 
-// messageOf is the private message a direct status id shows, false when
-// the id is not one.
-func messageOf(statusID string) (int64, bool) {
-	n, err := strconv.ParseInt(statusID, 10, 64)
-	if err != nil || n <= DirectIDBase {
-		return 0, false
-	}
-	return n - DirectIDBase, true
-}
-
 // directStatus maps a private message as the direct status that shows it
 // to one of its two users: sender and recipient are those users as the
 // reader sees them (the recipient is mentioned, as Mastodon mentions the

@@ -53,6 +53,11 @@ func notificationFilterOf(q url.Values) notificationFilter {
 	return notificationFilter{types: set("types"), exclude: set("exclude_types"), account: q.Get("account_id")}
 }
 
+// filters tells whether the filter may leave any notification out.
+func (f notificationFilter) filters() bool {
+	return f.types != nil || f.exclude != nil || f.account != ""
+}
+
 // keeps tells whether the filter lets n (mapped) through.
 func (f notificationFilter) keeps(n Notification) bool {
 	return (f.types == nil || f.types[n.Type]) && !f.exclude[n.Type] && (f.account == "" || f.account == n.Account.ID)
@@ -69,7 +74,12 @@ func (a *API) notifications(c echo.Context) error {
 	}
 	f, m, uid := notificationFilterOf(c.QueryParams()), mapperOf(c), viewer(c)
 	out := []Notification{}
-	q := store.PageQuery{Limit: store.MaxLimit, Cursor: p.Cursor, Viewer: uid}
+	// A plain page reads what it shows; one that filters, or starts from
+	// min_id and goes down to it, reads in the store's largest pages.
+	q := store.PageQuery{Limit: p.Limit, Cursor: p.Cursor, Viewer: uid}
+	if p.MinID > 0 || f.filters() {
+		q.Limit = store.MaxLimit
+	}
 	for done := false; !done; {
 		pg, err := a.st.Notifications(c.Request().Context(), uid, q)
 		if err != nil {
