@@ -236,6 +236,7 @@ type Service interface {
 	Conversations
 	Search
 	Uploads
+	AppState
 	Limiter
 	// Ping tells whether the database answers.
 	Ping(ctx context.Context) error

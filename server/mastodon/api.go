@@ -25,6 +25,9 @@ type Deps struct {
 	// Admins names the service's operators (MICROBLOG_ADMINS), whom the
 	// instance shows as contact.
 	Admins []string
+	// Signup tells whether anyone may make an account here
+	// (MICROBLOG_LOCAL_SIGNUP), which the instance shows as registrations.
+	Signup bool
 	Logger *slog.Logger
 }
 

@@ -1,6 +1,7 @@
 package mastodon
 
 import (
+	"net/url"
 	"strconv"
 	"time"
 
@@ -410,4 +411,63 @@ func (m mapper) statusEdit(p store.Post, v store.Version) StatusEdit {
 		e.MediaAttachments = append(e.MediaAttachments, m.media(f))
 	}
 	return e
+}
+
+// tag maps a topic with its use lately (history, newest day first; empty
+// when unknown).
+func (m mapper) tag(name string, history []TagHistory) Tag {
+	key := store.TagKey(name)
+	if history == nil {
+		history = []TagHistory{}
+	}
+	return Tag{Name: key, URL: m.origin + "/tags/" + url.PathEscape(key), History: history}
+}
+
+// trend maps a trending topic: its posts and people in the trends window
+// as the use of the day it is now.
+func (m mapper) trend(t store.Trend, now time.Time) Tag {
+	day := now.UTC().Truncate(24 * time.Hour).Unix()
+	return m.tag(t.Tag, []TagHistory{{Day: strconv.FormatInt(day, 10),
+		Uses: strconv.FormatInt(t.Posts, 10), Accounts: strconv.FormatInt(t.People, 10)}})
+}
+
+// DirectIDBase is added to a private message's id to make the id of the
+// direct status that shows it (conversations, the direct stream): message
+// ids are a sequence of their own, and post ids stay far below 10^15, so
+// the two never meet; every such id has 16 digits, so they compare as
+// strings as they do as numbers, and stay below 2^53 for apps that read
+// ids as JavaScript numbers.
+const DirectIDBase = 1_000_000_000_000_000
+
+// directID is the status id of private message mid.
+func directID(mid int64) string { return idString(DirectIDBase + mid) }
+
+// directStatus maps a private message as the direct status that shows it
+// to one of its two users: sender and recipient are those users as the
+// reader sees them (the recipient is mentioned, as Mastodon mentions the
+// people a direct status goes to).
+func (m mapper) directStatus(msg store.Message, sender, recipient store.User) Status {
+	s := m.status(store.Post{ID: msg.ID, Author: store.Author{ID: sender.ID, Username: sender.Username, AvatarURL: sender.AvatarURL},
+		Content: msg.Content, CreatedAt: msg.CreatedAt, Media: msg.Media})
+	url := m.origin + "/messages/" + sender.Username + "/" + idString(msg.ID)
+	s.ID, s.URI, s.URL, s.Visibility = directID(msg.ID), url, url, "direct"
+	s.Account = m.account(sender)
+	s.Mentions = []Mention{{ID: idString(recipient.ID), Username: recipient.Username, Acct: recipient.Username,
+		URL: m.origin + "/@" + recipient.Username}}
+	return s
+}
+
+// conversation maps one of the reader's conversations (me: the reader,
+// whose messages it holds too); its id is the other user's.
+func (m mapper) conversation(conv store.Conversation, me store.User) Conversation {
+	out := Conversation{ID: idString(conv.With.ID), Unread: conv.UnreadCount > 0, Accounts: []Account{m.account(conv.With)}}
+	if msg := conv.LastMessage; msg != nil {
+		sender, recipient := conv.With, me
+		if msg.Sender.ID == me.ID {
+			sender, recipient = me, conv.With
+		}
+		s := m.directStatus(*msg, sender, recipient)
+		out.LastStatus = &s
+	}
+	return out
 }

@@ -1,4 +1,168 @@
 package mastodon
 
-// searchRoutes registers the routes of this area.
-func (a *API) searchRoutes(r *router) {}
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+)
+
+// Search v2 and trends. Statuses are found by the service's full-text
+// search (§10); with the archive off it has none, and the statuses are an
+// empty list, as Mastodon answers without its search engine, rather than
+// failing the accounts and hashtags with it.
+
+// searchRoutes registers the search and trends routes.
+func (a *API) searchRoutes(r *router) {
+	anyone := a.auth("", false)
+	r.add(http.MethodGet, "/api/v2/search", a.search, a.auth("read:search", false))
+	r.add(http.MethodGet, "/api/v1/trends/tags", a.trendTags, anyone)
+	r.add(http.MethodGet, "/api/v1/trends", a.trendTags, anyone)
+	r.add(http.MethodGet, "/api/v1/trends/statuses", emptyList, anyone)
+	r.add(http.MethodGet, "/api/v1/trends/links", emptyList, anyone)
+}
+
+// SearchResults is Mastodon's Search.
+type SearchResults struct {
+	Accounts []Account `json:"accounts"`
+	Statuses []Status  `json:"statuses"`
+	Hashtags []Tag     `json:"hashtags"`
+}
+
+// maxSearchOffset bounds ?offset=, which the store's searches serve by
+// reading past what is skipped.
+const maxSearchOffset = store.MaxLimit - maxLimit
+
+// searchQuery is what a search asked for.
+type searchQuery struct {
+	q, kind       string
+	limit, offset int
+}
+
+// searchQueryOf reads and checks ?q=, ?type=, ?limit= and ?offset=.
+func searchQueryOf(c echo.Context) (searchQuery, error) {
+	s := searchQuery{q: strings.TrimSpace(c.QueryParam("q")), kind: c.QueryParam("type"), limit: defaultLimit}
+	if s.q == "" {
+		return s, store.Invalid(store.CodeInvalidQuery, "q is missing")
+	}
+	switch s.kind {
+	case "", "accounts", "statuses", "hashtags":
+	default:
+		return s, store.Invalid(store.CodeInvalidField, "type must be accounts, statuses or hashtags")
+	}
+	for _, p := range []struct {
+		name string
+		to   *int
+		min  int
+	}{{"limit", &s.limit, 1}, {"offset", &s.offset, 0}} {
+		if v := c.QueryParam(p.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < p.min {
+				return s, store.Invalid(store.CodeInvalidField, p.name+" must be a number of at least "+strconv.Itoa(p.min))
+			}
+			*p.to = n
+		}
+	}
+	s.limit, s.offset = min(s.limit, maxLimit), min(s.offset, maxSearchOffset)
+	return s, nil
+}
+
+// window is what of a list of n found items the page shows.
+func (s searchQuery) window(n int) (from, to int) {
+	return min(s.offset, n), min(s.offset+s.limit, n)
+}
+
+// search answers GET /api/v2/search: accounts whose name starts with q
+// (an @ and this server's domain allowed), statuses that hold every word
+// of q, hashtags that start with q (a # allowed). A q that cannot be a
+// name or a tag finds none rather than failing the others.
+func (a *API) search(c echo.Context) error {
+	s, err := searchQueryOf(c)
+	if err != nil {
+		return err
+	}
+	ctx, m, uid := c.Request().Context(), mapperOf(c), viewer(c)
+	out := SearchResults{Accounts: []Account{}, Statuses: []Status{}, Hashtags: []Tag{}}
+	want := func(kind string) bool { return s.kind == "" || s.kind == kind }
+	if name, ok := localName(s.q, hostOf(m.origin)); ok && want("accounts") {
+		pg, err := a.st.SearchUsers(ctx, name, store.PageQuery{Limit: s.offset + s.limit, Viewer: uid})
+		if err != nil && !errors.Is(err, store.ErrInvalid) {
+			return err
+		}
+		from, to := s.window(len(pg.Items))
+		for _, u := range pg.Items[from:to] {
+			out.Accounts = append(out.Accounts, m.account(u))
+		}
+	}
+	if want("statuses") {
+		if out.Statuses, err = a.searchStatuses(c, s); err != nil {
+			return err
+		}
+	}
+	if want("hashtags") {
+		tags, err := a.st.SearchTags(ctx, strings.TrimPrefix(s.q, "#"), s.offset+s.limit)
+		if err != nil && !errors.Is(err, store.ErrInvalid) {
+			return err
+		}
+		from, to := s.window(len(tags))
+		for _, t := range tags[from:to] {
+			out.Hashtags = append(out.Hashtags, m.tag(t.Tag, nil))
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// localName is the user name an account search for q looks for: q
+// without a leading @ and without this server's domain; false when q
+// names another server's account.
+func localName(q, host string) (string, bool) {
+	name, domain, _ := strings.Cut(strings.TrimPrefix(q, "@"), "@")
+	return name, domain == "" || strings.EqualFold(domain, host)
+}
+
+// searchStatuses are the posts of a search's page, as the reader may see
+// them, newest first; none without an archive.
+func (a *API) searchStatuses(c echo.Context, s searchQuery) ([]Status, error) {
+	pg, err := a.st.SearchPosts(c.Request().Context(), s.q, store.PageQuery{Limit: s.offset + s.limit, Viewer: viewer(c)})
+	if errors.Is(err, store.ErrSearchUnavailable) {
+		return []Status{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := mapperOf(c)
+	from, to := s.window(len(pg.Items))
+	out := make([]Status, 0, to-from)
+	for _, p := range pg.Items[from:to] {
+		out = append(out, m.status(p))
+	}
+	return out, nil
+}
+
+// trendTags answers GET /api/v1/trends/tags (and /api/v1/trends, its old
+// name): the topics most people used lately, most people first.
+func (a *API) trendTags(c echo.Context) error {
+	limit, offset := 10, 0
+	if v, err := strconv.Atoi(c.QueryParam("limit")); err == nil && v > 0 {
+		limit = min(v, 20)
+	}
+	if v, err := strconv.Atoi(c.QueryParam("offset")); err == nil && v > 0 {
+		offset = v
+	}
+	ts, err := a.st.Trends(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	ts = ts[min(offset, len(ts)):min(offset+limit, len(ts))]
+	m, now := mapperOf(c), time.Now()
+	out := make([]Tag, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, m.trend(t, now))
+	}
+	return c.JSON(http.StatusOK, out)
+}

@@ -233,6 +233,11 @@ func (k Keys) Notifications(uid int64) string {
 // {kind, actor, post, at}, and "k:<kind>:<actor>:<post>" → id, to undo one.
 func (k Keys) Notes(uid int64) string { return k.prefix + "N:" + k.tag(uid) + ":notes" }
 
+// Markers is the HASH user:userid:<uid>:markers of where a user stopped
+// reading its timelines in apps: "<timeline>:id" → the last id read,
+// "<timeline>:v" → its version, "<timeline>:t" → when it was set (ms).
+func (k Keys) Markers(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":markers" }
+
 // FollowNoted is the STRING N:<star>:followed:<fan>, with a TTL, set while
 // a follow of star by fan has been announced lately: following again soon
 // after an unfollow announces nothing (no follow event, no notification).

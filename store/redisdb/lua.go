@@ -79,6 +79,10 @@ var (
 	notifyRemoveSrc string
 	notifyRemove    = redis.NewScript(notifyRemoveSrc)
 
+	//go:embed lua/notify_dismiss.lua
+	notifyDismissSrc string
+	notifyDismiss    = redis.NewScript(notifyDismissSrc)
+
 	//go:embed lua/password_swap.lua
 	passwordSwapSrc string
 	passwordSwap    = redis.NewScript(passwordSwapSrc)
