@@ -40,7 +40,7 @@ type Event struct {
 	Data  json.RawMessage
 
 	// memo holds what Shared built, by key; mu guards it. It is taken under
-	// Conn.mu, with no lock inside it.
+	// Conn.mu, with no lock inside it: Shared builds without it.
 	mu   sync.Mutex
 	memo []memoEntry
 }
@@ -52,18 +52,54 @@ type memoEntry struct {
 
 // Shared returns what build makes for key (a comparable value), built
 // once for the event however many connections ask for it: the encoding
-// of a frame in a Format's protocol, for instance.
+// of a frame in a Format's protocol, for instance. build runs without the
+// event's lock, so it may ask for other keys; if two callers build the
+// same key at once, the first value kept is the one both get.
 func (e *Event) Shared(key any, build func() any) any {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, m := range e.memo {
-		if m.key == key {
-			return m.value
-		}
+	if v, ok := e.lookup(key); ok {
+		return v
 	}
 	v := build()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if kept, ok := e.findLocked(key); ok {
+		return kept
+	}
 	e.memo = append(e.memo, memoEntry{key, v})
 	return v
+}
+
+// lookup is what Shared kept for key, if any.
+func (e *Event) lookup(key any) (any, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.findLocked(key)
+}
+
+// findLocked is lookup for a caller that holds e.mu.
+func (e *Event) findLocked(key any) (any, bool) {
+	for _, m := range e.memo {
+		if m.key == key {
+			return m.value, true
+		}
+	}
+	return nil, false
+}
+
+// Send queues a frame of c's own, an answer to what the client sent. A
+// client that sends more than it reads is closed with CloseTooSlow.
+func (c *Conn) Send(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing() {
+		return
+	}
+	if len(c.queue) >= c.h.opt.SendQueue {
+		c.closeWith(CloseTooSlow, "too slow")
+		return
+	}
+	c.queue = append(c.queue, frame{own: b})
+	c.kick()
 }
 
 // NewPreparedFrame frames b once as a text message for any number of

@@ -366,3 +366,23 @@ func relationship(u store.User, followedBy bool) Relationship {
 	r.MutingNotifications, r.ShowingReblogs = r.Muting, r.Following
 	return r
 }
+
+// messageStatus maps a private message (§9) as the direct status
+// Mastodon shows it as: its sender's, mentioning its recipient.
+func (m mapper) messageStatus(msg store.Message) Status {
+	to := store.Author{ID: msg.Recipient.ID, Username: msg.Recipient.Username}
+	s := m.status(store.Post{ID: msg.ID, Author: store.Author{ID: msg.Sender.ID, Username: msg.Sender.Username},
+		Content: msg.Content, CreatedAt: msg.CreatedAt, Media: msg.Media, Mentions: []store.Author{to}})
+	s.Visibility = "direct"
+	return s
+}
+
+// conversation maps the conversation of viewer that msg is the last
+// message of: its id is the other user's, as the conversation is theirs
+// together; unread when viewer received it.
+func (m mapper) conversation(viewer int64, msg store.Message) Conversation {
+	other := msg.Other(viewer)
+	last := m.messageStatus(msg)
+	return Conversation{ID: idString(other.ID), Unread: msg.Recipient.ID == viewer,
+		Accounts: []Account{m.account(store.User{ID: other.ID, Username: other.Username})}, LastStatus: &last}
+}
