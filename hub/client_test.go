@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +28,9 @@ type testHub struct {
 	broker *fakeBroker
 	tl     *fakeTimeline
 	url    string
+	// builds counts the frames that the connections opened with
+	// ?format= built (format_test.go).
+	builds *atomic.Int64
 }
 
 func newTestHub(t *testing.T, opt hub.Options) *testHub {
@@ -37,6 +41,7 @@ func newTestHub(t *testing.T, opt hub.Options) *testHub {
 	}
 	h := hub.New(b, tl, opt)
 	b.h = h
+	builds := new(atomic.Int64)
 	up := websocket.Upgrader{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -49,6 +54,9 @@ func newTestHub(t *testing.T, opt hub.Options) *testHub {
 		if s := q.Get("messages_after"); s != "" {
 			cl.MessagesAfter, _ = strconv.ParseInt(s, 10, 64)
 			cl.HasMessagesAfter = true
+		}
+		if q.Has("format") {
+			cl.Format, cl.Public = &testFormat{builds: builds}, q.Has("public")
 		}
 		ws, err := up.Upgrade(w, r, nil)
 		if err != nil {
@@ -64,7 +72,7 @@ func newTestHub(t *testing.T, opt hub.Options) *testHub {
 		}
 		srv.Close()
 	})
-	return &testHub{Hub: h, broker: b, tl: tl, url: "ws" + strings.TrimPrefix(srv.URL, "http")}
+	return &testHub{Hub: h, broker: b, tl: tl, url: "ws" + strings.TrimPrefix(srv.URL, "http"), builds: builds}
 }
 
 // post publishes a new post by author the way the store does: timelines

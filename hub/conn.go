@@ -68,6 +68,12 @@ type Client struct {
 	// id, when HasMessagesAfter (?messages_after=).
 	MessagesAfter    int64
 	HasMessagesAfter bool
+	// Format, when set, speaks another protocol over the connection
+	// (format.go): no ready or replays then, and UserID may be 0 for a
+	// client that is no user (it gets the public topic alone).
+	Format Format
+	// Public: listen to store.PublicTopic from the start (ListenPublic).
+	Public bool
 }
 
 // frame is one frame to write: an event fanned out to many connections,
@@ -88,6 +94,9 @@ type event struct {
 	// late: a message heard on its topic after a newer one (messages.go).
 	late bool
 	f    frame
+	// src is the event as a Format sees it (nil for a connection's own
+	// frames).
+	src *Event
 	// about is what the safety rule looks at (nil: nothing). It travels
 	// with the event, which is asked again when it goes out after being
 	// held (while its connection opened, or its user's lens was read
@@ -119,6 +128,11 @@ type Conn struct {
 	// notifyWarm: the user's notify topic was subscribed before c
 	// registered (set by Hub.join under Hub.mu; messages.go).
 	notifyWarm bool
+	// format is Client.Format, publicAtStart Client.Public; public says c
+	// listens to the public topic (guarded by Hub.mu; format.go).
+	format        Format
+	publicAtStart bool
+	public        bool
 
 	// cancelOpen cancels the opening's context while the connection opens:
 	// a connection that starts closing meanwhile stops waiting for Redis.
@@ -161,6 +175,8 @@ type Conn struct {
 	msgHigh      int64
 	msgGapMarked bool
 	msgGapFrom   int64
+	// scratch is reused for the frames c's format makes of one event.
+	scratch []*websocket.PreparedMessage
 }
 
 // Start runs a connection until it ends and returns at once. ws must be
@@ -182,6 +198,8 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 
 		messagesAfter:    cl.MessagesAfter,
 		hasMessagesAfter: cl.HasMessagesAfter,
+		format:           cl.Format,
+		publicAtStart:    cl.Public,
 	}
 	// The writer's place is taken from the start by the one that opens
 	// the connection.
@@ -237,8 +255,8 @@ func (c *Conn) closeWith(code int, text string) {
 // closing reports whether the connection has started closing.
 func (c *Conn) closing() bool { return c.closed.Load() }
 
-// read is the connection's one lasting goroutine: it reads (and discards)
-// what the client sends, so that pongs and close frames are processed,
+// read is the connection's one lasting goroutine: it reads (and discards,
+// unless a Format takes it) what the client sends, so that pongs and close frames are processed,
 // until the connection fails or closes; then it drops the connection.
 func (c *Conn) read() {
 	defer c.h.wg.Done()
@@ -253,6 +271,10 @@ func (c *Conn) read() {
 	c.ws.SetPongHandler(func(string) error {
 		return c.ws.SetReadDeadline(time.Now().Add(c.h.opt.PongWait))
 	})
+	if c.format != nil {
+		c.readFormat()
+		return
+	}
 	for {
 		if _, _, err := c.ws.ReadMessage(); err != nil {
 			return

@@ -105,6 +105,26 @@
 // Interrupted notes each connection's newest message too, from which the
 // catch-up after a gap reads the messages it missed.
 //
+// # Other protocols and the public topic
+//
+// A connection may speak another protocol than the native feed's (the
+// Mastodon streaming API): its Client carries a Format (format.go), which
+// gets the events after the same topics, safety rule and queue as a native
+// connection's, and makes that protocol's frames of them. What a frame
+// holds is built once per event (Event.Shared), not per connection, so
+// such a connection costs what a native one does. It gets no ready and no
+// replays; the catch-up after a gap reaches it as events of the topics
+// they would have come on. Its reader hands the client's messages to the
+// Format once the connection is open, in order, so that what they change
+// is in force when the next frame (a ping) is answered.
+//
+// Such a connection may listen to store.PublicTopic, which carries every
+// public post (ListenPublic): its user listens while one of its
+// connections does, counted in user.public, and native connections of that
+// user get nothing of it. Clients that are no user (an app's token) are
+// the connections of user 0, which has no topics, stars or lens of its
+// own, and no timeline to replay.
+//
 // # Locks
 //
 // Locks are taken in this order only:
@@ -119,7 +139,8 @@
 // duplicate state. user.heldMu, which guards the events held for a user
 // while its lens is read again, is taken under mu, with no lock inside
 // it. Hub.resyncMu and the control queue's lock are taken
-// alone. closeWith takes no lock and never blocks (it starts a writer if
+// alone. Event.mu, which guards what Event.Shared built, is taken under
+// Conn.mu, with no lock inside it. closeWith takes no lock and never blocks (it starts a writer if
 // none runs), so it may be called under any of them. Deliver, Interrupted and Resubscribed never wait, neither for a
 // client nor for the broker: stars and lens_changed events go to the
 // control queue, whose goroutine makes the Redis round trips in order.

@@ -52,12 +52,16 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		h.log.Warn("live: undecodable event", "topic", t.String(), "err", err)
 		return
 	}
-	ev := event{f: frame{shared: prepare(payload)}, about: about}
+	ev := event{f: frame{shared: prepare(payload)}, about: about, src: &Event{Topic: t, Name: f.Event, Data: f.Data}}
 	// Only a new post goes through the window of ids sent: a post_update
-	// of a post sent already is news.
+	// of a post sent already is news. One heard on the public topic is
+	// not a duplicate of the same post heard on its author's: a Format
+	// sends each on a stream of its own.
 	switch f.Event {
 	case store.EventPost:
-		ev.postID = about.post.ID
+		if t.Kind != store.TopicPublic {
+			ev.postID = about.post.ID
+		}
 	case store.EventMessage:
 		ev.messageID = messageIDOf(f.Data)
 	}
@@ -98,11 +102,12 @@ func (h *Hub) sendLocked(u *user, ev event) {
 }
 
 // deliver queues a live event. It never blocks: a connection that cannot
-// take it is closed with CloseTooSlow.
+// take it is closed with CloseTooSlow. A native connection gets nothing of
+// the public topic, which its user may listen to for another connection.
 func (c *Conn) deliver(ev event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closing() {
+	if c.closing() || c.format == nil && ev.src != nil && ev.src.Topic.Kind == store.TopicPublic {
 		return
 	}
 	if !c.live {
@@ -134,8 +139,12 @@ func (c *Conn) pushLocked(ev event) {
 		c.closeWith(CloseTooSlow, "too slow")
 		return
 	}
-	c.queue = append(c.queue, ev.f)
-	c.kick()
+	n := len(c.queue)
+	c.queue = c.appendFramesLocked(c.queue, ev)
+	if len(c.queue) > n { // a Format may want nothing of ev
+		c.kick()
+	}
+
 }
 
 // seenWindow is how many recent post ids a connection remembers to drop
@@ -172,11 +181,17 @@ func encodeFrame(name string, data any) (frame, error) {
 	if err != nil {
 		return frame{}, err
 	}
-	b, err := json.Marshal(store.Frame{Event: name, Data: raw})
+	return frame{own: store.FrameOf(name, raw)}, nil
+}
+
+// ownEvent is an event of one connection's own (a catch-up), as if heard
+// on t: its frame, and its source for a Format.
+func ownEvent(t store.Topic, name string, data any) (event, error) {
+	raw, err := json.Marshal(data)
 	if err != nil {
-		return frame{}, err
+		return event{}, err
 	}
-	return frame{own: b}, nil
+	return event{f: frame{own: store.FrameOf(name, raw)}, src: &Event{Topic: t, Name: name, Data: raw}}, nil
 }
 
 // prepare wraps a frame so that its WebSocket framing is computed once,

@@ -106,6 +106,9 @@ func (h *Hub) resyncAll() {
 // connections are asked to reconnect, and none joins it with a lens or
 // stars out of date.
 func (h *Hub) resyncUser(u *user) {
+	if u.id == 0 {
+		return // no user: nothing to read, no timeline to catch up on
+	}
 	ctx, cancel := context.WithTimeout(h.ctx, 2*h.opt.WriteWait)
 	defer cancel()
 	resubscribes := h.resubscribes.Load()
@@ -175,11 +178,9 @@ func (h *Hub) catchUpAfter(ctx context.Context, c *Conn, floor int64) {
 	}
 	evs := make([]event, 0, len(posts))
 	for _, p := range posts {
-		f, err := encodeFrame(store.EventPost, p)
-		if err != nil {
-			continue
+		if ev, err := ownEvent(store.AuthorTopic(p.Author.ID), store.EventPost, p); err == nil {
+			evs = append(evs, event{postID: p.ID, f: ev.f, src: ev.src})
 		}
-		evs = append(evs, event{postID: p.ID, f: f})
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

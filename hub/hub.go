@@ -142,6 +142,11 @@ func (h *Hub) leave(c *Conn) {
 	if u == nil {
 		return
 	}
+	if c.public {
+		c.public = false
+		u.public--
+		h.leavePublicLocked(u)
+	}
 	u.conns.remove(c)
 	if u.conns.len() > 0 || h.users[u.id] != u {
 		return

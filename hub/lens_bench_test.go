@@ -43,17 +43,18 @@ func BenchmarkDeliverLens(b *testing.B) {
 			for _, kind := range []string{"clean", "filtered"} {
 				name := fmt.Sprintf("fans=%d/lens=%s/post=%s", users, l.name, kind)
 				withheld := l.lens == heavy && kind == "filtered"
-				b.Run(name, func(b *testing.B) { benchDeliver(b, users, l.lens, posts[kind], withheld) })
+				b.Run(name, func(b *testing.B) { benchDeliver(b, users, l.lens, posts[kind], withheld, nil) })
 			}
 		}
 	}
 }
 
 // benchDeliver delivers post events of star 1 with content to fans live
-// connections whose users have lens, which withholds them or not. The
+// connections whose users have lens, which withholds them or not, in
+// format (nil: native frames). The
 // connections' writers are never started, so their queues are emptied (off
 // the clock) before they fill up.
-func benchDeliver(b *testing.B, fans int, lens *store.Lens, content string, withheld bool) {
+func benchDeliver(b *testing.B, fans int, lens *store.Lens, content string, withheld bool, format func() Format) {
 	h := New(nil, nil, Options{Logger: slog.New(slog.DiscardHandler)})
 	b.Cleanup(func() { h.Shutdown(context.Background()) })
 	const star = 1
@@ -66,6 +67,9 @@ func benchDeliver(b *testing.B, fans int, lens *store.Lens, content string, with
 		u.state, u.lens = userReady, newUserLens(lens)
 		u.stars.add(star)
 		c := &Conn{h: h, uid: u.id, user: u, live: true}
+		if format != nil {
+			c.format = format()
+		}
 		c.writing.Store(true) // as if a writer ran: none is started
 		u.conns.add(c)
 		tp.users.add(u)

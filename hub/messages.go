@@ -98,8 +98,8 @@ func (h *Hub) catchUpMessages(ctx context.Context, c *Conn) {
 	}
 	evs := make([]event, 0, len(msgs))
 	for _, m := range msgs {
-		if f, err := encodeFrame(store.EventMessage, m); err == nil {
-			evs = append(evs, event{messageID: m.ID, f: f})
+		if ev, err := ownEvent(store.NotifyTopic(c.uid), store.EventMessage, m); err == nil {
+			evs = append(evs, event{messageID: m.ID, f: ev.f, src: ev.src})
 		}
 	}
 	c.mu.Lock()

@@ -27,17 +27,16 @@ func (c *Conn) open(ctx context.Context) (frames []frame, err error) {
 	if err := h.join(ctx, c); err != nil {
 		return nil, err
 	}
-	var r replay
-	if c.hasAfter {
-		if r.posts, err = h.tl.HomeSince(ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
+	if c.publicAtStart {
+		if err := h.listenPublic(ctx, c, true); err != nil {
 			return nil, err
 		}
 	}
-	if r.last, err = h.tl.LastID(ctx, c.uid); err != nil {
-		return nil, err
-	}
-	if err := h.readMessageReplay(ctx, c, &r); err != nil {
-		return nil, err
+	var r replay
+	if c.uid != 0 { // a client that is no user has no timeline
+		if err := h.readReplay(ctx, c, &r); err != nil {
+			return nil, err
+		}
 	}
 	if frames, err = c.goLive(r, h.lensOf(c.user)); err != nil {
 		return nil, err
@@ -54,6 +53,21 @@ func (c *Conn) open(ctx context.Context) (frames []frame, err error) {
 		}()
 	}
 	return frames, nil
+}
+
+// readReplay reads, while c opens, the posts and messages it missed (when
+// it asked for them) and the newest ids of its user.
+func (h *Hub) readReplay(ctx context.Context, c *Conn, r *replay) error {
+	var err error
+	if c.hasAfter {
+		if r.posts, err = h.tl.HomeSince(ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
+			return err
+		}
+	}
+	if r.last, err = h.tl.LastID(ctx, c.uid); err != nil {
+		return err
+	}
+	return h.readMessageReplay(ctx, c, r)
 }
 
 // closeForError closes c after open failed, with the code that tells the
@@ -127,7 +141,9 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, ready)
+	if c.format == nil { // a Format's protocol has no ready
+		out = append(out, ready)
+	}
 	for _, ev := range c.pending {
 		if ev.about.hiddenFrom(ul) {
 			c.h.m.withheld.Inc()
@@ -137,7 +153,7 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 			c.h.m.duplicates.Inc()
 			continue
 		}
-		out = append(out, ev.f)
+		out = c.appendFramesLocked(out, ev)
 	}
 	c.live, c.pending = true, nil
 	return out, nil

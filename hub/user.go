@@ -61,14 +61,23 @@ type user struct {
 	holding atomic.Bool
 	heldMu  sync.Mutex
 	held    []event
+
+	// public counts the connections that listen to the public topic
+	// (format.go); the user listens while it is not 0. Guarded by Hub.mu.
+	public int
 }
 
 func newUser(id int64) *user {
 	return &user{id: id, loaded: make(chan struct{})}
 }
 
-// ownTopics are the topics a user listens to whoever it follows.
+// ownTopics are the topics a user listens to whoever it follows. The
+// user 0, which holds the connections of clients that are no user (an
+// app's token of the Mastodon API), has none.
 func (u *user) ownTopics() []store.Topic {
+	if u.id == 0 {
+		return nil
+	}
 	return []store.Topic{store.NotifyTopic(u.id), store.AuthorTopic(u.id)}
 }
 
@@ -142,6 +151,12 @@ func (h *Hub) join(ctx context.Context, c *Conn) error {
 // the Sync of a connection that waited for it covers them.
 func (h *Hub) load(ctx context.Context, u *user) error {
 	defer close(u.loaded)
+	if u.id == 0 { // no user: no topics, stars or lens of its own
+		h.mu.Lock()
+		u.state = userReady
+		h.mu.Unlock()
+		return nil
+	}
 	err := h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
 		return u.ownTopics(), nil
 	})

@@ -153,7 +153,7 @@ func (s *socketCaps) acquire(uid int64, addr string) (release func(), err error)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.perUser > 0 && s.byUser[uid] >= s.perUser:
+	case s.perUser > 0 && uid != 0 && s.byUser[uid] >= s.perUser: // 0: apps' tokens, no one user's
 		s.refused.WithLabelValues("per_user").Inc()
 		return nil, tooManyConns("you have too many live connections open; close one (another tab or device) and try again")
 	case s.perAddr > 0 && s.byAddr[addr] >= s.perAddr:

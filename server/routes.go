@@ -158,5 +158,5 @@ func addRoutes(e *echo.Echo, s *server, mst *mastodon.API) {
 // streaming; run adds them once the hub is up.
 func addLiveRoutes(e *echo.Echo, mst *mastodon.API, h *hub.Hub, st store.Accounts, allowedOrigins []string, caps *socketCaps) {
 	e.GET("/ws", handleWS(h, st, allowedOrigins, caps))
-	mst.StreamingRoutes(e, h)
+	mst.StreamingRoutes(e, h, caps.acquire)
 }

@@ -9,10 +9,14 @@ import (
 // TopicKind says which family of live channel a Topic names.
 type TopicKind uint8
 
-// The two kinds of live channel.
+// The kinds of live channel.
 const (
 	TopicAuthor TopicKind = iota + 1 // the user's posts, reposts and deletes
 	TopicNotify                      // events for that user alone
+	// TopicPublic carries every public post (not comments, reposts or
+	// protected authors' posts), its edits and its deletes, for the
+	// Mastodon API's public and hashtag streams. Its UID is 0.
+	TopicPublic
 )
 
 // Topic is one live channel, named without its spelling in the event bus so
@@ -28,9 +32,15 @@ func AuthorTopic(uid int64) Topic { return Topic{Kind: TopicAuthor, UID: uid} }
 // NotifyTopic is the topic of the events meant for uid alone.
 func NotifyTopic(uid int64) Topic { return Topic{Kind: TopicNotify, UID: uid} }
 
+// PublicTopic is the topic of every public post.
+func PublicTopic() Topic { return Topic{Kind: TopicPublic} }
+
 func (t Topic) String() string {
-	if t.Kind == TopicNotify {
+	switch t.Kind {
+	case TopicNotify:
 		return "notify/" + strconv.FormatInt(t.UID, 10)
+	case TopicPublic:
+		return "public"
 	}
 	return "author/" + strconv.FormatInt(t.UID, 10)
 }

@@ -471,3 +471,20 @@ func (m mapper) conversation(conv store.Conversation, me store.User) Conversatio
 	}
 	return out
 }
+
+// liveConversation maps the conversation of viewer that msg, just sent, is
+// the last message of, for the streaming API: the parties as the message
+// names them, unread when viewer received it.
+func (m mapper) liveConversation(viewer int64, msg store.Message) Conversation {
+	other, me := msg.Other(viewer), msg.Sender
+	if me.ID != viewer {
+		me = msg.Recipient
+	}
+	unread := int64(0)
+	if msg.Recipient.ID == viewer {
+		unread = 1
+	}
+	party := func(p store.Party) store.User { return store.User{ID: p.ID, Username: p.Username} }
+	return m.conversation(store.Conversation{With: party(other), LastMessage: &msg, UnreadCount: unread,
+		UpdatedAt: msg.CreatedAt}, party(me))
+}

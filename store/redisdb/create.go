@@ -525,8 +525,9 @@ func (s *Store) indexed(ctx context.Context, d *draft, mode *redis.SliceCmd, err
 }
 
 // queueFinish queues what must follow every other write of the message: the
-// idempotency result and the live event (a post to its author's channel, a
-// comment to the parent's author unless they wrote it themselves).
+// idempotency result and the live event (a post to its author's channel,
+// and to the public one unless it is a repost or its author is protected;
+// a comment to the parent's author unless they wrote it themselves).
 func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 	p := d.post
 	if d.idemKey != "" {
@@ -542,7 +543,11 @@ func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 	d.post.Encoded = raw
 	switch {
 	case d.parent == nil:
-		s.queuePublishFrame(ctx, pl, s.keys.AuthorChannel(p.Author.ID), store.FrameOf(store.EventPost, raw))
+		frame := store.FrameOf(store.EventPost, raw)
+		s.queuePublishFrame(ctx, pl, s.keys.AuthorChannel(p.Author.ID), frame)
+		if p.RepostOf == nil && !p.Author.Protected {
+			s.queuePublishFrame(ctx, pl, s.keys.PublicChannel(), frame)
+		}
 	case d.parent.Author.ID != p.Author.ID:
 		s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(d.parent.Author.ID), store.FrameOf(store.EventComment, raw))
 	}

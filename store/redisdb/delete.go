@@ -41,6 +41,9 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		s.queueTrends(ctx, pl, m.Tags, uid, int64(m.CreatedAt), -1)
 		s.queueJob(ctx, pl, opUnpush, uid, mid)
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
+		if m.RepostOf == nil {
+			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, store.DeleteData{ID: mid})
+		}
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
 			repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(m.RepostOf.ID), s.keys.Message(m.RepostOf.ID)}, uid, mid, fieldReposts)

@@ -89,6 +89,9 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 		case frame == nil:
 		case c.post.Kind == store.KindPost:
 			s.queuePublishFrame(ctx, pl, s.keys.AuthorChannel(author), frame)
+			if !c.post.Author.Protected {
+				s.queuePublishFrame(ctx, pl, s.keys.PublicChannel(), frame)
+			}
 		case parentAuthor != 0 && parentAuthor != author:
 			s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(parentAuthor), frame)
 		}

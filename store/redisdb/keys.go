@@ -324,6 +324,11 @@ func (k Keys) NotifyChannel(uid int64) string {
 	return k.prefix + k.channelTag(uid) + "notify:" + id(uid)
 }
 
+// PublicChannel is the pub/sub channel public carrying every public post,
+// its edits and its deletes (store.TopicPublic). On a cluster it is the
+// shard channel {p0}public, in partition 0 like the topic's UID.
+func (k Keys) PublicChannel() string { return k.prefix + k.channelTag(0) + "public" }
+
 // SessionsChannel is the pub/sub channel sessions:revoked on which every
 // ended session's token hash is published, for the processes that remember
 // sessions (caches.go). On a cluster it is a plain channel, which

@@ -63,6 +63,7 @@ func TestKeys(t *testing.T) {
 			k.FanOutLock(7):                             "lock:fanout:7",
 			k.AuthorChannel(7):                          "author:7",
 			k.NotifyChannel(7):                          "notify:7",
+			k.PublicChannel():                           "public",
 			k.LastMessageID():                           "global:messageid",
 			k.PrivateMessage(42):                        "pm:42",
 			k.Conversations(7):                          "conv:7",
@@ -130,6 +131,7 @@ func TestClusterKeys(t *testing.T) {
 		k.AuthorChannel(64):      "{p0}author:64",
 		k.AuthorChannel(1234):    "{p18}author:1234",
 		k.NotifyChannel(1234):    "{p18}notify:1234",
+		k.PublicChannel():        "{p0}public",
 	} {
 		if got != want {
 			t.Errorf("cluster key %q, want %q", got, want)

@@ -54,6 +54,9 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 			}
 		}
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(author), store.EventDelete, store.DeleteData{ID: mid})
+		if d.parent == nil && d.np.RepostOf == 0 && !d.post.Author.Protected { // as queueFinish published it
+			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, store.DeleteData{ID: mid})
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {

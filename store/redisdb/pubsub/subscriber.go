@@ -102,8 +102,11 @@ func New(rdb redis.UniversalClient, keys redisdb.Keys) *Subscriber {
 
 // channel is the name of t's channel.
 func (sub *Subscriber) channel(t store.Topic) string {
-	if t.Kind == store.TopicNotify {
+	switch t.Kind {
+	case store.TopicNotify:
 		return sub.keys.NotifyChannel(t.UID)
+	case store.TopicPublic:
+		return sub.keys.PublicChannel()
 	}
 	return sub.keys.AuthorChannel(t.UID)
 }

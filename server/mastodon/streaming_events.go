@@ -1,0 +1,174 @@
+package mastodon
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/gorilla/websocket"
+
+	"microblog/hub"
+	"microblog/store"
+)
+
+// postEvents are the Mastodon events of the hub's post events.
+var postEvents = map[string]string{
+	store.EventPost:       evUpdate,
+	store.EventPostUpdate: evStatusUpdate,
+	store.EventDelete:     evDelete,
+}
+
+// AppendFrames appends the frame of ev for each of the connection's
+// streams that takes it: the hub has applied the safety rule already.
+func (f *streamFormat) AppendFrames(dst []*websocket.PreparedMessage, ev *hub.Event) []*websocket.PreparedMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.streams {
+		if name := f.eventFor(s, ev); name != "" {
+			if pm := f.frame(ev, s, name); pm != nil {
+				dst = append(dst, pm)
+			}
+		}
+	}
+	return dst
+}
+
+// eventFor is the Mastodon event that ev is on stream s, "" if s does not
+// take it. The user stream is the home timeline (its own and its stars'
+// author topics) and the notifications; the public and hashtag streams
+// hear the public topic, which carries no protected author's post.
+func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
+	switch ev.Topic.Kind {
+	case store.TopicAuthor:
+		if s.name == "user" {
+			return postEvents[ev.Name]
+		}
+	case store.TopicNotify:
+		switch {
+		case ev.Name == store.EventNotification && (s.name == "user" || s.name == "user:notification"):
+			return evNotification
+		case ev.Name == store.EventMessage && s.name == "direct":
+			return evConversation
+		}
+	case store.TopicPublic:
+		name := postEvents[ev.Name]
+		if name == "" || !s.public() || strings.HasPrefix(s.name, "public:remote") {
+			return ""
+		}
+		if name == evDelete { // of a post whose tags are gone: every stream hears it
+			return name
+		}
+		p := postOf(ev)
+		if p == nil || strings.HasSuffix(s.name, ":media") && len(p.Media) == 0 ||
+			strings.HasPrefix(s.name, "hashtag") && !hasTag(p, s.tag) {
+			return ""
+		}
+		return name
+	}
+	return ""
+}
+
+// hasTag tells whether p carries tag, as tags compare.
+func hasTag(p *store.Post, tag string) bool {
+	key := store.TagKey(tag)
+	for _, t := range p.Tags {
+		if store.TagKey(t) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// memo keys of hub.Event.Shared: the post an event carries, the payload
+// of a Mastodon event, and its frame on one stream. viewer is the user
+// a conversation is of, 0 for anything else.
+type (
+	postKey    struct{}
+	payloadKey struct {
+		origin, event string
+		viewer        int64
+	}
+	frameKey struct {
+		payloadKey
+		stream, tag string
+	}
+)
+
+// postOf is the post a post event carries, decoded once per event; nil if
+// it cannot be.
+func postOf(ev *hub.Event) *store.Post {
+	p, _ := ev.Shared(postKey{}, func() any {
+		var p store.Post
+		if json.Unmarshal(ev.Data, &p) != nil {
+			return (*store.Post)(nil)
+		}
+		return &p
+	}).(*store.Post)
+	return p
+}
+
+// frame is ev's frame as event name on stream s, built once per event;
+// nil if ev cannot be mapped.
+func (f *streamFormat) frame(ev *hub.Event, s stream, name string) *websocket.PreparedMessage {
+	pk := payloadKey{origin: f.m.origin, event: name}
+	if name == evConversation {
+		pk.viewer = f.uid
+	}
+	pm, _ := ev.Shared(frameKey{payloadKey: pk, stream: s.name, tag: s.tag}, func() any {
+		payload, _ := ev.Shared(pk, func() any { return f.payload(ev, name) }).(string)
+		if payload == "" {
+			return (*websocket.PreparedMessage)(nil)
+		}
+		names := []string{s.name}
+		if strings.HasPrefix(s.name, "hashtag") {
+			names = append(names, s.tag)
+		}
+		b, err := json.Marshal(struct {
+			Stream  []string `json:"stream"`
+			Event   string   `json:"event"`
+			Payload string   `json:"payload"`
+		}{names, name, payload})
+		if err != nil {
+			return (*websocket.PreparedMessage)(nil)
+		}
+		return hub.NewPreparedFrame(b)
+	}).(*websocket.PreparedMessage)
+	return pm
+}
+
+// payload is the payload of ev as Mastodon event name: the JSON of the
+// entity it carries, as a string, or the id of a deleted status; "" if
+// ev cannot be mapped.
+func (f *streamFormat) payload(ev *hub.Event, name string) string {
+	var entity any
+	switch name {
+	case evUpdate, evStatusUpdate:
+		p := postOf(ev)
+		if p == nil {
+			return ""
+		}
+		entity = f.m.status(*p)
+	case evDelete:
+		var d store.DeleteData
+		if json.Unmarshal(ev.Data, &d) != nil || d.ID == 0 {
+			return ""
+		}
+		return idString(d.ID)
+	case evNotification:
+		var n store.Notification
+		if json.Unmarshal(ev.Data, &n) != nil {
+			return ""
+		}
+		entity = f.m.notification(n)
+	case evConversation:
+		var m store.Message
+		if json.Unmarshal(ev.Data, &m) != nil {
+			return ""
+		}
+		entity = f.m.liveConversation(f.uid, m)
+	}
+	b, err := json.Marshal(entity)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}

@@ -1,0 +1,161 @@
+package mastodon
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"microblog/hub"
+	"microblog/store"
+)
+
+// Mastodon's streaming events, as this service sends them.
+const (
+	evUpdate       = "update"
+	evDelete       = "delete"
+	evNotification = "notification"
+	evStatusUpdate = "status.update"
+	evConversation = "conversation"
+)
+
+// stream is one stream a connection subscribed to: its name and, for
+// hashtag streams, the tag as the client spelled it (echoed back so).
+type stream struct{ name, tag string }
+
+// streamScopes are the streams this service serves, with the scope each
+// needs, as Mastodon asks for them. The public ones have a :media kind
+// (posts with images only); public:remote and hashtag:local are served
+// as the service has no other instance: nothing remote, everything local.
+var streamScopes = map[string]string{
+	"user":                "read:statuses",
+	"user:notification":   "read:notifications",
+	"direct":              "read:statuses",
+	"public":              "read:statuses",
+	"public:media":        "read:statuses",
+	"public:local":        "read:statuses",
+	"public:local:media":  "read:statuses",
+	"public:remote":       "read:statuses",
+	"public:remote:media": "read:statuses",
+	"hashtag":             "read:statuses",
+	"hashtag:local":       "read:statuses",
+}
+
+// public tells whether s needs the hub's public topic.
+func (s stream) public() bool {
+	return strings.HasPrefix(s.name, "public") || strings.HasPrefix(s.name, "hashtag")
+}
+
+// personal tells whether s is one of the caller's own: a user is needed.
+func (s stream) personal() bool { return strings.HasPrefix(s.name, "user") || s.name == "direct" }
+
+// streamFormat is a streaming connection's hub.Format: its streams, and
+// Mastodon's frames of the hub's events. What a frame holds does not
+// depend on the connection (but for a conversation, which is its user's),
+// so each is built once per event (hub.Event.Shared) for every
+// connection that gets it; like Mastodon's own, streamed statuses carry
+// none of the reader's flags (favourited ...).
+type streamFormat struct {
+	m      mapper
+	uid    int64
+	scopes scopeSet
+	// mu guards streams: Receive changes them on the connection's reader,
+	// AppendFrames reads them under the hub's locks.
+	mu      sync.Mutex
+	streams []stream
+	// listening: the connection listens to the public topic. Only Receive
+	// (the connection's reader) reads and writes it after the start.
+	listening bool
+}
+
+// clientMessage is what a client sends: {"type": "subscribe", "stream":
+// "hashtag", "tag": "x"} or unsubscribe.
+type clientMessage struct {
+	Type   string `json:"type"`
+	Stream string `json:"stream"`
+	Tag    string `json:"tag"`
+}
+
+// check tells whether the caller may subscribe to s.
+func (f *streamFormat) check(s stream) *store.Error {
+	scope, ok := streamScopes[s.name]
+	switch {
+	case !ok:
+		return store.Invalid(store.CodeBadRequest, "Unknown stream type")
+	case s.personal() && f.uid == 0:
+		return store.NewError(store.ErrUnauthorized, store.CodeUnauthorized, "This stream requires an authenticated user")
+	case !f.scopes.allows(scope):
+		return store.NewError(store.ErrUnauthorized, store.CodeUnauthorized, "Access token does not have the required scopes")
+	case strings.HasPrefix(s.name, "hashtag") && store.TagKey(s.tag) == "":
+		return store.Invalid(store.CodeBadRequest, "No tag for stream provided")
+	}
+	return nil
+}
+
+// Receive subscribes and unsubscribes streams. An error is answered as
+// Mastodon answers it, {"error": ..., "status": ...}, on the socket.
+func (f *streamFormat) Receive(c *hub.Conn, msg []byte) {
+	var in clientMessage
+	if err := json.Unmarshal(msg, &in); err != nil {
+		c.Send(errorFrame("Invalid JSON", 400))
+		return
+	}
+	s := stream{name: in.Stream, tag: in.Tag}
+	switch in.Type {
+	case "subscribe":
+		if err := f.check(s); err != nil {
+			status := 400
+			if err.Kind == store.ErrUnauthorized {
+				status = 401
+			}
+			c.Send(errorFrame(err.Error(), status))
+			return
+		}
+		f.change(s, true)
+	case "unsubscribe":
+		f.change(s, false)
+	default:
+		c.Send(errorFrame("Unknown message type", 400))
+		return
+	}
+	f.listen(c)
+}
+
+// change adds s to the streams (on) or takes it out.
+func (f *streamFormat) change(s stream, on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, x := range f.streams {
+		if x == s {
+			if !on {
+				f.streams = append(f.streams[:i], f.streams[i+1:]...)
+			}
+			return
+		}
+	}
+	if on {
+		f.streams = append(f.streams, s)
+	}
+}
+
+// listen makes the connection listen to the hub's public topic while one
+// of its streams needs it, and returns once that is in force.
+func (f *streamFormat) listen(c *hub.Conn) {
+	f.mu.Lock()
+	want := false
+	for _, s := range f.streams {
+		want = want || s.public()
+	}
+	f.mu.Unlock()
+	if want != f.listening && c.ListenPublic(want) == nil {
+		f.listening = want
+	}
+}
+
+// errorFrame is an error as Mastodon's streaming server sends it.
+func errorFrame(msg string, status int) []byte {
+	b, _ := json.Marshal(struct {
+		Error  string `json:"error"`
+		Status int    `json:"status"`
+	}{msg, status})
+	return b
+}
