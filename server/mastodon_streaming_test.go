@@ -243,7 +243,7 @@ func TestMastodonStreamingDirect(t *testing.T) {
 	c.expect(t, []string{"direct"}, "conversation", &conv)
 	if conv.ID != strconv.FormatInt(hankID, 10) || !conv.Unread || len(conv.Accounts) != 1 ||
 		conv.Accounts[0].Username != "hank" || conv.LastStatus == nil ||
-		conv.LastStatus.ID != strconv.FormatInt(msg.ID, 10) || conv.LastStatus.Visibility != "direct" ||
+		conv.LastStatus.ID != strconv.FormatInt(mastodon.DirectIDBase+msg.ID, 10) || conv.LastStatus.Visibility != "direct" ||
 		!strings.Contains(conv.LastStatus.Content, "psst") {
 		t.Fatalf("conversation %+v", conv)
 	}
