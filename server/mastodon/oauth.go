@@ -1,7 +1,6 @@
 package mastodon
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 
@@ -47,17 +46,8 @@ func newOAuthServer(d Deps) *oauthServer {
 		compose.OAuth2PKCEFactory,
 		compose.OAuth2TokenRevocationFactory,
 	)
-	provider.(*fosite.Fosite).Config = stateOptional{cfg}
 	return &oauthServer{d: d, storage: storage, provider: provider, grants: newGrantCache()}
 }
-
-// stateOptional is fosite's configuration but for state, which Mastodon
-// (and so the apps: masto, go-mastodon) leaves optional; fosite wants 8
-// characters at least. An app that sends one gets it back.
-type stateOptional struct{ *fosite.Config }
-
-// GetMinParameterEntropy lets the state be empty.
-func (stateOptional) GetMinParameterEntropy(context.Context) int { return 0 }
 
 // oauthRoutes registers the OAuth endpoints and the apps API.
 func (a *API) oauthRoutes(r *router) {

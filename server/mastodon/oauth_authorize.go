@@ -45,6 +45,14 @@ func render(c echo.Context, status int, page string, data any) error {
 	return c.HTMLBlob(status, b.Bytes())
 }
 
+// ctxState is the context key of the state the app sent.
+const ctxState = "mastodon.oauth_state"
+
+// statePad lengthens a short state for fosite, which wants 8 characters
+// at least where Mastodon (and the apps written for it) take none. The app
+// gets back exactly what it sent (appState).
+const statePad = "mastodon-state:"
+
 // authorizeRequest reads and checks the authorize request (query or form):
 // the app, its redirect URI and the scopes ("read" when none are asked,
 // as Mastodon defaults).
@@ -56,7 +64,18 @@ func (o *oauthServer) authorizeRequest(c echo.Context) (fosite.AuthorizeRequeste
 	if r.Form.Get("scope") == "" {
 		r.Form.Set("scope", "read")
 	}
+	state := r.Form.Get("state")
+	c.Set(ctxState, state)
+	if len(state) < fosite.MinParameterEntropy {
+		r.Form.Set("state", statePad+state)
+	}
 	return o.provider.NewAuthorizeRequest(r.Context(), r)
+}
+
+// appState is the state the app sent with the request.
+func appState(c echo.Context) string {
+	s, _ := c.Get(ctxState).(string)
+	return s
 }
 
 // authorizePage is GET /oauth/authorize: the sign-in and consent form.
@@ -76,7 +95,11 @@ func (o *oauthServer) renderForm(c echo.Context, ar fosite.AuthorizeRequester, s
 	}
 	p := formPage{App: app.Name, Website: app.Website, Username: username, Error: message, Scopes: ar.GetRequestedScopes()}
 	for _, k := range authorizeParams {
-		if v := ar.GetRequestForm().Get(k); v != "" {
+		v := ar.GetRequestForm().Get(k)
+		if k == "state" {
+			v = appState(c)
+		}
+		if v != "" {
 			p.Hidden = append(p.Hidden, hiddenField{k, v})
 		}
 	}
@@ -122,7 +145,9 @@ func (o *oauthServer) authorize(c echo.Context) error {
 		}
 		return render(c, http.StatusOK, "code", map[string]string{"App": app.Name, "Code": resp.GetParameters().Get("code")})
 	}
-	return c.Redirect(http.StatusFound, redirectWith(ar.GetRedirectURI(), resp.GetParameters()))
+	params := resp.GetParameters()
+	params.Set("state", appState(c))
+	return c.Redirect(http.StatusFound, redirectWith(ar.GetRedirectURI(), params))
 }
 
 // signInFailed shows the form again after a refused sign-in, saying why;
@@ -148,7 +173,7 @@ func (o *oauthServer) signInFailed(c echo.Context, ar fosite.AuthorizeRequester,
 func (o *oauthServer) authorizeError(c echo.Context, ar fosite.AuthorizeRequester, err error) error {
 	rfc := fosite.ErrorToRFC6749Error(err)
 	if ar != nil && ar.IsRedirectURIValid() && ar.GetRedirectURI().String() != oobRedirect {
-		params := map[string][]string{"error": {rfc.ErrorField}, "error_description": {rfc.GetDescription()}, "state": {ar.GetState()}}
+		params := map[string][]string{"error": {rfc.ErrorField}, "error_description": {rfc.GetDescription()}, "state": {appState(c)}}
 		return c.Redirect(http.StatusFound, redirectWith(ar.GetRedirectURI(), params))
 	}
 	status := rfc.CodeField

@@ -33,7 +33,7 @@ type grantRecord struct {
 	Requested []string   `json:"requested,omitempty"`
 	Granted   []string   `json:"granted,omitempty"`
 	Form      url.Values `json:"form,omitempty"`
-	UID       int64      `json:"uid,omitempty"` // 0: an app's own grant (client credentials)
+	UID       int64      `json:"uid,omitempty"`  // 0: an app's own grant (client credentials)
 	Used      bool       `json:"used,omitempty"` // an authorization code already exchanged
 }
 
