@@ -93,6 +93,36 @@ func TestMastodonOAuthWithoutPKCE(t *testing.T) {
 	if status, _ := ts.verifyApp(t, tok.AccessToken); status != 200 {
 		t.Fatalf("verify_credentials: %d", status)
 	}
+
+	// Browser apps call the token endpoint from their own origin.
+	pre := ts.do(t, "OPTIONS", "/oauth/token", "", nil, http.Header{"Origin": {"https://elk.example"},
+		"Access-Control-Request-Method": {"POST"}, "Access-Control-Request-Headers": {"content-type"}})
+	pre.Body.Close()
+	if pre.StatusCode/100 != 2 || pre.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("CORS preflight: %d %v", pre.StatusCode, pre.Header)
+	}
+}
+
+// TestMastodonOAuthPagePolicy: the authorize page works without script and
+// lets its form's answer redirect to the app (browsers check form-action
+// on that redirect), and nowhere else.
+func TestMastodonOAuthPagePolicy(t *testing.T) {
+	ts := newTestServer(t)
+	cfg := ts.mastodonApp(t, "read", "https://app.example/cb?x=1", "com.example.app://oauth")
+	for redirect, want := range map[string]string{cfg.RedirectURL: "form-action 'self' https://app.example;",
+		"com.example.app://oauth": "form-action 'self' com.example.app://oauth;"} {
+		resp, err := http.Get(cfg.AuthCodeURL("state-1234", oauth2.SetAuthURLParam("redirect_uri", redirect)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		csp := resp.Header.Get("Content-Security-Policy")
+		if resp.StatusCode != 200 || !strings.Contains(csp, want) || !strings.Contains(csp, "script-src 'self'") ||
+			strings.Contains(string(page), "<script") || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("%s: %d %q\n%s", redirect, resp.StatusCode, csp, page)
+		}
+	}
 }
 
 // TestMastodonOAuthRefusals: a wrong password shows the form again with

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/ory/fosite"
@@ -103,8 +105,35 @@ func (o *oauthServer) renderForm(c echo.Context, ar fosite.AuthorizeRequester, s
 			p.Hidden = append(p.Hidden, hiddenField{k, v})
 		}
 	}
+	allowFormRedirect(c, ar.GetRedirectURI())
 	return render(c, status, "form", p)
 }
+
+// allowFormRedirect widens the page's Content-Security-Policy so that the
+// form's answer may redirect to the app: browsers (Chromium) hold the
+// redirect after a form submission to form-action too, which the server
+// sets to 'self'. A redirect URI that could not be written in a policy
+// safely is left out (the page then works for oobRedirect alone).
+func allowFormRedirect(c echo.Context, to *url.URL) {
+	h := c.Response().Header()
+	csp := h.Get("Content-Security-Policy")
+	if to == nil || to.String() == oobRedirect || !strings.Contains(csp, formActionSelf) {
+		return
+	}
+	src := to.Scheme + ":" // an app's own scheme (com.example.app:)
+	if to.Host != "" {
+		src = to.Scheme + "://" + to.Host
+	}
+	if strings.ContainsFunc(src, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("+-.:/[]", r))
+	}) {
+		return
+	}
+	h.Set("Content-Security-Policy", strings.Replace(csp, formActionSelf, formActionSelf+" "+src, 1))
+}
+
+// formActionSelf is the server's form-action directive.
+const formActionSelf = "form-action 'self'"
 
 // authorize is POST /oauth/authorize, the form sent: deny redirects with
 // access_denied; approve checks the name and password (under the login
