@@ -17,12 +17,16 @@ func (ts *testServer) mastodonUser(t testing.TB, name, scopes string) (string, i
 }
 
 // mastodonToken returns an access token of the Mastodon API for the user
-// name (password testPassword, native session token native), with scopes.
-// Until the OAuth server gives out tokens, one is TokenPrefix and a native
-// token.
+// name (password testPassword), with scopes ("" for read write follow
+// push), through the real OAuth flow over HTTP: an app registers, the user
+// signs in on the authorize page, the app exchanges the code (PKCE S256).
+// native, the user's native session token, is not needed for it.
 func (ts *testServer) mastodonToken(t testing.TB, name, native, scopes string) string {
 	t.Helper()
-	return mastodon.TokenPrefix + native
+	if scopes == "" {
+		scopes = "read write follow push"
+	}
+	return ts.oauthLogin(t, ts.mastodonApp(t, scopes), name).AccessToken
 }
 
 // mastodonJSON calls the Mastodon API and decodes a 2xx answer into out

@@ -226,6 +226,7 @@ type Service interface {
 	Accounts
 	ExternalAccounts
 	SignInStates
+	OAuth
 	Follows
 	Messages
 	Social

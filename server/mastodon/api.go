@@ -2,7 +2,6 @@ package mastodon
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -42,6 +41,8 @@ type API struct {
 	d   Deps
 	st  store.Service
 	hub *hub.Hub // set by SetHub once the live hub is up (streaming.go)
+	// oauth is the OAuth 2.0 server, which gives out and resolves tokens.
+	oauth *oauthServer
 }
 
 // New returns the API over d.
@@ -49,7 +50,7 @@ func New(d Deps) *API {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &API{d: d, st: d.Store}
+	return &API{d: d, st: d.Store, oauth: newOAuthServer(d)}
 }
 
 // Context keys.
@@ -151,22 +152,14 @@ func (a *API) auth(scope string, user bool) echo.MiddlewareFunc {
 	}
 }
 
-// resolve checks an access token. Until oauth.go gives out tokens of its
-// own, a token is TokenPrefix and a native session token, with every
-// scope.
+// resolve checks an access token (oauth_token.go): a user's or an app's,
+// with the scopes it was granted.
 func (a *API) resolve(ctx context.Context, token string) (caller, error) {
 	raw, ok := strings.CutPrefix(token, TokenPrefix)
 	if !ok {
 		return caller{}, errInvalidToken
 	}
-	uid, hash, err := a.st.Authenticate(ctx, raw)
-	if err != nil {
-		if errors.Is(err, store.ErrUnauthorized) {
-			return caller{}, errInvalidToken
-		}
-		return caller{}, err
-	}
-	return caller{UID: uid, TokenHash: hash, Scopes: parseScopes("read write follow push")}, nil
+	return a.oauth.resolve(ctx, raw)
 }
 
 // who is the request's caller, nil when anonymous.

@@ -1,6 +1,12 @@
 package mastodon
 
-import "strings"
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"microblog/store"
+)
 
 // scopeSet is the scopes a token was granted: Mastodon's top-level scopes
 // (read, write, follow, push) and their sub-scopes (read:statuses ...).
@@ -52,4 +58,42 @@ var knownScopes = []string{
 	"write:accounts", "write:blocks", "write:bookmarks", "write:conversations", "write:favourites",
 	"write:filters", "write:follows", "write:lists", "write:media", "write:mutes",
 	"write:notifications", "write:reports", "write:statuses",
+}
+
+// scopesOf is the set of a list of scopes.
+func scopesOf(list []string) scopeSet {
+	set := make(scopeSet, len(list))
+	for _, s := range list {
+		set[s] = true
+	}
+	return set
+}
+
+// known tells whether scope is one of Mastodon's.
+func known(scope string) bool { return slices.Contains(knownScopes, scope) }
+
+// grantsScope is the OAuth server's scope rule (fosite's ScopeStrategy): an
+// app whose scopes are have may be granted want when want is a scope this
+// API knows and have allows it (read allows read:statuses).
+func grantsScope(have []string, want string) bool {
+	return known(want) && scopesOf(have).allows(want)
+}
+
+// checkScopes reads an app's scope list (POST /api/v1/apps): "read" when
+// empty, as Mastodon defaults; an unknown scope is refused.
+func checkScopes(s string) ([]string, error) {
+	list := strings.Fields(s)
+	if len(list) == 0 {
+		return []string{"read"}, nil
+	}
+	var out []string
+	for _, f := range list {
+		if !known(f) {
+			return nil, store.Invalid(store.CodeInvalidField, "unknown scope "+strconv.Quote(f))
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }

@@ -75,23 +75,11 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 // and a wrong password give the same error, after the same work; both count
 // against the name under at's guard.
 func (s *Store) Login(ctx context.Context, username, password string, at store.Attempt) (store.User, string, error) {
-	names := store.LookupNames(username)
-	g := guardedLogin{at: at}
-	if len(names) > 0 {
-		g.name = names[0]
-	}
-	uid, err := s.findUser(ctx, names)
+	uid, err := s.checkPassword(ctx, username, password, at)
 	if err != nil {
-		return store.User{}, "", s.wrap("login", err)
-	}
-	if err := s.guardCheck(ctx, g, uid); err != nil {
 		return store.User{}, "", err
 	}
-	if _, err := s.provePassword(ctx, g, uid, password); err != nil {
-		return store.User{}, "", err
-	}
-	s.pruneSessions(ctx, uid)
-	token, err := s.newSession(ctx, uid)
+	token, err := s.OpenSession(ctx, uid)
 	if err != nil {
 		return store.User{}, "", err
 	}

@@ -1,0 +1,93 @@
+package redisdb
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"microblog/store"
+)
+
+// TestOAuthRecords: a record is kept under its key with its TTL, read
+// (sliding the TTL when asked), and taken once.
+func TestOAuthRecords(t *testing.T) {
+	s := newTestStore(t)
+	if got := NewKeys("p:", false).OAuth(store.OAuthToken, "ab12"); got != "p:oauth:token:ab12" {
+		t.Fatalf("key %q", got)
+	}
+	if err := s.PutOAuth(s.ctx, store.OAuthCode, "h1", []byte("grant"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := s.rdb.TTL(s.ctx, s.keys.OAuth(store.OAuthCode, "h1")).Val(); ttl <= 0 || ttl > time.Minute {
+		t.Fatalf("ttl %v", ttl)
+	}
+	b, err := s.OAuthRecord(s.ctx, store.OAuthCode, "h1", time.Hour)
+	if err != nil || string(b) != "grant" {
+		t.Fatalf("read: %q %v", b, err)
+	}
+	if ttl := s.rdb.TTL(s.ctx, s.keys.OAuth(store.OAuthCode, "h1")).Val(); ttl <= time.Minute {
+		t.Fatalf("the read did not slide the ttl: %v", ttl)
+	}
+	if _, err := s.OAuthRecord(s.ctx, store.OAuthToken, "h1", 0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another kind's record: %v, want not found", err)
+	}
+	if b, err := s.TakeOAuth(s.ctx, store.OAuthCode, "h1"); err != nil || string(b) != "grant" {
+		t.Fatalf("take: %q %v", b, err)
+	}
+	if _, err := s.TakeOAuth(s.ctx, store.OAuthCode, "h1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("taken twice: %v", err)
+	}
+	if err := s.PutOAuth(s.ctx, store.OAuthClient, "app", []byte("x"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := s.rdb.TTL(s.ctx, s.keys.OAuth(store.OAuthClient, "app")).Val(); ttl != -1 {
+		t.Fatalf("a record without ttl has %v", ttl)
+	}
+}
+
+// TestCheckPasswordOpensNoSession: CheckPassword proves the password as
+// Login does, under the same guard, and opens no session; OpenSession then
+// opens one, and none for a suspended user.
+func TestCheckPasswordOpensNoSession(t *testing.T) {
+	s := newTestStore(t)
+	u, _, err := s.Register(s.ctx, "alice", "a good password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := func() int64 { return s.rdb.SCard(s.ctx, s.keys.UserSessions(u.ID)).Val() }
+	before := sessions()
+	if got, err := s.CheckPassword(s.ctx, "ALICE", "a good password", store.Attempt{}); err != nil || got.ID != u.ID {
+		t.Fatalf("right password: %+v %v", got, err)
+	}
+	if _, err := s.CheckPassword(s.ctx, "alice", "wrong", store.Attempt{}); !errors.Is(err, store.ErrBadCredential) {
+		t.Fatalf("wrong password: %v", err)
+	}
+	if _, err := s.CheckPassword(s.ctx, "nobody", "wrong", store.Attempt{}); !errors.Is(err, store.ErrBadCredential) {
+		t.Fatalf("unknown name: %v", err)
+	}
+	if n := sessions(); n != before {
+		t.Fatalf("sessions %d, were %d", n, before)
+	}
+	guard := store.Attempt{Client: "192.0.2.1", Guard: store.Limit{N: 2, Per: time.Minute}}
+	for range 3 {
+		s.CheckPassword(s.ctx, "alice", "wrong", guard)
+	}
+	var limited *store.RateLimitError
+	if _, err := s.CheckPassword(s.ctx, "alice", "a good password", guard); !errors.As(err, &limited) {
+		t.Fatalf("past the guard: %v, want a wait", err)
+	}
+
+	token, err := s.OpenSession(s.ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uid, _, err := s.Authenticate(s.ctx, token); err != nil || uid != u.ID {
+		t.Fatalf("the session: %d %v", uid, err)
+	}
+	if err := s.Suspend(s.ctx, u.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.OpenSession(s.ctx, u.ID); !errors.Is(err, store.ErrSuspended) {
+		t.Fatalf("a suspended user's session: %v", err)
+	}
+}
