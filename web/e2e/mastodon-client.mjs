@@ -2,7 +2,8 @@
 // package masto: a login through the server's own OAuth authorize page over
 // plain HTTP, as an app's web view would do it (no JavaScript: read the
 // form, post it back with the cookies the page set, follow nothing), the
-// PKCE S256 pair, and a wait for one streaming event with a deadline.
+// PKCE S256 pair, a wait for one streaming event with a deadline, and the
+// last failed HTTP answer for the failure messages.
 
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
@@ -153,5 +154,39 @@ export function events(subscription) {
         seen.push(r.value);
       }
     },
+  };
+}
+
+/**
+ * failures remembers the last few answers outside 2xx, request by request:
+ * masto's errors say only a status (and "[object Object]" for an error body
+ * that is not Mastodon's), so area() adds what was asked and answered.
+ */
+const failures = [];
+const nativeFetch = globalThis.fetch;
+globalThis.fetch = async (input, init) => {
+  const res = await nativeFetch(input, init);
+  if (!res.ok && res.status !== 302) {
+    const req = input instanceof Request ? input : new Request(input, init);
+    const body = await res.clone().text().catch(() => '');
+    failures.push(`${req.method} ${new URL(req.url).pathname}: ${res.status} ${body.slice(0, 200)}`);
+    failures.splice(0, failures.length - 3);
+  }
+  return res;
+};
+
+/** area runs a test's body, adding the last failed HTTP answers to its error. */
+export function area(fn) {
+  return async (t) => {
+    failures.length = 0;
+    try {
+      await fn(t);
+    } catch (e) {
+      if (!(e instanceof Error)) throw e;
+      const msg = typeof e.message === 'string' ? e.message : JSON.stringify(e.message);
+      e.message = `${msg}\n  the last HTTP answers outside 2xx: ${failures.join(' | ') || 'none'}`;
+      e.stack = `${e.name}: ${e.message}\n${(e.stack || '').split('\n').filter((l) => /^\s+at /.test(l)).join('\n')}`;
+      throw e;
+    }
   };
 }

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { MastoHttpError, createOAuthAPIClient, createRestAPIClient, createStreamingAPIClient } from 'masto';
 import { BASE_URL, PASSWORD, api, follow, newUser, png, post, until } from './helpers.mjs';
-import { REDIRECT_URI, SCOPES, authorize, codeFrom, events, login, newApp, pkce } from './mastodon-client.mjs';
+import { REDIRECT_URI, SCOPES, area, authorize, codeFrom, events, login, newApp, pkce } from './mastodon-client.mjs';
 
 const word = () => 'w' + randomBytes(5).toString('hex');
 
@@ -51,7 +51,7 @@ function session() {
   return sessionPromise.catch((e) => { throw new Error(`the OAuth login through masto failed, so this area could not run: ${e.stack || e}`); });
 }
 
-test('discovery: instance v1 and v2 with the streaming URL, NodeInfo', async () => {
+test('discovery: instance v1 and v2 with the streaming URL, NodeInfo', area(async () => {
   const rest = createRestAPIClient({ url: BASE_URL });
   const v2 = await rest.v2.instance.fetch();
   assert.equal(typeof v2.domain, 'string');
@@ -75,9 +75,9 @@ test('discovery: instance v1 and v2 with the streaming URL, NodeInfo', async () 
   const health = await fetch(BASE_URL + '/api/v1/streaming/health');
   assert.equal(health.status, 200, 'the streaming health check answers');
   assert.equal((await health.text()).trim(), 'OK');
-});
+}));
 
-test('OAuth: app, authorize page, code with PKCE S256, verify credentials', async () => {
+test('OAuth: app, authorize page, code with PKCE S256, verify credentials', area(async () => {
   const s = await session();
   const me = await s.alice.rest.v1.accounts.verifyCredentials();
   assert.equal(me.id, s.alice.id, 'the account id is the native uid, as a string');
@@ -86,9 +86,9 @@ test('OAuth: app, authorize page, code with PKCE S256, verify credentials', asyn
   assert.equal(typeof me.source?.privacy, 'string', 'verify_credentials carries source');
   const app = await s.alice.rest.v1.apps.verifyCredentials();
   assert.equal(app.name, s.alice.app.name, 'apps/verify_credentials names the token\'s app');
-});
+}));
 
-test('OAuth: wrong password, deny, a wrong verifier, code reuse, client credentials, revoke', async () => {
+test('OAuth: wrong password, deny, a wrong verifier, code reuse, client credentials, revoke', area(async () => {
   const s = await session();
   const app = await newApp();
   const oauth = createOAuthAPIClient({ url: BASE_URL });
@@ -123,17 +123,17 @@ test('OAuth: wrong password, deny, a wrong verifier, code reuse, client credenti
   assert.equal((await asBob.v1.accounts.verifyCredentials()).id, s.bob.id);
   await oauth.revoke({ clientId: app.clientId, clientSecret: app.clientSecret, token: tok.accessToken });
   await rejects(asBob.v1.accounts.verifyCredentials(), 401, 'a revoked token');
-});
+}));
 
-test('scopes: a read-only token reads but may not write', async () => {
+test('scopes: a read-only token reads but may not write', area(async () => {
   const s = await session();
   const { rest } = await login(s.carol.username, { scope: 'read' });
   assert.equal((await rest.v1.accounts.verifyCredentials()).id, s.carol.id);
   await rejects(rest.v1.statuses.create({ status: 'not allowed ' + word() }), 403, 'posting with a read token');
   await rejects(rest.v1.accounts.$select(s.alice.id).follow(), 403, 'following with a read token');
-});
+}));
 
-test('accounts: update credentials, fetch, lookup, search, statuses with pinned and exclude_replies', async () => {
+test('accounts: update credentials, fetch, lookup, search, statuses with pinned and exclude_replies', area(async () => {
   const { alice, bob } = await session();
   const bio = 'bio ' + word();
   const me = await alice.rest.v1.accounts.updateCredentials({ note: bio });
@@ -155,9 +155,9 @@ test('accounts: update credentials, fetch, lookup, search, statuses with pinned 
   assert.ok(!noReplies.some((x) => x.id === reply.id), 'exclude_replies leaves the reply out');
   const pinned = await alice.rest.v1.accounts.$select(alice.id).statuses.list({ pinned: true });
   assert.deepEqual(pinned.map((x) => x.id), [top.id], 'pinned=true lists the pinned status only');
-});
+}));
 
-test('statuses: create with Idempotency-Key, fetch, reply, context, edit and history, delete', async () => {
+test('statuses: create with Idempotency-Key, fetch, reply, context, edit and history, delete', area(async () => {
   const { alice, bob } = await session();
   const text = 'hello ' + word();
   const key = word();
@@ -203,9 +203,9 @@ test('statuses: create with Idempotency-Key, fetch, reply, context, edit and his
   await rejects(alice.rest.v1.statuses.$select(gone.id).fetch(), 404, 'a deleted status');
   await rejects(bob.rest.v1.statuses.$select(s.id).update({ status: 'not mine' }), 403, 'editing another\'s status');
   await rejects(alice.rest.v1.statuses.create({ status: 'x'.repeat(281) }), 422, 'a status over 280 characters');
-});
+}));
 
-test('statuses: favourite, reblog, bookmark, pin, and who did it', async () => {
+test('statuses: favourite, reblog, bookmark, pin, and who did it', area(async () => {
   const { alice, bob } = await session();
   const s = await alice.rest.v1.statuses.create({ status: 'like me ' + word() });
   const fav = await bob.rest.v1.statuses.$select(s.id).favourite();
@@ -232,9 +232,9 @@ test('statuses: favourite, reblog, bookmark, pin, and who did it', async () => {
   assert.equal((await alice.rest.v1.statuses.$select(s.id).pin()).pinned, true);
   assert.equal((await alice.rest.v1.statuses.$select(s.id).unpin()).pinned, false);
   await rejects(bob.rest.v1.statuses.$select(s.id).pin(), 422, 'pinning another\'s status');
-});
+}));
 
-test('timelines: home, public and tag, paged by masto\'s paginator through Link headers', async () => {
+test('timelines: home, public and tag, paged by masto\'s paginator through Link headers', area(async () => {
   const { alice, bob } = await session();
   await alice.rest.v1.accounts.$select(bob.id).follow();
   const tag = 'mt' + randomBytes(4).toString('hex');
@@ -272,9 +272,9 @@ test('timelines: home, public and tag, paged by masto\'s paginator through Link 
     pages.push(page.map((x) => x.id));
   }
   assert.ok(pages.flat().includes(made[6]), `the prev links page up to the newest: ${JSON.stringify(pages)}`);
-});
+}));
 
-test('follow, block, mute, follow requests, relationships', async () => {
+test('follow, block, mute, follow requests, relationships', area(async () => {
   const { alice, bob, carol } = await session();
   let rel = await carol.rest.v1.accounts.$select(bob.id).follow();
   assert.equal(rel.id, bob.id);
@@ -310,9 +310,9 @@ test('follow, block, mute, follow requests, relationships', async () => {
   } finally {
     await carol.rest.v1.accounts.updateCredentials({ locked: false });
   }
-});
+}));
 
-test('notifications: follow, favourite, mention, reblog; fetch one, dismiss, clear', async () => {
+test('notifications: follow, favourite, mention, reblog; fetch one, dismiss, clear', area(async () => {
   const { alice, bob } = await session();
   const n = await newUser('mnotif');
   const { rest } = await login(n.username);
@@ -342,9 +342,9 @@ test('notifications: follow, favourite, mention, reblog; fetch one, dismiss, cle
   assert.ok(!(await rest.v1.notifications.list()).some((x) => x.id === mention.id), 'dismissed');
   await rest.v1.notifications.clear();
   assert.deepEqual(await rest.v1.notifications.list(), [], 'cleared');
-});
+}));
 
-test('search v2: statuses, accounts, hashtags; the paginator', async () => {
+test('search v2: statuses, accounts, hashtags; the paginator', area(async () => {
   const { alice, bob } = await session();
   const w = word();
   const tag = 'st' + randomBytes(4).toString('hex');
@@ -358,9 +358,9 @@ test('search v2: statuses, accounts, hashtags; the paginator', async () => {
   const first = await alice.rest.v2.search.list({ q: w }).values().next();
   assert.equal(typeof first.done, 'boolean');
   assert.ok(Array.isArray(first.value.statuses), 'iterating search yields results');
-});
+}));
 
-test('conversations: a private message is a direct status', async () => {
+test('conversations: a private message is a direct status', area(async () => {
   const { alice, bob } = await session();
   const text = 'psst ' + word();
   await api('POST', `/conversations/${alice.username}/messages`, { token: bob.token, body: { content: text } });
@@ -374,9 +374,9 @@ test('conversations: a private message is a direct status', async () => {
   const read = await alice.rest.v1.conversations.$select(conv.id).read();
   assert.equal(read.unread, false, 'read');
   assert.equal((await api('GET', '/me', { token: alice.token })).unread_messages, 0, 'the native API sees it read');
-});
+}));
 
-test('markers, trends, reports, and what apps call at start', async () => {
+test('markers, trends, reports, and what apps call at start', area(async () => {
   const { alice, bob } = await session();
   const s = await alice.rest.v1.statuses.create({ status: 'marker ' + word() });
   await alice.rest.v1.markers.create({ home: { lastReadId: s.id } });
@@ -406,9 +406,9 @@ test('markers, trends, reports, and what apps call at start', async () => {
   const prefs = await alice.rest.v1.preferences.fetch();
   assert.equal(prefs['posting:default:visibility'], 'public');
   assert.ok('posting:default:sensitive' in prefs);
-});
+}));
 
-test('media v2: upload, masto\'s wait for processing, a status with it', async () => {
+test('media v2: upload, masto\'s wait for processing, a status with it', area(async () => {
   const { alice } = await session();
   const file = new Blob([png(40, 30, [200, 40, 40], [40, 40, 200])], { type: 'image/png' });
   const media = await alice.rest.v2.media.create({ file, description: 'a red-blue blend' });
@@ -420,9 +420,9 @@ test('media v2: upload, masto\'s wait for processing, a status with it', async (
   assert.match(img.headers.get('content-type') || '', /^image\//);
   const s = await alice.rest.v1.statuses.create({ status: 'with a picture ' + word(), mediaIds: [media.id] });
   assert.deepEqual(s.mediaAttachments.map((x) => x.id), [media.id], 'the status carries the attachment');
-});
+}));
 
-test('streaming: user, user:notification, public, hashtag and direct through masto\'s client', async () => {
+test('streaming: user, user:notification, public, hashtag and direct through masto\'s client', area(async () => {
   const { alice, bob } = await session();
   const instance = await alice.rest.v2.instance.fetch();
   const streaming = createStreamingAPIClient({ streamingApiUrl: instance.configuration.urls.streaming, accessToken: alice.mtoken, retry: 3 });
@@ -476,9 +476,9 @@ test('streaming: user, user:notification, public, hashtag and direct through mas
   } finally {
     streaming.close();
   }
-});
+}));
 
-test('live both ways: a native follow and post reach masto, a masto post reaches the native feed', async () => {
+test('live both ways: a native follow and post reach masto, a masto post reaches the native feed', area(async () => {
   const { alice } = await session();
   const u = await newUser('mnative');
   await follow(u, alice);
@@ -487,4 +487,4 @@ test('live both ways: a native follow and post reach masto, a masto post reaches
   await until(async () => (await api('GET', '/timelines/home', { token: u.token })).items.some((p) => String(p.id) === s.id), 'the masto status on the native home timeline');
   const followers = await alice.rest.v1.accounts.$select(alice.id).followers.list();
   member(followers, String(u.user.id), 'a native follow as a Mastodon follower');
-});
+}));
