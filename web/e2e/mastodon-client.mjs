@@ -127,9 +127,10 @@ export async function login(username, { scope = SCOPES, app } = {}) {
 }
 
 /**
- * events reads a masto streaming subscription: next(pred, what) waits up
- * to DEADLINE for the first event matching pred, keeping the others for
- * later calls, and fails naming what it waited for.
+ * events reads a masto streaming subscription: next(pred, what, ms) waits
+ * up to ms (DEADLINE) for the first event matching pred, keeping the others
+ * for later calls, and fails naming what it waited for (an error with
+ * timeout set), or with the stream's own error.
  */
 export function events(subscription) {
   const it = subscription.values();
@@ -137,13 +138,13 @@ export function events(subscription) {
   let pending = null;
   return {
     seen,
-    async next(pred, what) {
-      const end = Date.now() + DEADLINE;
+    async next(pred, what, ms = DEADLINE) {
+      const end = Date.now() + ms;
       for (;;) {
         const i = seen.findIndex(pred);
         if (i >= 0) return seen.splice(i, 1)[0];
         const left = end - Date.now();
-        if (left <= 0) throw new Error(`waited ${DEADLINE} ms for ${what}; got ${JSON.stringify(seen.map((e) => [e.event, e.stream]))}`);
+        if (left <= 0) throw Object.assign(new Error(`waited ${ms} ms for ${what}; got ${JSON.stringify(seen.map((e) => [e.event, e.stream]))}`), { timeout: true });
         pending ??= it.next();
         let timer;
         const r = await Promise.race([pending, new Promise((ok) => { timer = setTimeout(ok, left, 'timeout'); })]);

@@ -437,11 +437,17 @@ test('streaming: user, user:notification, public, hashtag and direct through mas
 
     // The subscriptions are sent once the socket is open; a post of one's
     // own on the user stream says they are in place (sent again meanwhile).
+    const probes = new Set();
     let probe;
     await until(async () => {
-      probe = await alice.rest.v1.statuses.create({ status: 'probe ' + word() });
-      return user.next((e) => e.event === 'update' && e.payload.id === probe.id, 'probe').then(() => true, () => false);
+      probes.add((await alice.rest.v1.statuses.create({ status: 'probe ' + word() })).id);
+      probe = await user.next((e) => e.event === 'update' && probes.has(e.payload.id), 'a probe', 1000).catch((e) => {
+        if (e.timeout) return null;
+        throw e; // the stream failed: say why rather than wait on
+      });
+      return probe !== null;
     }, 'the user stream to carry alice\'s own post');
+    probe = probe.payload;
 
     const b = await bob.rest.v1.statuses.create({ status: `from bob #${tag} ${word()}` });
     const up = await user.next((e) => e.event === 'update' && e.payload.id === b.id, 'bob\'s status on alice\'s user stream');
