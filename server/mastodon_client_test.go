@@ -44,11 +44,11 @@ func tagAttrs(tag string) map[string]string {
 	return out
 }
 
-// authorizeCode logs name in on GET /oauth/authorize's page as a browser
+// oobAuthorizeCode logs name in on GET /oauth/authorize's page as a browser
 // without JavaScript would (the form's hidden fields, username, password,
 // decision=approve, the cookies the page set) and returns the code the
 // out-of-band page shows.
-func (ts *testServer) authorizeCode(t testing.TB, app *gomastodon.Application, name, scopes string) string {
+func (ts *testServer) oobAuthorizeCode(t testing.TB, app *gomastodon.Application, name, scopes string) string {
 	t.Helper()
 	jar := &cookieJar{}
 	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -117,7 +117,7 @@ func (ts *testServer) goMastodonClient(t testing.TB, ctx context.Context, name s
 		t.Fatalf("the app: %+v", app)
 	}
 	c := gomastodon.NewClient(&gomastodon.Config{Server: ts.URL, ClientID: app.ClientID, ClientSecret: app.ClientSecret})
-	code := ts.authorizeCode(t, app, name, "read write follow")
+	code := ts.oobAuthorizeCode(t, app, name, "read write follow")
 	if err := c.GetUserAccessToken(ctx, code, oobRedirect); err != nil {
 		t.Fatalf("go-mastodon GetUserAccessToken: %v", err)
 	}
@@ -165,7 +165,7 @@ func TestMastodonGoClient(t *testing.T) {
 		t.Fatalf("GetTimelineHome: %v", err)
 	}
 	if !slices.ContainsFunc(home, func(x *gomastodon.Status) bool { return x.ID == s.ID }) {
-		t.Errorf("bob's home %v lacks alice's status %s", statusIDs(home), s.ID)
+		t.Errorf("bob's home %v lacks alice's status %s", goStatusIDs(home), s.ID)
 	}
 
 	fav, err := bob.Favourite(ctx, s.ID)
@@ -192,7 +192,7 @@ func TestMastodonGoClient(t *testing.T) {
 		t.Fatalf("GetStatusContext: %v", err)
 	}
 	if len(sc.Ancestors) != 0 || len(sc.Descendants) != 1 || sc.Descendants[0].ID != reply.ID {
-		t.Errorf("context: ancestors %v, descendants %v; want the reply %s", statusIDs(sc.Ancestors), statusIDs(sc.Descendants), reply.ID)
+		t.Errorf("context: ancestors %v, descendants %v; want the reply %s", goStatusIDs(sc.Ancestors), goStatusIDs(sc.Descendants), reply.ID)
 	}
 
 	var notes []*gomastodon.Notification
@@ -222,7 +222,7 @@ func TestMastodonGoClient(t *testing.T) {
 	}
 	if !slices.ContainsFunc(res.Statuses, func(x *gomastodon.Status) bool { return x.ID == s.ID }) ||
 		!slices.ContainsFunc(res.Hashtags, func(x *gomastodon.Tag) bool { return x.Name == "golang" }) {
-		t.Errorf("search golang: statuses %v, hashtags %+v", statusIDs(res.Statuses), res.Hashtags)
+		t.Errorf("search golang: statuses %v, hashtags %+v", goStatusIDs(res.Statuses), res.Hashtags)
 	}
 
 	ts.goMastodonStreamsUpdate(t, ctx, alice, bob)
@@ -285,8 +285,8 @@ func (ts *testServer) goMastodonStreamsUpdate(t *testing.T, ctx context.Context,
 // goID is a uid as go-mastodon's account id.
 func goID(uid int64) gomastodon.ID { return gomastodon.ID(strconv.FormatInt(uid, 10)) }
 
-// statusIDs lists statuses' ids for a failure message.
-func statusIDs(list []*gomastodon.Status) []gomastodon.ID {
+// goStatusIDs lists statuses' ids for a failure message.
+func goStatusIDs(list []*gomastodon.Status) []gomastodon.ID {
 	ids := make([]gomastodon.ID, len(list))
 	for i, s := range list {
 		ids[i] = s.ID
