@@ -34,4 +34,7 @@ type AppState interface {
 	DismissNotification(ctx context.Context, uid, nid int64) error
 	// ClearNotifications removes all of uid's notifications.
 	ClearNotifications(ctx context.Context, uid int64) error
+	// Totals are how many accounts and messages the service has given
+	// ids to (deleted ones included), for the instance's figures.
+	Totals(ctx context.Context) (users, messages int64, err error)
 }

@@ -155,7 +155,11 @@ func (a *API) instanceV1(c echo.Context) error {
 	var out InstanceV1
 	out.URI, out.Title, out.Version = hostOf(m.origin), instanceTitle, instanceVersion
 	out.URLs = map[string]string{"streaming_api": streamingURL(m.origin)}
-	out.Stats = map[string]int64{"user_count": 0, "status_count": 0, "domain_count": 0}
+	users, posts, err := a.st.Totals(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	out.Stats = map[string]int64{"user_count": users, "status_count": posts, "domain_count": 0}
 	out.Languages, out.Registrations, out.Rules = languages, a.d.Signup, []struct{}{}
 	c1 := &out.Configuration
 	c1.Statuses, c1.MediaAttachments, c1.Polls, c1.Accounts = limits()
@@ -222,7 +226,9 @@ func nodeInfoLinks(c echo.Context) error {
 
 // NodeInfo is a NodeInfo 2.0 document. Protocols is empty: the service
 // does not federate (the schema asks for one, but naming ActivityPub would
-// send servers here that get no answer).
+// send servers here that get no answer). Its usage, like the v1
+// instance's stats, counts the ids given out (store's Totals): deleted
+// accounts and posts included, as a cheap upper bound.
 type NodeInfo struct {
 	Version  string `json:"version"`
 	Software struct {
@@ -236,7 +242,10 @@ type NodeInfo struct {
 	} `json:"services"`
 	OpenRegistrations bool `json:"openRegistrations"`
 	Usage             struct {
-		Users struct{} `json:"users"`
+		Users struct {
+			Total int64 `json:"total"`
+		} `json:"users"`
+		LocalPosts int64 `json:"localPosts"`
 	} `json:"usage"`
 	Metadata map[string]string `json:"metadata"`
 }
@@ -248,6 +257,11 @@ func (a *API) nodeInfo(c echo.Context) error {
 	out.Software.Name, out.Software.Version = softwareName, softwareVersion
 	out.Protocols, out.Services.Inbound, out.Services.Outbound = []string{}, []string{}, []string{}
 	out.OpenRegistrations = a.d.Signup
+	users, posts, err := a.st.Totals(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	out.Usage.Users.Total, out.Usage.LocalPosts = users, posts
 	out.Metadata = map[string]string{"nodeName": instanceTitle}
 	c.Response().Header().Set(echo.HeaderContentType, `application/json; profile="`+nodeInfoSchema+`#"`)
 	return c.JSON(http.StatusOK, out)

@@ -72,3 +72,20 @@ func (s *Store) DismissNotification(ctx context.Context, uid, nid int64) error {
 func (s *Store) ClearNotifications(ctx context.Context, uid int64) error {
 	return s.wrap("clear notifications", s.rdb.Del(ctx, s.keys.Notifications(uid), s.keys.Notes(uid)).Err())
 }
+
+// Totals reads the two id counters, global:userid and global:postid: one
+// round trip, one command per key (they sit on different slots of a
+// cluster).
+func (s *Store) Totals(ctx context.Context) (users, messages int64, err error) {
+	var u, m *redis.StringCmd
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		u, m = pl.Get(ctx, s.keys.LastUserID()), pl.Get(ctx, s.keys.LastPostID())
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return 0, 0, s.wrap("read totals", err)
+	}
+	users, _ = u.Int64()
+	messages, _ = m.Int64()
+	return users, messages, nil
+}
