@@ -111,6 +111,9 @@ type Social interface {
 	Like(ctx context.Context, uid, mid int64, on bool) error
 	// Likers is a page of the users who like mid, newest like first.
 	Likers(ctx context.Context, mid int64, q PageQuery) (Page[User], error)
+	// Liked is a page of the messages uid likes as it may see them now,
+	// newest like first.
+	Liked(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
 	// Notifications is a page of uid's notifications, newest first.
 	Notifications(ctx context.Context, uid int64, q PageQuery) (Page[Notification], error)
 	// MarkRead marks uid's notifications up to id read.
