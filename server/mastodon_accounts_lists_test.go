@@ -228,7 +228,7 @@ func TestMastodonBookmarksAndFavourites(t *testing.T) {
 func TestMastodonMediaAndReports(t *testing.T) {
 	ts := newTestServer(t)
 	aNative, aTok, _ := ts.bothTokens(t, "alice")
-	_, bid := ts.mastodonUser(t, "bobby", "")
+	bTok, bid := ts.mastodonUser(t, "bobby", "")
 	for _, path := range []string{"/api/v2/media", "/api/v1/media"} {
 		status, body := ts.mastodonForm(t, "POST", path, aTok, map[string]string{"description": "a gradient"}, "file", pngBytes(testImage(64, 48)))
 		if status != http.StatusOK {
@@ -243,11 +243,19 @@ func TestMastodonMediaAndReports(t *testing.T) {
 		if r, _ := ts.fetch(t, m.URL[len(ts.URL):]); r.StatusCode != http.StatusOK {
 			t.Fatalf("%s: the image %s: %d", path, m.URL, r.StatusCode)
 		}
+		var described mastodon.MediaAttachment
+		ts.mastodonJSON(t, "PUT", "/api/v1/media/"+m.ID, aTok, map[string]string{"description": "said again"}, &described)
+		ts.mastodonJSON(t, "GET", "/api/v1/media/"+m.ID, aTok, nil, &m)
+		if described.ID != m.ID || m.Description == nil || *m.Description != "said again" {
+			t.Fatalf("%s: described %+v, read back %+v", path, described, m)
+		}
+		ts.mastodonError(t, "GET", "/api/v1/media/"+m.ID, bTok, nil, http.StatusNotFound)
 		mid, _ := strconv.ParseInt(m.ID, 10, 64)
 		status, b := ts.call(t, "POST", "/api/v1/posts", aNative, map[string]any{"content": "look", "media_ids": []int64{mid}})
 		if status != http.StatusCreated {
 			t.Fatalf("a post with %s's upload: %d %s", path, status, b)
 		}
+		ts.mastodonError(t, "PUT", "/api/v1/media/"+m.ID, aTok, map[string]string{"description": "too late"}, http.StatusUnprocessableEntity)
 	}
 	status, body := ts.upload(t, "POST", "/media", aNative, "a.png", pngBytes(testImage(8, 8)), "alt")
 	var native store.Media

@@ -15,16 +15,24 @@ import (
 )
 
 // mastodonForm sends a multipart form of fields, and file in the part
-// fileField when file is not nil, and answers the status and body.
+// fileField unless that is "", and answers the status and body.
 func (ts *testServer) mastodonForm(t testing.TB, method, path, token string, fields map[string]string, fileField string, file []byte) (int, []byte) {
+	t.Helper()
+	return ts.multipart(t, method, path, token, fields, fileField, "picture.png", file)
+}
+
+// multipart sends a multipart form of fields, and file (named filename)
+// in the part fileField unless that is "", and answers the status and
+// body.
+func (ts *testServer) multipart(t testing.TB, method, path, token string, fields map[string]string, fileField, filename string, file []byte) (int, []byte) {
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
 		mw.WriteField(k, v)
 	}
-	if file != nil {
-		fw, _ := mw.CreateFormFile(fileField, "picture.png")
+	if fileField != "" {
+		fw, _ := mw.CreateFormFile(fileField, filename)
 		fw.Write(file)
 	}
 	mw.Close()

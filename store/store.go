@@ -213,6 +213,11 @@ type Uploads interface {
 	// SaveMedia records an upload of owner's, unattached until a post
 	// takes it (unattached ones are removed after a day).
 	SaveMedia(ctx context.Context, owner int64, f MediaFile) (Media, error)
+	// Upload is owner's upload id; ErrNotFound when it is none of owner's.
+	Upload(ctx context.Context, owner, id int64) (Media, error)
+	// DescribeUpload replaces the alt text of owner's upload id while no
+	// post has taken it (400 invalid_media after).
+	DescribeUpload(ctx context.Context, owner, id int64, alt string) (Media, error)
 	// SetAvatar makes the image file name uid's avatar.
 	SetAvatar(ctx context.Context, uid int64, name string) (User, error)
 }

@@ -38,13 +38,13 @@ func (a *API) accountRoutes(r *router) {
 	r.add(post, p+"/:id/mute", a.act(a.blocker(a.st.Mute, true)), a.auth("write:mutes", true))
 	r.add(post, p+"/:id/unmute", a.act(a.blocker(a.st.Mute, false)), a.auth("write:mutes", true))
 
-	r.add(get, "/api/v1/follow_requests", a.myUsers(a.st.FollowRequests), a.auth("read:follows", true))
+	r.add(get, "/api/v1/follow_requests", mine(a.st.FollowRequests, mapper.account), a.auth("read:follows", true))
 	r.add(post, "/api/v1/follow_requests/:id/authorize", a.act(a.answer(true)), a.auth("write:follows", true))
 	r.add(post, "/api/v1/follow_requests/:id/reject", a.act(a.answer(false)), a.auth("write:follows", true))
-	r.add(get, "/api/v1/blocks", a.myUsers(a.st.Blocks), a.auth("read:blocks", true))
-	r.add(get, "/api/v1/mutes", a.myUsers(a.st.Mutes), a.auth("read:mutes", true))
-	r.add(get, "/api/v1/bookmarks", a.myStatuses(a.st.Bookmarks), a.auth("read:bookmarks", true))
-	r.add(get, "/api/v1/favourites", a.myStatuses(a.st.Liked), a.auth("read:favourites", true))
+	r.add(get, "/api/v1/blocks", mine(a.st.Blocks, mapper.account), a.auth("read:blocks", true))
+	r.add(get, "/api/v1/mutes", mine(a.st.Mutes, mapper.account), a.auth("read:mutes", true))
+	r.add(get, "/api/v1/bookmarks", mine(a.st.Bookmarks, mapper.status), a.auth("read:bookmarks", true))
+	r.add(get, "/api/v1/favourites", mine(a.st.Liked, mapper.status), a.auth("read:favourites", true))
 
 	a.mediaRoutes(r)
 	a.reportRoutes(r)

@@ -35,13 +35,13 @@ func (a *API) accountUsers(list userList) echo.HandlerFunc {
 		if err != nil {
 			return recordNotFound(err)
 		}
-		return answerUsers(c, page)
+		return answerPage(c, page, mapper.account)
 	}
 }
 
-// myUsers answers a list of users of the caller's (follow requests,
-// blocks, mutes).
-func (a *API) myUsers(list myList[store.User]) echo.HandlerFunc {
+// mine answers a list of the caller's: users (follow requests, blocks,
+// mutes) or statuses (bookmarks, favourites), each mapped by one.
+func mine[T, E any](list myList[T], one func(mapper, T) E) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		p, err := pageOf(c)
 		if err != nil {
@@ -51,38 +51,17 @@ func (a *API) myUsers(list myList[store.User]) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		return answerUsers(c, page)
+		return answerPage(c, page, one)
 	}
 }
 
-// myStatuses answers a list of statuses the caller kept (bookmarks,
-// favourites).
-func (a *API) myStatuses(list myList[store.Post]) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		p, err := pageOf(c)
-		if err != nil {
-			return err
-		}
-		page, err := list(c.Request().Context(), viewer(c), p.PageQuery)
-		if err != nil {
-			return err
-		}
-		m := mapperOf(c)
-		out := make([]Status, 0, len(page.Items))
-		for _, post := range page.Items {
-			out = append(out, m.status(post))
-		}
-		links(c, deref(page.NextCursor), "")
-		return c.JSON(http.StatusOK, out)
-	}
-}
-
-// answerUsers answers a page of users as accounts, with its next link.
-func answerUsers(c echo.Context, page store.Page[store.User]) error {
+// answerPage answers a store page as entities (one maps each), with its
+// next link.
+func answerPage[T, E any](c echo.Context, page store.Page[T], one func(mapper, T) E) error {
 	m := mapperOf(c)
-	out := make([]Account, 0, len(page.Items))
-	for _, u := range page.Items {
-		out = append(out, m.account(u))
+	out := make([]E, 0, len(page.Items))
+	for _, it := range page.Items {
+		out = append(out, one(m, it))
 	}
 	links(c, deref(page.NextCursor), "")
 	return c.JSON(http.StatusOK, out)

@@ -15,6 +15,8 @@ import (
 func (a *API) mediaRoutes(r *router) {
 	r.add(http.MethodPost, "/api/v2/media", a.uploadMedia, a.auth("write:media", true))
 	r.add(http.MethodPost, "/api/v1/media", a.uploadMedia, a.auth("write:media", true))
+	r.add(http.MethodGet, "/api/v1/media/:id", a.getMedia, a.auth("write:media", true))
+	r.add(http.MethodPut, "/api/v1/media/:id", a.describeMedia, a.auth("write:media", true))
 }
 
 // uploadMedia takes one image (the part "file") with its description, as
@@ -46,6 +48,41 @@ func (a *API) uploadMedia(c echo.Context) error {
 	m, err := upload.SaveImage(ctx, a.st, a.d.Media, uid, img, alt)
 	if err != nil {
 		return err
+	}
+	return c.JSON(http.StatusOK, mapperOf(c).media(m))
+}
+
+// getMedia answers one of the caller's uploads (prepared at once, so 200).
+func (a *API) getMedia(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	m, err := a.st.Upload(c.Request().Context(), viewer(c), id)
+	if err != nil {
+		return recordNotFound(err)
+	}
+	return c.JSON(http.StatusOK, mapperOf(c).media(m))
+}
+
+// describeMedia replaces the description of one of the caller's uploads
+// until a status takes it.
+func (a *API) describeMedia(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	params, err := readParams(c)
+	if err != nil {
+		return err
+	}
+	alt, err := upload.Form{Values: params}.Text("description", store.MaxAlt)
+	if err != nil {
+		return err
+	}
+	m, err := a.st.DescribeUpload(c.Request().Context(), viewer(c), id, alt)
+	if err != nil {
+		return recordNotFound(err)
 	}
 	return c.JSON(http.StatusOK, mapperOf(c).media(m))
 }
