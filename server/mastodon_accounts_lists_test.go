@@ -227,7 +227,7 @@ func TestMastodonBookmarksAndFavourites(t *testing.T) {
 // answers Mastodon's Report.
 func TestMastodonMediaAndReports(t *testing.T) {
 	ts := newTestServer(t)
-	aNative, aTok, _ := ts.bothTokens(t, "alice")
+	aNative, aTok, aid := ts.bothTokens(t, "alice")
 	bTok, bid := ts.mastodonUser(t, "bobby", "")
 	for _, path := range []string{"/api/v2/media", "/api/v1/media"} {
 		status, body := ts.mastodonForm(t, "POST", path, aTok, map[string]string{"description": "a gradient"}, "file", pngBytes(testImage(64, 48)))
@@ -256,6 +256,11 @@ func TestMastodonMediaAndReports(t *testing.T) {
 			t.Fatalf("a post with %s's upload: %d %s", path, status, b)
 		}
 		ts.mastodonError(t, "PUT", "/api/v1/media/"+m.ID, aTok, map[string]string{"description": "too late"}, http.StatusUnprocessableEntity)
+	}
+	var withMedia []mastodon.Status
+	ts.mastodonJSON(t, "GET", "/api/v1/accounts/"+sid(aid)+"/statuses?only_media=true", aTok, nil, &withMedia)
+	if len(withMedia) != 2 || len(withMedia[0].MediaAttachments) != 1 || withMedia[0].MediaAttachments[0].Type != "image" {
+		t.Fatalf("only_media: %+v", withMedia)
 	}
 	status, body := ts.upload(t, "POST", "/media", aNative, "a.png", pngBytes(testImage(8, 8)), "alt")
 	var native store.Media
