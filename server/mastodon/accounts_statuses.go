@@ -10,9 +10,12 @@ import (
 )
 
 // maxRounds bounds the store pages one request of an account's statuses
-// reads when its filters (exclude_replies, exclude_reblogs, only_media) or
-// min_id leave pages short: past it, the page ends early with a next link
-// where it stopped.
+// reads when its filters (exclude_replies, exclude_reblogs, only_media)
+// leave pages short, or to reach min_id (the store reads newest first):
+// past it, a page ends early with a next link where it stopped, and a
+// min_id page is the oldest of what was read (a client that comes back
+// with min_id after a while of the account's posting more than that many
+// pages gets the newer part of the gap first).
 const maxRounds = 10
 
 // accountStatuses answers GET /api/v1/accounts/:id/statuses: the
