@@ -9,7 +9,6 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"strings"
@@ -66,24 +65,11 @@ func withGPS(j []byte) []byte {
 // alt text to path.
 func (ts *testServer) upload(t testing.TB, method, path, token, filename string, file []byte, alt string) (int, []byte) {
 	t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
+	fields := map[string]string{}
 	if alt != "" {
-		mw.WriteField("alt", alt)
+		fields["alt"] = alt
 	}
-	fw, _ := mw.CreateFormFile("file", filename)
-	fw.Write(file)
-	mw.Close()
-	req, _ := http.NewRequest(method, ts.URL+"/api/v1"+path, &body)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return ts.multipart(t, method, "/api/v1"+path, token, fields, "file", filename, file)
 }
 
 // mediaFiles is how many files the media folder holds.

@@ -19,19 +19,6 @@ func (ts *testServer) toot(t testing.TB, token string, body map[string]any) mast
 	return s
 }
 
-// mastodonError calls the Mastodon API expecting a failure with status
-// want, and returns its error text.
-func (ts *testServer) mastodonError(t testing.TB, method, path, token string, body any, want int) string {
-	t.Helper()
-	resp := ts.do(t, method, path, token, body, nil)
-	defer resp.Body.Close()
-	var e mastodon.ErrorBody
-	if err := jsonDecode(resp, &e); err != nil || resp.StatusCode != want || e.Error == "" {
-		t.Fatalf("%s %s: %d %q (%v), want %d with an error", method, path, resp.StatusCode, e.Error, err, want)
-	}
-	return e.Error
-}
-
 // readerFlag reads one of a Status's reader flags, failing when it is absent.
 func readerFlag(t testing.TB, name string, b *bool) bool {
 	t.Helper()

@@ -111,6 +111,9 @@ type Social interface {
 	Like(ctx context.Context, uid, mid int64, on bool) error
 	// Likers is a page of the users who like mid, newest like first.
 	Likers(ctx context.Context, mid int64, q PageQuery) (Page[User], error)
+	// Liked is a page of the messages uid likes as it may see them now,
+	// newest like first.
+	Liked(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
 	// Notifications is a page of uid's notifications, newest first.
 	Notifications(ctx context.Context, uid int64, q PageQuery) (Page[Notification], error)
 	// MarkRead marks uid's notifications up to id read.
@@ -210,6 +213,11 @@ type Uploads interface {
 	// SaveMedia records an upload of owner's, unattached until a post
 	// takes it (unattached ones are removed after a day).
 	SaveMedia(ctx context.Context, owner int64, f MediaFile) (Media, error)
+	// Upload is owner's upload id; ErrNotFound when it is none of owner's.
+	Upload(ctx context.Context, owner, id int64) (Media, error)
+	// DescribeUpload replaces the alt text of owner's upload id while no
+	// post has taken it (400 invalid_media after).
+	DescribeUpload(ctx context.Context, owner, id int64, alt string) (Media, error)
 	// SetAvatar makes the image file name uid's avatar.
 	SetAvatar(ctx context.Context, uid int64, name string) (User, error)
 }

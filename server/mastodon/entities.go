@@ -488,3 +488,47 @@ func (m mapper) liveConversation(viewer int64, msg store.Message) Conversation {
 	return m.conversation(store.Conversation{With: party(other), LastMessage: &msg, UnreadCount: unread,
 		UpdatedAt: msg.CreatedAt}, party(me))
 }
+
+// credentialAccount maps the caller's own User, with what it wrote of its
+// profile (source), the follow requests waiting for it and its role: an
+// operator is the instance's admin, everyone else has Mastodon's default
+// role (id -99, no name).
+func (m mapper) credentialAccount(u store.User, followRequests int64, admin bool) Account {
+	a := m.account(u)
+	privacy := "public"
+	if u.Protected {
+		privacy = "private"
+	}
+	a.Source = &Source{Privacy: privacy, Note: u.Bio, Fields: []Field{}, FollowRequestsCount: followRequests}
+	a.Role = &Role{ID: "-99", Permissions: "65536"}
+	if admin {
+		a.Role = &Role{ID: "3", Name: "Admin", Permissions: "1", Highlighted: true}
+	}
+	return a
+}
+
+// Report is Mastodon's Report: what the caller reported.
+type Report struct {
+	ID            string   `json:"id"`
+	ActionTaken   bool     `json:"action_taken"`
+	ActionTakenAt *string  `json:"action_taken_at"`
+	Category      string   `json:"category"`
+	Comment       string   `json:"comment"`
+	Forwarded     bool     `json:"forwarded"`
+	CreatedAt     string   `json:"created_at"`
+	StatusIDs     []string `json:"status_ids"`
+	RuleIDs       []string `json:"rule_ids"`
+	TargetAccount Account  `json:"target_account"`
+}
+
+// report maps a Report filed in category (the service keeps none: it is
+// the one the request named); a resolved report counts as acted upon.
+func (m mapper) report(r store.Report, category string) Report {
+	out := Report{ID: idString(r.ID), ActionTaken: r.Resolved, Category: category, Comment: r.Reason,
+		CreatedAt: timeString(r.CreatedAt), StatusIDs: make([]string, 0, len(r.Posts)), RuleIDs: []string{},
+		TargetAccount: m.account(r.Target)}
+	for _, p := range r.Posts {
+		out.StatusIDs = append(out.StatusIDs, idString(p.ID))
+	}
+	return out
+}

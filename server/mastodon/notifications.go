@@ -26,9 +26,6 @@ func (a *API) notificationRoutes(r *router) {
 	r.add(http.MethodPost, "/api/v1/notifications/:id/dismiss", a.dismissNotification, write)
 }
 
-// errRecordNotFound is Mastodon's answer for what is not there.
-var errRecordNotFound = store.NewError(store.ErrNotFound, store.CodeNotFound, "Record not found")
-
 // notificationFilter is which notifications a list request wants, by
 // Mastodon's types[], exclude_types[] and account_id.
 type notificationFilter struct {

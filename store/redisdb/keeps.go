@@ -141,11 +141,17 @@ func (s *Store) Bookmark(ctx context.Context, uid, mid int64, on bool) error {
 }
 
 // Bookmarks is a page of uid's bookmarked messages as it may see them now,
-// newest bookmark first, paged by bookmark time. Those that are gone are
-// skipped and dropped; those it may no longer see (a block, a protected
-// author it no longer follows) skipped and kept, should that change again.
+// newest bookmark first, paged by bookmark time (see keptPage).
 func (s *Store) Bookmarks(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
-	key := s.keys.Bookmarks(uid)
+	return s.keptPage(ctx, "bookmarks", s.keys.Bookmarks(uid), uid, q)
+}
+
+// keptPage is a page of the messages of uid's set key, scored by when uid
+// kept them, as uid may see them now, newest first. Those that are gone
+// are skipped and dropped; those it may no longer see (a block, a
+// protected author it no longer follows) skipped and kept, should that
+// change again. what names the list in errors.
+func (s *Store) keptPage(ctx context.Context, what, key string, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
 	limit := q.Size()
 	page := store.Page[store.Post]{Items: make([]store.Post, 0, limit)}
 	c, more := q.Cursor, true
@@ -154,7 +160,7 @@ func (s *Store) Bookmarks(ctx context.Context, uid int64, q store.PageQuery) (st
 		want := limit - len(page.Items)
 		mids, scores, err := s.byTime(ctx, key, c, want+1)
 		if err != nil {
-			return store.Page[store.Post]{}, s.wrap("bookmarks", err)
+			return store.Page[store.Post]{}, s.wrap(what, err)
 		}
 		if more = len(mids) > want; more {
 			mids, scores = mids[:want], scores[:want]

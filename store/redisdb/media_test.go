@@ -51,3 +51,30 @@ func TestUnattachedMediaExpire(t *testing.T) {
 		t.Fatalf("%d uploads still wait for a post", n)
 	}
 }
+
+// An upload is read and described by its owner only, and described only
+// until a post takes it.
+func TestDescribeUpload(t *testing.T) {
+	s := newTestStore(t)
+	owner, other := s.user("owner"), s.user("other")
+	m, err := s.SaveMedia(s.ctx, owner, store.MediaFile{Name: "a.png", ThumbName: "a_t.png", Width: 4, Height: 3, Alt: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.DescribeUpload(s.ctx, owner, m.ID, "second"); err != nil || got.Alt != "second" || got.Width != 4 {
+		t.Fatalf("describe: %+v %v", got, err)
+	}
+	if got, err := s.Upload(s.ctx, owner, m.ID); err != nil || got.Alt != "second" || got.URL != m.URL {
+		t.Fatalf("read back: %+v %v", got, err)
+	}
+	for _, err := range []error{
+		func() error { _, err := s.Upload(s.ctx, other, m.ID); return err }(),
+		func() error { _, err := s.DescribeUpload(s.ctx, other, m.ID, "x"); return err }(),
+		func() error { _, err := s.Upload(s.ctx, owner, m.ID+100); return err }(),
+	} {
+		wantCode(t, err, store.ErrNotFound, store.CodeNotFound)
+	}
+	s.post(store.NewPost{Author: owner, Content: "with it", MediaIDs: []int64{m.ID}})
+	_, err = s.DescribeUpload(s.ctx, owner, m.ID, "third")
+	wantCode(t, err, store.ErrInvalid, store.CodeInvalidMedia)
+}

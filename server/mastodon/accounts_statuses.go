@@ -1,0 +1,123 @@
+package mastodon
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"microblog/store"
+)
+
+// maxRounds bounds the store pages one request of an account's statuses
+// reads when its filters (exclude_replies, exclude_reblogs, only_media)
+// leave pages short, or to reach min_id (the store reads newest first):
+// past it, a page ends early with a next link where it stopped, and a
+// min_id page is the oldest of what was read (a client that comes back
+// with min_id after a while of the account's posting more than that many
+// pages gets the newer part of the gap first).
+const maxRounds = 10
+
+// accountStatuses answers GET /api/v1/accounts/:id/statuses: the
+// account's posts as the caller may see them, newest first, or its pinned
+// ones (pinned=true).
+func (a *API) accountStatuses(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	ctx, q := c.Request().Context(), c.QueryParams()
+	if _, err := a.userOf(ctx, id, viewer(c)); err != nil {
+		return err
+	}
+	m := mapperOf(c)
+	out := []Status{}
+	if flag(q.Get("pinned")) {
+		if q.Has("max_id") || q.Has("min_id") || q.Has("since_id") {
+			return c.JSON(http.StatusOK, out) // the pins are one page
+		}
+		pins, err := a.st.Pinned(ctx, id, viewer(c))
+		if err != nil {
+			return recordNotFound(err)
+		}
+		for _, p := range pins {
+			out = append(out, m.status(p))
+		}
+		return c.JSON(http.StatusOK, out)
+	}
+	p, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	noReplies, noReblogs, onlyMedia := flag(q.Get("exclude_replies")), flag(q.Get("exclude_reblogs")), flag(q.Get("only_media"))
+	keep := func(s store.Post) bool {
+		return !(noReplies && s.ParentID != nil) && !(noReblogs && s.RepostOf != nil) && !(onlyMedia && len(s.Media) == 0)
+	}
+	posts, next, err := collect(p, keep, func(pq store.PageQuery) (store.Page[store.Post], error) {
+		return a.st.UserPosts(ctx, id, pq)
+	})
+	if err != nil {
+		return recordNotFound(err)
+	}
+	for _, post := range posts {
+		out = append(out, m.status(post))
+	}
+	if len(posts) > 0 {
+		links(c, next, strconv.FormatInt(posts[0].ID, 10))
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// collect reads the page p asks of a list in message-id order (fetch),
+// newest first, keeping the posts keep takes: with min_id, the ones right
+// above it; otherwise the newest below max_id (and above since_id). next
+// is the max_id of the page below, "" when there is none.
+func collect(p page, keep func(store.Post) bool, fetch func(store.PageQuery) (store.Page[store.Post], error)) ([]store.Post, string, error) {
+	q := p.PageQuery
+	var out []store.Post
+	for round := 0; round < maxRounds; round++ {
+		page, err := fetch(q)
+		if err != nil {
+			return nil, "", err
+		}
+		for i, post := range page.Items {
+			if !keep(post) {
+				continue
+			}
+			out = append(out, post)
+			if p.MinID == 0 && len(out) == p.Limit {
+				if i < len(page.Items)-1 || page.NextCursor != nil {
+					return out, strconv.FormatInt(post.ID, 10), nil
+				}
+				return out, "", nil
+			}
+		}
+		if page.NextCursor == nil {
+			break
+		}
+		if q.Cursor, err = store.DecodeCursor(*page.NextCursor); err != nil {
+			return nil, "", err
+		}
+		if round == maxRounds-1 && p.MinID == 0 {
+			return out, strconv.FormatInt(q.Cursor.Score, 10), nil
+		}
+	}
+	if p.MinID != 0 && len(out) > p.Limit {
+		// The page right above min_id: the oldest of what is newer.
+		out = out[len(out)-p.Limit:]
+	}
+	next := ""
+	if len(out) > 0 && p.MinID != 0 {
+		next = strconv.FormatInt(out[len(out)-1].ID, 10)
+	}
+	return out, next, nil
+}
+
+// flag reads a boolean parameter as Mastodon (Rails) does.
+func flag(s string) bool {
+	switch s {
+	case "1", "true", "True", "TRUE", "t", "on", "yes":
+		return true
+	}
+	return false
+}
