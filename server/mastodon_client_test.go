@@ -200,7 +200,7 @@ func TestMastodonGoClient(t *testing.T) {
 		if notes, err = alice.GetNotifications(ctx, nil); err != nil {
 			t.Fatalf("GetNotifications: %v", err)
 		}
-		if len(notes) >= 3 || time.Now().After(end) {
+		if len(notes) >= 4 || time.Now().After(end) {
 			break
 		}
 	}
@@ -212,8 +212,8 @@ func TestMastodonGoClient(t *testing.T) {
 		types = append(types, n.Type)
 	}
 	slices.Sort(types)
-	if !slices.Equal(types, []string{"favourite", "mention", "reblog"}) {
-		t.Errorf("alice's notifications %v, want favourite, mention, reblog", types)
+	if !slices.Equal(types, []string{"favourite", "follow", "mention", "reblog"}) {
+		t.Errorf("alice's notifications %v, want favourite, follow (bob followed her), mention, reblog", types)
 	}
 
 	res, err := bob.Search(ctx, "golang", false)
