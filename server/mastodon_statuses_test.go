@@ -270,7 +270,7 @@ func TestMastodonStatusActions(t *testing.T) {
 	if seen.Pinned != nil || seen.Favourited == nil {
 		t.Errorf("another's status tells pinned %v, favourited %v; want pinned absent", seen.Pinned, seen.Favourited)
 	}
-	ts.mastodonError(t, "POST", path+"/pin", bob, nil, 403)
+	ts.mastodonError(t, "POST", path+"/pin", bob, nil, 422)
 	ts.mastodonJSON(t, "POST", path+"/unpin", ann, nil, &s)
 	if readerFlag(t, "pinned", s.Pinned) {
 		t.Error("unpin did not clear pinned")

@@ -122,9 +122,9 @@ func speaking(next echo.HandlerFunc) echo.HandlerFunc {
 var errInvalidToken = store.NewError(store.ErrUnauthorized, store.CodeUnauthorized, "The access token is invalid")
 
 // auth resolves the request's token, if any, and checks it carries scope
-// (none: any token). With user set, a token of a user is required (401
-// otherwise, as Mastodon answers "This method requires an authenticated
-// user"); without it, anonymous callers go on.
+// (none: any token). With user set, a token of a user is required, as
+// Mastodon requires it: 401 without a token, 422 with an app's token (no
+// user); without it, anonymous callers go on.
 func (a *API) auth(scope string, user bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -141,7 +141,7 @@ func (a *API) auth(scope string, user bool) echo.MiddlewareFunc {
 				return err
 			}
 			if user && who.UID == 0 {
-				return store.NewError(store.ErrUnauthorized, store.CodeUnauthorized, "This method requires an authenticated user")
+				return store.NewError(store.ErrInvalid, store.CodeUnauthorized, "This method requires an authenticated user")
 			}
 			if scope != "" && !who.Scopes.allows(scope) {
 				return store.NewError(store.ErrForbidden, store.CodeForbidden, "This action is outside the authorized scopes")

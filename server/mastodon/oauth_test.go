@@ -15,7 +15,8 @@ import (
 )
 
 // TestAuthEnforcesScopesAndUsers: a.auth refuses a token without the
-// route's scope (403), an app's own token where a user is required (401),
+// route's scope (403), an app's own token where a user is required (422,
+// as Mastodon answers),
 // a token no grant backs and an ended session (401), over a real store.
 func TestAuthEnforcesScopesAndUsers(t *testing.T) {
 	ctx := context.Background()
@@ -46,6 +47,8 @@ func TestAuthEnforcesScopesAndUsers(t *testing.T) {
 			status = http.StatusUnauthorized
 		case errors.Is(err, store.ErrForbidden):
 			status = http.StatusForbidden
+		case errors.Is(err, store.ErrInvalid):
+			status = http.StatusUnprocessableEntity
 		}
 		c.NoContent(status)
 	}
@@ -72,7 +75,7 @@ func TestAuthEnforcesScopesAndUsers(t *testing.T) {
 		{"POST", "/follows", readOnly, 403},
 		{"POST", "/follows", follow, 200},
 		{"POST", "/statuses", follow, 403},
-		{"GET", "/statuses", app, 401},
+		{"GET", "/statuses", app, 422},
 		{"GET", "/app", app, 200},
 		{"GET", "/statuses", "", 401},
 		{"GET", "/statuses", native, 401},                                 // a native token is no access token

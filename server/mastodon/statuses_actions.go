@@ -204,10 +204,21 @@ func (a *API) mark(mark func(ctx context.Context, uid, mid int64, on bool) error
 			return err
 		}
 		if err := mark(c.Request().Context(), viewer(c), mid, on); err != nil {
-			return err
+			return asValidation(err)
 		}
 		return a.answerPost(c, mid)
 	}
+}
+
+// asValidation answers as Mastodon does, 422, a refusal that it counts as
+// a failed validation (pinning another's status) and the native API as
+// forbidden.
+func asValidation(err error) error {
+	var se *store.Error
+	if errors.As(err, &se) && se.Code == store.CodeNotYours {
+		return store.NewError(store.ErrInvalid, se.Code, se.Message)
+	}
+	return err
 }
 
 // people answers a page of the accounts list names of a status (who

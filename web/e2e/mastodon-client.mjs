@@ -135,7 +135,9 @@ export async function login(username, { scope = SCOPES, app } = {}) {
 export function events(subscription) {
   const it = subscription.values();
   const seen = [];
-  let pending = null;
+  // Pulled at once: masto sends the subscription when the first value is
+  // asked for, and what is published before that never comes.
+  let pending = it.next();
   return {
     seen,
     async next(pred, what, ms = DEADLINE) {
