@@ -111,8 +111,12 @@ test('OAuth: wrong password, deny, a wrong verifier, code reuse, client credenti
   await rejects(exchange(code, pkce().verifier), 400, 'a code exchanged with another verifier');
   const p2 = pkce();
   const code2 = codeFrom(await authorize(app, s.bob.username, { challenge: p2.challenge }));
-  const tok = await exchange(code2, p2.verifier);
+  const first = await exchange(code2, p2.verifier);
   await rejects(exchange(code2, p2.verifier), 400, 'a code used twice');
+  const stolen = createRestAPIClient({ url: BASE_URL, accessToken: first.accessToken });
+  await rejects(stolen.v1.accounts.verifyCredentials(), 401, 'the token of a code used twice (revoked, as RFC 6749 4.1.2 asks)');
+  const p3 = pkce();
+  const tok = await exchange(codeFrom(await authorize(app, s.bob.username, { challenge: p3.challenge })), p3.verifier);
 
   const appToken = await oauth.token.create({ grantType: 'client_credentials', clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT_URI, scope: 'read' });
   const asApp = createRestAPIClient({ url: BASE_URL, accessToken: appToken.accessToken });
