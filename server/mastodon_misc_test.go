@@ -263,6 +263,21 @@ func TestMastodonConversations(t *testing.T) {
 	if len(convs) != 1 || convs[0].Unread {
 		t.Errorf("after read: %+v", convs)
 	}
+	// A direct status in reply is a private message to the one user it
+	// mentions, the mention that opens it left out: bob reads it natively.
+	var reply mastodon.Status
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]any{"status": "@bob hi back", "visibility": "direct",
+		"in_reply_to_id": s.ID}, &reply)
+	if reply.Visibility != "direct" || reply.Account.Username != "alice" || len(reply.Mentions) != 1 || reply.Mentions[0].Username != "bob" {
+		t.Fatalf("direct reply = %+v", reply)
+	}
+	status, body = ts.call(t, "GET", "/api/v1/conversations/alice/messages", bob, nil)
+	var page store.Page[store.Message]
+	mustDecode(t, body, &page)
+	if status != http.StatusOK || len(page.Items) != 2 || page.Items[0].Content != "hi back" ||
+		idStr(mastodon.DirectIDBase+page.Items[0].ID) != reply.ID {
+		t.Fatalf("bob's conversation after the direct reply: %d %s", status, body)
+	}
 	ts.mastodonJSON(t, "DELETE", "/api/v1/conversations/"+c.ID, alice, nil, nil)
 	if status, _ := ts.call(t, "POST", "/api/v1/conversations/"+c.ID+"/unread", alice, nil); status != http.StatusUnprocessableEntity {
 		t.Errorf("unread: %d, want 422", status)
@@ -273,10 +288,10 @@ func TestMastodonConversations(t *testing.T) {
 
 	var native store.Page[store.Conversation]
 	ts.getJSON(t, bob, "/api/v1/conversations", &native)
-	if len(native.Items) != 1 || native.Items[0].With.Username != "alice" || native.Items[0].LastMessage.ID != msg.ID {
+	if len(native.Items) != 1 || native.Items[0].With.Username != "alice" || native.Items[0].LastMessage.ID != page.Items[0].ID {
 		t.Errorf("native conversations = %+v", native)
 	}
-	ts.wantStatus(t, "POST", "/api/v1/conversations/alice/read", bob, map[string]int64{"up_to": msg.ID}, http.StatusNoContent, "")
+	ts.wantStatus(t, "POST", "/api/v1/conversations/alice/read", bob, map[string]int64{"up_to": page.Items[0].ID}, http.StatusNoContent, "")
 }
 
 // TestMastodonMarkers: markers round trip as JSON and as a form, their

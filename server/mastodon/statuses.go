@@ -21,8 +21,9 @@ import (
 //   - visibility: public and unlisted make an ordinary post (there is no
 //     unlisted here: it is public); private is the post of a protected
 //     account (which is what its posts are), refused for anyone else;
-//     direct is refused, since private messages are not statuses here
-//     (they are the conversations' own, CONTRACT §9).
+//     direct is a private message (CONTRACT §9) to the one user the
+//     status mentions, answered as the direct status that shows it
+//     (statuses_direct.go).
 //   - spoiler_text (content warnings), polls and scheduled_at are
 //     refused when given; sensitive and language are taken and ignored.
 
@@ -71,10 +72,13 @@ func (a *API) createStatus(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	uid := viewer(c)
-	if err := a.checkVisibility(ctx, uid, f.Get("visibility")); err != nil {
+	if err := refuseUnsupported(f); err != nil {
 		return err
 	}
-	if err := refuseUnsupported(f); err != nil {
+	if f.Get("visibility") == "direct" {
+		return a.createDirect(c, f)
+	}
+	if err := a.checkVisibility(ctx, uid, f.Get("visibility")); err != nil {
 		return err
 	}
 	np := store.NewPost{Author: uid, Content: f.Get("status"), Limit: a.d.Limits.Post,
@@ -110,9 +114,6 @@ func (a *API) checkVisibility(ctx context.Context, uid int64, visibility string)
 		}
 		return store.Invalid(store.CodeInvalidField,
 			"Visibility private is for protected accounts here: every post of an unprotected account is public (protect the account to keep posts to approved followers)")
-	case "direct":
-		return store.Invalid(store.CodeInvalidField,
-			"Direct statuses are not supported: private messages are sent through conversations")
 	}
 	return store.Invalid(store.CodeInvalidField, "Visibility must be public, unlisted, private or direct")
 }
