@@ -35,8 +35,8 @@ func (r *recorder) next(t *testing.T) delivered {
 	select {
 	case m := <-r.msgs:
 		return m
-	case <-time.After(5 * time.Second):
-		t.Fatal("no message delivered within 5s")
+	case <-time.After(waitLimit):
+		t.Fatalf("no message delivered within %v", waitLimit)
 		return delivered{}
 	}
 }
@@ -45,10 +45,15 @@ func (r *recorder) waitResubscribed(t *testing.T) {
 	t.Helper()
 	select {
 	case <-r.resub:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the subscriber did not report resubscribing within 5s")
+	case <-time.After(waitLimit):
+		t.Fatalf("the subscriber did not report resubscribing within %v", waitLimit)
 	}
 }
+
+// waitLimit bounds the waits for what must come: a deadline against a
+// hang, far above what a busy machine needs (a cold build of the whole
+// suite beside this test once took more than 5 s to resubscribe).
+const waitLimit = 30 * time.Second
 
 // startSubscriber runs a subscriber of a fresh redis-server until the test ends.
 func startSubscriber(t *testing.T) (*storetest.Redis, *redisdb.Store, *Subscriber, *recorder) {
@@ -196,7 +201,7 @@ func TestSubscriberStopsWithContext(t *testing.T) {
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitLimit):
 		t.Fatal("Run did not return after its context ended")
 	}
 	if err := sub.Subscribe(context.Background(), store.AuthorTopic(2)); err == nil {
