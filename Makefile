@@ -120,6 +120,7 @@ FAILURES := awk '/server log:/ { skip = 1 } \
 bench: build deps-bench
 	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost|MessageVsPost' -benchmem ./store/...
 	$(GO) test -run '^$$' -bench DeliverLens -benchmem ./hub
+	$(GO) test -run '^$$' -bench TimelinePage -benchtime 400x -count 3 ./server
 	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
 
 # bench-scale posts and delivers live on one Redis and on a 3-master Redis
