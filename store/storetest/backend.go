@@ -99,11 +99,11 @@ func launchCluster() (*Cluster, error) {
 			return nil, err
 		}
 		r := &Redis{Dir: dir, args: clusterArgs}
+		c.Masters = append(c.Masters, r)
 		if err := r.launchOnFreePorts(); err != nil {
 			c.stop()
 			return nil, err
 		}
-		c.Masters = append(c.Masters, r)
 	}
 	if err := c.join(); err != nil {
 		c.stop()
