@@ -24,6 +24,7 @@ func (ts *testServer) loginToken(t testing.TB, name, password string) string {
 // TestChangePasswordRoute: PUT /me/password needs the old password, keeps
 // the caller's session and ends (and disconnects) every other.
 func TestChangePasswordRoute(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok1, _ := ts.register(t, "alice")
 	tok2 := ts.loginToken(t, "alice", testPassword)
@@ -50,6 +51,7 @@ func TestChangePasswordRoute(t *testing.T) {
 // TestLogoutEverywhereRoute: DELETE /sessions ends every session of the
 // caller, its own included, and closes their sockets.
 func TestLogoutEverywhereRoute(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok1, _ := ts.register(t, "bob")
 	tok2 := ts.loginToken(t, "bob", testPassword)
@@ -83,6 +85,7 @@ func TestLogoutEverywhereRoute(t *testing.T) {
 // TestDeleteAccountRoute: DELETE /me with the password removes the account:
 // its sessions, posts and follows, and frees its name for someone else.
 func TestDeleteAccountRoute(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	aliceTok, alice := ts.register(t, "alice")
 	bobTok, _ := ts.register(t, "bob")

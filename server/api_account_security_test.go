@@ -69,6 +69,7 @@ func (ts *testServer) login(t testing.TB, name, password string) (int, []byte) {
 // mathematical letters are refused; a fullwidth name logs in as the plain
 // one; other scripts keep working.
 func TestLookAlikeNames(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	_, alice := ts.register(t, "alice")
 	ts.register(t, "bob1")
@@ -107,6 +108,7 @@ func TestLookAlikeNames(t *testing.T) {
 // TestPasswordNFCAndNFD: a password typed with a composed é or with e and a
 // combining accent is one password.
 func TestPasswordNFCAndNFD(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	nfc, nfd := "café au lait", norm.NFD.String("café au lait")
 	if status, body := ts.signup(t, "nfc_user", nfc); status != 201 {
@@ -125,6 +127,7 @@ func TestPasswordNFCAndNFD(t *testing.T) {
 // TestLongPasswordPreHashIsNoPassword: a password over bcrypt's 72 bytes logs
 // in, whole, and the SHA-256 pre-hash it used to be reduced to does not.
 func TestLongPasswordPreHashIsNoPassword(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	long := strings.Repeat("long password ", 7) // 98 bytes
 	if status, body := ts.signup(t, "longpw", long); status != 201 {
@@ -148,6 +151,7 @@ func TestLongPasswordPreHashIsNoPassword(t *testing.T) {
 // right password; the address the user logged in from before still gets in,
 // the wait stays short, and a success resets it.
 func TestLoginBackoffPerAccount(t *testing.T) {
+	parallel(t)
 	// Generous per-address limits, so that only the per-account one acts.
 	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=login=1000/1m,login_account=10/15m")
 	home := fromAddr("127.0.0.9")
@@ -215,6 +219,7 @@ func TestLoginBackoffPerAccount(t *testing.T) {
 // from any address; the wait is capped; a wrong name backs off alike, so the
 // back-off tells nobody which names exist.
 func TestLoginBackoffEndsAfterTheWait(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=login=1000/1m,login_account=3/15m")
 	ts.register(t, "carol")
 	c := fromAddr("127.0.0.11")
@@ -249,6 +254,7 @@ func TestLoginBackoffEndsAfterTheWait(t *testing.T) {
 // TestFollowLimitAndCoalescing: follows are limited per user (429 with
 // Retry-After), and 30 follow/unfollow cycles tell the star once.
 func TestFollowLimitAndCoalescing(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=follow=5/1m")
 	fanTok, _ := ts.register(t, "fan")
 	for i := range 6 {

@@ -27,6 +27,7 @@ func errorCode(t testing.TB, body []byte) string {
 }
 
 func TestRegisterLoginTwoDevicesLogout(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	rdb := ts.rdb()
 	k := keysOf(rdb)
@@ -148,6 +149,7 @@ func assertNotStored(t *testing.T, ts *testServer, secrets ...string) {
 }
 
 func TestConcurrentRegistrationOneWins(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	const n = 16
 	var wg sync.WaitGroup
@@ -181,6 +183,7 @@ func TestConcurrentRegistrationOneWins(t *testing.T) {
 }
 
 func TestUnicodeNamesAndProfile(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, uid := ts.register(t, "微博用户")
 	status, body := ts.call(t, "PATCH", "/api/v1/me", tok, map[string]string{"bio": "写代码的人 ✍️"})
@@ -202,6 +205,7 @@ func TestUnicodeNamesAndProfile(t *testing.T) {
 }
 
 func TestCookieSessionsAndCrossOriginWrites(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	resp := ts.do(t, "POST", "/api/v1/users", "", map[string]string{"username": "carol", "password": testPassword}, nil)
 	resp.Body.Close()

@@ -14,6 +14,7 @@ import (
 // checks each gets the contract's 4xx with a clear error, and that nothing
 // was written.
 func TestBadInputChangesNothing(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -117,6 +118,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 }
 
 func TestRateLimitedPosts(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=post=2/1m")
 	alice, _ := ts.register(t, "alice")
 	ts.post(t, alice, "one", 0)

@@ -31,6 +31,7 @@ func postPath(mid int64) string { return "/api/v1/posts/" + strconv.FormatInt(mi
 // id and created_at unchanged; the history lists every version, oldest
 // first; a repost shows the edit.
 func TestAPIEdit(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -116,6 +117,7 @@ func TestAPIEdit(t *testing.T) {
 // of what it answers; a user blocked by the author gets 404 for the
 // history, as for the post.
 func TestAPIEditLive(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -160,6 +162,7 @@ func TestAPIEditLive(t *testing.T) {
 
 // TestRateLimitedEdits: an edit counts against the rate limit of posts.
 func TestRateLimitedEdits(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=post=2/1m")
 	alice, _ := ts.register(t, "alice")
 	pid := ts.newPost(t, alice, "one")

@@ -12,6 +12,7 @@ import (
 // and not: whatever a client sends, the answer is
 // never a 5xx, and every error carries the contract's body.
 func TestGarbageNeverFails500(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	ts.register(t, "bob")

@@ -63,6 +63,7 @@ func (ts *testServer) keepFlags(t testing.TB, token string, mid int64) (pinned, 
 // newest pin first, pinned on every Post for signed-in readers and null for
 // anonymous ones, and a deleted pin leaving the list.
 func TestPinsAPI(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	rdb, k := ts.rdb(), keysOf(ts.rdb())
 	alice, aliceID := ts.register(t, "alice")
@@ -130,6 +131,7 @@ func TestPinsAPI(t *testing.T) {
 // TestPinnedSafetyAPI: a blocked reader sees no pins; a protected author's
 // pins are for its approved fans.
 func TestPinnedSafetyAPI(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -156,6 +158,7 @@ func TestPinnedSafetyAPI(t *testing.T) {
 // private, GET /me/bookmarks pages them newest bookmark first, and a
 // deleted post leaves them; what the caller may not open cannot be saved.
 func TestBookmarksAPI(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -216,6 +219,7 @@ func TestBookmarksAPI(t *testing.T) {
 // TestKeepsArchivedAPI: with a hot window of 10, a pinned and bookmarked
 // post that has left Redis is still listed, read from the archive.
 func TestKeepsArchivedAPI(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_HOT_WINDOW=10")
 	rdb := ts.rdb()
 	alice, _ := ts.register(t, "alice")

@@ -43,6 +43,7 @@ func sessionOf(t *testing.T, body []byte) (int64, string, string) {
 // directory knows nothing of, and with the directory down it is 503, never
 // a local fallback.
 func TestLDAPLogin(t *testing.T) {
+	parallel(t)
 	dir := ldaptest.Start(t, true)
 	ts := newTestServer(t, ldapEnv(dir)...)
 	pw := ldaptest.Passwords["alice"]
@@ -95,6 +96,7 @@ func TestLDAPLogin(t *testing.T) {
 // login guard as local ones do, and leave the local account of that name
 // alone.
 func TestLDAPLoginGuard(t *testing.T) {
+	parallel(t)
 	dir := ldaptest.Start(t, false)
 	ts := newTestServer(t, append(ldapEnv(dir), "MICROBLOG_RATE_LIMITS=login=1000/1m,login_account=3/1m")...)
 	ts.register(t, "bob")
@@ -108,6 +110,7 @@ func TestLDAPLoginGuard(t *testing.T) {
 // TestLDAPProviderRefused: provider ldap on a server without LDAP, and an
 // unknown provider, are 400.
 func TestLDAPProviderRefused(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ts.wantStatus(t, "POST", "/api/v1/sessions", "", ldapLogin("alice", "whatever-1"), 400, "invalid_field")
 	ts.wantStatus(t, "POST", "/api/v1/sessions", "", map[string]string{"username": "a", "password": "whatever-1", "provider": "kerberos"}, 400, "invalid_field")
@@ -123,6 +126,7 @@ func TestLDAPProviderRefused(t *testing.T) {
 // off POST /users is 403 signup_closed while LDAP logins still make
 // accounts.
 func TestProvidersAndClosedSignup(t *testing.T) {
+	parallel(t)
 	dir := ldaptest.Start(t, false)
 	ts := newTestServer(t, append(ldapEnv(dir), "MICROBLOG_LOCAL_SIGNUP=false", "MICROBLOG_LDAP_NAME=Example U")...)
 	ts.wantStatus(t, "POST", "/api/v1/users", "", map[string]string{"username": "mallory", "password": testPassword}, 403, "signup_closed")
@@ -153,6 +157,7 @@ func TestProvidersAndClosedSignup(t *testing.T) {
 // TestAuthConfig: local sign-up may be off only beside a provider, and the
 // LDAP settings are checked at start, each error naming its variable.
 func TestAuthConfig(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		env  map[string]string
 		want string

@@ -98,6 +98,7 @@ func (ts *testServer) fetch(t testing.TB, path string) (*http.Response, []byte) 
 // served as an image; everything else is refused with the contract's status
 // and leaves no file behind; EXIF is gone.
 func TestUploads(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	for _, tc := range []struct {
@@ -186,6 +187,7 @@ func TestUploads(t *testing.T) {
 // TestPostsCarryImages: up to four of one's own unattached uploads; not
 // someone else's, not twice, not five; deleting the post removes the files.
 func TestPostsCarryImages(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -241,6 +243,7 @@ func TestPostsCarryImages(t *testing.T) {
 // TestAvatars: an avatar is a square thumbnail shown wherever the user is;
 // a new one replaces (and removes) the old.
 func TestAvatars(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	var u store.User
@@ -282,6 +285,7 @@ func TestAvatars(t *testing.T) {
 
 // TestUploadsCountAgainstThePostLimit: uploads and posts share one limit.
 func TestUploadsCountAgainstThePostLimit(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=post=2/1m")
 	tok, _ := ts.register(t, "alice")
 	img := pngBytes(testImage(10, 10))

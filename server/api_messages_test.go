@@ -66,6 +66,7 @@ func (ts *testServer) me(t testing.TB, token string) store.User {
 // the list with unread counts, /me's unread_messages, paging and ?after=,
 // reading, deleting by the sender only, who may write, blocks both ways.
 func TestMessagesAPI(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, aliceID := ts.register(t, "alice")
 	bob, bobID := ts.register(t, "bob")
@@ -159,6 +160,7 @@ func TestMessagesAPI(t *testing.T) {
 // writes no message and no conversation, and leaves its Idempotency-Key
 // free for a retry.
 func TestMessagesBadInputWritesNothing(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -230,6 +232,7 @@ func TestMessagesBadInputWritesNothing(t *testing.T) {
 // first message (201, the same id) and no second one is written; the key
 // with another body is 400.
 func TestMessageIdempotencyAPI(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -260,6 +263,7 @@ func TestMessageIdempotencyAPI(t *testing.T) {
 // TestMessagesRateLimited: past the "message" limit a sender gets 429 with
 // Retry-After, and nothing is written.
 func TestMessagesRateLimited(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=message=3/1m")
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -281,6 +285,7 @@ func TestMessagesRateLimited(t *testing.T) {
 // either side, while Redis holds about 10 of them; a message past the
 // window is deleted for both.
 func TestConversationThroughArchive(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_HOT_WINDOW=10")
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -332,6 +337,7 @@ func readAll(t testing.TB, resp *http.Response) []byte {
 // the claim and the write; on a cluster, where the message's hash and its
 // two sides live on different masters, one more.
 func TestMessageRoundTrips(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	ts.register(t, "bob")

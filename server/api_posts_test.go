@@ -46,6 +46,7 @@ func ids(posts []store.Post) []int64 {
 }
 
 func TestFollowPostRepostCommentDelete(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	rdb := ts.rdb()
 	k := keysOf(rdb)
@@ -206,6 +207,7 @@ func (ts *testServer) comment(t testing.TB, token string, parent int64, content 
 }
 
 func TestFollowersAndCounts(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	star, _ := ts.register(t, "star")
 	var fans []string
@@ -254,6 +256,7 @@ func TestFollowersAndCounts(t *testing.T) {
 }
 
 func TestPagingThrough250Posts(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	var all []int64
@@ -304,6 +307,7 @@ func TestPagingThrough250Posts(t *testing.T) {
 }
 
 func TestReadersSkipDanglingIDs(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_ARCHIVE=off") // in neither Redis nor an archive
 	alice, _ := ts.register(t, "alice")
 	var posts []store.Post
@@ -319,6 +323,7 @@ func TestReadersSkipDanglingIDs(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	send := func() store.Post {

@@ -61,6 +61,7 @@ func (ts *testServer) repost(t testing.TB, token string, mid int64) int64 {
 // blocked); its earlier notifications leave the blocker's list; the
 // relation shows on both Users; unblocking restores no follow.
 func TestBlock(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	amy, _ := ts.register(t, "amy")
 	ben, _ := ts.register(t, "ben")
@@ -156,6 +157,7 @@ func TestBlock(t *testing.T) {
 
 // TestBlockBadInput: the contract's errors, and nothing changes.
 func TestBlockBadInput(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_MAX_BLOCKS=2", "MICROBLOG_MAX_MUTES=1")
 	amy, _ := ts.register(t, "amy")
 	for _, name := range []string{"b1", "b2", "b3"} {
@@ -232,6 +234,7 @@ func make101() []string {
 // leave the muter's home and notifications and nothing else; a filtered
 // word, in any letter case and script, takes a post out of the home.
 func TestMuteAndFilters(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	amy, _ := ts.register(t, "amy")
 	ben, _ := ts.register(t, "ben")
@@ -292,6 +295,7 @@ func TestMuteAndFilters(t *testing.T) {
 // does not; its posts cannot be reposted; unprotecting makes them public
 // again and lets the waiting requests in.
 func TestProtectedAccount(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	pia, _ := ts.register(t, "pia")
 	fan, _ := ts.register(t, "fan")
@@ -366,6 +370,7 @@ func TestProtectedAccount(t *testing.T) {
 // them, suspends a user (it cannot log in, its sessions end, its posts leave
 // every view, nothing is deleted) and removes anyone's post.
 func TestModeration(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_ADMINS=Boss")
 	boss, _ := ts.register(t, "boss")
 	amy, _ := ts.register(t, "amy")

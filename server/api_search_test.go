@@ -34,6 +34,7 @@ func (ts *testServer) searchIDs(t testing.TB, token, q string, limit int) []int6
 // found; blocked, muted and protected authors' posts follow §8; a deleted
 // post vanishes at once, an edited one is found by its new words.
 func TestSearchPostsAPI(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	rdb := ts.rdb()
 	alice, _ := ts.register(t, "alice")
@@ -99,6 +100,7 @@ func TestSearchPostsAPI(t *testing.T) {
 // TestSearchWithoutArchive: with MICROBLOG_ARCHIVE=off, search answers 503
 // search_unavailable; trends still work.
 func TestSearchWithoutArchive(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_ARCHIVE=off")
 	tok, _ := ts.register(t, "alice")
 	ts.post(t, tok, "#天气# 好", 0)
@@ -114,6 +116,7 @@ func TestSearchWithoutArchive(t *testing.T) {
 // TestTrendsAPI: GET /trends/tags lists the topics most people used, with
 // their posts and people, at most 10, for anyone.
 func TestTrendsAPI(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	var toks []string
 	for _, name := range []string{"alice", "bob", "carol"} {
@@ -145,6 +148,7 @@ func TestTrendsAPI(t *testing.T) {
 // TestTrendsWindowSetting: MICROBLOG_TRENDS_WINDOW is a duration of a
 // second at least.
 func TestTrendsWindowSetting(t *testing.T) {
+	parallel(t)
 	for _, v := range []string{"soon", "100ms", "-1h"} {
 		env := map[string]string{"MICROBLOG_TRENDS_WINDOW": v}
 		if _, err := loadConfig(nil, func(k string) string { return env[k] }, io.Discard); err == nil ||

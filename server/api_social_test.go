@@ -53,6 +53,7 @@ func (ts *testServer) unread(t testing.TB, token string) int64 {
 // for the caller, listed newest first, undone without leaving a
 // notification, sent live as counts, and refused for bad input.
 func TestLikes(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	rdb := ts.rdb()
 	alice, aliceID := ts.register(t, "alice")
@@ -128,6 +129,7 @@ func TestLikes(t *testing.T) {
 // mention each notify the right user once, newest first, live too; unread
 // counts on /me and drops when read; nobody hears of their own actions.
 func TestNotificationsOfEveryKind(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -213,6 +215,7 @@ func TestNotificationsOfEveryKind(t *testing.T) {
 
 // TestNotificationsStayBounded: only the newest 200 are kept in Redis.
 func TestNotificationsStayBounded(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -248,6 +251,7 @@ func TestNotificationsStayBounded(t *testing.T) {
 // TestTopicsAndMentions: a post's tags and mentions are parsed, shown and
 // indexed; topic pages page and take after=; deleting a post takes it out.
 func TestTopicsAndMentions(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -295,6 +299,7 @@ func TestTopicsAndMentions(t *testing.T) {
 // TestSearchAndSuggestions: users by name prefix in any case and script,
 // most followed first; suggestions leave out oneself and one's stars.
 func TestSearchAndSuggestions(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok := map[string]string{}
 	for _, name := range []string{"alice", "Alicia", "alfred", "bob", "小明", "小红"} {

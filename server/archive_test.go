@@ -38,6 +38,7 @@ func archiveSettled(t testing.TB, rdb redis.UniversalClient) {
 // the API past the window, the oldest opens by id, its hash has left Redis,
 // and /readyz and /metrics report the archive.
 func TestArchiveThroughTheAPI(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_HOT_WINDOW=10")
 	rdb := ts.rdb()
 	tok, _ := ts.register(t, "writer")
@@ -93,6 +94,7 @@ func grepLines(text, prefix string) string {
 // same Redis and archive finishes the archiving, and every post that was
 // acknowledged is in the archive exactly once.
 func TestArchiveSurvivesSIGKILL(t *testing.T) {
+	parallel(t)
 	bin := serverBinary(t)
 	r := storetest.NewBackend(t)
 	rdb := r.Client()

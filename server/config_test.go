@@ -12,6 +12,7 @@ import (
 // TestConfigDefaults: without settings, loadConfig gives the defaults of the
 // packages the server builds on.
 func TestConfigDefaults(t *testing.T) {
+	parallel(t)
 	cfg, err := loadConfig(nil, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +47,7 @@ func TestConfigDefaults(t *testing.T) {
 // TestConfigEnvOnlySettingsValidated: a bad value of a setting read from
 // the environment only fails loadConfig with an error naming it.
 func TestConfigEnvOnlySettingsValidated(t *testing.T) {
+	parallel(t)
 	for _, tc := range [][2]string{
 		{"MICROBLOG_WS_QUEUE", "0"},
 		{"MICROBLOG_WS_REPLAY_MAX", "many"},

@@ -63,6 +63,7 @@ func closedWithin(t testing.TB, c net.Conn, br *bufio.Reader, d time.Duration) (
 }
 
 func TestEdgesIdleKeepAliveClosed(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_IDLE_TIMEOUT=1s")
 	c, br := ts.rawConn(t)
 	if resp, err := getOn(t, c, br, "/healthz"); err != nil || resp.StatusCode != 200 {
@@ -76,6 +77,7 @@ func TestEdgesIdleKeepAliveClosed(t *testing.T) {
 }
 
 func TestEdgesSlowBodyCutOff(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_READ_TIMEOUT=2s")
 	c, br := ts.rawConn(t)
 	fmt.Fprintf(c, "POST /api/v1/sessions HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
@@ -104,6 +106,7 @@ func TestEdgesSlowBodyCutOff(t *testing.T) {
 }
 
 func TestEdgesConnectionCapPerAddress(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_MAX_CONNS_PER_IP=3")
 	var open []net.Conn
 	for i := 0; i < 3; i++ {
@@ -158,6 +161,7 @@ func wantTooMany(t testing.TB, what string, conn *wstest.Client, resp *http.Resp
 }
 
 func TestEdgesWebSocketCapPerUser(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_WS_MAX_PER_USER=2")
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -183,6 +187,7 @@ func TestEdgesWebSocketCapPerUser(t *testing.T) {
 }
 
 func TestEdgesWebSocketCapPerAddress(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_WS_MAX_PER_IP=2")
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -205,6 +210,7 @@ func mustConn(t testing.TB, ts *testServer, token string) *wsClient {
 // TestEdgesWebSocketOutlivesServerTimeouts: the server's read, write and
 // idle timeouts must not cut a hijacked WebSocket that is quiet for longer.
 func TestEdgesWebSocketOutlivesServerTimeouts(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_READ_TIMEOUT=1s", "MICROBLOG_WRITE_TIMEOUT=1s", "MICROBLOG_IDLE_TIMEOUT=1s")
 	alice, _ := ts.register(t, "alice")
 	ws := ts.dialWS(t, alice, "")
@@ -221,6 +227,7 @@ func loginBody(n int) string {
 }
 
 func TestEdgesBodyLimitIs64KiB(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ts.register(t, "alice")
 	if status, body := ts.call(t, "POST", "/api/v1/sessions", "", loginBody(65536)); status != 200 {
@@ -247,6 +254,7 @@ func TestEdgesBodyLimitIs64KiB(t *testing.T) {
 // TestEdgesAbortedRequestIs499: a client that goes away while its request
 // waits on Redis is neither an error in the log nor a 500 in the metrics.
 func TestEdgesAbortedRequestIs499(t *testing.T) {
+	parallel(t)
 	ts := startServer(t, startRedis(t), "MICROBLOG_LOG_LEVEL=debug") // one Redis, to pause
 	ts.register(t, "alice")
 	// Hold every Redis command for a second: the client gives up meanwhile.
@@ -299,6 +307,7 @@ func (ts *testServer) signupFrom(t testing.TB, name, xff string) int {
 // TestEdgesTrustedProxies: only the listed proxies are believed, and a
 // private address in X-Forwarded-For is a client, not a trusted hop.
 func TestEdgesTrustedProxies(t *testing.T) {
+	parallel(t)
 	limits := "MICROBLOG_RATE_LIMITS=signup=1/1h"
 	ts := newTestServer(t, limits, "MICROBLOG_TRUSTED_PROXIES=10.0.0.0/8, 127.0.0.1")
 	if s := ts.signupFrom(t, "a1", "203.0.113.1"); s != 201 {
@@ -340,6 +349,7 @@ func TestEdgesTrustedProxies(t *testing.T) {
 }
 
 func TestEdgesSettingsValidated(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct{ env, value, mention string }{
 		{"MICROBLOG_TRUST_PROXY", "yes", "MICROBLOG_TRUSTED_PROXIES"},
 		{"MICROBLOG_TRUSTED_PROXIES", "10.0.0.0/33", "MICROBLOG_TRUSTED_PROXIES"},
@@ -366,6 +376,7 @@ func TestEdgesSettingsValidated(t *testing.T) {
 }
 
 func TestEdgesAPIAnswersNotStored(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	for _, tc := range []struct{ method, path, token string }{
@@ -405,6 +416,7 @@ func csp(header string) map[string]string {
 }
 
 func TestEdgesContentSecurityPolicy(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
 	host := strings.TrimPrefix(ts.URL, "http://")
 	for _, tc := range []struct {
@@ -442,6 +454,7 @@ func sessionCookies(resp *http.Response) map[string]*http.Cookie {
 }
 
 func TestEdgesHostCookieOverHTTPS(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
 	ts.register(t, "alice")
 	creds := map[string]string{"username": "alice", "password": testPassword}
@@ -495,6 +508,7 @@ func TestEdgesHostCookieOverHTTPS(t *testing.T) {
 }
 
 func TestEdgesMetricsRestricted(t *testing.T) {
+	parallel(t)
 	const token = "metrics-token-0123456789"
 	ts := newTestServer(t, "MICROBLOG_METRICS_ALLOW=10.0.0.0/8", "MICROBLOG_METRICS_TOKEN="+token)
 	check := func(ts *testServer, what string, h http.Header, want int) {
@@ -524,6 +538,7 @@ func TestEdgesMetricsRestricted(t *testing.T) {
 }
 
 func TestEdgesBearerSchemeAnyCase(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	for _, scheme := range []string{"bearer", "BEARER", "Bearer", "bEaReR"} {

@@ -127,6 +127,7 @@ func startProcess(t testing.TB, bin string, b *storetest.Backend, env ...string)
 // process takes the job over, and every fan's G ends with the post exactly
 // once.
 func TestFanOutSurvivesSIGKILL(t *testing.T) {
+	parallel(t)
 	bin := serverBinary(t)
 	r := storetest.NewBackend(t)
 	rdb := r.Client()
@@ -169,6 +170,7 @@ func TestFanOutSurvivesSIGKILL(t *testing.T) {
 // TestReplayWhileFanOutInFlight: a fan reconnects with ?after= while the
 // post's fan-out has not reached it yet; the post arrives once, by replay.
 func TestReplayWhileFanOutInFlight(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_FANOUT_BATCH_DELAY=300ms", "MICROBLOG_FANOUT_WORKERS=1")
 	rdb := ts.rdb()
 	starTok, starID := ts.register(t, "star")

@@ -33,6 +33,7 @@ func (ts *testServer) relationshipTo(t testing.TB, token string, id int64) masto
 // authorizes it; then both relationships say so, and the lists page to
 // their end by their Link headers.
 func TestMastodonFollowRequestsAndLists(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	aTok, aid := ts.mastodonUser(t, "alice", "")
 	bTok, bid := ts.mastodonUser(t, "bobby", "")
@@ -97,6 +98,7 @@ func TestMastodonFollowRequestsAndLists(t *testing.T) {
 // their statuses, the follow; the blocked one still opens the blocker's
 // account and learns it is blocked. Mutes are listed and undone.
 func TestMastodonBlocksAndMutes(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	aNative, aTok, aid := ts.bothTokens(t, "alice")
 	bNative, bTok, bid := ts.bothTokens(t, "bobby")
@@ -152,6 +154,7 @@ func TestMastodonBlocksAndMutes(t *testing.T) {
 // An account's statuses page newest first by max_id to the end, and
 // above an id by min_id; the filters and the pins answer what they name.
 func TestMastodonAccountStatuses(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	aNative, aTok, aid := ts.bothTokens(t, "alice")
 	var posts []int64
@@ -194,6 +197,7 @@ func TestMastodonAccountStatuses(t *testing.T) {
 // Bookmarks and favourites list what the caller saved and liked, newest
 // first, to their end.
 func TestMastodonBookmarksAndFavourites(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	aNative, aTok, _ := ts.bothTokens(t, "alice")
 	var liked, saved []string
@@ -226,6 +230,7 @@ func TestMastodonBookmarksAndFavourites(t *testing.T) {
 // status carries; the native upload still answers natively. A report
 // answers Mastodon's Report.
 func TestMastodonMediaAndReports(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	aNative, aTok, aid := ts.bothTokens(t, "alice")
 	bTok, bid := ts.mastodonUser(t, "bobby", "")

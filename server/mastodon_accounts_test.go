@@ -101,6 +101,7 @@ func sid(id int64) string { return strconv.FormatInt(id, 10) }
 // The caller's own account, any account by id, name or prefix: Mastodon's
 // shapes, ids as strings, and Record not found for ids that name nothing.
 func TestMastodonAccountLookups(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_ADMINS=root")
 	tok, uid := ts.mastodonUser(t, "alice", "")
 	_, bid := ts.mastodonUser(t, "bobby", "")
@@ -155,6 +156,7 @@ func TestMastodonAccountLookups(t *testing.T) {
 // bio, locked the protection, the avatar the avatar; from JSON, a form or
 // a multipart form.
 func TestMastodonUpdateCredentials(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.mastodonUser(t, "alice", "")
 	var acct mastodon.Account

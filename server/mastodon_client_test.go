@@ -131,6 +131,7 @@ func (ts *testServer) goMastodonClient(t testing.TB, ctx context.Context, name s
 // statuses, timeline, favourite, reblog, notifications, search, context,
 // and one update on its WebSocket user stream.
 func TestMastodonGoClient(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -20,6 +20,7 @@ func nativeOf(tok string) string { return strings.TrimPrefix(tok, mastodon.Token
 // service's limits, registrations and the operator as contact; NodeInfo is
 // found from /.well-known/nodeinfo.
 func TestMastodonInstance(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_ADMINS=boss")
 	ts.register(t, "boss")
 	host := strings.TrimPrefix(ts.URL, "http://")
@@ -78,6 +79,7 @@ func (ts *testServer) mastodonNotifications(t testing.TB, tok, query string) ([]
 // then all are cleared, for the native API too, which still answers its
 // own shape on the shared path.
 func TestMastodonNotifications(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.mastodonUser(t, "alice", "")
 	bob, bobID := ts.register(t, "bob")
@@ -180,6 +182,7 @@ func linkURL(t testing.TB, header, rel string) string {
 // by a Chinese word; trends list the tag with its history; the native
 // trends answer their own shape on the shared path.
 func TestMastodonSearchAndTrends(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.mastodonUser(t, "alice", "")
 	p := ts.post(t, nativeOf(alice), "今天天气很好 #天气#", 0)
@@ -229,6 +232,7 @@ func TestMastodonSearchAndTrends(t *testing.T) {
 // with a direct status of an id apart from posts', unread until read;
 // the native API answers its own shape on the shared paths.
 func TestMastodonConversations(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.mastodonUser(t, "alice", "")
 	bob, bobID := ts.register(t, "bob")
@@ -297,6 +301,7 @@ func TestMastodonConversations(t *testing.T) {
 // TestMastodonMarkers: markers round trip as JSON and as a form, their
 // version counting up; the notifications marker moves the native read mark.
 func TestMastodonMarkers(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.mastodonUser(t, "alice", "")
 	bob, _ := ts.register(t, "bob")
@@ -340,6 +345,7 @@ func TestMastodonMarkers(t *testing.T) {
 // the right JSON type; filters show the caller's filtered words; a push
 // subscription is 404 with an error.
 func TestMastodonStartupAnswers(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, aliceID := ts.mastodonUser(t, "alice", "")
 	ts.register(t, "bob")

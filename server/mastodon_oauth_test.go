@@ -36,6 +36,7 @@ func (ts *testServer) verifyApp(t testing.TB, token string) (int, string) {
 // verifier (golang.org/x/oauth2) and gets Mastodon's Token entity, which
 // works; a wrong verifier gets no token.
 func TestMastodonOAuthLogin(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ts.register(t, "alice")
 	cfg := ts.mastodonApp(t, "read write follow")
@@ -77,6 +78,7 @@ func TestMastodonOAuthLogin(t *testing.T) {
 // allows) get a token, here through a JSON token request; the app's secret
 // must be right.
 func TestMastodonOAuthWithoutPKCE(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ts.register(t, "bob")
 	cfg := ts.mastodonApp(t, "read")
@@ -109,6 +111,7 @@ func TestMastodonOAuthWithoutPKCE(t *testing.T) {
 // lets its form's answer redirect to the app (browsers check form-action
 // on that redirect), and nowhere else.
 func TestMastodonOAuthPagePolicy(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	cfg := ts.mastodonApp(t, "read", "https://app.example/cb?x=1", "com.example.app://oauth")
 	for redirect, want := range map[string]string{cfg.RedirectURL: "form-action 'self' https://app.example;",
@@ -131,6 +134,7 @@ func TestMastodonOAuthPagePolicy(t *testing.T) {
 // an error and no code; deny sends access_denied back to the app; a scope
 // the app did not register is refused.
 func TestMastodonOAuthRefusals(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ts.register(t, "carol")
 	cfg := ts.mastodonApp(t, "read")
@@ -174,6 +178,7 @@ func TestMastodonOAuthRefusals(t *testing.T) {
 // TestMastodonOAuthOutOfBand: an app with urn:ietf:wg:oauth:2.0:oob is
 // shown the code on a page, which the app exchanges.
 func TestMastodonOAuthOutOfBand(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ts.register(t, "dave")
 	cfg := ts.mastodonApp(t, "read", "urn:ietf:wg:oauth:2.0:oob")
@@ -196,6 +201,7 @@ func TestMastodonOAuthOutOfBand(t *testing.T) {
 // TestMastodonOAuthClientCredentials: an app's own token (no user) works
 // for the app's endpoints; revoking it ends it.
 func TestMastodonOAuthClientCredentials(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	cfg := ts.mastodonApp(t, "read write")
 	cc := clientcredentials.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, TokenURL: cfg.Endpoint.TokenURL,
@@ -238,6 +244,7 @@ func (ts *testServer) revoke(t testing.TB, cfg *oauth2.Config, token string) {
 // user logs out everywhere, and when the user is suspended (who then
 // cannot authorize an app either).
 func TestMastodonOAuthTokenEnds(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_ADMINS=Boss")
 	boss, _ := ts.register(t, "Boss")
 	native, _ := ts.register(t, "erin")
@@ -278,6 +285,7 @@ func TestMastodonOAuthTokenEnds(t *testing.T) {
 // TestMastodonOAuthNothingInTheClear: no token, code, client secret or
 // password is anywhere in Redis, in keys or values.
 func TestMastodonOAuthNothingInTheClear(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ts.register(t, "frank")
 	cfg := ts.mastodonApp(t, "read write")

@@ -32,6 +32,7 @@ func readerFlag(t testing.TB, name string, b *bool) bool {
 // Idempotency-Key makes a retry the same status; forms are read as JSON
 // is; what the service has not is refused with 422.
 func TestMastodonStatusCreate(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, uid := ts.mastodonUser(t, "tess", "")
 	native, _ := ts.register(t, "nate")
@@ -99,6 +100,7 @@ func TestMastodonStatusCreate(t *testing.T) {
 // sends them, and an edit cannot change them. (The upload is the native
 // POST /api/v1/media, a path both APIs share.)
 func TestMastodonStatusMedia(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.mastodonUser(t, "tess", "")
 	code, b := ts.upload(t, "POST", uploadPath, strings.TrimPrefix(tok, mastodon.TokenPrefix), "a.png", pngBytes(testImage(40, 30)), "")
@@ -126,6 +128,7 @@ func TestMastodonStatusMedia(t *testing.T) {
 // shows in the context; an edit shows in the history and the source; a
 // delete answers the text.
 func TestMastodonStatusThread(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ann, annID := ts.mastodonUser(t, "ann", "")
 	bob, _ := ts.mastodonUser(t, "bob", "")
@@ -195,6 +198,7 @@ func statusIDs(ss []mastodon.Status) string {
 // TestMastodonStatusActions: favourites, reblogs, bookmarks and pins set
 // the counts and the reader's flags, and show who did them.
 func TestMastodonStatusActions(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ann, _ := ts.mastodonUser(t, "ann", "")
 	bob, bobID := ts.mastodonUser(t, "bob", "")
@@ -306,6 +310,7 @@ func (ts *testServer) timelinePage(t testing.TB, token, path string) ([]mastodon
 // timeline as Mastodon does, and the Link header leads through all of it,
 // each post once.
 func TestMastodonHomeTimelinePaging(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.mastodonUser(t, "pat", "")
 	var ids []string // oldest first
@@ -373,6 +378,7 @@ func TestMastodonHomeTimelinePaging(t *testing.T) {
 // service's rules (blocks, protection), and the shared paths still answer
 // the native API with a native token.
 func TestMastodonTimelineRules(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ann, _ := ts.mastodonUser(t, "ann", "")
 	bob, _ := ts.mastodonUser(t, "bob", "")

@@ -147,6 +147,7 @@ func (c *streamClient) expectStatus(t *testing.T, stream []string, event string,
 // user's post made through the native API, its edit and its delete, and
 // a notification of a like.
 func TestMastodonStreamingUser(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	amyNative, _ := ts.register(t, "amy")
 	amy := ts.mastodonToken(t, "amy", amyNative, "")
@@ -188,6 +189,7 @@ func TestMastodonStreamingUser(t *testing.T) {
 // in the Authorization header, get public posts and never a protected
 // author's or a blocked one's; unsubscribing stops a stream.
 func TestMastodonStreamingPublic(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	carolNative, _ := ts.register(t, "carol")
 	carol := ts.mastodonToken(t, "carol", carolNative, "")
@@ -232,6 +234,7 @@ func TestMastodonStreamingPublic(t *testing.T) {
 // TestMastodonStreamingDirect: a private message is a conversation event
 // on the direct stream of both users, the token as ?access_token=.
 func TestMastodonStreamingDirect(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	gina, _ := ts.mastodonUser(t, "gina", "")
 	hank, hankID := ts.register(t, "hank")
@@ -252,6 +255,7 @@ func TestMastodonStreamingDirect(t *testing.T) {
 // TestMastodonStreamingRefusals: the health check, and what is refused:
 // no token, an unknown stream, a user stream without a user.
 func TestMastodonStreamingRefusals(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	resp := ts.do(t, "GET", "/api/v1/streaming/health", "", nil, nil)
 	body, _ := io.ReadAll(resp.Body)

@@ -127,6 +127,7 @@ func (e ssoEnv) me(t *testing.T, b *http.Client) store.User {
 // time makes an account, the second reaches the same one, and the same
 // callback opened again signs no one in.
 func TestOIDCSignIn(t *testing.T) {
+	parallel(t)
 	e := startSSO(t)
 	var list providersResponse
 	e.ts.getJSON(t, "", "/api/v1/auth/providers", &list)
@@ -164,6 +165,7 @@ func TestOIDCSignIn(t *testing.T) {
 // TestOIDCRefused checks that forged, cross-browser, expired, tampered or
 // denied sign-ins sign no one in.
 func TestOIDCRefused(t *testing.T) {
+	parallel(t)
 	e := startSSO(t)
 	refused := func(t *testing.T, b *http.Client, cb, code string) {
 		t.Helper()
@@ -226,6 +228,7 @@ func TestOIDCRefused(t *testing.T) {
 // TestOIDCLink links the provider to a local account from its session,
 // after which signing in through the provider reaches that account.
 func TestOIDCLink(t *testing.T) {
+	parallel(t)
 	e := startSSO(t)
 	b := newBrowser()
 	req, _ := http.NewRequest(http.MethodPost, e.ts.URL+"/api/v1/users", strings.NewReader(`{"username":"linda","password":"linda-password"}`))
@@ -266,6 +269,7 @@ func TestOIDCLink(t *testing.T) {
 // TestOIDCMobileHandover signs in for the mobile app, which takes the
 // session's token once, from its own origin only.
 func TestOIDCMobileHandover(t *testing.T) {
+	parallel(t)
 	e := startSSO(t)
 	b := newBrowser()
 	if to, signedIn := e.signIn(t, b, "app=mobile", oidctest.Ada); to != "/m/#/sso" || !signedIn {
@@ -307,6 +311,7 @@ func TestOIDCMobileHandover(t *testing.T) {
 // TestOIDCProviderDown checks that the server starts while the provider is
 // down and answers 503 at login.
 func TestOIDCProviderDown(t *testing.T) {
+	parallel(t)
 	e := startSSO(t)
 	e.op.Close()
 	if resp := e.open(t, newBrowser(), http.MethodGet, oidcLoginPath); resp.StatusCode != http.StatusServiceUnavailable {
@@ -317,6 +322,7 @@ func TestOIDCProviderDown(t *testing.T) {
 // TestOIDCConfig checks that a configuration set in part, or with a bad
 // value, fails at start naming the variable.
 func TestOIDCConfig(t *testing.T) {
+	parallel(t)
 	full := map[string]string{"MICROBLOG_OIDC_ISSUER": "https://sso.example.edu/realms/campus",
 		"MICROBLOG_OIDC_CLIENT_ID": "microblog", "MICROBLOG_OIDC_CLIENT_SECRET": "s"}
 	with := func(k, v string) map[string]string {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestHealthReadyMetrics(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	ts.register(t, "alice")
 	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200} {
@@ -33,6 +34,7 @@ func TestHealthReadyMetrics(t *testing.T) {
 // 503 with the contract's body within a few seconds instead of hanging, and
 // recovers when Redis is back, with the data still there.
 func TestRedisDownAnswers503(t *testing.T) {
+	parallel(t)
 	ts := startServer(t, startRedis(t)) // a Redis of its own, to stop
 	alice, _ := ts.register(t, "alice")
 	ts.post(t, alice, "before the outage", 0)
@@ -75,6 +77,7 @@ func TestRedisDownAnswers503(t *testing.T) {
 }
 
 func TestRedisWithPassword(t *testing.T) {
+	parallel(t)
 	r := storetest.StartWith(t, "--requirepass", "s3cret pass")
 	ts := startServer(t, r)
 	alice, _ := ts.register(t, "alice")
@@ -92,6 +95,7 @@ func TestRedisWithPassword(t *testing.T) {
 }
 
 func TestInvalidSettingsFailAtStart(t *testing.T) {
+	parallel(t)
 	for env, want := range map[string]string{
 		"MICROBLOG_BCRYPT_COST=abc":        "MICROBLOG_BCRYPT_COST",
 		"MICROBLOG_RATE_LIMITS=post=fast":  "MICROBLOG_RATE_LIMITS",
@@ -121,6 +125,7 @@ func TestInvalidSettingsFailAtStart(t *testing.T) {
 }
 
 func TestRedisOverTLS(t *testing.T) {
+	parallel(t)
 	r, caFile := storetest.StartTLS(t)
 	ts := startServer(t, r, "REDIS_URL="+r.TLSURL(), "MICROBLOG_REDIS_CA="+caFile)
 	alice, _ := ts.register(t, "alice")
@@ -134,6 +139,7 @@ func TestRedisOverTLS(t *testing.T) {
 }
 
 func TestHeadRequests(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	for _, path := range []string{"/", "/m/", "/healthz", "/u/alice"} {
 		if status, _ := ts.call(t, "HEAD", path, "", nil); status != 200 {
@@ -145,6 +151,7 @@ func TestHeadRequests(t *testing.T) {
 // TestRedisPrefix runs a server whose keys and channels all carry a prefix:
 // nothing is written outside it, and the live feed still works.
 func TestRedisPrefix(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_REDIS_PREFIX=mb:")
 	starTok, _ := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
@@ -175,6 +182,7 @@ func TestRedisPrefix(t *testing.T) {
 // TestSignupAndLoginLimitsPerAddress: with MICROBLOG_TRUST_PROXY the client
 // address comes from X-Forwarded-For, and each address has its own budget.
 func TestSignupAndLoginLimitsPerAddress(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=signup=1/1h,login=1/1h", "MICROBLOG_TRUST_PROXY=true")
 	send := func(path, name, addr string) int {
 		resp := ts.do(t, "POST", path, "", map[string]string{"username": name, "password": testPassword},
@@ -200,6 +208,7 @@ func TestSignupAndLoginLimitsPerAddress(t *testing.T) {
 }
 
 func TestJSONLogs(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_LOG_FORMAT=json", "MICROBLOG_LOG_LEVEL=info")
 	ts.call(t, "GET", "/healthz", "", nil)
 	line := ""

@@ -32,6 +32,7 @@ func (ts *testServer) roundTrips(t *testing.T, method, route string) float64 {
 // session is remembered), on one Redis; on a cluster, where a message and
 // its indexes live on different masters, one more.
 func TestPostRoundTrips(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	author, _ := ts.register(t, "author")
 	for i := range 10 {

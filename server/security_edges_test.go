@@ -32,6 +32,7 @@ func with(h http.Header, kv ...string) http.Header {
 // write or live feed from http://<the same host> is another origin, and so
 // is https:// on a plain one.
 func TestSecurityOriginHasAScheme(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
 	host := strings.TrimPrefix(ts.URL, "http://")
 	login := ts.do(t, "POST", "/api/v1/users", "", map[string]string{"username": "alice", "password": testPassword}, viaHTTPS)
@@ -71,6 +72,7 @@ func TestSecurityOriginHasAScheme(t *testing.T) {
 // cookie, which a sibling subdomain or a plain-HTTP page can set, is not a
 // session; __Host-auth is.
 func TestSecurityOnlyHostCookieOverHTTPS(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
 	token, _ := ts.register(t, "alice")
 	for _, tc := range []struct {
@@ -100,6 +102,7 @@ func TestSecurityOnlyHostCookieOverHTTPS(t *testing.T) {
 // TestSecurityHSTS: answers over HTTPS tell the browser to keep to HTTPS;
 // plain ones cannot.
 func TestSecurityHSTS(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1")
 	for _, path := range []string{"/", "/api/v1/timelines/public", "/api/v1/no/such/thing"} {
 		resp := ts.do(t, "GET", path, "", nil, viaHTTPS)
@@ -121,6 +124,7 @@ func TestSecurityHSTS(t *testing.T) {
 // shut and its rate limits are not the proxy's. An entry with a port is
 // read as the address it holds.
 func TestSecurityUnknownClientBehindProxy(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_TRUSTED_PROXIES=127.0.0.1", "MICROBLOG_RATE_LIMITS=signup=1/1h")
 	for _, tc := range []struct {
 		name   string
@@ -169,6 +173,7 @@ func TestSecurityUnknownClientBehindProxy(t *testing.T) {
 // TestSecurityJSONErrorsSayNoMore: a body that is not JSON, or nests too
 // deeply, is told so without the decoder's own words.
 func TestSecurityJSONErrorsSayNoMore(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	for _, body := range []string{
 		strings.Repeat("[", 20000) + strings.Repeat("]", 20000),
@@ -199,6 +204,7 @@ func encodeURIComponent(s string) string { return strings.ReplaceAll(url.QueryEs
 // by search/tags, and its page, linked as the front ends link it, lists its
 // posts.
 func TestSecurityTopicsWithSlashAreReachable(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	for _, tag := range []string{"a/b", "C++", "Q&A", "10:30", "50%", "话题/讨论"} {

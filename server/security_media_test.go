@@ -61,6 +61,7 @@ func (ts *testServer) uploadWithin(t *testing.T, tok, name string, file []byte, 
 // server's memory (the probe saw 2.4 GB for the GIF and 2.96 GB for three
 // PNGs).
 func TestSecurityImageBombs(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	bombs := imageBombs()
@@ -115,6 +116,7 @@ func cpuTime(t testing.TB) time.Duration {
 // request has ended (as 499, aborted), the server spends a fraction of the
 // second of CPU the image would take.
 func TestSecurityUploadStopsWhenClientLeaves(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	var form bytes.Buffer

@@ -99,6 +99,7 @@ func varies(resp *http.Response, header string) bool {
 var versionedRef = regexp.MustCompile(`(?:href="|src="|url\(["']?|from\s*['"]|import\s*['"])([^"')]+\?v=[0-9a-f]+)`)
 
 func TestStaticGzip(t *testing.T) {
+	parallel(t)
 	ts := staticServer(t)
 	for _, p := range []string{"/", "/u/alice", "/core.css", "/js/app.js", "/js/core/feed.js", "/favicon.svg", "/m/", "/m/sw.js", "/m/manifest.webmanifest", "/m/js/core/api.js"} {
 		plain, want := get(t, "GET", ts.URL+p)
@@ -156,6 +157,7 @@ func get2(t *testing.T, rawURL string) *http.Response {
 }
 
 func TestAcceptsGzip(t *testing.T) {
+	parallel(t)
 	for header, want := range map[string]bool{
 		"":                      false,
 		"gzip":                  true,
@@ -178,6 +180,7 @@ func TestAcceptsGzip(t *testing.T) {
 }
 
 func TestStaticCacheHeaders(t *testing.T) {
+	parallel(t)
 	ts := staticServer(t)
 	// Pages and the service worker are revalidated every time.
 	for _, p := range []string{"/", "/u/alice", "/p/42", "/m/", "/m/sw.js", "/m/manifest.webmanifest"} {
@@ -213,6 +216,7 @@ func TestStaticCacheHeaders(t *testing.T) {
 }
 
 func TestStaticETagRevalidation(t *testing.T) {
+	parallel(t)
 	ts := staticServer(t)
 	for _, p := range []string{"/", "/m/", "/js/core/feed.js", "/m/icons/icon-192.png"} {
 		for _, enc := range []string{"", "gzip"} {
@@ -238,6 +242,7 @@ func TestStaticETagRevalidation(t *testing.T) {
 // module of the app is reached, and no relative import is left unversioned
 // (the browser would load that module twice, under two URLs).
 func TestStaticVersionedURLsResolve(t *testing.T) {
+	parallel(t)
 	ts := staticServer(t)
 	plainImport := regexp.MustCompile(`(?:from|import)\s*['"](\.\.?/[^'"?]+)['"]`)
 	seen := map[string]bool{}
@@ -298,6 +303,7 @@ func TestStaticVersionedURLsResolve(t *testing.T) {
 // everything that imports it, up to the page, so no cached copy goes stale;
 // a module in an import cycle is referred to by one plain URL everywhere.
 func TestStaticVersionsFollowImports(t *testing.T) {
+	parallel(t)
 	site := func(b string) fstest.MapFS {
 		return fstest.MapFS{
 			"index.html":  {Data: []byte(`<html><link rel="stylesheet" href="/s.css"><script type="module" src="/js/a.js"></script></html>`)},
@@ -342,6 +348,7 @@ func TestStaticVersionsFollowImports(t *testing.T) {
 // TestStaticSessionHint: the desktop page says whether its request carried
 // the session cookie, so that a logged-out visit does not ask /me.
 func TestStaticSessionHint(t *testing.T) {
+	parallel(t)
 	ts := staticServer(t)
 	for _, p := range []string{"/", "/u/alice"} {
 		anon, body := get(t, "GET", ts.URL+p)
@@ -368,6 +375,7 @@ func TestStaticSessionHint(t *testing.T) {
 }
 
 func TestStaticRoutes(t *testing.T) {
+	parallel(t)
 	ts := staticServer(t)
 	for p, want := range map[string]int{
 		"/":                 200,

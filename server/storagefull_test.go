@@ -17,6 +17,7 @@ import (
 // deletes still work, since they free memory. Once memory is freed, all is
 // as before.
 func TestRedisFullAnswers503(t *testing.T) {
+	parallel(t)
 	// The one test that wants Redis out of memory (every other test's Redis
 	// has no limit), so Redis answers "OOM command not allowed" here on
 	// purpose. 4 MB: an empty test Redis with the server's connections

@@ -75,6 +75,7 @@ func reversed(ids []int64) []int64 {
 // of them page with no gap and no duplicate, after= works, and the fans' G
 // sets never hold the celebrity's posts.
 func TestCelebrityPostsArePulled(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_CELEBRITY_FANS=3")
 	rdb := ts.rdb()
 	celebTok, celebID := ts.register(t, "celeb")
@@ -120,6 +121,7 @@ func TestCelebrityPostsArePulled(t *testing.T) {
 // threshold while the author posts; no post is lost or doubled in any fan's
 // home timeline, during the changes or after.
 func TestCrossingTheCelebrityThreshold(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_CELEBRITY_FANS=3")
 	starTok, _ := ts.register(t, "star")
 	steady := map[string]string{}
@@ -159,6 +161,7 @@ func TestCrossingTheCelebrityThreshold(t *testing.T) {
 // MICROBLOG_INACTIVE_AFTER gets no pushes (its G untouched), and on its
 // return sees exactly what a twin who stayed active sees.
 func TestInactiveFanPullsOnReturn(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_INACTIVE_AFTER=2s")
 	rdb := ts.rdb()
 	s1, _ := ts.register(t, "star1")

@@ -23,6 +23,7 @@ import (
 // with its Idempotency-Key: every key makes exactly one post, the retry
 // returns it, and every message written is fully indexed.
 func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	rdb := ts.rdb()
 	k := keysOf(rdb)
@@ -111,6 +112,7 @@ func (ts *testServer) newRequest(t testing.TB, method, path, token string, body 
 // the comments route is refused with 400 idempotency_key_reused; the same
 // request still gets its first post.
 func TestIdempotencyKeyReusedIs400(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	hdr := http.Header{"Idempotency-Key": {"k"}}
@@ -150,6 +152,7 @@ func TestIdempotencyKeyReusedIs400(t *testing.T) {
 // its own keys (B, D, E written by hand here, two minutes ago) is indexed by
 // the server's checker, and /metrics counts the repair.
 func TestCheckerRunsInTheServer(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_REPAIR_INTERVAL=50ms")
 	rdb := ts.rdb()
 	k := keysOf(rdb)
@@ -181,6 +184,7 @@ func TestCheckerRunsInTheServer(t *testing.T) {
 // TestRepostTwiceIs409: a second repost of the same post by the same user
 // answers 409 already_reposted; once the first is deleted, it is allowed.
 func TestRepostTwiceIs409(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")

@@ -28,6 +28,7 @@ func (c *wsClient) readyMessageID(t testing.TB) int64 {
 // sender and its recipient (two devices of one user both get it), a delete
 // too; a read reaches the reader's own sockets; no one else hears of them.
 func TestWSMessagesReachBothUsers(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, aliceID := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -75,6 +76,7 @@ func TestWSMessagesReachBothUsers(t *testing.T) {
 // the messages it missed, sent and received, once, oldest first, before
 // ready; then the live ones.
 func TestWSMessagesReplay(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
@@ -102,6 +104,7 @@ func TestWSMessagesReplay(t *testing.T) {
 // get every message once, in order: none written during a reconnect is
 // lost or doubled.
 func TestWSMessagesDuringReconnect(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")

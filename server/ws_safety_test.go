@@ -16,6 +16,7 @@ import (
 // something the reader may see after what it may not, on the same channel,
 // so that the next frame proves the first was held back.
 func TestWSSafety(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	amy, _ := ts.register(t, "amy")
 	ben, _ := ts.register(t, "ben")

@@ -16,6 +16,7 @@ import (
 )
 
 func TestWSRefusesBeforeUpgrade(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	token, _ := ts.register(t, "alice")
 	cases := []struct {
@@ -43,6 +44,7 @@ func TestWSRefusesBeforeUpgrade(t *testing.T) {
 // TestWSLiveEvents: posts, deletes, comments and new fans reach the open
 // connection of the user they concern, within a second.
 func TestWSLiveEvents(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	starTok, _ := ts.register(t, "star")
 	fanTok, fanID := ts.register(t, "fan")
@@ -88,6 +90,7 @@ func TestWSLiveEvents(t *testing.T) {
 
 // TestWSFollowWhileConnected: (un)following changes the open stream at once.
 func TestWSFollowWhileConnected(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	starTok, _ := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
@@ -109,6 +112,7 @@ func TestWSFollowWhileConnected(t *testing.T) {
 // TestWSReconnectAfter: posts made while away arrive once, in id order, then
 // ready, then live events.
 func TestWSReconnectAfter(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	starTok, _ := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
@@ -197,6 +201,7 @@ func (c *collector) waitFor(want []int64, d time.Duration) {
 // ?after when the server closes with 1012 (a catch-up that a further kill
 // cut short), as the contract asks of clients, still gets every post once.
 func TestWSSubscriberKilled(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	starTok, _ := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
@@ -226,6 +231,7 @@ func TestWSSubscriberKilled(t *testing.T) {
 // lost: they can only arrive through the hub's catch-up, which the metrics
 // must show.
 func TestWSRedisRestart(t *testing.T) {
+	parallel(t)
 	ts := startServer(t, startRedis(t)) // a Redis of its own, to restart
 	starTok, starID := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
@@ -281,6 +287,7 @@ func TestWSRedisRestart(t *testing.T) {
 // TestWSCrossProcess: two server processes on one Redis; a fan connected to
 // one sees posts made through the other.
 func TestWSCrossProcess(t *testing.T) {
+	parallel(t)
 	r := startRedis(t)
 	ts1 := startServer(t, r)
 	ts2 := startServer(t, r)
@@ -301,6 +308,7 @@ func TestWSCrossProcess(t *testing.T) {
 // TestWSSlowClient: a client that never reads is closed with 4008 while a
 // healthy one keeps receiving everything.
 func TestWSSlowClient(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_WS_QUEUE=16") // small, with room for a healthy reader on a busy machine
 	starTok, _ := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
@@ -351,6 +359,7 @@ func metric(t testing.TB, ts *testServer, name string) float64 {
 }
 
 func TestWSLogoutClosesWith4001(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	ws := ts.dialWS(t, tok, "")
@@ -364,6 +373,7 @@ func TestWSLogoutClosesWith4001(t *testing.T) {
 }
 
 func TestWSShutdownClosesCleanly(t *testing.T) {
+	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	ws := ts.dialWS(t, tok, "")
