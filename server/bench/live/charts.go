@@ -29,9 +29,9 @@ func latencyChart(runs []deliveryResult, title, path string) error {
 		Headroom:  1.3,
 	}
 	for _, r := range runs {
-		name := r.Label
+		name := r.Label + ", " + r.feed()
 		if r.Round > 0 {
-			name = fmt.Sprintf("%s (others took %.2f cores)", r.Label, r.otherCores())
+			name = fmt.Sprintf("%s (others took %.2f cores)", name, r.otherCores())
 		}
 		c.Curves = append(c.Curves, chart.Curve{Values: r.Delay, Label: fmt.Sprintf("%s: p50 %s, p99 %s, max %s",
 			name, chart.FmtMS(pct(r.Delay, 50)), chart.FmtMS(pct(r.Delay, 99)), chart.FmtMS(pct(r.Delay, 100)))})
