@@ -119,25 +119,35 @@ func TestPermille(t *testing.T) {
 }
 
 func TestParsePost(t *testing.T) {
-	for _, c := range []struct {
-		frame string
-		id    int64
-		ns    int64
-		ok    bool
-	}{
+	checkParse(t, "parsePost", parsePost, []frameCase{
 		{`{"event":"post","data":{"id":42,"kind":"post","author":{"id":7,"username":"a"},"content":"load 1700000000000000001","media":[]}}`, 42, 1700000000000000001, true},
 		{`{"event":"post","data":{"kind":"post","id":43,"content":"load 5"}}`, 43, 5, true},
 		{`{"event":"post","data":{"id":44,"content":"hello"}}`, 44, 0, true},
 		{`{"event":"ready","data":{"user_id":1,"last_id":2}}`, 0, 0, false},
 		{`{"event":"message","data":{"id":45,"content":"load 6"}}`, 0, 0, false},
-	} {
-		id, sent, ok := parsePost([]byte(c.frame))
+	})
+}
+
+// frameCase is a frame and what a parser should read of it: the id, the
+// send time in Unix ns (0: none), and whether it takes the frame at all.
+type frameCase struct {
+	frame string
+	id    int64
+	ns    int64
+	ok    bool
+}
+
+// checkParse runs parse, called name, on each case.
+func checkParse(t *testing.T, name string, parse func([]byte) (int64, time.Time, bool), cases []frameCase) {
+	t.Helper()
+	for _, c := range cases {
+		id, sent, ok := parse([]byte(c.frame))
 		var ns int64
 		if !sent.IsZero() {
 			ns = sent.UnixNano()
 		}
 		if id != c.id || ns != c.ns || ok != c.ok {
-			t.Errorf("parsePost(%s) = %d, %d, %v; want %d, %d, %v", c.frame, id, ns, ok, c.id, c.ns, c.ok)
+			t.Errorf("%s(%s) = %d, %d, %v; want %d, %d, %v", name, c.frame, id, ns, ok, c.id, c.ns, c.ok)
 		}
 	}
 }
@@ -158,28 +168,14 @@ func TestParseStatus(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"stream": []string{"user"}, "event": event, "payload": payload})
 		return string(b)
 	}
-	for _, c := range []struct {
-		frame string
-		id    int64
-		ns    int64
-		ok    bool
-	}{
+	checkParse(t, "parseStatus", parseStatus, []frameCase{
 		{frame("update", status), 42, 1700000000000000001, true},
 		{`{"event":"update","payload":"{\"uri\":\"x\",\"id\":\"43\",\"content\":\"\u003cp\u003eload 5\u003c/p\u003e\"}"}`, 43, 5, true},
 		{frame("update", `{"id":"44","content":"<p>hello</p>"}`), 44, 0, true},
 		{frame("status.update", status), 0, 0, false},
 		{frame("delete", "42"), 0, 0, false},
 		{`{"event":"post","data":{"id":45,"content":"load 6"}}`, 0, 0, false},
-	} {
-		id, sent, ok := parseStatus([]byte(c.frame))
-		var ns int64
-		if !sent.IsZero() {
-			ns = sent.UnixNano()
-		}
-		if id != c.id || ns != c.ns || ok != c.ok {
-			t.Errorf("parseStatus(%s) = %d, %d, %v; want %d, %d, %v", c.frame, id, ns, ok, c.id, c.ns, c.ok)
-		}
-	}
+	})
 }
 
 func TestParseKinds(t *testing.T) {

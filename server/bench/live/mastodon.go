@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -30,6 +31,10 @@ const (
 // there, as the bench reads the code from the redirect instead of
 // following it.
 const oauthRedirect = "http://localhost/callback"
+
+// oauthState is the state the bench's app sends with each authorize
+// request, and checks on the redirect.
+const oauthState = "live-bench"
 
 // parseKinds reads -kinds: native, mastodon or both, in the order given.
 func parseKinds(s string) ([]string, error) {
@@ -73,7 +78,7 @@ func (lt *loadTest) mastodonLogin(base string, users []account) error {
 		sum := sha256.Sum256([]byte(verifier))
 		code, err := authorize(noRedirects, base, url.Values{
 			"response_type": {"code"}, "client_id": {app.ClientID}, "redirect_uri": {oauthRedirect},
-			"scope": {"read"}, "state": {"bench-state"},
+			"scope": {"read"}, "state": {oauthState},
 			"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
 			"username": {users[i].Name}, "password": {benchPassword}, "decision": {"approve"},
 		})
@@ -83,11 +88,15 @@ func (lt *loadTest) mastodonLogin(base string, users []account) error {
 		var tok struct {
 			AccessToken string `json:"access_token"`
 		}
-		if err := postForm(lt.client, base+"/oauth/token", url.Values{
+		err = postForm(lt.client, base+"/oauth/token", url.Values{
 			"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {oauthRedirect},
 			"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code_verifier": {verifier},
-		}, &tok); err != nil || tok.AccessToken == "" {
-			return fmt.Errorf("exchange %s's code for a token: %v", users[i].Name, err)
+		}, &tok)
+		if err == nil && tok.AccessToken == "" {
+			err = errors.New("no access_token in the answer")
+		}
+		if err != nil {
+			return fmt.Errorf("exchange %s's code for a token: %w", users[i].Name, err)
 		}
 		users[i].Mastodon = tok.AccessToken
 		return nil
@@ -95,7 +104,7 @@ func (lt *loadTest) mastodonLogin(base string, users []account) error {
 }
 
 // authorize sends the authorize page's form as a browser does and returns
-// the code of the redirect to the app.
+// the code of the redirect to the app, which must carry the app's state.
 func authorize(client *http.Client, base string, form url.Values) (string, error) {
 	resp, err := client.PostForm(base+"/oauth/authorize", form)
 	if err != nil {
@@ -103,8 +112,8 @@ func authorize(client *http.Client, base string, form url.Values) (string, error
 	}
 	resp.Body.Close()
 	to, err := url.Parse(resp.Header.Get("Location"))
-	if resp.StatusCode != http.StatusFound || err != nil || to.Query().Get("code") == "" {
-		return "", fmt.Errorf("POST /oauth/authorize: %s, to %q, want a redirect with a code", resp.Status, resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusFound || err != nil || to.Query().Get("code") == "" || to.Query().Get("state") != oauthState {
+		return "", fmt.Errorf("POST /oauth/authorize: %s, to %q, want a redirect with a code and the state", resp.Status, resp.Header.Get("Location"))
 	}
 	return to.Query().Get("code"), nil
 }
