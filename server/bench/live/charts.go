@@ -28,8 +28,15 @@ func latencyChart(runs []deliveryResult, title, path string) error {
 		GoalLabel: fmt.Sprintf("goal: p99 under %d ms", goalDelayP99),
 		Headroom:  1.3,
 	}
+	oneBuild := true
+	for _, r := range runs {
+		oneBuild = oneBuild && r.Label == runs[0].Label
+	}
 	for _, r := range runs {
 		name := r.Label + ", " + r.feed()
+		if oneBuild { // the legend names the feed only, to fit the chart
+			name = r.feed()
+		}
 		if r.Round > 0 {
 			name = fmt.Sprintf("%s (others took %.2f cores)", name, r.otherCores())
 		}
