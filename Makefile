@@ -119,7 +119,7 @@ FAILURES := awk '/server log:/ { skip = 1 } \
 # into bench-out/archive-memory.svg and .png (server/bench/archive).
 bench: build deps-bench
 	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost|MessageVsPost' -benchmem ./store/...
-	$(GO) test -run '^$$' -bench DeliverLens -benchmem ./hub
+	$(GO) test -run '^$$' -bench 'DeliverLens|DeliverFormat' -benchmem ./hub
 	$(GO) test -run '^$$' -bench TimelinePage -benchtime 400x -count 3 ./server
 	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
 
@@ -146,11 +146,12 @@ bench-search:
 
 # bench-live measures the live feed on this machine, over loopback only:
 # it starts its own redis-server and server processes, delivers 20,000
-# events/s to 10,000 WebSockets, has 10,000 users in pairs write 2,000
+# events/s to 10,000 WebSockets, native ones and then Mastodon streaming
+# ones (-kinds), has 10,000 users in pairs write 2,000
 # private messages/s (then posts to their one fan), then holds 1,000 to
 # 50,000 idle connections (over several server processes: one may open
 # only `ulimit -Hn` files), and writes results.json and SVG charts into
-# bench-out/. About seven minutes, at most 20;
+# bench-out/. About eight minutes, at most 20;
 # LIVE_BENCH_ARGS='-fans 2000 -idle 1000,5000 -messages 2000' for a
 # quick look, or "-server before=/tmp/old-binary,after=$PWD/bin/microblog" (absolute paths: it runs in server/bench)
 # to compare (server/bench/live).

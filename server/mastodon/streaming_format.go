@@ -67,6 +67,16 @@ type streamFormat struct {
 	listening bool
 }
 
+// StreamFormat is the hub.Format of a connection of user uid to the
+// streaming API on stream name (user, public, ...), as GET
+// /api/v1/streaming?stream=name makes it with the statuses' URLs under
+// origin, its scopes unchecked: for the hub's BenchmarkDeliverFormat,
+// which puts its fan-out beside the native feed's.
+func StreamFormat(origin string, uid int64, name string) hub.Format {
+	s := stream{name: name}
+	return &streamFormat{m: mapper{origin: origin}, uid: uid, streams: []stream{s}, listening: s.public()}
+}
+
 // clientMessage is what a client sends: {"type": "subscribe", "stream":
 // "hashtag", "tag": "x"} or unsubscribe.
 type clientMessage struct {

@@ -28,10 +28,17 @@ func latencyChart(runs []deliveryResult, title, path string) error {
 		GoalLabel: fmt.Sprintf("goal: p99 under %d ms", goalDelayP99),
 		Headroom:  1.3,
 	}
+	oneBuild := true
 	for _, r := range runs {
-		name := r.Label
+		oneBuild = oneBuild && r.Label == runs[0].Label
+	}
+	for _, r := range runs {
+		name := r.Label + ", " + r.feed()
+		if oneBuild { // the legend names the feed only, to fit the chart
+			name = r.feed()
+		}
 		if r.Round > 0 {
-			name = fmt.Sprintf("%s (others took %.2f cores)", r.Label, r.otherCores())
+			name = fmt.Sprintf("%s (others took %.2f cores)", name, r.otherCores())
 		}
 		c.Curves = append(c.Curves, chart.Curve{Values: r.Delay, Label: fmt.Sprintf("%s: p50 %s, p99 %s, max %s",
 			name, chart.FmtMS(pct(r.Delay, 50)), chart.FmtMS(pct(r.Delay, 99)), chart.FmtMS(pct(r.Delay, 100)))})

@@ -2,14 +2,11 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,10 +39,16 @@ func newLoadTest(par int, out io.Writer, settle time.Duration) *loadTest {
 	}
 }
 
+// account is a user the bench signed up: its name, its session's token,
+// and its Mastodon access token if it was given one (mastodonLogin).
 type account struct {
-	Token string `json:"token"`
-	Name  string `json:"name"`
+	Token    string `json:"token"`
+	Name     string `json:"name"`
+	Mastodon string `json:"mastodon,omitempty"`
 }
+
+// benchPassword is every user's password.
+const benchPassword = "load-test-password"
 
 // signUp creates n users named <prefix><run>_<i> on the server at base.
 func (lt *loadTest) signUp(base, prefix string, n int) ([]account, error) {
@@ -53,7 +56,7 @@ func (lt *loadTest) signUp(base, prefix string, n int) ([]account, error) {
 	err := parallel(n, lt.par, func(i int) error {
 		name := fmt.Sprintf("%s%s_%d", prefix, lt.run0, i)
 		var out struct{ Token string }
-		if err := spawn.Call(lt.client, base, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": "load-test-password"}, http.StatusCreated, &out); err != nil {
+		if err := spawn.Call(lt.client, base, "POST", "/api/v1/users", "", map[string]string{"username": name, "password": benchPassword}, http.StatusCreated, &out); err != nil {
 			return fmt.Errorf("sign up %s: %w", name, err)
 		}
 		accts[i] = account{Token: out.Token, Name: name}
@@ -73,7 +76,10 @@ func (lt *loadTest) follow(base string, fans []account, first int, authors []acc
 
 // deliveryResult is what one delivery run measured.
 type deliveryResult struct {
-	Label    string        `json:"label"`
+	Label string `json:"label"`
+	// Kind is the feed the fans read: kindNative (also when empty, as in
+	// the results of older runs) or kindMastodon.
+	Kind     string        `json:"kind,omitempty"`
 	Round    int           `json:"round"`
 	Fans     int           `json:"fans"`
 	Authors  int           `json:"authors"`
@@ -101,6 +107,20 @@ type deliveryResult struct {
 	// server started by someone else).
 	CPU  cpuShare `json:"cpu_seconds"`
 	Wall float64  `json:"wall_seconds"`
+}
+
+// feed is the kind of feed the fans read.
+func (r deliveryResult) feed() string {
+	if r.Kind == "" {
+		return kindNative
+	}
+	return r.Kind
+}
+
+// residentPerConn is what the server's resident memory grew by per fan
+// connected, in bytes, before anything was posted to them.
+func (r deliveryResult) residentPerConn() float64 {
+	return (r.MemAfter.RSS - r.MemBefore.RSS) / float64(max(1, r.Fans))
 }
 
 // otherCores is how many cores, on average, processes other than the
@@ -131,17 +151,22 @@ type probes struct {
 	posting func() (done func())
 }
 
-// deliver connects every fan to the server at base from the loopback
-// address source (empty: any), has the authors post rate posts per second
-// for duration, and measures what arrives. Each fan follows one author.
-func (lt *loadTest) deliver(base, source string, fans, authors []account, rate float64, duration time.Duration, pr probes) (deliveryResult, error) {
-	res := deliveryResult{Fans: len(fans), Authors: len(authors), Rate: rate, Duration: duration}
+// deliver connects every fan's feed of kind to the server at base from
+// the loopback address source (empty: any), has the authors post rate
+// posts per second for duration, and measures what arrives. Each fan
+// follows one author.
+func (lt *loadTest) deliver(base, source, kind string, fans, authors []account, rate float64, duration time.Duration, pr probes) (deliveryResult, error) {
+	res := deliveryResult{Kind: kind, Fans: len(fans), Authors: len(authors), Rate: rate, Duration: duration}
 	var err error
 	if res.MemBefore, err = lt.settledMemory(base); err != nil {
 		return res, err
 	}
+	parse := parsePost
+	if kind == kindMastodon {
+		parse = parseStatus
+	}
 	start := time.Now()
-	f, err := lt.listen(base, source, fans, parsePost)
+	f, err := lt.listen(base, source, kind, fans, parse)
 	if err != nil {
 		return res, err
 	}
@@ -181,21 +206,22 @@ type feeds struct {
 	readers sync.WaitGroup
 }
 
-// listen connects the users' live feeds and starts reading them, counting
+// listen connects the users' live feeds of kind and reads them, counting
 // the frames parse recognizes.
-func (lt *loadTest) listen(base, source string, users []account, parse func([]byte) (int64, time.Time, bool)) (*feeds, error) {
-	conns, err := lt.connect(base, source, users)
-	if err != nil {
-		return nil, err
-	}
-	f := &feeds{conns: conns, rec: &recorder{parse: parse}}
-	for _, c := range conns {
+func (lt *loadTest) listen(base, source, kind string, users []account, parse func([]byte) (int64, time.Time, bool)) (*feeds, error) {
+	f := &feeds{rec: &recorder{parse: parse}}
+	conns, err := lt.connect(base, source, kind, users, func(c *websocket.Conn) {
 		f.readers.Add(1)
 		go func() {
 			defer f.readers.Done()
 			f.rec.read(c)
 		}()
+	})
+	if err != nil {
+		f.readers.Wait() // connect closed what it opened
+		return nil, err
 	}
+	f.conns = conns
 	return f, nil
 }
 
@@ -262,7 +288,7 @@ func (lt *loadTest) steady(pr probes, rate float64, duration time.Duration, writ
 		go func() {
 			defer wg.Done()
 			t0 := time.Now()
-			body := map[string]string{"content": "load " + strconv.FormatInt(t0.UnixNano(), 10)}
+			body := map[string]string{"content": loadMark + strconv.FormatInt(t0.UnixNano(), 10)}
 			if err := write(i, body); err != nil {
 				failed.Add(1)
 				return
@@ -290,51 +316,6 @@ func (lt *loadTest) cpuNow(pr probes) cpuTimes {
 		t.redis = pr.redis()
 	}
 	return t
-}
-
-// connect opens every fan's live feed and reads its ready frame.
-func (lt *loadTest) connect(base, source string, fans []account) ([]*websocket.Conn, error) {
-	conns := make([]*websocket.Conn, len(fans))
-	d := dialer(source)
-	wsBase := "ws" + strings.TrimPrefix(base, "http") + "/ws?token="
-	err := parallel(len(fans), lt.par, func(i int) error {
-		c, _, err := d.Dial(wsBase+fans[i].Token, nil)
-		if err != nil {
-			return fmt.Errorf("connect fan %d: %w", i, err)
-		}
-		c.SetReadDeadline(time.Now().Add(30 * time.Second))
-		if _, b, err := c.ReadMessage(); err != nil || !bytes.HasPrefix(b, []byte(`{"event":"ready"`)) {
-			c.Close()
-			return fmt.Errorf("fan %d: no ready frame (%v)", i, err)
-		}
-		c.SetReadDeadline(time.Time{})
-		conns[i] = c
-		return nil
-	})
-	if err != nil {
-		for _, c := range conns {
-			if c != nil {
-				c.Close()
-			}
-		}
-		return nil, err
-	}
-	return conns, nil
-}
-
-// dialer dials WebSockets from the loopback address source, so that the
-// connections of several sources use separate sets of ephemeral ports.
-func dialer(source string) *websocket.Dialer {
-	nd := &net.Dialer{Timeout: 30 * time.Second}
-	if source != "" {
-		nd.LocalAddr = &net.TCPAddr{IP: net.ParseIP(source)}
-	}
-	return &websocket.Dialer{
-		NetDialContext:   nd.DialContext,
-		ReadBufferSize:   1024,
-		WriteBufferSize:  256,
-		HandshakeTimeout: 30 * time.Second,
-	}
 }
 
 // recorder counts the frames of one kind the users get (those parse
@@ -383,59 +364,6 @@ func (r *recorder) read(c *websocket.Conn) {
 		}
 		r.delivered.Add(1)
 	}
-}
-
-// parsePost reads a post frame's id and, for the tool's own posts, when
-// it was sent (see parseFrame).
-func parsePost(b []byte) (int64, time.Time, bool) { return parseFrame(b, "post") }
-
-// parseMessage reads a private message frame's id and, for the tool's own
-// messages, when it was sent (see parseFrame).
-func parseMessage(b []byte) (int64, time.Time, bool) { return parseFrame(b, "message") }
-
-// parseFrame reads the id of a frame of event (a post or a message) and,
-// for the tool's own writes ("load <ns>"), when it was sent. The id is the
-// data's first field, as the server writes them; anything else goes
-// through encoding/json.
-func parseFrame(b []byte, event string) (id int64, sent time.Time, ok bool) {
-	head := `{"event":"` + event + `"`
-	prefix, load := head+`,"data":{"id":`, `"content":"load `
-	if !bytes.HasPrefix(b, []byte(head)) {
-		return 0, time.Time{}, false
-	}
-	if rest, found := bytes.CutPrefix(b, []byte(prefix)); found {
-		if id, ok = leadingInt(rest); ok {
-			if i := bytes.Index(rest, []byte(load)); i >= 0 {
-				if ns, ok := leadingInt(rest[i+len(load):]); ok {
-					return id, time.Unix(0, ns), true
-				}
-			}
-			return id, time.Time{}, true
-		}
-	}
-	var f struct {
-		Data struct {
-			ID      int64
-			Content string
-		}
-	}
-	if json.Unmarshal(b, &f) != nil {
-		return 0, time.Time{}, false
-	}
-	if ns, err := strconv.ParseInt(strings.TrimPrefix(f.Data.Content, "load "), 10, 64); err == nil {
-		sent = time.Unix(0, ns)
-	}
-	return f.Data.ID, sent, true
-}
-
-// leadingInt parses the decimal digits b starts with.
-func leadingInt(b []byte) (int64, bool) {
-	var n int64
-	i := 0
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		n = n*10 + int64(b[i]-'0')
-	}
-	return n, i > 0
 }
 
 // permille returns the values at every 0.1% of ds, in ms.

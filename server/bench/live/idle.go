@@ -60,12 +60,7 @@ func workerMain() error {
 		if err := json.Unmarshal(in.Bytes(), &o); err != nil {
 			return err
 		}
-		more, err := lt.connect(o.URL, o.Source, o.Fans)
-		rep := workerReply{}
-		if err != nil {
-			rep.Err = err.Error()
-		}
-		for _, c := range more {
+		more, err := lt.connect(o.URL, o.Source, kindNative, o.Fans, func(c *websocket.Conn) {
 			go func() {
 				for {
 					if _, _, err := c.NextReader(); err != nil {
@@ -73,6 +68,10 @@ func workerMain() error {
 					}
 				}
 			}()
+		})
+		rep := workerReply{}
+		if err != nil {
+			rep.Err = err.Error()
 		}
 		conns = append(conns, more...)
 		rep.Connected = len(conns)

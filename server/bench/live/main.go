@@ -2,10 +2,13 @@
 // and fans, connects every fan's WebSocket, has the authors post at a
 // steady rate over HTTP, and reports how many events arrived, how many
 // were lost, the delay from the post request to receipt, the CPU each
-// part took, and the server's memory per connection. With -server it then
-// has users in pairs write each other private messages, then posts to
-// their one fan, at -messages-rate a second, and reports the same of
-// both, side by side (messages.go).
+// part took, and the server's memory per connection. It does so for each
+// kind of feed in -kinds: the native live feed (/ws), and Mastodon's
+// streaming API (/api/v1/streaming?stream=user), the same fans reading the
+// same posts with access tokens of the real OAuth flow (mastodon.go), side
+// by side. With -server it then has users in pairs write each other
+// private messages, then posts to their one fan, at -messages-rate a
+// second, and reports the same of both, side by side (messages.go).
 //
 // With -server it runs the whole bench on this machine, over loopback
 // only: it starts a throwaway redis-server and the given server build(s)
@@ -20,6 +23,7 @@
 //	go run -C server/bench ./live -server ../../bin/microblog -out ../../bench-out   # make bench-live
 //	go run -C server/bench ./live -server before=/tmp/microblog-old,after=../../bin/microblog -rounds 4 -quiet 4m
 //	go run -C server/bench ./live -server ../../bin/microblog -fans 100 -idle '' -messages 10000 -messages-rate 2000   # messages only
+//	go run -C server/bench ./live -server ../../bin/microblog -idle '' -messages 0 -rounds 2   # native and Mastodon delivery only
 //
 // The machine may be shared: -rounds has the builds take turns at
 // delivery, -quiet waits for the rest of the machine to be nearly idle
@@ -45,6 +49,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +69,7 @@ func main() {
 		base     = flag.String("url", "", "run against the server at this base URL, started by hand")
 		servers  = flag.String("server", "", "run the whole bench on server build(s): path, or label=path,label=path")
 		fans     = flag.Int("fans", 10000, "WebSocket fans connected while the authors post")
+		kinds    = flag.String("kinds", kindNative+","+kindMastodon, "feeds the fans read while the authors post: native (/ws), mastodon (/api/v1/streaming), or both")
 		authors  = flag.Int("authors", 10, "authors posting; each fan follows one")
 		rate     = flag.Float64("rate", 20, "posts per second, all authors together")
 		duration = flag.Duration("duration", 20*time.Second, "how long the authors post")
@@ -99,8 +105,12 @@ func main() {
 		os.Exit(1)
 	}
 	steps, err := parseSteps(*idle)
+	var feedKinds []string
 	if err == nil {
-		cfg := benchConfig{fans: *fans, authors: *authors, rate: *rate, duration: *duration,
+		feedKinds, err = parseKinds(*kinds)
+	}
+	if err == nil {
+		cfg := benchConfig{kinds: feedKinds, fans: *fans, authors: *authors, rate: *rate, duration: *duration,
 			msgUsers: *msgUsers / 2 * 2, msgRate: *msgRate,
 			idle: steps, perProc: *perProc, redisBin: *redisBin, out: *out, perf: *perf, par: *par,
 			rounds: max(1, *rounds), quiet: *quiet, settle: time.Second, stdout: os.Stdout}
@@ -125,6 +135,7 @@ type build struct{ label, path string }
 
 type benchConfig struct {
 	builds        []build
+	kinds         []string // the feeds of the delivery part: kindNative, kindMastodon
 	fans, authors int
 	rate          float64
 	duration      time.Duration
@@ -205,6 +216,9 @@ func bench(cfg benchConfig) error {
 	if err == nil {
 		err = lt.follow(setup.URL, fans[:cfg.fans], 0, authors)
 	}
+	if err == nil && slices.Contains(cfg.kinds, kindMastodon) {
+		err = lt.mastodonLogin(setup.URL, fans[:cfg.fans])
+	}
 	var pairs []account
 	if err == nil && cfg.msgUsers > 0 {
 		if pairs, err = lt.signUp(setup.URL, "m", cfg.msgUsers); err == nil {
@@ -217,31 +231,18 @@ func bench(cfg benchConfig) error {
 	}
 	fmt.Fprintf(w, "setup: %d users, %d follows in %s\n", len(fans)+len(authors)+len(pairs), cfg.fans+len(pairs)/2, time.Since(start).Round(time.Millisecond))
 
-	// The builds take turns, round after round, so that what else runs on
-	// the machine falls on each of them alike.
+	// The builds and kinds of feed take turns, round after round, so that
+	// what else runs on the machine falls on each of them alike.
 	cfg.rounds = max(1, cfg.rounds)
 	for round := 1; round <= cfg.rounds; round++ {
 		for _, b := range cfg.builds {
-			fmt.Fprintf(w, "delivery, %s, round %d of %d: %d fans, %d authors, %.0f posts/s for %s\n",
-				b.label, round, cfg.rounds, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
-			srv, err := spawn.StartServer(b.label+" server", b.path, redisURL, dir)
-			if err != nil {
-				return err
+			for _, kind := range cfg.kinds {
+				r, err := deliveryRound(cfg, b, kind, round, redis, redisURL, dir, sources, lt, fans[:cfg.fans], authors)
+				if err != nil {
+					return err
+				}
+				res.Delivery = append(res.Delivery, r)
 			}
-			pr := probes{server: srv.CPU, redis: redis.CPU}
-			if cfg.perf && cfg.out != "" {
-				pr.posting = perfRecord(w, srv, filepath.Join(cfg.out, fmt.Sprintf("%s-%d-server.perf.data", b.label, round)))
-			}
-			time.Sleep(2 * cfg.settle) // see idleCurve
-			waitQuiet(w, cfg.quiet)
-			r, err := lt.deliver(srv.URL, sources.next(), fans[:cfg.fans], authors, cfg.rate, cfg.duration, pr)
-			srv.Stop()
-			if err != nil {
-				return err
-			}
-			r.Label, r.Round = b.label, round
-			printDelivery(w, r)
-			res.Delivery = append(res.Delivery, r)
 		}
 	}
 	for round := 1; round <= cfg.rounds && len(pairs) > 0; round++ {
@@ -280,6 +281,32 @@ func bench(cfg benchConfig) error {
 	res.LoadAvg[1] = spawn.LoadAvg()
 	printTables(w, res)
 	return save(w, res, cfg)
+}
+
+// deliveryRound measures, on a fresh server of build b, the fans' feeds of
+// kind getting the authors' posts.
+func deliveryRound(cfg benchConfig, b build, kind string, round int, redis *spawn.Proc, redisURL, dir string, sources *sourceAddrs, lt *loadTest, fans, authors []account) (deliveryResult, error) {
+	w := cfg.stdout
+	fmt.Fprintf(w, "delivery, %s, %s feed, round %d of %d: %d fans, %d authors, %.0f posts/s for %s\n",
+		b.label, kind, round, cfg.rounds, len(fans), len(authors), cfg.rate, cfg.duration)
+	srv, err := spawn.StartServer(b.label+" server", b.path, redisURL, dir)
+	if err != nil {
+		return deliveryResult{}, err
+	}
+	defer srv.Stop()
+	pr := probes{server: srv.CPU, redis: redis.CPU}
+	if cfg.perf && cfg.out != "" {
+		pr.posting = perfRecord(w, srv, filepath.Join(cfg.out, fmt.Sprintf("%s-%s-%d-server.perf.data", b.label, kind, round)))
+	}
+	time.Sleep(2 * cfg.settle) // see idleCurve
+	waitQuiet(w, cfg.quiet)
+	r, err := lt.deliver(srv.URL, sources.next(), kind, fans, authors, cfg.rate, cfg.duration, pr)
+	if err != nil {
+		return r, err
+	}
+	r.Label, r.Round = b.label, round
+	printDelivery(w, r)
+	return r, nil
 }
 
 // converseRound measures, on a fresh server of build b, the pairs writing
@@ -327,17 +354,23 @@ func external(cfg benchConfig, base string) error {
 	if err == nil {
 		err = lt.follow(base, fans, 0, authors)
 	}
+	if err == nil && slices.Contains(cfg.kinds, kindMastodon) {
+		err = lt.mastodonLogin(base, fans)
+	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "setup: %d users and follows in %s\n", cfg.fans+cfg.authors, time.Since(start).Round(time.Millisecond))
-	r, err := lt.deliver(base, "", fans, authors, cfg.rate, cfg.duration, probes{})
-	if err != nil {
-		return err
+	for _, kind := range cfg.kinds {
+		fmt.Fprintf(w, "delivery, %s feed\n", kind)
+		r, err := lt.deliver(base, "", kind, fans, authors, cfg.rate, cfg.duration, probes{})
+		if err != nil {
+			return err
+		}
+		r.Label = "server"
+		printDelivery(w, r)
+		res.Delivery = append(res.Delivery, r)
 	}
-	r.Label = "server"
-	printDelivery(w, r)
-	res.Delivery = append(res.Delivery, r)
 	res.LoadAvg[1] = spawn.LoadAvg()
 	return save(w, res, cfg)
 }

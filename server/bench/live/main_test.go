@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,8 @@ func TestMain(m *testing.M) {
 // TestBenchSmallRun runs the whole bench, tiny, against a real server
 // binary and a redis-server it starts itself: the figures docs/performance.md
 // quotes come from code that is known to count right. Delivery is 50 posts
-// to 4 fans each; 3 pairs of users write each other 30 messages, then 30
+// to 4 fans each, read once through the native feed and once through
+// Mastodon's streaming API (each fan logged in through OAuth); 3 pairs of users write each other 30 messages, then 30
 // posts to their one fan; the idle part puts 10 connections on servers
 // that take 6 each, so it spreads them over two processes and two workers,
 // as 50,000 are. Memory is read after 50 ms of quiet rather than a second's: these
@@ -46,7 +48,7 @@ func TestBenchSmallRun(t *testing.T) {
 	out := t.TempDir()
 	var stdout bytes.Buffer
 	cfg := benchConfig{
-		builds: []build{{"test", bin}}, fans: 12, authors: 3, rate: 50, duration: time.Second, msgUsers: 6, msgRate: 30,
+		builds: []build{{"test", bin}}, kinds: []string{kindNative, kindMastodon}, fans: 12, authors: 3, rate: 50, duration: time.Second, msgUsers: 6, msgRate: 30,
 		idle: []int{4, 10}, perProc: 6, redisBin: "redis-server", out: out, par: 8,
 		settle: 50 * time.Millisecond, stdout: &stdout,
 	}
@@ -61,13 +63,18 @@ func TestBenchSmallRun(t *testing.T) {
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
-	d := res.Delivery[0]
-	if d.FailedPosts != 0 || d.Expected != 50*4 || d.Delivered != d.Expected || d.Duplicates != 0 || len(d.Delay) != 1001 {
-		t.Fatalf("delivery = %+v, want 200 events delivered once each", d)
+	if len(res.Delivery) != 2 || res.Delivery[0].Kind != kindNative || res.Delivery[1].Kind != kindMastodon {
+		t.Fatalf("%d delivery runs, want one native, then one Mastodon", len(res.Delivery))
 	}
-	if d.Delay[0] <= 0 || d.Delay[1000] < d.Delay[500] || d.CPU.Server <= 0 || d.MemAfter.RSS <= 0 {
-		t.Errorf("delivery measured no delay, CPU or memory: delay %v…%v, CPU %+v, memory %+v", d.Delay[0], d.Delay[1000], d.CPU, d.MemAfter)
+	for _, d := range res.Delivery {
+		if d.FailedPosts != 0 || d.Expected != 50*4 || d.Delivered != d.Expected || d.Duplicates != 0 || len(d.Delay) != 1001 {
+			t.Fatalf("%s delivery = %+v, want 200 events delivered once each", d.Kind, d)
+		}
+		if d.Delay[0] <= 0 || d.Delay[1000] < d.Delay[500] || d.CPU.Server <= 0 || d.MemAfter.RSS <= 0 {
+			t.Errorf("%s delivery measured no delay, CPU or memory: delay %v…%v, CPU %+v, memory %+v", d.Kind, d.Delay[0], d.Delay[1000], d.CPU, d.MemAfter)
+		}
 	}
+	d, m := res.Delivery[0], res.Delivery[1]
 	if len(res.Messages) != 2 {
 		t.Fatalf("%d runs of messages and posts, want 2", len(res.Messages))
 	}
@@ -83,7 +90,9 @@ func TestBenchSmallRun(t *testing.T) {
 	}
 	// The tables docs/performance.md quotes, with the run's own figures.
 	for _, want := range []string{
-		fmt.Sprintf("| test | 1 | 12 | 200 | 200 | 0 | %s |", chart.FmtMS(pct(d.Delay, 50))),
+		fmt.Sprintf("| test | native | 1 | 12 | 200 | 200 | 0 | %s |", chart.FmtMS(pct(d.Delay, 50))),
+		fmt.Sprintf("| test | mastodon | 1 | 12 | 200 | 200 | 0 | %s |", chart.FmtMS(pct(m.Delay, 50))),
+		"test, Mastodon streaming beside native sockets over 1 and 1 runs: server CPU per delivery",
 		"| test | 4 | 1 |", "| test | 10 | 2 |", "live-latency.svg", "live-memory.svg",
 		"| test | 1 | message | 6 | 30 | 60 | 0 | 0 |", "| test | 1 | post, 1 fan | 6 | 30 | 60 | 0 | 0 |", "message / post =",
 	} {
@@ -110,25 +119,35 @@ func TestPermille(t *testing.T) {
 }
 
 func TestParsePost(t *testing.T) {
-	for _, c := range []struct {
-		frame string
-		id    int64
-		ns    int64
-		ok    bool
-	}{
+	checkParse(t, "parsePost", parsePost, []frameCase{
 		{`{"event":"post","data":{"id":42,"kind":"post","author":{"id":7,"username":"a"},"content":"load 1700000000000000001","media":[]}}`, 42, 1700000000000000001, true},
 		{`{"event":"post","data":{"kind":"post","id":43,"content":"load 5"}}`, 43, 5, true},
 		{`{"event":"post","data":{"id":44,"content":"hello"}}`, 44, 0, true},
 		{`{"event":"ready","data":{"user_id":1,"last_id":2}}`, 0, 0, false},
 		{`{"event":"message","data":{"id":45,"content":"load 6"}}`, 0, 0, false},
-	} {
-		id, sent, ok := parsePost([]byte(c.frame))
+	})
+}
+
+// frameCase is a frame and what a parser should read of it: the id, the
+// send time in Unix ns (0: none), and whether it takes the frame at all.
+type frameCase struct {
+	frame string
+	id    int64
+	ns    int64
+	ok    bool
+}
+
+// checkParse runs parse, called name, on each case.
+func checkParse(t *testing.T, name string, parse func([]byte) (int64, time.Time, bool), cases []frameCase) {
+	t.Helper()
+	for _, c := range cases {
+		id, sent, ok := parse([]byte(c.frame))
 		var ns int64
 		if !sent.IsZero() {
 			ns = sent.UnixNano()
 		}
 		if id != c.id || ns != c.ns || ok != c.ok {
-			t.Errorf("parsePost(%s) = %d, %d, %v; want %d, %d, %v", c.frame, id, ns, ok, c.id, c.ns, c.ok)
+			t.Errorf("%s(%s) = %d, %d, %v; want %d, %d, %v", name, c.frame, id, ns, ok, c.id, c.ns, c.ok)
 		}
 	}
 }
@@ -140,5 +159,32 @@ func TestParseMessage(t *testing.T) {
 	}
 	if _, _, ok := parseMessage([]byte(`{"event":"post","data":{"id":46,"content":"load 7"}}`)); ok {
 		t.Fatal("parseMessage took a post")
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	status := `{"id":"42","uri":"http://x/users/a/statuses/42","account":{"id":"7","username":"a"},"content":"\u003cp\u003eload 1700000000000000001\u003c/p\u003e"}`
+	frame := func(event, payload string) string {
+		b, _ := json.Marshal(map[string]any{"stream": []string{"user"}, "event": event, "payload": payload})
+		return string(b)
+	}
+	checkParse(t, "parseStatus", parseStatus, []frameCase{
+		{frame("update", status), 42, 1700000000000000001, true},
+		{`{"event":"update","payload":"{\"uri\":\"x\",\"id\":\"43\",\"content\":\"\u003cp\u003eload 5\u003c/p\u003e\"}"}`, 43, 5, true},
+		{frame("update", `{"id":"44","content":"<p>hello</p>"}`), 44, 0, true},
+		{frame("status.update", status), 0, 0, false},
+		{frame("delete", "42"), 0, 0, false},
+		{`{"event":"post","data":{"id":45,"content":"load 6"}}`, 0, 0, false},
+	})
+}
+
+func TestParseKinds(t *testing.T) {
+	if k, err := parseKinds(" mastodon,native "); err != nil || !slices.Equal(k, []string{kindMastodon, kindNative}) {
+		t.Errorf("parseKinds = %v, %v", k, err)
+	}
+	for _, bad := range []string{"", "native,rss"} {
+		if _, err := parseKinds(bad); err == nil {
+			t.Errorf("parseKinds(%q) took it", bad)
+		}
 	}
 }

@@ -67,7 +67,7 @@ func (lt *loadTest) converse(base, source, kind string, users []account, rate fl
 		parse = parsePost
 	}
 	start := time.Now()
-	f, err := lt.listen(base, source, users, parse)
+	f, err := lt.listen(base, source, kindNative, users, parse)
 	if err != nil {
 		return res, err
 	}

@@ -20,7 +20,7 @@ func printDelivery(w io.Writer, r deliveryResult) {
 		chart.FmtMS(pct(r.PostLatency, 50)), chart.FmtMS(pct(r.PostLatency, 99)))
 	per := func(m float64) float64 { return m / float64(r.Fans) / 1024 }
 	fmt.Fprintf(w, "  server memory: resident %.1f MiB → %.1f MiB with the fans, %.1f KiB per connection (Go heap %.1f KiB, stacks %.1f KiB)\n",
-		r.MemBefore.RSS/(1<<20), r.MemAfter.RSS/(1<<20), per(r.MemAfter.RSS-r.MemBefore.RSS),
+		r.MemBefore.RSS/(1<<20), r.MemAfter.RSS/(1<<20), r.residentPerConn()/1024,
 		per(r.MemAfter.Heap-r.MemBefore.Heap), per(r.MemAfter.Stack-r.MemBefore.Stack))
 	if r.Delivered > 0 {
 		k := float64(r.Delivered) / 1000
@@ -34,15 +34,16 @@ func printDelivery(w io.Writer, r deliveryResult) {
 func printTables(w io.Writer, res results) {
 	fmt.Fprintf(w, "\nload average %s before, %s after\n", res.LoadAvg[0], res.LoadAvg[1])
 	if len(res.Delivery) > 0 {
-		fmt.Fprintln(w, "\n| build | round | fans | deliveries/s | delivered | lost | delay p50 | p99 | max | server CPU per 1,000 deliveries | load tool's | other processes | resident per connection |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "\n| build | feed | round | fans | deliveries/s | delivered | lost | delay p50 | p99 | max | server CPU per 1,000 deliveries | load tool's | other processes | resident per connection |")
+		fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, r := range res.Delivery {
 			k := max(1, float64(r.Delivered)/1000)
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms | %.2f cores | %.1f KiB |\n", r.Label, r.Round, chart.Thousands(float64(r.Fans)),
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms | %.2f cores | %.1f KiB |\n", r.Label, r.feed(), r.Round, chart.Thousands(float64(r.Fans)),
 				chart.Thousands(float64(int(float64(r.Expected)/r.Duration.Seconds()))), chart.Thousands(float64(int(r.Delivered))), max(0, r.Expected-r.Delivered),
 				chart.FmtMS(pct(r.Delay, 50)), chart.FmtMS(pct(r.Delay, 99)), chart.FmtMS(pct(r.Delay, 100)),
-				1000*r.CPU.Server/k, 1000*r.CPU.Tool/k, r.otherCores(), (r.MemAfter.RSS-r.MemBefore.RSS)/float64(r.Fans)/1024)
+				1000*r.CPU.Server/k, 1000*r.CPU.Tool/k, r.otherCores(), r.residentPerConn()/1024)
 		}
+		printKindRatios(w, res.Delivery)
 	}
 	printConversationTable(w, res.Messages)
 	if len(res.Idle) > 0 {
@@ -106,20 +107,49 @@ func redrawCharts(w io.Writer, path, out string) error {
 	return save(w, res, benchConfig{out: out})
 }
 
-// quietest keeps, of each build's delivery runs, the one during which the
-// rest of the machine took the least CPU.
+// quietest keeps, of each build's delivery runs on each feed, the one
+// during which the rest of the machine took the least CPU.
 func quietest(runs []deliveryResult) []deliveryResult {
 	var out []deliveryResult
-	at := map[string]int{}
+	at := map[[2]string]int{}
 	for _, r := range runs {
-		i, ok := at[r.Label]
+		key := [2]string{r.Label, r.feed()}
+		i, ok := at[key]
 		switch {
 		case !ok:
-			at[r.Label] = len(out)
+			at[key] = len(out)
 			out = append(out, r)
 		case r.otherCores() < out[i].otherCores():
 			out[i] = r
 		}
 	}
 	return out
+}
+
+// printKindRatios says, for each build measured on both feeds, what a
+// Mastodon streaming connection costs beside a native one over all rounds:
+// the server's CPU per delivery, and its resident memory per connection.
+func printKindRatios(w io.Writer, runs []deliveryResult) {
+	type sums struct{ cpu, delivered, rss, runs float64 }
+	by := map[[2]string]*sums{}
+	var labels []string
+	for _, r := range runs {
+		key := [2]string{r.Label, r.feed()}
+		if by[key] == nil {
+			by[key] = &sums{}
+			if r.feed() == kindNative {
+				labels = append(labels, r.Label)
+			}
+		}
+		s := by[key]
+		s.cpu, s.delivered, s.rss, s.runs = s.cpu+r.CPU.Server, s.delivered+float64(r.Delivered), s.rss+r.residentPerConn(), s.runs+1
+	}
+	for _, l := range labels {
+		n, m := by[[2]string{l, kindNative}], by[[2]string{l, kindMastodon}]
+		if m == nil || n.delivered == 0 || m.delivered == 0 || n.cpu == 0 || n.rss <= 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s, Mastodon streaming beside native sockets over %.0f and %.0f runs: server CPU per delivery %.2f times, resident memory per connection %.2f times\n",
+			l, m.runs, n.runs, (m.cpu/m.delivered)/(n.cpu/n.delivered), (m.rss/m.runs)/(n.rss/n.runs))
+	}
 }
