@@ -146,10 +146,16 @@ func printKindRatios(w io.Writer, runs []deliveryResult) {
 	}
 	for _, l := range labels {
 		n, m := by[[2]string{l, kindNative}], by[[2]string{l, kindMastodon}]
-		if m == nil || n.delivered == 0 || m.delivered == 0 || n.cpu == 0 || n.rss <= 0 {
+		if m == nil || n.delivered == 0 || m.delivered == 0 || n.cpu == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s, Mastodon streaming beside native sockets over %.0f and %.0f runs: server CPU per delivery %.2f times, resident memory per connection %.2f times\n",
-			l, m.runs, n.runs, (m.cpu/m.delivered)/(n.cpu/n.delivered), (m.rss/m.runs)/(n.rss/n.runs))
+		// A few connections are too few to tell their memory from the
+		// noise (the resident size may even shrink): no ratio then.
+		mem := "too few connections to compare"
+		if n.rss > 0 && m.rss > 0 {
+			mem = fmt.Sprintf("%.2f times", (m.rss/m.runs)/(n.rss/n.runs))
+		}
+		fmt.Fprintf(w, "\n%s, Mastodon streaming beside native sockets over %.0f and %.0f runs: server CPU per delivery %.2f times, resident memory per connection %s\n",
+			l, m.runs, n.runs, (m.cpu/m.delivered)/(n.cpu/n.delivered), mem)
 	}
 }
