@@ -34,6 +34,14 @@ const (
 	poolTimeout = 3 * time.Second
 )
 
+// ClusterReload is how stale a cluster client's map of slots to masters may
+// grow (go-redis's default is a minute). A MOVED answer reloads it at once,
+// but a master that died answers nothing: until the map is read again, the
+// client keeps dialling it for the slots its replica took over, and every
+// request touching them fails. Reading the map (CLUSTER SLOTS) once a
+// second while there is traffic costs nothing worth counting.
+const ClusterReload = time.Second
+
 // CheckURL tells whether url is a Redis URL this package can open: of one
 // Redis, or with cluster of a Redis Cluster in go-redis's cluster form
 // (redis://[:password@]host1:port1?addr=host2:port2&addr=host3:port3).
@@ -90,6 +98,7 @@ func OpenCluster(url, caFile string, opt Options) (*Store, error) {
 	co.WriteTimeout = ioTimeout
 	co.PoolTimeout = poolTimeout
 	co.MaxRetries = -1 // as Open: no command is sent twice
+	co.ClusterStateReloadInterval = ClusterReload
 	if co.TLSConfig, err = tlsConfig(caFile, co.TLSConfig); err != nil {
 		return nil, err
 	}

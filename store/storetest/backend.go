@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -37,7 +38,7 @@ func NewBackend(t testing.TB) *Backend {
 		return SingleBackend(t, Start(t))
 	}
 	c := sharedCluster(t)
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs()})
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs(), ClusterStateReloadInterval: time.Second})
 	t.Cleanup(func() { cc.Close() })
 	err := cc.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
 		return m.FlushAll(ctx).Err()

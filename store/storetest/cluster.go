@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,12 +15,18 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Cluster is a Redis Cluster of three masters and no replicas, started for a
-// test: each master a redis-server on a free loopback port in a temporary
-// folder of its own, joined with redis-cli --cluster create.
+// Cluster is a Redis Cluster of three masters, with no replicas or one
+// each (StartReplicatedCluster), started for a test: each node a
+// redis-server on a free loopback port in a temporary folder of its own,
+// joined with redis-cli --cluster create.
 type Cluster struct {
 	t       testing.TB
 	Masters []*Redis
+	// Replicas are the replicas, Replicas[i] that of Masters[i]; none
+	// unless StartReplicatedCluster started the cluster.
+	Replicas []*Redis
+	// Failed are the masters killed by Fail, which their replicas replaced.
+	Failed []*Redis
 }
 
 // clusterArgs are the redis-server arguments of a cluster node. A master
@@ -52,7 +59,10 @@ func (c *Cluster) join() error {
 	for _, m := range c.Masters {
 		args = append(args, m.Addr())
 	}
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	for _, r := range c.Replicas {
+		args = append(args, r.Addr())
+	}
+	args = append(args, "--cluster-replicas", strconv.Itoa(len(c.Replicas)/len(c.Masters)), "--cluster-yes")
 	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("redis-cli --cluster create: %v\n%s", err, out)
 	}
@@ -62,20 +72,21 @@ func (c *Cluster) join() error {
 // URL is the cluster in go-redis's cluster URL form, the first master's
 // address in the host and the others as addr parameters.
 func (c *Cluster) URL() string {
-	u := "redis://" + c.Masters[0].Addr()
-	for i, m := range c.Masters[1:] {
+	addrs := c.addrs()
+	u := "redis://" + addrs[0]
+	for i, a := range addrs[1:] {
 		sep := "&"
 		if i == 0 {
 			sep = "?"
 		}
-		u += sep + "addr=" + m.Addr()
+		u += sep + "addr=" + a
 	}
 	return u
 }
 
 // Client returns a new cluster client, closed when the test ends.
 func (c *Cluster) Client() *redis.ClusterClient {
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs()})
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs(), ClusterStateReloadInterval: time.Second})
 	c.t.Cleanup(func() { cc.Close() })
 	return cc
 }
@@ -104,7 +115,7 @@ func (c *Cluster) wait() error {
 		cl := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1})
 		for {
 			info, err := cl.ClusterInfo(context.Background()).Result()
-			if err == nil && strings.Contains(info, "cluster_state:ok") && strings.Contains(info, "cluster_known_nodes:"+strconv.Itoa(len(c.Masters))) {
+			if err == nil && strings.Contains(info, "cluster_state:ok") && strings.Contains(info, "cluster_known_nodes:"+strconv.Itoa(c.known())) {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -119,19 +130,29 @@ func (c *Cluster) wait() error {
 	return nil
 }
 
+// known is how many nodes each node knows: the failed ones too.
+func (c *Cluster) known() int {
+	n := len(c.Masters) + len(c.Failed)
+	for _, r := range c.Replicas {
+		if r != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// addrs are the addresses of the nodes that run, masters first.
 func (c *Cluster) addrs() []string {
-	addrs := make([]string, len(c.Masters))
-	for i, m := range c.Masters {
-		addrs[i] = m.Addr()
+	var addrs []string
+	for _, m := range append(slices.Clip(c.Masters), c.Replicas...) {
+		if m != nil {
+			addrs = append(addrs, m.Addr())
+		}
 	}
 	return addrs
 }
 
 // String describes the cluster for logs.
 func (c *Cluster) String() string {
-	addrs := make([]string, len(c.Masters))
-	for i, m := range c.Masters {
-		addrs[i] = m.Addr()
-	}
-	return fmt.Sprintf("redis cluster %s", strings.Join(addrs, ","))
+	return fmt.Sprintf("redis cluster %s", strings.Join(c.addrs(), ","))
 }
