@@ -14,18 +14,21 @@ const backfillChunk = 500
 
 // startBackfill indexes, in the background until done or stopped, the posts
 // archived before the search index existed (migration 005 noted where they
-// end); every process may run it, one chunk at a time, and a chunk done
-// twice changes nothing. stop ends it and waits until it has.
+// end), then the topics of those archived before the topic index (006);
+// every process may run it, one chunk at a time, and a chunk done twice
+// changes nothing. stop ends it and waits until it has.
 func (db *DB) startBackfill() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		wait := time.Second
-		for {
-			more, err := db.backfillOnce(ctx)
+		steps := []func(context.Context) (bool, error){db.backfillOnce, db.tagBackfillOnce}
+		for len(steps) > 0 {
+			more, err := steps[0](ctx)
 			if err == nil && !more {
-				return
+				steps = steps[1:]
+				continue
 			}
 			pause := time.Millisecond // leave the writer to the archiver a moment
 			if err != nil {

@@ -15,9 +15,9 @@ var (
 	zaddCappedSrc string
 	zaddCapped    = redis.NewScript(zaddCappedSrc)
 
-	//go:embed lua/like_if_exists.lua
-	likeIfExistsSrc string
-	likeIfExists    = redis.NewScript(likeIfExistsSrc)
+	//go:embed lua/like_hot.lua
+	likeHotSrc string
+	likeHot    = redis.NewScript(likeHotSrc)
 
 	//go:embed lua/delete_message.lua
 	deleteMessageSrc string
@@ -34,6 +34,10 @@ var (
 	//go:embed lua/evict_message.lua
 	evictMessageSrc string
 	evictMessage    = redis.NewScript(evictMessageSrc)
+
+	//go:embed lua/evict_hot.lua
+	evictHotSrc string
+	evictHot    = redis.NewScript(evictHotSrc)
 
 	//go:embed lua/notify_add.lua
 	notifyAddSrc string

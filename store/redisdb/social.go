@@ -15,46 +15,52 @@ import (
 
 // Like makes uid like message mid (on) or stop liking it, idempotently; a
 // change notifies the author (or takes the notification back) and sends the
-// message's new counts to live readers.
+// message's new counts to live readers. A hot message keeps its likes in
+// Redis (likes:<mid>, and the liker's own set); an archived one in the
+// archive alone (likes.go).
 func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	if on {
 		if _, err := s.target(ctx, uid, mid); err != nil {
 			return err
 		}
 	}
-	m, hot, err := s.lookup(ctx, mid)
+	m, _, err := s.lookup(ctx, mid)
 	if err != nil {
 		return err
 	}
 	// The like and its archive entry in one round trip; the entry is
 	// idempotent, so it goes even when nothing changed.
+	l := store.ArchivedLike{MID: mid, UID: uid, At: s.now()}
 	var res *redis.Cmd
-	var removed *redis.IntCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		l := store.ArchivedLike{MID: mid, UID: uid, At: s.now()}
+		res = likeHot.Eval(ctx, pl, []string{s.keys.Message(mid), s.keys.Likes(mid)}, l.At, uid, flag(on))
+		op := archiveUnlike
 		if on {
-			res = likeIfExists.Eval(ctx, pl, []string{s.keys.Message(mid), s.keys.Likes(mid)}, l.At, uid, flag(!hot))
+			op = archiveLike
 			pl.ZAddNX(ctx, s.keys.UserLikes(uid), redis.Z{Score: float64(l.At), Member: mid})
-			s.queueArchiveLike(ctx, pl, archiveLike, l)
 		} else {
-			removed = pl.ZRem(ctx, s.keys.Likes(mid), uid)
-			countSync.Eval(ctx, pl, []string{s.keys.Message(mid), s.keys.Likes(mid)}, fieldLikes)
 			pl.ZRem(ctx, s.keys.UserLikes(uid), mid)
-			s.queueArchiveLike(ctx, pl, archiveUnlike, l)
 		}
+		s.queueArchiveLike(ctx, pl, op, l)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) { // nil: no hash to count in, the message is archived
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("like", err)
 	}
-	var changed int64
-	if on {
-		if changed, _ = res.Int64(); changed < 0 {
+	changed, _ := res.Int64()
+	switch {
+	case changed == -1 && on:
+		s.rdb.ZRem(ctx, s.keys.UserLikes(uid), mid)
+		return store.ErrPostNotFound // deleted meanwhile
+	case changed == -1:
+		return nil
+	case changed == -2: // archived: its likes are in the archive alone
+		if on {
 			s.rdb.ZRem(ctx, s.keys.UserLikes(uid), mid)
-			return store.ErrPostNotFound // deleted meanwhile
 		}
-	} else {
-		changed = removed.Val()
+		if changed, err = s.likeArchived(ctx, l, on); err != nil {
+			return err
+		}
 	}
 	if changed == 0 {
 		return nil
@@ -68,12 +74,20 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	return nil
 }
 
-// Likers is a page of the users who like mid, newest like first.
+// Likers is a page of the users who like mid, newest like first: from
+// likes:<mid> while mid is hot, from the archive once it has left Redis.
 func (s *Store) Likers(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.User], error) {
 	if _, err := s.Post(ctx, mid, q.Viewer); err != nil { // not found for whom may not see it
 		return store.Page[store.User]{}, err
 	}
-	return s.relationPage(ctx, s.keys.Likes(mid), q)
+	_, hot, err := s.lookup(ctx, mid)
+	if err != nil {
+		return store.Page[store.User]{}, err
+	}
+	if hot || s.opt.Archive == nil {
+		return s.relationPage(ctx, s.keys.Likes(mid), q)
+	}
+	return s.archivedLikers(ctx, mid, q)
 }
 
 // publishCounts tells the live readers of author's posts (the author and its
@@ -88,13 +102,15 @@ func (s *Store) publishCounts(ctx context.Context, mid, author int64) {
 		ID: mid, LikesCount: m.LikesCount, CommentsCount: m.CommentsCount, RepostsCount: m.RepostsCount})
 }
 
-// TagPosts is a page of the posts carrying tag, newest first.
+// TagPosts is a page of the posts carrying tag, newest first: those in
+// Redis's T: set, then, with the same cursor, those only the archive has.
 func (s *Store) TagPosts(ctx context.Context, tag string, q store.PageQuery) (store.Page[store.Post], error) {
 	key, err := searchKey(tag, store.MaxTagLen)
 	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	return s.messagePage(ctx, []string{s.keys.TagPosts(key)}, nil, q, store.InPublic)
+	// T: holds the hot posts; the archive, all of them (archiveTail).
+	return s.messagePage(ctx, []string{s.keys.TagPosts(key)}, s.archiveTail(store.ArchiveQuery{Tag: key}), q, store.InPublic)
 }
 
 // searchKey checks a topic or a search prefix and returns its index form.
