@@ -88,3 +88,62 @@ func TestOpenWithoutMroonga(t *testing.T) {
 		t.Errorf("error %q does not say what to install", err)
 	}
 }
+
+// TestMigrateToTags opens an archive made before the topic index
+// (migrations 1 to 5, with tagged posts, a tagged comment and a tagged
+// tombstone in it): migration 6 adds it, and the backfill indexes the
+// topics of every post that was there.
+func TestMigrateToTags(t *testing.T) {
+	for name, dsn := range map[string]func(testing.TB) string{"sqlite": archivetest.SQLite, "mariadb": archivetest.MariaDB} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dsn(t)
+			old, _ := openOld(t, dsn, 5)
+			var put []store.Archived
+			var want []int64
+			for id := int64(1); id <= backfillChunk+34; id++ {
+				m := store.Archived{ID: id, Kind: store.KindPost, Author: 1, Username: "old", Content: "old",
+					Created: 1_700_000_000_000 + id, Mentions: "[]", Tags: `["Old"]`, Media: "[]"}
+				switch {
+				case id%100 == 0:
+					m.Kind, m.Parent = store.KindComment, 1
+				case id%101 == 0:
+					m.Deleted, m.Tags = true, ""
+				default:
+					want = append(want, id)
+				}
+				put = append(put, m)
+			}
+			tx, err := old.write.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := insert(ctx, tx, put, old.d.keepExisting, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			old.Close()
+
+			db, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			slices.Reverse(want)
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				ids, err := db.IDs(ctx, store.ArchiveQuery{Tag: "old", Limit: len(want) + 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if slices.Equal(ids, want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("after the backfill, topic old has %d posts, want %d", len(ids), len(want))
+				}
+			}
+		})
+	}
+}
