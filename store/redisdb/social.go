@@ -264,8 +264,10 @@ func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lo
 // username search index and the popularity ranking, 3 the PRECIS forms of
 // names and their skeleton index (names.go), 4 the likes_count field of
 // every liked message's hash and each user's set of liked messages, 5 the
-// skeleton of each name as written beside that of its lower-case form.
-const schemaVersion = 5
+// skeleton of each name as written beside that of its lower-case form, 7
+// the likes sets, topic entries and likers' entries of archived messages
+// out of Redis (migrate_archived.go).
+const schemaVersion = 7
 
 // Migrate brings data written by older versions of the server up to date:
 // it indexes every user's name and follower count. It is idempotent and
@@ -307,6 +309,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.migrateLikes(ctx); err != nil {
 		return err
 	}
+	if err := s.migrateArchivedLikes(ctx); err != nil {
+		return err
+	}
 	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.Schema(), schemaVersion, 0).Err())
 }
 
@@ -319,7 +324,7 @@ func (s *Store) migrateLikes(ctx context.Context) error {
 		return s.wrap("migrate likes", err)
 	}
 	for _, key := range sets {
-		mid := parseID(strings.Trim(strings.TrimPrefix(key, s.keys.prefix+"likes:"), "{}"))
+		mid := s.likesKeyMID(key)
 		if mid == 0 {
 			continue
 		}
