@@ -118,7 +118,7 @@ FAILURES := awk '/server log:/ { skip = 1 } \
 # a quick look), writes it into bench-out/archive-memory.json, and draws that
 # into bench-out/archive-memory.svg and .png (server/bench/archive).
 bench: build deps-bench
-	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost|MessageVsPost' -benchmem ./store/...
+	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost|MessageVsPost|LikeAndTopic' -benchmem ./store/...
 	$(GO) test -run '^$$' -bench DeliverLens -benchmem ./hub
 	$(GO) test -run '^$$' -bench TimelinePage -benchtime 400x -count 3 ./server
 	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
