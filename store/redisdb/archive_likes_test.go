@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"microblog/store"
 	"microblog/store/archive"
 	"microblog/store/archive/archivetest"
@@ -281,4 +283,46 @@ func TestMigrateArchivedLikes(t *testing.T) {
 	if page, err := s.TagPosts(s.ctx, "news", store.PageQuery{}); err != nil || len(page.Items) != 4 || page.Items[3].ID != first {
 		t.Fatalf("topic news after the migration: %v, %v", ids(page.Items), err)
 	}
+}
+
+// TestArchiveLikeInFlightHoldsComment: a comment whose like the archive
+// does not have yet stays in Redis when its post leaves, and leaves once
+// the batch that saves the like has run.
+func TestArchiveLikeInFlightHoldsComment(t *testing.T) {
+	db, err := archive.Open(context.Background(), archivetest.SQLite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s := newTestStoreWith(t, Options{HotWindow: 2, Archive: db})
+	a := NewArchiver(s.Store, ArchiverOptions{})
+	writer, fan := s.user("writer"), s.user("fan")
+	first := s.post(store.NewPost{Author: writer, Content: "a thread"}).ID
+	c := s.post(store.NewPost{Author: fan, Parent: first, Content: "a comment"}).ID
+	s.likeAt(writer, c, true)
+	for i := range 3 {
+		s.post(store.NewPost{Author: writer, Content: fmt.Sprint("later ", i)})
+	}
+	s.settle()
+	entries, err := s.rdb.XRange(s.ctx, s.keys.ArchiveQueue(), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var likes, rest []redis.XMessage
+	for _, m := range entries {
+		if m.Values["op"] == archiveLike {
+			likes = append(likes, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	a.do(s.ctx, rest)
+	if s.hotHashes([]int64{first}) != 0 || s.hotHashes([]int64{c}) != 1 {
+		t.Fatalf("with the comment's like on its way: post hot %d, comment hot %d; want 0 and 1", s.hotHashes([]int64{first}), s.hotHashes([]int64{c}))
+	}
+	a.do(s.ctx, likes)
+	if left := s.inRedis(c, "", writer); len(left) != 0 {
+		t.Fatalf("once its like is archived, Redis still holds %v of the comment", left)
+	}
+	s.checkArchivedLikes("comment", c, []int64{writer}, fan)
 }

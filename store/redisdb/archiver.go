@@ -173,17 +173,18 @@ func (a *Archiver) save(ctx context.Context, b archiveBatch) bool {
 
 // evict moves out of Redis what a saved batch lets go: the tombstones of
 // the deletes it archived; the messages of its authors (of its messages
-// and edits, and of the messages its likes are of) that have left their
-// hot window, with their likes and topic entries (archiver_evict.go); its comments on messages no
-// longer hot; and, from the public timeline, the ids past its window. Only
+// and edits, and of the hot messages its likes are of) that have left
+// their hot window, with their likes and topic entries (archiver_evict.go);
+// its comments (and its likes' comments) on messages no longer hot; and,
+// from the public timeline, the ids past its window. Only
 // ids the archive holds go, with no edit the archive lacks, so a reader
 // that misses them in Redis finds them there as Redis had them.
 func (a *Archiver) evict(ctx context.Context, b archiveBatch) error {
-	likedBy, err := a.likedAuthors(ctx, append(slices.Clip(b.likes), b.unlikes...))
+	liked, err := a.likedMessages(ctx, append(slices.Clip(b.likes), b.unlikes...))
 	if err != nil {
 		return err
 	}
-	cands, err := a.candidates(ctx, append(slices.Clip(b.put), b.edits...), b.del, b.edits, likedBy)
+	cands, err := a.candidates(ctx, slices.Concat(b.put, b.edits, liked), b.del, b.edits)
 	for depth := 0; err == nil && len(cands) > 0 && depth < maxThreadDepth; depth++ {
 		cands, err = a.evictSaved(ctx, cands)
 	}
@@ -200,9 +201,9 @@ type evictCandidate struct {
 
 // candidates drops the tombstones of del, clears the pending marks of the
 // edits the archive now has, and returns the ids that put may let go: its
-// authors' (and the authors') past their window, the public timeline's past
-// its window, and its comments on messages no longer in Redis.
-func (a *Archiver) candidates(ctx context.Context, put, del, edits []store.Archived, authors []int64) ([]evictCandidate, error) {
+// authors' past their window, the public timeline's past its window, and
+// its comments on messages no longer in Redis.
+func (a *Archiver) candidates(ctx context.Context, put, del, edits []store.Archived) ([]evictCandidate, error) {
 	authorsPast := map[int64]*redis.Cmd{}
 	var publicPast *redis.Cmd
 	parents := map[int64]*redis.StringCmd{} // comment id → kind of its parent
@@ -219,11 +220,6 @@ func (a *Archiver) candidates(ctx context.Context, put, del, edits []store.Archi
 				parents[p.ID] = pl.HGet(ctx, a.s.keys.Message(p.Parent), "kind")
 			case authorsPast[p.Author] == nil:
 				authorsPast[p.Author] = a.queuePastWindow(ctx, pl, a.s.keys.UserPosts(p.Author))
-			}
-		}
-		for _, author := range authors {
-			if authorsPast[author] == nil {
-				authorsPast[author] = a.queuePastWindow(ctx, pl, a.s.keys.UserPosts(author))
 			}
 		}
 		publicPast = a.queuePastWindow(ctx, pl, a.s.keys.PublicTimeline())

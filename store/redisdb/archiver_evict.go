@@ -153,8 +153,15 @@ func (a *Archiver) inspect(ctx context.Context, mids []int64) (map[int64]*evictS
 // holds tells whether the archive's likers of a message include every uid
 // of likers.
 func holds(archived []int64, likers []string) bool {
+	if len(likers) == 0 {
+		return true
+	}
+	have := make(map[int64]bool, len(archived))
+	for _, uid := range archived {
+		have[uid] = true
+	}
 	for _, uid := range likers {
-		if !slices.Contains(archived, parseID(uid)) {
+		if !have[parseID(uid)] {
 			return false
 		}
 	}
@@ -218,10 +225,11 @@ func (a *Archiver) queueLeftovers(ctx context.Context, pl redis.Pipeliner, mid i
 	}
 }
 
-// likedAuthors are the authors of the hot messages that likes are of: the
-// archive now has those likes, so a message of theirs held back for want
-// of them may leave (step 1).
-func (a *Archiver) likedAuthors(ctx context.Context, likes []store.ArchivedLike) ([]int64, error) {
+// likedMessages are the hot messages that likes are of, as much of them
+// as candidates needs (kind, author, parent): the archive now has those
+// likes, so such a message held back for want of them may leave (step 1),
+// as its author's posts or its parent's comments do.
+func (a *Archiver) likedMessages(ctx context.Context, likes []store.ArchivedLike) ([]store.Archived, error) {
 	if len(likes) == 0 {
 		return nil, nil
 	}
@@ -231,21 +239,25 @@ func (a *Archiver) likedAuthors(ctx context.Context, likes []store.ArchivedLike)
 			mids = append(mids, l.MID)
 		}
 	}
-	cmds := make([]*redis.StringCmd, len(mids))
+	cmds := make([]*redis.SliceCmd, len(mids))
 	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = pl.HGet(ctx, a.s.keys.Message(mid), "author")
+			cmds[i] = pl.HMGet(ctx, a.s.keys.Message(mid), "kind", "author", "parent")
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, a.s.wrap("archive: evict: authors", err)
+		return nil, a.s.wrap("archive: evict: liked messages", err)
 	}
-	var authors []int64
-	for _, c := range cmds {
-		if u := parseID(c.Val()); u != 0 && !slices.Contains(authors, u) {
-			authors = append(authors, u)
+	var out []store.Archived
+	for i, c := range cmds {
+		v := c.Val()
+		kind, _ := v[0].(string)
+		author, _ := v[1].(string)
+		parent, _ := v[2].(string)
+		if kind != "" {
+			out = append(out, store.Archived{ID: mids[i], Kind: kind, Author: parseID(author), Parent: parseID(parent)})
 		}
 	}
-	return authors, nil
+	return out, nil
 }
