@@ -105,33 +105,12 @@ func (db *DB) tagPage(ctx context.Context, q store.ArchiveQuery) ([]int64, error
 // end), newest first; false once none is left. A chunk done twice changes
 // nothing.
 func (db *DB) tagBackfillOnce(ctx context.Context) (more bool, err error) {
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return false, err
-	}
-	defer tx.Rollback()
-	var next int64
-	q := "SELECT next FROM tags_backfill WHERE id = 1"
-	if db.search().lockRead != "" {
-		q += " FOR UPDATE"
-	}
-	if err := tx.QueryRowContext(ctx, q).Scan(&next); err != nil || next <= 1 {
-		return false, err
-	}
-	ids, err := column(tx.QueryContext(ctx, "SELECT id FROM messages WHERE kind = ? AND deleted = 0 AND id < ? ORDER BY id DESC LIMIT ?",
-		store.KindPost, next, backfillChunk))
-	if err != nil {
-		return false, err
-	}
-	if err := db.retag(ctx, tx, ids); err != nil {
-		return false, err
-	}
-	next = 1 // done
-	if len(ids) == backfillChunk {
-		next = ids[len(ids)-1]
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE tags_backfill SET next = ? WHERE id = 1", next); err != nil {
-		return false, err
-	}
-	return next > 1, tx.Commit()
+	return db.backfillStep(ctx, "tags_backfill", func(tx *sql.Tx, next int64) ([]int64, error) {
+		ids, err := column(tx.QueryContext(ctx, "SELECT id FROM messages WHERE kind = ? AND deleted = 0 AND id < ? ORDER BY id DESC LIMIT ?",
+			store.KindPost, next, backfillChunk))
+		if err != nil {
+			return nil, err
+		}
+		return ids, db.retag(ctx, tx, ids)
+	})
 }

@@ -85,6 +85,19 @@ func (s testStore) checkArchivedLikes(when string, mid int64, likers []int64, ot
 	}
 }
 
+// newSteppedStore is a test store with a hot window of 2 and the archive
+// at dsn, and an archiver that does not run: the test runs its steps.
+func newSteppedStore(t *testing.T, dsn string) (testStore, *Archiver, *archive.DB) {
+	t.Helper()
+	db, err := archive.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s := newTestStoreWith(t, Options{HotWindow: 2, Archive: db})
+	return s, NewArchiver(s.Store, ArchiverOptions{}), db
+}
+
 // TestArchiveLikesAndTopicsLeaveRedis: a liked, tagged post that leaves
 // the hot window leaves no likes set, topic entry or likers' entry in
 // Redis; its count, likers, liked-by-me, its likers' liked lists and its
@@ -167,13 +180,7 @@ func TestArchiveLikesAndTopicsLeaveRedis(t *testing.T) {
 func TestArchiveEvictStepsTwice(t *testing.T) {
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
-			db, err := archive.Open(context.Background(), e.dsn(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			s := newTestStoreWith(t, Options{HotWindow: 2, Archive: db}) // no archiver: the test runs its steps
-			a := NewArchiver(s.Store, ArchiverOptions{})
+			s, a, _ := newSteppedStore(t, e.dsn(t))
 			writer, fan, other := s.user("writer"), s.user("fan"), s.user("other")
 			first := s.post(store.NewPost{Author: writer, Content: "#crash test"}).ID
 			s.likeAt(fan, first, true)
@@ -238,13 +245,7 @@ func TestArchiveEvictStepsTwice(t *testing.T) {
 // archive taking the set's likes, and the post's likes and topic read as
 // before; a hot post keeps all of it.
 func TestMigrateArchivedLikes(t *testing.T) {
-	db, err := archive.Open(context.Background(), archivetest.SQLite(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	s := newTestStoreWith(t, Options{HotWindow: 2, Archive: db})
-	a := NewArchiver(s.Store, ArchiverOptions{})
+	s, a, db := newSteppedStore(t, archivetest.SQLite(t))
 	a.keepLikesAndTopics = true // the archiver before schema 7
 	writer, fan, other := s.user("writer"), s.user("fan"), s.user("other")
 	first := s.post(store.NewPost{Author: writer, Content: "old #news"}).ID
@@ -289,13 +290,7 @@ func TestMigrateArchivedLikes(t *testing.T) {
 // does not have yet stays in Redis when its post leaves, and leaves once
 // the batch that saves the like has run.
 func TestArchiveLikeInFlightHoldsComment(t *testing.T) {
-	db, err := archive.Open(context.Background(), archivetest.SQLite(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	s := newTestStoreWith(t, Options{HotWindow: 2, Archive: db})
-	a := NewArchiver(s.Store, ArchiverOptions{})
+	s, a, _ := newSteppedStore(t, archivetest.SQLite(t))
 	writer, fan := s.user("writer"), s.user("fan")
 	first := s.post(store.NewPost{Author: writer, Content: "a thread"}).ID
 	c := s.post(store.NewPost{Author: fan, Parent: first, Content: "a comment"}).ID
