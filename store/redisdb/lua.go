@@ -19,6 +19,10 @@ var (
 	likeHotSrc string
 	likeHot    = redis.NewScript(likeHotSrc)
 
+	//go:embed lua/unlike_hot.lua
+	unlikeHotSrc string
+	unlikeHot    = redis.NewScript(unlikeHotSrc)
+
 	//go:embed lua/delete_message.lua
 	deleteMessageSrc string
 	deleteMessage    = redis.NewScript(deleteMessageSrc)

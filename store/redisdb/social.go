@@ -33,15 +33,16 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	l := store.ArchivedLike{MID: mid, UID: uid, At: s.now()}
 	var res *redis.Cmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		res = likeHot.Eval(ctx, pl, []string{s.keys.Message(mid), s.keys.Likes(mid)}, l.At, uid, flag(on))
-		op := archiveUnlike
+		keys := []string{s.keys.Message(mid), s.keys.Likes(mid)}
 		if on {
-			op = archiveLike
+			res = likeHot.Eval(ctx, pl, keys, l.At, uid)
 			pl.ZAddNX(ctx, s.keys.UserLikes(uid), redis.Z{Score: float64(l.At), Member: mid})
+			s.queueArchiveLike(ctx, pl, archiveLike, l)
 		} else {
+			res = unlikeHot.Eval(ctx, pl, keys, uid)
 			pl.ZRem(ctx, s.keys.UserLikes(uid), mid)
+			s.queueArchiveLike(ctx, pl, archiveUnlike, l)
 		}
-		s.queueArchiveLike(ctx, pl, op, l)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
