@@ -81,7 +81,7 @@ func arChartData(runs []*arRun) (string, error) {
 func arPrint(w io.Writer, runs []*arRun, chartData string, elapsed time.Duration, load string) {
 	first := runs[0]
 	total := first.written.posts
-	cmd := "go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb"
+	cmd := "go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 180m ./store/redisdb"
 	if total != 1_000_000 {
 		cmd = fmt.Sprintf("ARCHIVE_BENCH_POSTS=%d %s", total, cmd)
 	}

@@ -39,7 +39,7 @@ import (
 // bench-archive` then draws (Go's ns/op line means nothing here). It runs
 // once, whatever b.N:
 //
-//	go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb
+//	go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 180m ./store/redisdb
 //
 // Environment:
 //
