@@ -43,8 +43,10 @@ func (a *Archiver) evictSaved(ctx context.Context, cands []evictCandidate) ([]ev
 		saved[mid] = true
 	}
 	var leaving []int64 // the saved messages that may leave, each once
+	seen := make(map[int64]bool, len(cands))
 	for _, c := range cands {
-		if saved[c.mid] && !c.keep && !slices.Contains(leaving, c.mid) {
+		if saved[c.mid] && !c.keep && !seen[c.mid] {
+			seen[c.mid] = true
 			leaving = append(leaving, c.mid)
 		}
 	}
