@@ -39,14 +39,27 @@ type ArchivedLike struct {
 	MID, UID, At int64
 }
 
+// LikeQuery selects likes from the archive, newest first (by At, then by
+// the other id, descending): exactly one of MID (the likes of that message:
+// its likers) and UID (that user's likes of messages not deleted), and a
+// positive Limit, else Likes fails with ErrInvalid. A page goes on below the
+// like (BeforeAt, BeforeID), the last of the page before (BeforeID: the uid
+// for MID, the mid for UID); BeforeAt 0 is the first page.
+type LikeQuery struct {
+	MID, UID           int64
+	BeforeAt, BeforeID int64
+	Limit              int
+}
+
 // ArchiveQuery selects message ids from the archive, newest first. Exactly
-// one of Authors (non-nil; empty selects nothing), Parent and Public says
-// which, and Limit must be positive, else IDs fails with ErrInvalid; deleted
-// messages are never returned.
+// one of Authors (non-nil; empty selects nothing), Parent, Public and Tag
+// says which, and Limit must be positive, else IDs fails with ErrInvalid;
+// deleted messages are never returned.
 type ArchiveQuery struct {
 	Authors []int64 // posts and reposts (not comments) by any of these users; may hold thousands
 	Parent  int64   // comments on this message
 	Public  bool    // every post
+	Tag     string  // the posts carrying this topic (its TagKey)
 	Before  int64   // only ids below this; 0: no bound
 	After   int64   // only ids above this
 	Limit   int
@@ -80,6 +93,12 @@ type Archive interface {
 	SaveLikes(ctx context.Context, likes, unlikes []ArchivedLike) error
 	// Liked returns which of the messages ids uid likes.
 	Liked(ctx context.Context, uid int64, ids []int64) ([]int64, error)
+	// Likers returns the uids who like each of the messages mids (a
+	// message no one likes is not in the map): what the archiver checks the
+	// archive holds before a message's likes leave Redis.
+	Likers(ctx context.Context, mids []int64) (map[int64][]int64, error)
+	// Likes returns the likes q selects (LikeQuery).
+	Likes(ctx context.Context, q LikeQuery) ([]ArchivedLike, error)
 	// Messages returns the rows of these ids that exist, tombstones included
 	// (Deleted set, Content, Mentions, Tags, Media and History empty).
 	Messages(ctx context.Context, ids []int64) (map[int64]Archived, error)

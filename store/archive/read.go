@@ -78,18 +78,18 @@ func (db *DB) has(ctx context.Context, table string, ids []int64) ([]int64, erro
 }
 
 // IDs returns the ids q selects, newest first (see store.ArchiveQuery).
-// Exactly one of q.Authors (which may be empty, selecting nothing), q.Parent
-// and q.Public must be set, and q.Limit must be positive; else the error
+// Exactly one of q.Authors (which may be empty, selecting nothing), q.Parent,
+// q.Public and q.Tag must be set, and q.Limit must be positive; else the error
 // wraps store.ErrInvalid.
 func (db *DB) IDs(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
 	n := 0
-	for _, set := range []bool{q.Authors != nil, q.Parent != 0, q.Public} {
+	for _, set := range []bool{q.Authors != nil, q.Parent != 0, q.Public, q.Tag != ""} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 || q.Limit <= 0 {
-		return nil, fmt.Errorf("archive: ids: %w: want exactly one of Authors, Parent and Public, and a positive Limit; got %d and Limit %d",
+		return nil, fmt.Errorf("archive: ids: %w: want exactly one of Authors, Parent, Public and Tag, and a positive Limit; got %d and Limit %d",
 			store.ErrInvalid, n, q.Limit)
 	}
 	var ids []int64
@@ -99,6 +99,8 @@ func (db *DB) IDs(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
 		ids, err = db.page(ctx, q, "parent = ?", q.Parent)
 	case q.Public:
 		ids, err = db.page(ctx, q, "kind = ?", store.KindPost)
+	case q.Tag != "":
+		ids, err = db.tagPage(ctx, q)
 	default:
 		ids, err = db.ofAuthors(ctx, q)
 	}

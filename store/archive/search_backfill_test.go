@@ -21,40 +21,7 @@ func TestMigrateToSearch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			dsn := dsn(t)
-			old, _ := openOld(t, dsn, 3)
-			var put []store.Archived
-			var want []int64
-			for id := int64(1); id <= 2*backfillChunk+234; id++ {
-				m := store.Archived{ID: id, Kind: store.KindPost, Author: 1, Username: "old", Content: fmt.Sprint("旧的 old ", id),
-					Created: 1_700_000_000_000 + id, Mentions: "[]", Tags: "[]", Media: "[]"}
-				switch {
-				case id%100 == 0:
-					m.Kind, m.Parent = store.KindComment, 1
-				case id%101 == 0:
-					m.Deleted, m.Content = true, ""
-				default:
-					want = append(want, id)
-				}
-				put = append(put, m)
-			}
-			tx, err := old.write.BeginTx(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := insert(ctx, tx, put, old.d.keepExisting, false); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
-			old.Close()
-
-			db, err := Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			slices.Reverse(want)
+			db, want := oldArchive(t, dsn, 3, 2*backfillChunk+234, func(m *store.Archived) { m.Content = fmt.Sprint("旧的 old ", m.ID) })
 			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 				res, err := db.Search(ctx, store.SearchQuery{Words: []string{"旧的"}, Limit: len(want) + 1})
 				if err != nil {
@@ -87,4 +54,74 @@ func TestOpenWithoutMroonga(t *testing.T) {
 	if !strings.Contains(err.Error(), "mariadb-plugin-mroonga") || !strings.Contains(err.Error(), "005_search") {
 		t.Errorf("error %q does not say what to install", err)
 	}
+}
+
+// TestMigrateToTags opens an archive made before the topic index
+// (migrations 1 to 5, with tagged posts, a tagged comment and a tagged
+// tombstone in it): migration 6 adds it, and the backfill indexes the
+// topics of every post that was there.
+func TestMigrateToTags(t *testing.T) {
+	for name, dsn := range map[string]func(testing.TB) string{"sqlite": archivetest.SQLite, "mariadb": archivetest.MariaDB} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dsn(t)
+			db, want := oldArchive(t, dsn, 5, backfillChunk+34, func(m *store.Archived) { m.Content, m.Tags = "old", `["Old"]` })
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				ids, err := db.IDs(ctx, store.ArchiveQuery{Tag: "old", Limit: len(want) + 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if slices.Equal(ids, want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("after the backfill, topic old has %d posts, want %d", len(ids), len(want))
+				}
+			}
+		})
+	}
+}
+
+// oldArchive makes an archive at dsn with migrations 1 to version and n
+// messages in it (every 100th a comment, every 101st a tombstone, each
+// other a post, each as made by fill), written without indexing, then opens
+// it again, migrating it. It returns the posts' ids, newest first.
+func oldArchive(t *testing.T, dsn string, version int, n int64, fill func(m *store.Archived)) (*DB, []int64) {
+	t.Helper()
+	ctx := context.Background()
+	old, _ := openOld(t, dsn, version)
+	var put []store.Archived
+	var want []int64
+	for id := int64(1); id <= n; id++ {
+		m := store.Archived{ID: id, Kind: store.KindPost, Author: 1, Username: "old",
+			Created: 1_700_000_000_000 + id, Mentions: "[]", Tags: "[]", Media: "[]"}
+		fill(&m)
+		switch {
+		case id%100 == 0:
+			m.Kind, m.Parent = store.KindComment, 1
+		case id%101 == 0:
+			m.Deleted, m.Content, m.Tags = true, "", ""
+		default:
+			want = append(want, id)
+		}
+		put = append(put, m)
+	}
+	tx, err := old.write.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(ctx, tx, put, old.d.keepExisting, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	db, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	slices.Reverse(want)
+	return db, want
 }

@@ -16,8 +16,12 @@ import (
 // reindex brings the index rows of messages ids up to date with their rows
 // in tx, as saved a moment ago: a post's row gets the grams of its content
 // as it now reads (a replayed put or an older edit changed nothing), a
-// post's tombstone loses its row, and comments have none.
+// post's tombstone loses its row, and comments have none; and so do their
+// topic rows (retag).
 func (db *DB) reindex(ctx context.Context, tx *sql.Tx, ids []int64) error {
+	if err := db.retag(ctx, tx, ids); err != nil {
+		return err
+	}
 	for chunk := range slices.Chunk(uniq(ids), idsPerQuery) {
 		rows, err := tx.QueryContext(ctx, selectPosts+list(len(chunk))+db.search().lockRead, anys(chunk)...)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -28,10 +29,12 @@ type arChartFile struct {
 }
 
 // arChartRun is one run's used_memory: at each sample, and once its queues
-// had drained, drain_seconds after the last post.
+// had drained, drain_seconds after the last post. Kept marks the run whose
+// archiver left likes and topic entries in Redis (before they left).
 type arChartRun struct {
 	Name         string         `json:"name"`
 	Archive      bool           `json:"archive"`
+	Kept         bool           `json:"kept,omitempty"`
 	Samples      []arChartPoint `json:"samples"`
 	Drained      arChartPoint   `json:"drained"`
 	DrainSeconds float64        `json:"drain_seconds"`
@@ -44,7 +47,7 @@ type arChartPoint struct {
 
 // arChartData writes the chart's data, bench-out/archive-memory.json at the
 // module's root, and returns its path.
-func arChartData(on, off *arRun) (string, error) {
+func arChartData(runs []*arRun) (string, error) {
 	root, err := arModuleRoot()
 	if err != nil {
 		return "", err
@@ -53,14 +56,11 @@ func arChartData(on, off *arRun) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("archive bench: chart data: %w", err)
 	}
-	data := arChartFile{Users: arUsers, Posts: on.written.posts, HotWindow: on.writer.opt.HotWindow}
-	for _, r := range []*arRun{off, on} {
-		run := arChartRun{Name: "archive off", Archive: r.archive,
+	data := arChartFile{Users: arUsers, Posts: runs[0].written.posts, HotWindow: runs[0].writer.opt.HotWindow}
+	for _, r := range runs {
+		run := arChartRun{Name: arModeNames[r.mode], Archive: r.archive, Kept: r.mode == arKept,
 			Drained:      arChartPoint{r.drained.posts, r.drained.mem},
 			DrainSeconds: max(r.drainTime, r.fanOutDrainTime).Seconds()}
-		if r.archive {
-			run.Name = "archive on (SQLite)"
-		}
 		for _, s := range r.samples {
 			run.Samples = append(run.Samples, arChartPoint{s.posts, s.mem})
 		}
@@ -77,22 +77,26 @@ func arChartData(on, off *arRun) (string, error) {
 	return path, nil
 }
 
-func arPrint(w io.Writer, on, off *arRun, chartData string, elapsed time.Duration, load string) {
-	total := on.written.posts
-	cmd := "go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb"
+// arPrint prints the tables of the runs, side by side.
+func arPrint(w io.Writer, runs []*arRun, chartData string, elapsed time.Duration, load string) {
+	first := runs[0]
+	total := first.written.posts
+	cmd := "go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 180m ./store/redisdb"
 	if total != 1_000_000 {
 		cmd = fmt.Sprintf("ARCHIVE_BENCH_POSTS=%d %s", total, cmd)
 	}
 	if v := os.Getenv("ARCHIVE_BENCH_HOT_WINDOW"); v != "" {
 		cmd = "ARCHIVE_BENCH_HOT_WINDOW=" + v + " " + cmd
 	}
-	window := on.writer.opt.HotWindow
+	window := first.writer.opt.HotWindow
 	fmt.Fprintf(w, "\n### Hot window and archive: %s users, %s posts, hot window %s\n\n", tlCount(arUsers), tlCount(total), tlCount(window))
 	fmt.Fprintf(w, "Redis %s on loopback, AOF on (appendfsync everysec, automatic rewrite off), a fresh server per run; %d CPUs. "+
-		"Posts through Create by %d goroutines at full speed, round robin over the users (%s each); each user has %d fans (pushed, 2 fan-out workers). "+
-		"Archive on: SQLite (WAL, synchronous FULL) in a temporary folder, one Archiver with default options (batches of 500). "+
-		"The two runs one after the other.\n\n",
-		on.redisVersion, runtime.NumCPU(), arWriters, tlCount(total/arUsers), arFans)
+		"Posts through Create by %d goroutines at full speed, round robin over the users (%s each), each carrying one of %d topics "+
+		"and liked (Like) right after by %d of its author's fans; each user has %d fans (pushed, 2 fan-out workers). "+
+		"Archive on: SQLite (WAL, synchronous FULL) in a temporary folder, one Archiver with default options (batches of 500); "+
+		"%q: the same, but the archiver leaves the likes sets, topic entries and likers' entries of what it moves out of Redis, as it did before. "+
+		"The runs one after the other.\n\n",
+		first.redisVersion, runtime.NumCPU(), arWriters, tlCount(total/arUsers), arTopics, arLikes, arFans, arModeNames[arKept])
 
 	mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/arMiB) }
 	rate := func(n float64, d time.Duration) string {
@@ -101,79 +105,136 @@ func arPrint(w io.Writer, on, off *arRun, chartData string, elapsed time.Duratio
 		}
 		return tlCount(int(n/d.Seconds())) + "/s"
 	}
-	fmt.Fprintln(w, "| | archive on | archive off |")
-	fmt.Fprintln(w, "|---|---:|---:|")
-	row := func(what, a, b string) { fmt.Fprintf(w, "| %s | %s | %s |\n", what, a, b) }
-	row("posts written per second", rate(float64(total), on.writeTime), rate(float64(total), off.writeTime))
-	row("writing took", tlDur(on.writeTime), tlDur(off.writeTime))
-	row("Redis used_memory before the first post", mib(on.samples[0].mem), mib(off.samples[0].mem))
-	row("Redis used_memory when the last post was written", mib(on.written.mem), mib(off.written.mem))
-	row("Redis used_memory at the end (queues drained)", mib(on.drained.mem), mib(off.drained.mem))
-	row("  per post written", tlBytes(float64(on.drained.mem-on.samples[0].mem)/float64(total)), tlBytes(float64(off.drained.mem-off.samples[0].mem)/float64(total)))
-	row("posts still in Redis (Σ ZCARD F), keys (DBSIZE)",
-		fmt.Sprintf("%s, %s", tlCount(int(on.hotPosts)), tlCount(int(on.keys))), fmt.Sprintf("%s, %s", tlCount(int(off.hotPosts)), tlCount(int(off.keys))))
-	row("archive queue: peak length (XLEN), at the last post", fmt.Sprintf("%s, %s", tlCount(int(on.peakQueue)), tlCount(int(on.written.queue))), "–")
-	row("archive queue drained after the last post in", tlDur(on.drainTime), "–")
-	row("fan-out queue (2 workers): peak length, at the last post", fmt.Sprintf("%s, %s", tlCount(int(on.peakFanOut)), tlCount(int(on.written.fanOut))),
-		fmt.Sprintf("%s, %s", tlCount(int(off.peakFanOut)), tlCount(int(off.written.fanOut))))
-	row("fan-out queue drained after the last post in", tlDur(on.fanOutDrainTime), tlDur(off.fanOutDrainTime))
-	row("archive rows per second while writing (microblog_archive_rows_total)", rate(on.written.rows, on.writeTime), "–")
-	row("archive rows per second, first post to queue drained", rate(on.drained.rows, on.writeTime+on.drainTime), "–")
-	row("archive rows (Count), tombstones; file size", fmt.Sprintf("%s, %d; %s", tlCount(int(on.archiveRows)), on.tombstones, mib(on.archiveBytes)), "–")
-	row("messages moved out of Redis (microblog_archive_evicted_total)", tlCount(int(on.metric("microblog_archive_evicted_total"))), "–")
-	if on.db != nil {
-		saves := on.db.saves.Load()
-		save, has := time.Duration(on.db.saveNS.Load()), time.Duration(on.db.hasNS.Load())
-		row("archiver: batches (rows per batch); time in SQL Save (per batch), in Has; share of the time until drained",
-			fmt.Sprintf("%s (%.0f); %s (%s), %s; %.0f%%", tlCount(int(saves)), on.drained.rows/float64(max(1, saves)),
-				tlDur(save), tlDur(save/time.Duration(max(1, saves))), tlDur(has),
-				100*(save+has).Seconds()/(on.writeTime+on.drainTime).Seconds()), "–")
+	header := func(cols ...string) {
+		fmt.Fprintln(w, "| "+strings.Join(cols, " | ")+" |")
+		fmt.Fprintln(w, "|---"+strings.Repeat("|---:", len(cols)-1)+"|")
 	}
-	row("Redis CPU, first post to queues drained", tlDur(secs(on.redisCPU)), tlDur(secs(off.redisCPU)))
-	row("benchmark process CPU (Create, workers, archiver, SQLite)", tlDur(secs(on.appCPU)), tlDur(secs(off.appCPU)))
-	row("aof_delayed_fsync (writes held back for a slow fsync)", fmt.Sprint(on.delayedFsyncs), fmt.Sprint(off.delayedFsyncs))
-	fmt.Fprintf(w, "\nRedis used_memory at the end, archive off / on: %.2f× (%s / %s).\n",
-		float64(off.drained.mem)/float64(on.drained.mem), mib(off.drained.mem), mib(on.drained.mem))
-
-	fmt.Fprintf(w, "\n#### Redis used_memory as the posts go in\n\n")
-	fmt.Fprintln(w, "| posts written | archive on: used_memory | archive queue | archive rows | fan-out queue | archive off: used_memory | fan-out queue |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|")
-	for tenth := 0; tenth <= 10; tenth++ {
-		a, b := arAt(on, total*tenth/10), arAt(off, total*tenth/10)
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", tlCount(a.posts), mib(a.mem), tlCount(int(a.queue)), tlCount(int(a.rows)),
-			tlCount(int(a.fanOut)), mib(b.mem), tlCount(int(b.fanOut)))
+	names := []string{""}
+	for _, r := range runs {
+		names = append(names, arModeNames[r.mode])
 	}
-	fmt.Fprintf(w, "| queues drained | %s | %s | %s | %s | %s | %s |\n",
-		mib(on.drained.mem), tlCount(int(on.drained.queue)), tlCount(int(on.drained.rows)), tlCount(int(on.drained.fanOut)),
-		mib(off.drained.mem), tlCount(int(off.drained.fanOut)))
-
-	fmt.Fprintf(w, "\n#### Redis's busiest commands, first post to queues drained (INFO commandstats)\n\n")
-	fmt.Fprintln(w, "| command | archive on: calls | CPU | per call | archive off: calls | CPU | per call |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
-	for _, name := range arBusiest(on.commands, off.commands, 10) {
-		a, b := on.commands[name], off.commands[name]
-		per := func(c arCommand) string {
-			if c.calls == 0 {
+	header(names...)
+	row := func(what string, f func(r *arRun) string) {
+		cols := []string{what}
+		for _, r := range runs {
+			cols = append(cols, f(r))
+		}
+		fmt.Fprintln(w, "| "+strings.Join(cols, " | ")+" |")
+	}
+	archived := func(f func(r *arRun) string) func(r *arRun) string {
+		return func(r *arRun) string {
+			if !r.archive {
 				return "–"
 			}
-			return fmt.Sprintf("%.1f µs", float64(c.usec)/float64(c.calls))
+			return f(r)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", name,
-			tlCount(int(a.calls)), tlDur(time.Duration(a.usec)*time.Microsecond), per(a),
-			tlCount(int(b.calls)), tlDur(time.Duration(b.usec)*time.Microsecond), per(b))
+	}
+	row("posts written per second (each with its likes)", func(r *arRun) string { return rate(float64(total), r.writeTime) })
+	row("writing took", func(r *arRun) string { return tlDur(r.writeTime) })
+	row("Redis used_memory before the first post", func(r *arRun) string { return mib(r.samples[0].mem) })
+	row("Redis used_memory at half the posts", func(r *arRun) string { return mib(arAt(r, total/2).mem) })
+	row("Redis used_memory when the last post was written", func(r *arRun) string { return mib(r.written.mem) })
+	row("Redis used_memory at the end (queues drained)", func(r *arRun) string { return mib(r.drained.mem) })
+	row("  per post written", func(r *arRun) string {
+		return tlBytes(float64(r.drained.mem-r.samples[0].mem) / float64(total))
+	})
+	row("  growth over the second half, per post (level: 0)", func(r *arRun) string {
+		return tlBytes(float64(r.written.mem-arAt(r, total/2).mem) / float64(total-total/2))
+	})
+	row("posts still in Redis (Σ ZCARD F), keys (DBSIZE)", func(r *arRun) string {
+		return fmt.Sprintf("%s, %s", tlCount(int(r.hotPosts)), tlCount(int(r.keys)))
+	})
+	row("likes:<mid> sets; T: entries; likers' entries (Σ ZCARD user:…:likes)", func(r *arRun) string {
+		l := r.leftovers
+		return fmt.Sprintf("%s; %s; %s", tlCount(int(l.likesSets)), tlCount(int(l.topicPosts)), tlCount(int(l.likedPosts)))
+	})
+	row("oldest posts read wrong (likes count, likers, liked-by-me)", func(r *arRun) string {
+		return fmt.Sprintf("%d of %d", r.likesWrong, r.likesChecked)
+	})
+	row("archive queue: peak length (XLEN), at the last post", archived(func(r *arRun) string {
+		return fmt.Sprintf("%s, %s", tlCount(int(r.peakQueue)), tlCount(int(r.written.queue)))
+	}))
+	row("archive queue drained after the last post in", archived(func(r *arRun) string { return tlDur(r.drainTime) }))
+	row("fan-out queue (2 workers): peak length, at the last post", func(r *arRun) string {
+		return fmt.Sprintf("%s, %s", tlCount(int(r.peakFanOut)), tlCount(int(r.written.fanOut)))
+	})
+	row("fan-out queue drained after the last post in", func(r *arRun) string { return tlDur(r.fanOutDrainTime) })
+	row("archive rows per second while writing (microblog_archive_rows_total)", archived(func(r *arRun) string { return rate(r.written.rows, r.writeTime) }))
+	row("archive rows per second, first post to queue drained", archived(func(r *arRun) string {
+		return rate(r.drained.rows, r.writeTime+r.drainTime)
+	}))
+	row("archive rows (Count), tombstones; file size", archived(func(r *arRun) string {
+		return fmt.Sprintf("%s, %d; %s", tlCount(int(r.archiveRows)), r.tombstones, mib(r.archiveBytes))
+	}))
+	row("messages moved out of Redis (microblog_archive_evicted_total)", archived(func(r *arRun) string {
+		return tlCount(int(r.metric("microblog_archive_evicted_total")))
+	}))
+	row("archiver: batches (rows per batch); time in SQL Save (per batch), in Has; share of the time until drained", archived(func(r *arRun) string {
+		saves := r.db.saves.Load()
+		save, has := time.Duration(r.db.saveNS.Load()), time.Duration(r.db.hasNS.Load())
+		return fmt.Sprintf("%s (%.0f); %s (%s), %s; %.0f%%", tlCount(int(saves)), r.drained.rows/float64(max(1, saves)),
+			tlDur(save), tlDur(save/time.Duration(max(1, saves))), tlDur(has),
+			100*(save+has).Seconds()/(r.writeTime+r.drainTime).Seconds())
+	}))
+	row("Redis CPU, first post to queues drained", func(r *arRun) string { return tlDur(secs(r.redisCPU)) })
+	row("benchmark process CPU (Create, Like, workers, archiver, SQLite)", func(r *arRun) string { return tlDur(secs(r.appCPU)) })
+	row("aof_delayed_fsync (writes held back for a slow fsync)", func(r *arRun) string { return fmt.Sprint(r.delayedFsyncs) })
+	fmt.Fprintln(w)
+	for _, r := range runs[1:] {
+		fmt.Fprintf(w, "Redis used_memory at the end, %s / %s: %.2f× (%s / %s).\n", arModeNames[r.mode], arModeNames[first.mode],
+			float64(r.drained.mem)/float64(first.drained.mem), mib(r.drained.mem), mib(first.drained.mem))
 	}
 
-	fmt.Fprintf(w, "\n#### Reading a user's posts, a page of %d (UserPosts), once the queues drained\n\n", arPage)
-	fmt.Fprintf(w, "%d reads of each kind, taken in turns, each of another user; \"archived\" counts the page's posts read from SQLite (over the first 50 reads); \"wrong\" the pages whose ids differed from those written there.\n\n", arReads)
-	fmt.Fprintln(w, "| page | archive | p50 | p99 | archived per page | wrong |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|")
-	for _, r := range []*arRun{on, off} {
-		mode := "on"
-		if !r.archive {
-			mode = "off"
+	fmt.Fprintf(w, "\n#### Redis used_memory as the posts go in\n\n")
+	cols := []string{"posts written"}
+	for _, r := range runs {
+		cols = append(cols, arModeNames[r.mode]+": used_memory", "fan-out queue")
+		if r.archive {
+			cols = append(cols, "archive queue", "archive rows")
 		}
+	}
+	header(cols...)
+	line := func(posts string, at func(r *arRun) arSample) {
+		cols := []string{posts}
+		for _, r := range runs {
+			a := at(r)
+			cols = append(cols, mib(a.mem), tlCount(int(a.fanOut)))
+			if r.archive {
+				cols = append(cols, tlCount(int(a.queue)), tlCount(int(a.rows)))
+			}
+		}
+		fmt.Fprintln(w, "| "+strings.Join(cols, " | ")+" |")
+	}
+	for tenth := 0; tenth <= 10; tenth++ {
+		line(tlCount(total*tenth/10), func(r *arRun) arSample { return arAt(r, total*tenth/10) })
+	}
+	line("queues drained", func(r *arRun) arSample { return r.drained })
+
+	fmt.Fprintf(w, "\n#### Redis's busiest commands, first post to queues drained (INFO commandstats)\n\n")
+	cols = []string{"command"}
+	for _, r := range runs {
+		cols = append(cols, arModeNames[r.mode]+": calls", "CPU", "per call")
+	}
+	header(cols...)
+	for _, name := range arBusiest(runs, 12) {
+		cols := []string{name}
+		for _, r := range runs {
+			c := r.commands[name]
+			per := "–"
+			if c.calls > 0 {
+				per = fmt.Sprintf("%.1f µs", float64(c.usec)/float64(c.calls))
+			}
+			cols = append(cols, tlCount(int(c.calls)), tlDur(time.Duration(c.usec)*time.Microsecond), per)
+		}
+		fmt.Fprintln(w, "| "+strings.Join(cols, " | ")+" |")
+	}
+
+	fmt.Fprintf(w, "\n#### Reading a user's or a topic's posts, a page of %d (UserPosts, TagPosts), once the queues drained\n\n", arPage)
+	fmt.Fprintf(w, "%d reads of each kind, taken in turns, each of another user or topic; \"archived\" counts the page's posts read from SQLite (over the first 50 reads); \"wrong\" the pages whose ids differed from those written there.\n\n", arReads)
+	header("page", "run", "p50", "p99", "archived per page", "wrong")
+	for _, r := range runs {
 		for _, rd := range r.reads {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %.1f | %d |\n", rd.what, mode, tlDur(tlPct(rd.lat, 0.5)), tlDur(tlPct(rd.lat, 0.99)), rd.cold, rd.mismatch)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %.1f | %d |\n", rd.what, arModeNames[r.mode], tlDur(tlPct(rd.lat, 0.5)), tlDur(tlPct(rd.lat, 0.99)), rd.cold, rd.mismatch)
 		}
 	}
 	fmt.Fprintf(w, "\nChart of memory over posts: %s, drawn into archive-memory.svg and .png beside it by `make bench-archive`, or:\n\n    go run -C server/bench ./archive %s\n", chartData, chartData)
@@ -181,19 +242,19 @@ func arPrint(w io.Writer, on, off *arRun, chartData string, elapsed time.Duratio
 	fmt.Fprintf(w, "\nWhole run %s. Reproduce with:\n\n    %s\n\n", elapsed.Round(time.Second), cmd)
 }
 
-// arBusiest names the n commands that took Redis the most CPU in either run.
-func arBusiest(on, off map[string]arCommand, n int) []string {
-	var names []string
-	for name := range on {
-		names = append(names, name)
-	}
-	for name := range off {
-		if _, ok := on[name]; !ok {
-			names = append(names, name)
+// arBusiest names the n commands that took Redis the most CPU in any run.
+func arBusiest(runs []*arRun, n int) []string {
+	most := map[string]int64{}
+	for _, r := range runs {
+		for name, c := range r.commands {
+			most[name] = max(most[name], c.usec)
 		}
 	}
-	most := func(name string) int64 { return max(on[name].usec, off[name].usec) }
-	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(most(b), most(a)) })
+	names := make([]string, 0, len(most))
+	for name := range most {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(most[b], most[a]) })
 	return names[:min(n, len(names))]
 }
 

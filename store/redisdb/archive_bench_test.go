@@ -26,15 +26,20 @@ import (
 )
 
 // BenchmarkArchive writes 1,000,000 posts of 1,000 users through Create at
-// full speed, once with the SQL archive on (SQLite, the Archiver running) and
-// once with it off, each on a fresh redis-server, one after the other; it
-// samples Redis's used_memory as the posts go in, times reads of user-post
-// pages across the seam between Redis and the archive, prints its own
-// tables and writes memory over posts into bench-out/archive-memory.json,
-// which `make bench-archive` then draws (Go's ns/op line means nothing
-// here). It runs once, whatever b.N:
+// full speed, each post carrying one of arTopics topics and liked by
+// arLikes of its author's fans as soon as it is written, three times, each
+// on a fresh redis-server, one after the other: with the SQL archive on
+// (SQLite, the Archiver running), with it on but the archiver leaving the
+// likes sets, topic entries and likers' entries of the messages it moves
+// out of Redis where they are (as it did before they left with them), and
+// with it off. It samples Redis's used_memory as the posts go in, times
+// reads of user-post and topic pages across the seam between Redis and the
+// archive, checks the likes of archived posts, prints its own tables and
+// writes memory over posts into bench-out/archive-memory.json, which `make
+// bench-archive` then draws (Go's ns/op line means nothing here). It runs
+// once, whatever b.N:
 //
-//	go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 60m ./store/redisdb
+//	go test -run '^$' -bench BenchmarkArchive -benchtime 1x -timeout 180m ./store/redisdb
 //
 // Environment:
 //
@@ -50,14 +55,17 @@ func BenchmarkArchive(b *testing.B) {
 		b.Fatalf("ARCHIVE_BENCH_POSTS=%d: want at least one post per user (%d)", total, arUsers)
 	}
 	start, loadBefore := time.Now(), tlLoad()
-	on := newARRun(b, true, window).run(total)
-	off := newARRun(b, false, window).run(total)
+	runs := []*arRun{
+		newARRun(b, arOn, window).run(total),
+		newARRun(b, arKept, window).run(total),
+		newARRun(b, arOff, window).run(total),
+	}
 	elapsed := time.Since(start)
-	chartData, err := arChartData(on, off)
+	chartData, err := arChartData(runs)
 	if err != nil {
 		b.Fatal(err)
 	}
-	arPrint(os.Stdout, on, off, chartData, elapsed, loadBefore+" before, "+tlLoad()+" after")
+	arPrint(os.Stdout, runs, chartData, elapsed, loadBefore+" before, "+tlLoad()+" after")
 }
 
 // The shape of the load.
@@ -67,7 +75,21 @@ const (
 	arWriters = 8  // goroutines calling Create
 	arReads   = 300
 	arPage    = 20
+	arTopics  = 100 // post i carries topic i % arTopics
+	arLikes   = 2   // likes of each post, by its author's first fans
 )
+
+// arMode is what a run keeps where.
+type arMode int
+
+const (
+	arOn   arMode = iota // the archive on: messages leave Redis with their likes and topic entries
+	arKept               // the archive on, likes and topic entries kept in Redis (before)
+	arOff                // no archive: everything stays in Redis
+)
+
+// arModeNames are the runs' names, in tables and on the chart.
+var arModeNames = [...]string{arOn: "archive on (SQLite)", arKept: "before: likes and topics kept", arOff: "archive off"}
 
 func arEnvInt(b *testing.B, name string, def int) int {
 	v := os.Getenv(name)
@@ -86,6 +108,7 @@ func arEnvInt(b *testing.B, name string, def int) int {
 type arRun struct {
 	b       *testing.B
 	ctx     context.Context
+	mode    arMode
 	archive bool
 	r       *storetest.Redis
 	admin   *redis.Client // INFO, XLEN, seeding checks
@@ -96,9 +119,10 @@ type arRun struct {
 	reg     *prometheus.Registry
 	stop    []func() // workers and archiver, in the order to stop them
 
-	users []int64
-	mu    sync.Mutex
-	posts [][]int64 // per user (index into users), the ids it wrote, oldest first once sorted
+	users  []int64
+	mu     sync.Mutex
+	posts  [][]int64 // per user (index into users), the ids it wrote, oldest first once sorted
+	topics [][]int64 // per topic, the ids of the posts carrying it, oldest first once sorted
 
 	samples                 []arSample
 	written, drained        arSample // at the end of writing; once both queues are empty
@@ -111,6 +135,9 @@ type arRun struct {
 	archiveRows, tombstones int64   // the archive's Count once drained
 	archiveBytes            int64
 	reads                   []arRead
+	likesWrong              int // archived posts whose likes read wrong (count, likers, liked-by-me)
+	likesChecked            int
+	leftovers               arLeftovers // likes and topic entries in Redis once drained
 	redisVersion            string
 	commands                map[string]arCommand // INFO commandstats, first post to queues drained
 	delayedFsyncs           int64
@@ -134,13 +161,14 @@ type arRead struct {
 	mismatch int     // pages whose ids were not the ones written there
 }
 
-func newARRun(b *testing.B, withArchive bool, window int) *arRun {
+func newARRun(b *testing.B, mode arMode, window int) *arRun {
+	withArchive := mode != arOff
 	ctx := context.Background()
 	r := storetest.StartWith(b,
 		// A rewrite forks and copies the whole data set: keep it from landing
 		// in the middle of the run. The AOF itself stays on.
 		"--auto-aof-rewrite-percentage", "0")
-	e := &arRun{b: b, ctx: ctx, archive: withArchive, r: r, admin: r.Client(), reg: prometheus.NewRegistry()}
+	e := &arRun{b: b, ctx: ctx, mode: mode, archive: withArchive, r: r, admin: r.Client(), reg: prometheus.NewRegistry()}
 	opt := Options{BcryptCost: bcrypt.MinCost, HotWindow: window, Metrics: NewMetrics(e.reg)}
 	if withArchive {
 		e.dbPath = strings.TrimPrefix(archivetest.SQLite(b), "sqlite:")
@@ -169,10 +197,15 @@ func newARRun(b *testing.B, withArchive bool, window int) *arRun {
 		return nil
 	})
 	e.posts = make([][]int64, arUsers)
+	e.topics = make([][]int64, arTopics)
 
 	e.start(func(ctx context.Context, s *Store) { NewFanOut(s, FanOutOptions{}).Run(ctx) }, opt)
 	if withArchive {
-		e.start(func(ctx context.Context, s *Store) { NewArchiver(s, ArchiverOptions{}).Run(ctx) }, opt)
+		e.start(func(ctx context.Context, s *Store) {
+			a := NewArchiver(s, ArchiverOptions{})
+			a.keepLikesAndTopics = mode == arKept
+			a.Run(ctx)
+		}, opt)
 	}
 	b.Cleanup(e.shutdown)
 	return e
@@ -263,14 +296,20 @@ func (e *arRun) run(total int) *arRun {
 
 	var done atomic.Int64
 	e.parallel(total, func(i int) error {
-		u := i % arUsers
+		u, topic := i%arUsers, i%arTopics
 		p, err := e.writer.Create(e.ctx, store.NewPost{Author: e.users[u],
-			Content: fmt.Sprintf("Post %d of user %d: a line of about a hundred characters, as people write them.", i, u)})
+			Content: fmt.Sprintf("Post %d of user %d: a line of about a hundred characters, as people write them. #topic%d", i, u, topic)})
 		if err != nil {
 			return err
 		}
+		for k := 1; k <= arLikes; k++ {
+			if err := e.writer.Like(e.ctx, e.users[(u+k)%arUsers], p.ID, true); err != nil {
+				return err
+			}
+		}
 		e.mu.Lock()
 		e.posts[u] = append(e.posts[u], p.ID)
+		e.topics[topic] = append(e.topics[topic], p.ID)
 		e.mu.Unlock()
 		if n := done.Add(1); n%int64(step) == 0 && n < int64(total) {
 			sm := e.sample(int(n), start)
@@ -293,6 +332,7 @@ func (e *arRun) run(total int) *arRun {
 
 	e.count()
 	e.readAll()
+	e.checkLikes()
 	e.shutdown()
 	return e
 }
@@ -370,9 +410,10 @@ func (e *arRun) waitEmpty(limit time.Duration) (archive, fanOut time.Duration) {
 
 // count reads what is where once the queues are empty.
 func (e *arRun) count() {
-	for _, ps := range e.posts {
+	for _, ps := range append(slices.Clone(e.posts), e.topics...) {
 		slices.Sort(ps)
 	}
+	e.leftovers = e.countLeftovers()
 	cards := make([]*redis.IntCmd, len(e.users))
 	_, err := e.admin.Pipelined(e.ctx, func(pl redis.Pipeliner) error {
 		for i, u := range e.users {
@@ -405,16 +446,18 @@ func (e *arRun) count() {
 
 // readAll times arReads pages of each kind, the kinds taken in turns so that
 // any drift of the machine hits all of them alike, each read of another
-// user; then checks what each page held.
+// user (or topic); then checks what each page held.
 func (e *arRun) readAll() {
 	type kind struct {
 		what   string
+		topic  bool              // a topic's page (TagPosts), else a user's (UserPosts)
 		cursor func(u int) int64 // 0: the first page
 	}
-	kinds := []kind{{"first page (the newest 20)", func(int) int64 { return 0 }}}
+	deep := func(ps []int64) int64 { return ps[min(arPage, len(ps)-1)] }
+	kinds := []kind{{what: "user: first page (the newest 20)", cursor: func(int) int64 { return 0 }}}
 	if e.archive {
 		kinds = append(kinds,
-			kind{"at the seam (cursor at the 11th-oldest post of the user's F)", func(u int) int64 {
+			kind{what: "user: at the seam (cursor at the 11th-oldest post of the user's F)", cursor: func(u int) int64 {
 				ids, err := e.admin.ZRange(e.ctx, e.writer.keys.UserPosts(e.users[u]), 10, 10).Result()
 				e.must(err)
 				if len(ids) == 0 {
@@ -422,21 +465,33 @@ func (e *arRun) readAll() {
 				}
 				return parseID(ids[0])
 			}},
-			kind{"deep (the user's first 20 posts)", func(u int) int64 {
-				ps := e.posts[u]
-				return ps[min(arPage, len(ps)-1)]
-			}})
+			kind{what: "user: deep (the user's first 20 posts)", cursor: func(u int) int64 { return deep(e.posts[u]) }})
 	}
+	kinds = append(kinds,
+		kind{what: "topic: first page (the newest 20)", topic: true, cursor: func(int) int64 { return 0 }},
+		kind{what: "topic: deep (the topic's first 20 posts)", topic: true, cursor: func(t int) int64 { return deep(e.topics[t]) }})
 	user := func(n int) int { return n * 37 % arUsers } // 37 and 1,000 are coprime: every user in turn
+	subject := func(k kind, n int) int {
+		if k.topic {
+			return n % arTopics
+		}
+		return user(n)
+	}
 	read := func(k kind, n int) (store.Page[store.Post], int64, time.Duration) {
-		u := user(n)
+		u := subject(k, n)
 		cur := k.cursor(u)
 		q := store.PageQuery{Limit: arPage}
 		if cur > 0 {
 			q.Cursor = store.Cursor{Score: cur}
 		}
 		t := time.Now()
-		page, err := e.reader.UserPosts(e.ctx, e.users[u], q)
+		var page store.Page[store.Post]
+		var err error
+		if k.topic {
+			page, err = e.reader.TagPosts(e.ctx, fmt.Sprintf("topic%d", u), q)
+		} else {
+			page, err = e.reader.UserPosts(e.ctx, e.users[u], q)
+		}
 		d := time.Since(t)
 		e.must(err)
 		return page, cur, d
@@ -454,7 +509,11 @@ func (e *arRun) readAll() {
 			page, cur, d := read(kinds[i], n)
 			r := &e.reads[i]
 			r.lat = append(r.lat, d)
-			if !slices.Equal(ids(page.Items), e.expected(user(n), cur)) {
+			written := e.posts
+			if kinds[i].topic {
+				written = e.topics
+			}
+			if !slices.Equal(ids(page.Items), expectedPage(written[subject(kinds[i], n)], cur)) {
 				r.mismatch++
 			}
 			if n < 50 { // where the posts came from, outside the timing
@@ -470,10 +529,9 @@ func (e *arRun) readAll() {
 	}
 }
 
-// expected is the page of user u's posts below cursor (0: the newest) as
-// written: newest first.
-func (e *arRun) expected(u int, cursor int64) []int64 {
-	ps := e.posts[u]
+// expectedPage is the page of the ids written ps (oldest first) below
+// cursor (0: the newest): newest first.
+func expectedPage(ps []int64, cursor int64) []int64 {
 	end := len(ps)
 	if cursor > 0 {
 		end, _ = slices.BinarySearch(ps, cursor)
@@ -481,6 +539,67 @@ func (e *arRun) expected(u int, cursor int64) []int64 {
 	out := slices.Clone(ps[max(0, end-arPage):end])
 	slices.Reverse(out)
 	return out
+}
+
+// checkLikes reads, as one of its likers, the oldest post of every 10th
+// user (archived, when the archive is on): its likes count, its likers and
+// whether the reader likes it must be those written.
+func (e *arRun) checkLikes() {
+	for u := 0; u < arUsers; u += 10 {
+		mid, fan := e.posts[u][0], e.users[(u+1)%arUsers]
+		want := []int64{e.users[(u+arLikes)%arUsers]}
+		for k := arLikes - 1; k >= 1; k-- {
+			want = append(want, e.users[(u+k)%arUsers])
+		}
+		p, err := e.reader.Post(e.ctx, mid, fan)
+		e.must(err)
+		likers, err := e.reader.Likers(e.ctx, mid, store.PageQuery{Limit: 50})
+		e.must(err)
+		got := make([]int64, len(likers.Items))
+		for i, l := range likers.Items {
+			got[i] = l.ID
+		}
+		e.likesChecked++
+		// Likes a millisecond apart or less may come in either order.
+		slices.Sort(got)
+		slices.Sort(want)
+		if p.LikesCount != arLikes || p.Liked == nil || !*p.Liked || !slices.Equal(got, want) {
+			e.likesWrong++
+		}
+	}
+}
+
+// arLeftovers is what a run keeps in Redis of likes and topics.
+type arLeftovers struct {
+	likesSets  int64 // likes:<mid> keys
+	topicPosts int64 // Σ ZCARD of the T: sets
+	likedPosts int64 // Σ ZCARD of the users' liked sets
+}
+
+// countLeftovers counts what Redis holds of likes and topics once drained.
+func (e *arRun) countLeftovers() arLeftovers {
+	var l arLeftovers
+	sets, err := e.writer.keysMatching(e.ctx, e.writer.keys.prefix+"likes:*")
+	e.must(err)
+	l.likesSets = int64(len(sets))
+	var topics, liked []*redis.IntCmd
+	_, err = e.admin.Pipelined(e.ctx, func(pl redis.Pipeliner) error {
+		for t := range arTopics {
+			topics = append(topics, pl.ZCard(e.ctx, e.writer.keys.TagPosts(fmt.Sprintf("topic%d", t))))
+		}
+		for _, u := range e.users {
+			liked = append(liked, pl.ZCard(e.ctx, e.writer.keys.UserLikes(u)))
+		}
+		return nil
+	})
+	e.must(err)
+	for _, c := range topics {
+		l.topicPosts += c.Val()
+	}
+	for _, c := range liked {
+		l.likedPosts += c.Val()
+	}
+	return l
 }
 
 // arCommand is one line of INFO commandstats.

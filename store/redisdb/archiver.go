@@ -19,6 +19,11 @@ type Archiver struct {
 	s   *Store
 	opt ArchiverOptions
 	c   *consumer
+	// keepLikesAndTopics leaves the likes sets, topic entries and likers'
+	// entries of the messages that leave Redis where they are, as the
+	// archiver did before they left with them: the archive benchmark's
+	// "before" run, beside the one that moves them.
+	keepLikesAndTopics bool
 }
 
 // NewArchiver returns the archiver of st's process; Run runs it.
@@ -168,12 +173,18 @@ func (a *Archiver) save(ctx context.Context, b archiveBatch) bool {
 
 // evict moves out of Redis what a saved batch lets go: the tombstones of
 // the deletes it archived; the messages of its authors (of its messages
-// and edits) that have left their hot window; its comments on messages no
-// longer hot; and, from the public timeline, the ids past its window. Only
+// and edits, and of the hot messages its likes are of) that have left
+// their hot window, with their likes and topic entries (archiver_evict.go);
+// its comments (and its likes' comments) on messages no longer hot; and,
+// from the public timeline, the ids past its window. Only
 // ids the archive holds go, with no edit the archive lacks, so a reader
 // that misses them in Redis finds them there as Redis had them.
 func (a *Archiver) evict(ctx context.Context, b archiveBatch) error {
-	cands, err := a.candidates(ctx, append(slices.Clip(b.put), b.edits...), b.del, b.edits)
+	liked, err := a.likedMessages(ctx, append(slices.Clip(b.likes), b.unlikes...))
+	if err != nil {
+		return err
+	}
+	cands, err := a.candidates(ctx, slices.Concat(b.put, b.edits, liked), b.del, b.edits)
 	for depth := 0; err == nil && len(cands) > 0 && depth < maxThreadDepth; depth++ {
 		cands, err = a.evictSaved(ctx, cands)
 	}
@@ -232,78 +243,6 @@ func (a *Archiver) candidates(ctx context.Context, put, del, edits []store.Archi
 		}
 	}
 	return cands, nil
-}
-
-// evictSaved moves out of Redis the candidates the archive holds, and
-// returns the comments of the messages that left: candidates in turn.
-func (a *Archiver) evictSaved(ctx context.Context, cands []evictCandidate) ([]evictCandidate, error) {
-	ids := make([]int64, len(cands))
-	for i, c := range cands {
-		ids[i] = c.mid
-	}
-	has, err := a.s.opt.Archive.Has(ctx, ids)
-	if err != nil {
-		return nil, a.s.wrap("archive: evict", err)
-	}
-	saved := make(map[int64]bool, len(has))
-	for _, mid := range has {
-		saved[mid] = true
-	}
-	held, err := a.unsavedEdits(ctx, cands, saved)
-	if err != nil {
-		return nil, err
-	}
-	replies := map[int64]*redis.StringSliceCmd{}
-	_, err = a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for _, c := range cands {
-			if !saved[c.mid] || !c.keep && held[c.mid] {
-				continue // not archived yet (or not its last edit): its own batch moves it
-			}
-			if !c.keep && replies[c.mid] == nil {
-				evictMessage.Eval(ctx, pl, []string{a.s.keys.Message(c.mid)}, "message")
-				pl.Del(ctx, a.s.keys.PublicTime(c.mid), a.s.keys.Author(c.mid), a.s.keys.History(c.mid))
-				replies[c.mid] = pl.ZRange(ctx, a.s.keys.Comments(c.mid), 0, -1)
-			}
-			pl.ZRem(ctx, c.index, c.mid)
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, a.s.wrap("archive: evict", err)
-	}
-	a.s.opt.Metrics.evicted.Add(float64(len(replies)))
-	var next []evictCandidate // the comments of what left Redis go too, once archived
-	for parent, c := range replies {
-		for _, mid := range parseIDs(c.Val()) {
-			next = append(next, evictCandidate{mid: mid, index: a.s.keys.Comments(parent)})
-		}
-	}
-	return next, nil
-}
-
-// unsavedEdits are the candidates to leave Redis (saved ones) whose hash
-// holds an edit the archive does not have yet (fieldEditPending): they stay,
-// in their index too, until the batch of that edit moves them.
-func (a *Archiver) unsavedEdits(ctx context.Context, cands []evictCandidate, saved map[int64]bool) (map[int64]bool, error) {
-	pending := make(map[int64]*redis.BoolCmd)
-	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for _, c := range cands {
-			if saved[c.mid] && !c.keep && pending[c.mid] == nil {
-				pending[c.mid] = pl.HExists(ctx, a.s.keys.Message(c.mid), fieldEditPending)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, a.s.wrap("archive: evict", err)
-	}
-	held := make(map[int64]bool)
-	for mid, c := range pending {
-		if c.Val() {
-			held[mid] = true
-		}
-	}
-	return held, nil
 }
 
 // evictBatch bounds how many ids past a window one batch looks at, so that

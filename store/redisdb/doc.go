@@ -168,9 +168,26 @@
 // only ids the archive says it holds. A reader that misses a message's hash finds it in
 // the archive, unless a tombstone (a deleted hash, kept until the archive
 // has the delete) says it is gone; a page that runs past a Redis set goes
-// on in the archive with the same cursor. Likes stay in Redis too. Without
-// an archive, messages stay in Redis and only G sets and the public
-// timeline are trimmed.
+// on in the archive with the same cursor. Without an archive, messages
+// stay in Redis and only G sets and the public timeline are trimmed.
+//
+// # Likes and topics of archived messages
+//
+// A message's likes set likes:<mid>, its entries in its likers' own sets
+// (user:userid:<uid>:likes) and, for a post, its entries in the T: sets of
+// its topics live as long as its hash, and leave Redis with it
+// (archiver_evict.go): the hash and the likes set together, in one script,
+// and only when the archive holds every like of that set and the set is
+// as the archiver read it (a like still on its way keeps both, until the
+// batch that saves it lets them go); then the liker and topic entries. A
+// crash between the two is mended by running the second again, with what
+// it needs read from the archive. Once a message is out of Redis its likes
+// are in the archive alone: its count and likers are read there, whether a
+// reader likes it is asked there, and a like or an unlike of it is written
+// there at once and queued too, so that the archive applies it after the
+// likes queued while the message was hot (likes.go). The archive keeps the
+// posts' topics in a table of its own, written with each post and edit, and
+// a topic's page goes on there below its T: set.
 //
 // # Caches and their invalidation
 //

@@ -72,10 +72,10 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 	var liked, bookmarked *redis.FloatCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, key := range removed {
-			dropped = append(dropped, pl.ZRem(ctx, s.keys.TagPosts(key), mid))
+			dropped = append(dropped, s.queueTagMove(ctx, pl, c.hot, key, mid, -1))
 		}
 		for _, key := range added {
-			joined = append(joined, pl.ZAdd(ctx, s.keys.TagPosts(key), redis.Z{Score: float64(mid), Member: mid}))
+			joined = append(joined, s.queueTagMove(ctx, pl, c.hot, key, mid, 1))
 			pl.ZAdd(ctx, s.keys.TagNames(), redis.Z{Member: key})
 		}
 		bookmarked = pl.ZScore(ctx, s.keys.Bookmarks(c.uid), id(mid))
@@ -107,6 +107,20 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 	}
 	c.post.Bookmarked = found(bookmarked)
 	s.countTags(ctx, c.post, removed, added, dropped, joined)
+}
+
+// queueTagMove adds post mid to (delta 1) or takes it from (-1) the T: set
+// of topic key, and returns whether that changed the set. An archived post
+// is in no T: set: the archive's topic rows changed with its edit, under
+// the archive's guard, so it changed by its edit alone.
+func (s *Store) queueTagMove(ctx context.Context, pl redis.Pipeliner, hot bool, key string, mid int64, delta int) *redis.IntCmd {
+	switch {
+	case !hot:
+		return redis.NewIntResult(1, nil)
+	case delta > 0:
+		return pl.ZAdd(ctx, s.keys.TagPosts(key), redis.Z{Score: float64(mid), Member: mid})
+	}
+	return pl.ZRem(ctx, s.keys.TagPosts(key), mid)
 }
 
 // countTags counts the topics a post left (dropped) and joined as their

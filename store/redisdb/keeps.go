@@ -1,9 +1,11 @@
 package redisdb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/redis/go-redis/v9"
 
@@ -143,15 +145,20 @@ func (s *Store) Bookmark(ctx context.Context, uid, mid int64, on bool) error {
 // Bookmarks is a page of uid's bookmarked messages as it may see them now,
 // newest bookmark first, paged by bookmark time (see keptPage).
 func (s *Store) Bookmarks(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
-	return s.keptPage(ctx, "bookmarks", s.keys.Bookmarks(uid), uid, q)
+	return s.keptPage(ctx, "bookmarks", s.keys.Bookmarks(uid), uid, q, nil)
 }
 
+// keptTail reads the part of a kept list that is not in its Redis set:
+// below the cursor c, newest first, at most n ids with their scores.
+type keptTail func(ctx context.Context, c store.Cursor, n int) (mids, scores []int64, err error)
+
 // keptPage is a page of the messages of uid's set key, scored by when uid
-// kept them, as uid may see them now, newest first. Those that are gone
+// kept them, as uid may see them now, newest first, and below them those
+// of tail (nil: none) with the same cursor. Those that are gone
 // are skipped and dropped; those it may no longer see (a block, a
 // protected author it no longer follows) skipped and kept, should that
 // change again. what names the list in errors.
-func (s *Store) keptPage(ctx context.Context, what, key string, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
+func (s *Store) keptPage(ctx context.Context, what, key string, uid int64, q store.PageQuery, tail keptTail) (store.Page[store.Post], error) {
 	limit := q.Size()
 	page := store.Page[store.Post]{Items: make([]store.Post, 0, limit)}
 	c, more := q.Cursor, true
@@ -161,6 +168,13 @@ func (s *Store) keptPage(ctx context.Context, what, key string, uid int64, q sto
 		mids, scores, err := s.byTime(ctx, key, c, want+1)
 		if err != nil {
 			return store.Page[store.Post]{}, s.wrap(what, err)
+		}
+		if tail != nil {
+			tm, ts, err := tail(ctx, c, want+1)
+			if err != nil {
+				return store.Page[store.Post]{}, err
+			}
+			mids, scores = mergeByTime(mids, scores, tm, ts)
 		}
 		if more = len(mids) > want; more {
 			mids, scores = mids[:want], scores[:want]
@@ -200,4 +214,29 @@ func (s *Store) kept(ctx context.Context, key string, mids []int64, viewer int64
 		}
 	}
 	return items, nil
+}
+
+// mergeByTime merges two lists of ids with their scores, each newest first
+// (by score, then by id), into one without repeated ids.
+func mergeByTime(mids, scores, more, moreScores []int64) ([]int64, []int64) {
+	type item struct{ mid, score int64 }
+	all := make([]item, 0, len(mids)+len(more))
+	for i := range mids {
+		all = append(all, item{mids[i], scores[i]})
+	}
+	for i := range more {
+		all = append(all, item{more[i], moreScores[i]})
+	}
+	slices.SortStableFunc(all, func(a, b item) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.mid, a.mid)
+	})
+	all = slices.CompactFunc(all, func(a, b item) bool { return a.mid == b.mid })
+	mids, scores = make([]int64, len(all)), make([]int64, len(all))
+	for i, it := range all {
+		mids[i], scores[i] = it.mid, it.score
+	}
+	return mids, scores
 }

@@ -15,9 +15,13 @@ var (
 	zaddCappedSrc string
 	zaddCapped    = redis.NewScript(zaddCappedSrc)
 
-	//go:embed lua/like_if_exists.lua
-	likeIfExistsSrc string
-	likeIfExists    = redis.NewScript(likeIfExistsSrc)
+	//go:embed lua/like_hot.lua
+	likeHotSrc string
+	likeHot    = redis.NewScript(likeHotSrc)
+
+	//go:embed lua/unlike_hot.lua
+	unlikeHotSrc string
+	unlikeHot    = redis.NewScript(unlikeHotSrc)
 
 	//go:embed lua/delete_message.lua
 	deleteMessageSrc string
@@ -34,6 +38,10 @@ var (
 	//go:embed lua/evict_message.lua
 	evictMessageSrc string
 	evictMessage    = redis.NewScript(evictMessageSrc)
+
+	//go:embed lua/evict_hot.lua
+	evictHotSrc string
+	evictHot    = redis.NewScript(evictHotSrc)
 
 	//go:embed lua/notify_add.lua
 	notifyAddSrc string

@@ -128,8 +128,9 @@ func (s *Store) complete(ctx context.Context, out []*store.Post, viewer int64) e
 }
 
 // loadMessages reads B hashes and their likes in one pipeline; repost_of
-// holds only the id. likes_count is the size of the likes set, and liked and
-// bookmarked are set when viewer is not 0. A message whose hash has left Redis is read
+// holds only the id. likes_count is the size of the likes set (the
+// archive's count for an archived message), and liked and bookmarked are
+// set when viewer is not 0. A message whose hash has left Redis is read
 // from the archive; one deleted (a tombstone) or found nowhere is nil.
 func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, error) {
 	out, _, err := s.loadMessagesHot(ctx, mids, viewer)
@@ -185,6 +186,11 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 				p.Liked, p.Bookmarked = inSet(likes, i), inSet(saves, i)
 			}
 		}
+		if len(cold) > 0 { // an archived message's likes are in the archive alone
+			if err := s.likedArchived(ctx, viewer, mids, cold, out); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	return out, hot, nil
 }
@@ -206,23 +212,12 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 	if err != nil {
 		return s.wrap("load posts: archive", err)
 	}
-	// Their likes stay in Redis (the archive keeps them too, but a few
-	// milliseconds behind): counted there, in one more round trip.
-	counts := make(map[int64]*redis.IntCmd, len(cold))
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for _, i := range cold {
-			if a, ok := rows[mids[i]]; ok && !a.Deleted {
-				out[i] = archivedPost(a)
-				counts[i] = pl.ZCard(ctx, s.keys.Likes(mids[i]))
-			}
+	// Their likes are in the archive alone, counted with the row (likes.go).
+	for _, i := range cold {
+		if a, ok := rows[mids[i]]; ok && !a.Deleted {
+			out[i] = archivedPost(a)
+			out[i].LikesCount = a.LikesCount
 		}
-		return nil
-	})
-	if err != nil {
-		return s.wrap("load posts: likes", err)
-	}
-	for i, c := range counts {
-		out[i].LikesCount = c.Val()
 	}
 	return nil
 }

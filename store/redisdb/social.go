@@ -15,46 +15,53 @@ import (
 
 // Like makes uid like message mid (on) or stop liking it, idempotently; a
 // change notifies the author (or takes the notification back) and sends the
-// message's new counts to live readers.
+// message's new counts to live readers. A hot message keeps its likes in
+// Redis (likes:<mid>, and the liker's own set); an archived one in the
+// archive alone (likes.go).
 func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	if on {
 		if _, err := s.target(ctx, uid, mid); err != nil {
 			return err
 		}
 	}
-	m, hot, err := s.lookup(ctx, mid)
+	m, _, err := s.lookup(ctx, mid)
 	if err != nil {
 		return err
 	}
 	// The like and its archive entry in one round trip; the entry is
 	// idempotent, so it goes even when nothing changed.
+	l := store.ArchivedLike{MID: mid, UID: uid, At: s.now()}
 	var res *redis.Cmd
-	var removed *redis.IntCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		l := store.ArchivedLike{MID: mid, UID: uid, At: s.now()}
+		keys := []string{s.keys.Message(mid), s.keys.Likes(mid)}
 		if on {
-			res = likeIfExists.Eval(ctx, pl, []string{s.keys.Message(mid), s.keys.Likes(mid)}, l.At, uid, flag(!hot))
+			res = likeHot.Eval(ctx, pl, keys, l.At, uid)
 			pl.ZAddNX(ctx, s.keys.UserLikes(uid), redis.Z{Score: float64(l.At), Member: mid})
 			s.queueArchiveLike(ctx, pl, archiveLike, l)
 		} else {
-			removed = pl.ZRem(ctx, s.keys.Likes(mid), uid)
-			countSync.Eval(ctx, pl, []string{s.keys.Message(mid), s.keys.Likes(mid)}, fieldLikes)
+			res = unlikeHot.Eval(ctx, pl, keys, uid)
 			pl.ZRem(ctx, s.keys.UserLikes(uid), mid)
 			s.queueArchiveLike(ctx, pl, archiveUnlike, l)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) { // nil: no hash to count in, the message is archived
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("like", err)
 	}
-	var changed int64
-	if on {
-		if changed, _ = res.Int64(); changed < 0 {
+	changed, _ := res.Int64()
+	switch {
+	case changed == -1 && on:
+		s.rdb.ZRem(ctx, s.keys.UserLikes(uid), mid)
+		return store.ErrPostNotFound // deleted meanwhile
+	case changed == -1:
+		return nil
+	case changed == -2: // archived: its likes are in the archive alone
+		if on {
 			s.rdb.ZRem(ctx, s.keys.UserLikes(uid), mid)
-			return store.ErrPostNotFound // deleted meanwhile
 		}
-	} else {
-		changed = removed.Val()
+		if changed, err = s.likeArchived(ctx, l, on); err != nil {
+			return err
+		}
 	}
 	if changed == 0 {
 		return nil
@@ -68,12 +75,20 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	return nil
 }
 
-// Likers is a page of the users who like mid, newest like first.
+// Likers is a page of the users who like mid, newest like first: from
+// likes:<mid> while mid is hot, from the archive once it has left Redis.
 func (s *Store) Likers(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.User], error) {
 	if _, err := s.Post(ctx, mid, q.Viewer); err != nil { // not found for whom may not see it
 		return store.Page[store.User]{}, err
 	}
-	return s.relationPage(ctx, s.keys.Likes(mid), q)
+	_, hot, err := s.lookup(ctx, mid)
+	if err != nil {
+		return store.Page[store.User]{}, err
+	}
+	if hot || s.opt.Archive == nil {
+		return s.relationPage(ctx, s.keys.Likes(mid), q)
+	}
+	return s.archivedLikers(ctx, mid, q)
 }
 
 // publishCounts tells the live readers of author's posts (the author and its
@@ -88,13 +103,15 @@ func (s *Store) publishCounts(ctx context.Context, mid, author int64) {
 		ID: mid, LikesCount: m.LikesCount, CommentsCount: m.CommentsCount, RepostsCount: m.RepostsCount})
 }
 
-// TagPosts is a page of the posts carrying tag, newest first.
+// TagPosts is a page of the posts carrying tag, newest first: those in
+// Redis's T: set, then, with the same cursor, those only the archive has.
 func (s *Store) TagPosts(ctx context.Context, tag string, q store.PageQuery) (store.Page[store.Post], error) {
 	key, err := searchKey(tag, store.MaxTagLen)
 	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	return s.messagePage(ctx, []string{s.keys.TagPosts(key)}, nil, q, store.InPublic)
+	// T: holds the hot posts; the archive, all of them (archiveTail).
+	return s.messagePage(ctx, []string{s.keys.TagPosts(key)}, s.archiveTail(store.ArchiveQuery{Tag: key}), q, store.InPublic)
 }
 
 // searchKey checks a topic or a search prefix and returns its index form.
@@ -248,8 +265,10 @@ func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lo
 // username search index and the popularity ranking, 3 the PRECIS forms of
 // names and their skeleton index (names.go), 4 the likes_count field of
 // every liked message's hash and each user's set of liked messages, 5 the
-// skeleton of each name as written beside that of its lower-case form.
-const schemaVersion = 5
+// skeleton of each name as written beside that of its lower-case form, 7
+// the likes sets, topic entries and likers' entries of archived messages
+// out of Redis (migrate_archived.go).
+const schemaVersion = 7
 
 // Migrate brings data written by older versions of the server up to date:
 // it indexes every user's name and follower count. It is idempotent and
@@ -291,6 +310,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.migrateLikes(ctx); err != nil {
 		return err
 	}
+	if err := s.migrateArchivedLikes(ctx); err != nil {
+		return err
+	}
 	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.Schema(), schemaVersion, 0).Err())
 }
 
@@ -303,7 +325,7 @@ func (s *Store) migrateLikes(ctx context.Context) error {
 		return s.wrap("migrate likes", err)
 	}
 	for _, key := range sets {
-		mid := parseID(strings.Trim(strings.TrimPrefix(key, s.keys.prefix+"likes:"), "{}"))
+		mid := s.likesKeyMID(key)
 		if mid == 0 {
 			continue
 		}

@@ -1,6 +1,7 @@
 // Command archive draws the chart of the store's archive benchmark
 // (BenchmarkArchive in store/redisdb): Redis's used_memory over the posts
-// written, with the SQL archive on and off. The benchmark measures inside
+// written, with the SQL archive on, on but keeping likes and topics in
+// Redis (as before they left with their messages), and off. The benchmark measures inside
 // the product's module and writes its figures to archive-memory.json; this
 // command, in the bench module that holds gonum/plot, draws them into
 // archive-memory.svg and archive-memory.png beside that file:
@@ -46,10 +47,12 @@ type chartFile struct {
 }
 
 // run is one run's used_memory: at each sample, and once its queues had
-// drained, drain_seconds after the last post.
+// drained, drain_seconds after the last post. Kept marks the run whose
+// archiver left likes and topic entries in Redis.
 type run struct {
 	Name         string  `json:"name"`
 	Archive      bool    `json:"archive"`
+	Kept         bool    `json:"kept"`
 	Samples      []point `json:"samples"`
 	Drained      point   `json:"drained"`
 	DrainSeconds float64 `json:"drain_seconds"`
@@ -62,7 +65,7 @@ type point struct {
 
 const mib = 1024 * 1024
 
-// drawChart reads the JSON file at path and draws both runs on one chart, as SVG
+// drawChart reads the JSON file at path and draws the runs on one chart, as SVG
 // and PNG beside it, and returns the charts' paths.
 func drawChart(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
@@ -88,7 +91,10 @@ func drawChart(path string) ([]string, error) {
 	}
 	for _, r := range f.Runs {
 		col := color.RGBA{R: 200, G: 60, B: 40, A: 255} // off
-		if r.Archive {
+		switch {
+		case r.Kept:
+			col = color.RGBA{R: 230, G: 150, B: 20, A: 255}
+		case r.Archive:
 			col = color.RGBA{R: 30, G: 90, B: 190, A: 255}
 		}
 		pts := make(plotter.XYs, len(r.Samples))

@@ -1,0 +1,117 @@
+package redisdb
+
+import (
+	"context"
+
+	"microblog/store"
+)
+
+// Where likes live. While a message is hot, its likers are the ZSET
+// likes:<mid> (its size the hash's likes_count) and each liker's own set
+// user:userid:<uid>:likes holds it; every like and unlike is queued for the
+// archive too. When the archiver moves the message out of Redis, and only
+// once the archive holds every like of that set (archiver_evict.go), the
+// set goes with the hash and the message leaves its likers' own sets: from
+// then on the archive alone has its likes, and a like or an unlike of it is
+// written there at once (likeArchived). So a reader counts a hot message's
+// likes in Redis and an archived one's in the archive, and asks each whether
+// the reader likes it.
+
+// likeArchived likes (on) or unlikes an archived message in the archive
+// itself, at once, so that the next read counts it; its queue entry, sent
+// with it, repeats it in order after the likes queued while the message was
+// hot. It returns 1 when the like changed, else 0.
+func (s *Store) likeArchived(ctx context.Context, l store.ArchivedLike, on bool) (int64, error) {
+	if s.opt.Archive == nil {
+		return 0, store.ErrPostNotFound // no hash and no archive: gone
+	}
+	was, err := s.opt.Archive.Liked(ctx, l.UID, []int64{l.MID})
+	if err != nil {
+		return 0, s.wrap("like: archive", err)
+	}
+	if (len(was) == 1) == on {
+		return 0, nil
+	}
+	likes, unlikes := []store.ArchivedLike{l}, []store.ArchivedLike(nil)
+	if !on {
+		likes, unlikes = unlikes, likes
+	}
+	if err := s.opt.Archive.SaveLikes(ctx, likes, unlikes); err != nil {
+		return 0, s.wrap("like: archive", err)
+	}
+	return 1, nil
+}
+
+// archivedLikers is Likers of an archived message: its likes in the
+// archive, paged by the same (time, uid) cursor as likes:<mid>.
+func (s *Store) archivedLikers(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.User], error) {
+	limit := q.Size()
+	likes, err := s.opt.Archive.Likes(ctx, store.LikeQuery{MID: mid, BeforeAt: q.Cursor.Score, BeforeID: q.Cursor.Member, Limit: limit + 1})
+	if err != nil {
+		return store.Page[store.User]{}, s.wrap("likers: archive", err)
+	}
+	page := store.Page[store.User]{Items: []store.User{}}
+	if len(likes) > limit {
+		likes = likes[:limit]
+		last := likes[limit-1]
+		page.NextCursor = store.NextCursor(store.Cursor{Score: last.At, Member: last.UID})
+	}
+	uids := make([]int64, len(likes))
+	for i, l := range likes {
+		uids[i] = l.UID
+	}
+	users, err := s.users(ctx, uids, q.Viewer)
+	if err != nil {
+		return store.Page[store.User]{}, err
+	}
+	page.Items = append(page.Items, users...)
+	return page, nil
+}
+
+// likedArchived sets Liked on the posts of out read from the archive (the
+// indexes cold into mids): whether viewer likes them, as the archive says.
+func (s *Store) likedArchived(ctx context.Context, viewer int64, mids, cold []int64, out []*store.Post) error {
+	ids := make([]int64, 0, len(cold))
+	for _, i := range cold {
+		if out[i] != nil {
+			ids = append(ids, mids[i])
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	liked, err := s.opt.Archive.Liked(ctx, viewer, ids)
+	if err != nil {
+		return s.wrap("load posts: archive likes", err)
+	}
+	yes := make(map[int64]bool, len(liked))
+	for _, mid := range liked {
+		yes[mid] = true
+	}
+	for _, i := range cold {
+		if p := out[i]; p != nil {
+			l := yes[p.ID]
+			p.Liked = &l
+		}
+	}
+	return nil
+}
+
+// likedTail is the part of uid's liked messages that only the archive
+// holds, for Liked (keptPage): below the cursor c, newest like first, at
+// most n, as (mid, when) pairs.
+func (s *Store) likedTail(uid int64) keptTail {
+	if s.opt.Archive == nil {
+		return nil
+	}
+	return func(ctx context.Context, c store.Cursor, n int) (mids, scores []int64, err error) {
+		likes, err := s.opt.Archive.Likes(ctx, store.LikeQuery{UID: uid, BeforeAt: c.Score, BeforeID: c.Member, Limit: n})
+		if err != nil {
+			return nil, nil, s.wrap("liked: archive", err)
+		}
+		for _, l := range likes {
+			mids, scores = append(mids, l.MID), append(scores, l.At)
+		}
+		return mids, scores, nil
+	}
+}
