@@ -35,6 +35,10 @@ type consumer struct {
 	log       *slog.Logger
 	// what names the queue in logs: "fan-out", "archive".
 	what string
+	// poll makes a read that finds nothing come back at once, and run wait
+	// readBlock before the next, instead of waiting in Redis: a reader that
+	// holds no connection while idle, for a queue that is mostly empty.
+	poll bool
 }
 
 // newConsumer returns this process's consumer of stream in group.
@@ -85,6 +89,8 @@ func (c *consumer) run(ctx context.Context, handle, takeOver func(context.Contex
 			wait.reset()
 			if len(msgs) > 0 {
 				handle(ctx, msgs)
+			} else if c.poll {
+				sleep(ctx, readBlock)
 			}
 		case ctx.Err() != nil:
 			return
@@ -98,10 +104,14 @@ func (c *consumer) run(ctx context.Context, handle, takeOver func(context.Contex
 }
 
 // read takes up to count new entries, waiting readBlock at most for the
-// first; none when none came.
+// first (unless c.poll); none when none came.
 func (c *consumer) read(ctx context.Context) ([]redis.XMessage, error) {
+	block := readBlock
+	if c.poll {
+		block = -1 // no BLOCK argument
+	}
 	streams, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: c.group, Consumer: c.name, Streams: []string{c.stream, ">"}, Count: c.count, Block: readBlock,
+		Group: c.group, Consumer: c.name, Streams: []string{c.stream, ">"}, Count: c.count, Block: block,
 	}).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil

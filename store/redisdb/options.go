@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"log/slog"
+	"runtime"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -40,9 +41,6 @@ const (
 
 // Defaults of the background runners' options.
 const (
-	// DefaultFanOutWorkers is how many batches of fan-out jobs one process
-	// works on at once.
-	DefaultFanOutWorkers = 2
 	// DefaultClaimIdle is how long a queued job (a fan-out job, a batch of
 	// the archive queue) may go without a sign of life from the process
 	// that took it before another process takes it over.
@@ -63,6 +61,14 @@ const (
 	// janitor for uploads no post took.
 	DefaultMediaExpiryInterval = time.Minute
 )
+
+// DefaultFanOutWorkers is how many batches of fan-out jobs one process
+// works on at once (and as many parts of split jobs): four per CPU the
+// process may use (GOMAXPROCS). A worker spends most of its time waiting
+// for Redis, so a few per CPU keep Redis busy; each holds a connection of
+// the pool (10 per CPU by default) while it waits for a job
+// (docs/performance.md measures 2, 4 and 8 on 2 CPUs).
+var DefaultFanOutWorkers = 4 * runtime.GOMAXPROCS(0)
 
 // Back-off of the background runners' retries: the first wait after a
 // failure is the minimum, each further failure in a row doubles it up to
@@ -173,8 +179,8 @@ func (o Options) withDefaults() Options {
 
 // FanOutOptions tune the fan-out workers of one process (NewFanOut).
 type FanOutOptions struct {
-	// Workers is how many batches of jobs this process works on at once
-	// (DefaultFanOutWorkers).
+	// Workers is how many batches of jobs this process works on at once,
+	// and how many parts of split jobs (DefaultFanOutWorkers).
 	Workers int
 	// ClaimIdle is how long a job may go without a sign of life from its
 	// worker before another process takes it over (DefaultClaimIdle). A
