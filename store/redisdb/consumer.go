@@ -35,9 +35,8 @@ type consumer struct {
 	log       *slog.Logger
 	// what names the queue in logs: "fan-out", "archive".
 	what string
-	// poll makes a read that finds nothing come back at once, and run wait
-	// readBlock before the next, instead of waiting in Redis: a reader that
-	// holds no connection while idle, for a queue that is mostly empty.
+	// poll makes a read that finds nothing come back at once instead of
+	// waiting in Redis: for a reader that holds no connection while idle.
 	poll bool
 }
 
@@ -89,8 +88,6 @@ func (c *consumer) run(ctx context.Context, handle, takeOver func(context.Contex
 			wait.reset()
 			if len(msgs) > 0 {
 				handle(ctx, msgs)
-			} else if c.poll {
-				sleep(ctx, readBlock)
 			}
 		case ctx.Err() != nil:
 			return
@@ -124,6 +121,23 @@ func (c *consumer) read(ctx context.Context) ([]redis.XMessage, error) {
 		msgs = append(msgs, st.Messages...)
 	}
 	return msgs, nil
+}
+
+// waiting is how many entries of the queue no consumer has taken yet: its
+// length less those taken and not acknowledged (acknowledged entries are
+// deleted), in one round trip.
+func (c *consumer) waiting(ctx context.Context) (int64, error) {
+	var n *redis.IntCmd
+	var taken *redis.XPendingCmd
+	_, err := c.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		n = pl.XLen(ctx, c.stream)
+		taken = pl.XPending(ctx, c.stream, c.group)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n.Val() - taken.Val().Count, nil
 }
 
 // createGroup makes the consumer group (and its stream) if they are

@@ -1,14 +1,18 @@
 package redisdb
 
 import (
+	"context"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/storetest"
 )
 
 // takeParts reads want parts of split jobs, one a read as the part workers
@@ -250,5 +254,88 @@ func TestFanOutSpansCoverEveryFanOnce(t *testing.T) {
 	}
 	if lo, _ := strconv.ParseFloat(spans[1].lo, 64); lo != float64(1000+partFans-50) {
 		t.Fatalf("the tie is cut: the second span starts at %v", spans[1].lo)
+	}
+}
+
+// TestFanOutSplitSpreadsOverMasters: on a Redis Cluster, the pushes of a
+// split job land on every master (the fans' G sets are on slots of their
+// own), while the queues, one key each, cost a few commands a part. Only
+// with MICROBLOG_TEST_REDIS=cluster.
+func TestFanOutSplitSpreadsOverMasters(t *testing.T) {
+	if !storetest.ClusterMode() {
+		t.Skip("needs MICROBLOG_TEST_REDIS=cluster")
+	}
+	s := newIdleStore(t, Options{})
+	cc := s.rdb.(*redis.ClusterClient)
+	star := s.user("star")
+	fans := s.seedFans(star, 10_000_000, 3*partFans)
+	p := s.post(store.NewPost{Author: star, Content: "to many"})
+	err := cc.ForEachMaster(s.ctx, func(ctx context.Context, m *redis.Client) error { return m.ConfigResetStat(ctx).Err() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.worker(FanOutOptions{})
+	w.doBatch(s.ctx, s.take(w, 1))
+	for _, pt := range s.takeParts(w, 3) {
+		w.do(s.ctx, pt)
+	}
+	s.queueEmpty()
+	s.everyFanHas([]int64{fans[0], fans[len(fans)-1]}, p.ID, true)
+	var mu sync.Mutex
+	var zadds, streams []int64
+	err = cc.ForEachMaster(s.ctx, func(ctx context.Context, m *redis.Client) error {
+		info, err := m.Info(ctx, "commandstats").Result()
+		mu.Lock()
+		defer mu.Unlock()
+		zadds = append(zadds, calls(info, "zadd"))
+		streams = append(streams, calls(info, "xreadgroup")+calls(info, "xadd")+calls(info, "xack")+calls(info, "xdel"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("ZADD calls by master %v, stream commands by master %v", zadds, streams)
+	for _, n := range zadds {
+		if n < int64(len(fans))/5 {
+			t.Fatalf("a master took %d of %d pushes: %v", n, len(fans), zadds)
+		}
+	}
+	var queue int64
+	for _, n := range streams {
+		queue += n
+	}
+	if queue > 20 {
+		t.Fatalf("%d stream commands for 3 parts", queue)
+	}
+}
+
+// calls is the calls of cmd in INFO commandstats.
+func calls(info, cmd string) int64 {
+	_, rest, ok := strings.Cut(info, "cmdstat_"+cmd+":calls=")
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+	return n
+}
+
+// TestFanOutRunSplitsBigPush: the workers as Run starts them (the helpers
+// take the parts) push a post to more than partFans fans, and settle it.
+func TestFanOutRunSplitsBigPush(t *testing.T) {
+	s := newTestStore(t)
+	star := s.user("star")
+	fans := s.seedFans(star, 11_000_000, 2*partFans+10)
+	p := s.post(store.NewPost{Author: star, Content: "to many"})
+	deadline := time.Now().Add(20 * time.Second)
+	for s.pending(p.ID) || s.rdb.XLen(s.ctx, s.keys.FanOutParts()).Val() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the split push is not done after 20 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.queueEmpty()
+	s.everyFanHas([]int64{fans[0], fans[partFans], fans[len(fans)-1]}, p.ID, true)
+	if got := counted(s.opt.Metrics.jobs.WithLabelValues("push_part")); got != 3 {
+		t.Fatalf("%v parts done, want 3", got)
 	}
 }

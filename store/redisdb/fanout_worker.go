@@ -3,6 +3,7 @@ package redisdb
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,8 +22,10 @@ type FanOut struct {
 	s   *Store
 	opt FanOutOptions
 	c   *consumer // of fanout:queue
+	// backlog reads fanout:queue for the helpers: without waiting.
+	backlog *consumer
 	// parts is the consumer of fanout:parts, the parts of split jobs
-	// (fanout_parts.go), read one at a time.
+	// (fanout_parts.go), read one at a time and without waiting.
 	parts *consumer
 }
 
@@ -30,11 +33,11 @@ type FanOut struct {
 func NewFanOut(st *Store, opt FanOutOptions) *FanOut {
 	opt = opt.withDefaults()
 	f := &FanOut{s: st, opt: opt,
-		c:     newConsumer(st.rdb, st.keys.FanOutQueue(), fanOutGroup, "fan-out", readCount, opt.ClaimIdle, opt.Logger),
-		parts: newConsumer(st.rdb, st.keys.FanOutParts(), fanOutGroup, "fan-out parts", 1, opt.ClaimIdle, opt.Logger)}
-	// Parts come only from big jobs: their readers poll rather than hold a
-	// connection of the pool each while waiting.
-	f.parts.poll = true
+		c:       newConsumer(st.rdb, st.keys.FanOutQueue(), fanOutGroup, "fan-out", readCount, opt.ClaimIdle, opt.Logger),
+		backlog: newConsumer(st.rdb, st.keys.FanOutQueue(), fanOutGroup, "fan-out", readCount, opt.ClaimIdle, opt.Logger),
+		parts:   newConsumer(st.rdb, st.keys.FanOutParts(), fanOutGroup, "fan-out parts", 1, opt.ClaimIdle, opt.Logger)}
+	f.backlog.name, f.parts.name = f.c.name, f.c.name
+	f.backlog.poll, f.parts.poll = true, true
 	return f
 }
 
@@ -46,14 +49,24 @@ const fanOutGroup = "fanout"
 // worker that falls behind catches up in bigger batches.
 const readCount = 64
 
-// Run runs the workers until ctx ends: Workers readers of the queue and as
-// many of the parts of split jobs, and beside them the take-over of the
-// jobs and parts other processes left idle.
+// Run runs the workers until ctx ends: Workers readers of the queue,
+// Helpers that join them while there is a backlog or a part of a split
+// job, and beside them the take-over of the jobs and parts other
+// processes left idle.
+//
+// The workers wait in Redis for the next job, so that a job is taken as
+// soon as it is queued; while the queue keeps up they take a few jobs a
+// read, and a batch costs its few round trips whatever it holds
+// (fanout_batch.go). More of them would split the same jobs into more,
+// smaller batches. The helpers look for work every readBlock and go on
+// while they find it.
 func (f *FanOut) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for range f.opt.Workers {
 		wg.Go(func() { f.c.run(ctx, f.doRead, nil) })
-		wg.Go(func() { f.parts.run(ctx, f.doParts, nil) })
+	}
+	for range max(0, f.opt.Helpers) {
+		wg.Go(func() { f.help(ctx) })
 	}
 	// One at a time: a claimed job's idle time is renewed only while it
 	// runs, so jobs claimed together but run later could be taken over
@@ -61,6 +74,45 @@ func (f *FanOut) Run(ctx context.Context) {
 	wg.Go(func() { f.c.reclaimEvery(ctx, 1, f.takeOver) })
 	wg.Go(func() { f.parts.reclaimEvery(ctx, 1, f.takeOver) })
 	wg.Wait()
+}
+
+// help is one helper: every readBlock it takes a part of a split job if one
+// waits, or else a read of the queue, and goes on at once while it finds
+// a part or a whole read (a backlog).
+func (f *FanOut) help(ctx context.Context) {
+	for ctx.Err() == nil {
+		if !f.helpOnce(ctx) {
+			sleep(ctx, readBlock)
+		}
+	}
+}
+
+// helpOnce does a part, or a read of the queue when it holds a backlog,
+// and tells whether more work may wait. A missing group is made; other
+// failures wait readBlock.
+func (f *FanOut) helpOnce(ctx context.Context) bool {
+	msgs, err := f.parts.read(ctx)
+	if err == nil && len(msgs) > 0 {
+		f.doParts(ctx, msgs)
+		return true
+	}
+	if err == nil {
+		var n int64
+		if n, err = f.backlog.waiting(ctx); err == nil && n >= readCount {
+			msgs, err = f.backlog.read(ctx)
+		}
+	}
+	switch {
+	case err != nil && strings.HasPrefix(err.Error(), "NOGROUP"):
+		f.parts.createGroup(ctx)
+		f.backlog.createGroup(ctx)
+	case err != nil && ctx.Err() == nil:
+		f.opt.Logger.Warn("fan-out: helper: read queue", "err", err)
+	case len(msgs) > 0:
+		f.doRead(ctx, msgs)
+		return true
+	}
+	return false
 }
 
 // doRead does the jobs one read took.
