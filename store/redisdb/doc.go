@@ -155,9 +155,9 @@
 // that takes it cuts the author's fans into spans of follow times, about
 // partFans fans each; for a push it adds the part numbers to the set
 // fanout:left:<mid>, and only then queues one entry a part on the stream
-// fanout:parts (same group, read one part at a time by as many part
-// workers as job workers in each process), and acknowledges the job
-// without its pending mark. A part pushes (or takes out) the post for the
+// fanout:parts (same group, read one part at a time by the helpers of every
+// process: 3 per CPU, which also join the workers while the queue holds a
+// backlog), and acknowledges the job without its pending mark. A part pushes (or takes out) the post for the
 // fans of its span, checks that the post still exists as a whole push
 // does, then removes its number from fanout:left:<mid> (SREM, then SCARD
 // in the same round trip); the part that finds the set empty ends the

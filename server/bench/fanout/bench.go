@@ -51,7 +51,8 @@ type runResult struct {
 	ServerUSPerPush float64 `json:"server_us_per_push"`
 	RedisUSPerPush  float64 `json:"redis_us_per_push"`
 	// RedisTime is where Redis spent its time, by command (INFO
-	// commandstats, from the start of the server): µs per push.
+	// commandstats, from the start of the server to the empty queue): µs
+	// per push.
 	RedisTime []commandTime `json:"redis_time"`
 	Samples   []sample      `json:"samples"`
 }
@@ -154,6 +155,10 @@ func measure(cfg config, b spawn.Build, fans, authors, posts int) (runResult, er
 		return r, err
 	}
 	cpu, rcpu := sp.CPU()-cpu0, rp.CPU()-rcpu0
+	stats, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return r, err
+	}
 	// Once more after the load, beside the one before it: the busier
 	// machine of the two is not Redis's limit.
 	again, err := redisBench(cfg, opt.Addr)
@@ -161,10 +166,6 @@ func measure(cfg config, b spawn.Build, fans, authors, posts int) (runResult, er
 		return r, err
 	}
 	r.Redis = r.Redis.best(again)
-	stats, err := rdb.Info(ctx, "commandstats").Result()
-	if err != nil {
-		return r, err
-	}
 	r.Samples = samples
 	r.Pushes = int64(posts) * int64(fans)
 	r.PostsPerSec = float64(posts) / wrote.Seconds()
