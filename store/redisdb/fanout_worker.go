@@ -77,8 +77,8 @@ func (f *FanOut) Run(ctx context.Context) {
 }
 
 // help is one helper: every readBlock it takes a part of a split job if one
-// waits, or else a read of the queue, and goes on at once while it finds
-// a part or a whole read (a backlog).
+// waits, or else a read of the queue if it holds a backlog, and goes on at
+// once while it finds either.
 func (f *FanOut) help(ctx context.Context) {
 	for ctx.Err() == nil {
 		if !f.helpOnce(ctx) {
