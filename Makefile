@@ -17,7 +17,7 @@ GO          ?= go
 # make test installs them all from the lock file.
 E2E_PACKAGES := playwright-core i18next axe-core masto
 
-.PHONY: app app-android vendor run test build bench bench-timelines bench-scale bench-archive bench-search bench-live test-bench vet deps-run deps-test deps-bench deps-app
+.PHONY: app app-android vendor run test build bench bench-timelines bench-scale bench-archive bench-search bench-live bench-fanout test-bench vet deps-run deps-test deps-bench deps-app
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -160,6 +160,20 @@ bench-search:
 # to compare (server/bench/live).
 bench-live: build deps-run
 	$(GO) run -C server/bench ./live -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out -timeout 20m $(LIVE_BENCH_ARGS)
+
+# bench-fanout measures whether the fan-out keeps up (server/bench/fanout):
+# 8 authors with 10, 100 and 1,000 fans each post 8,000 posts through the
+# API, 50 requests at a time, while the fan-out queue's length and lag are
+# read every 100 ms; then one author with 1,000,000 fans posts once. Each
+# run has its own redis-server, on which redis-benchmark first measures
+# Redis's own pipelined ZADD (and ZADD + trim) rate, printed beside the
+# fan-out's pushes/s. It writes results.json and a chart of queue length
+# and lag per load into bench-out/fanout/ (5-10 minutes;
+# FANOUT_BENCH_ARGS='-fans 10,100 -big 100000' for a quick look, or
+# "-server before=/tmp/microblog-main,after=$PWD/bin/microblog" to compare
+# builds side by side).
+bench-fanout: build deps-run
+	$(GO) run -C server/bench ./fanout -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/fanout $(FANOUT_BENCH_ARGS)
 
 # test-bench runs the bench module's tests: each harness once, tiny (a few
 # connections, a few hundred requests and events), against make build's

@@ -35,6 +35,9 @@ type consumer struct {
 	log       *slog.Logger
 	// what names the queue in logs: "fan-out", "archive".
 	what string
+	// poll makes a read that finds nothing come back at once instead of
+	// waiting in Redis: for a reader that holds no connection while idle.
+	poll bool
 }
 
 // newConsumer returns this process's consumer of stream in group.
@@ -98,10 +101,14 @@ func (c *consumer) run(ctx context.Context, handle, takeOver func(context.Contex
 }
 
 // read takes up to count new entries, waiting readBlock at most for the
-// first; none when none came.
+// first (unless c.poll); none when none came.
 func (c *consumer) read(ctx context.Context) ([]redis.XMessage, error) {
+	block := readBlock
+	if c.poll {
+		block = -1 // no BLOCK argument
+	}
 	streams, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: c.group, Consumer: c.name, Streams: []string{c.stream, ">"}, Count: c.count, Block: readBlock,
+		Group: c.group, Consumer: c.name, Streams: []string{c.stream, ">"}, Count: c.count, Block: block,
 	}).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
@@ -114,6 +121,23 @@ func (c *consumer) read(ctx context.Context) ([]redis.XMessage, error) {
 		msgs = append(msgs, st.Messages...)
 	}
 	return msgs, nil
+}
+
+// waiting is how many entries of the queue no consumer has taken yet: its
+// length less those taken and not acknowledged (acknowledged entries are
+// deleted), in one round trip.
+func (c *consumer) waiting(ctx context.Context) (int64, error) {
+	var n *redis.IntCmd
+	var taken *redis.XPendingCmd
+	_, err := c.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		n = pl.XLen(ctx, c.stream)
+		taken = pl.XPending(ctx, c.stream, c.group)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n.Val() - taken.Val().Count, nil
 }
 
 // createGroup makes the consumer group (and its stream) if they are

@@ -150,6 +150,22 @@
 // A process that finds a group missing creates it from the stream's start,
 // so no entry queued before is skipped.
 //
+// A push or unpush to more than partFans (10,000) fans is split, so that
+// every worker of every process shares it (fanout_parts.go). The worker
+// that takes it cuts the author's fans into spans of follow times, about
+// partFans fans each; for a push it adds the part numbers to the set
+// fanout:left:<mid>, and only then queues one entry a part on the stream
+// fanout:parts (same group, read one part at a time by the helpers of every
+// process: 3 per CPU, which also join the workers while the queue holds a
+// backlog), and acknowledges the job without its pending mark. A part pushes (or takes out) the post for the
+// fans of its span, checks that the post still exists as a whole push
+// does, then removes its number from fanout:left:<mid> (SREM, then SCARD
+// in the same round trip); the part that finds the set empty ends the
+// post's push: its acknowledgement takes the post out of fanout:pending.
+// So the mark goes only once every part is done, and a part done twice, a
+// part taken over, or a job split twice by two processes, changes nothing.
+// Fans who followed in the same millisecond are in one part.
+//
 // The archiver saves a batch of archive:queue to the archive (retrying
 // while the archive is away), moves out of Redis what the batch lets go,
 // and only then acknowledges the batch. Every ClaimIdle/2 it takes over,

@@ -14,18 +14,44 @@ func (s *Store) queueHomeAdd(ctx context.Context, pl redis.Pipeliner, uid int64,
 	pl.ZRemRangeByRank(ctx, s.keys.Home(uid), 0, int64(-s.opt.HotWindow-1))
 }
 
-// fanOutBatch is how many fans' home timelines one pipeline writes.
-const fanOutBatch = 500
+// fanOutBatch is how many fans one read of a walk takes, and how many home
+// timelines one script call (or pipeline, on a cluster) writes: a script of
+// fanOutBatch fans keeps Redis busy a millisecond or two.
+const fanOutBatch = 1000
+
+// span is the fans of an author a job walks: those whose follow time (the
+// score in A:<uid>:fansID) is from lo up to, not including, hi. A whole job
+// walks everything (allFans); a part of a split job, its own span.
+type span struct {
+	lo, hi string // ZRANGEBYSCORE bounds: "-inf" or a score; "+inf" or a score
+}
+
+// allFans is the span of a job not split: every fan.
+var allFans = span{lo: "-inf", hi: "+inf"}
+
+// max is the span's upper bound as ZRANGEBYSCORE takes it: exclusive.
+func (sp span) max() string {
+	if sp.hi == "+inf" {
+		return sp.hi
+	}
+	return "(" + sp.hi
+}
 
 // walkFans calls batch with the author's fans, fanOutBatch at a time, in
-// follow order; an error stops the walk. It goes on from the last follow
-// time seen (skipping the fans of that same millisecond already seen), not
-// from a rank, so that unfollows during a long walk skip no one.
+// follow order; an error stops the walk.
 func (f *FanOut) walkFans(ctx context.Context, author int64, batch func(fans []int64) error) error {
-	from, skip := "-inf", int64(0)
+	return f.walkSpan(ctx, author, allFans, batch)
+}
+
+// walkSpan calls batch with the author's fans within sp, fanOutBatch at a
+// time, in follow order; an error stops the walk. It goes on from the last
+// follow time seen (skipping the fans of that same millisecond already
+// seen), not from a rank, so that unfollows during a long walk skip no one.
+func (f *FanOut) walkSpan(ctx context.Context, author int64, sp span, batch func(fans []int64) error) error {
+	from, skip := sp.lo, int64(0)
 	for {
 		zs, err := f.s.rdb.ZRangeByScoreWithScores(ctx, f.s.keys.Fans(author), &redis.ZRangeBy{
-			Min: from, Max: "+inf", Offset: skip, Count: fanOutBatch}).Result()
+			Min: from, Max: sp.max(), Offset: skip, Count: fanOutBatch}).Result()
 		if err != nil {
 			return f.s.wrap("read fans", err)
 		}
@@ -66,7 +92,7 @@ func (f *FanOut) walkFans(ctx context.Context, author int64, batch func(fans []i
 // before some of these pushes: so a push that finds its post gone at the end
 // takes it out again itself.
 func (f *FanOut) push(ctx context.Context, j job, alive func()) error {
-	if err := f.pushIDs(ctx, j.author, []int64{j.mid}, j.at, alive); err != nil {
+	if err := f.pushSpan(ctx, j.author, []int64{j.mid}, j.at, j.fans(), alive); err != nil {
 		return err
 	}
 	gone, err := f.gone(ctx, []int64{j.mid}) // an archived post is not gone
@@ -83,11 +109,16 @@ func (f *FanOut) push(ctx context.Context, j job, alive func()) error {
 // at−InactiveAfter (or never seen); with at 0, into every fan's. Each batch
 // of fans is pushed as pushToFans pushes a batch of jobs.
 func (f *FanOut) pushIDs(ctx context.Context, author int64, mids []int64, at int64, alive func()) error {
+	return f.pushSpan(ctx, author, mids, at, allFans, alive)
+}
+
+// pushSpan is pushIDs to the fans within sp only.
+func (f *FanOut) pushSpan(ctx context.Context, author int64, mids []int64, at int64, sp span, alive func()) error {
 	jobs := make([]job, len(mids))
 	for i, m := range mids {
 		jobs[i] = job{op: opPush, author: author, mid: m, at: at}
 	}
-	return f.walkFans(ctx, author, func(fans []int64) error {
+	return f.walkSpan(ctx, author, sp, func(fans []int64) error {
 		if err := f.pushToFans(ctx, jobs, map[int64][]int64{author: fans}); err != nil {
 			return err
 		}
@@ -106,9 +137,10 @@ func (f *FanOut) activeSince(at int64) float64 {
 	return float64(at - f.s.opt.InactiveAfter.Milliseconds())
 }
 
-// unpush takes deleted post j.mid out of every fan's home timeline.
+// unpush takes deleted post j.mid out of the home timeline of every fan (of
+// j's span, for a part of a split job).
 func (f *FanOut) unpush(ctx context.Context, j job, alive func()) error {
-	return f.walkFans(ctx, j.author, func(fans []int64) error {
+	return f.walkSpan(ctx, j.author, j.fans(), func(fans []int64) error {
 		_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for _, fan := range fans {
 				pl.ZRem(ctx, f.s.keys.Home(fan), j.mid)

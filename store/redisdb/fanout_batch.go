@@ -203,24 +203,6 @@ func (f *FanOut) lastSeen(ctx context.Context, uids []int64, jobs []job) ([]floa
 	return seen.Val(), muters, nil
 }
 
-// addToHomes adds posts[i] to the home timeline of uids[i], in one
-// pipeline, and counts the pushes.
-func (f *FanOut) addToHomes(ctx context.Context, uids []int64, posts [][]redis.Z, pushes int) error {
-	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for i, zs := range posts {
-			if len(zs) > 0 {
-				f.s.queueHomeAdd(ctx, pl, uids[i], zs...)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return f.s.wrap("fan out", err)
-	}
-	f.s.opt.Metrics.pushes.Add(float64(pushes))
-	return nil
-}
-
 // gone tells for each of mids whether the message is gone, as a nil of
 // loadMessages does: deleted (a tombstone in Redis), or neither in Redis
 // nor in the archive (or a delete there). An archived message is not gone.

@@ -3,6 +3,7 @@ package redisdb
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,14 +21,24 @@ import (
 type FanOut struct {
 	s   *Store
 	opt FanOutOptions
-	c   *consumer
+	c   *consumer // of fanout:queue
+	// backlog reads fanout:queue for the helpers: without waiting.
+	backlog *consumer
+	// parts is the consumer of fanout:parts, the parts of split jobs
+	// (fanout_parts.go), read one at a time and without waiting.
+	parts *consumer
 }
 
 // NewFanOut returns the fan-out workers of st's process; Run runs them.
 func NewFanOut(st *Store, opt FanOutOptions) *FanOut {
 	opt = opt.withDefaults()
-	return &FanOut{s: st, opt: opt,
-		c: newConsumer(st.rdb, st.keys.FanOutQueue(), fanOutGroup, "fan-out", readCount, opt.ClaimIdle, opt.Logger)}
+	f := &FanOut{s: st, opt: opt,
+		c:       newConsumer(st.rdb, st.keys.FanOutQueue(), fanOutGroup, "fan-out", readCount, opt.ClaimIdle, opt.Logger),
+		backlog: newConsumer(st.rdb, st.keys.FanOutQueue(), fanOutGroup, "fan-out", readCount, opt.ClaimIdle, opt.Logger),
+		parts:   newConsumer(st.rdb, st.keys.FanOutParts(), fanOutGroup, "fan-out parts", 1, opt.ClaimIdle, opt.Logger)}
+	f.backlog.name, f.parts.name = f.c.name, f.c.name
+	f.backlog.poll, f.parts.poll = true, true
+	return f
 }
 
 // fanOutGroup is the consumer group of every server process's workers.
@@ -38,25 +49,77 @@ const fanOutGroup = "fanout"
 // worker that falls behind catches up in bigger batches.
 const readCount = 64
 
-// Run runs the workers until ctx ends, and beside them the take-over of
-// the jobs other processes left idle.
+// Run runs the workers until ctx ends: Workers readers of the queue,
+// Helpers that join them while there is a backlog or a part of a split
+// job, and beside them the take-over of the jobs and parts other
+// processes left idle.
+//
+// The workers wait in Redis for the next job, so that a job is taken as
+// soon as it is queued; while the queue keeps up they take a few jobs a
+// read, and a batch costs its few round trips whatever it holds
+// (fanout_batch.go). More of them would split the same jobs into more,
+// smaller batches. The helpers look for work every readBlock and go on
+// while they find it.
 func (f *FanOut) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for range f.opt.Workers {
 		wg.Go(func() { f.c.run(ctx, f.doRead, nil) })
 	}
+	for range max(0, f.opt.Helpers) {
+		wg.Go(func() { f.help(ctx) })
+	}
 	// One at a time: a claimed job's idle time is renewed only while it
 	// runs, so jobs claimed together but run later could be taken over
 	// again meanwhile.
 	wg.Go(func() { f.c.reclaimEvery(ctx, 1, f.takeOver) })
+	wg.Go(func() { f.parts.reclaimEvery(ctx, 1, f.takeOver) })
 	wg.Wait()
+}
+
+// help is one helper: every readBlock it takes a part of a split job if one
+// waits, or else a read of the queue if it holds a backlog, and goes on at
+// once while it finds either.
+func (f *FanOut) help(ctx context.Context) {
+	for ctx.Err() == nil {
+		if !f.helpOnce(ctx) {
+			sleep(ctx, readBlock)
+		}
+	}
+}
+
+// helpOnce does a part, or a read of the queue when it holds a backlog,
+// and tells whether more work may wait. A missing group is made; other
+// failures wait readBlock.
+func (f *FanOut) helpOnce(ctx context.Context) bool {
+	msgs, err := f.parts.read(ctx)
+	if err == nil && len(msgs) > 0 {
+		f.doParts(ctx, msgs)
+		return true
+	}
+	if err == nil {
+		var n int64
+		if n, err = f.backlog.waiting(ctx); err == nil && n >= readCount {
+			msgs, err = f.backlog.read(ctx)
+		}
+	}
+	switch {
+	case err != nil && strings.HasPrefix(err.Error(), "NOGROUP"):
+		f.parts.createGroup(ctx)
+		f.backlog.createGroup(ctx)
+	case err != nil && ctx.Err() == nil:
+		f.opt.Logger.Warn("fan-out: helper: read queue", "err", err)
+	case len(msgs) > 0:
+		f.doRead(ctx, msgs)
+		return true
+	}
+	return false
 }
 
 // doRead does the jobs one read took.
 func (f *FanOut) doRead(ctx context.Context, msgs []redis.XMessage) { f.doBatch(ctx, parseJobs(msgs)) }
 
-// takeOver does, one by one, the jobs that other (dead or stuck) processes
-// left without a sign of life for ClaimIdle.
+// takeOver does, one by one, the jobs (or parts) that other (dead or
+// stuck) processes left without a sign of life for ClaimIdle.
 func (f *FanOut) takeOver(ctx context.Context, msgs []redis.XMessage) {
 	for _, m := range msgs {
 		f.opt.Logger.Info("fan-out: took over a job left idle", "job", m.ID)
@@ -69,16 +132,17 @@ func (f *FanOut) do(ctx context.Context, j job) {
 	f.doOne(ctx, j, f.hold(ctx, []job{j}))
 }
 
-// doOne runs one job of those h holds and acknowledges it. A job that fails
+// doOne runs one job (or part) of those h holds and acknowledges it. A job
+// with more than partFans fans is split (fanout_parts.go). A job that fails
 // stays pending and is taken up again after ClaimIdle.
 func (f *FanOut) doOne(ctx context.Context, j job, h *holding) {
 	var err error
-	switch j.op {
-	case opPush:
-		err = f.push(ctx, j, h.alive)
-	case opUnpush:
-		err = f.unpush(ctx, j, h.alive)
-	case opBackfill:
+	switch {
+	case j.part != nil:
+		err = f.doPart(ctx, &j, h.alive)
+	case j.op == opPush || j.op == opUnpush:
+		err = f.splitOrDo(ctx, &j, h.alive)
+	case j.op == opBackfill:
 		err = f.backfill(ctx, j, h.alive)
 	}
 	h.release([]job{j})
@@ -89,6 +153,19 @@ func (f *FanOut) doOne(ctx context.Context, j job, h *holding) {
 	f.ack(ctx, []job{j})
 }
 
+// splitOrDo splits a push or unpush job with more than partFans fans into
+// parts, or else does it whole.
+func (f *FanOut) splitOrDo(ctx context.Context, j *job, alive func()) error {
+	split, err := f.split(ctx, j)
+	if err != nil || split {
+		return err
+	}
+	if j.op == opPush {
+		return f.push(ctx, *j, alive)
+	}
+	return f.unpush(ctx, *j, alive)
+}
+
 // failed logs a job that failed and stays pending, unless the workers are
 // stopping.
 func (f *FanOut) failed(ctx context.Context, j job, err error) {
@@ -97,8 +174,9 @@ func (f *FanOut) failed(ctx context.Context, j job, err error) {
 	}
 }
 
-// ack counts jobs done and acknowledges them (and their pending marks), in
-// one round trip.
+// ack counts jobs done and acknowledges them (and the pending marks of the
+// posts whose push they end), in one round trip. The jobs are all of the
+// queue, or all parts.
 func (f *FanOut) ack(ctx context.Context, jobs []job) {
 	if len(jobs) == 0 {
 		return
@@ -107,16 +185,24 @@ func (f *FanOut) ack(ctx context.Context, jobs []job) {
 	var mids []string
 	for i, j := range jobs {
 		ids[i] = j.id
-		f.s.opt.Metrics.jobs.WithLabelValues(j.op).Inc()
-		if j.op == opPush {
+		f.s.opt.Metrics.jobs.WithLabelValues(j.kind()).Inc()
+		if j.settles {
 			mids = append(mids, id(j.mid))
 		}
 	}
-	f.c.ack(ctx, ids, func(ctx context.Context, pl redis.Pipeliner) {
+	f.consumerOf(jobs).ack(ctx, ids, func(ctx context.Context, pl redis.Pipeliner) {
 		if len(mids) > 0 {
 			pl.HDel(ctx, f.s.keys.FanOutPending(), mids...)
 		}
 	})
+}
+
+// consumerOf is the consumer jobs were read through: parts have their own.
+func (f *FanOut) consumerOf(jobs []job) *consumer {
+	if len(jobs) > 0 && jobs[0].part != nil {
+		return f.parts
+	}
+	return f.c
 }
 
 // holding is the jobs a worker has taken and neither acknowledged nor given
@@ -124,14 +210,15 @@ func (f *FanOut) ack(ctx context.Context, jobs []job) {
 // runs, so that no other process takes over a job of the batch meanwhile.
 type holding struct {
 	f       *FanOut
+	c       *consumer // the jobs were read through
 	ctx     context.Context
 	ids     []string
 	renewed time.Time
 }
 
-// hold starts holding jobs just taken.
+// hold starts holding jobs just taken (all of the queue, or all parts).
 func (f *FanOut) hold(ctx context.Context, jobs []job) *holding {
-	h := &holding{f: f, ctx: ctx, ids: make([]string, len(jobs)), renewed: time.Now()}
+	h := &holding{f: f, c: f.consumerOf(jobs), ctx: ctx, ids: make([]string, len(jobs)), renewed: time.Now()}
 	for i, j := range jobs {
 		h.ids[i] = j.id
 	}
@@ -145,7 +232,7 @@ func (h *holding) alive() {
 		sleep(h.ctx, h.f.opt.BatchDelay)
 	}
 	if len(h.ids) > 0 && time.Since(h.renewed) >= h.f.opt.ClaimIdle/3 {
-		h.f.c.renew(h.ctx, h.ids)
+		h.c.renew(h.ctx, h.ids)
 		h.renewed = time.Now()
 	}
 }

@@ -431,3 +431,14 @@ func (k Keys) channelTag(uid int64) string {
 	}
 	return partitionTag(livePartition(uid))
 }
+
+// FanOutParts is the STREAM fanout:parts of the parts of split fan-out jobs
+// (a push or unpush to more than partFans fans): each entry is its job's
+// fields with its part number and the follow times of its fans (lo, hi),
+// read one at a time by the consumer group fanOutGroup of every process.
+func (k Keys) FanOutParts() string { return k.prefix + "fanout:parts" }
+
+// FanOutPartsLeft is the SET fanout:left:<mid> of the part numbers of a
+// split push of post mid not done yet: the part that empties it ends the
+// push, and takes the post out of fanout:pending.
+func (k Keys) FanOutPartsLeft(mid int64) string { return k.prefix + "fanout:left:" + k.tag(mid) }

@@ -72,6 +72,7 @@ const scrapeTimeout = time.Second
 func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
 	for _, q := range []struct{ name, what, key string }{
 		{"fanout", "Fan-out jobs", s.keys.FanOutQueue()},
+		{"fanout_parts", "Parts of split fan-out jobs", s.keys.FanOutParts()},
 		{"archive", "Messages and deletes on their way to the archive", s.keys.ArchiveQueue()},
 	} {
 		reg.MustRegister(

@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"log/slog"
+	"runtime"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -41,7 +42,7 @@ const (
 // Defaults of the background runners' options.
 const (
 	// DefaultFanOutWorkers is how many batches of fan-out jobs one process
-	// works on at once.
+	// works on at once when there is no backlog.
 	DefaultFanOutWorkers = 2
 	// DefaultClaimIdle is how long a queued job (a fan-out job, a batch of
 	// the archive queue) may go without a sign of life from the process
@@ -63,6 +64,13 @@ const (
 	// janitor for uploads no post took.
 	DefaultMediaExpiryInterval = time.Minute
 )
+
+// DefaultFanOutHelpers is how many more fan-out workers one process runs
+// besides DefaultFanOutWorkers, that work only while there is a backlog or
+// a part of a split job: three per CPU the process may use (GOMAXPROCS). A
+// worker spends most of its time waiting for Redis, so a few per CPU keep
+// Redis busy (docs/performance.md measures 2, 4 and 8 workers on 2 CPUs).
+var DefaultFanOutHelpers = 3 * runtime.GOMAXPROCS(0)
 
 // Back-off of the background runners' retries: the first wait after a
 // failure is the minimum, each further failure in a row doubles it up to
@@ -174,8 +182,14 @@ func (o Options) withDefaults() Options {
 // FanOutOptions tune the fan-out workers of one process (NewFanOut).
 type FanOutOptions struct {
 	// Workers is how many batches of jobs this process works on at once
-	// (DefaultFanOutWorkers).
+	// (DefaultFanOutWorkers): each waits in Redis for the next job, holding
+	// a connection of the pool.
 	Workers int
+	// Helpers is how many more workers join them while the queue holds a
+	// backlog (a read takes a whole readCount), and take the parts of split
+	// jobs (DefaultFanOutHelpers; negative: none). A helper holds no
+	// connection while idle: it looks for work every readBlock.
+	Helpers int
 	// ClaimIdle is how long a job may go without a sign of life from its
 	// worker before another process takes it over (DefaultClaimIdle). A
 	// worker busy with a long job renews its claim every ClaimIdle/3.
@@ -190,6 +204,9 @@ type FanOutOptions struct {
 func (o FanOutOptions) withDefaults() FanOutOptions {
 	if o.Workers <= 0 {
 		o.Workers = DefaultFanOutWorkers
+	}
+	if o.Helpers == 0 {
+		o.Helpers = DefaultFanOutHelpers
 	}
 	if o.ClaimIdle <= 0 {
 		o.ClaimIdle = DefaultClaimIdle

@@ -342,3 +342,25 @@ func (t *tailBuffer) String() string {
 func OrphanKill() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
+
+// Build is a server binary under a label, one of those a benchmark
+// compares side by side.
+type Build struct{ Label, Path string }
+
+// ParseBuilds reads a -server flag: a path (labelled def), or label=path
+// pairs separated by commas. Paths are made absolute.
+func ParseBuilds(s, def string) ([]Build, error) {
+	var bs []Build
+	for _, f := range strings.Split(s, ",") {
+		label, path, ok := strings.Cut(strings.TrimSpace(f), "=")
+		if !ok {
+			label, path = def, label
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, fmt.Errorf("-server: %w", err)
+		}
+		bs = append(bs, Build{label, abs})
+	}
+	return bs, nil
+}

@@ -1,0 +1,138 @@
+package redisdb
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A push (or unpush) to more than partFans fans is split, so that every
+// worker of every process takes a part of it instead of one worker walking
+// them all. The worker that takes the job cuts the author's fans into spans
+// of about partFans by follow time (the scores at every partFans-th rank),
+// records the part numbers in fanout:left:<mid> (a push's only), queues
+// one entry a part on fanout:parts, and only then acknowledges the job,
+// without its pending mark. Any worker then takes a part (one at a time:
+// a part is long enough to pay for its read), pushes the post to the fans
+// of its span, checks the post still exists as a whole push does, removes
+// its number from fanout:left:<mid>, and acknowledges it. The part that
+// finds the set empty ends the post's push: its acknowledgement takes the
+// post out of fanout:pending. Every step is idempotent (SADD and SREM of a
+// part number, ZADD and ZREM of the post), so a part done twice, or a job
+// split again after its process died, changes nothing; a part whose
+// process died is taken over after ClaimIdle, as any job is.
+//
+// Spans are of follow times, not ranks: a follow or an unfollow while the
+// parts run moves no fan from one part to another, so none is skipped.
+// Fans who followed in the same millisecond are in the same part, which may
+// then be bigger than partFans.
+
+// partFans is about how many fans one part of a split job walks: ten
+// script calls (or pipelines) of fanOutBatch.
+const partFans = 10 * fanOutBatch
+
+// split queues the parts of job j when its author has more than partFans
+// fans, and tells whether it did. The job is then done, but its push is not
+// (j.settles goes false).
+func (f *FanOut) split(ctx context.Context, j *job) (bool, error) {
+	n, err := f.s.rdb.ZCard(ctx, f.s.keys.Fans(j.author)).Result()
+	if err != nil {
+		return false, f.s.wrap("fan out: split: count fans", err)
+	}
+	if n <= partFans {
+		return false, nil
+	}
+	spans, err := f.spans(ctx, j.author, n)
+	if err != nil || len(spans) < 2 {
+		return false, err
+	}
+	if j.op == opPush {
+		// Before any part is queued: on a cluster the set and the stream
+		// are on different masters, and a part must not find the set empty
+		// before it was filled.
+		nums := make([]any, len(spans))
+		for i := range spans {
+			nums[i] = i
+		}
+		if err := f.s.rdb.SAdd(ctx, f.s.keys.FanOutPartsLeft(j.mid), nums...).Err(); err != nil {
+			return false, f.s.wrap("fan out: split", err)
+		}
+	}
+	_, err = f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, sp := range spans {
+			pl.XAdd(ctx, &redis.XAddArgs{Stream: f.s.keys.FanOutParts(), Values: []any{
+				"op", j.op, "author", j.author, "mid", j.mid, "at", j.at, "part", i, "lo", sp.lo, "hi", sp.hi}})
+		}
+		return nil
+	})
+	if err != nil {
+		return false, f.s.wrap("fan out: split", err)
+	}
+	j.settles = false
+	return true, nil
+}
+
+// spans cuts the n fans of author into spans of about partFans by follow
+// time, in one round trip: each span ends at the follow time of every
+// partFans-th fan. A follow time shared past a cut joins one span.
+func (f *FanOut) spans(ctx context.Context, author, n int64) ([]span, error) {
+	var cuts []*redis.ZSliceCmd
+	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for r := int64(partFans); r < n; r += partFans {
+			cuts = append(cuts, pl.ZRangeWithScores(ctx, f.s.keys.Fans(author), r, r))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, f.s.wrap("fan out: split: read fans", err)
+	}
+	var spans []span
+	lo := allFans.lo
+	for _, c := range cuts {
+		zs := c.Val()
+		if len(zs) == 0 {
+			break // fewer fans by now
+		}
+		hi := strconv.FormatFloat(zs[0].Score, 'f', -1, 64)
+		if hi == lo {
+			continue
+		}
+		spans = append(spans, span{lo: lo, hi: hi})
+		lo = hi
+	}
+	return append(spans, span{lo: lo, hi: allFans.hi}), nil
+}
+
+// doPart does the part of a split job that j is: the push or unpush of its
+// post to the fans of its span. The part of a push that leaves none of its
+// job's parts to do ends the post's push (j.settles).
+func (f *FanOut) doPart(ctx context.Context, j *job, alive func()) error {
+	if j.op != opPush {
+		return f.unpush(ctx, *j, alive)
+	}
+	if err := f.push(ctx, *j, alive); err != nil {
+		return err
+	}
+	var left *redis.IntCmd
+	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.SRem(ctx, f.s.keys.FanOutPartsLeft(j.mid), j.part.n)
+		left = pl.SCard(ctx, f.s.keys.FanOutPartsLeft(j.mid))
+		return nil
+	})
+	if err != nil {
+		return f.s.wrap("fan out: part done", err)
+	}
+	j.settles = left.Val() == 0
+	return nil
+}
+
+// doParts does the parts one read of fanout:parts took (one).
+func (f *FanOut) doParts(ctx context.Context, msgs []redis.XMessage) {
+	for _, m := range msgs {
+		if ctx.Err() != nil {
+			return // left pending, taken up again after ClaimIdle
+		}
+		f.do(ctx, parseJob(m))
+	}
+}
