@@ -518,7 +518,7 @@ func (e *tlBench) interfere(author, other, lastFan int64, bigPosts int, limit ti
 		t := time.Now()
 		p, _ := e.post(e.writer, author, 500+i)
 		if i == 0 {
-			keys, err := e.bystander.homeSources(e.ctx, tlFirstFan)
+			keys, _, err := e.bystander.homeSourcesWith(e.ctx, tlFirstFan)
 			e.must(err)
 			in.pulledDuringReads = len(keys) > 1
 		}
