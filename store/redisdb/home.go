@@ -23,18 +23,38 @@ const maxSeenWrite = time.Minute
 //
 // The first ids of the page are read from G in the round trip that looks
 // for the other sources: when there are none, as for most readers, that
-// read is the page's first round.
+// read is the page's first round. On a cluster the lookup's second part
+// goes with the loading of those ids' posts.
 func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
-	keys, got, err := s.homeSourcesWith(ctx, uid, firstRound(q))
+	pulls, got, err := s.touch(ctx, uid, []*redis.ZRangeBy{firstRound(q)})
 	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
 	q.Viewer = uid
+	home, tail := []string{s.keys.Home(uid)}, s.homeTail(uid)
+	if got != nil && pulls.later() {
+		page, err := s.messagePageFrom(withRider(ctx, pulls.queueShards), home, tail, q, store.InFeed, parseIDs(got[0].Val()))
+		if err != nil {
+			return store.Page[store.Post]{}, err
+		}
+		keys, err := s.homeKeys(ctx, uid, pulls)
+		if err != nil {
+			return store.Page[store.Post]{}, err
+		}
+		if len(keys) == 1 {
+			return page, nil
+		}
+		return s.messagePageFrom(ctx, keys, tail, q, store.InFeed, nil) // G's page does not stand
+	}
+	keys, err := s.homeKeys(ctx, uid, pulls)
+	if err != nil {
+		return store.Page[store.Post]{}, err
+	}
 	var pre []int64
 	if len(keys) == 1 && got != nil {
 		pre = parseIDs(got[0].Val())
 	}
-	return s.messagePageFrom(ctx, keys, s.homeTail(uid), q, store.InFeed, pre)
+	return s.messagePageFrom(ctx, keys, tail, q, store.InFeed, pre)
 }
 
 // HomeSince returns the home-timeline posts of uid newer than after, oldest
@@ -50,32 +70,44 @@ func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]sto
 // what a live connection reads as it opens. Both are read from G in the
 // round trip that looks for the other sources, so that a reader with none
 // waits on one round trip for them (then one more to load the posts), and
-// one with pulled stars one more.
+// one with pulled stars one more. On a cluster the lookup's second part
+// goes with the loading of the posts, or alone when there are none to load.
 func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int) ([]store.Post, int64, error) {
 	ranges := []*redis.ZRangeBy{rangeBy(0, 0, 1)}
 	if max > 0 {
 		ranges = append(ranges, rangeBy(0, after, max))
 	}
-	keys, got, err := s.homeSourcesWith(ctx, uid, ranges...)
+	pulls, got, err := s.touch(ctx, uid, ranges)
 	if err != nil {
 		return nil, 0, err
 	}
 	var ids [][]int64
-	if len(keys) == 1 && got != nil {
-		for _, c := range got {
-			ids = append(ids, parseIDs(c.Val()))
+	for _, c := range got {
+		ids = append(ids, parseIDs(c.Val()))
+	}
+	var posts []store.Post // loaded from G's ids, nil until then
+	if got != nil && max > 0 && pulls.later() {
+		if posts, err = s.homePosts(withRider(ctx, pulls.queueShards), uid, ids[1]); err != nil {
+			return nil, 0, err
 		}
-	} else if ids, err = s.newestEach(ctx, keys, ranges...); err != nil {
+	}
+	keys, err := s.homeKeys(ctx, uid, pulls)
+	if err != nil {
 		return nil, 0, err
+	}
+	if got == nil || len(keys) > 1 {
+		if ids, err = s.newestEach(ctx, keys, ranges...); err != nil {
+			return nil, 0, err
+		}
+		posts = nil
 	}
 	var last int64
 	if len(ids[0]) > 0 {
 		last = ids[0][0]
 	}
-	if max <= 0 {
-		return nil, last, nil
+	if max > 0 && posts == nil {
+		posts, err = s.homePosts(ctx, uid, ids[1])
 	}
-	posts, err := s.homePosts(ctx, uid, ids[1])
 	return posts, last, err
 }
 
@@ -98,26 +130,20 @@ func (s *Store) homePosts(ctx context.Context, uid int64, mids []int64) ([]store
 	return out, nil
 }
 
-// homeSourcesWith returns the sets uid's home timeline merges: its G, and
-// the F sets of the stars it follows whose posts are pulled (celebrities)
-// or whose fan-out is in flight (pulls.go). It also reads the ids of G in
-// each of ranges in its first round trip; they are nil when G may have
-// changed since (a rebuild).
-func (s *Store) homeSourcesWith(ctx context.Context, uid int64, ranges ...*redis.ZRangeBy) ([]string, []*redis.StringSliceCmd, error) {
-	pulls, got, err := s.touch(ctx, uid, ranges)
-	if err != nil {
-		return nil, nil, err
-	}
+// homeKeys returns the sets uid's home timeline merges: its G, and the F
+// sets of the stars it follows whose posts are pulled (celebrities) or
+// whose fan-out is in flight, as pulls finds them (pulls.go).
+func (s *Store) homeKeys(ctx context.Context, uid int64, pulls *pullLookup) ([]string, error) {
 	authors, err := pulls.authors(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	keys := []string{s.keys.Home(uid)}
 	for _, a := range authors {
 		keys = append(keys, s.keys.UserPosts(a))
 	}
 	s.opt.Metrics.pulls.Observe(float64(len(authors)))
-	return keys, got, nil
+	return keys, nil
 }
 
 // touch marks uid as seen now and looks up, in the same round trip, which

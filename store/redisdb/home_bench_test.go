@@ -253,11 +253,11 @@ type hrRow struct {
 	reader           string
 	celebs, pending  int
 	path             string
-	reads            int           // for the CPU and commands
-	spent, latSpent  time.Duration // by those reads, by those of lat
+	reads            int             // for the CPU and commands
+	spent, latSpent  time.Duration   // by those reads, by those of lat
 	lat              []time.Duration // one read of each row in turn
-	goCPU, redisCPU  float64 // seconds, summed
-	cmds, whole      int64   // commands; SMEMBERS and HVALS among them
+	goCPU, redisCPU  float64         // seconds, summed
+	cmds, whole      int64           // commands; SMEMBERS and HVALS among them
 	trips            int64
 	celebPostsOnPage int
 }

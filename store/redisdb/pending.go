@@ -31,11 +31,11 @@ func (s *Store) unmarkPending(ctx context.Context, pl redis.Pipeliner, done []jo
 	for _, j := range done {
 		if j.op == opPush {
 			n := s.keys.PullShard(j.author)
-			byShard[n] = append(byShard[n], j.mid)
+			byShard[n] = append(byShard[n], j.mid, j.author)
 		}
 	}
-	for n, mids := range byShard {
-		pendingDone.Eval(ctx, pl, []string{s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n)}, mids...)
+	for n, marks := range byShard {
+		pendingDone.Eval(ctx, pl, []string{s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n)}, marks...)
 	}
 }
 

@@ -2,7 +2,9 @@ package redisdb
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -15,8 +17,10 @@ import (
 // it intersects the reader's A:loverID with global:celebrities and with
 // fanout:pushing, each O(the smaller set), in its first round trip; on a
 // cluster, where those keys are on other slots, it reads the stars in its
-// first round trip and looks them up in their shards (Keys.PullShard) in
-// one more, one SMISMEMBER and one ZMSCORE per shard they fall in.
+// first round trip and looks them up in their shards (Keys.PullShard), one
+// SMISMEMBER and one ZMSCORE per shard they fall in, in the pipeline that
+// loads its page's posts: the page, read from G alone, stands unless a star
+// is pulled, when the read starts again with their F sets.
 
 // pullLookup is the part of a home read's first round trip that finds its
 // reader's pulled stars.
@@ -25,6 +29,14 @@ type pullLookup struct {
 	// On a single Redis, the stars in global:celebrities and in
 	// fanout:pushing; on a cluster, all the stars.
 	celebs, pushing, stars *redis.StringSliceCmd
+	shards                 []shardLookup // on a cluster, once sent
+}
+
+// shardLookup asks one shard about the stars in it.
+type shardLookup struct {
+	members []string
+	celeb   *redis.BoolSliceCmd
+	pushing *redis.FloatSliceCmd
 }
 
 // queuePullLookup adds to pl, a home read's first round trip, what finds
@@ -41,66 +53,92 @@ func (s *Store) queuePullLookup(ctx context.Context, pl redis.Pipeliner, uid int
 	return l
 }
 
-// authors returns the pulled stars, once the first round trip has run:
-// sorted, each once. On a cluster that takes one more round trip, unless
-// the reader follows nobody.
-func (l *pullLookup) authors(ctx context.Context) ([]int64, error) {
-	var got []string
-	if l.stars == nil {
-		got = append(l.celebs.Val(), l.pushing.Val()...)
-	} else {
-		var err error
-		if got, err = l.s.pulledOf(ctx, l.stars.Val()); err != nil {
-			return nil, err
+// later tells whether the lookup needs commands after the first round trip:
+// on a cluster, for a reader who follows anyone. The read sends them with
+// its next pipeline (withRider) or, failing that, authors does.
+func (l *pullLookup) later() bool { return l.stars != nil && len(l.stars.Val()) > 0 }
+
+// queueShards adds to pl the lookups of the stars in their shards (on a
+// cluster), once: one SMISMEMBER and one ZMSCORE per shard they fall in.
+func (l *pullLookup) queueShards(ctx context.Context, pl redis.Pipeliner) {
+	if !l.later() || l.shards != nil {
+		return
+	}
+	byShard := make(map[int][]string)
+	for _, star := range l.stars.Val() {
+		n := l.s.keys.PullShard(parseID(star))
+		byShard[n] = append(byShard[n], star)
+	}
+	for n, members := range byShard {
+		asAny := make([]any, len(members))
+		for i, m := range members {
+			asAny[i] = m
 		}
+		l.shards = append(l.shards, shardLookup{members: members,
+			celeb:   pl.SMIsMember(ctx, l.s.keys.CelebritiesShard(n), asAny...),
+			pushing: pl.ZMScore(ctx, l.s.keys.FanOutPushingShard(n), members...)})
+	}
+}
+
+// authors returns the pulled stars, once the first round trip has run:
+// sorted, each once. On a cluster it sends the shards' lookups in a round
+// trip of their own unless they went already.
+func (l *pullLookup) authors(ctx context.Context) ([]int64, error) {
+	got, err := l.found(ctx)
+	if err != nil {
+		return nil, l.s.wrap("home timeline: pulled stars", err)
 	}
 	ids := parseIDs(got)
 	slices.Sort(ids)
 	return slices.Compact(ids), nil
 }
 
-// pulledOf returns those of stars that are celebrities or have pushes in
-// flight, looking each up in its shard, in one round trip.
-func (s *Store) pulledOf(ctx context.Context, stars []string) ([]string, error) {
-	if len(stars) == 0 {
-		return nil, nil
+// found is the pulled stars as the lookup's replies name them.
+func (l *pullLookup) found(ctx context.Context) ([]string, error) {
+	if l.stars == nil {
+		return append(l.celebs.Val(), l.pushing.Val()...), nil
 	}
-	byShard := make(map[int][]string)
-	for _, star := range stars {
-		n := s.keys.PullShard(parseID(star))
-		byShard[n] = append(byShard[n], star)
-	}
-	type lookup struct {
-		members []string
-		celeb   *redis.BoolSliceCmd
-		pushing *redis.FloatSliceCmd
-	}
-	lookups := make([]lookup, 0, len(byShard))
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for n, members := range byShard {
-			asAny := make([]any, len(members))
-			for i, m := range members {
-				asAny[i] = m
-			}
-			lookups = append(lookups, lookup{members: members,
-				celeb:   pl.SMIsMember(ctx, s.keys.CelebritiesShard(n), asAny...),
-				pushing: pl.ZMScore(ctx, s.keys.FanOutPushingShard(n), members...)})
+	if l.later() && l.shards == nil {
+		if _, err := l.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error { l.queueShards(ctx, pl); return nil }); err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, s.wrap("home timeline: pulled stars", err)
 	}
 	var out []string
-	for _, l := range lookups {
-		celeb, pushing := l.celeb.Val(), l.pushing.Val()
-		for i, m := range l.members {
+	for _, sh := range l.shards {
+		if err := errors.Join(sh.celeb.Err(), sh.pushing.Err()); err != nil {
+			return nil, err
+		}
+		celeb, pushing := sh.celeb.Val(), sh.pushing.Val()
+		for i, m := range sh.members {
 			if (i < len(celeb) && celeb[i]) || (i < len(pushing) && pushing[i] > 0) {
 				out = append(out, m)
 			}
 		}
 	}
 	return out, nil
+}
+
+type riderKey struct{}
+
+// rider is commands to send with the next pipeline that loads messages
+// under a context, once: on a cluster, a home read's lookup of its pulled
+// stars goes with the loading of its page's posts, which the read does
+// anyway, rather than in a round trip of its own before it.
+type rider struct {
+	add  func(context.Context, redis.Pipeliner)
+	sent atomic.Bool
+}
+
+// withRider returns ctx carrying add, for rideAlong.
+func withRider(ctx context.Context, add func(context.Context, redis.Pipeliner)) context.Context {
+	return context.WithValue(ctx, riderKey{}, &rider{add: add})
+}
+
+// rideAlong adds to pl the commands ctx carries, unless they went already.
+func rideAlong(ctx context.Context, pl redis.Pipeliner) {
+	if r, ok := ctx.Value(riderKey{}).(*rider); ok && r.sent.CompareAndSwap(false, true) {
+		r.add(ctx, pl)
+	}
 }
 
 // addCelebrity adds to pl what makes author a celebrity to home reads: its

@@ -257,9 +257,10 @@ func TestMigratePullsFromSchema5(t *testing.T) {
 
 // TestLiveConnectRoundTrips: what a live connection reads as it opens, its
 // replay and the newest id of its home, takes one round trip with the
-// loading of the replay's posts, as on a home page; one more with pulled
+// loading of the replay's posts, as a home page does; one more with pulled
 // stars. On a cluster, where a reader's stars are looked up in their
-// shards, one more for a reader who follows anyone.
+// shards, that lookup goes with the loading of the posts, or alone when
+// there are none to load; with pulled stars the posts are loaded again.
 func TestLiveConnectRoundTrips(t *testing.T) {
 	s := newTestStoreWith(t, Options{CelebrityFans: 2})
 	s.rdb.AddHook(roundTripHook{})
@@ -270,17 +271,9 @@ func TestLiveConnectRoundTrips(t *testing.T) {
 		posts = append(posts, s.post(store.NewPost{Author: star, Content: fmt.Sprint("post ", i)}).ID)
 	}
 	s.settle()
-	trips := func(f func(ctx context.Context) error) int64 {
-		t.Helper()
-		ctx, rt := CountRoundTrips(s.ctx)
-		if err := f(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return rt.N()
-	}
 	connect := func(after int64, max int) (got []int64, last, n int64) {
 		t.Helper()
-		n = trips(func(ctx context.Context) error {
+		n = s.roundTrips(func(ctx context.Context) error {
 			ps, l, err := s.HomeSinceLast(ctx, fan, after, max)
 			got, last = ids(ps), l
 			return err
@@ -288,26 +281,77 @@ func TestLiveConnectRoundTrips(t *testing.T) {
 		return got, last, n
 	}
 	connect(0, 0) // marks fan as seen
-	lookup := int64(1)
+	cluster := int64(0)
 	if storetest.ClusterMode() {
-		lookup = 2
+		cluster = 1
 	}
-	if got, last, n := connect(0, 0); len(got) != 0 || last != posts[4] || n != lookup {
-		t.Fatalf("no replay: posts %v, last %d, %d round trips; want none, %d, %d", got, last, n, posts[4], lookup)
+	if got, last, n := connect(0, 0); len(got) != 0 || last != posts[4] || n != 1+cluster {
+		t.Fatalf("no replay: posts %v, last %d, %d round trips; want none, %d, %d", got, last, n, posts[4], 1+cluster)
 	}
-	load := trips(func(ctx context.Context) error {
+	load := s.roundTrips(func(ctx context.Context) error {
 		_, err := s.homePosts(ctx, fan, []int64{posts[4], posts[3]})
 		return err
 	})
-	if got, last, n := connect(posts[2], 10); !slices.Equal(got, posts[3:]) || last != posts[4] || n != lookup+load {
+	if got, last, n := connect(posts[2], 10); !slices.Equal(got, posts[3:]) || last != posts[4] || n != 1+load {
 		t.Fatalf("replay after %d: posts %v, last %d, %d round trips; want %v, %d, %d (%d to load the posts)",
-			posts[2], got, last, n, posts[3:], posts[4], lookup+load, load)
+			posts[2], got, last, n, posts[3:], posts[4], 1+load, load)
 	}
 	s.follow(fan, celeb)
 	s.follow(other, celeb)
 	newest := s.post(store.NewPost{Author: celeb, Content: "pulled"}).ID
-	if got, last, n := connect(posts[3], 10); !slices.Equal(got, []int64{posts[4], newest}) || last != newest || n != lookup+1+load {
+	if got, last, n := connect(posts[3], 10); !slices.Equal(got, []int64{posts[4], newest}) || last != newest || n != 2+load+cluster*load {
 		t.Fatalf("with a celebrity: posts %v, last %d, %d round trips; want %v, %d, %d",
-			got, last, n, []int64{posts[4], newest}, newest, lookup+1+load)
+			got, last, n, []int64{posts[4], newest}, newest, 2+load+cluster*load)
+	}
+}
+
+// roundTrips counts the round trips f makes (s's client must have
+// roundTripHook).
+func (s testStore) roundTrips(f func(ctx context.Context) error) int64 {
+	s.t.Helper()
+	ctx, rt := CountRoundTrips(s.ctx)
+	if err := f(ctx); err != nil {
+		s.t.Fatal(err)
+	}
+	return rt.N()
+}
+
+// TestHomeReadRoundTrips: a home page of a reader whose stars are pushed
+// takes two round trips, on one Redis as on a cluster (whose lookup of the
+// stars goes with the loading of the posts), with the caches live as in a
+// server; one who follows a celebrity waits on one more (two on a cluster).
+func TestHomeReadRoundTrips(t *testing.T) {
+	s := newTestStoreWith(t, Options{CelebrityFans: 2})
+	s.rdb.AddHook(roundTripHook{})
+	runCaches(t, s.Store)
+	star, celeb, fan, other := s.user("star"), s.user("celeb"), s.user("fan"), s.user("other")
+	s.follow(fan, star)
+	for i := range 25 {
+		s.post(store.NewPost{Author: star, Content: fmt.Sprint("post ", i)})
+	}
+	s.settle()
+	read := func() (int, int64) {
+		t.Helper()
+		var page store.Page[store.Post]
+		n := s.roundTrips(func(ctx context.Context) (err error) {
+			page, err = s.HomeTimeline(ctx, fan, store.PageQuery{Limit: 20})
+			return err
+		})
+		return len(page.Items), n
+	}
+	read() // marks fan as seen, remembers the authors and the lens
+	if got, n := read(); got != 20 || n != 2 {
+		t.Fatalf("a page of %d posts in %d round trips, want 20 in 2", got, n)
+	}
+	s.follow(fan, celeb)
+	s.follow(other, celeb)
+	s.post(store.NewPost{Author: celeb, Content: "pulled"})
+	read()
+	want := int64(3) // the F sets' ids, then the posts
+	if storetest.ClusterMode() {
+		want = 4 // the page of G alone, loaded with the lookup, does not stand
+	}
+	if got, n := read(); got != 20 || n != want {
+		t.Fatalf("with a celebrity: a page of %d posts in %d round trips, want 20 in %d", got, n, want)
 	}
 }

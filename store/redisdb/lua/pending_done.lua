@@ -3,13 +3,11 @@
 -- never made, changes nothing.
 -- KEYS[1]: HASH fanout:pending of one shard (mid → author)
 -- KEYS[2]: ZSET fanout:pushing of the same shard (author → pushes in flight)
--- ARGV: the mids, all of authors of that shard.
-for _, mid in ipairs(ARGV) do
-  local author = redis.call('HGET', KEYS[1], mid)
-  if author then
-    redis.call('HDEL', KEYS[1], mid)
-    if tonumber(redis.call('ZINCRBY', KEYS[2], -1, author)) <= 0 then
-      redis.call('ZREM', KEYS[2], author)
+-- ARGV: mid, author, mid, author, …: the posts, all by authors of that shard.
+for i = 1, #ARGV - 1, 2 do
+  if redis.call('HDEL', KEYS[1], ARGV[i]) == 1 then
+    if tonumber(redis.call('ZINCRBY', KEYS[2], -1, ARGV[i + 1])) <= 0 then
+      redis.call('ZREM', KEYS[2], ARGV[i + 1])
     end
   end
 end
