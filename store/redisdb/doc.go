@@ -123,7 +123,14 @@
 // meet the reader's in one command: the marks, counts and celebrities are
 // split into 16 shards by author (hash tags {f<n>}, global:celebrities
 // kept whole beside them), and the first round trip reads the reader's
-// stars, a second asks each shard they fall in (SMISMEMBER, ZMSCORE). The
+// stars; the shards they fall in are asked (SMISMEMBER, ZMSCORE) in the
+// pipeline that loads the page's posts from G's first ids, and that page
+// is thrown away for one that merges the F sets when a star is pulled, so
+// that the common read takes two round trips there too. As before, G and
+// the lookup are read on different masters side by side, not one after
+// the other: a push done between the two may be missed by that read (not
+// by the next); on one Redis the lookup is read first, in the same
+// pipeline, so a push done meanwhile is in G. The
 // orders above hold shard by shard: a post's mark and count are written in
 // the pipeline that indexes it and taken in the one that acknowledges its
 // job; a celebrity joins its shard in the round trip before its mode says
@@ -165,8 +172,8 @@
 // The fan-out worker takes up to 64 jobs at a time, does the pushes among
 // them together and the other jobs one by one in stream order, and
 // acknowledges a job (XACK and XDEL, and for a push the removal of its
-// fanout:pending mark and count, in one round trip) only once it is done: a job that
-// fails, or whose process dies, stays pending. Every ClaimIdle/2 each
+// fanout:pending mark and count, in one round trip) only once it is done: a
+// job that fails, or whose process dies, stays pending. Every ClaimIdle/2 each
 // process takes over, one at a time with XAUTOCLAIM, the jobs idle for
 // ClaimIdle; a worker busy with a long job renews its claim (XCLAIM) every
 // ClaimIdle/3 between batches of fans. Every step of a job is idempotent
