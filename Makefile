@@ -17,7 +17,7 @@ GO          ?= go
 # make test installs them all from the lock file.
 E2E_PACKAGES := playwright-core i18next axe-core masto
 
-.PHONY: app app-android vendor run test build bench bench-timelines bench-scale bench-archive bench-search bench-live bench-fanout test-bench vet deps-run deps-test deps-bench deps-app
+.PHONY: app app-android vendor run test build bench bench-timelines bench-reads bench-scale bench-archive bench-search bench-live bench-fanout test-bench vet deps-run deps-test deps-bench deps-app
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -133,6 +133,13 @@ bench-scale:
 
 bench-timelines:
 	$(GO) test -run '^$$' -bench BenchmarkTimelines -benchtime 1x -timeout 30m ./store/redisdb
+
+# bench-reads weighs a home read against 10 to 100,000 celebrities and 0 to
+# 1,000,000 pushes in flight that are not its reader's, main's lookup beside
+# this one, in one run (about two minutes; HOME_BENCH_READS=500 for a quick
+# look).
+bench-reads:
+	$(GO) test -run '^$$' -bench BenchmarkHomeReads -benchtime 1x -timeout 20m ./store/redisdb
 
 bench-archive:
 	$(GO) test -run '^$$' -bench BenchmarkArchive -benchtime 1x -timeout 180m ./store/redisdb

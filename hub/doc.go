@@ -41,8 +41,9 @@
 // test. An event held while a connection opens is asked again when it goes
 // out, since the lens may have been read meanwhile. Other events (delete,
 // counts, follow, notification_removed) pass as they are. Replays (?after=)
-// and the catch-up after a gap come from LiveTimeline.HomeSince, which the
-// store filters itself.
+// come with ready's last_id from LiveTimeline.HomeSinceLast, in one call,
+// and the catch-up after a gap from LiveTimeline.HomeSince, which the store
+// filters itself.
 //
 // The lens is read with the stars at load and after a gap, and again on
 // each lens_changed event (internal, on notify:<id>, never forwarded), on

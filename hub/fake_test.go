@@ -235,7 +235,7 @@ func (tl *fakeTimeline) fail(method string, uid int64, err error) {
 	tl.fails[gateKey{method, uid}] = err
 }
 
-// hold makes the next call of method ("Stars", "HomeSince", "LastID", "Lens") for
+// hold makes the next call of method ("Stars", "HomeSince", "Lens") for
 // uid wait at its gate before it reads the timeline.
 func (tl *fakeTimeline) hold(method string, uid int64) *gate {
 	return tl.setGate(method, uid, false)
@@ -370,11 +370,26 @@ func (tl *fakeTimeline) HomeSince(ctx context.Context, uid, after int64, max int
 	})
 }
 
-func (tl *fakeTimeline) LastID(ctx context.Context, uid int64) (int64, error) {
-	return call(ctx, tl, "LastID", uid, func() int64 {
-		if h := tl.home[uid]; len(h) > 0 {
-			return h[len(h)-1].ID
+// HomeSinceLast is HomeSince and the newest id, read at once as store.Store
+// does; it waits at HomeSince's gate, since it reads what HomeSince reads.
+func (tl *fakeTimeline) HomeSinceLast(ctx context.Context, uid, after int64, max int) ([]store.Post, int64, error) {
+	type both struct {
+		posts []store.Post
+		last  int64
+	}
+	got, err := call(ctx, tl, "HomeSince", uid, func() both {
+		var b both
+		h := tl.home[uid]
+		for _, p := range h {
+			if p.ID > after {
+				b.posts = append(b.posts, p)
+			}
 		}
-		return 0
+		b.posts = b.posts[len(b.posts)-min(max, len(b.posts)):]
+		if len(h) > 0 {
+			b.last = h[len(h)-1].ID
+		}
+		return b
 	})
+	return got.posts, got.last, err
 }

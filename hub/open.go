@@ -58,13 +58,12 @@ func (c *Conn) open(ctx context.Context) (frames []frame, err error) {
 // readReplay reads, while c opens, the posts and messages it missed (when
 // it asked for them) and the newest ids of its user.
 func (h *Hub) readReplay(ctx context.Context, c *Conn, r *replay) error {
-	var err error
+	max := 0 // no replay asked for: the newest id alone
 	if c.hasAfter {
-		if r.posts, err = h.tl.HomeSince(ctx, c.uid, c.after, h.opt.ReplayMax); err != nil {
-			return err
-		}
+		max = h.opt.ReplayMax
 	}
-	if r.last, err = h.tl.LastID(ctx, c.uid); err != nil {
+	var err error
+	if r.posts, r.last, err = h.tl.HomeSinceLast(ctx, c.uid, c.after, max); err != nil {
 		return err
 	}
 	return h.readMessageReplay(ctx, c, r)

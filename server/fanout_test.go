@@ -162,8 +162,11 @@ func TestFanOutSurvivesSIGKILL(t *testing.T) {
 	if !strings.Contains(b.logs.String(), "took over a job") {
 		t.Fatalf("the second process did not say it took the job over:\n%s", b.logs.String())
 	}
-	if n := rdb.HLen(context.Background(), keysOf(rdb).FanOutPending()).Val(); n != 0 {
-		t.Fatalf("%d posts still marked pending", n)
+	k := keysOf(rdb)
+	for shard := range k.PullShards() {
+		if n := rdb.HLen(context.Background(), k.FanOutPendingShard(shard)).Val(); n != 0 {
+			t.Fatalf("%d posts still marked pending", n)
+		}
 	}
 }
 

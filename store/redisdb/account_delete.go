@@ -80,7 +80,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		pl.Del(ctx, s.keys.Pinned(uid), s.keys.Bookmarks(uid), s.keys.Markers(uid))
 		pl.ZRem(ctx, s.keys.Popular(), uid)
 		pl.ZRem(ctx, s.keys.LastSeen(), uid)
-		pl.SRem(ctx, s.keys.Celebrities(), uid)
+		s.removeCelebrity(ctx, pl, uid)
 		return nil
 	})
 	if err != nil {

@@ -82,13 +82,15 @@
 //
 // A home timeline is its owner's G set merged, when read, with the F sets
 // of the authors it follows that are in global:celebrities or have a push
-// in flight (an author in fanout:pending). Each post of an author in push
+// in flight (an author in fanout:pushing). Each post of an author in push
 // mode (fieldFanOut "") queues a push job, which the fan-out worker runs
 // off the request path: it adds the post to the G of every fan seen in
 // global:lastseen within InactiveAfter before the post was written (a fan
 // never seen counts as active) and trims each G to HotWindow. The post is
-// in fanout:pending from its write until that job is acknowledged, so a
-// fan's home shows it at once either way. A push job runs even if its
+// marked in fanout:pending from its write until that job is acknowledged,
+// and its author counted in fanout:pushing meanwhile (one script keeps
+// both, so a mark made or taken twice counts once), so a fan's home shows
+// it at once either way. A push job runs even if its
 // author has become a celebrity since, and a push that finds its post gone
 // at the end takes it out again, since the delete's unpush job may have
 // run before it.
@@ -109,6 +111,36 @@
 // global:celebrities. An author leaves that set only after every post it
 // wrote while pulled has been pushed, and joins it before its posts stop
 // being pushed: no post is ever in neither place.
+//
+// A read asks about its reader's own stars only, never about everyone's:
+// its cost does not grow with the number of celebrities or with the
+// fan-out's backlog, and no key is read by every reader (pulls.go). On one
+// Redis its first round trip, the one that reads G's first ids and
+// lastseen, intersects the reader's A:loverID with global:celebrities and
+// with fanout:pushing (ZINTER, O(the smaller set)); a reader with no pulled
+// star (most) is then served in one more round trip that loads the posts,
+// one with some merges their F sets first. On a cluster those keys cannot
+// meet the reader's in one command: the marks, counts and celebrities are
+// split into 16 shards by author (hash tags {f<n>}, global:celebrities
+// kept whole beside them), and the first round trip reads the reader's
+// stars; the shards they fall in are asked (SMISMEMBER, ZMSCORE) in the
+// pipeline that loads the page's posts from G's first ids, and that page
+// is thrown away for one that merges the F sets when a star is pulled, so
+// that the common read takes two round trips there too. As before, G and
+// the lookup are read on different masters side by side, not one after
+// the other: a push done between the two may be missed by that read (not
+// by the next); on one Redis the lookup is read first, in the same
+// pipeline, so a push done meanwhile is in G. The
+// orders above hold shard by shard: a post's mark and count are written in
+// the pipeline that indexes it and taken in the one that acknowledges its
+// job; a celebrity joins its shard in the round trip before its mode says
+// pull, and leaves it with the drain's end. Schema 6 (Migrate) builds the
+// counts and shards from what older versions kept.
+//
+// A live connection that opens reads its replay (HomeSince) and its
+// last_id together (HomeSinceLast): both ranges of G go in the lookup's
+// round trip, and with pulled stars both ranges of their F sets in one
+// more.
 //
 // A user away longer than InactiveAfter gets no pushes. When its home
 // timeline is read again (a page, or its live feed connecting), its
@@ -139,9 +171,9 @@
 // group (fanout, archive) that every process joins under a name of its own.
 // The fan-out worker takes up to 64 jobs at a time, does the pushes among
 // them together and the other jobs one by one in stream order, and
-// acknowledges a job (XACK and XDEL, and for a push HDEL of its
-// fanout:pending mark, in one round trip) only once it is done: a job that
-// fails, or whose process dies, stays pending. Every ClaimIdle/2 each
+// acknowledges a job (XACK and XDEL, and for a push the removal of its
+// fanout:pending mark and count, in one round trip) only once it is done: a
+// job that fails, or whose process dies, stays pending. Every ClaimIdle/2 each
 // process takes over, one at a time with XAUTOCLAIM, the jobs idle for
 // ClaimIdle; a worker busy with a long job renews its claim (XCLAIM) every
 // ClaimIdle/3 between batches of fans. Every step of a job is idempotent

@@ -84,7 +84,7 @@ func (s testStore) queueEmpty() {
 	if n := s.rdb.XLen(s.ctx, s.keys.FanOutQueue()).Val(); n != 0 {
 		s.t.Fatalf("the queue still holds %d jobs", n)
 	}
-	if n := s.rdb.HLen(s.ctx, s.keys.FanOutPending()).Val(); n != 0 {
+	if n := s.pendingMarks(); n != 0 {
 		s.t.Fatalf("%d posts still marked pending", n)
 	}
 }
@@ -296,7 +296,7 @@ func TestFanOutBatchPostDeletedBeforeCheck(t *testing.T) {
 	if len(msgs) != 1 || parseJob(msgs[0]).op != opUnpush {
 		t.Fatalf("the queue holds %v, want the delete's unpush job alone", msgs)
 	}
-	if n := s.rdb.HLen(s.ctx, s.keys.FanOutPending()).Val(); n != 0 {
+	if n := s.pendingMarks(); n != 0 {
 		t.Fatalf("%d posts still marked pending", n)
 	}
 }

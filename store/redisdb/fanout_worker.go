@@ -182,18 +182,12 @@ func (f *FanOut) ack(ctx context.Context, jobs []job) {
 		return
 	}
 	ids := make([]string, len(jobs))
-	var mids []string
 	for i, j := range jobs {
 		ids[i] = j.id
 		f.s.opt.Metrics.jobs.WithLabelValues(j.kind()).Inc()
-		if j.settles {
-			mids = append(mids, id(j.mid))
-		}
 	}
 	f.consumerOf(jobs).ack(ctx, ids, func(ctx context.Context, pl redis.Pipeliner) {
-		if len(mids) > 0 {
-			pl.HDel(ctx, f.s.keys.FanOutPending(), mids...)
-		}
+		f.s.unmarkPending(ctx, pl, jobs)
 	})
 }
 

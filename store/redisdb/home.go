@@ -23,33 +23,97 @@ const maxSeenWrite = time.Minute
 //
 // The first ids of the page are read from G in the round trip that looks
 // for the other sources: when there are none, as for most readers, that
-// read is the page's first round.
+// read is the page's first round. On a cluster the lookup's second part
+// goes with the loading of those ids' posts.
 func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
-	first := firstRound(q)
-	keys, ids, err := s.homeSourcesWith(ctx, uid, first)
+	pulls, got, err := s.touch(ctx, uid, []*redis.ZRangeBy{firstRound(q)})
 	if err != nil {
 		return store.Page[store.Post]{}, err
 	}
 	q.Viewer = uid
-	var pre []int64
-	if len(keys) == 1 && ids != nil {
-		pre = parseIDs(ids.Val())
+	home, tail := []string{s.keys.Home(uid)}, s.homeTail(uid)
+	if got != nil && pulls.later() {
+		page, err := s.messagePageFrom(withRider(ctx, pulls.queueShards), home, tail, q, store.InFeed, parseIDs(got[0].Val()))
+		if err != nil {
+			return store.Page[store.Post]{}, err
+		}
+		keys, err := s.homeKeys(ctx, uid, pulls)
+		if err != nil {
+			return store.Page[store.Post]{}, err
+		}
+		if len(keys) == 1 {
+			return page, nil
+		}
+		return s.messagePageFrom(ctx, keys, tail, q, store.InFeed, nil) // G's page does not stand
 	}
-	return s.messagePageFrom(ctx, keys, s.homeTail(uid), q, store.InFeed, pre)
+	keys, err := s.homeKeys(ctx, uid, pulls)
+	if err != nil {
+		return store.Page[store.Post]{}, err
+	}
+	var pre []int64
+	if len(keys) == 1 && got != nil {
+		pre = parseIDs(got[0].Val())
+	}
+	return s.messagePageFrom(ctx, keys, tail, q, store.InFeed, pre)
 }
 
 // HomeSince returns the home-timeline posts of uid newer than after, oldest
 // first: the newest max of them when there are more. It is what a live
 // client that reconnects needs to miss nothing, fan-outs in flight included.
 func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error) {
-	keys, err := s.homeSources(ctx, uid)
-	if err != nil {
-		return nil, err
+	posts, _, err := s.HomeSinceLast(ctx, uid, after, max)
+	return posts, err
+}
+
+// HomeSinceLast is HomeSince (no posts when max is 0) and the newest
+// message id of uid's home timeline (0 when it is empty), read together:
+// what a live connection reads as it opens. Both are read from G in the
+// round trip that looks for the other sources, so that a reader with none
+// waits on one round trip for them (then one more to load the posts), and
+// one with pulled stars one more. On a cluster the lookup's second part
+// goes with the loading of the posts, or alone when there are none to load.
+func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int) ([]store.Post, int64, error) {
+	ranges := []*redis.ZRangeBy{rangeBy(0, 0, 1)}
+	if max > 0 {
+		ranges = append(ranges, rangeBy(0, after, max))
 	}
-	mids, err := s.newest(ctx, keys, 0, after, max)
+	pulls, got, err := s.touch(ctx, uid, ranges)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	var ids [][]int64
+	for _, c := range got {
+		ids = append(ids, parseIDs(c.Val()))
+	}
+	var posts []store.Post // loaded from G's ids, nil until then
+	if got != nil && max > 0 && pulls.later() {
+		if posts, err = s.homePosts(withRider(ctx, pulls.queueShards), uid, ids[1]); err != nil {
+			return nil, 0, err
+		}
+	}
+	keys, err := s.homeKeys(ctx, uid, pulls)
+	if err != nil {
+		return nil, 0, err
+	}
+	if got == nil || len(keys) > 1 {
+		if ids, err = s.newestEach(ctx, keys, ranges...); err != nil {
+			return nil, 0, err
+		}
+		posts = nil
+	}
+	var last int64
+	if len(ids[0]) > 0 {
+		last = ids[0][0]
+	}
+	if max > 0 && posts == nil {
+		posts, err = s.homePosts(ctx, uid, ids[1])
+	}
+	return posts, last, err
+}
+
+// homePosts loads the posts mids (newest first) as uid sees them in its
+// home timeline, oldest first, leaving out those gone or hidden.
+func (s *Store) homePosts(ctx context.Context, uid int64, mids []int64) ([]store.Post, error) {
 	posts, err := s.posts(ctx, mids, uid)
 	if err != nil {
 		return nil, err
@@ -66,73 +130,38 @@ func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]sto
 	return out, nil
 }
 
-// LastID is the newest message id of uid's home timeline, 0 when it is empty.
-func (s *Store) LastID(ctx context.Context, uid int64) (int64, error) {
-	keys, err := s.homeSources(ctx, uid)
+// homeKeys returns the sets uid's home timeline merges: its G, and the F
+// sets of the stars it follows whose posts are pulled (celebrities) or
+// whose fan-out is in flight, as pulls finds them (pulls.go).
+func (s *Store) homeKeys(ctx context.Context, uid int64, pulls *pullLookup) ([]string, error) {
+	authors, err := pulls.authors(ctx)
 	if err != nil {
-		return 0, err
-	}
-	mids, err := s.newest(ctx, keys, 0, 0, 1)
-	if err != nil || len(mids) == 0 {
-		return 0, err
-	}
-	return mids[0], nil
-}
-
-// homeSources are the sets uid's home timeline merges: its G, and the F sets
-// of the authors it follows whose posts are pulled (celebrities) or whose
-// latest fan-out is still in flight.
-func (s *Store) homeSources(ctx context.Context, uid int64) ([]string, error) {
-	keys, _, err := s.homeSourcesWith(ctx, uid, nil)
-	return keys, err
-}
-
-// homeSourcesWith is homeSources that also reads the ids of G in range by
-// (nil: none) in its first round trip; the ids are nil when G may have
-// changed since (a rebuild).
-func (s *Store) homeSourcesWith(ctx context.Context, uid int64, by *redis.ZRangeBy) ([]string, *redis.StringSliceCmd, error) {
-	pulled, ids, err := s.touch(ctx, uid, by)
-	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	keys := []string{s.keys.Home(uid)}
-	if len(pulled) == 0 {
-		return keys, ids, nil
+	for _, a := range authors {
+		keys = append(keys, s.keys.UserPosts(a))
 	}
-	slices.Sort(pulled)
-	pulled = slices.Compact(pulled)
-	follows, err := s.rdb.ZMScore(ctx, s.keys.Stars(uid), pulled...).Result()
-	if err != nil {
-		return nil, nil, s.wrap("home timeline: pulled authors", err)
-	}
-	for i, a := range pulled {
-		if follows[i] != 0 {
-			keys = append(keys, s.keys.UserPosts(parseID(a)))
-		}
-	}
-	s.opt.Metrics.pulls.Observe(float64(len(keys) - 1))
-	return keys, ids, nil
+	s.opt.Metrics.pulls.Observe(float64(len(authors)))
+	return keys, nil
 }
 
-// touch marks uid as seen now and returns the authors whose posts home
-// timelines pull: the celebrities and those with a fan-out in flight (all
-// of them: the caller picks those uid follows). If uid was away for longer than
+// touch marks uid as seen now and looks up, in the same round trip, which
+// of its stars' posts it pulls (pulls.go). If uid was away for longer than
 // InactiveAfter, its stars' posts were not pushed to it meanwhile: its G is
 // rebuilt by pulling their F sets after its lastpull mark (the pull timeline of the tutorials).
 //
 // The new mark is written before the rebuild reads F: a post written after
 // that read is pushed, since its fan-out finds uid active.
 //
-// With by, it also reads the ids of G in that range, in the same round trip.
-func (s *Store) touch(ctx context.Context, uid int64, by *redis.ZRangeBy) (pulled []string, ids *redis.StringSliceCmd, err error) {
+// It also reads the ids of G in each of ranges, in the same round trip.
+func (s *Store) touch(ctx context.Context, uid int64, ranges []*redis.ZRangeBy) (pulls *pullLookup, got []*redis.StringSliceCmd, err error) {
 	var seen *redis.FloatCmd
-	var celebCmd, pendingCmd *redis.StringSliceCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		seen = pl.ZScore(ctx, s.keys.LastSeen(), id(uid))
-		celebCmd = pl.SMembers(ctx, s.keys.Celebrities())
-		pendingCmd = pl.HVals(ctx, s.keys.FanOutPending())
-		if by != nil {
-			ids = pl.ZRevRangeByScore(ctx, s.keys.Home(uid), by)
+		pulls = s.queuePullLookup(ctx, pl, uid)
+		for _, by := range ranges {
+			got = append(got, pl.ZRevRangeByScore(ctx, s.keys.Home(uid), by))
 		}
 		return nil
 	})
@@ -165,10 +194,10 @@ func (s *Store) touch(ctx context.Context, uid int64, by *redis.ZRangeBy) (pulle
 			if err := s.rebuild(ctx, uid, lastPull.Val()); err != nil {
 				return nil, nil, err
 			}
-			ids = nil // G has changed
+			got = nil // G has changed
 		}
 	}
-	return append(celebCmd.Val(), pendingCmd.Val()...), ids, nil
+	return pulls, got, nil
 }
 
 // rebuild pulls into uid's G the posts of its stars (and its own) newer

@@ -270,8 +270,9 @@ func (k Keys) UnattachedMedia() string { return k.prefix + "media:unattached" }
 func (k Keys) FanOutQueue() string { return k.prefix + "fanout:queue" }
 
 // FanOutPending is the HASH fanout:pending of the posts whose push job is
-// not done yet (mid → author): home timelines pull these authors' F sets
-// meanwhile, so a post shows on every fan's home as soon as it is written.
+// not done yet (mid → author), whole, as schema 5 kept it. On a single Redis
+// it is FanOutPendingShard(0); on a cluster the marks are in the shards, and
+// Migrate moves there what an older version left in this key.
 func (k Keys) FanOutPending() string { return k.prefix + "fanout:pending" }
 
 // ArchiveQueue is the STREAM archive:queue of messages (and deletes) on
@@ -280,8 +281,54 @@ func (k Keys) FanOutPending() string { return k.prefix + "fanout:pending" }
 func (k Keys) ArchiveQueue() string { return k.prefix + "archive:queue" }
 
 // Celebrities is the SET global:celebrities of the authors whose posts home
-// timelines pull from their F set instead of having them pushed.
+// timelines pull from their F set instead of having them pushed: the whole
+// list (home reads look up CelebritiesShard, the same key on a single Redis).
 func (k Keys) Celebrities() string { return k.prefix + "global:celebrities" }
+
+// pullShards is how many shards the readers' record of pulled authors
+// (CelebritiesShard, FanOutPendingShard, FanOutPushingShard) is split into
+// on a Redis Cluster, each one hash tag {f<n>}, so that no master carries
+// every home read. An author's shard is its uid % pullShards. The number is
+// fixed: every process must find an author alike (keys_test pins it).
+const pullShards = 16
+
+// PullShards is how many shards the readers' record of pulled authors has:
+// pullShards on a cluster, one on a single Redis.
+func (k Keys) PullShards() int {
+	if k.cluster {
+		return pullShards
+	}
+	return 1
+}
+
+// PullShard is the shard of that record holding author.
+func (k Keys) PullShard(author int64) int { return int(uint64(author) % uint64(k.PullShards())) }
+
+// pullTag is the hash tag of shard n of that record on a cluster, nothing on
+// a single Redis (whose one shard has the plain names).
+func (k Keys) pullTag(n int) string {
+	if !k.cluster {
+		return ""
+	}
+	return "{f" + strconv.Itoa(n) + "}"
+}
+
+// CelebritiesShard is the SET global:celebrities of shard n: on a single
+// Redis, global:celebrities itself; on a cluster {f<n>}global:celebrities,
+// the celebrities of that shard, which home reads look up.
+func (k Keys) CelebritiesShard(n int) string { return k.prefix + k.pullTag(n) + "global:celebrities" }
+
+// FanOutPendingShard is the HASH fanout:pending of shard n (mid → author of
+// each post whose push job is not done yet): on a single Redis
+// fanout:pending itself, on a cluster {f<n>}fanout:pending. It keeps
+// FanOutPushingShard's counts exact when a job is marked or done twice.
+func (k Keys) FanOutPendingShard(n int) string { return k.prefix + k.pullTag(n) + "fanout:pending" }
+
+// FanOutPushingShard is the ZSET fanout:pushing ({f<n>}fanout:pushing on a
+// cluster) of the authors of shard n with pushes in flight, score = how
+// many: home reads pull these authors' F sets meanwhile. An author is in it
+// exactly while it has marks in FanOutPendingShard.
+func (k Keys) FanOutPushingShard(n int) string { return k.prefix + k.pullTag(n) + "fanout:pushing" }
 
 // LastSeen is the ZSET global:lastseen of users by when they last read their
 // Home timeline, connected or posted (unix ms): the fan-out skips the fans

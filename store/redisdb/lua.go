@@ -98,4 +98,16 @@ var (
 	//go:embed lua/login_fail.lua
 	loginFailSrc string
 	loginFail    = redis.NewScript(loginFailSrc)
+
+	//go:embed lua/pending_add.lua
+	pendingAddSrc string
+	pendingAdd    = redis.NewScript(pendingAddSrc)
+
+	//go:embed lua/pending_done.lua
+	pendingDoneSrc string
+	pendingDone    = redis.NewScript(pendingDoneSrc)
+
+	//go:embed lua/pending_recount.lua
+	pendingRecountSrc string
+	pendingRecount    = redis.NewScript(pendingRecountSrc)
 )

@@ -17,8 +17,9 @@ import (
 //	          and a backfill job pushes the posts written while pulled;
 //	          once it is done the mode goes back to push.
 //
-// global:celebrities holds the authors in pull or drain mode: readers pull
-// the F sets of those they follow. Changes keep one order so that no post is
+// global:celebrities holds the authors in pull or drain mode, and its
+// shards (pulls.go) each a part of it: readers pull the F sets of those they
+// follow. Changes keep one order so that no post is
 // ever in neither place: an author joins the set before its posts stop being
 // pushed, and leaves it only after every unpushed post has been backfilled.
 const (
@@ -125,7 +126,7 @@ func (s *Store) promote(ctx context.Context, author int64) error {
 	var joined *redis.IntCmd
 	var last *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		joined = pl.SAdd(ctx, s.keys.Celebrities(), author)
+		joined = s.addCelebrity(ctx, pl, author)
 		last = pl.Get(ctx, s.keys.LastPostID())
 		return nil
 	})
@@ -204,7 +205,7 @@ func (f *FanOut) backfill(ctx context.Context, j job, alive func()) error {
 		}
 		_, err = f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			pl.HSet(ctx, f.s.keys.User(author), fieldFanOut, "")
-			pl.SRem(ctx, f.s.keys.Celebrities(), author)
+			f.s.removeCelebrity(ctx, pl, author)
 			return nil
 		})
 		return err

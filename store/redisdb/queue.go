@@ -54,7 +54,7 @@ func (j job) fans() span {
 // push is also recorded as pending until done.
 func (s *Store) queueJob(ctx context.Context, pl redis.Pipeliner, op string, author, mid int64) {
 	if op == opPush {
-		pl.HSet(ctx, s.keys.FanOutPending(), mid, author)
+		s.markPending(ctx, pl, author, mid)
 	}
 	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.FanOutQueue(), Values: []any{
 		"op", op, "author", author, "mid", mid, "at", s.now()}})

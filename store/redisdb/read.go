@@ -155,6 +155,7 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 			liked = pl.ZMScore(ctx, s.keys.UserLikes(viewer), members...)
 			saved = pl.ZMScore(ctx, s.keys.Bookmarks(viewer), members...)
 		}
+		rideAlong(ctx, pl) // a home read's lookup of its pulled stars, on a cluster
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {

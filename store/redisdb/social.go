@@ -265,9 +265,11 @@ func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lo
 // username search index and the popularity ranking, 3 the PRECIS forms of
 // names and their skeleton index (names.go), 4 the likes_count field of
 // every liked message's hash and each user's set of liked messages, 5 the
-// skeleton of each name as written beside that of its lower-case form, 7
-// the likes sets, topic entries and likers' entries of archived messages
-// out of Redis (migrate_archived.go).
+// skeleton of each name as written beside that of its lower-case form, 6
+// the readers' record of pulled authors (fanout:pushing, and on a cluster
+// the shards of global:celebrities and fanout:pending; pending.go), 7 the
+// likes sets, topic entries and likers' entries of archived messages out
+// of Redis (migrate_archived.go).
 const schemaVersion = 7
 
 // Migrate brings data written by older versions of the server up to date:
@@ -308,6 +310,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return err
 	}
 	if err := s.migrateLikes(ctx); err != nil {
+		return err
+	}
+	if err := s.migratePulls(ctx); err != nil {
 		return err
 	}
 	if err := s.migrateArchivedLikes(ctx); err != nil {

@@ -140,28 +140,44 @@ func (s *Store) hydrate(ctx context.Context, keys []string, mids []int64, viewer
 // newest returns the n newest ids of the union of keys below before (0: no
 // bound) and above after, newest first, in one round trip.
 func (s *Store) newest(ctx context.Context, keys []string, before, after int64, n int) ([]int64, error) {
-	by := rangeBy(before, after, n)
-	cmds := make([]*redis.StringSliceCmd, len(keys))
+	ids, err := s.newestEach(ctx, keys, rangeBy(before, after, n))
+	if err != nil {
+		return nil, err
+	}
+	return ids[0], nil
+}
+
+// newestEach is newest for each of ranges (as rangeBy makes them), all in
+// one round trip.
+func (s *Store) newestEach(ctx context.Context, keys []string, ranges ...*redis.ZRangeBy) ([][]int64, error) {
+	cmds := make([][]*redis.StringSliceCmd, len(ranges))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for i, key := range keys {
-			cmds[i] = pl.ZRevRangeByScore(ctx, key, by)
+		for r, by := range ranges {
+			for _, key := range keys {
+				cmds[r] = append(cmds[r], pl.ZRevRangeByScore(ctx, key, by))
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, s.wrap("read timeline", err)
 	}
-	if len(keys) == 1 {
-		return parseIDs(cmds[0].Val()), nil
+	out := make([][]int64, len(ranges))
+	for r, by := range ranges {
+		if len(keys) == 1 {
+			out[r] = parseIDs(cmds[r][0].Val())
+			continue
+		}
+		var all []int64
+		for _, c := range cmds[r] {
+			all = append(all, parseIDs(c.Val())...)
+		}
+		slices.Sort(all)
+		all = slices.Compact(all)
+		slices.Reverse(all)
+		out[r] = all[:min(int(by.Count), len(all))]
 	}
-	var all []int64
-	for _, c := range cmds {
-		all = append(all, parseIDs(c.Val())...)
-	}
-	slices.Sort(all)
-	all = slices.Compact(all)
-	slices.Reverse(all)
-	return all[:min(n, len(all))], nil
+	return out, nil
 }
 
 // rangeBy is the range of the n newest ids below before (0: no bound) and

@@ -518,7 +518,9 @@ func (e *tlBench) interfere(author, other, lastFan int64, bigPosts int, limit ti
 		t := time.Now()
 		p, _ := e.post(e.writer, author, 500+i)
 		if i == 0 {
-			keys, err := e.bystander.homeSources(e.ctx, tlFirstFan)
+			pulls, _, err := e.bystander.touch(e.ctx, tlFirstFan, nil)
+			e.must(err)
+			keys, err := e.bystander.homeKeys(e.ctx, tlFirstFan, pulls)
 			e.must(err)
 			in.pulledDuringReads = len(keys) > 1
 		}
