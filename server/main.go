@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -66,6 +67,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer st.Close()
+	refused, err := checkIdentity(ctx, st, cfg, logger)
+	if err != nil {
+		return err
+	}
 
 	stopRunners := startRunners(st, cfg, logger)
 	defer stopRunners()
@@ -93,18 +98,65 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logger.Info("serving", "url", url, "redis", cfg.redisAddrForLog())
 	fmt.Fprintf(stdout, "microblog: serving on %s\n", url)
 
+	var stopped error
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("serve: %w", err)
+	case stopped = <-refused:
+		logger.Error("refusing to serve", "err", stopped)
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		return errors.Join(stopped, fmt.Errorf("shutdown: %w", err))
 	}
-	return nil
+	return stopped
+}
+
+// identityRetry is how often a check of Redis's and the archive's identity
+// that could not be made is tried again.
+const identityRetry = time.Second
+
+// checkIdentity refuses to serve a Redis and an archive of different
+// histories (see redisdb's CheckIdentity): the error it returns names both.
+// Redis or the archive not answering yet is no reason not to start: the
+// check is then tried again in the background until it is made, and a
+// refusal found then comes on the channel, which stops the server.
+func checkIdentity(ctx context.Context, st *redisdb.Store, cfg config, logger *slog.Logger) (<-chan error, error) {
+	refused := make(chan error, 1)
+	check := func() (done bool, err error) {
+		err = st.CheckIdentity(ctx, cfg.redisAddrForLog(), cfg.archiveForLog())
+		if errors.Is(err, redisdb.ErrOtherHistory) {
+			return true, err
+		}
+		if err != nil {
+			logger.Warn("could not compare the identities of redis and the archive yet; trying again", "err", err)
+		}
+		return err == nil, nil
+	}
+	if done, err := check(); done || err != nil {
+		return refused, err
+	}
+	go func() {
+		t := time.NewTicker(identityRetry)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if done, err := check(); err != nil {
+				refused <- err
+				return
+			} else if done {
+				return
+			}
+		}
+	}()
+	return refused, nil
 }
 
 // openStore connects to Redis, registers the store's metrics with reg and

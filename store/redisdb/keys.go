@@ -431,3 +431,9 @@ func (k Keys) channelTag(uid int64) string {
 	}
 	return partitionTag(livePartition(uid))
 }
+
+// HistoryIdentity is the STRING global:identity: the random id of this data's
+// history, stamped on Redis and on the archive at first start, so that a
+// Redis and an archive of different histories are never served together
+// (see CheckIdentity).
+func (k Keys) HistoryIdentity() string { return k.prefix + "global:identity" }
