@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,4 +90,32 @@ func startFails(t *testing.T, b *storetest.Backend, env ...string) error {
 	default:
 	}
 	return err
+}
+
+// TestOlderWriterStops: a running server whose writer version a newer one
+// started beside it no longer allows (it raised global:version) stops
+// gracefully within VersionCheck, saying why, and refuses to start again.
+func TestOlderWriterStops(t *testing.T) {
+	b := storetest.NewBackend(t)
+	ts := startOn(t, b)
+	key := redisdb.NewKeys("", b.Cluster != nil).WriterVersion()
+	ctx := context.Background()
+	if v := b.Client().Get(ctx, key).Val(); v != strconv.Itoa(redisdb.CodeMinWriterVersion) {
+		t.Fatalf("global:version is %q after a start, want %d", v, redisdb.CodeMinWriterVersion)
+	}
+	b.Client().Set(ctx, key, redisdb.CodeWriterVersion+1, 0) // a newer version started
+	select {
+	case err := <-ts.done:
+		ts.cancel() // it stopped by itself
+		ts.cancel = nil
+		if !errors.Is(err, redisdb.ErrWriterTooOld) {
+			t.Fatalf("the older server stopped with %v, want ErrWriterTooOld", err)
+		}
+		t.Logf("stopped: %v", err)
+	case <-time.After(2 * redisdb.VersionCheck):
+		t.Fatalf("the older server still runs %v after a newer version raised global:version", 2*redisdb.VersionCheck)
+	}
+	if err := startFails(t, b); !errors.Is(err, redisdb.ErrWriterTooOld) {
+		t.Fatalf("an older server starts with %v, want ErrWriterTooOld", err)
+	}
 }

@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer st.Close()
-	refused, err := checkIdentity(ctx, st, cfg, logger)
+	refused, err := guardData(ctx, st, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -115,43 +115,56 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return stopped
 }
 
-// identityRetry is how often a check of Redis's and the archive's identity
-// that could not be made is tried again.
-const identityRetry = time.Second
+// guardRetry is how often the checks of guardData that could not be made
+// at start are tried again.
+const guardRetry = time.Second
 
-// checkIdentity refuses to serve a Redis and an archive of different
-// histories (see redisdb's CheckIdentity): the error it returns names both.
-// Redis or the archive not answering yet is no reason not to start: the
-// check is then tried again in the background until it is made, and a
-// refusal found then comes on the channel, which stops the server.
-func checkIdentity(ctx context.Context, st *redisdb.Store, cfg config, logger *slog.Logger) (<-chan error, error) {
+// guardData keeps this process from serving data it must not: a Redis and
+// an archive of different histories (CheckIdentity), or a Redis whose data
+// a newer version allows only newer writers to write (ClaimVersion at
+// start, CheckVersion every VersionCheck after, for a newer version may be
+// rolled out beside this one). A refusal at start is returned, naming what
+// it refuses. Redis or the archive not answering yet is no reason not to
+// start: the checks are then tried again until they are made. A refusal
+// found later comes on the channel, and stops the server.
+func guardData(ctx context.Context, st *redisdb.Store, cfg config, logger *slog.Logger) (<-chan error, error) {
+	startChecks := func() error {
+		if err := st.CheckIdentity(ctx, cfg.redisAddrForLog(), cfg.archiveForLog()); err != nil {
+			return err
+		}
+		return st.ClaimVersion(ctx)
+	}
+	refusal := func(err error) bool {
+		return errors.Is(err, redisdb.ErrOtherHistory) || errors.Is(err, redisdb.ErrWriterTooOld)
+	}
+	err := startChecks()
+	if refusal(err) {
+		return nil, err
+	}
+	started := err == nil
+	if !started {
+		logger.Warn("could not check the data's identity and writer version yet; trying again", "err", err)
+	}
 	refused := make(chan error, 1)
-	check := func() (done bool, err error) {
-		err = st.CheckIdentity(ctx, cfg.redisAddrForLog(), cfg.archiveForLog())
-		if errors.Is(err, redisdb.ErrOtherHistory) {
-			return true, err
-		}
-		if err != nil {
-			logger.Warn("could not compare the identities of redis and the archive yet; trying again", "err", err)
-		}
-		return err == nil, nil
-	}
-	if done, err := check(); done || err != nil {
-		return refused, err
-	}
 	go func() {
-		t := time.NewTicker(identityRetry)
-		defer t.Stop()
 		for {
+			wait := redisdb.VersionCheck
+			if !started {
+				wait = guardRetry
+			}
 			select {
 			case <-ctx.Done():
 				return
-			case <-t.C:
+			case <-time.After(wait):
 			}
-			if done, err := check(); err != nil {
+			var err error
+			if started {
+				err = st.CheckVersion(ctx)
+			} else if err = startChecks(); err == nil {
+				started = true
+			}
+			if refusal(err) {
 				refused <- err
-				return
-			} else if done {
 				return
 			}
 		}

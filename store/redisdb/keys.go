@@ -437,3 +437,8 @@ func (k Keys) channelTag(uid int64) string {
 // Redis and an archive of different histories are never served together
 // (see CheckIdentity).
 func (k Keys) HistoryIdentity() string { return k.prefix + "global:identity" }
+
+// WriterVersion is the STRING global:version: the lowest writer version
+// allowed to write the data (see version.go). A process raises it at start
+// to what its own data needs, and one of a lower version stops writing.
+func (k Keys) WriterVersion() string { return k.prefix + "global:version" }

@@ -75,6 +75,10 @@ var (
 	postFinishSrc string
 	postFinish    = redis.NewScript(postFinishSrc)
 
+	//go:embed lua/version_raise.lua
+	versionRaiseSrc string
+	versionRaise    = redis.NewScript(versionRaiseSrc)
+
 	//go:embed lua/del_if_equals.lua
 	delIfEqualsSrc string
 	delIfEquals    = redis.NewScript(delIfEqualsSrc)
