@@ -22,7 +22,10 @@ import (
 // TestPostFaultAtEveryRoundTrip takes Redis away at every round trip of a
 // post sent with an Idempotency-Key, before the round trip is sent (the
 // commands never reach Redis) and after (Redis does them, the reply is
-// lost), and keeps it away a while, as a restart or a failover would. Each
+// lost), and keeps it away a while, as a restart or a failover would; on
+// one Redis, a plain post also has the redis-server killed (SIGKILL) before
+// each round trip and started again on its data (go-redis may then wait
+// for it, and the attempt succeed). Each
 // time the client retries with the same key, as the contract asks, once
 // Redis is back: a retry is served within moments (never 409 for the
 // claimTTL of a claim nobody will finish), the post exists exactly once,
@@ -33,6 +36,18 @@ func TestPostFaultAtEveryRoundTrip(t *testing.T) {
 	rdb := b.Client()
 	faults := &faultHook{}
 	rdb.AddHook(faults)
+	modes := []faultMode{unsent, replyLost}
+	if r := b.Single; r != nil {
+		modes = append(modes, killed)
+		faults.kill = func(down time.Duration) { r.Stop(); go r.RestartAfter(down) }
+		faults.ready = func() {
+			c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
+			defer c.Close()
+			for c.Ping(context.Background()).Err() != nil {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}
 	s := newTestStoreOn(t, rdb, Options{})
 	alice, bob := s.user("alice"), s.user("bob")
 	seen := subscribePosts(t, b, s.keys.AuthorChannel(alice), s.keys.NotifyChannel(bob))
@@ -74,16 +89,22 @@ func TestPostFaultAtEveryRoundTrip(t *testing.T) {
 			}
 		}
 		for at := from; at <= to; at++ {
-			for _, lose := range []bool{false, true} {
-				what := fmt.Sprintf("%s, round trip %d, %s", kind.name, at, map[bool]string{false: "unsent", true: "reply lost"}[lose])
+			for _, mode := range modes {
+				if mode == killed && kind.name != "post" {
+					continue
+				}
+				what := fmt.Sprintf("%s, round trip %d, %s", kind.name, at, mode)
 				np := kind.post(what)
 				const down = 200 * time.Millisecond
-				faults.arm(at, lose, down)
+				faults.arm(at, mode, down)
 				first, err := s.Create(faults.marked(s.ctx), np)
 				if err != nil && !errors.Is(err, store.ErrUnavailable) {
 					t.Fatalf("%s: the faulty attempt answers %v, want 503 or its post", what, err)
 				}
 				back := faults.waitBack()
+				if mode == killed { // go-redis may wait for the server to be back
+					t.Logf("%s: the attempt answered %v", what, err)
+				}
 				p := retryUntilServed(t, s, np, back, what)
 				if err == nil && p.ID != first.ID {
 					t.Fatalf("%s: the retry made %d beside the acknowledged %d", what, p.ID, first.ID)
@@ -182,15 +203,21 @@ func subscribePosts(t *testing.T, b *storetest.Backend, channels ...string) func
 // faultHook takes Redis away for a client. Armed, it counts the round trips
 // (a command sent alone, a pipeline, a transaction) made under a context
 // from marked; at the at-th it fails that one, unsent or with its reply
-// lost, and then fails every round trip of the client, unsent, for down.
+// lost, and then fails every round trip of the client, unsent, for down;
+// or it kills Redis for down (kill) and sends that round trip to the dead
+// server.
 type faultHook struct {
 	mu       sync.Mutex
 	counting bool
 	n, at    int
 	trips    []string
-	lose     bool
-	down     time.Duration
-	until    time.Time
+	mode     faultMode
+	// kill kills Redis and starts it again after down; ready waits until
+	// it answers.
+	kill  func(down time.Duration)
+	ready func()
+	down  time.Duration
+	until time.Time
 }
 
 type faultMark struct{}
@@ -229,10 +256,21 @@ func label(cmds []redis.Cmder) string {
 	return strings.Join(names, " ")
 }
 
-func (h *faultHook) arm(at int, lose bool, down time.Duration) {
+// faultMode is what a faultHook does at its round trip.
+type faultMode int
+
+const (
+	unsent    faultMode = iota // the round trip fails unsent
+	replyLost                  // it runs, and its reply is lost
+	killed                     // Redis is killed first
+)
+
+func (m faultMode) String() string { return [...]string{"unsent", "reply lost", "Redis killed"}[m] }
+
+func (h *faultHook) arm(at int, mode faultMode, down time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.counting, h.n, h.at, h.lose, h.down, h.until = false, 0, at, lose, down, time.Time{}
+	h.counting, h.n, h.at, h.mode, h.down, h.until = false, 0, at, mode, down, time.Time{}
 }
 
 // waitBack waits until Redis is back and returns when it came back.
@@ -241,6 +279,10 @@ func (h *faultHook) waitBack() time.Time {
 	until := h.until
 	h.mu.Unlock()
 	time.Sleep(time.Until(until))
+	if h.mode == killed {
+		h.ready()
+		return time.Now()
+	}
 	return until
 }
 
@@ -249,7 +291,7 @@ func (h *faultHook) waitBack() time.Time {
 func (h *faultHook) fault(ctx context.Context, cmds []redis.Cmder) (down, lose bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if time.Now().Before(h.until) {
+	if time.Now().Before(h.until) && h.mode != killed {
 		return true, false
 	}
 	if ctx.Value(faultMark{}) == nil || (!h.counting && h.at == 0) {
@@ -263,7 +305,10 @@ func (h *faultHook) fault(ctx context.Context, cmds []redis.Cmder) (down, lose b
 		return false, false
 	}
 	h.at, h.until = 0, time.Now().Add(h.down)
-	return !h.lose, h.lose
+	if h.mode == killed {
+		h.kill(h.down)
+	}
+	return h.mode == unsent, h.mode == replyLost
 }
 
 var errRedisGone = fmt.Errorf("connection lost (test): %w", io.EOF)
@@ -323,4 +368,34 @@ func TestCheckerRemovesWriteThatLostItsKey(t *testing.T) {
 		t.Fatalf("the retry's claim became %q", v)
 	}
 	s.checkCounts(alice, kept.ID, expired.ID)
+}
+
+// TestWriteReplyLostOnTheWire: the connection is cut after the transaction
+// that writes a post reached Redis, its reply lost (go-redis not sending it
+// again): the request answers 503 though its post was written whole and
+// shown live. The post stays, and the retry with the same key gets it; the
+// key is not given back, so no retry makes a second one.
+func TestWriteReplyLostOnTheWire(t *testing.T) {
+	r := storetest.Start(t)
+	proxy := newLossyProxy(t, r.Addr())
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr(), MaxRetries: -1})
+	t.Cleanup(func() { rdb.Close() })
+	s := newTestStoreOn(t, rdb, Options{})
+	alice := s.user("alice")
+	seen := subscribePosts(t, storetest.SingleBackend(t, r), s.keys.AuthorChannel(alice))
+
+	np := store.NewPost{Author: alice, Content: "written, unanswered", IdempotencyKey: "k"}
+	proxy.loseReplyTo(containing("\r\nexec\r\n"))
+	if _, err := s.Create(s.ctx, np); !errors.Is(err, store.ErrUnavailable) || proxy.lost.Load() != 1 {
+		t.Fatalf("the write whose reply was lost answers %v (%d replies lost), want 503", err, proxy.lost.Load())
+	}
+	time.Sleep(200 * time.Millisecond) // the failed request settles
+	p := s.post(np)
+	if got := s.messagesOf(alice); !slices.Equal(got, []int64{p.ID}) {
+		t.Fatalf("alice has messages %v, want the one %d", got, p.ID)
+	}
+	if live := seen(); !slices.Equal(live, []int64{p.ID}) {
+		t.Fatalf("the live feed showed %v, want %d once", live, p.ID)
+	}
+	s.checkCounts(alice)
 }
