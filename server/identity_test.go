@@ -119,3 +119,31 @@ func TestOlderWriterStops(t *testing.T) {
 		t.Fatalf("an older server starts with %v, want ErrWriterTooOld", err)
 	}
 }
+
+// TestRefusalFoundOnceRedisAnswers: a server started while Redis does not
+// answer serves (503s) and checks the identities once Redis is back: a
+// flushed Redis beside an archive with messages stops it, saying why.
+func TestRefusalFoundOnceRedisAnswers(t *testing.T) {
+	r := storetest.Start(t)
+	archiveA := "sqlite:" + t.TempDir() + "/a.db"
+	ts := startServer(t, r, "MICROBLOG_ARCHIVE="+archiveA)
+	alice, _ := ts.register(t, "alice")
+	ts.newPost(t, alice, "archived before Redis is lost")
+	archiveSettled(t, r.Client())
+	ts.Stop()
+	if err := r.Client().FlushAll(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.Stop()
+
+	ts = startServer(t, r, "MICROBLOG_ARCHIVE="+archiveA) // serves, Redis down
+	r.RestartAfter(0)
+	select {
+	case err := <-ts.done:
+		ts.cancel()
+		ts.cancel = nil
+		wantRefusal(t, err, "the archive holds messages this Redis never issued", r.Addr(), archiveA)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server still serves a flushed Redis beside an archive with messages, 10 s after Redis is back")
+	}
+}

@@ -67,7 +67,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer st.Close()
-	refused, err := guardData(ctx, st, cfg, logger)
+	guardCtx, stopGuard := context.WithCancel(ctx)
+	defer stopGuard()
+	refused, err := guardData(guardCtx, st, cfg, logger)
 	if err != nil {
 		return err
 	}
