@@ -70,6 +70,7 @@ func startFails(t *testing.T, b *storetest.Backend, env ...string) error {
 		"MICROBLOG_BCRYPT_COST": "4",
 		"MICROBLOG_LOG_LEVEL":   "warn",
 		"MICROBLOG_MEDIA_DIR":   t.TempDir(),
+		"MICROBLOG_ARCHIVE":     "sqlite:" + t.TempDir() + "/archive.db", // never the shared default
 	}
 	for _, kv := range append(b.Env(), env...) {
 		k, v, _ := strings.Cut(kv, "=")
