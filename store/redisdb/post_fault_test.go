@@ -405,3 +405,58 @@ func TestWriteReplyLostOnTheWire(t *testing.T) {
 	}
 	s.checkCounts(alice)
 }
+
+// TestMessageFaultAtEveryRoundTrip is TestPostFaultAtEveryRoundTrip's
+// fault for a private message: Redis away at each round trip of a message
+// sent with an Idempotency-Key; the retry once Redis is back is served
+// within moments, and the conversation holds the message once.
+func TestMessageFaultAtEveryRoundTrip(t *testing.T) {
+	b := storetest.NewBackend(t)
+	rdb := b.Client()
+	faults := &faultHook{}
+	rdb.AddHook(faults)
+	s := newTestStoreOn(t, rdb, Options{})
+	alice, bob := s.user("alice"), s.user("bob")
+	send := func(ctx context.Context, key string) (store.Message, error) {
+		return s.SendMessage(ctx, store.NewMessage{From: alice, To: bob, Content: "sent " + key, IdempotencyKey: key})
+	}
+	faults.count()
+	if _, err := send(faults.marked(s.ctx), "counted"); err != nil {
+		t.Fatal(err)
+	}
+	trips := faults.counted()
+	sent := 1
+	for at := 1; at <= len(trips); at++ {
+		for _, mode := range []faultMode{unsent, replyLost} {
+			what := fmt.Sprintf("round trip %d (%s), %s", at, trips[at-1], mode)
+			faults.arm(at, mode, 200*time.Millisecond)
+			first, err := send(faults.marked(s.ctx), what)
+			if err != nil && !errors.Is(err, store.ErrUnavailable) {
+				t.Fatalf("%s: the faulty attempt answers %v", what, err)
+			}
+			back := faults.waitBack()
+			var m store.Message
+			for {
+				if m, err = send(s.ctx, what); !errors.Is(err, store.ErrInProgress) {
+					break
+				}
+				if time.Since(back) > time.Second {
+					t.Fatalf("%s: retries still refused as in progress %v after Redis was back", what, time.Since(back))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err != nil || (first.ID != 0 && m.ID != first.ID) {
+				t.Fatalf("%s: the retry answers %d, %v (the attempt %d)", what, m.ID, err, first.ID)
+			}
+			time.Sleep(time.Until(back.Add(600 * time.Millisecond)))
+			sent++
+			page, err := s.ConversationMessages(s.ctx, alice, bob, store.PageQuery{Limit: 100, Viewer: alice})
+			if err != nil || len(page.Items) != sent {
+				t.Fatalf("%s: the conversation holds %d messages (%v), want %d", what, len(page.Items), err, sent)
+			}
+			if again, err := send(s.ctx, what); err != nil || again.ID != m.ID {
+				t.Fatalf("%s: the next retry answers %d, %v; want %d", what, again.ID, err, m.ID)
+			}
+		}
+	}
+}
