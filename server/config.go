@@ -187,6 +187,15 @@ func parseRateLimits(s string) (rateLimits, error) {
 // redisAddrForLog is the Redis URL without its password.
 func (cfg config) redisAddrForLog() string { return redactURL(cfg.RedisURL) }
 
+// archiveForLog names the archive without its password: a SQLite file as
+// it is, a MySQL URL redacted.
+func (cfg config) archiveForLog() string {
+	if dsn := cfg.Timelines.Archive; !strings.Contains(dsn, "://") {
+		return dsn
+	}
+	return redactURL(cfg.Timelines.Archive)
+}
+
 func redactURL(u string) string {
 	scheme, rest, ok := strings.Cut(u, "://")
 	if !ok {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -66,6 +67,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer st.Close()
+	guardCtx, stopGuard := context.WithCancel(ctx)
+	defer stopGuard()
+	refused, err := guardData(guardCtx, st, cfg, logger)
+	if err != nil {
+		return err
+	}
 
 	stopRunners := startRunners(st, cfg, logger)
 	defer stopRunners()
@@ -93,18 +100,78 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logger.Info("serving", "url", url, "redis", cfg.redisAddrForLog())
 	fmt.Fprintf(stdout, "microblog: serving on %s\n", url)
 
+	var stopped error
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("serve: %w", err)
+	case stopped = <-refused:
+		logger.Error("refusing to serve", "err", stopped)
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		return errors.Join(stopped, fmt.Errorf("shutdown: %w", err))
 	}
-	return nil
+	return stopped
+}
+
+// guardRetry is how often the checks of guardData that could not be made
+// at start are tried again.
+const guardRetry = time.Second
+
+// guardData keeps this process from serving data it must not: a Redis and
+// an archive of different histories (CheckIdentity), or a Redis whose data
+// a newer version allows only newer writers to write (ClaimVersion at
+// start, CheckVersion every VersionCheck after, for a newer version may be
+// rolled out beside this one). A refusal at start is returned, naming what
+// it refuses. Redis or the archive not answering yet is no reason not to
+// start: the checks are then tried again until they are made. A refusal
+// found later comes on the channel, and stops the server.
+func guardData(ctx context.Context, st *redisdb.Store, cfg config, logger *slog.Logger) (<-chan error, error) {
+	startChecks := func() error {
+		if err := st.CheckIdentity(ctx, cfg.redisAddrForLog(), cfg.archiveForLog()); err != nil {
+			return err
+		}
+		return st.ClaimVersion(ctx)
+	}
+	refusal := func(err error) bool {
+		return errors.Is(err, redisdb.ErrOtherHistory) || errors.Is(err, redisdb.ErrWriterTooOld)
+	}
+	err := startChecks()
+	if refusal(err) {
+		return nil, err
+	}
+	started := err == nil
+	if !started {
+		logger.Warn("could not check the data's identity and writer version yet; trying again", "err", err)
+	}
+	refused := make(chan error, 1)
+	go func() {
+		for {
+			wait := redisdb.VersionCheck
+			if !started {
+				wait = guardRetry
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			var err error
+			if started {
+				err = st.CheckVersion(ctx)
+			} else if err = startChecks(); err == nil {
+				started = true
+			}
+			if refusal(err) {
+				refused <- err
+				return
+			}
+		}
+	}()
+	return refused, nil
 }
 
 // openStore connects to Redis, registers the store's metrics with reg and

@@ -28,6 +28,10 @@ import (
 //     live event; a comment into its parent's C set), unless another request
 //     holds its Idempotency-Key by now (its retry made the post that
 //     stands): then it is removed entirely;
+//   - so is an indexed message whose Idempotency-Key another request holds
+//     (a write that landed after its request gave up and gave its claim
+//     back, see settle); an indexed one whose key holds nothing else gets
+//     its result recorded, should its request have stopped before;
 //   - a message's comments_count and reposts_count are set to the sizes of
 //     the sets they count (C:<mid>:commentID, reposts:<mid>);
 //   - D and E keys without their B (a delete that stopped half way) go.
@@ -221,7 +225,9 @@ func (c *Checker) checkMessage(ctx context.Context, mid int64, h *messageHash, i
 	var indexed *redis.FloatCmd
 	var comments, reposts, fLen *redis.IntCmd
 	var fFirst *redis.ZSliceCmd
+	var won *redis.Cmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		won = c.queueIdemResult(ctx, pl, mid, author, idem)
 		if parent != 0 {
 			indexed = pl.ZScore(ctx, s.keys.Comments(parent), id(mid))
 		} else {
@@ -236,6 +242,9 @@ func (c *Checker) checkMessage(ctx context.Context, mid int64, h *messageHash, i
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return 0, s.wrap("repair: read indexes", err)
 	}
+	if indexed.Err() == nil && won != nil && won.Val() == int64(0) {
+		return c.remove(ctx, mid)
+	}
 	if indexed.Err() == nil {
 		return c.syncCounters(ctx, mid, h, comments.Val(), reposts.Val())
 	}
@@ -248,6 +257,34 @@ func (c *Checker) checkMessage(ctx context.Context, mid int64, h *messageHash, i
 		return 0, err
 	}
 	c.repaired(kind)
+	return 1, nil
+}
+
+// queueIdemResult queues, for a message written under an Idempotency-Key
+// (idem is its fieldIdem), the recording of its result unless another
+// request holds the key; the command tells, once run, 1 when the key holds
+// this message, 0 when another request's (pl may be a client: then it
+// runs). It returns nil for no key.
+func (c *Checker) queueIdemResult(ctx context.Context, pl redis.Scripter, mid, author int64, idem string) *redis.Cmd {
+	keyHash, claim, ok := strings.Cut(idem, " ")
+	if !ok {
+		return nil
+	}
+	return idemFinish.Eval(ctx, pl, []string{c.s.keys.Idempotency(author, keyHash)}, claim,
+		resultValue(mid, parseIdem(claim).reqHash), IdempotencyTTL.Milliseconds())
+}
+
+// remove takes out a message that lost its Idempotency-Key to another
+// request, whose post stands.
+func (c *Checker) remove(ctx context.Context, mid int64) (int, error) {
+	d, err := c.draftOf(ctx, mid)
+	if err != nil || d == nil {
+		return 0, err
+	}
+	if err := c.s.unwrite(ctx, d); err != nil {
+		return 0, err
+	}
+	c.repaired(repairRemoved)
 	return 1, nil
 }
 
@@ -287,12 +324,10 @@ func (c *Checker) finish(ctx context.Context, mid int64, idem string) (string, e
 	if err != nil || d == nil {
 		return "", err
 	}
-	if keyHash, claim, ok := strings.Cut(idem, " "); ok {
+	if held := c.queueIdemResult(ctx, s.rdb, mid, d.np.Author, idem); held != nil {
 		// The request's key takes this post as its result, unless a retry
 		// holds it now and made its own.
-		key := s.keys.Idempotency(d.np.Author, keyHash)
-		won, err := idemFinish.Run(ctx, s.rdb, []string{key}, claim,
-			resultValue(mid, parseIdem(claim).reqHash), IdempotencyTTL.Milliseconds()).Int()
+		won, err := held.Int()
 		if err != nil {
 			return "", s.wrap("repair: idempotency", err)
 		}

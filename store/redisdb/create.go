@@ -2,9 +2,6 @@ package redisdb
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -51,6 +48,10 @@ type draft struct {
 	// reposted tells, once indexed, whether the repost was recorded.
 	staleRepost string
 	reposted    *redis.Cmd
+	// events are its live events (see queueFinish); written tells, on a
+	// cluster, that its keys and indexes are all in, only its finish not.
+	events  []liveEvent
+	written bool
 	// row is the message as the archive will keep it, made from its hash.
 	row store.Archived
 }
@@ -65,6 +66,9 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	}
 	d := &draft{np: np}
 	if err := s.resolveTargets(ctx, d); err != nil {
+		if errors.Is(err, store.ErrReposted) && np.IdempotencyKey != "" {
+			return s.repostMade(ctx, np, err)
+		}
 		return store.Post{}, err
 	}
 	// From the claim on, the write belongs to the server, not to the
@@ -84,6 +88,20 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	}
 	s.afterWrite(ctx, d)
 	return d.post, nil
+}
+
+// repostMade answers the retry of a repost that finds its author's repost
+// of the original (refused) there: with that repost, when the retry's
+// Idempotency-Key says its earlier request made it.
+func (s *Store) repostMade(ctx context.Context, np store.NewPost, refused error) (store.Post, error) {
+	held, err := s.rdb.Get(ctx, s.keys.Idempotency(np.Author, store.TokenHash(np.IdempotencyKey))).Result()
+	if errors.Is(err, redis.Nil) {
+		return store.Post{}, refused
+	}
+	if err != nil {
+		return store.Post{}, s.wrap("create post: idempotency", err)
+	}
+	return s.firstResult(ctx, &draft{np: np, reqHash: requestHash(np)}, held)
 }
 
 // resolveTargets loads the original of a repost (the original of a repost
@@ -267,114 +285,11 @@ func (d *draft) shape(mid int64, name, avatar string, now int64) {
 	d.post.Pinned, d.post.Bookmarked = &no, &no // a new message: nobody pinned or saved it yet
 }
 
-// queueIdemClaim claims uid's Idempotency-Key key for the request reqHash
-// in a pipeline, with a token of this request's own: it returns the key's
-// name, this request's claim, and the command that tells, once run, what
-// holds the key (the claim, when it is this request's).
-func (s *Store) queueIdemClaim(ctx context.Context, pl redis.Pipeliner, uid int64, key, reqHash string) (idemKey, claim string, held *redis.Cmd) {
-	idemKey = s.keys.Idempotency(uid, store.TokenHash(key))
-	claim = claimValue(rand.Text(), reqHash)
-	held = idemClaim.Eval(ctx, pl, []string{idemKey}, claim,
-		claimTTL.Milliseconds(), (IdempotencyTTL - claimTTL).Milliseconds())
-	return idemKey, claim, held
-}
-
-// The values of an idempotency key (idem:<uid>:<key hash>): while its
-// request runs, "claim:<token>:<request hash>" for claimTTL; once the
-// request is done, "post:<mid>:<request hash>" for IdempotencyTTL. Older
-// versions left "0" (running) and "<mid>" (done).
-func claimValue(token, reqHash string) string      { return "claim:" + token + ":" + reqHash }
-func resultValue(mid int64, reqHash string) string { return "post:" + id(mid) + ":" + reqHash }
-
-// idemState is what an idempotency key says of the request that holds it.
-type idemState struct {
-	running bool
-	mid     int64  // the post it made, once done
-	reqHash string // the request it is bound to; empty if an older version's
-}
-
-func parseIdem(v string) idemState {
-	kind, rest, _ := strings.Cut(v, ":")
-	first, hash, _ := strings.Cut(rest, ":")
-	switch kind {
-	case "claim":
-		return idemState{running: true, reqHash: hash}
-	case "post", "message": // a post's id, or a private message's (messages.go)
-		return idemState{mid: parseID(first), reqHash: hash}
-	case "0":
-		return idemState{running: true}
-	}
-	return idemState{mid: parseID(kind)}
-}
-
-// requestHash is what an Idempotency-Key is bound to: the request's route
-// (a post, or a comment on which message) and its body in canonical form,
-// its fields rather than its bytes.
-func requestHash(np store.NewPost) string {
-	if len(np.MediaIDs) == 0 {
-		np.MediaIDs = nil
-	}
-	b, _ := json.Marshal([]any{np.Parent, np.RepostOf, np.MediaIDs, np.Content})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16])
-}
-
-// release gives up the idempotency key of a request that failed, so that a
-// retry may try again; it leaves the key alone if another request holds it.
-func (s *Store) release(ctx context.Context, d *draft) {
-	if d.idemKey != "" {
-		s.dropClaim(ctx, d.idemKey, d.claim, resultValue(d.post.ID, d.reqHash))
-	}
-}
-
-// dropClaim deletes the Idempotency-Key key while it holds this request's
-// claim or result. A request fails most often because Redis went away (a
-// restart, a failover): then the delete fails too, and the claim would hold
-// the key for claimTTL, refusing the client's retries with 409 long after
-// Redis is back. So a delete that Redis did not answer is tried again in the
-// background, a little later each time, until Redis answers or the claim
-// would have ended by itself.
-func (s *Store) dropClaim(ctx context.Context, key string, values ...any) {
-	ctx = context.WithoutCancel(ctx)
-	drop := func() bool {
-		ctx, cancel := context.WithTimeout(ctx, time.Second)
-		defer cancel()
-		err := delIfEquals.Run(ctx, s.rdb, []string{key}, values...).Err()
-		return err == nil || errors.Is(err, redis.Nil) || errors.Is(err, redis.ErrClosed)
-	}
-	if drop() {
-		return
-	}
-	go func() {
-		end := time.Now().Add(claimTTL)
-		for wait := 50 * time.Millisecond; time.Now().Before(end); wait = min(2*wait, time.Second) {
-			time.Sleep(wait)
-			if drop() {
-				return
-			}
-		}
-	}()
-}
-
-// firstResult answers a request whose Idempotency-Key another request holds
-// (held is the key's value): with that request's post once it is done, or
-// 409 while it is still running; with 400 if that request was another one
-// (as Stripe does: a key names one request, not a slot to fill).
-func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.Post, error) {
-	st := parseIdem(held)
-	if st.reqHash != "" && st.reqHash != d.reqHash {
-		return store.Post{}, store.ErrIdemKeyReused
-	}
-	if st.running {
-		return store.Post{}, store.ErrInProgress
-	}
-	return s.Post(ctx, st.mid, d.np.Author)
-}
-
 // write stores the claimed message: its own keys first, then its indexes,
-// its fan-out job and live event. A write that fails half way is taken out
-// again (what Redis then refuses too, the checker of repair.go mends), so
-// that its 503 is true and its retry makes the one post.
+// its fan-out job and live event. A write that fails is settled (see
+// settle): taken out again where it may be, so that its 503 is true and its
+// retry makes the one post, or kept where it stands and was shown live, for
+// its retry to return.
 //
 // On one Redis the message's own keys and its indexes go in one
 // transaction, all or nothing, in one round trip. On a cluster they live on
@@ -396,19 +311,30 @@ func (s *Store) write(ctx context.Context, d *draft) error {
 		})
 		err = s.indexed(ctx, d, mode, err)
 	}
-	switch {
-	case err != nil:
-	case d.finished != nil && d.finished.Val() == int64(0):
-		// The claim ran out under this request and another one holds the
-		// key now: that one's post stands, this second one goes.
-		err = store.ErrInProgress
-	case d.reposted != nil && d.reposted.Val() == int64(0):
-		err = store.ErrReposted // another repost of the author's was recorded first
-	}
 	if err != nil {
-		s.unwrite(ctx, d)
+		s.settle(ctx, d)
+		return err
 	}
-	return err
+	if err := d.lost(); err != nil {
+		s.unwrite(ctx, d)
+		return err
+	}
+	return nil
+}
+
+// lost tells, once indexed, whether another request came first: it holds
+// the Idempotency-Key now (this request's claim ran out first, and that
+// one's post stands), or its author's repost of the same original was
+// recorded first. Then this message goes, never shown live (queueFinish).
+func (d *draft) lost() error {
+	switch {
+	case d.reposted != nil && d.reposted.Val() == int64(0),
+		d.finished != nil && d.finished.Val() == int64(-1):
+		return store.ErrReposted
+	case d.finished != nil && d.finished.Val() == int64(0):
+		return store.ErrInProgress
+	}
+	return nil
 }
 
 // writeMessage writes the message's own keys (B, D, E) in one transaction,
@@ -447,7 +373,10 @@ func (s *Store) queueMessage(ctx context.Context, t redis.Pipeliner, d *draft) {
 // index writes the indexes that point at the message in one round trip: a
 // comment's entry in its parent's C set; a post's F, the author's own G, the
 // public timeline, counters and its push job. Then come the idempotency
-// result and the live event, after everything they announce.
+// result and the live event, after everything they announce (queueFinish):
+// on a cluster, where the pipeline's parts go to their masters side by
+// side, they wait for all of them to succeed, in a round trip of their own
+// (finish).
 //
 // A post claimed in pull mode queues no push, but reads the mode again
 // after writing F: if a demotion began in between, its backfill may have
@@ -461,7 +390,11 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 		mode = s.queueIndex(ctx, pl, d)
 		return nil
 	})
-	return s.indexed(ctx, d, mode, err)
+	if err = s.indexed(ctx, d, mode, err); err != nil || !s.keys.cluster || d.lost() != nil {
+		return err
+	}
+	d.written = true
+	return s.finish(ctx, d)
 }
 
 // queueIndex queues the writes of index. For a post claimed in pull mode it
@@ -524,33 +457,90 @@ func (s *Store) indexed(ctx context.Context, d *draft, mode *redis.SliceCmd, err
 	return nil
 }
 
+// repush queues the push of a post claimed in pull mode that indexed
+// would have queued, for a write whose end Redis did not answer (settle):
+// a push queued twice changes nothing.
+func (s *Store) repush(ctx context.Context, d *draft) error {
+	if !d.pulled || d.parent != nil {
+		return nil
+	}
+	mode := s.rdb.HMGet(ctx, s.keys.User(d.np.Author), fieldFanOut, fieldPullFrom)
+	return s.indexed(ctx, d, mode, mode.Err())
+}
+
 // queueFinish queues what must follow every other write of the message: the
 // idempotency result and the live event (a post to its author's channel,
 // and to the public one unless it is a repost or its author is protected;
-// a comment to the parent's author unless they wrote it themselves).
+// a comment to the parent's author unless they wrote it themselves), only
+// if the message stands (see lost): a message taken out again must never
+// have been shown live, nor returned to a retry. On one Redis a script
+// checks so and finishes it, last in the same transaction; on a cluster the
+// events wait in d.events for finish.
 func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 	p := d.post
-	if d.idemKey != "" {
-		d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim,
-			resultValue(p.ID, d.reqHash), IdempotencyTTL.Milliseconds())
-	}
+	d.events, d.finished = nil, nil
 	// The post is encoded once, for its event and for the writer's answer.
 	raw, err := json.Marshal(p)
 	if err != nil {
 		s.opt.Logger.ErrorContext(ctx, "encode live event", "post", p.ID, "err", err)
-		return
-	}
-	d.post.Encoded = raw
-	switch {
-	case d.parent == nil:
-		frame := store.FrameOf(store.EventPost, raw)
-		s.queuePublishFrame(ctx, pl, s.keys.AuthorChannel(p.Author.ID), frame)
-		if p.RepostOf == nil && !p.Author.Protected {
-			s.queuePublishFrame(ctx, pl, s.keys.PublicChannel(), frame)
+	} else {
+		d.post.Encoded = raw
+		switch {
+		case d.parent == nil:
+			frame := store.FrameOf(store.EventPost, raw)
+			d.events = append(d.events, liveEvent{s.keys.AuthorChannel(p.Author.ID), frame})
+			if p.RepostOf == nil && !p.Author.Protected {
+				d.events = append(d.events, liveEvent{s.keys.PublicChannel(), frame})
+			}
+		case d.parent.Author.ID != p.Author.ID:
+			d.events = append(d.events, liveEvent{s.keys.NotifyChannel(d.parent.Author.ID), store.FrameOf(store.EventComment, raw)})
 		}
-	case d.parent.Author.ID != p.Author.ID:
-		s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(d.parent.Author.ID), store.FrameOf(store.EventComment, raw))
 	}
+	if !s.keys.cluster {
+		d.finished = s.queuePostFinish(ctx, pl, d, d.events)
+	}
+}
+
+// liveEvent is one frame to publish on one channel.
+type liveEvent struct {
+	channel string
+	frame   []byte
+}
+
+// queuePostFinish queues post_finish.lua for the message of d, publishing
+// events if it stands, on one Redis (pl may be a client too: then it runs).
+func (s *Store) queuePostFinish(ctx context.Context, pl redis.Scripter, d *draft, events []liveEvent) *redis.Cmd {
+	var keys []string
+	args := []any{"", resultValue(d.post.ID, d.reqHash), IdempotencyTTL.Milliseconds(), "", ""}
+	if d.idemKey != "" {
+		keys = append(keys, d.idemKey)
+		args[0] = d.claim
+	}
+	if d.orig != nil {
+		keys = append(keys, s.keys.Reposts(d.orig.ID), s.keys.Message(d.orig.ID))
+		args[3], args[4] = d.np.Author, d.post.ID
+	}
+	for _, e := range events {
+		args = append(args, e.channel, e.frame)
+	}
+	return postFinish.Eval(ctx, pl, keys, args...)
+}
+
+// finish records, on a cluster, the result of a message written and
+// indexed whole under its Idempotency-Key, and publishes its live events,
+// in one round trip after the writes (see queueFinish).
+func (s *Store) finish(ctx context.Context, d *draft) error {
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		if d.idemKey != "" {
+			d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim,
+				resultValue(d.post.ID, d.reqHash), IdempotencyTTL.Milliseconds())
+		}
+		for _, e := range d.events {
+			s.queuePublishFrame(ctx, pl, e.channel, e.frame)
+		}
+		return nil
+	})
+	return s.wrap("finish post", err)
 }
 
 // queueTags adds post mid to (delta 1) or takes it from (-1) the index of

@@ -38,15 +38,28 @@
 // On a cluster a message's own keys share its hash tag and go in one
 // transaction first, so that no index ever points at nothing; its indexes,
 // on other masters, follow in one pipeline whose parts are sent side by
-// side, so the SPUBLISH of its event (on the master of its live partition)
-// is ordered only after the writes that master holds. A write that fails
-// half way is taken out again (unwrite: the message, its index entries and
-// counts, its claim on the key, with a delete event for live readers that
-// saw it), and what Redis refuses even then, the checker mends: every
-// process runs it, one at a time under lock:repair, over the ids issued
-// since its checkpoint, leaving those younger than its grace (longer than
-// writeTimeout) to a later run. It indexes a message no index points at,
-// as Create would have, or removes it when a retry holds its key by now.
+// side; only once every part has succeeded are the Idempotency-Key's result
+// and its live event sent, in a round trip of their own (SPUBLISH on the
+// master of its live partition). So a message is shown live, and returned
+// to a retry, only once it is written whole, and only if it stands: a
+// script (post_finish.lua, last in the transaction on one Redis) publishes
+// nothing when another request holds its key by now or another repost of
+// its author's was recorded first, and it is then taken out again.
+//
+// A write that fails is settled once Redis answers again (settle: tried in
+// the background, a little later each time, for up to claimTTL). On one
+// Redis the message's E key tells whether the transaction ran: if not, the
+// key's claim is given back; if so, the message stays (it was shown live,
+// and the retry gets it from its key), unless it does not stand. On a
+// cluster a message not written whole is taken out (unwrite: the message,
+// its index entries and counts, with a delete event), and only then is its
+// claim given back: a key given back while its post stands would let the
+// retry make a second one. What Redis refuses even then, the checker
+// mends: every process runs it, one at a time under lock:repair, over the
+// ids issued since its checkpoint, leaving those younger than its grace
+// (longer than writeTimeout) to a later run. It indexes a message no index
+// points at, as Create would have, or removes it when a retry holds its key
+// by now.
 //
 // # Private messages
 //
@@ -160,10 +173,22 @@
 // IdempotencyTTL) unless another request holds the key by now (this one's
 // claim ran out first): then this post is taken out again.
 // A second request with the key gets the first one's post once it is done,
-// 409 while it runs, and 400 if it is another request. A request that
-// fails gives its claim back. The message's hash keeps the key and claim,
+// 409 while it runs, and 400 if it is another request; the retry of a
+// repost that finds the repost made gets it too. A request that fails
+// gives its claim back once it knows its write did not stand (see settle
+// above), so that a retry after a 503 is served as soon as Redis answers
+// again, not claimTTL later. The message's hash keeps the key and claim,
 // so that the checker can finish the key with this post, or remove the
 // post when a retry has made its own.
+//
+// What is left: on one Redis a transaction whose bytes were still on their
+// way when its request gave up, and that lands after its claim was given
+// back and a retry claimed the key, is a second post, unpublished (its
+// finish finds the retry's claim) but indexed, until it is deleted; the
+// claim is given back only once Redis answers a new connection, after the
+// old one was closed, so this needs a network that delays a closed
+// connection's data past that. A process killed between a failed write and
+// its settle leaves its claim for claimTTL, as a crash always did.
 //
 // # Consumer groups and claims
 //

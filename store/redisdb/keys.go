@@ -489,3 +489,14 @@ func (k Keys) FanOutParts() string { return k.prefix + "fanout:parts" }
 // split push of post mid not done yet: the part that empties it ends the
 // push, and takes the post out of fanout:pending.
 func (k Keys) FanOutPartsLeft(mid int64) string { return k.prefix + "fanout:left:" + k.tag(mid) }
+
+// HistoryIdentity is the STRING global:identity: the random id of this data's
+// history, stamped on Redis and on the archive at first start, so that a
+// Redis and an archive of different histories are never served together
+// (see CheckIdentity).
+func (k Keys) HistoryIdentity() string { return k.prefix + "global:identity" }
+
+// WriterVersion is the STRING global:version: the lowest writer version
+// allowed to write the data (see version.go). A process raises it at start
+// to what its own data needs, and one of a lower version stops writing.
+func (k Keys) WriterVersion() string { return k.prefix + "global:version" }

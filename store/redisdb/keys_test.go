@@ -52,6 +52,8 @@ func TestKeys(t *testing.T) {
 			k.Notes(7):                                  "N:7:notes",
 			k.LastNotificationID():                      "global:notificationid",
 			k.Schema():                                  "global:schema",
+			k.HistoryIdentity():                         "global:identity",
+			k.WriterVersion():                           "global:version",
 			k.Media(5):                                  "M:5",
 			k.LastMediaID():                             "global:mediaid",
 			k.UnattachedMedia():                         "media:unattached",

@@ -79,6 +79,14 @@ var (
 	idemFinishSrc string
 	idemFinish    = redis.NewScript(idemFinishSrc)
 
+	//go:embed lua/post_finish.lua
+	postFinishSrc string
+	postFinish    = redis.NewScript(postFinishSrc)
+
+	//go:embed lua/version_raise.lua
+	versionRaiseSrc string
+	versionRaise    = redis.NewScript(versionRaiseSrc)
+
 	//go:embed lua/del_if_equals.lua
 	delIfEqualsSrc string
 	delIfEquals    = redis.NewScript(delIfEqualsSrc)

@@ -199,7 +199,8 @@ func (s *Store) firstMessage(ctx context.Context, d *dmDraft, held string) (stor
 
 // writeDM stores the claimed message: its hash, then its two sides, its
 // archive entry, the idempotency result and its live events. A write that
-// fails half way is taken out again, so that its 503 is true.
+// fails is settled (settleDM): taken out again where it did not stand, so
+// that its 503 is true, kept where a retry may get it.
 func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 	raw, err := json.Marshal(d.msg)
 	if err != nil {
@@ -227,7 +228,8 @@ func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 	}
 	switch {
 	case err != nil && !errors.Is(err, redis.Nil):
-		err = s.wrap("send message", err)
+		s.settleDM(ctx, d)
+		return s.wrap("send message", err)
 	case d.finished != nil && d.finished.Val() == int64(0):
 		err = store.ErrInProgress // the claim ran out and a retry holds the key
 	default:
@@ -277,15 +279,49 @@ func (s *Store) convKeys(uid, other int64) []string {
 		s.keys.ConversationsRead(uid), s.keys.ConversationsUnread(uid)}
 }
 
+// settleDM decides what became of a message whose write failed without
+// Redis telling what it did, once Redis answers, as settle does for a
+// post: a message whose hash was never written gives its claim back; one
+// whose key holds its result (its write reached that far, and a retry may
+// have been answered with it) or that has no key stays, and the checker
+// finishes what is missing of it; any other is taken out, and only then is
+// its key given back.
+func (s *Store) settleDM(ctx context.Context, d *dmDraft) {
+	s.untilAnswered(ctx, func(ctx context.Context) error {
+		var written *redis.IntCmd
+		var held *redis.StringCmd
+		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			written = pl.Exists(ctx, s.keys.PrivateMessage(d.msg.ID))
+			if d.idemKey != "" {
+				held = pl.Get(ctx, d.idemKey)
+			}
+			return nil
+		})
+		switch {
+		case err != nil && !errors.Is(err, redis.Nil):
+			return s.wrap("settle message", err)
+		case written.Val() == 0 && d.idemKey != "":
+			return delIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim).Err()
+		case written.Val() == 0, d.idemKey == "", held.Val() == messageResult(d.msg.ID, d.reqHash):
+			return nil
+		}
+		return s.undoDM(ctx, d)
+	})
+}
+
 // unwriteDM takes out again, entirely, a message that was never answered
-// for, as unwrite does a post: its hash (a tombstone with the archive on,
-// which its archive entry may have reached), its two sides, its claim on
-// its Idempotency-Key; its images are free again, and both users' live
-// readers are told it is gone. What Redis refuses here the checker mends.
+// for (undoDM), trying until Redis answers (untilAnswered); what stays even
+// then the checker mends.
 func (s *Store) unwriteDM(ctx context.Context, d *dmDraft) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
-	defer cancel()
-	defer s.releaseMessage(ctx, d)
+	s.untilAnswered(ctx, func(ctx context.Context) error { return s.undoDM(ctx, d) })
+}
+
+// undoDM takes out a message as unwrite does a post: its hash (a tombstone
+// with the archive on, which its archive entry may have reached), its two
+// sides, and then its claim on its Idempotency-Key (not before: a key given
+// back while the message stands would let the retry send a second one); its
+// images are free again, and both users' live readers are told it is gone.
+func (s *Store) undoDM(ctx context.Context, d *dmDraft) error {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		deleteMessage.Eval(ctx, pl, []string{s.keys.PrivateMessage(d.msg.ID)}, flag(s.opt.Archive != nil), "1")
 		s.queueUnlinkDM(ctx, pl, &d.msg)
@@ -296,8 +332,10 @@ func (s *Store) unwriteDM(ctx context.Context, d *dmDraft) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		s.opt.Logger.WarnContext(ctx, "undo message", "message", d.msg.ID, "err", err)
+		return s.wrap("undo message", err)
 	}
+	s.releaseMessage(ctx, d)
+	return nil
 }
 
 // queueUnlinkDM queues what follows the delete of a message's hash: its

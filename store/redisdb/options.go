@@ -136,6 +136,9 @@ type Options struct {
 	// (DefaultTrendsWindow); TrendsRefresh how long its answer is reused
 	// (DefaultTrendsRefresh; negative: never).
 	TrendsWindow, TrendsRefresh time.Duration
+	// Writer is the writer version this process runs as (see version.go);
+	// zero: this code's. Tests set it to act as another version.
+	Writer WriterVersions
 }
 
 func (o Options) withDefaults() Options {

@@ -16,14 +16,13 @@ const undoTimeout = 5 * time.Second
 
 // unwrite takes out again, entirely, a message that was never answered for:
 // its own keys, whatever index entries and counts it got, its row in the
-// archive, its claim on its Idempotency-Key (so that a retry makes it
-// anew); live readers that were shown it are told it is gone, and its
-// images are free for another post.
-// What Redis refuses here the checker mends.
+// archive, and then its claim on its Idempotency-Key (so that a retry makes
+// it anew; not before, or the retry would make a second post beside it);
+// live readers that were shown it are told it is gone, and its images are
+// free for another post. What Redis refuses here the checker mends.
 func (s *Store) unwrite(ctx context.Context, d *draft) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
-	defer s.release(ctx, d)
 	mid, author := d.post.ID, d.np.Author
 	var tagged []*redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -70,5 +69,9 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		}
 		return nil
 	})
-	return s.wrap("undo post: topics", err)
+	if err != nil {
+		return s.wrap("undo post: topics", err)
+	}
+	s.release(ctx, d)
+	return nil
 }
