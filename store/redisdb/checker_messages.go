@@ -114,12 +114,19 @@ func (c *Checker) finishMessage(ctx context.Context, m *store.Message, idem stri
 	if err != nil {
 		return "", s.wrap("repair messages: encode", err)
 	}
+	frame, indexFrame := store.FrameOf(store.EventMessage, raw), []byte(nil)
+	if !s.keys.cluster { // on a cluster the event follows the writes
+		indexFrame = frame
+	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		s.queueDMIndex(ctx, pl, d, store.FrameOf(store.EventMessage, raw))
+		s.queueDMIndex(ctx, pl, d, indexFrame)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return "", s.wrap("repair messages: index", err)
+	}
+	if s.keys.cluster {
+		s.publishDM(ctx, d, frame)
 	}
 	return repairMessageIndexed, nil
 }

@@ -527,14 +527,28 @@ func (s *Store) queuePostFinish(ctx context.Context, pl redis.Scripter, d *draft
 }
 
 // finish records, on a cluster, the result of a message written and
-// indexed whole under its Idempotency-Key, and publishes its live events,
-// in one round trip after the writes (see queueFinish).
+// indexed whole under its Idempotency-Key, and then, only if the message
+// stands (the key held no other request's claim), publishes its live
+// events (see queueFinish). The key and the channels live on different
+// masters, so the events wait for the key's answer: sent side by side, they
+// once went out for a post that a retry replaced and that was taken out
+// again, never acknowledged (issue 27). A keyed post takes one round trip
+// more on a cluster for it.
 func (s *Store) finish(ctx context.Context, d *draft) error {
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		if d.idemKey != "" {
-			d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim,
-				resultValue(d.post.ID, d.reqHash), IdempotencyTTL.Milliseconds())
+	if d.idemKey != "" {
+		d.finished = idemFinish.Eval(ctx, s.rdb, []string{d.idemKey}, d.claim,
+			resultValue(d.post.ID, d.reqHash), IdempotencyTTL.Milliseconds())
+		if err := d.finished.Err(); err != nil {
+			return s.wrap("finish post", err)
 		}
+		if d.lost() != nil {
+			return nil
+		}
+	}
+	if len(d.events) == 0 {
+		return nil
+	}
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, e := range d.events {
 			s.queuePublishFrame(ctx, pl, e.channel, e.frame)
 		}

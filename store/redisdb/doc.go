@@ -38,10 +38,11 @@
 // On a cluster a message's own keys share its hash tag and go in one
 // transaction first, so that no index ever points at nothing; its indexes,
 // on other masters, follow in one pipeline whose parts are sent side by
-// side; only once every part has succeeded are the Idempotency-Key's result
-// and its live event sent, in a round trip of their own (SPUBLISH on the
-// master of its live partition). So a message is shown live, and returned
-// to a retry, only once it is written whole, and only if it stands: a
+// side; only once every part has succeeded is the Idempotency-Key's result
+// recorded, in a round trip of its own, and only once that has are its live
+// events sent (SPUBLISH on the master of its live partition; a post with no
+// key sends them at once). So a message is shown live, and returned to a
+// retry, only once it is written whole, and only if it stands: a
 // script (post_finish.lua, last in the transaction on one Redis) publishes
 // nothing when another request holds its key by now or another repost of
 // its author's was recorded first, and it is then taken out again.

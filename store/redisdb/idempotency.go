@@ -90,6 +90,12 @@ func (s *Store) dropClaim(ctx context.Context, key string, values ...any) {
 	})
 }
 
+// untilAnsweredMax is the longest untilAnswered waits between two tries:
+// a retry waits on the failed request's claim until one of them gets
+// through, so the claim is given back within this much of Redis coming
+// back (the tries are one small command each).
+const untilAnsweredMax = 200 * time.Millisecond
+
 // untilAnswered runs do, the last step of a request that failed, and if
 // Redis did not answer it runs it again in the background, a little later
 // each time, until Redis answers or the claim would have ended by itself
@@ -107,7 +113,7 @@ func (s *Store) untilAnswered(ctx context.Context, do func(context.Context) erro
 	}
 	go func() {
 		end := time.Now().Add(claimTTL)
-		for wait := 50 * time.Millisecond; time.Now().Before(end); wait = min(2*wait, time.Second) {
+		for wait := 50 * time.Millisecond; time.Now().Before(end); wait = min(2*wait, untilAnsweredMax) {
 			time.Sleep(wait)
 			if try() {
 				return

@@ -215,7 +215,7 @@ func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 		})
 		if err == nil {
 			_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-				s.queueDMIndex(ctx, pl, d, frame)
+				s.queueDMIndex(ctx, pl, d, nil)
 				return nil
 			})
 		}
@@ -233,10 +233,30 @@ func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 	case d.finished != nil && d.finished.Val() == int64(0):
 		err = store.ErrInProgress // the claim ran out and a retry holds the key
 	default:
+		if s.keys.cluster {
+			s.publishDM(ctx, d, frame)
+		}
 		return nil
 	}
 	s.unwriteDM(ctx, d)
 	return err
+}
+
+// publishDM sends, on a cluster, the live event of a message written whole
+// whose key (if any) took its result: only then, so that a message taken
+// out again is never shown live (its channels and its key live on
+// different masters). An event Redis refuses is sent again once it answers
+// (untilAnswered): the message stands, and its readers hear of it late
+// rather than never.
+func (s *Store) publishDM(ctx context.Context, d *dmDraft, frame []byte) {
+	s.untilAnswered(ctx, func(ctx context.Context) error {
+		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(d.msg.Sender.ID), frame)
+			s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(d.msg.Recipient.ID), frame)
+			return nil
+		})
+		return s.wrap("send message: event", err)
+	})
 }
 
 // queueDM queues the writes of the message's hash.
@@ -255,8 +275,10 @@ func (s *Store) queueDM(ctx context.Context, t redis.Pipeliner, d *dmDraft) {
 }
 
 // queueDMIndex queues the rest of the write: the message's two sides, its
-// images, its archive entry, the idempotency result, and last its live
-// event on both users' notify channels.
+// images, its archive entry and the idempotency result. On one Redis
+// (frame set) post_finish.lua records the result and, only if the key took
+// it, publishes the live event on both users' notify channels, last in the
+// transaction; on a cluster (frame nil) writeDM publishes it afterwards.
 func (s *Store) queueDMIndex(ctx context.Context, pl redis.Pipeliner, d *dmDraft, frame []byte) {
 	m := d.msg
 	from, to := m.Sender.ID, m.Recipient.ID
@@ -264,12 +286,19 @@ func (s *Store) queueDMIndex(ctx context.Context, pl redis.Pipeliner, d *dmDraft
 	convAdd.Eval(ctx, pl, s.convKeys(to, from), m.ID, from, "0")
 	s.queueAttach(ctx, pl, m.Media, m.ID)
 	s.queueArchiveMessage(ctx, pl, archiveMessagePut, d.row)
-	if d.idemKey != "" {
-		d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim,
-			messageResult(m.ID, d.reqHash), IdempotencyTTL.Milliseconds())
+	result := messageResult(m.ID, d.reqHash)
+	switch {
+	case frame != nil:
+		var keys []string
+		claim := ""
+		if d.idemKey != "" {
+			keys, claim = []string{d.idemKey}, d.claim
+		}
+		d.finished = postFinish.Eval(ctx, pl, keys, claim, result, IdempotencyTTL.Milliseconds(), "", "",
+			s.keys.NotifyChannel(from), frame, s.keys.NotifyChannel(to), frame)
+	case d.idemKey != "":
+		d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim, result, IdempotencyTTL.Milliseconds())
 	}
-	s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(from), frame)
-	s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(to), frame)
 }
 
 // convKeys are the keys of uid's side of its conversation with other, as
