@@ -169,6 +169,9 @@ type Conn struct {
 	high       int64    // highest post id sent or known to the client
 	gapMarked  bool     // the subscriber connection broke and c has not caught up yet
 	gapFrom    int64    // high when it broke: the catch-up starts there
+	// gapHeld holds the live events that arrive while c is marked, after
+	// the broker came back and before c's catch-up (gap.go).
+	gapHeld []event
 	// The same for private messages, whose ids are a sequence of their
 	// own (messages.go).
 	msgSeen      idWindow

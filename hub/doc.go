@@ -85,9 +85,13 @@
 // newest post (and private message) it had. Once the subscriptions are back (Resubscribed), every
 // ready user's stars are read again (stars events heard during that read
 // win over it, as during load) and each of its connections replays the
-// posts after its note. A user that was loading meanwhile reads its stars
-// again, and a connection that was opening meanwhile catches up on its own
-// once it is live.
+// posts after its note. Until its replay has gone out, a connection holds
+// the live events heard since the broker came back and sends them after it
+// (dropping what both bring), so that its client never has a post newer
+// than one lost in the gap: if the replay fails (1012, or too long to
+// queue), the client's ?after=<newest post> resume covers the gap. A user
+// that was loading meanwhile reads its stars again, and a connection that
+// was opening meanwhile catches up on its own once it is live.
 //
 // # Private messages
 //

@@ -119,6 +119,10 @@ func (c *Conn) deliver(ev event) {
 		c.pending = append(c.pending, ev)
 		return
 	}
+	if c.inGapLocked() {
+		c.holdForGapLocked(ev)
+		return
+	}
 	c.pushLocked(ev)
 }
 

@@ -195,4 +195,44 @@ func (h *Hub) catchUpAfter(ctx context.Context, c *Conn, floor int64) {
 		c.pushLocked(ev)
 	}
 	h.m.replayed.Add(float64(len(evs)))
+	c.releaseHeldLocked()
+}
+
+// inGapLocked tells whether c has a gap to catch up on: a live event is
+// then held back until the catch-up has gone out, so that the client never
+// has a post newer than one lost in the gap. Were it sent, a catch-up that
+// fails (closing c with CloseResume) would have the client resume with
+// ?after=<that newer post> and skip the lost ones for good (issue 27: fans
+// missed every post of a failed-over partition published before their
+// process resubscribed there). A client that is no user has no timeline
+// and no catch-up. The caller holds c.mu.
+func (c *Conn) inGapLocked() bool {
+	return c.uid != 0 && (c.gapMarked || c.msgGapMarked)
+}
+
+// holdForGapLocked holds ev until c has caught up. Past half SendQueue
+// events (the catch-up takes less than the other half) c is closed with
+// CloseResume: its client resumes from the newest post it has, which is
+// older than every one held. The caller holds c.mu.
+func (c *Conn) holdForGapLocked(ev event) {
+	if len(c.gapHeld) >= max(1, c.h.opt.SendQueue/2) {
+		c.gapHeld = nil
+		c.closeWith(CloseResume, "live feed interrupted, reconnect with ?after")
+		return
+	}
+	c.gapHeld = append(c.gapHeld, ev)
+}
+
+// releaseHeldLocked queues the events held during c's gap once it has
+// caught up on posts and messages, after the catch-up: those it brought are
+// dropped as repeats. The caller holds c.mu.
+func (c *Conn) releaseHeldLocked() {
+	if c.inGapLocked() {
+		return
+	}
+	held := c.gapHeld
+	c.gapHeld = nil
+	for _, ev := range held {
+		c.pushLocked(ev)
+	}
 }

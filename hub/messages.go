@@ -111,4 +111,5 @@ func (h *Hub) catchUpMessages(ctx context.Context, c *Conn) {
 		c.pushLocked(ev)
 	}
 	h.m.replayed.Add(float64(len(evs)))
+	c.releaseHeldLocked()
 }
