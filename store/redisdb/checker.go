@@ -47,6 +47,7 @@ const (
 	repairRemoved        = "message_removed" // a message that could not be finished, removed
 	repairCounter        = "counter"         // comments_count or reposts_count set to its set's size
 	repairOrphanKeys     = "orphan_keys"     // D and E keys left without their B, removed
+	repairShown          = "post_shown"      // a message indexed whole but never finished, finished (a cluster's)
 )
 
 // repairLockTTL bounds how long a process that died mid-run keeps the others
@@ -245,6 +246,9 @@ func (c *Checker) checkMessage(ctx context.Context, mid int64, h *messageHash, i
 	if indexed.Err() == nil && won != nil && won.Val() == int64(0) {
 		return c.remove(ctx, mid)
 	}
+	if indexed.Err() == nil && h.Unfinished == "1" {
+		return c.show(ctx, mid)
+	}
 	if indexed.Err() == nil {
 		return c.syncCounters(ctx, mid, h, comments.Val(), reposts.Val())
 	}
@@ -285,6 +289,21 @@ func (c *Checker) remove(ctx context.Context, mid int64) (int, error) {
 		return 0, err
 	}
 	c.repaired(repairRemoved)
+	return 1, nil
+}
+
+// show finishes, on a cluster, a message indexed whole whose request
+// stopped before finish: it is shown and its live events go out.
+func (c *Checker) show(ctx context.Context, mid int64) (int, error) {
+	d, err := c.draftOf(ctx, mid)
+	if err != nil || d == nil {
+		return 0, err
+	}
+	c.s.queueFinish(ctx, nil, d) // its events
+	if err := c.s.finish(ctx, d); err != nil {
+		return 0, err
+	}
+	c.repaired(repairShown)
 	return 1, nil
 }
 
@@ -359,7 +378,7 @@ func (c *Checker) finish(ctx context.Context, mid int64, idem string) (string, e
 // was deleted meanwhile, or it is a comment whose parent is gone.
 func (c *Checker) draftOf(ctx context.Context, mid int64) (*draft, error) {
 	s := c.s
-	p, err := s.Post(ctx, mid, 0)
+	p, err := s.Post(withUnfinished(ctx), mid, 0)
 	if errors.Is(err, store.ErrPostNotFound) {
 		return nil, nil
 	}

@@ -366,6 +366,9 @@ func (s *Store) queueMessage(ctx context.Context, t redis.Pipeliner, d *draft) {
 	if d.idemKey != "" { // for the checker, should the request stop half way
 		t.HSet(ctx, s.keys.Message(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
+	if s.keys.cluster { // hidden until finish: its indexes follow on other masters
+		t.HSet(ctx, s.keys.Message(p.ID), fieldUnfinished, "1")
+	}
 	t.Set(ctx, s.keys.PublicTime(p.ID), int64(p.CreatedAt), 0)
 	t.Set(ctx, s.keys.Author(p.ID), p.Author.ID, 0)
 }
@@ -528,8 +531,9 @@ func (s *Store) queuePostFinish(ctx context.Context, pl redis.Scripter, d *draft
 
 // finish records, on a cluster, the result of a message written and
 // indexed whole under its Idempotency-Key, and then, only if the message
-// stands (the key held no other request's claim), publishes its live
-// events (see queueFinish). The key and the channels live on different
+// stands (the key held no other request's claim), shows it to readers
+// (takes its unfinished mark off) and publishes its live events (see
+// queueFinish). The key and the channels live on different
 // masters, so the events wait for the key's answer: sent side by side, they
 // once went out for a post that a retry replaced and that was taken out
 // again, never acknowledged (issue 27). A keyed post takes one round trip
@@ -545,10 +549,8 @@ func (s *Store) finish(ctx context.Context, d *draft) error {
 			return nil
 		}
 	}
-	if len(d.events) == 0 {
-		return nil
-	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.HDel(ctx, s.keys.Message(d.post.ID), fieldUnfinished)
 		for _, e := range d.events {
 			s.queuePublishFrame(ctx, pl, e.channel, e.frame)
 		}

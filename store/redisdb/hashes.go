@@ -37,6 +37,11 @@ type messageHash struct {
 	// Edited is when the content last changed (unix ms); absent until the
 	// first edit (edit.go).
 	Edited int64 `redis:"edited,omitempty"`
+	// Unfinished is "1" on a cluster from when the message's own keys are
+	// written until it stands, indexed whole and its Idempotency-Key's
+	// result recorded (finish): readers take it as not there yet, so a
+	// message that is taken out again, never acknowledged, is never shown.
+	Unfinished string `redis:"unfinished"`
 }
 
 // Counters of messageHash, bumped with HINCRBY.
@@ -53,7 +58,7 @@ const fieldIdem = "idem"
 
 // messageFields are messageHash's fields, in the order HMGET asks for them
 // and scanMessage reads them.
-var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted, fieldLikes, fieldEdited}
+var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted, fieldLikes, fieldEdited, fieldUnfinished}
 
 // hmgetMessage is the command HMGET B:<mid> of every messageHash field. A
 // page reads a message hash per post: its arguments are made once, not
@@ -84,11 +89,14 @@ func scanMessage(vals []any) messageHash {
 	return messageHash{Content: str(0), Author: parseID(str(1)), Username: str(2), Time: parseID(str(3)),
 		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: parseID(str(7)), Reposts: parseID(str(8)),
 		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: parseID(str(13)),
-		Edited: parseID(str(14))}
+		Edited: parseID(str(14)), Unfinished: str(15)}
 }
 
 // fieldDeleted marks a tombstone (see messageHash.Deleted).
 const fieldDeleted = "deleted"
+
+// fieldUnfinished marks a message being written (messageHash.Unfinished).
+const fieldUnfinished = "unfinished"
 
 // fieldEdited is messageHash.Edited. fieldEditPending holds the Edited of
 // an edit not archived yet: the archiver leaves the message in Redis until

@@ -185,5 +185,13 @@ func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.P
 	if st.running {
 		return store.Post{}, store.ErrInProgress
 	}
-	return s.Post(ctx, st.mid, d.np.Author)
+	p, err := s.Post(ctx, st.mid, d.np.Author)
+	if errors.Is(err, store.ErrPostNotFound) && s.keys.cluster {
+		// Its result is recorded and the post not shown yet: its request
+		// (or its settle) is about to.
+		if mark, _ := s.rdb.HGet(ctx, s.keys.Message(st.mid), fieldUnfinished).Result(); mark == "1" {
+			return store.Post{}, store.ErrInProgress
+		}
+	}
+	return p, err
 }

@@ -91,7 +91,9 @@ func TestPendingMarksCountOnce(t *testing.T) {
 	if n := count(); n != 1 {
 		t.Fatalf("%v pushes counted in flight, want 1 (an unpush, a part not last or a mark never made takes none)", n)
 	}
-	pipe(func(pl redis.Pipeliner) { s.unmarkPending(s.ctx, pl, []job{{op: opPush, author: author, mid: 2, settles: true}}) })
+	pipe(func(pl redis.Pipeliner) {
+		s.unmarkPending(s.ctx, pl, []job{{op: opPush, author: author, mid: 2, settles: true}})
+	})
 	if n := s.pendingMarks(); n != 0 {
 		t.Fatalf("%d marks or counts left", n)
 	}

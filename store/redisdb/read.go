@@ -137,6 +137,15 @@ func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([
 	return out, err
 }
 
+// unfinishedKey marks a context whose reads see unfinished messages too
+// (messageHash.Unfinished): the checker's, which finishes them.
+type unfinishedKey struct{}
+
+// withUnfinished is ctx with reads that see unfinished messages too.
+func withUnfinished(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unfinishedKey{}, true)
+}
+
 // loadMessagesHot is loadMessages, and tells which messages were hot (read
 // from Redis, not from the archive).
 func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
@@ -166,6 +175,9 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 	var cold []int64 // indexes into mids of the messages to look for in the archive
 	for i, c := range cmds {
 		h := scanMessage(c.Val())
+		if h.Unfinished == "1" && ctx.Value(unfinishedKey{}) == nil {
+			continue // not written whole yet, or being taken out again
+		}
 		if c.Err() != nil || h.Kind == "" {
 			if h.Deleted == "" && s.opt.Archive != nil {
 				cold = append(cold, int64(i))
