@@ -36,7 +36,8 @@
 // On one Redis all of that is one MULTI/EXEC: a post is written whole or
 // not at all, and its event is published after everything it announces.
 // On a cluster a message's own keys share its hash tag and go in one
-// transaction first, so that no index ever points at nothing; its indexes,
+// transaction first, so that no index ever points at nothing, marked
+// unfinished: readers pass it by until finish takes the mark off; its indexes,
 // on other masters, follow in one pipeline whose parts are sent side by
 // side; only once every part has succeeded is the Idempotency-Key's result
 // recorded, in a round trip of its own, and only once that has are its live
