@@ -168,14 +168,7 @@ func TestClusterFailover(t *testing.T) {
 	// long to queue (it takes half of it), so that the fans are closed with
 	// 1012 and resume, as they do with the default queue when more posts
 	// fall in the gap: the resume must not skip the gap's posts.
-	// The processes share one archive and one media folder, as a
-	// deployment's do: with one each, the archive queue's entries for one
-	// message (its put, then its delete when its write was undone) went to
-	// two archives, and the undone post came back from the one that had
-	// only its put.
-	shared := t.TempDir()
-	env := []string{"MICROBLOG_LOG_LEVEL=info", "MICROBLOG_WS_QUEUE=20",
-		"MICROBLOG_ARCHIVE=sqlite:" + shared + "/archive.db", "MICROBLOG_MEDIA_DIR=" + shared}
+	env := []string{"MICROBLOG_LOG_LEVEL=info", "MICROBLOG_WS_QUEUE=20"}
 	procs := []*testServer{startOn(t, b, env...), startOn(t, b, env...)}
 	const nAuthors, nFans, perAuthor = 6, 4, 30
 

@@ -57,17 +57,32 @@ func startServer(t testing.TB, r *storetest.Redis, env ...string) *testServer {
 // over 10 s).
 const startWait = time.Minute
 
+// backendDirs holds the folder of each backend's archive and media.
+var backendDirs sync.Map // *storetest.Backend → string
+
+// backendDir is the folder of b's archive and media, made by the first
+// server started on b: every process on one Redis shares them, as a
+// deployment's do. With an archive each, the archive queue's entries for
+// one message (its put, and its delete when its write was undone) went to
+// two archives, and the undone post came back from the one that had only
+// its put.
+func backendDir(t testing.TB, b *storetest.Backend) string {
+	dir, _ := backendDirs.LoadOrStore(b, t.TempDir())
+	return dir.(string)
+}
+
 // startOn runs the server on b. env entries "KEY=VALUE" override the test
 // defaults (rate limits off, fast password hashing, a free port).
 func startOn(t testing.TB, b *storetest.Backend, env ...string) *testServer {
 	t.Helper()
+	dir := backendDir(t, b)
 	vars := map[string]string{
 		"MICROBLOG_ADDR":        "127.0.0.1:0",
 		"MICROBLOG_RATE_LIMITS": "off",
 		"MICROBLOG_BCRYPT_COST": "4",
 		"MICROBLOG_LOG_LEVEL":   "warn",
-		"MICROBLOG_MEDIA_DIR":   t.TempDir(),
-		"MICROBLOG_ARCHIVE":     "sqlite:" + t.TempDir() + "/archive.db",
+		"MICROBLOG_MEDIA_DIR":   dir,
+		"MICROBLOG_ARCHIVE":     "sqlite:" + dir + "/archive.db",
 	}
 	for _, kv := range append(b.Env(), env...) {
 		k, v, _ := strings.Cut(kv, "=")
