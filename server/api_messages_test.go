@@ -334,8 +334,10 @@ func readAll(t testing.TB, resp *http.Response) []byte {
 
 // A private message waits on Redis four times at most, its session's check
 // included (three once the session is remembered): the recipient's name,
-// the claim and the write; on a cluster, where the message's hash and its
-// two sides live on different masters, one more.
+// the claim and the write; on a cluster two more: the message's hash and
+// its two sides live on different masters, so the sides follow the hash,
+// and its live event waits until both sides and its Idempotency-Key's
+// result are written (a message is never shown live unless it stands).
 func TestMessageRoundTrips(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
@@ -343,7 +345,7 @@ func TestMessageRoundTrips(t *testing.T) {
 	ts.register(t, "bob")
 	perMessage := 4.0
 	if storetest.ClusterMode() {
-		perMessage = 5
+		perMessage = 6
 	}
 	const route = "/api/v1/conversations/:username/messages"
 	before := ts.roundTrips(t, "POST", route)

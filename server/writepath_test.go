@@ -50,9 +50,10 @@ func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
 			resp.Body.Close()
 		}
 		var retry store.Post
+		var status int
 		for range 100 { // 409 while the first request still runs
 			resp := ts.do(t, "POST", "/api/v1/posts", tok, body, hdr)
-			status := resp.StatusCode
+			status = resp.StatusCode
 			if status == http.StatusCreated {
 				jsonDecode(resp, &retry)
 			}
@@ -63,7 +64,7 @@ func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		if retry.ID == 0 || (first.ID != 0 && first.ID != retry.ID) {
-			t.Fatalf("%s: first answer %d, retry %d", key, first.ID, retry.ID)
+			t.Fatalf("%s: first answer %d, retry %d (%d)", key, first.ID, retry.ID, status)
 		}
 	}
 	time.Sleep(100 * time.Millisecond) // requests whose clients left may still be writing

@@ -192,6 +192,7 @@ func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.P
 		if mark, _ := s.rdb.HGet(ctx, s.keys.Message(st.mid), fieldUnfinished).Result(); mark == "1" {
 			return store.Post{}, store.ErrInProgress
 		}
+		return s.Post(ctx, st.mid, d.np.Author) // shown since the first read, or gone for good
 	}
 	return p, err
 }
