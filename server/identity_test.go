@@ -16,8 +16,8 @@ import (
 // TestStartRefusesRedisAndArchiveOfDifferentHistories: a Redis and an
 // archive are stamped with one identity at first start, and a server
 // refuses to start, naming both, on a Redis and an archive of different
-// histories: a flushed Redis beside an archive that holds messages, or
-// another archive. A restart on the same pair, and a server without an
+// histories: a flushed Redis beside an archive that holds messages,
+// another stamped archive, or a new one beside a Redis used with another. A restart on the same pair, and a server without an
 // archive, start as before.
 func TestStartRefusesRedisAndArchiveOfDifferentHistories(t *testing.T) {
 	r1, r2 := storetest.Start(t), storetest.Start(t)
@@ -30,9 +30,13 @@ func TestStartRefusesRedisAndArchiveOfDifferentHistories(t *testing.T) {
 	archiveSettled(t, r1.Client())
 	ts.Stop()
 	startServer(t, r1, "MICROBLOG_ARCHIVE="+archiveA).Stop() // a restart
+	// A second process on this Redis with an archive of its own.
+	archiveC := "sqlite:" + t.TempDir() + "/c.db"
+	err := startFails(t, storetest.SingleBackend(t, r1), "MICROBLOG_ARCHIVE="+archiveC)
+	wantRefusal(t, err, "used with another archive", r1.Addr(), archiveC)
 
 	startServer(t, r2, "MICROBLOG_ARCHIVE="+archiveB).Stop() // another history, stamped
-	err := startFails(t, storetest.SingleBackend(t, r1), "MICROBLOG_ARCHIVE="+archiveB)
+	err = startFails(t, storetest.SingleBackend(t, r1), "MICROBLOG_ARCHIVE="+archiveB)
 	wantRefusal(t, err, "stamped by different histories", r1.Addr(), archiveB)
 
 	if err := r1.Client().FlushAll(context.Background()).Err(); err != nil {

@@ -52,15 +52,24 @@ func (h history) String() string {
 //     fresh or flushed Redis beside an archive with messages, or a Redis
 //     restored from a backup older than the archive; serving them would
 //     give new posts the ids of archived ones;
+//   - Redis is stamped, has issued messages, and the archive is not
+//     stamped: refused. Redis has been used with an archive, and it is not
+//     this one (a new or emptied archive, or another process's: two
+//     processes on one Redis with an archive each split its history, and
+//     a message undone in one came back from the other);
 //   - otherwise both take Redis's identity, else the archive's (a fresh
 //     Redis beside an archive that holds no messages), else a new one. An
-//     archive that is new beside a Redis with data is its first archive, or
-//     one that Redis's data already went into (an older version's).
+//     archive that is new beside an unstamped Redis with data is its first
+//     archive, or one that Redis's data already went into (an older
+//     version's).
 //
 // The archive is read before Redis: an id archived meanwhile was issued by
 // Redis before, so a running service never looks like another history.
-// Processes starting at once agree: Redis's identity is set with SET NX and
-// the archive's stamped only if it has none, and each reads back what won.
+// The archive is stamped before Redis, so that a Redis that is stamped has
+// its archive stamped already (a process that saw Redis stamped reads the
+// archive's stamp again before it refuses). Processes starting at once
+// agree: the archive is stamped only if it has none and Redis's identity is
+// set with SET NX, and each reads back what won.
 func (s *Store) CheckIdentity(ctx context.Context, redisName, archiveName string) error {
 	a, ok := s.opt.Archive.(IdentityArchive)
 	if !ok {
@@ -86,16 +95,24 @@ func (s *Store) CheckIdentity(ctx context.Context, redisName, archiveName string
 		return refuse("they were stamped by different histories")
 	case arch.message > rds.message || arch.direct > rds.direct:
 		return refuse("the archive holds messages this Redis never issued")
+	case rds.identity != "" && arch.identity == "" && rds.message+rds.direct > 0:
+		// Unless a process starting beside this one has just stamped both.
+		if arch.identity, err = a.Identity(ctx); err != nil {
+			return err
+		}
+		if arch.identity == "" {
+			return refuse("this Redis was used with another archive")
+		}
 	}
 	id := cmp.Or(rds.identity, arch.identity, rand.Text())
-	if err := s.rdb.SetNX(ctx, s.keys.HistoryIdentity(), id, 0).Err(); err != nil {
+	if arch.identity, err = a.StampIdentity(ctx, id); err != nil {
+		return err
+	}
+	if err := s.rdb.SetNX(ctx, s.keys.HistoryIdentity(), arch.identity, 0).Err(); err != nil {
 		return s.wrap("stamp identity", err)
 	}
 	if rds.identity, err = s.rdb.Get(ctx, s.keys.HistoryIdentity()).Result(); err != nil {
 		return s.wrap("stamp identity", err)
-	}
-	if arch.identity, err = a.StampIdentity(ctx, rds.identity); err != nil {
-		return err
 	}
 	if arch.identity != rds.identity {
 		return refuse("they were stamped by different histories")

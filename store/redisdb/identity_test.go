@@ -65,8 +65,34 @@ func TestCheckIdentity(t *testing.T) {
 			first.rdb.Set(ctx, first.keys.LastPostID(), 7, 0)
 			first.rdb.Set(ctx, first.keys.HistoryIdentity(), "another", 0)
 			wantHistories(t, first.CheckIdentity(ctx, "first", "a"), "different histories")
+
+			// A second, new archive beside a Redis used with the first: a
+			// second process configured with an archive of its own, or an
+			// archive lost and started again.
+			first.rdb.Set(ctx, first.keys.HistoryIdentity(), stamped, 0)
+			other, err := archive.Open(ctx, e.dsn(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { other.Close() })
+			wantHistories(t, first.with(other).CheckIdentity(ctx, "first", "b"), "used with another archive")
+			if id, _ := other.Identity(ctx); id != "" {
+				t.Fatalf("the refused archive was stamped %q", id)
+			}
+			// The documented way to start a new archive for this Redis.
+			first.rdb.Del(ctx, first.keys.HistoryIdentity())
+			if err := first.with(other).CheckIdentity(ctx, "first", "b"); err != nil {
+				t.Fatalf("a new archive once Redis's stamp is deleted: %v", err)
+			}
 		})
 	}
+}
+
+// with is a store on s's Redis with the archive db.
+func (s testStore) with(db *archive.DB) *Store {
+	opt := s.opt
+	opt.Archive = db
+	return New(s.rdb, opt)
 }
 
 // identities returns the identity Redis and the archive share, failing the
