@@ -499,7 +499,13 @@ func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 			d.events = append(d.events, liveEvent{s.keys.NotifyChannel(d.parent.Author.ID), store.FrameOf(store.EventComment, raw)})
 		}
 	}
-	if !s.keys.cluster {
+	switch {
+	case s.keys.cluster:
+	case d.idemKey == "" && d.orig == nil: // it stands whatever happened: no script to ask
+		for _, e := range d.events {
+			s.queuePublishFrame(ctx, pl, e.channel, e.frame)
+		}
+	default:
 		d.finished = s.queuePostFinish(ctx, pl, d, d.events)
 	}
 }
