@@ -196,6 +196,7 @@ func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.
 	}
 	st.RegisterQueueMetrics(reg)
 	st.RegisterStorageMetrics(reg)
+	st.RegisterArchiveMetrics(reg)
 	if err := st.Ping(ctx); err != nil {
 		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)
 	} else if err := st.Migrate(ctx); err != nil {

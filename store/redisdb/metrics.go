@@ -100,6 +100,25 @@ func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
 	}
 }
 
+// RegisterArchiveMetrics adds microblog_archive_up: 1 while the archive
+// answers a ping within scrapeTimeout, 0 while it does not (archiving waits
+// and reads past the hot window answer 503); nothing without an archive.
+func (s *Store) RegisterArchiveMetrics(reg prometheus.Registerer) {
+	if s.opt.Archive == nil {
+		return
+	}
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "microblog_archive_up", Help: "1 while the archive database answers, else 0.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+		defer cancel()
+		if _, err := s.PingArchive(ctx); err != nil {
+			return 0
+		}
+		return 1
+	}))
+}
+
 // RegisterStorageMetrics adds microblog_redis_storage_full: 1 while Redis
 // refuses writes for lack of memory, probed when scraped.
 func (s *Store) RegisterStorageMetrics(reg prometheus.Registerer) {
