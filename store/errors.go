@@ -92,7 +92,10 @@ const (
 	// CodeArchiveUnavailable is a read that needs the archive (past the hot
 	// window) while it does not answer.
 	CodeArchiveUnavailable Code = "archive_unavailable" // ErrUnavailable
-	CodeInternal           Code = "internal"            // anything else: a bug of ours
+	// CodeArchiveBacklog is a new message refused because the archive has
+	// been away so long that its queue reached its cap.
+	CodeArchiveBacklog Code = "archive_backlog" // ErrUnavailable
+	CodeInternal       Code = "internal"        // anything else: a bug of ours
 
 	// Search (CONTRACT.md §10).
 	CodeSearchUnavailable Code = "search_unavailable" // ErrUnavailable
@@ -142,7 +145,8 @@ var (
 	// not answer: whatever needs it (a page past the hot window, an old post,
 	// its likes, a search) answers 503 with this code, while posting and the
 	// hot window go on.
-	ErrArchiveUnavailable = NewError(ErrUnavailable, CodeArchiveUnavailable, "older posts are in the archive, which is not answering; newer posts can still be read, and nothing is lost; try again later")
+	ErrArchiveUnavailable = NewError(ErrUnavailable, CodeArchiveUnavailable, "the archive of older posts is not answering; try again later")
+	ErrArchiveBacklog     = NewError(ErrUnavailable, CodeArchiveBacklog, "the archive has been away so long that no more posts can wait for it; try again later")
 	ErrSearchUnavailable  = NewError(ErrUnavailable, CodeSearchUnavailable, "search needs the archive, which this server runs without (MICROBLOG_ARCHIVE=off)")
 )
 

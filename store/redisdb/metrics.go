@@ -24,6 +24,8 @@ type Metrics struct {
 	storageFull prometheus.Counter
 	// The archive's counters.
 	archived, archiveErrors, evicted prometheus.Counter
+	// archiveBacklog counts the writes refused for a full archive queue.
+	archiveBacklog prometheus.Counter
 }
 
 // NewMetrics makes the counters and registers them with reg (nil: none).
@@ -51,6 +53,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		evicted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "microblog_archive_evicted_total", Help: "Messages moved out of Redis after leaving their hot window.",
 		}),
+		archiveBacklog: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_archive_backlog_refusals_total", Help: "Messages refused (503 archive_backlog) because the archive queue was full.",
+		}),
 		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "microblog_repairs_total", Help: "What stopped writes left that the checker mended, by kind.",
 		}, []string{"kind"}),
@@ -59,7 +64,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.repairs, m.storageFull, m.archived, m.archiveErrors, m.evicted)
+		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.repairs, m.storageFull, m.archived, m.archiveErrors, m.evicted, m.archiveBacklog)
 	}
 	return m
 }
