@@ -165,7 +165,7 @@ func archiveOutageRun(t *testing.T, ts *testServer, dsn string, outage time.Dura
 		})
 	}
 	time.Sleep(300 * time.Millisecond)
-	before := len(l.snapshot())
+	before, memBefore := len(l.snapshot()), usedMemory(ts)
 	down()
 	began := time.Now()
 	peak, back := make(chan int64, 1), make(chan struct{})
@@ -200,7 +200,7 @@ func archiveOutageRun(t *testing.T, ts *testServer, dsn string, outage time.Dura
 	time.Sleep(outage - time.Since(began))
 	close(back)
 	most := <-peak
-	during := len(l.snapshot()) - before
+	during, grown := len(l.snapshot())-before, usedMemory(ts)-memBefore
 	up()
 	restored := time.Now()
 	away := restored.Sub(began)
@@ -215,8 +215,8 @@ func archiveOutageRun(t *testing.T, ts *testServer, dsn string, outage time.Dura
 	if during == 0 {
 		t.Fatal("no post was made while the archive was away: the test proves nothing")
 	}
-	t.Logf("archive away %v: %d posts acknowledged meanwhile, archive queue up to %d entries, drained %v after the database came back",
-		away.Round(time.Millisecond), during, most, drained.Round(time.Millisecond))
+	t.Logf("archive away %v: %d posts acknowledged meanwhile, archive queue up to %d entries, Redis grew by %d KB (%d bytes a post), drained %v after the database came back",
+		away.Round(time.Millisecond), during, most, grown>>10, grown/int64(max(1, during)), drained.Round(time.Millisecond))
 
 	_, metrics = ts.call(t, "GET", "/metrics", "", nil)
 	if !strings.Contains(string(metrics), "\nmicroblog_archive_up 1\n") {
@@ -340,4 +340,13 @@ func closed(c chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// usedMemory is the used_memory of the server's Redis; 0 on a cluster.
+func usedMemory(ts *testServer) int64 {
+	if ts.Redis == nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(infoField(ts.rdb().Info(context.Background(), "memory").Val(), "used_memory"), 10, 64)
+	return n
 }

@@ -86,9 +86,10 @@ const (
 	// refused a batch.
 	ArchiveRetryMin = 100 * time.Millisecond
 	// DefaultArchiveQueueMax is the cap of the archive queue: entries
-	// waiting for an archive that is away, at about 1 KB of Redis each (the
-	// entry, and the message that cannot leave Redis before it is
-	// archived), some 1 GB at most.
+	// waiting for an archive that is away, at 1.2 KB of Redis each for
+	// short posts and their likes (TestArchiveOutageUnderLoad; the entry,
+	// and the message that cannot leave Redis before it is archived), up
+	// to about 2 KB for long ones: 1.2 to 2 GB at most.
 	DefaultArchiveQueueMax = 1_000_000
 	// ArchiveRetryMax bounds the wait of the archiver while the archive
 	// keeps refusing a batch.
