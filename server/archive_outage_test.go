@@ -193,11 +193,12 @@ func archiveOutageRun(t *testing.T, ts *testServer, dsn string, outage time.Dura
 	if status, body := ts.call(t, "GET", "/readyz", "", nil); status != http.StatusOK || !strings.Contains(string(body), `"archive":"not answering`) {
 		t.Errorf("/readyz with the archive down: %d %s, want 200 saying it is not answering", status, body)
 	}
+	time.Sleep(outage - time.Since(began))
 	_, metrics := ts.call(t, "GET", "/metrics", "", nil)
-	if !strings.Contains(string(metrics), "\nmicroblog_archive_up 0\n") || metricValue(string(metrics), "microblog_archive_queue_length") == 0 {
+	if !strings.Contains(string(metrics), "\nmicroblog_archive_up 0\n") || metricValue(string(metrics), "microblog_archive_queue_length") == 0 ||
+		metricValue(string(metrics), "microblog_archive_lag_seconds") == 0 {
 		t.Errorf("/metrics with the archive down:\n%s", grepLines(string(metrics), "microblog_archive"))
 	}
-	time.Sleep(outage - time.Since(began))
 	close(back)
 	most := <-peak
 	during, grown := len(l.snapshot())-before, usedMemory(ts)-memBefore
