@@ -33,6 +33,7 @@ type timelineConfig struct {
 	BatchDelay    time.Duration // MICROBLOG_FANOUT_BATCH_DELAY: a pause between batches, for tests
 	HotWindow     int           // MICROBLOG_HOT_WINDOW: ids each F and G set and the public timeline keep
 	Archive       string        // MICROBLOG_ARCHIVE: sqlite:<path>, mysql://user:pass@host:port/db or off
+	ArchiveQueue  int           // MICROBLOG_ARCHIVE_QUEUE_MAX: entries the archive queue may hold before new messages are refused
 	TrendsWindow  time.Duration // MICROBLOG_TRENDS_WINDOW: how far back trends count topics
 }
 
@@ -57,7 +58,7 @@ func readEnvSettings(getenv func(string) string, cfg *config) error {
 		PongWait: hub.DefaultPongWait, WriteWait: hub.DefaultWriteWait}
 	tc := timelineConfig{CelebrityFans: redisdb.DefaultCelebrityFans, InactiveAfter: redisdb.DefaultInactiveAfter,
 		Workers: redisdb.DefaultFanOutWorkers, ClaimIdle: redisdb.DefaultClaimIdle, HotWindow: redisdb.DefaultHotWindow,
-		Archive: defaultArchive, TrendsWindow: redisdb.DefaultTrendsWindow}
+		Archive: defaultArchive, ArchiveQueue: redisdb.DefaultArchiveQueueMax, TrendsWindow: redisdb.DefaultTrendsWindow}
 	rc := repairConfig{Interval: redisdb.DefaultRepairInterval}
 	if v := getenv("MICROBLOG_ARCHIVE"); v != "" {
 		tc.Archive = v
@@ -73,6 +74,7 @@ func readEnvSettings(getenv func(string) string, cfg *config) error {
 		{"MICROBLOG_CELEBRITY_FANS", &tc.CelebrityFans, 1, 1 << 40},
 		{"MICROBLOG_FANOUT_WORKERS", &tc.Workers, 1, 256},
 		{"MICROBLOG_HOT_WINDOW", &tc.HotWindow, 10, 1 << 20},
+		{"MICROBLOG_ARCHIVE_QUEUE_MAX", &tc.ArchiveQueue, 100, 1 << 40},
 	})
 	if err == nil {
 		err = readEnvDurations(getenv, []envDuration{

@@ -186,7 +186,7 @@ func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.
 	st, err := open(cfg.RedisURL, cfg.RedisCAFile, redisdb.Options{
 		Files:  files,
 		Prefix: cfg.RedisPrefix, BcryptCost: cfg.BcryptCost, SessionTTL: cfg.SessionTTL,
-		HotWindow: tc.HotWindow, Archive: arch, TrendsWindow: tc.TrendsWindow,
+		HotWindow: tc.HotWindow, Archive: arch, ArchiveQueueMax: tc.ArchiveQueue, TrendsWindow: tc.TrendsWindow,
 		CelebrityFans: tc.CelebrityFans, InactiveAfter: tc.InactiveAfter, Metrics: redisdb.NewMetrics(reg),
 		MaxBlocks: cfg.Safety.MaxBlocks, MaxMutes: cfg.Safety.MaxMutes,
 		Logger: logger,
@@ -196,6 +196,7 @@ func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.
 	}
 	st.RegisterQueueMetrics(reg)
 	st.RegisterStorageMetrics(reg)
+	st.RegisterArchiveMetrics(reg)
 	if err := st.Ping(ctx); err != nil {
 		logger.Warn("redis is not answering yet", "redis", cfg.redisAddrForLog(), "err", err)
 	} else if err := st.Migrate(ctx); err != nil {

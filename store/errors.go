@@ -89,7 +89,13 @@ const (
 	CodeRateLimited        Code = "rate_limited" // ErrRateLimited
 	CodeUnavailable        Code = "unavailable"  // ErrUnavailable
 	CodeStorageFull        Code = "storage_full" // ErrUnavailable
-	CodeInternal           Code = "internal"     // anything else: a bug of ours
+	// CodeArchiveUnavailable is a read that needs the archive (past the hot
+	// window) while it does not answer.
+	CodeArchiveUnavailable Code = "archive_unavailable" // ErrUnavailable
+	// CodeArchiveBacklog is a new message refused because the archive has
+	// been away so long that its queue reached its cap.
+	CodeArchiveBacklog Code = "archive_backlog" // ErrUnavailable
+	CodeInternal       Code = "internal"        // anything else: a bug of ours
 
 	// Search (CONTRACT.md §10).
 	CodeSearchUnavailable Code = "search_unavailable" // ErrUnavailable
@@ -135,7 +141,13 @@ var (
 	ErrReportNotFound = NewError(ErrNotFound, CodeReportNotFound, "no such report")
 	ErrIdemKeyReused  = NewError(ErrInvalid, CodeIdemKeyReused, "this Idempotency-Key was used for another request (another body or route); use a new key for a new request")
 
-	ErrSearchUnavailable = NewError(ErrUnavailable, CodeSearchUnavailable, "search needs the archive, which this server runs without (MICROBLOG_ARCHIVE=off)")
+	// ErrArchiveUnavailable is what the archive's errors wrap while it does
+	// not answer: whatever needs it (a page past the hot window, an old post,
+	// its likes, a search) answers 503 with this code, while posting and the
+	// hot window go on.
+	ErrArchiveUnavailable = NewError(ErrUnavailable, CodeArchiveUnavailable, "the archive of older posts is not answering; try again later")
+	ErrArchiveBacklog     = NewError(ErrUnavailable, CodeArchiveBacklog, "the archive has been away so long that no more posts can wait for it; try again later")
+	ErrSearchUnavailable  = NewError(ErrUnavailable, CodeSearchUnavailable, "search needs the archive, which this server runs without (MICROBLOG_ARCHIVE=off)")
 )
 
 // Limit is a rate: at most N requests per Per.

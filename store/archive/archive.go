@@ -27,7 +27,8 @@ type DB struct {
 	// read serves queries; write serves Save and migrations. On SQLite they
 	// are two pools of the same file: one connection writes, since SQLite
 	// allows one writer at a time, while others read beside it (WAL). On
-	// MySQL they are the same pool.
+	// MySQL they are two pools of the same server, with different timeouts
+	// (openMySQL).
 	read, write *sql.DB
 	// stopBackfill stops indexing the posts archived before search was.
 	stopBackfill func()
@@ -36,10 +37,14 @@ type DB struct {
 var _ store.Archive = (*DB)(nil)
 
 // Pool sizes. SQLite's readers are cheap but gain little beyond the number
-// of cores; MySQL's pool bounds what one server process asks of the database.
+// of cores; MySQL's pools bound what one server process asks of the
+// database (16 connections, as when reads and writes shared one pool): the
+// archiver saves one batch at a time, and edits and likes of archived
+// messages are rare.
 const (
 	sqliteReaders = 4
-	mysqlConns    = 16
+	mysqlReaders  = 12
+	mysqlWriters  = 4
 )
 
 // sqliteOptions are the modernc.org/sqlite options of every connection:
@@ -104,15 +109,25 @@ func openSQLite(path string) (*DB, error) {
 	return &DB{d: sqliteDialect, read: read, write: write}, nil
 }
 
+// openMySQL opens two pools on the server, as on SQLite: reads time out
+// after mysqlReadTimeout, so that a reader past the hot window is told 503
+// within seconds of the server hanging, while Saves, which write large
+// batches, get mysqlIOTimeout.
 func openMySQL(c *mysql.Config) *DB {
+	rc := c.Clone()
+	rc.ReadTimeout, rc.WriteTimeout = mysqlReadTimeout, mysqlReadTimeout
+	return &DB{d: mysqlDialect, read: mysqlPool(rc, mysqlReaders), write: mysqlPool(c, mysqlWriters)}
+}
+
+func mysqlPool(c *mysql.Config, conns int) *sql.DB {
 	conn, _ := mysql.NewConnector(c) // c passed parseDSN's checks
 	db := sql.OpenDB(conn)
-	db.SetMaxOpenConns(mysqlConns)
-	db.SetMaxIdleConns(mysqlConns / 2)
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(max(1, conns/2))
 	// Below the servers' usual wait_timeout (8h) and any proxy's idle cut.
 	db.SetConnMaxLifetime(5 * time.Minute)
 	db.SetConnMaxIdleTime(time.Minute)
-	return &DB{d: mysqlDialect, read: db, write: db}
+	return db
 }
 
 // Ping tells whether the archive answers.

@@ -120,13 +120,14 @@ func mysqlLock(ctx context.Context, conn *sql.Conn) (func(), error) {
 }
 
 // wrap names the operation that failed and, when the database could not
-// serve it, adds store.ErrUnavailable so that callers answer 503.
+// serve it, adds store.ErrArchiveUnavailable (an ErrUnavailable) so that
+// callers answer 503 archive_unavailable.
 func wrap(d *dialect, op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if commonUnavailable(err) || d.unavailable(err) {
-		return fmt.Errorf("archive: %s: %w: %w", op, store.ErrUnavailable, err)
+		return fmt.Errorf("archive: %s: %w: %w", op, store.ErrArchiveUnavailable, err)
 	}
 	return fmt.Errorf("archive: %s: %w", op, err)
 }

@@ -15,11 +15,14 @@ import (
 const dsnForms = "sqlite:<path> or mysql://user:pass@host:port/db"
 
 // MySQL connection timeouts: dialing a server that does not answer fails
-// fast, so callers answer 503 instead of hanging; reads and writes allow for
-// a large Save on a busy server.
+// fast, so callers answer 503 instead of hanging; the writers' reads and
+// writes allow for a large Save on a busy server, the readers' (openMySQL)
+// for a page of messages or a search, which a reader would not wait longer
+// for anyway.
 const (
 	mysqlDialTimeout = 5 * time.Second
 	mysqlIOTimeout   = 30 * time.Second
+	mysqlReadTimeout = 5 * time.Second
 )
 
 // target is a parsed DSN: a SQLite file or a MySQL server.

@@ -228,10 +228,11 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	np := d.np
 	var author *redis.SliceCmd
 	var held *redis.Cmd
-	var next *redis.IntCmd
+	var next, queued *redis.IntCmd
 	var spent func() error
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
+		queued = s.queueArchiveRoom(ctx, pl)
 		author = pl.HMGet(ctx, s.keys.User(np.Author), fieldUsername, fieldFanOut, fieldAvatar, fieldProtected)
 		if np.IdempotencyKey != "" {
 			d.reqHash = requestHash(np)
@@ -260,7 +261,11 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 			return &p, nil
 		}
 	}
-	if err := spent(); err != nil {
+	err = spent()
+	if err == nil {
+		err = s.archiveRoom(queued)
+	}
+	if err != nil {
 		s.release(ctx, d)
 		return nil, err
 	}

@@ -98,10 +98,11 @@ func (s *Store) claimMessage(ctx context.Context, d *dmDraft) (*store.Message, e
 	var blocking, blocked, follows *redis.FloatCmd
 	var media []*redis.MapStringStringCmd
 	var held *redis.Cmd
-	var next *redis.IntCmd
+	var next, queued *redis.IntCmd
 	var spent func() error
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, messageBucket, id(nm.From), nm.Limit)
+		queued = s.queueArchiveRoom(ctx, pl)
 		from = pl.HMGet(ctx, s.keys.User(nm.From), fieldUsername)
 		to = pl.HMGet(ctx, s.keys.User(nm.To), fieldUsername, fieldMessagesFrom)
 		blocking = pl.ZScore(ctx, s.keys.Blocking(nm.From), id(nm.To))
@@ -132,6 +133,9 @@ func (s *Store) claimMessage(ctx context.Context, d *dmDraft) (*store.Message, e
 	toName, _ := to.Val()[0].(string)
 	closed, _ := to.Val()[1].(string)
 	err = spent()
+	if err == nil {
+		err = s.archiveRoom(queued)
+	}
 	switch {
 	case err != nil:
 	case fromName == "" || toName == "":

@@ -24,6 +24,8 @@ type Metrics struct {
 	storageFull prometheus.Counter
 	// The archive's counters.
 	archived, archiveErrors, evicted prometheus.Counter
+	// archiveBacklog counts the writes refused for a full archive queue.
+	archiveBacklog prometheus.Counter
 }
 
 // NewMetrics makes the counters and registers them with reg (nil: none).
@@ -51,6 +53,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		evicted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "microblog_archive_evicted_total", Help: "Messages moved out of Redis after leaving their hot window.",
 		}),
+		archiveBacklog: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_archive_backlog_refusals_total", Help: "Messages refused (503 archive_backlog) because the archive queue was full.",
+		}),
 		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "microblog_repairs_total", Help: "What stopped writes left that the checker mended, by kind.",
 		}, []string{"kind"}),
@@ -59,7 +64,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.repairs, m.storageFull, m.archived, m.archiveErrors, m.evicted)
+		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.repairs, m.storageFull, m.archived, m.archiveErrors, m.evicted, m.archiveBacklog)
 	}
 	return m
 }
@@ -98,6 +103,25 @@ func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
 			}),
 		)
 	}
+}
+
+// RegisterArchiveMetrics adds microblog_archive_up: 1 while the archive
+// answers a ping within scrapeTimeout, 0 while it does not (archiving waits
+// and reads past the hot window answer 503); nothing without an archive.
+func (s *Store) RegisterArchiveMetrics(reg prometheus.Registerer) {
+	if s.opt.Archive == nil {
+		return
+	}
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "microblog_archive_up", Help: "1 while the archive database answers, else 0.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+		defer cancel()
+		if _, err := s.PingArchive(ctx); err != nil {
+			return 0
+		}
+		return 1
+	}))
 }
 
 // RegisterStorageMetrics adds microblog_redis_storage_full: 1 while Redis

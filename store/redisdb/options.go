@@ -85,6 +85,12 @@ const (
 	// ArchiveRetryMin is the first wait of the archiver after the archive
 	// refused a batch.
 	ArchiveRetryMin = 100 * time.Millisecond
+	// DefaultArchiveQueueMax is the cap of the archive queue: entries
+	// waiting for an archive that is away, at 1.2 KB of Redis each for
+	// short posts and their likes (TestArchiveOutageUnderLoad; the entry,
+	// and the message that cannot leave Redis before it is archived), up
+	// to about 2 KB for long ones: 1.2 to 2 GB at most.
+	DefaultArchiveQueueMax = 1_000_000
 	// ArchiveRetryMax bounds the wait of the archiver while the archive
 	// keeps refusing a batch.
 	ArchiveRetryMax = 5 * time.Second
@@ -110,6 +116,10 @@ type Options struct {
 	// Archive is the SQL archive, the complete record of every message; nil
 	// keeps every message in Redis for ever.
 	Archive store.Archive
+	// ArchiveQueueMax caps the archive queue (DefaultArchiveQueueMax): once
+	// it holds this many entries (the archive has been away long), new
+	// messages are refused with 503 archive_backlog (archive_cap.go).
+	ArchiveQueueMax int
 	// ConversationWindow is how many message ids each side of a
 	// conversation of private messages keeps (DefaultConversationWindow, at
 	// most HotWindow): with an archive, older ones live only there.
@@ -150,6 +160,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HotWindow <= 0 {
 		o.HotWindow = DefaultHotWindow
+	}
+	if o.ArchiveQueueMax <= 0 {
+		o.ArchiveQueueMax = DefaultArchiveQueueMax
 	}
 	if o.ConversationWindow <= 0 {
 		o.ConversationWindow = min(o.HotWindow, DefaultConversationWindow)

@@ -237,6 +237,25 @@ func (s *Server) Kill() {
 	}
 }
 
+// Freeze stops the server with SIGSTOP, as a hung machine or a stalled
+// disk would: it keeps its connections and port but answers nothing, so
+// that clients wait for their timeouts rather than fail at once. Thaw
+// resumes it; a frozen server left at the end is killed by Stop.
+func (s *Server) Freeze(t testing.TB) {
+	t.Helper()
+	if err := pause(s.cmd.Process, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Thaw resumes a frozen server.
+func (s *Server) Thaw(t testing.TB) {
+	t.Helper()
+	if err := pause(s.cmd.Process, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Stop kills the server and removes its data.
 func (s *Server) Stop() {
 	s.Kill()
