@@ -79,6 +79,8 @@ export default {
   // The browser tests fake a 503 and expect this text (web/e2e/backoff.test.mjs).
   'error.unavailable': 'The service is unavailable.',
   'error.storage_full': 'The service is out of space and cannot save anything just now.',
+  'error.archive_unavailable': 'Older posts cannot be read just now. Newer ones still can; try again in a few minutes.',
+  'error.archive_backlog': 'The service is catching up and cannot take new posts or messages just now. Try again in a few minutes.',
   'error.busy': 'The server is busy. Try again in a moment.',
   'error.internal': 'Something went wrong on the server. Please try again.',
   'error.search_unavailable': 'Searching posts is not available on this server.',

@@ -75,6 +75,8 @@ export default {
   'error.too_many_connections': '实时连接太多，请关闭一些标签页后再试。',
   'error.unavailable': '服务暂时不可用。',
   'error.storage_full': '服务的存储空间已满，暂时无法保存。',
+  'error.archive_unavailable': '较早的微博暂时无法读取，新的仍可查看；请过几分钟再试。',
+  'error.archive_backlog': '服务正在处理积压，暂时无法发布微博或私信；请过几分钟再试。',
   'error.busy': '服务器正忙，请稍后再试。',
   'error.internal': '服务器出错了，请再试一次。',
   'error.search_unavailable': '本站不支持搜索微博。',
