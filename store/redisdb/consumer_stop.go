@@ -18,7 +18,7 @@ import (
 
 var (
 	//go:embed lua/hand_back.lua
-	handBackSrc string
+	handBackSrc    string
 	handBackScript = redis.NewScript(handBackSrc)
 
 	//go:embed lua/forget_consumer.lua
