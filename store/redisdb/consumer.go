@@ -186,8 +186,9 @@ func (c *consumer) reclaim(ctx context.Context, count int64, takeOver func(conte
 		if err != nil {
 			return err
 		}
-		// The same first entry again, not claimed: one Redis keeps pending
-		// though it is gone; leave it to the next tick rather than spin.
+		// The first entry found again: the XCLAIM took nothing of it (a
+		// Redis before 7.0 keeps a deleted entry pending). Leave it to the
+		// next tick rather than spin.
 		if len(idle) == 0 || idle[0].ID == last {
 			return nil
 		}
