@@ -74,10 +74,11 @@ func (f *FanOut) Run(ctx context.Context) {
 	for range max(0, f.opt.Helpers) {
 		wg.Go(func() { f.help(ctx, work) })
 	}
-	// One at a time: a claimed job's idle time is renewed only while it
-	// runs, so jobs claimed together but run later could be taken over
-	// again meanwhile.
-	wg.Go(func() { f.c.reclaimEvery(ctx, 1, f.takeOver) })
+	// Jobs a read's worth at a time, done together as a read's are: a
+	// process that stopped hands back up to that many at once, and the
+	// batch keeps its claim on those waiting behind a long one. Parts one
+	// at a time, as the helpers read them: each is long.
+	wg.Go(func() { f.c.reclaimEvery(ctx, readCount, f.takeOverBatch) })
 	wg.Go(func() { f.parts.reclaimEvery(ctx, 1, f.takeOver) })
 	wg.Wait()
 	f.c.handBack(ctx)
@@ -126,6 +127,14 @@ func (f *FanOut) helpOnce(ctx, work context.Context) bool {
 
 // doRead does the jobs one read took.
 func (f *FanOut) doRead(ctx context.Context, msgs []redis.XMessage) { f.doBatch(ctx, parseJobs(msgs)) }
+
+// takeOverBatch does together, as a read's jobs (doBatch), the jobs of the
+// queue that other (dead or stuck) processes left without a sign of life
+// for ClaimIdle, or handed back as they stopped.
+func (f *FanOut) takeOverBatch(ctx context.Context, msgs []redis.XMessage) {
+	f.opt.Logger.Info("fan-out: took over a job left idle or handed back, with those claimed with it", "jobs", len(msgs), "first", msgs[0].ID)
+	f.doRead(ctx, msgs)
+}
 
 // takeOver does, one by one, the jobs (or parts) that other (dead or
 // stuck) processes left without a sign of life for ClaimIdle, or handed

@@ -63,7 +63,7 @@ func run(args []string, stdout io.Writer) error {
 		timeout = fs.Duration("timeout", 10*time.Minute, "give up (and stop everything started) after this long")
 		cfg     = config{stdout: stdout}
 	)
-	fs.IntVar(&cfg.procs, "procs", 4, "server processes, each restarted once")
+	fs.IntVar(&cfg.procs, "procs", 4, "server processes, each restarted once (2 or more)")
 	fs.IntVar(&cfg.authors, "authors", 20, "authors posting")
 	fs.IntVar(&cfg.fans, "fans", 200, "fans of each author")
 	fs.IntVar(&cfg.rate, "rate", 200, "posts a second, over all authors")
@@ -84,10 +84,13 @@ func run(args []string, stdout io.Writer) error {
 	if *env != "" {
 		cfg.env = strings.Split(*env, ",")
 	}
+	if cfg.procs < 2 {
+		return fmt.Errorf("-procs must be 2 or more (one serves while another restarts), not %d", cfg.procs)
+	}
 	for _, n := range []struct {
 		name string
 		v    int
-	}{{"-procs", cfg.procs}, {"-authors", cfg.authors}, {"-fans", cfg.fans}, {"-rate", cfg.rate}, {"-c", cfg.c}} {
+	}{{"-authors", cfg.authors}, {"-fans", cfg.fans}, {"-rate", cfg.rate}, {"-c", cfg.c}} {
 		if n.v <= 0 {
 			return fmt.Errorf("%s must be positive, not %d", n.name, n.v)
 		}
