@@ -208,9 +208,11 @@ func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.
 // startRunners starts the background work of every process: the fan-out
 // workers, the archiver, the listener that keeps the session and avatar
 // caches, the checker that mends what stopped writes left (one process at a
-// time) and the media janitor. A job or check cut short when they stop is
-// taken up again, here or by another process. The function it returns
-// stops them and waits until they have.
+// time) and the media janitor. The function it returns stops them and
+// waits until they have: the fan-out workers and the archiver finish the
+// jobs in hand within a second and hand back the rest, which another
+// process takes over at once; a check cut short is taken up again, here or
+// by another process.
 func startRunners(st *redisdb.Store, cfg config, logger *slog.Logger) (stop func()) {
 	tc := cfg.Timelines
 	ctx, cancel := context.WithCancel(context.Background())

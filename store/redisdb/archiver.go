@@ -39,12 +39,17 @@ const archiveGroup = "archive"
 // maxThreadDepth bounds how deep eviction follows replies to replies.
 const maxThreadDepth = 16
 
-// Run archives until ctx ends. Without an archive it returns at once.
+// Run archives until ctx ends. Without an archive it returns at once. When
+// ctx ends it goes on with the batch in hand for finishWithin at most, and
+// then hands back what it could not save (consumer_stop.go).
 func (a *Archiver) Run(ctx context.Context) {
 	if a.s.opt.Archive == nil {
 		return
 	}
-	a.c.run(ctx, a.do, a.takeOver)
+	work, done := graceful(ctx)
+	defer done()
+	a.c.run(ctx, work, a.do, a.takeOver)
+	a.c.handBack(ctx)
 }
 
 // takeOver saves a batch that other (dead or stuck) processes left unsaved

@@ -20,7 +20,8 @@ import (
 // consumer left idle, renews its claim on those it holds, and acknowledges
 // (and deletes) those done. An entry is acknowledged only once done, so the
 // entries of a process that died stay pending, and another takes them over
-// after claimIdle.
+// after claimIdle; a process that stops gracefully hands back those it
+// could not finish, and another takes them over at once (consumer_stop.go).
 type consumer struct {
 	rdb    redis.UniversalClient
 	stream string
@@ -58,24 +59,36 @@ func consumerName() string {
 // a blocked read short, so it also bounds how long stopping a runner takes.
 const readBlock = 300 * time.Millisecond
 
-// minReclaimTick bounds how often reclaimEvery looks for idle entries, for
+// reclaimTick is how often a consumer looks for entries to take over: one
+// XPENDING that finds none when there are none, so that entries handed back
+// by a process that stops are taken over within it. Every claimIdle/2 when
+// that is shorter (tests), but no more often than minReclaimTick.
+const reclaimTick = 250 * time.Millisecond
+
+// minReclaimTick bounds how often a consumer looks for idle entries, for
 // the tests' short claimIdle.
 const minReclaimTick = 10 * time.Millisecond
 
-// run hands handle each batch of new entries it reads, until ctx ends. A
-// missing group (the queue's first use, or a Redis that lost its data) is
-// made; other failures are retried after a back-off.
+// tick is how often c looks for entries to take over.
+func (c *consumer) tick() time.Duration {
+	return max(min(c.claimIdle/2, reclaimTick), minReclaimTick)
+}
+
+// run hands handle each batch of new entries it reads, until ctx ends; the
+// batch in hand goes on under work (graceful). A missing group (the queue's
+// first use, or a Redis that lost its data) is made; other failures are
+// retried after a back-off.
 //
-// With takeOver, every claimIdle/2 it first hands takeOver the entries
-// other consumers left idle (reclaim, count at a time): for a runner that
-// does one batch at a time, as the archiver does. Runners whose readers run
-// side by side (the fan-out) call reclaimEvery beside them instead.
-func (c *consumer) run(ctx context.Context, handle, takeOver func(context.Context, []redis.XMessage)) {
+// With takeOver, every tick it first hands takeOver the entries other
+// consumers left idle (reclaim, count at a time): for a runner that does
+// one batch at a time, as the archiver does. Runners whose readers run side
+// by side (the fan-out) call reclaimEvery beside them instead.
+func (c *consumer) run(ctx, work context.Context, handle, takeOver func(context.Context, []redis.XMessage)) {
 	wait := backoff{min: BackoffMin, max: BackoffMax}
 	claimed := time.Now()
 	for ctx.Err() == nil {
 		var err error
-		if takeOver != nil && time.Since(claimed) >= c.claimIdle/2 {
+		if takeOver != nil && time.Since(claimed) >= c.tick() {
 			claimed = time.Now()
 			err = c.reclaim(ctx, c.count, takeOver)
 		}
@@ -87,7 +100,7 @@ func (c *consumer) run(ctx context.Context, handle, takeOver func(context.Contex
 		case err == nil:
 			wait.reset()
 			if len(msgs) > 0 {
-				handle(ctx, msgs)
+				handle(work, msgs)
 			}
 		case ctx.Err() != nil:
 			return
@@ -149,19 +162,44 @@ func (c *consumer) createGroup(ctx context.Context) {
 	}
 }
 
-// reclaimEvery runs reclaim every claimIdle/2 until ctx ends. A failure
-// (no group before the first entry, Redis away) waits for the next tick.
+// reclaimEvery runs reclaim every tick until ctx ends. A failure (no group
+// before the first entry, Redis away) waits for the next tick.
 func (c *consumer) reclaimEvery(ctx context.Context, count int64, takeOver func(context.Context, []redis.XMessage)) {
-	every(ctx, max(c.claimIdle/2, minReclaimTick), func() { c.reclaim(ctx, count, takeOver) })
+	every(ctx, c.tick(), func() { c.reclaim(ctx, count, takeOver) })
 }
 
-// reclaim takes over the entries left idle for claimIdle, count at a time,
-// and hands each batch to takeOver, until it finds none.
+// reclaim takes over the entries left idle for claimIdle (or handed back),
+// count at a time, and hands each batch to takeOver, until it finds none;
+// then it takes the consumers it took them from out of the group if they
+// hold no more (forget). Each batch is found by an XPENDING with IDLE,
+// which walks the whole list of pending entries in Redis, and claimed by an
+// XCLAIM with the same least idle time, which takes only those that no
+// other consumer took meanwhile.
 func (c *consumer) reclaim(ctx context.Context, count int64, takeOver func(context.Context, []redis.XMessage)) error {
-	start := "0-0"
+	from := map[string]bool{}
+	defer c.forget(ctx, from)
+	last := ""
 	for ctx.Err() == nil {
-		msgs, next, err := c.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-			Stream: c.stream, Group: c.group, Consumer: c.name, MinIdle: c.claimIdle, Start: start, Count: count,
+		idle, err := c.rdb.XPendingExt(ctx, &redis.XPendingExtArgs{
+			Stream: c.stream, Group: c.group, Idle: c.claimIdle, Start: "-", End: "+", Count: count,
+		}).Result()
+		if err != nil {
+			return err
+		}
+		// The first entry found again: the XCLAIM took nothing of it (a
+		// Redis before 7.0 keeps a deleted entry pending). Leave it to the
+		// next tick rather than spin.
+		if len(idle) == 0 || idle[0].ID == last {
+			return nil
+		}
+		last = idle[0].ID
+		ids := make([]string, len(idle))
+		for i, e := range idle {
+			ids[i] = e.ID
+			from[e.Consumer] = true
+		}
+		msgs, err := c.rdb.XClaim(ctx, &redis.XClaimArgs{
+			Stream: c.stream, Group: c.group, Consumer: c.name, MinIdle: c.claimIdle, Messages: ids,
 		}).Result()
 		if err != nil {
 			return err
@@ -169,10 +207,6 @@ func (c *consumer) reclaim(ctx context.Context, count int64, takeOver func(conte
 		if len(msgs) > 0 {
 			takeOver(ctx, msgs)
 		}
-		if next == "0-0" || len(msgs) == 0 {
-			break
-		}
-		start = next
 	}
 	return nil
 }

@@ -200,10 +200,14 @@
 // them together and the other jobs one by one in stream order, and
 // acknowledges a job (XACK and XDEL, and for a push the removal of its
 // fanout:pending mark and count, in one round trip) only once it is done: a
-// job that fails, or whose process dies, stays pending. Every ClaimIdle/2 each
-// process takes over, one at a time with XAUTOCLAIM, the jobs idle for
-// ClaimIdle; a worker busy with a long job renews its claim (XCLAIM) every
-// ClaimIdle/3 between batches of fans. Every step of a job is idempotent
+// job that fails, or whose process dies, stays pending. Every 250 ms each
+// process looks for jobs idle for ClaimIdle (XPENDING with IDLE) and takes
+// them over one at a time (XCLAIM with the same least idle time); a process
+// that stops gracefully hands back the jobs it could not finish within 1 s
+// (XCLAIM to itself with IDLE 24 h), so that another takes them at once, and
+// a consumer that holds nothing leaves the group (consumer_stop.go). A
+// worker busy with a long job renews its claim (XCLAIM) every ClaimIdle/3
+// between batches of fans. Every step of a job is idempotent
 // (a ZADD or ZREM of a post's id; a backfill ends under the author's mode
 // lock, if the mode still says drain), so a job done twice changes nothing.
 // A process that finds a group missing creates it from the stream's start,
@@ -227,9 +231,9 @@
 //
 // The archiver saves a batch of archive:queue to the archive (retrying
 // while the archive is away), moves out of Redis what the batch lets go,
-// and only then acknowledges the batch. Every ClaimIdle/2 it takes over,
-// with XAUTOCLAIM, a batch left idle for ClaimIdle. Saving a batch twice
-// changes nothing.
+// and only then acknowledges the batch. Every 250 ms it takes over a batch
+// left idle for ClaimIdle or handed back, as the fan-out does. Saving a
+// batch twice changes nothing.
 //
 // # The archive and the hot window
 //

@@ -15,7 +15,9 @@ import (
 // process shares, many at a time (fanout_batch.go), and push posts into,
 // or take them out of, the fans' home timelines. A job is acknowledged (and
 // deleted) only once done, so the jobs of a process that died stay pending
-// and another process takes them over after ClaimIdle. Every step of a job
+// and another process takes them over after ClaimIdle; a process that stops
+// gracefully finishes the jobs in hand or hands them back, and another
+// takes them over at once (consumer_stop.go). Every step of a job
 // is idempotent (ZADD and ZREM of its post's id), so a job done twice
 // changes nothing.
 type FanOut struct {
@@ -52,7 +54,9 @@ const readCount = 64
 // Run runs the workers until ctx ends: Workers readers of the queue,
 // Helpers that join them while there is a backlog or a part of a split
 // job, and beside them the take-over of the jobs and parts other
-// processes left idle.
+// processes left idle or handed back. When ctx ends they read no more, go
+// on with the jobs in hand for finishWithin at most, and Run then hands
+// back the jobs they could not finish.
 //
 // The workers wait in Redis for the next job, so that a job is taken as
 // soon as it is queued; while the queue keeps up they take a few jobs a
@@ -61,27 +65,33 @@ const readCount = 64
 // smaller batches. The helpers look for work every readBlock and go on
 // while they find it.
 func (f *FanOut) Run(ctx context.Context) {
+	work, done := graceful(ctx)
+	defer done()
 	var wg sync.WaitGroup
 	for range f.opt.Workers {
-		wg.Go(func() { f.c.run(ctx, f.doRead, nil) })
+		wg.Go(func() { f.c.run(ctx, work, f.doRead, nil) })
 	}
 	for range max(0, f.opt.Helpers) {
-		wg.Go(func() { f.help(ctx) })
+		wg.Go(func() { f.help(ctx, work) })
 	}
-	// One at a time: a claimed job's idle time is renewed only while it
-	// runs, so jobs claimed together but run later could be taken over
-	// again meanwhile.
-	wg.Go(func() { f.c.reclaimEvery(ctx, 1, f.takeOver) })
+	// Jobs a read's worth at a time, done together as a read's are: a
+	// process that stopped hands back up to that many at once, and the
+	// batch keeps its claim on those waiting behind a long one. Parts one
+	// at a time, as the helpers read them: each is long.
+	wg.Go(func() { f.c.reclaimEvery(ctx, readCount, f.takeOverBatch) })
 	wg.Go(func() { f.parts.reclaimEvery(ctx, 1, f.takeOver) })
 	wg.Wait()
+	f.c.handBack(ctx)
+	f.parts.handBack(ctx)
 }
 
 // help is one helper: every readBlock it takes a part of a split job if one
 // waits, or else a read of the queue if it holds a backlog, and goes on at
-// once while it finds either.
-func (f *FanOut) help(ctx context.Context) {
+// once while it finds either, until ctx ends; what it took goes on under
+// work (graceful).
+func (f *FanOut) help(ctx, work context.Context) {
 	for ctx.Err() == nil {
-		if !f.helpOnce(ctx) {
+		if !f.helpOnce(ctx, work) {
 			sleep(ctx, readBlock)
 		}
 	}
@@ -90,10 +100,10 @@ func (f *FanOut) help(ctx context.Context) {
 // helpOnce does a part, or a read of the queue when it holds a backlog,
 // and tells whether more work may wait. A missing group is made; other
 // failures wait readBlock.
-func (f *FanOut) helpOnce(ctx context.Context) bool {
+func (f *FanOut) helpOnce(ctx, work context.Context) bool {
 	msgs, err := f.parts.read(ctx)
 	if err == nil && len(msgs) > 0 {
-		f.doParts(ctx, msgs)
+		f.doParts(work, msgs)
 		return true
 	}
 	if err == nil {
@@ -109,7 +119,7 @@ func (f *FanOut) helpOnce(ctx context.Context) bool {
 	case err != nil && ctx.Err() == nil:
 		f.opt.Logger.Warn("fan-out: helper: read queue", "err", err)
 	case len(msgs) > 0:
-		f.doRead(ctx, msgs)
+		f.doRead(work, msgs)
 		return true
 	}
 	return false
@@ -118,8 +128,17 @@ func (f *FanOut) helpOnce(ctx context.Context) bool {
 // doRead does the jobs one read took.
 func (f *FanOut) doRead(ctx context.Context, msgs []redis.XMessage) { f.doBatch(ctx, parseJobs(msgs)) }
 
+// takeOverBatch does together, as a read's jobs (doBatch), the jobs of the
+// queue that other (dead or stuck) processes left without a sign of life
+// for ClaimIdle, or handed back as they stopped.
+func (f *FanOut) takeOverBatch(ctx context.Context, msgs []redis.XMessage) {
+	f.opt.Logger.Info("fan-out: took over a job left idle or handed back, with those claimed with it", "jobs", len(msgs), "first", msgs[0].ID)
+	f.doRead(ctx, msgs)
+}
+
 // takeOver does, one by one, the jobs (or parts) that other (dead or
-// stuck) processes left without a sign of life for ClaimIdle.
+// stuck) processes left without a sign of life for ClaimIdle, or handed
+// back as they stopped.
 func (f *FanOut) takeOver(ctx context.Context, msgs []redis.XMessage) {
 	for _, m := range msgs {
 		f.opt.Logger.Info("fan-out: took over a job left idle", "job", m.ID)
@@ -134,7 +153,8 @@ func (f *FanOut) do(ctx context.Context, j job) {
 
 // doOne runs one job (or part) of those h holds and acknowledges it. A job
 // with more than partFans fans is split (fanout_parts.go). A job that fails
-// stays pending and is taken up again after ClaimIdle.
+// stays pending and is taken up again after ClaimIdle (or handed back, when
+// it failed because the workers are stopping).
 func (f *FanOut) doOne(ctx context.Context, j job, h *holding) {
 	var err error
 	switch {
