@@ -115,8 +115,13 @@ func TestBrowser(t *testing.T) {
 		case <-req.Context().Done():
 			return
 		}
-		if err := <-cr.done; err != nil {
-			http.Error(w, err.Error(), http.StatusConflict)
+		select {
+		case err := <-cr.done:
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusConflict)
+				return
+			}
+		case <-req.Context().Done():
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -129,16 +134,27 @@ func TestBrowser(t *testing.T) {
 	// another on the same address and Redis.
 	control := func(t *testing.T, cr controlReq) {
 		t.Logf("control: %s the server", cr.action)
+		// startServer ends the test (runtime.Goexit) when the server does
+		// not start: the node test is answered all the same, so that it
+		// fails rather than waits for ever.
+		answered := false
+		defer func() {
+			if !answered {
+				cr.done <- fmt.Errorf("the server did not %s: see the test log", cr.action)
+			}
+		}()
 		if cr.action == "stop" || cr.action == "restart" {
 			srv.Stop()
 		}
 		if cr.action == "start" || cr.action == "restart" {
 			if srv.cancel != nil {
+				answered = true
 				cr.done <- fmt.Errorf("the server is already running")
 				return
 			}
 			srv = startServer(t, r, env...)
 		}
+		answered = true
 		cr.done <- nil
 	}
 	t.Logf("running %d browser test files against %s; screenshots go to %s", len(files), srv.URL, filepath.Join(dir, "screenshots"))

@@ -97,7 +97,7 @@ func startProcess(t testing.TB, bin string, b *storetest.Backend, env ...string)
 	p := &process{cmd: exec.Command(bin), URL: "http://" + addr, logs: &syncBuffer{}}
 	dir := backendDir(t, b) // shared by every process on b, as startOn's
 	p.cmd.Env = append(append(os.Environ(), b.Env()...), "MICROBLOG_ADDR="+addr,
-		"MICROBLOG_RATE_LIMITS=off", "MICROBLOG_BCRYPT_COST=4", "MICROBLOG_LOG_LEVEL=info", "MICROBLOG_MEDIA_DIR="+dir, "MICROBLOG_ARCHIVE=sqlite:"+dir+"/archive.db")
+		"MICROBLOG_RATE_LIMITS=off", "MICROBLOG_BCRYPT_COST=4", "MICROBLOG_LOG_LEVEL=info", "MICROBLOG_MEDIA_DIR="+dir+"/media", "MICROBLOG_ARCHIVE=sqlite:"+dir+"/archive.db")
 	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = p.logs
 	if err := p.cmd.Start(); err != nil {

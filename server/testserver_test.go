@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -57,16 +59,30 @@ func startServer(t testing.TB, r *storetest.Redis, env ...string) *testServer {
 // over 10 s).
 const startWait = time.Minute
 
-// backendDirs holds the folder of each backend's archive and media.
+// backendDirs holds the folder of each cluster Backend's archive and media.
 var backendDirs sync.Map // *storetest.Backend → string
 
-// backendDir is the folder of b's archive and media, made by the first
+// backendDir is the folder of b's archive (archive.db) and media (media/,
+// which the server makes), made by the first
 // server started on b: every process on one Redis shares them, as a
 // deployment's do. With an archive each, the archive queue's entries for
 // one message (its put, and its delete when its write was undone) went to
 // two archives, and the undone post came back from the one that had only
 // its put.
+//
+// A single redis-server is one history for as long as it runs, whichever
+// test or subtest starts a server on it (startServer makes a Backend for
+// each), so its folder is kept beside Redis's own and lives as long; a
+// Backend of the shared cluster is flushed for its test, a history of its
+// own.
 func backendDir(t testing.TB, b *storetest.Backend) string {
+	if b.Single != nil {
+		dir := filepath.Join(b.Single.Dir, "server")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
 	dir, _ := backendDirs.LoadOrStore(b, t.TempDir())
 	return dir.(string)
 }
@@ -81,7 +97,7 @@ func startOn(t testing.TB, b *storetest.Backend, env ...string) *testServer {
 		"MICROBLOG_RATE_LIMITS": "off",
 		"MICROBLOG_BCRYPT_COST": "4",
 		"MICROBLOG_LOG_LEVEL":   "warn",
-		"MICROBLOG_MEDIA_DIR":   dir,
+		"MICROBLOG_MEDIA_DIR":   dir + "/media",
 		"MICROBLOG_ARCHIVE":     "sqlite:" + dir + "/archive.db",
 	}
 	for _, kv := range append(b.Env(), env...) {
