@@ -12,9 +12,10 @@ import (
 // author among them, one ZMSCORE the last-seen time of every one of those
 // fans, one pipeline adds to each active fan's home timeline all the posts
 // it gets, one pipeline checks that the posts still exist, and one
-// acknowledges the jobs. A job alone costs as many round trips as on the
-// one-job path, and a worker that falls behind catches up in bigger batches
-// instead of lagging further.
+// acknowledges the jobs. Authors with more fans than that first read takes
+// are walked one at a time, each once for all its posts of the read. A job
+// alone costs as many round trips as on the one-job path, and a worker that
+// falls behind catches up in bigger batches instead of lagging further.
 
 // doBatch does the jobs one read took. The pushes go first, together
 // (pushBatch); then the other jobs, one by one in stream order. So a push
@@ -34,11 +35,11 @@ func (f *FanOut) doBatch(ctx context.Context, jobs []job) {
 		}
 	}
 	if len(pushes) > 0 {
-		many, err := f.pushBatch(ctx, pushes, h)
+		split, err := f.pushBatch(ctx, pushes, h)
 		if err != nil && ctx.Err() == nil {
 			f.opt.Logger.Warn("fan-out: batch of pushes failed, will be retried", "jobs", len(pushes), "err", err)
 		}
-		rest = append(many, rest...)
+		rest = append(split, rest...)
 	}
 	for _, j := range rest {
 		if ctx.Err() != nil {
@@ -48,11 +49,13 @@ func (f *FanOut) doBatch(ctx context.Context, jobs []job) {
 	}
 }
 
-// pushBatch does push jobs together and acknowledges them, except those of
-// authors with fanOutBatch fans or more, which it returns for the one-job
-// path (walkFans). On an error every job it would have done stays pending,
-// to be retried after ClaimIdle like a failed job alone.
-func (f *FanOut) pushBatch(ctx context.Context, jobs []job, h *holding) (many []job, err error) {
+// pushBatch does push jobs together and acknowledges them: those of
+// authors with fewer than fanOutBatch fans all at once (pushFew), those of
+// each author with more one author at a time (pushByAuthor). It returns the
+// jobs of authors with more than partFans fans, for the one-job path, which
+// splits them. On an error every job it would have done stays pending, to
+// be retried after ClaimIdle like a failed job alone.
+func (f *FanOut) pushBatch(ctx context.Context, jobs []job, h *holding) (split []job, err error) {
 	authors := make([]int64, len(jobs))
 	for i, j := range jobs {
 		authors[i] = j.author
@@ -62,7 +65,7 @@ func (f *FanOut) pushBatch(ctx context.Context, jobs []job, h *holding) (many []
 		h.release(jobs)
 		return nil, err
 	}
-	var few []job
+	var few, many []job
 	for _, j := range jobs {
 		if list, ok := fans[j.author]; ok && len(list) < fanOutBatch {
 			few = append(few, j)
@@ -73,22 +76,94 @@ func (f *FanOut) pushBatch(ctx context.Context, jobs []job, h *holding) (many []
 	if len(few) > 0 {
 		err = f.pushFew(ctx, few, fans, h)
 	}
-	return many, err
+	if len(many) > 0 {
+		var walkErr error
+		split, walkErr = f.pushByAuthor(ctx, many, h)
+		err = errors.Join(err, walkErr)
+	}
+	return split, err
+}
+
+// pushByAuthor does the push jobs of authors with fanOutBatch fans or more,
+// one author at a time: one walk of an author's fans pushes all its posts
+// of the batch, each fan's in one ZADD, where a job alone walks them once a
+// post and writes each fan once a post. A worker behind an author who posts
+// often so catches up in fewer, bigger writes (Redis's time goes to
+// finding each fan's G set, not to the posts added). It returns the jobs of
+// authors with more than partFans fans, which are split, one by one.
+func (f *FanOut) pushByAuthor(ctx context.Context, jobs []job, h *holding) (split []job, err error) {
+	counts := make(map[int64]*redis.IntCmd, 1)
+	_, err = f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, j := range jobs {
+			if counts[j.author] == nil {
+				counts[j.author] = pl.ZCard(ctx, f.s.keys.Fans(j.author))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		h.release(jobs)
+		return nil, f.s.wrap("fan out: count fans", err)
+	}
+	byAuthor := make(map[int64][]job, len(counts))
+	var authors []int64 // in the order of their first job
+	for _, j := range jobs {
+		switch {
+		case counts[j.author].Val() > partFans:
+			split = append(split, j)
+		case byAuthor[j.author] == nil:
+			authors = append(authors, j.author)
+			fallthrough
+		default:
+			byAuthor[j.author] = append(byAuthor[j.author], j)
+		}
+	}
+	for _, a := range authors {
+		if ctx.Err() != nil {
+			return split, ctx.Err() // the rest left pending, taken up again
+		}
+		if err := f.pushWalk(ctx, a, byAuthor[a], h); err != nil {
+			for _, j := range byAuthor[a] {
+				f.failed(ctx, j, err)
+			}
+		}
+	}
+	return split, nil
+}
+
+// pushWalk pushes the posts of jobs, all by author, into the home timelines
+// of all its fans, walking them once, and acknowledges the jobs.
+func (f *FanOut) pushWalk(ctx context.Context, author int64, jobs []job, h *holding) error {
+	defer h.release(jobs)
+	err := f.walkFans(ctx, author, func(fans []int64) error {
+		if err := f.pushToFans(ctx, jobs, map[int64][]int64{author: fans}); err != nil {
+			return err
+		}
+		h.alive()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return f.settlePushes(ctx, jobs, h)
 }
 
 // pushFew does push jobs whose authors' fans are all in fans, and
 // acknowledges them.
-//
-// The check that each post still exists comes after the pushes have
-// returned, as in push: a post deleted meanwhile has its unpush job, which
-// may have run before these pushes, so a post found gone is taken out again
-// here.
 func (f *FanOut) pushFew(ctx context.Context, jobs []job, fans map[int64][]int64, h *holding) error {
 	defer h.release(jobs)
 	if err := f.pushToFans(ctx, jobs, fans); err != nil {
 		return err
 	}
 	h.alive()
+	return f.settlePushes(ctx, jobs, h)
+}
+
+// settlePushes acknowledges push jobs whose pushes are done, once it has
+// checked that their posts still exist: a post deleted meanwhile has its
+// unpush job, which may have run before the pushes, so a post found gone
+// is taken out again here.
+func (f *FanOut) settlePushes(ctx context.Context, jobs []job, h *holding) error {
 	mids := make([]int64, len(jobs))
 	for i, j := range jobs {
 		mids[i] = j.mid

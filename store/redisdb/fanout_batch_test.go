@@ -255,6 +255,72 @@ func TestFanOutBatchRoundTrips(t *testing.T) {
 	}
 }
 
+// TestFanOutBatchWalksEachAuthorOnce: the posts of a batch by an author
+// with more fans than one walk's read (so not pushed with the small
+// authors') are pushed in one walk of its fans: each fan's G is written
+// once for all of them, every fan gets every post but the one deleted
+// before the batch ran, and every job is acknowledged.
+func TestFanOutBatchWalksEachAuthorOnce(t *testing.T) {
+	s := newIdleStore(t, Options{})
+	author := s.user("author")
+	fans := s.seedFans(author, 4_000_000, fanOutBatch+500)
+	var mids []int64
+	for i := range 5 {
+		mids = append(mids, s.post(store.NewPost{Author: author, Content: fmt.Sprint("post ", i)}).ID)
+	}
+	if err := s.Delete(s.ctx, author, mids[2]); err != nil {
+		t.Fatal(err)
+	}
+	w := s.worker(FanOutOptions{})
+	jobs := s.take(w, 6) // 5 pushes and the delete's unpush
+	zadds := &commandCount{name: "zadd"}
+	s.rdb.AddHook(zadds)
+	pushesBefore := counted(s.opt.Metrics.pushes)
+	w.doBatch(s.ctx, jobs)
+	s.queueEmpty()
+	for _, f := range []int64{fans[0], fans[fanOutBatch], fans[len(fans)-1]} {
+		for i, mid := range mids {
+			if in := s.inHome(f, mid); in != (i != 2) {
+				t.Fatalf("fan %d has post %d (the %d.): %v", f, mid, i+1, in)
+			}
+		}
+	}
+	if got := zadds.n.Load(); got != int64(len(fans)) {
+		t.Fatalf("%d ZADDs for %d fans and 5 posts, want one a fan", got, len(fans))
+	}
+	// The deleted post's pushes count twice: pushed, then taken out again.
+	if got, want := counted(s.opt.Metrics.pushes)-pushesBefore, float64(5*len(fans)+2*len(fans)); got != want {
+		t.Fatalf("%v pushes counted, want %v", got, want)
+	}
+}
+
+// commandCount counts the commands named name a client sends, alone or in
+// pipelines.
+type commandCount struct {
+	roundTrips
+	name string
+}
+
+func (c *commandCount) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() == c.name {
+			c.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (c *commandCount) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			if cmd.Name() == c.name {
+				c.n.Add(1)
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
 // TestFanOutBatchPostDeletedBeforeCheck: a post deleted after its batch
 // pushed it, but before the batch checked that it still exists, ends up in
 // no fan's G, while the other posts of the batch stay; every push job of
