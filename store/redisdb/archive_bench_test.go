@@ -167,7 +167,7 @@ func newARRun(b *testing.B, mode arMode, window int) *arRun {
 	r := storetest.StartWith(b,
 		// A rewrite forks and copies the whole data set: keep it from landing
 		// in the middle of the run. The AOF itself stays on.
-		"--auto-aof-rewrite-percentage", "0")
+		"--auto-aof-rewrite-percentage", "0", "--appendfsync", "everysec")
 	e := &arRun{b: b, ctx: ctx, mode: mode, archive: withArchive, r: r, admin: r.Client(), reg: prometheus.NewRegistry()}
 	opt := Options{BcryptCost: bcrypt.MinCost, HotWindow: window, Metrics: NewMetrics(e.reg)}
 	if withArchive {

@@ -52,6 +52,7 @@ func BenchmarkTimelines(b *testing.B) {
 		// A rewrite forks and copies the whole data set: keep it from landing
 		// in the middle of a measurement. The AOF itself stays on.
 		"--auto-aof-rewrite-percentage", "0",
+		"--appendfsync", "everysec", // production's, not the tests'
 	}
 	aof := "on (appendfsync everysec, automatic rewrite off)"
 	if os.Getenv("TIMELINE_BENCH_AOF") == "no" {
