@@ -198,7 +198,9 @@ test('desktop: an empty home timeline suggests people to follow', async () => {
   await N.page.goto(`${BASE_URL}/`);
   const box = N.page.locator('.home-empty .who');
   await box.locator('.user-row').first().waitFor();
-  assert.ok(await N.page.locator('.side .who .user-row').first().isVisible(), 'no side box at 1280 px');
+  // The side box at 1280 px loads on its own, maybe a moment after the
+  // home's: wait for it (isVisible would not, and lost that race in CI).
+  await N.page.locator('.side .who .user-row').first().waitFor();
   await box.locator('.user-row').first().getByRole('button', { name: /^Follow / }).click();
   await N.page.getByRole('button', { name: 'Show their posts' }).click();
   await N.page.locator('[role=feed] .post').first().waitFor();
