@@ -42,14 +42,7 @@ func TestPostFaultAtEveryRoundTrip(t *testing.T) {
 	modes := []faultMode{unsent, replyLost}
 	if r := b.Single; r != nil {
 		modes = append(modes, killed)
-		faults.kill = func(down time.Duration) { r.Stop(); go r.RestartAfter(down) }
-		faults.ready = func() {
-			c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
-			defer c.Close()
-			for c.Ping(context.Background()).Err() != nil {
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
+		faults.killing(r)
 	}
 	s := newTestStoreOn(t, rdb, Options{})
 	alice, bob := s.user("alice"), s.user("bob")
@@ -272,6 +265,19 @@ const (
 )
 
 func (m faultMode) String() string { return [...]string{"unsent", "reply lost", "Redis killed"}[m] }
+
+// killing makes the hook's killed mode kill r (SIGKILL) and start it again
+// on its data.
+func (h *faultHook) killing(r *storetest.Redis) {
+	h.kill = func(down time.Duration) { r.Stop(); go r.RestartAfter(down) }
+	h.ready = func() {
+		c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
+		defer c.Close()
+		for c.Ping(context.Background()).Err() != nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
 
 func (h *faultHook) arm(at int, mode faultMode, down time.Duration) {
 	h.mu.Lock()
