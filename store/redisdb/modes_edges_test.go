@@ -5,17 +5,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
 	"microblog/store/storetest"
 )
 
-// newQuietStore is a testStore on b whose jobs no worker takes: the test
-// runs them itself (runJobs), as one process's workers would.
-func newQuietStore(t *testing.T, b *storetest.Backend, opt Options) testStore {
+// newQuietStore is a testStore on rdb whose jobs no worker takes unless
+// the test runs one, as one process's workers would.
+func newQuietStore(t *testing.T, rdb redis.UniversalClient, opt Options) testStore {
 	opt.BcryptCost = bcrypt.MinCost
-	return testStore{Store: New(b.Client(), opt), t: t, ctx: context.Background()}
+	return testStore{Store: New(rdb, opt), t: t, ctx: context.Background()}
 }
 
 // takeJobs reads the jobs waiting in the fan-out queue through f, which
@@ -47,7 +48,7 @@ func (s testStore) state(author int64) modeState {
 // first run, finishing late, must not end the later drain: the posts of the
 // second pull would be in no fan's G and no longer merged by readers.
 func TestStaleBackfillEndsNoLaterDrain(t *testing.T) {
-	s := newQuietStore(t, storetest.NewBackend(t), Options{CelebrityFans: 3})
+	s := newQuietStore(t, storetest.NewBackend(t).Client(), Options{CelebrityFans: 3})
 	stalled := NewFanOut(s.Store, FanOutOptions{ClaimIdle: time.Second})
 	star, f1, f2, f3 := s.user("star"), s.user("f1"), s.user("f2"), s.user("f3")
 	for _, f := range []int64{f1, f2, f3} {

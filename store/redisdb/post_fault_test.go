@@ -262,9 +262,14 @@ const (
 	unsent    faultMode = iota // the round trip fails unsent
 	replyLost                  // it runs, and its reply is lost
 	killed                     // Redis is killed first
+	// died is the client's process dying after the round trip: it runs,
+	// its reply is lost, and the client sends nothing more while down.
+	died
 )
 
-func (m faultMode) String() string { return [...]string{"unsent", "reply lost", "Redis killed"}[m] }
+func (m faultMode) String() string {
+	return [...]string{"unsent", "reply lost", "Redis killed", "process died"}[m]
+}
 
 // killing makes the hook's killed mode kill r (SIGKILL) and start it again
 // on its data.
@@ -320,7 +325,7 @@ func (h *faultHook) fault(ctx context.Context, cmds []redis.Cmder) (down, lose b
 	if h.mode == killed {
 		h.kill(h.down)
 	}
-	return h.mode == unsent, h.mode == replyLost
+	return h.mode == unsent, h.mode == replyLost || h.mode == died
 }
 
 var errRedisGone = fmt.Errorf("connection lost (test): %w", io.EOF)
