@@ -30,42 +30,60 @@ import (
 // the commands of one pipeline go to their nodes side by side, unordered.
 //
 // The transitions (modes_steps.go; the backfill's end, modes_backfill.go),
-// and what a failure at each step leaves: a Redis error, or the process
+// each step and what a failure at it leaves: a Redis error, or the process
 // dying after the step, which leaves what Redis holds. Every one ends in a
-// state below that needs no operator: valid as it stands, or found and
-// mended by the next reconsider (any follow or unfollow of the author, and
-// the checker's pass over global:celebrities every run, checker_modes.go).
+// state that needs no operator: valid as it stands, or found and mended by
+// the next reconsider.
 //
 //	promote    push → pull, at CelebrityFans fans or more
-//	  1 SADD global:celebrities, GET global:postid  push, perhaps a member: valid
-//	                                (reads merge a pushed F for nothing);
-//	                                promoted again, or left (leave)
+//	  1 SADD global:celebrities,    push, perhaps a member: valid (reads
+//	    GET global:postid           merge a pushed F for nothing); promoted
+//	                                again, or below the count, leave
 //	  2 fanout=pull, pull_from      as 1, or done
 //	demote     pull → drain, below CelebrityFans
 //	  1 fanout=drain, drain=T       drain with no job: requeue
 //	  2 XADD backfill{drain T}      fanout=pull again (the job, if queued,
 //	                                finds T gone and does nothing); should
 //	                                that fail too: drain with no job, requeue
-//	  3 drain_job=<entry id>        drain, job queued but not recorded:
-//	                                requeue queues a second with token T,
-//	                                harmless (the first to end ends the
-//	                                drain, the other finds it ended)
+//	  3 drain_job=<entry id>        as 2, or (the process died) a drain whose
+//	                                job is queued but not recorded: requeue
+//	                                queues a second with token T, harmless
+//	                                (the first to end ends the drain, the
+//	                                other finds it ended)
 //	backfill   drain → push, the job (modes_backfill.go)
-//	  1 read fanout, pull_from, drain  not drain T: stale, done
-//	  2 read F after pull_from      the job stays pending: retried, by
+//	  1 read fanout, pull_from,     not drain T: stale, done (it reconsiders)
+//	    drain
+//	  2 read F after pull_from      the job stays pending: retried whole, by
 //	  3… push them to every fan     another process after ClaimIdle
-//	  n lock; fanout=push if drain T  as 2 (nothing changed, or ended)
+//	  n fanout=push if drain T      as 2 (nothing changed, or ended: then as
+//	                                n+1)
 //	  n+1 SREM global:celebrities   push and a member: leave
 //	repromote  drain → pull, at CelebrityFans again while draining
-//	  1 fanout=pull, keep pull_from  drain or pull: both valid; the running
+//	  1 fanout=pull, keep pull_from drain or pull, both valid; the running
 //	                                backfill finds T gone and ends nothing
 //	requeue    drain → drain, a drain whose job is gone
-//	  1, 2 as demote's 2 and 3 with the drain's own T
-//	rejoin     pull or drain that is not a member: SADD (one step)
+//	  1, 2 as demote's 2 and 3, with the drain's own T
+//	rejoin     pull or drain, not a member: SADD (one step)
 //	leave      push, a member, below CelebrityFans: SREM (one step)
 //
+// Taking the lock (SET NX) is a step of each: if it fails nothing changed;
+// if its reply was lost, or the process died holding it, the author's
+// changes wait ModeLockTTL.
+//
+// The repairs run wherever reconsider runs: at every follow and unfollow of
+// the author, at the end of each backfill, and in the checker's pass over
+// global:celebrities every run (checker_modes.go). The follow or unfollow
+// mends at once the authors people act on, and makes a retried request
+// finish the change its first attempt began; the checker mends within a
+// RepairInterval the others, such as a drain left with no job whose author
+// nobody follows or unfollows any more. That pass is cheap: the set holds
+// only the authors pulled or draining, and those a failure left there. A
+// state the checker cannot find (pushed, not a member, its count at the
+// threshold: the promotion never began) is valid as it stands, and the
+// author's next follow promotes it.
+//
 // Every transition runs under the author's mode lock, re-reading the state
-// first, and writes the user hash only through modeSet, a script that
+// first, and writes the user hash only through setMode, a script that
 // checks the mode it expects and that the lock is still its own: a process
 // that stalled past the lock's TTL changes nothing. A drain's token makes
 // each drain its own: a backfill ends only the drain it was queued for, not
