@@ -37,8 +37,9 @@ import (
 //   - D and E keys without their B (a delete that stopped half way) go.
 //
 // Then it walks the private messages the same way, from a checkpoint of
-// their own (checker_messages.go). Every step is idempotent, so a run cut
-// short, or two at once, do no harm.
+// their own (checker_messages.go), and reconsiders the fan-out mode of every
+// author in global:celebrities (checker_modes.go). Every step is
+// idempotent, so a run cut short, or two at once, do no harm.
 
 // Kinds of repair, the label of microblog_repairs_total.
 const (
@@ -48,6 +49,7 @@ const (
 	repairCounter        = "counter"         // comments_count or reposts_count set to its set's size
 	repairOrphanKeys     = "orphan_keys"     // D and E keys left without their B, removed
 	repairShown          = "post_shown"      // a message indexed whole but never finished, finished (a cluster's)
+	repairFanOutMode     = "fanout_mode"     // a change of an author's fan-out mode made or completed (checker_modes.go)
 )
 
 // repairLockTTL bounds how long a process that died mid-run keeps the others
@@ -101,7 +103,11 @@ func (c *Checker) Check(ctx context.Context) (int, error) {
 		return posts, err
 	}
 	messages, err := c.pass(ctx, s.keys.RepairMessagesCheckpoint(), s.keys.LastMessageID(), c.checkMessageRange)
-	return posts + messages, err
+	if err != nil {
+		return posts + messages, err
+	}
+	modes, err := c.checkModes(ctx)
+	return posts + messages + modes, err
 }
 
 // pass walks, in chunks, the ids issued since the checkpoint (the STRING

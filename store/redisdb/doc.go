@@ -120,12 +120,24 @@
 // mode again after writing F, and queues its push itself when its id is at
 // or below pull_from or its author is no longer pulled. Falling back below the count demotes it: its
 // mode says "drain" (posts are pushed again, readers still merge its F),
-// and only then is a backfill job queued, which pushes to every fan the
-// posts after pull_from within the hot window and, under the author's mode
-// lock, sets the mode back to push and takes the author out of
+// with a token of the drain's own, and only then is a backfill job carrying
+// that token queued (its entry id then recorded as drain_job), which pushes
+// to every fan the posts after pull_from within the hot window and, under
+// the author's mode lock and only if the drain still has its token, sets
+// the mode back to push and then takes the author out of
 // global:celebrities. An author leaves that set only after every post it
 // wrote while pulled has been pushed, and joins it before its posts stop
 // being pushed: no post is ever in neither place.
+//
+// These modes are a state machine (modes.go holds its table: each
+// transition's steps and what a failure at each leaves). Every change runs
+// under the author's mode lock and writes the mode through a script that
+// checks the lock is still its own; what a Redis error or a process dying
+// between steps leaves is valid, or mended by the next reconsider (every
+// follow and unfollow of the author, and the checker's pass over
+// global:celebrities each run): a drain whose job is gone gets another, a
+// pushed author left among the celebrities leaves, a pulled one missing
+// from them rejoins.
 //
 // A read asks about its reader's own stars only, never about everyone's:
 // its cost does not grow with the number of celebrities or with the

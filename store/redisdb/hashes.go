@@ -166,6 +166,12 @@ const (
 	// fieldPullFrom is the last message id before the author's posts were
 	// pulled instead of pushed: a demotion backfills the newer ones.
 	fieldPullFrom = "pull_from"
+	// fieldDrain is the token of the author's drain, which its backfill job
+	// carries: a backfill ends only its own drain (modes.go).
+	fieldDrain = "drain"
+	// fieldDrainJob is the entry id in fanout:queue of the drain's backfill
+	// job, once recorded: a drain whose job is gone gets another.
+	fieldDrainJob = "drain_job"
 	// fieldLastPull is the lastpull mark: the last message id issued when the
 	// user was last seen. A returning user pulls its stars' newer posts.
 	fieldLastPull = "lastpull"

@@ -210,7 +210,10 @@ func TestClaimMeetsAPromotion(t *testing.T) {
 	s.follow(fan, star)
 	hook.first = func(c redis.Cmder) bool { return cmdOn(c, "incr", s.keys.LastPostID()) }
 	hook.between = func(ctx context.Context) {
-		if err := s.promote(ctx, star); err != nil {
+		err := s.withModeLock(ctx, star, func(ctx context.Context, lk modeLock) error {
+			return promote.run(s.Store, ctx, lk, modeState{author: star})
+		})
+		if err != nil {
 			t.Error(err)
 		}
 	}

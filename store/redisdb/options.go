@@ -33,6 +33,9 @@ const (
 	// DefaultInactiveAfter is how long a user may be away and still get
 	// pushes.
 	DefaultInactiveAfter = 7 * 24 * time.Hour
+	// DefaultModeLockTTL bounds how long a process that died holding an
+	// author's fan-out mode lock holds back the author's changes of mode.
+	DefaultModeLockTTL = 30 * time.Second
 	// DefaultMaxBlocks and DefaultMaxMutes are how many users one user may
 	// block, and mute (docs/performance.md measures a reader at the limit).
 	DefaultMaxBlocks = 10000
@@ -132,6 +135,11 @@ type Options struct {
 	// after that its home timeline is rebuilt by pulling when it comes back
 	// (DefaultInactiveAfter).
 	InactiveAfter time.Duration
+	// ModeLockTTL is how long an author's fan-out mode lock lasts at most
+	// (DefaultModeLockTTL): a change of mode takes a few round trips, and a
+	// process that dies holding the lock holds back the author's changes
+	// that long.
+	ModeLockTTL time.Duration
 	// MaxBlocks and MaxMutes bound how many users one user may block, and
 	// mute (DefaultMaxBlocks, DefaultMaxMutes): past them 409.
 	MaxBlocks, MaxMutes int
@@ -172,6 +180,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.InactiveAfter <= 0 {
 		o.InactiveAfter = DefaultInactiveAfter
+	}
+	if o.ModeLockTTL <= 0 {
+		o.ModeLockTTL = DefaultModeLockTTL
 	}
 	if o.MaxBlocks <= 0 {
 		o.MaxBlocks = DefaultMaxBlocks

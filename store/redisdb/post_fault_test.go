@@ -42,14 +42,7 @@ func TestPostFaultAtEveryRoundTrip(t *testing.T) {
 	modes := []faultMode{unsent, replyLost}
 	if r := b.Single; r != nil {
 		modes = append(modes, killed)
-		faults.kill = func(down time.Duration) { r.Stop(); go r.RestartAfter(down) }
-		faults.ready = func() {
-			c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
-			defer c.Close()
-			for c.Ping(context.Background()).Err() != nil {
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
+		faults.killing(r)
 	}
 	s := newTestStoreOn(t, rdb, Options{})
 	alice, bob := s.user("alice"), s.user("bob")
@@ -269,9 +262,27 @@ const (
 	unsent    faultMode = iota // the round trip fails unsent
 	replyLost                  // it runs, and its reply is lost
 	killed                     // Redis is killed first
+	// died is the client's process dying after the round trip: it runs,
+	// its reply is lost, and the client sends nothing more while down.
+	died
 )
 
-func (m faultMode) String() string { return [...]string{"unsent", "reply lost", "Redis killed"}[m] }
+func (m faultMode) String() string {
+	return [...]string{"unsent", "reply lost", "Redis killed", "process died"}[m]
+}
+
+// killing makes the hook's killed mode kill r (SIGKILL) and start it again
+// on its data.
+func (h *faultHook) killing(r *storetest.Redis) {
+	h.kill = func(down time.Duration) { r.Stop(); go r.RestartAfter(down) }
+	h.ready = func() {
+		c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
+		defer c.Close()
+		for c.Ping(context.Background()).Err() != nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
 
 func (h *faultHook) arm(at int, mode faultMode, down time.Duration) {
 	h.mu.Lock()
@@ -314,7 +325,7 @@ func (h *faultHook) fault(ctx context.Context, cmds []redis.Cmder) (down, lose b
 	if h.mode == killed {
 		h.kill(h.down)
 	}
-	return h.mode == unsent, h.mode == replyLost
+	return h.mode == unsent, h.mode == replyLost || h.mode == died
 }
 
 var errRedisGone = fmt.Errorf("connection lost (test): %w", io.EOF)

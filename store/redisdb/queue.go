@@ -27,6 +27,8 @@ type job struct {
 	mid    int64
 	author int64
 	at     int64 // unix ms the message was written: fans away longer before it are skipped
+	// drain is a backfill's token: it ends only the drain of that token.
+	drain string
 	// part is the part's number and its fans, for a part of a split job;
 	// nil for a whole job.
 	part *part
@@ -83,6 +85,7 @@ func parseJobs(msgs []redis.XMessage) []job {
 func parseJob(m redis.XMessage) job {
 	j := job{id: m.ID}
 	j.op, _ = m.Values["op"].(string)
+	j.drain, _ = m.Values["drain"].(string)
 	for name, dst := range map[string]*int64{"author": &j.author, "mid": &j.mid, "at": &j.at} {
 		v, _ := m.Values[name].(string)
 		*dst, _ = strconv.ParseInt(v, 10, 64)
