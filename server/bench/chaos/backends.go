@@ -45,7 +45,7 @@ type backends struct {
 
 // startBackends starts the cluster, the archive and cfg.procs servers.
 func startBackends(cfg config) (b *backends, err error) {
-	b = &backends{l: &launcher{}, bin: cfg.server, out: cfg.out}
+	b = &backends{l: &launcher{keep: cfg.keep}, bin: cfg.server, out: cfg.out}
 	defer func() {
 		if err != nil {
 			b.stop()

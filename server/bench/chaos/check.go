@@ -116,6 +116,7 @@ func check(ctx context.Context, w *world, fans []*liveFan) (*findings, error) {
 		return nil, err
 	}
 	f.delays = checkLive(w, f, fans, msgs)
+	slices.Sort(f.failures)
 	return f, nil
 }
 

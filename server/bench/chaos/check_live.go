@@ -54,7 +54,8 @@ func checkLive(w *world, f *findings, fans []*liveFan, msgs map[int64]message) [
 		for _, id := range missing(owed, log) {
 			key := acked[id]
 			f.lost["post "+key] = true
-			f.fail("%s never received acknowledged post %s (%d) live (%d resumes)", fan.u.name, key, id, fan.resumes)
+			f.fail("%s never received post %s (%d) live, acknowledged %s into the load (%d resumes)",
+				fan.u.name, key, id, led.ackedAt[id].Round(time.Millisecond), fan.resumes)
 		}
 		if fan.truncated > 0 {
 			f.fail("%s's replays were cut short %d times", fan.u.name, fan.truncated)

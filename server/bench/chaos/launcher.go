@@ -20,6 +20,10 @@ type launcher struct {
 	// any other would panic at once, which the tiny run would show.
 	testing.TB
 
+	// keep leaves the folders (the Redis nodes' append-only files) for a
+	// look after the run.
+	keep bool
+
 	mu       sync.Mutex
 	cleanups []func()
 	dirs     []string
@@ -56,7 +60,7 @@ func (l *launcher) TempDir() string {
 }
 
 // close runs the cleanups, the last registered first, as testing does, and
-// removes the folders.
+// removes the folders unless told to keep them.
 func (l *launcher) close() {
 	l.mu.Lock()
 	cleanups, dirs := l.cleanups, l.dirs
@@ -66,7 +70,9 @@ func (l *launcher) close() {
 		cleanups[i]()
 	}
 	for _, d := range dirs {
-		os.RemoveAll(d)
+		if !l.keep {
+			os.RemoveAll(d)
+		}
 	}
 }
 

@@ -22,6 +22,8 @@ type ledger struct {
 	// ids the same ids, in the order acknowledged.
 	posts map[string]int64
 	ids   []int64
+	// ackedAt is when each was acknowledged, from the load's start.
+	ackedAt map[int64]time.Duration
 	// authorOf is the author of every post tried, by key.
 	authorOf map[string]int64
 	// unacked are the keys of posts tried and never acknowledged.
@@ -42,7 +44,7 @@ type ledger struct {
 type second struct{ acks, failed int }
 
 func newLedger() *ledger {
-	return &ledger{start: time.Now(), posts: map[string]int64{}, authorOf: map[string]int64{}, unacked: map[string]bool{},
+	return &ledger{start: time.Now(), posts: map[string]int64{}, ackedAt: map[int64]time.Duration{}, authorOf: map[string]int64{}, unacked: map[string]bool{},
 		likes: map[pair]bool{}, follows: map[pair]bool{}, likesUnsure: map[pair]bool{}, followsUnsure: map[pair]bool{},
 		acks: map[string]int{}, failed: map[string]int{}, unexpected: map[string]int{}}
 }
@@ -85,6 +87,7 @@ func (l *ledger) post(key string, id int64) {
 	delete(l.unacked, key)
 	l.posts[key] = id
 	l.ids = append(l.ids, id)
+	l.ackedAt[id] = time.Since(l.start)
 	l.acked("post")
 }
 

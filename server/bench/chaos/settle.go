@@ -39,6 +39,7 @@ func userKey(uid int64) string    { return tagged("user:userid", uid, "") } // H
 // what is left, and the checker that follows reports what it finds.
 func settle(ctx context.Context, w *world, fans []*liveFan, timeout time.Duration) (time.Duration, error) {
 	start := time.Now()
+	var emptied time.Time // when the queues were found empty, the live feeds still behind
 	for {
 		var left []string
 		for _, q := range []string{fanoutQueue, fanoutParts, archiveQueue} {
@@ -49,6 +50,7 @@ func settle(ctx context.Context, w *world, fans []*liveFan, timeout time.Duratio
 				left = append(left, fmt.Sprintf("%s holds %d entries", q, n))
 			}
 		}
+		queued := len(left) > 0
 		for i, f := range fans {
 			if n := len(missing(w.owed(i, f.baseline), f.received())); n > 0 {
 				left = append(left, fmt.Sprintf("%s misses %d posts live", f.u.name, n))
@@ -57,12 +59,21 @@ func settle(ctx context.Context, w *world, fans []*liveFan, timeout time.Duratio
 		if len(left) == 0 {
 			return time.Since(start), nil
 		}
-		if time.Since(start) > timeout {
-			return time.Since(start), fmt.Errorf("not settled after %s: %s", timeout, strings.Join(left, "; "))
+		if !queued && emptied.IsZero() {
+			emptied = time.Now()
+		}
+		// A post a live feed lacks once the queues are empty is not on its
+		// way: liveWait after, the checker says which.
+		if time.Since(start) > timeout || !queued && time.Since(emptied) > liveWait {
+			return time.Since(start), fmt.Errorf("not settled after %s: %s", time.Since(start).Round(time.Second), strings.Join(left, "; "))
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
 }
+
+// liveWait is how long settle waits for the live feeds once the queues are
+// empty: a resume after a fault takes a second or two.
+const liveWait = 20 * time.Second
 
 // owed are the acknowledged posts fan i is owed live: those of its stars
 // after its first ready's last_id.
