@@ -146,11 +146,12 @@ func (b *backends) killServer(rng *rand.Rand) *spawn.Proc {
 	return p
 }
 
-// failover SIGKILLs the master of a shard that has a replica, waits until
-// its replica serves its slots, then starts the dead node again on its data
-// as a replica of the new master, so that the shard may fail over again
-// later. It returns the shard and how long the failover took.
-func (b *backends) failover(rng *rand.Rand) (shard int, took time.Duration, err error) {
+// failover SIGKILLs the master of a shard that has a replica and waits
+// until its replica serves its slots; with rejoin it then starts the dead
+// node again on its data, as an operator would the machine, and waits
+// until it is a replica of the new master, so that the shard may fail over
+// again later. It returns the shard and how long the failover took.
+func (b *backends) failover(rng *rand.Rand, rejoin bool) (shard int, took time.Duration, err error) {
 	c := b.cluster
 	var can []int
 	for i, r := range c.Replicas {
@@ -164,6 +165,9 @@ func (b *backends) failover(rng *rand.Rand) (shard int, took time.Duration, err 
 	shard = can[rng.IntN(len(can))]
 	if err := try(func() { c.Fail(shard); took = c.FailedOver(shard) }); err != nil {
 		return shard, took, fmt.Errorf("failover of shard %d: %w", shard, err)
+	}
+	if !rejoin {
+		return shard, took, nil
 	}
 	dead := c.Failed[len(c.Failed)-1]
 	if err := try(dead.Restart); err != nil {

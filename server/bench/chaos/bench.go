@@ -69,7 +69,7 @@ func measure(cfg config, log io.Writer, onStart func(stop func())) (*result, err
 	grace, endGrace := context.WithTimeout(ctx, cfg.duration+cfg.grace)
 	defer endGrace()
 	wait := w.run(load, grace, cfg.seed)
-	injected, ierr := inject(load, b, rand.New(rand.NewPCG(cfg.seed, 999)), faults, cfg.archiveDown, log)
+	injected, ierr := inject(load, b, rand.New(rand.NewPCG(cfg.seed, 999)), faults, cfg, log)
 	<-load.Done()
 	wait()
 	if ierr != nil {

