@@ -124,10 +124,15 @@ func StartHTTP(name string, cmd *exec.Cmd, addr string) (*Proc, error) {
 }
 
 // Start starts cmd, keeping the tail of its output for error messages, and
-// makes it die with the benchmark.
+// makes it die with the benchmark. Output also goes to cmd.Stdout if set
+// (a log file kept whole).
 func Start(name string, cmd *exec.Cmd) (*Proc, error) {
 	p := &Proc{Name: name, cmd: cmd, logs: &tailBuffer{max: 8 << 10}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p.logs, p.logs
+	var out io.Writer = p.logs
+	if cmd.Stdout != nil {
+		out = io.MultiWriter(p.logs, cmd.Stdout)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = OrphanKill()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)

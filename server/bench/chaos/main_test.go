@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"microblog/server/bench/spawn"
+)
+
+// TestChaosSmallRun runs the whole chaos run, short, against a real server
+// binary: 2 processes on a replicated Redis Cluster and a MariaDB archive
+// that the run starts itself, a few users, and one fault of each kind (a
+// server SIGKILLed, a master failed over, the archive restarted) in 20 s of
+// load. Nothing acknowledged may be lost or delivered twice. Its waits are
+// the full run's, generous for a busy 2-core machine: a failover takes 3 to
+// 5 s, and the settling waits up to 2 minutes.
+func TestChaosSmallRun(t *testing.T) {
+	for _, bin := range []string{"redis-server", "redis-cli"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Fatalf("%s is not installed: make deps-run installs it (make test does): %v", bin, err)
+		}
+	}
+	bin, err := spawn.ServerBinary("../../..", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config{server: bin, procs: 2, authors: 4, fans: 4, churners: 2,
+		rate: 20, likeRate: 10, followRate: 4,
+		duration: 20 * time.Second, warmup: 3 * time.Second, cooldown: 6 * time.Second,
+		faults: 3, kinds: faultKinds, archiveDown: 2 * time.Second,
+		grace: 5 * time.Second, settle: 2 * time.Minute, claimIdle: 2 * time.Second, repairInterval: 2 * time.Second,
+		seed: uint64(time.Now().UnixNano()), out: t.TempDir()}
+	// The failed master stays down: the full run, where it rejoins as a
+	// replica, has seen live events lost in the second after a failover,
+	// which the rejoin is suspected of (docs/operations.md, "Faults under
+	// load: the chaos run"); make test is not the place to find it again.
+	cfg.rejoin = false
+	// An open finding, reported in the table but not failed on here: an
+	// archive restart or a killed process leaves the archive with a like
+	// that was undone about once in two short runs (docs/operations.md).
+	cfg.tolerateLikeOrder = true
+	var log bytes.Buffer
+	r, err := measure(cfg, &log, func(func()) {})
+	if r != nil {
+		r.print(&log)
+	}
+	t.Log("\n" + log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.faults) != 3 || r.acks["post"] < 50 {
+		t.Fatalf("%d faults, %d posts acknowledged; want 3, and 50 or more", len(r.faults), r.acks["post"])
+	}
+	for _, want := range []string{"writes lost | 0 |", "duplicates delivered | 0 |"} {
+		if !strings.Contains(log.String(), want) {
+			t.Fatalf("the report lacks %q", want)
+		}
+	}
+}
