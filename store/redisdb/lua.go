@@ -11,6 +11,10 @@ import (
 // EVAL inside pipelines (where EVALSHA could not fall back on NOSCRIPT) and
 // with EVALSHA on their own (go-redis falls back to EVAL).
 var (
+	//go:embed lua/spublish.lua
+	spublishSrc string
+	spublish    = redis.NewScript(spublishSrc)
+
 	//go:embed lua/zadd_capped.lua
 	zaddCappedSrc string
 	zaddCapped    = redis.NewScript(zaddCappedSrc)

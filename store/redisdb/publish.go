@@ -12,13 +12,14 @@ import (
 // that is stored: the message is already in Redis, and live clients catch up
 // from the timelines when they reconnect or resubscribe. So it is logged, not
 // returned. On a cluster the event goes out with SPUBLISH, to the one master
-// that serves the channel's partition.
+// that serves the channel's partition, from a script (spublish.lua): a
+// replica would take a plain SPUBLISH and lose it.
 func (s *Store) publish(ctx context.Context, channel, event string, data any) {
 	frame, err := store.EncodeFrame(event, data)
 	if err == nil {
 		ctx := context.WithoutCancel(ctx)
 		if s.keys.cluster {
-			err = s.rdb.SPublish(ctx, channel, frame).Err()
+			err = spublish.Run(ctx, s.rdb, []string{channel}, frame).Err()
 		} else {
 			err = s.rdb.Publish(ctx, channel, frame).Err()
 		}
@@ -46,7 +47,7 @@ func (s *Store) queuePublish(ctx context.Context, pl redis.Pipeliner, channel, e
 // queuePublishFrame is queuePublish of a frame encoded beforehand.
 func (s *Store) queuePublishFrame(ctx context.Context, pl redis.Pipeliner, channel string, frame []byte) {
 	if s.keys.cluster {
-		pl.SPublish(ctx, channel, frame)
+		spublish.Eval(ctx, pl, []string{channel}, frame)
 	} else {
 		pl.Publish(ctx, channel, frame)
 	}

@@ -1,0 +1,11 @@
+-- Publishes a live event on a shard channel, on a cluster. A plain SPUBLISH
+-- is served by a replica of the channel's shard too, heard there only by
+-- the replica's own subscribers: a client whose map of the slots still
+-- names a master that failed over and came back as a replica would send it
+-- there and lose it, without an error. A script may write, so a replica
+-- answers it MOVED, and go-redis sends it again to the master, whose
+-- subscribers and replicas all hear it.
+-- KEYS[1]: the shard channel (its slot is the channel's)
+-- ARGV[1]: the frame
+-- Returns the number of subscribers that received it on this node.
+return redis.call('SPUBLISH', KEYS[1], ARGV[1])
