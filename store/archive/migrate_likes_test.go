@@ -19,8 +19,8 @@ func TestMigrateToLikeVersions(t *testing.T) {
 			dsn := dsn(t)
 			old, _ := openOld(t, dsn, 6)
 			for _, q := range []string{
-				`INSERT INTO messages (id, kind, author, username, content, created, repost_of, parent, mentions, tags, media, deleted)
-				VALUES (1, 'post', 7, 'old', 'liked', 1700000000000, 0, 0, '[]', '[]', '[]', 0)`,
+				`INSERT INTO messages (id, kind, author, username, content, created, repost_of, parent, mentions, tags, media, deleted, edited, history)
+				VALUES (1, 'post', 7, 'old', 'liked', 1700000000000, 0, 0, '[]', '[]', '[]', 0, 0, '')`,
 				`INSERT INTO likes (mid, uid, created) VALUES (1, 8, 1700000000001)`,
 			} {
 				if _, err := old.write.ExecContext(ctx, q); err != nil {
