@@ -34,9 +34,13 @@ type Archived struct {
 }
 
 // ArchivedLike is one like as the archive keeps it: user UID likes message
-// MID since At (unix ms).
+// MID since At (unix ms). As a like or an unlike to save, it carries the
+// Version of that action: versions order the actions of one user on one
+// message (newer is greater), so that SaveLikes can apply them in any order;
+// 0 is the version of the likes saved before versions existed.
 type ArchivedLike struct {
 	MID, UID, At int64
+	Version      int64
 }
 
 // LikeQuery selects likes from the archive, newest first (by At, then by
@@ -89,7 +93,12 @@ type Archive interface {
 	// (deleted, not there, or edited meanwhile).
 	Edit(ctx context.Context, m Archived, prev int64) (bool, error)
 	// SaveLikes adds likes (one already there is left as it is) and takes
-	// unlikes away, in one transaction; a replay changes nothing.
+	// unlikes away, in one transaction, each only if its Version is at least
+	// that of the newest like or unlike of its pair saved before (an unlike
+	// leaves its version behind): so the newest action of each pair wins,
+	// whatever the order they are saved in, and a replay changes nothing.
+	// Within one call, an unlike of a pair wins over a like of the same
+	// version.
 	SaveLikes(ctx context.Context, likes, unlikes []ArchivedLike) error
 	// Liked returns which of the messages ids uid likes.
 	Liked(ctx context.Context, uid int64, ids []int64) ([]int64, error)

@@ -19,7 +19,7 @@ import (
 )
 
 // dialect holds what differs between the engines: the conflict clauses of
-// the two upserts, how migrations are serialized, and which errors mean
+// the upserts, locking reads, how migrations are serialized, and which errors mean
 // "try again" or "unavailable". Every other statement is the same text on
 // both.
 type dialect struct {
@@ -46,14 +46,22 @@ type dialect struct {
 	tombstone string
 	// keepLike ends an INSERT of likes so that a like already there stays.
 	keepLike string
+	// keepNewestVersion ends an INSERT of like_versions so that a pair keeps
+	// the greater of its version and the one offered.
+	keepNewestVersion string
+	// lockRead ends a SELECT that must read the rows as they are now and
+	// keep them locked to the end of the transaction; empty on SQLite, whose
+	// write transactions hold the whole file already.
+	lockRead string
 }
 
 var sqliteDialect = withTombstone(&dialect{
-	name:         "sqlite",
-	keepExisting: " ON CONFLICT(id) DO NOTHING",
-	keepLike:     " ON CONFLICT(mid, uid) DO NOTHING",
-	replaceWith:  " ON CONFLICT(id) DO UPDATE SET ",
-	offered:      func(col string) string { return "excluded." + col },
+	name:              "sqlite",
+	keepExisting:      " ON CONFLICT(id) DO NOTHING",
+	keepLike:          " ON CONFLICT(mid, uid) DO NOTHING",
+	keepNewestVersion: " ON CONFLICT(mid, uid) DO UPDATE SET version = max(version, excluded.version)",
+	replaceWith:       " ON CONFLICT(id) DO UPDATE SET ",
+	offered:           func(col string) string { return "excluded." + col },
 	// A migration runs in a transaction that begins with BEGIN IMMEDIATE
 	// (the write pool's _txlock), which other writers wait for; SQLite's
 	// DDL is transactional, so the migration and its record are one step.
@@ -64,10 +72,12 @@ var sqliteDialect = withTombstone(&dialect{
 })
 
 var mysqlDialect = withTombstone(&dialect{
-	name:         "mysql",
-	keepExisting: " ON DUPLICATE KEY UPDATE id = id",
-	keepLike:     " ON DUPLICATE KEY UPDATE mid = mid",
-	replaceWith:  " ON DUPLICATE KEY UPDATE ",
+	name:              "mysql",
+	keepExisting:      " ON DUPLICATE KEY UPDATE id = id",
+	keepLike:          " ON DUPLICATE KEY UPDATE mid = mid",
+	keepNewestVersion: " ON DUPLICATE KEY UPDATE version = GREATEST(version, VALUES(version))",
+	lockRead:          " FOR UPDATE",
+	replaceWith:       " ON DUPLICATE KEY UPDATE ",
 	// VALUES(col) is deprecated on MySQL 8.0.20+ but still works, and it is
 	// the only spelling MariaDB knows.
 	offered: func(col string) string { return "VALUES(" + col + ")" },

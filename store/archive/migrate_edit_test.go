@@ -11,14 +11,33 @@ import (
 // 2, with a message in it): migration 3 adds the columns of edits, and the
 // message reads as never edited.
 func TestMigrateToEdits(t *testing.T) {
+	forOldArchives(t, 2, []string{`INSERT INTO messages (id, kind, author, username, content, created, repost_of, parent, mentions, tags, media, deleted)
+		VALUES (1, 'post', 7, 'old', '旧的', 1700000000000, 0, 0, '[]', '[]', '[]', 0)`},
+		func(t *testing.T, db *DB, ms []migration) {
+			ctx := context.Background()
+			if v, err := db.SchemaVersion(ctx); err != nil || v != len(ms) || v < 3 {
+				t.Errorf("schema version = %d, %v; want %d", v, err, len(ms))
+			}
+			got, err := db.Messages(ctx, []int64{1})
+			if m := got[1]; err != nil || m.Content != "旧的" || m.Edited != 0 || m.History != "" {
+				t.Errorf("the message made before edits = %+v, %v", m, err)
+			}
+		})
+}
+
+// forOldArchives runs test, on each engine, on an archive made with its
+// first n migrations only and the rows the statements insert, then opened
+// (and so migrated) as this version opens it; ms are all the migrations.
+func forOldArchives(t *testing.T, n int, inserts []string, test func(t *testing.T, db *DB, ms []migration)) {
 	for name, dsn := range map[string]func(testing.TB) string{"sqlite": archivetest.SQLite, "mariadb": archivetest.MariaDB} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			dsn := dsn(t)
-			old, ms := openOld(t, dsn, 2)
-			if _, err := old.write.ExecContext(ctx, `INSERT INTO messages (id, kind, author, username, content, created, repost_of, parent, mentions, tags, media, deleted)
-				VALUES (1, 'post', 7, 'old', '旧的', 1700000000000, 0, 0, '[]', '[]', '[]', 0)`); err != nil {
-				t.Fatal(err)
+			old, ms := openOld(t, dsn, n)
+			for _, q := range inserts {
+				if _, err := old.write.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
 			}
 			old.Close()
 
@@ -27,13 +46,7 @@ func TestMigrateToEdits(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if v, err := db.SchemaVersion(ctx); err != nil || v != len(ms) || v < 3 {
-				t.Errorf("schema version = %d, %v; want %d", v, err, len(ms))
-			}
-			got, err := db.Messages(ctx, []int64{1})
-			if m := got[1]; err != nil || m.Content != "旧的" || m.Edited != 0 || m.History != "" {
-				t.Errorf("the message made before edits = %+v, %v", m, err)
-			}
+			test(t, db, ms)
 		})
 	}
 }

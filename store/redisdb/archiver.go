@@ -91,12 +91,14 @@ type archiveBatch struct {
 	pmPut, pmDel    []store.ArchivedMessage // private messages (messages_archive.go)
 }
 
-// parse reads a batch of the queue; a like and its undoing in one batch
-// come to what the last of them says. A malformed entry is dropped.
+// parse reads a batch of the queue; of the likes and unlikes of one pair in
+// a batch, only the newest (by version: the order of the queue is the order
+// the entries were added in, not that of the actions) is kept. A malformed
+// entry is dropped.
 func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
 	var b archiveBatch
-	lastLike := map[[2]int64]bool{} // (mid, uid) → liked, as its last entry in the batch says
-	var likeOrder []store.ArchivedLike
+	newest := map[[2]int64]int{} // (mid, uid) → its index in likes
+	var likes []likeEntry
 	for _, m := range msgs {
 		raw, _ := m.Values["row"].(string)
 		op, _ := m.Values["op"].(string)
@@ -112,11 +114,17 @@ func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
 				a.malformed(m, err)
 				continue
 			}
-			k := [2]int64{l.MID, l.UID}
-			if _, seen := lastLike[k]; !seen {
-				likeOrder = append(likeOrder, l)
+			if l.Version == 0 {
+				l.Version = entryVersion(m.ID)
 			}
-			lastLike[k] = op == archiveLike
+			e := likeEntry{l, op == archiveLike}
+			k := [2]int64{l.MID, l.UID}
+			if i, seen := newest[k]; !seen {
+				newest[k] = len(likes)
+				likes = append(likes, e)
+			} else if l.Version >= likes[i].Version {
+				likes[i] = e
+			}
 			continue
 		}
 		var row store.Archived
@@ -133,14 +141,20 @@ func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
 			b.put = append(b.put, row)
 		}
 	}
-	for _, l := range likeOrder {
-		if lastLike[[2]int64{l.MID, l.UID}] {
-			b.likes = append(b.likes, l)
+	for _, e := range likes {
+		if e.liked {
+			b.likes = append(b.likes, e.ArchivedLike)
 		} else {
-			b.unlikes = append(b.unlikes, l)
+			b.unlikes = append(b.unlikes, e.ArchivedLike)
 		}
 	}
 	return b
+}
+
+// likeEntry is a like (liked) or an unlike read from the queue.
+type likeEntry struct {
+	store.ArchivedLike
+	liked bool
 }
 
 func (a *Archiver) malformed(m redis.XMessage, err error) {

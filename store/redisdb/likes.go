@@ -2,6 +2,10 @@ package redisdb
 
 import (
 	"context"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
 
 	"microblog/store"
 )
@@ -16,11 +20,60 @@ import (
 // written there at once (likeArchived). So a reader counts a hot message's
 // likes in Redis and an archived one's in the archive, and asks each whether
 // the reader likes it.
+//
+// The archive gets the likes and unlikes out of order: the archivers of
+// several processes save their batches side by side, a batch left by a
+// killed process is taken over later, and an archived message's like is
+// written at once while older entries may still wait in the queue. So each
+// like and unlike carries a version (likeVersion), and the archive applies
+// one only if it is not older than the newest it saved for that user and
+// message (store.Archive's SaveLikes).
+//
+// The version is not archive:queue's entry id, though that is monotonic,
+// because the entry is not added in one step with the like: on a cluster
+// the queue and likes:<mid> are on different masters, so the order of the
+// entries of one pair can differ from the order the likes were made in.
+// It is the time of the action, in microseconds, from the clock of the
+// process that takes it, made strictly increasing within the process. So
+// the actions of one pair are ordered exactly when one process takes them,
+// and by the clocks of the processes otherwise: two requests of one user on
+// one message racing each other (sent at once, the second before the answer
+// to the first) may end in Redis and in the archive as different ones of
+// the two, as they may already within a process, where both pipelines race
+// to Redis. An entry without a version (queued by an older release) takes
+// its entry id's time (entryVersion).
+
+// lastLikeVersion is the newest version likeVersion gave out in this process.
+var lastLikeVersion atomic.Int64
+
+// likeVersion returns the version of a like or an unlike taken now: the
+// time in microseconds, or one more than the last version it returned when
+// the clock has not moved on (or went back).
+func likeVersion() int64 {
+	for {
+		last, now := lastLikeVersion.Load(), time.Now().UnixMicro()
+		if now <= last {
+			now = last + 1
+		}
+		if lastLikeVersion.CompareAndSwap(last, now) {
+			return now
+		}
+	}
+}
+
+// entryVersion is the version of an archive:queue entry that carries none,
+// from its id ("<ms>-<seq>"): in microseconds, as likeVersion's.
+func entryVersion(id string) int64 {
+	ms, seq, _ := strings.Cut(id, "-")
+	n, _ := strconv.ParseInt(seq, 10, 64)
+	return parseID(ms)*1000 + min(n, 999)
+}
 
 // likeArchived likes (on) or unlikes an archived message in the archive
 // itself, at once, so that the next read counts it; its queue entry, sent
-// with it, repeats it in order after the likes queued while the message was
-// hot. It returns 1 when the like changed, else 0.
+// with it, carries the same version, so saving it again changes nothing,
+// and the entries of older actions still queued cannot undo it. It returns
+// 1 when the like changed, else 0.
 func (s *Store) likeArchived(ctx context.Context, l store.ArchivedLike, on bool) (int64, error) {
 	if s.opt.Archive == nil {
 		return 0, store.ErrPostNotFound // no hash and no archive: gone
@@ -29,15 +82,17 @@ func (s *Store) likeArchived(ctx context.Context, l store.ArchivedLike, on bool)
 	if err != nil {
 		return 0, s.wrap("like: archive", err)
 	}
-	if (len(was) == 1) == on {
-		return 0, nil
-	}
 	likes, unlikes := []store.ArchivedLike{l}, []store.ArchivedLike(nil)
 	if !on {
 		likes, unlikes = unlikes, likes
 	}
+	// Saved even when it changes nothing now: its version then stays as
+	// the pair's newest.
 	if err := s.opt.Archive.SaveLikes(ctx, likes, unlikes); err != nil {
 		return 0, s.wrap("like: archive", err)
+	}
+	if (len(was) == 1) == on {
+		return 0, nil
 	}
 	return 1, nil
 }

@@ -30,7 +30,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	}
 	// The like and its archive entry in one round trip; the entry is
 	// idempotent, so it goes even when nothing changed.
-	l := store.ArchivedLike{MID: mid, UID: uid, At: s.now()}
+	l := store.ArchivedLike{MID: mid, UID: uid, At: s.now(), Version: likeVersion()}
 	var res *redis.Cmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		keys := []string{s.keys.Message(mid), s.keys.Likes(mid)}

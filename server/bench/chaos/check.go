@@ -30,13 +30,8 @@ type findings struct {
 	standing, unfinished int
 	// strays are home timeline entries of authors their owner unfollowed:
 	// a push in flight at the unfollow lands after it (not an invariant).
-	strays int
-	// archiveLikeOrder are likes the archive holds as an earlier like or
-	// unlike of the pair left them: an open finding (the order of
-	// archive:queue's entries is lost across processes), a failure unless
-	// -tolerate-archive-like-order.
-	archiveLikeOrder int
-	failures         []string // every invariant broken, said plainly
+	strays   int
+	failures []string // every invariant broken, said plainly
 	// delays are how long the acknowledged posts took from their
 	// created_at to a live feed, sorted.
 	delays []time.Duration

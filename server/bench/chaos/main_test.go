@@ -38,10 +38,6 @@ func TestChaosSmallRun(t *testing.T) {
 	// which the rejoin is suspected of (docs/operations.md, "Faults under
 	// load: the chaos run"); make test is not the place to find it again.
 	cfg.rejoin = false
-	// An open finding, reported in the table but not failed on here: an
-	// archive restart or a killed process leaves the archive with a like
-	// that was undone about once in two short runs (docs/operations.md).
-	cfg.tolerateLikeOrder = true
 	var log bytes.Buffer
 	r, err := measure(cfg, &log, func(func()) {})
 	if r != nil {

@@ -54,7 +54,6 @@ func (r *result) print(w io.Writer) {
 	row("reads", fmt.Sprintf("%d answered, %d not", r.reads[0], r.reads[1]), "")
 	row("posts never acknowledged that stand; left unfinished", fmt.Sprintf("%d; %d", f.standing, f.unfinished), "")
 	row("home entries of an author unfollowed meanwhile", thousands(f.strays), "")
-	row("archive likes as an earlier like or unlike left them (open finding)", thousands(f.archiveLikeOrder), "0")
 	row("settled in", r.settled.Round(100*time.Millisecond).String(), "")
 	row("answers the contract does not allow", counts(r.surprise), "none")
 	row("invariants broken", thousands(len(f.failures)), "0")

@@ -1,0 +1,82 @@
+package redisdb
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
+)
+
+// TestArchiveLikesOutOfOrder: two processes' archivers save the likes and
+// unlikes of one user out of order, one taking a batch and stalling while
+// the other saves a later one, and one dying with a batch that the other
+// takes over after the later ones; once the posts have left Redis, the
+// archive reads as the user left them (the undone like gone, the standing
+// one there), in the count, the likers and liked-by-me.
+func TestArchiveLikesOutOfOrder(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			s, _, db := newSteppedStore(t, e.dsn(t))
+			const claimIdle = 50 * time.Millisecond
+			first := NewArchiver(s.Store, ArchiverOptions{ClaimIdle: claimIdle})
+			second := NewArchiver(New(s.rdb, Options{HotWindow: 2, Archive: db}), ArchiverOptions{ClaimIdle: claimIdle})
+			first.c.createGroup(s.ctx)
+			first.c.poll, second.c.poll = true, true
+			take := func(a *Archiver) []redis.XMessage {
+				t.Helper()
+				msgs, err := a.c.read(s.ctx)
+				if err != nil || len(msgs) == 0 {
+					t.Fatalf("read the archive queue: %d entries, %v", len(msgs), err)
+				}
+				return msgs
+			}
+			writer, fan, other := s.user("writer"), s.user("fan"), s.user("other")
+			undone := s.post(store.NewPost{Author: writer, Content: "liked, then not"}).ID
+			stands := s.post(store.NewPost{Author: writer, Content: "liked, not, liked again"}).ID
+
+			// The first process takes the like and stalls; the second saves
+			// the unlike; then the first saves the like, late.
+			s.likeAt(fan, undone, true)
+			stalled := take(first)
+			s.likeAt(fan, undone, false)
+			second.do(s.ctx, take(second))
+			first.do(s.ctx, stalled)
+
+			// The first process takes a like and its undoing and dies; the
+			// second saves the like again, then takes the dead one's batch
+			// over.
+			s.likeAt(fan, stands, true)
+			s.likeAt(fan, stands, false)
+			take(first)
+			s.likeAt(fan, stands, true)
+			s.likeAt(other, stands, true)
+			second.do(s.ctx, take(second))
+			time.Sleep(2 * claimIdle)
+			if err := second.c.reclaim(s.ctx, 100, second.takeOver); err != nil {
+				t.Fatal(err)
+			}
+
+			for i := range 3 { // both posts leave the hot window, and Redis
+				s.post(store.NewPost{Author: writer, Content: fmt.Sprint("later ", i)})
+			}
+			for {
+				msgs, err := second.c.read(s.ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(msgs) == 0 {
+					break
+				}
+				second.do(s.ctx, msgs)
+			}
+			if n := s.hotHashes([]int64{undone, stands}); n != 0 {
+				t.Fatalf("%d of the posts still in Redis", n)
+			}
+			s.checkArchivedLikes("undone", undone, nil, fan)
+			s.checkArchivedLikes("liked again", stands, []int64{other, fan}, writer)
+		})
+	}
+}
