@@ -158,9 +158,12 @@ func (s *Store) repostedBefore(ctx context.Context, d *draft) error {
 		return s.wrap("create post: reposts", err)
 	}
 	// The earlier repost stands while it can be read: a tombstone is gone,
-	// a repost that left Redis for the archive is not.
+	// a repost that left Redis for the archive is not, and neither is one
+	// still unfinished on a cluster (its request is under way, or the
+	// checker will finish or remove it): taken for gone, it was replaced
+	// in reposts:<orig> by this one, and both reposts of one user stood.
 	mid := int64(before)
-	ms, err := s.loadMessages(ctx, []int64{mid}, 0)
+	ms, err := s.loadMessages(withUnfinished(ctx), []int64{mid}, 0)
 	if err != nil {
 		return err
 	}
