@@ -165,6 +165,7 @@ func archiveOutageRun(t *testing.T, ts *testServer, dsn string, outage time.Dura
 		})
 	}
 	time.Sleep(300 * time.Millisecond)
+	waitEvicted(t, rdb, oldest)
 	before, memBefore := len(l.snapshot()), usedMemory(ts)
 	down()
 	began := time.Now()
@@ -303,6 +304,26 @@ func coldCursor(t *testing.T, ts *testServer, tok string) string {
 		path = "/api/v1/users/writer0/posts?limit=5&cursor=" + *page.NextCursor
 	}
 	return strings.TrimPrefix(path, "/api/v1/users/writer0/posts?limit=5&cursor=")
+}
+
+// waitEvicted waits up to 10 s for message mid to leave Redis: the archiver
+// moves it out with the batch that saves its author's next post past the
+// hot window (or its last like), a batch that may come after the queue
+// looked empty once, while a cluster's write of that post was still landing.
+func waitEvicted(t *testing.T, rdb redis.UniversalClient, mid int64) {
+	t.Helper()
+	keys := keysOf(rdb)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		n, err := rdb.Exists(context.Background(), keys.Message(mid)).Result()
+		if err == nil && n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			h, _ := rdb.HGetAll(context.Background(), keys.Message(mid)).Result()
+			likers, _ := rdb.ZRange(context.Background(), keys.Likes(mid), 0, -1).Result()
+			t.Fatalf("message %d is still in Redis past its hot window, its archive batch long done: %v, likers %v (%v)", mid, h, likers, err)
+		}
+	}
 }
 
 // drainArchiveQueue waits up to within for the archive queue to catch up:
