@@ -51,6 +51,12 @@ func newTestHub(t *testing.T, opt hub.Options) *testHub {
 			cl.After, _ = strconv.ParseInt(s, 10, 64)
 			cl.HasAfter = true
 		}
+		if s := q.Get("seen"); s != "" {
+			for _, id := range strings.Split(s, ",") {
+				n, _ := strconv.ParseInt(id, 10, 64)
+				cl.Seen = append(cl.Seen, n)
+			}
+		}
 		if s := q.Get("messages_after"); s != "" {
 			cl.MessagesAfter, _ = strconv.ParseInt(s, 10, 64)
 			cl.HasMessagesAfter = true

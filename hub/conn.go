@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"microblog/store"
 )
 
 // WebSocket limits; the timings are in Options (DefaultWriteWait, DefaultPongWait).
@@ -64,6 +66,9 @@ type Client struct {
 	TokenHash string // sha256 hex of the session token, for closing on logout
 	After     int64  // replay home-timeline posts newer than this id…
 	HasAfter  bool   // …when the client asked for it with ?after=
+	// Seen lists posts above After that the client holds already
+	// (?seen=, at most store.MaxSeen): the replay leaves them out (store/resume.go).
+	Seen []int64
 	// MessagesAfter: replay the user's private messages newer than this
 	// id, when HasMessagesAfter (?messages_after=).
 	MessagesAfter    int64
@@ -88,6 +93,9 @@ type frame struct {
 // event is one frame to queue, with the post it carries.
 type event struct {
 	postID int64 // the post's id for post events (to drop duplicates), else 0
+	// postAt is the post's created_at, for the floor of a catch-up
+	// (resume.go); 0 when unknown.
+	postAt store.Time
 	// messageID is the private message's id for message events (to drop
 	// duplicates: their ids are a sequence of their own), else 0.
 	messageID int64
@@ -120,7 +128,12 @@ type Conn struct {
 	after     int64
 	tokenHash string
 	hasAfter  bool
-	onClose   func() // called once the connection is gone
+	// clientSeen is Client.Seen until the connection opens; openFloor is
+	// where the client held everything then: ?after=, or the newest id
+	// at the start (resume.go).
+	clientSeen []int64
+	openFloor  int64
+	onClose    func() // called once the connection is gone
 	// messagesAfter and hasMessagesAfter are Client's MessagesAfter and
 	// HasMessagesAfter.
 	messagesAfter    int64
@@ -168,7 +181,7 @@ type Conn struct {
 	seen       idWindow // recent post ids sent, to drop duplicates
 	high       int64    // highest post id sent or known to the client
 	gapMarked  bool     // the subscriber connection broke and c has not caught up yet
-	gapFrom    int64    // high when it broke: the catch-up starts there
+	gapFrom    int64    // where the catch-up starts: resumeFloorLocked when it broke
 	// gapHeld holds the live events that arrive while c is marked, after
 	// the broker came back and before c's catch-up (gap.go).
 	gapHeld []event
@@ -197,7 +210,9 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 		tokenHash: cl.TokenHash,
 		after:     cl.After,
 		hasAfter:  cl.HasAfter,
-		onClose:   onClose,
+
+		clientSeen: cl.Seen,
+		onClose:    onClose,
 
 		messagesAfter:    cl.MessagesAfter,
 		hasMessagesAfter: cl.HasMessagesAfter,

@@ -2,10 +2,13 @@ package hub_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"microblog/store"
 )
@@ -311,17 +314,48 @@ func (tl *fakeTimeline) add(author int64, content string) store.Post {
 }
 
 // addPost is add for a post made by the caller (a repost, a protected
-// author's post); it gets the next id.
+// author's post); it gets the next id, and now as its created_at unless
+// it has one.
 func (tl *fakeTimeline) addPost(p store.Post) store.Post {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	tl.lastID++
-	p.ID, p.Kind = tl.lastID, store.KindPost
+	p.ID = tl.lastID
+	return tl.placeLocked(p)
+}
+
+// claim draws the next id for a post written late (addClaimed), as a post
+// whose write waits on a failing master: newer posts stand before it.
+func (tl *fakeTimeline) claim(author int64) store.Post {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.lastID++
+	return store.Post{ID: tl.lastID, Author: store.Author{ID: author}, Content: "late",
+		CreatedAt: store.Time(time.Now().UnixMilli())}
+}
+
+// addClaimed makes a claimed post stand, in id order among its timelines'.
+func (tl *fakeTimeline) addClaimed(p store.Post) store.Post {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return tl.placeLocked(p)
+}
+
+func (tl *fakeTimeline) placeLocked(p store.Post) store.Post {
+	p.Kind = store.KindPost
+	if p.CreatedAt == 0 {
+		p.CreatedAt = store.Time(time.Now().UnixMilli())
+	}
 	author := p.Author.ID
-	tl.home[author] = append(tl.home[author], p)
+	insert := func(uid int64) {
+		h := tl.home[uid]
+		i, _ := slices.BinarySearchFunc(h, p.ID, func(q store.Post, id int64) int { return cmp.Compare(q.ID, id) })
+		tl.home[uid] = slices.Insert(h, i, p)
+	}
+	insert(author)
 	for fan, stars := range tl.stars {
 		if stars[author] && fan != author {
-			tl.home[fan] = append(tl.home[fan], p)
+			insert(fan)
 		}
 	}
 	return p
@@ -358,11 +392,11 @@ func (tl *fakeTimeline) Stars(ctx context.Context, uid int64) ([]int64, error) {
 
 // HomeSince returns the newest max posts after the id, oldest first, as
 // store.Store does.
-func (tl *fakeTimeline) HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error) {
+func (tl *fakeTimeline) HomeSince(ctx context.Context, uid, after int64, max int, skip []int64) ([]store.Post, error) {
 	return call(ctx, tl, "HomeSince", uid, func() []store.Post {
 		var out []store.Post
 		for _, p := range tl.home[uid] {
-			if p.ID > after {
+			if p.ID > after && !slices.Contains(skip, p.ID) {
 				out = append(out, p)
 			}
 		}
@@ -372,7 +406,7 @@ func (tl *fakeTimeline) HomeSince(ctx context.Context, uid, after int64, max int
 
 // HomeSinceLast is HomeSince and the newest id, read at once as store.Store
 // does; it waits at HomeSince's gate, since it reads what HomeSince reads.
-func (tl *fakeTimeline) HomeSinceLast(ctx context.Context, uid, after int64, max int) ([]store.Post, int64, error) {
+func (tl *fakeTimeline) HomeSinceLast(ctx context.Context, uid, after int64, max int, skip []int64) ([]store.Post, int64, error) {
 	type both struct {
 		posts []store.Post
 		last  int64
@@ -381,7 +415,7 @@ func (tl *fakeTimeline) HomeSinceLast(ctx context.Context, uid, after int64, max
 		var b both
 		h := tl.home[uid]
 		for _, p := range h {
-			if p.ID > after {
+			if p.ID > after && !slices.Contains(skip, p.ID) {
 				b.posts = append(b.posts, p)
 			}
 		}

@@ -60,7 +60,7 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 	switch f.Event {
 	case store.EventPost:
 		if t.Kind != store.TopicPublic {
-			ev.postID = about.post.ID
+			ev.postID, ev.postAt = about.post.ID, about.post.CreatedAt
 		}
 	case store.EventMessage:
 		ev.messageID = messageIDOf(f.Data)
@@ -153,18 +153,21 @@ func (c *Conn) pushLocked(ev event) {
 
 // seenWindow is how many recent post ids a connection remembers to drop
 // duplicates. Duplicates only arise near a replay (on connect or after a
-// gap), within a few events of each other, so a small window suffices and
-// keeps connections cheap.
+// gap, which looks back store.ResumeWindow), so a small window suffices and
+// keeps connections cheap. It holds a client's ?seen= whole (store.MaxSeen).
 const seenWindow = 128
 
-// idWindow remembers the last seenWindow ids added. The zero value is empty.
+// idWindow remembers the last seenWindow ids added, and for posts the time
+// each was written (0: unknown), from which a catch-up's floor is found
+// (resume.go). The zero value is empty.
 type idWindow struct {
 	ring []int64
+	at   []store.Time // beside ring, for posts
 	next int
 }
 
-// add records id and reports whether it was new.
-func (w *idWindow) add(id int64) bool {
+// add records id, written at at, and reports whether it was new.
+func (w *idWindow) add(id int64, at store.Time) bool {
 	for _, x := range w.ring {
 		if x == id {
 			return false
@@ -172,9 +175,19 @@ func (w *idWindow) add(id int64) bool {
 	}
 	if len(w.ring) < seenWindow {
 		w.ring = append(w.ring, id)
+		if at != 0 || w.at != nil {
+			w.at = append(w.at, make([]store.Time, len(w.ring)-len(w.at))...)
+			w.at[len(w.ring)-1] = at
+		}
 		return true
 	}
 	w.ring[w.next] = id
+	if w.at != nil || at != 0 {
+		if w.at == nil {
+			w.at = make([]store.Time, seenWindow)
+		}
+		w.at[w.next] = at
+	}
 	w.next = (w.next + 1) % seenWindow
 	return true
 }

@@ -13,9 +13,11 @@ import (
 const resyncParallel = 16
 
 // Interrupted is told by the broker that its connection just broke. Each
-// live connection remembers the newest post (and message) it had then: the catch-up starts
-// there, not at posts that arrive after the reconnection but before the
-// catch-up, which would hide older ones lost in the gap.
+// live connection remembers where it stood then: the catch-up starts there
+// (for posts store.ResumeWindow before the newest it had, since a post written
+// late may stand below it: resume.go), not at posts that arrive after the
+// reconnection but before the catch-up, which would hide older ones lost
+// in the gap.
 func (h *Hub) Interrupted() {
 	h.interruptions.Add(1)
 	h.mu.RLock()
@@ -23,7 +25,7 @@ func (h *Hub) Interrupted() {
 	for c := range h.conns {
 		c.mu.Lock()
 		if c.live && !c.gapMarked {
-			c.gapMarked, c.gapFrom = true, c.high
+			c.gapMarked, c.gapFrom = true, c.resumeFloorLocked()
 		}
 		if c.live && !c.msgGapMarked {
 			c.msgGapMarked, c.msgGapFrom = true, c.msgHigh
@@ -162,13 +164,19 @@ func (h *Hub) catchUpAfter(ctx context.Context, c *Conn, floor int64) {
 	if c.gapMarked {
 		after = max(c.gapFrom, floor)
 	}
+	var sent []int64 // posts above after that c was sent: not read again
+	for _, id := range c.seen.ring {
+		if id > after {
+			sent = append(sent, id)
+		}
+	}
 	c.mu.Unlock()
 	if !live {
 		return
 	}
 	limit := max(1, min(h.opt.ReplayMax, h.opt.SendQueue/2))
 	resubscribes, interruptions := h.resubscribes.Load(), h.interruptions.Load()
-	posts, err := h.tl.HomeSince(ctx, c.uid, after, limit)
+	posts, err := h.tl.HomeSince(ctx, c.uid, after, limit, sent)
 	if err != nil && h.resubscribes.Load() != resubscribes {
 		return // the broker broke again: the next round catches up
 	}
@@ -179,7 +187,7 @@ func (h *Hub) catchUpAfter(ctx context.Context, c *Conn, floor int64) {
 	evs := make([]event, 0, len(posts))
 	for _, p := range posts {
 		if ev, err := ownEvent(store.AuthorTopic(p.Author.ID), store.EventPost, p); err == nil {
-			evs = append(evs, event{postID: p.ID, f: ev.f, src: ev.src})
+			evs = append(evs, event{postID: p.ID, postAt: p.CreatedAt, f: ev.f, src: ev.src})
 		}
 	}
 	c.mu.Lock()

@@ -40,17 +40,19 @@ type wirePost struct {
 		ID        int64 `json:"id"`
 		Protected bool  `json:"protected"`
 	} `json:"author"`
-	Content  string    `json:"content"`
-	RepostOf *wirePost `json:"repost_of"`
-	Deleted  bool      `json:"deleted"`
+	Content   string     `json:"content"`
+	CreatedAt store.Time `json:"created_at"` // for a catch-up's floor (resume.go)
+	RepostOf  *wirePost  `json:"repost_of"`
+	Deleted   bool       `json:"deleted"`
 }
 
 func (w *wirePost) post() *store.Post {
 	p := &store.Post{
-		ID:      w.ID,
-		Author:  store.Author{ID: w.Author.ID, Protected: w.Author.Protected},
-		Content: w.Content,
-		Deleted: w.Deleted,
+		ID:        w.ID,
+		Author:    store.Author{ID: w.Author.ID, Protected: w.Author.Protected},
+		Content:   w.Content,
+		CreatedAt: w.CreatedAt,
+		Deleted:   w.Deleted,
 	}
 	if w.RepostOf != nil {
 		p.RepostOf = w.RepostOf.post()

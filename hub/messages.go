@@ -32,12 +32,12 @@ func messageIDOf(data json.RawMessage) int64 {
 func (c *Conn) firstLocked(ev event) bool {
 	switch {
 	case ev.postID != 0:
-		if !c.seen.add(ev.postID) {
+		if !c.seen.add(ev.postID, ev.postAt) {
 			return false
 		}
 		c.high = max(c.high, ev.postID)
 	case ev.messageID != 0:
-		if !c.msgSeen.add(ev.messageID) {
+		if !c.msgSeen.add(ev.messageID, 0) {
 			return false
 		}
 		c.msgHigh = max(c.msgHigh, ev.messageID)

@@ -63,7 +63,7 @@ func (h *Hub) readReplay(ctx context.Context, c *Conn, r *replay) error {
 		max = h.opt.ReplayMax
 	}
 	var err error
-	if r.posts, r.last, err = h.tl.HomeSinceLast(ctx, c.uid, c.after, max); err != nil {
+	if r.posts, r.last, err = h.tl.HomeSinceLast(ctx, c.uid, c.after, max, c.clientSeen); err != nil {
 		return err
 	}
 	return h.readMessageReplay(ctx, c, r)
@@ -114,8 +114,16 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 	defer c.mu.Unlock()
 	out := make([]frame, 0, len(r.posts)+len(r.messages)+1+len(c.pending))
 	c.high, c.msgHigh = max(r.last, c.after), max(r.lastMessage, c.messagesAfter)
+	c.openFloor = c.high
+	if c.hasAfter {
+		c.openFloor = c.after
+	}
+	for _, id := range c.clientSeen { // held already: neither replayed nor sent live
+		c.seen.add(id, 0)
+	}
+	c.clientSeen = nil
 	for _, p := range r.posts {
-		if !c.firstLocked(event{postID: p.ID}) {
+		if !c.firstLocked(event{postID: p.ID, postAt: p.CreatedAt}) {
 			continue
 		}
 		f, err := encodeFrame(store.EventPost, p)

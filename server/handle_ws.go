@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
@@ -42,6 +45,11 @@ func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps)
 			}
 			cl.After, cl.HasAfter = q.After, true
 		}
+		if s := c.QueryParam("seen"); s != "" {
+			if cl.Seen, err = parseSeen(s); err != nil {
+				return err
+			}
+		}
 		if s := c.QueryParam("messages_after"); s != "" {
 			q, err := store.ParsePageQuery("", "", s)
 			if err != nil {
@@ -66,4 +74,23 @@ func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps)
 		h.Start(ws, cl, release)
 		return nil
 	}
+}
+
+// parseSeen reads ?seen=, the comma-separated ids of the posts above
+// ?after= that a resuming client holds (store.ResumePoint): at most
+// store.MaxSeen of them.
+func parseSeen(s string) ([]int64, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) > store.MaxSeen {
+		return nil, store.Invalid(store.CodeInvalidSeen, fmt.Sprintf("seen lists at most %d post ids", store.MaxSeen))
+	}
+	ids := make([]int64, len(parts))
+	for i, p := range parts {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, store.Invalid(store.CodeInvalidSeen, "seen must be post ids separated by commas")
+		}
+		ids[i] = n
+	}
+	return ids, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"microblog/hub/wstest"
+	"microblog/store"
 )
 
 func TestWSRefusesBeforeUpgrade(t *testing.T) {
@@ -29,10 +30,16 @@ func TestWSRefusesBeforeUpgrade(t *testing.T) {
 		{"bad token", ts.wsURL("token=nope"), nil, http.StatusUnauthorized},
 		{"foreign origin", ts.wsURL("token=" + token), http.Header{"Origin": {"https://evil.example"}}, http.StatusForbidden},
 		{"bad after", ts.wsURL("token=" + token + "&after=x"), nil, http.StatusBadRequest},
+		{"bad seen", ts.wsURL("token=" + token + "&after=0&seen=1,x"), nil, http.StatusBadRequest},
+		{"seen not an id", ts.wsURL("token=" + token + "&after=0&seen=0"), nil, http.StatusBadRequest},
+		{"seen too long", ts.wsURL("token=" + token + "&after=0&seen=" + strings.Repeat("1,", store.MaxSeen) + "1"), nil, http.StatusBadRequest},
 	}
 	for _, c := range cases {
-		if ws, resp, body := wstest.TryDial(t, c.url, c.header); ws != nil || resp.StatusCode != c.want {
+		ws, resp, body := wstest.TryDial(t, c.url, c.header)
+		if ws != nil || resp.StatusCode != c.want {
 			t.Errorf("%s: status %d %s, want %d", c.name, resp.StatusCode, body, c.want)
+		} else if strings.Contains(c.name, "seen") && errorCode(t, body) != string(store.CodeInvalidSeen) {
+			t.Errorf("%s: %s, want invalid_seen", c.name, body)
 		}
 	}
 	// The token may come as ?token= and the page's own origin is welcome.
@@ -139,6 +146,18 @@ func TestWSReconnectAfter(t *testing.T) {
 	}
 	live := ts.newPost(t, starTok, "live again")
 	ws.expect(t, "post", live)
+	ws.Conn.Close()
+
+	// A resume that looks back (store.ResumePoint): ?after= an older post
+	// and ?seen= those the client holds above it; the replay brings the
+	// rest only, the late post a resume past ?after=<newest> would miss.
+	ws = ts.dialWS(t, fanTok, fmt.Sprintf("after=%d&seen=%d,%d,%d", seen, away[0], away[2], live))
+	ws.expect(t, "post", away[1])
+	ws.expect(t, "post", away[3])
+	ws.expect(t, "post", away[4])
+	if got := ws.ready(t); got != live {
+		t.Fatalf("ready last_id %d, want %d", got, live)
+	}
 }
 
 // collector gathers the post frames a fan receives and checks exactly-once.

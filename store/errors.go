@@ -46,6 +46,7 @@ const (
 	CodeInvalidLimit       Code = "invalid_limit"
 	CodeInvalidCursor      Code = "invalid_cursor"
 	CodeInvalidAfter       Code = "invalid_after"
+	CodeInvalidSeen        Code = "invalid_seen"
 	CodeCannotFollowSelf   Code = "cannot_follow_self"
 	CodeInvalidImage       Code = "invalid_image"
 	CodeInvalidMedia       Code = "invalid_media"

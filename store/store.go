@@ -258,12 +258,13 @@ type LiveTimeline interface {
 	// Stars returns the uids user uid follows.
 	Stars(ctx context.Context, uid int64) ([]int64, error)
 	// HomeSince returns uid's home-timeline posts newer than after, oldest
-	// first: the newest max of them when there are more.
-	HomeSince(ctx context.Context, uid, after int64, max int) ([]Post, error)
+	// first, but those of skip (posts the client has: neither loaded nor
+	// counted): the newest max of them when there are more.
+	HomeSince(ctx context.Context, uid, after int64, max int, skip []int64) ([]Post, error)
 	// HomeSinceLast is HomeSince (no posts when max is 0) and the newest
 	// message id of uid's home timeline (0 if empty), read together: what a
 	// live connection needs as it opens.
-	HomeSinceLast(ctx context.Context, uid, after int64, max int) ([]Post, int64, error)
+	HomeSinceLast(ctx context.Context, uid, after int64, max int, skip []int64) ([]Post, int64, error)
 	// Lens is what uid may see, read now (not from a cache): the live feed
 	// holds back what it hides, and reads it again on EventLensChanged.
 	Lens(ctx context.Context, uid int64) (*Lens, error)

@@ -29,6 +29,17 @@ func (f Frame) ID() int64 {
 	return d.ID
 }
 
+// Held is the post of a post frame as a resuming client holds it
+// (store.ResumePoint): its id and created_at.
+func (f Frame) Held() store.Held {
+	var d struct {
+		ID        int64
+		CreatedAt store.Time `json:"created_at"`
+	}
+	json.Unmarshal(f.Data, &d)
+	return store.Held{ID: d.ID, At: d.CreatedAt}
+}
+
 // String is the frame as a failing test shows it.
 func (f Frame) String() string { return f.Event + " " + string(f.Data) }
 

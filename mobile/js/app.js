@@ -235,7 +235,7 @@ function startLive() {
     empty: () => homeEmpty(ctx, t('mobile.home.empty')),
     label: t('mobile.home.label'),
   });
-  const live = new LiveFeed((after, messagesAfter) => api.wsURL(after, messagesAfter));
+  const live = new LiveFeed((after, messagesAfter, seen) => api.wsURL(after, messagesAfter, seen));
   app.live = live;
   live.addEventListener('status', (e) => showConn(e.detail));
   listen(ctx, live, { sessionEnded });

@@ -58,9 +58,15 @@ func TestHomeTimelineKeepsHotWindow(t *testing.T) {
 	if n := s.rdb.ZCard(s.ctx, s.keys.PublicTimeline()).Val(); n != 10 {
 		t.Fatalf("global:timeline holds %d ids, want 10", n)
 	}
-	since, err := s.HomeSince(s.ctx, u, last.ID-3, 100)
+	since, err := s.HomeSince(s.ctx, u, last.ID-3, 100, nil)
 	if err != nil || len(since) != 3 || since[0].ID != last.ID-2 || since[2].ID != last.ID {
 		t.Fatalf("HomeSince = %v, %v; want the last 3, oldest first", since, err)
+	}
+	// A resume's ?seen= (store.ResumePoint): the posts a client has are
+	// neither returned nor counted against max.
+	since, err = s.HomeSince(s.ctx, u, last.ID-6, 2, []int64{last.ID, last.ID - 2, last.ID - 3})
+	if err != nil || len(since) != 2 || since[0].ID != last.ID-4 || since[1].ID != last.ID-1 {
+		t.Fatalf("HomeSince skipping 3 = %v, %v; want %d and %d", since, err, last.ID-4, last.ID-1)
 	}
 }
 
@@ -98,7 +104,7 @@ func TestCelebritiesArePulled(t *testing.T) {
 			}
 		}
 	}
-	since, err := s.HomeSince(s.ctx, fans[0], want[5], 100)
+	since, err := s.HomeSince(s.ctx, fans[0], want[5], 100, nil)
 	if err != nil || len(since) != 5 || since[4].ID != want[0] {
 		t.Fatalf("HomeSince after %d: %v, %v", want[5], ids(since), err)
 	}

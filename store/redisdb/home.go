@@ -58,10 +58,11 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 }
 
 // HomeSince returns the home-timeline posts of uid newer than after, oldest
-// first: the newest max of them when there are more. It is what a live
-// client that reconnects needs to miss nothing, fan-outs in flight included.
-func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]store.Post, error) {
-	posts, _, err := s.HomeSinceLast(ctx, uid, after, max)
+// first, but those of skip (which are neither loaded nor counted): the
+// newest max of them when there are more. It is what a live client that
+// reconnects needs to miss nothing, fan-outs in flight included.
+func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int, skip []int64) ([]store.Post, error) {
+	posts, _, err := s.HomeSinceLast(ctx, uid, after, max, skip)
 	return posts, err
 }
 
@@ -72,10 +73,10 @@ func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int) ([]sto
 // waits on one round trip for them (then one more to load the posts), and
 // one with pulled stars one more. On a cluster the lookup's second part
 // goes with the loading of the posts, or alone when there are none to load.
-func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int) ([]store.Post, int64, error) {
+func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int, skip []int64) ([]store.Post, int64, error) {
 	ranges := []*redis.ZRangeBy{rangeBy(0, 0, 1)}
 	if max > 0 {
-		ranges = append(ranges, rangeBy(0, after, max))
+		ranges = append(ranges, rangeBy(0, after, max+len(skip)))
 	}
 	pulls, got, err := s.touch(ctx, uid, ranges)
 	if err != nil {
@@ -87,7 +88,7 @@ func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int) ([
 	}
 	var posts []store.Post // loaded from G's ids, nil until then
 	if got != nil && max > 0 && pulls.later() {
-		if posts, err = s.homePosts(withRider(ctx, pulls.queueShards), uid, ids[1]); err != nil {
+		if posts, err = s.homePosts(withRider(ctx, pulls.queueShards), uid, unskipped(ids[1], skip, max)); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -106,9 +107,26 @@ func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int) ([
 		last = ids[0][0]
 	}
 	if max > 0 && posts == nil {
-		posts, err = s.homePosts(ctx, uid, ids[1])
+		posts, err = s.homePosts(ctx, uid, unskipped(ids[1], skip, max))
 	}
 	return posts, last, err
+}
+
+// unskipped is the first max of mids (newest first) that are not in skip.
+func unskipped(mids, skip []int64, max int) []int64 {
+	if len(skip) == 0 {
+		return mids[:min(max, len(mids))]
+	}
+	out := make([]int64, 0, min(max, len(mids)))
+	for _, mid := range mids {
+		if len(out) == max {
+			break
+		}
+		if !slices.Contains(skip, mid) {
+			out = append(out, mid)
+		}
+	}
+	return out
 }
 
 // homePosts loads the posts mids (newest first) as uid sees them in its

@@ -155,7 +155,7 @@ func newModeFaults(t *testing.T) *modeFaults {
 	rdb.AddHook(m.faults)
 	if r := b.Single; r != nil {
 		m.modes = append(m.modes, killed)
-		m.faults.killing(r)
+		m.faults.killing(t, r)
 	}
 	opt := Options{CelebrityFans: 3, ModeLockTTL: faultLockTTL}
 	m.victim, m.survivor = newQuietStore(t, rdb, opt), newQuietStore(t, b.Client(), opt)

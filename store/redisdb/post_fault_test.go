@@ -42,7 +42,7 @@ func TestPostFaultAtEveryRoundTrip(t *testing.T) {
 	modes := []faultMode{unsent, replyLost}
 	if r := b.Single; r != nil {
 		modes = append(modes, killed)
-		faults.killing(r)
+		faults.killing(t, r)
 	}
 	s := newTestStoreOn(t, rdb, Options{})
 	alice, bob := s.user("alice"), s.user("bob")
@@ -272,9 +272,12 @@ func (m faultMode) String() string {
 }
 
 // killing makes the hook's killed mode kill r (SIGKILL) and start it again
-// on its data.
-func (h *faultHook) killing(r *storetest.Redis) {
-	h.kill = func(down time.Duration) { r.Stop(); go r.RestartAfter(down) }
+// on its data. A test that ends while r is down waits for it to be back
+// before r's folder goes (a restart after that failed the finished test).
+func (h *faultHook) killing(t testing.TB, r *storetest.Redis) {
+	var restarts sync.WaitGroup
+	t.Cleanup(restarts.Wait)
+	h.kill = func(down time.Duration) { r.Stop(); restarts.Go(func() { r.RestartAfter(down) }) }
 	h.ready = func() {
 		c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
 		defer c.Close()

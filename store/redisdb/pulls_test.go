@@ -280,7 +280,7 @@ func TestLiveConnectRoundTrips(t *testing.T) {
 	connect := func(after int64, max int) (got []int64, last, n int64) {
 		t.Helper()
 		n = s.roundTrips(func(ctx context.Context) error {
-			ps, l, err := s.HomeSinceLast(ctx, fan, after, max)
+			ps, l, err := s.HomeSinceLast(ctx, fan, after, max, nil)
 			got, last = ids(ps), l
 			return err
 		})

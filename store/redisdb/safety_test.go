@@ -38,7 +38,7 @@ func (s testStore) pageIDs(page store.Page[store.Post], err error) []int64 {
 // sinceIDs are the ids HomeSince gives uid from the start, newest first.
 func (s testStore) sinceIDs(uid int64) []int64 {
 	s.t.Helper()
-	posts, err := s.HomeSince(s.ctx, uid, 0, 100)
+	posts, err := s.HomeSince(s.ctx, uid, 0, 100, nil)
 	if err != nil {
 		s.t.Fatal(err)
 	}

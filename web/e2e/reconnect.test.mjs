@@ -1,6 +1,8 @@
 // reconnect.test.mjs: the live connection drops (the server is restarted) and
-// comes back; the pages reconnect by themselves with ?after= and show the
-// posts made meanwhile exactly once.
+// comes back; the pages reconnect by themselves with ?after= (the newest post
+// the page loaded) and ?seen= (the posts that came live since, which a resume
+// looks back over: docs/api.md, "Resuming") and show the posts made meanwhile
+// exactly once.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,6 +28,8 @@ test('pages reconnect after a server restart and show what was missed, once', as
     await p.locator(`.post[data-id="${seen.id}"]`).waitFor();
     await p.evaluate(() => { window.__noReload = true; });
   }
+  const live = await post(alice, 'Live before the restart');
+  for (const p of [D.page, M.page]) await p.locator(`.post[data-id="${live.id}"]`).waitFor();
 
   // The server goes away: the pages notice and say so.
   await control('stop');
@@ -51,6 +55,7 @@ test('pages reconnect after a server restart and show what was missed, once', as
     const reconnect = sockets[name].slice(before[name]);
     assert.ok(reconnect.length >= 1, `${name}: no new connection`);
     assert.match(reconnect.at(-1), new RegExp(`[?&]after=${seen.id}(&|$)`), `${name}: reconnected without ?after=`);
+    assert.match(reconnect.at(-1), new RegExp(`[?&]seen=${live.id}(&|$)`), `${name}: reconnected without ?seen=`);
   }
 
   // Once more live, to be sure the new connection carries new posts too.
@@ -59,11 +64,11 @@ test('pages reconnect after a server restart and show what was missed, once', as
   await D.page.waitForTimeout(300); // a duplicate would have arrived by now
 
   for (const [name, p] of [['desktop', D.page], ['mobile', M.page]]) {
-    for (const x of [seen, ...missed, later]) {
+    for (const x of [seen, live, ...missed, later]) {
       assert.equal(await p.locator(`.post[data-id="${x.id}"]`).count(), 1, `${name}: post ${x.id} shown once`);
     }
     const ids = await p.$$eval('[role=feed] > [data-key]', (els) => els.map((e) => Number(e.dataset.key)));
-    assert.deepEqual(ids.slice(0, 4), [later.id, missed[1].id, missed[0].id, seen.id], `${name}: newest first`);
+    assert.deepEqual(ids.slice(0, 5), [later.id, missed[1].id, missed[0].id, live.id, seen.id], `${name}: newest first`);
     assert.equal(await p.evaluate(() => window.__noReload), true, `${name}: the page was reloaded`);
   }
   await shot(D.page, 'desktop-after-reconnect');

@@ -251,7 +251,7 @@ async function startLive() {
     label: t('desktop.home.label'),
   });
   await app.homeFeed.reset();
-  const live = new LiveFeed((after, messagesAfter) => api.wsURL(after, messagesAfter));
+  const live = new LiveFeed((after, messagesAfter, seen) => api.wsURL(after, messagesAfter, seen));
   live.see(app.homeFeed.maxId);
   live.addEventListener('status', (e) => showConn(e.detail));
   listen(ctx, live, { sessionEnded, countComments: true });

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"microblog/store"
 )
 
 // delivery is a post a live feed received.
@@ -23,8 +25,9 @@ type delivery struct {
 
 // liveFan reads one fan's live feed into a log. Whenever the socket ends
 // (its process killed or stopping, a 1012 after a Redis outage, anything)
-// it resumes, on a server picked at random, with ?after=<the newest post
-// id it has>, as the contract asks of clients.
+// it resumes, on a server picked at random, as the contract asks of
+// clients (store.ResumePoint): ?after= a post it has written
+// store.ResumeWindow before its newest, and ?seen= those it has above that.
 type liveFan struct {
 	u *user
 
@@ -32,7 +35,7 @@ type liveFan struct {
 	conn      *websocket.Conn
 	log       []delivery
 	baseline  int64 // last_id of its first ready: posts up to it came before
-	newest    int64
+	held      []store.Held
 	resumes   int
 	truncated int            // replays cut short: posts the feed could not give
 	ends      map[string]int // why sockets ended, by close code or error
@@ -43,9 +46,9 @@ func (f *liveFan) connect(ctx context.Context, b *backends, rng *rand.Rand) erro
 	f.ends = map[string]int{}
 	deadline := time.Now().Add(time.Minute)
 	for {
-		c, ready, err := dial(ctx, b.pick(rng), f.u.token, 0)
+		c, ready, err := dial(ctx, b.pick(rng), f.u.token, 0, nil)
 		if err == nil {
-			f.conn, f.baseline, f.newest = c, ready.LastID, ready.LastID
+			f.conn, f.baseline = c, ready.LastID
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -75,20 +78,28 @@ type postData struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// dial opens a live feed at base, replaying the posts after after (none
-// when 0), and reads up to its ready frame; the replayed posts are left to
-// read.
-func dial(ctx context.Context, base, token string, after int64) (*websocket.Conn, readyData, error) {
+// dial opens a live feed at base, replaying the posts after after but
+// seen (none when both are empty), and reads up to its ready frame; the
+// replayed posts are left to read.
+func dial(ctx context.Context, base, token string, after int64, seen []int64) (*websocket.Conn, readyData, error) {
 	u := "ws" + strings.TrimPrefix(base, "http") + "/ws"
-	if after > 0 {
+	resume := after > 0 || len(seen) > 0
+	if resume {
 		u += "?after=" + strconv.FormatInt(after, 10)
+	}
+	if len(seen) > 0 {
+		ids := make([]string, len(seen))
+		for i, id := range seen {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		u += "&seen=" + strings.Join(ids, ",")
 	}
 	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
 	c, _, err := d.DialContext(ctx, u, http.Header{"Authorization": {"Bearer " + token}})
 	if err != nil {
 		return nil, readyData{}, err
 	}
-	if after > 0 {
+	if resume {
 		return c, readyData{}, nil // the ready comes after the replay, read by run
 	}
 	c.SetReadDeadline(time.Now().Add(30 * time.Second))
@@ -123,8 +134,11 @@ func (f *liveFan) run(ctx context.Context, b *backends, rng *rand.Rand) {
 		f.mu.Lock()
 		f.ends[endReason(err)]++
 		f.mu.Unlock()
+		f.mu.Lock()
+		after, seen := store.ResumePoint(f.baseline, f.held)
+		f.mu.Unlock()
 		for {
-			c, _, err := dial(ctx, b.pick(rng), f.u.token, f.newest)
+			c, _, err := dial(ctx, b.pick(rng), f.u.token, after, seen)
 			if ctx.Err() != nil {
 				if c != nil {
 					c.Close()
@@ -158,7 +172,7 @@ func (f *liveFan) read() error {
 			}
 			f.mu.Lock()
 			f.log = append(f.log, delivery{id: p.ID, author: p.Author.ID, delay: time.Since(p.CreatedAt)})
-			f.newest = max(f.newest, p.ID)
+			f.held = append(f.held, store.Held{ID: p.ID, At: store.Time(p.CreatedAt.UnixMilli())})
 			f.mu.Unlock()
 		case "ready":
 			var r readyData

@@ -406,7 +406,7 @@ func checkExactlyOnce(t *testing.T, st *redisdb.Store, sub *Subscriber, fan *liv
 	}
 	replayed := 0
 	if marked {
-		posts, err := st.HomeSince(ctx, uid, from, 100000)
+		posts, err := st.HomeSince(ctx, uid, from, 100000, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

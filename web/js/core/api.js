@@ -207,13 +207,14 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     uploadMedia: (file, alt = '', onProgress) => send('POST', '/media', form(file, alt), onProgress),
     setAvatar: (file, onProgress) => send('PUT', '/me/avatar', form(file), onProgress),
 
-    /** wsURL is the live feed's address, with ?after=, ?messages_after= and ?token= as needed. */
-    wsURL(after, messagesAfter) {
+    /** wsURL is the live feed's address, with ?after=, ?seen=, ?messages_after= and ?token= as needed. */
+    wsURL(after, messagesAfter, seen = []) {
       const u = new URL('/ws', base || location.origin);
       u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
       const token = getToken();
       if (token) u.searchParams.set('token', token);
-      if (after) u.searchParams.set('after', after);
+      if (after || seen.length) u.searchParams.set('after', after);
+      if (seen.length) u.searchParams.set('seen', seen.join(','));
       if (messagesAfter !== null && messagesAfter !== undefined) u.searchParams.set('messages_after', messagesAfter);
       return u.toString();
     },

@@ -1,8 +1,9 @@
 // live.js keeps one WebSocket to /ws open (docs/api.md, "The live feed") and hands
 // its events to the page. When the connection drops it reconnects by itself,
-// with exponential backoff and jitter, asking for ?after=<highest post id
-// seen>&messages_after=<highest message id seen> so the server replays the
-// posts and private messages that were missed; the page drops duplicates by id.
+// with exponential backoff and jitter, asking for ?after=&seen= (see
+// resumePoint) and ?messages_after=<highest message id seen> so the server
+// replays the posts and private messages that were missed; the page drops
+// duplicates by id.
 //
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
@@ -11,6 +12,12 @@ const BACKOFF_MIN = 500;     // ms before the first retry
 const BACKOFF_MAX = 15_000;  // ms, the longest wait between retries
 const CLOSE_LOGGED_OUT = 4001;
 const CLOSE_TOO_SLOW = 4008;
+// A post may become visible up to RESUME_WINDOW ms after its created_at
+// (its write held up by a failing server), below newer posts already
+// delivered: a resume looks back that far (docs/api.md, "Resuming").
+const RESUME_WINDOW = 30_000;
+const MAX_SEEN = 100;   // the most ids ?seen= may list
+const HELD_MAX = 1000;  // posts received live that are remembered
 
 /**
  * LiveFeed fires:
@@ -22,11 +29,12 @@ const CLOSE_TOO_SLOW = 4008;
  *   any other failed connection to a browser).
  */
 export class LiveFeed extends EventTarget {
-  /** urlFor(after, messagesAfter) returns the WebSocket URL. */
+  /** urlFor(after, messagesAfter, seen) returns the WebSocket URL. */
   constructor(urlFor) {
     super();
     this.urlFor = urlFor;
-    this.lastId = 0;        // highest post id seen, from pages and events
+    this.lastId = 0;        // highest post id the page loaded (see)
+    this.held = [];         // posts received live: {id, at}, oldest first
     // The highest private message id seen, from events and `ready`; null
     // until the first `ready`, after which even 0 asks for a replay (of
     // whatever was written to a user with no messages while it was away).
@@ -41,10 +49,36 @@ export class LiveFeed extends EventTarget {
     this._visible = () => { if (!document.hidden) this._retryNow(); };
   }
 
-  /** see raises lastId to the id of a post the page has shown. */
+  /** see raises lastId to the id of a post the page has loaded. */
   see(id) {
     const n = Number(id);
     if (n > this.lastId) this.lastId = n;
+  }
+
+  _hold(post) {
+    const id = Number(post.id), at = Date.parse(post.created_at);
+    if (!(id > 0) || Number.isNaN(at)) return;
+    this.held.push({ id, at });
+    if (this.held.length > HELD_MAX) this.held.splice(0, this.held.length - HELD_MAX);
+  }
+
+  /**
+   * resumePoint is where a reconnection starts: after = the newest post
+   * received live that was written RESUME_WINDOW before the newest received
+   * (or the newest the page loaded, if higher), and seen = the posts
+   * received above it, at most MAX_SEEN (after rising below them). The
+   * server replays what is above after and not in seen.
+   */
+  resumePoint() {
+    let after = this.lastId;
+    const newest = Math.max(0, ...this.held.map((h) => h.at));
+    for (const h of this.held) if (h.at <= newest - RESUME_WINDOW && h.id > after) after = h.id;
+    let seen = [...new Set(this.held.filter((h) => h.id > after).map((h) => h.id))].sort((a, b) => a - b);
+    if (seen.length > MAX_SEEN) {
+      after = seen[seen.length - MAX_SEEN - 1];
+      seen = seen.slice(-MAX_SEEN);
+    }
+    return { after, seen };
   }
 
   _seeMessage(id) {
@@ -84,7 +118,8 @@ export class LiveFeed extends EventTarget {
     this._set(this.attempt === 0 ? 'connecting' : 'reconnecting');
     let ws;
     try {
-      ws = new WebSocket(this.urlFor(this.lastId, this.lastMessageId));
+      const { after, seen } = this.resumePoint();
+      ws = new WebSocket(this.urlFor(after, this.lastMessageId, seen));
     } catch {
       this._schedule();
       return;
@@ -98,7 +133,7 @@ export class LiveFeed extends EventTarget {
         this.attempt = 0;
         this._set('connected');
       }
-      if (frame.event === 'post' && frame.data) this.see(frame.data.id);
+      if (frame.event === 'post' && frame.data) this._hold(frame.data);
       // Messages are counted from the socket alone (never from a page or a
       // send's answer), so a reconnection asks for all that it did not bring.
       // `ready` comes after the replay: everything up to its id has arrived.

@@ -1,0 +1,34 @@
+package hub
+
+import (
+	"slices"
+
+	"microblog/store"
+)
+
+// A connection's catch-up after a broker gap looks back
+// store.ResumeWindow, as a resuming client does (store/resume.go): a post
+// written late may stand below the newest one the connection was sent.
+
+// resumeFloorLocked is where c's catch-up after a broker gap starts: the
+// newest post sent to c written store.ResumeWindow before the newest it was
+// sent, or, when none was, where c opened (its ?after=, or the newest id
+// at its start), or below the oldest id c remembers once its window is
+// full. Posts above it that c was sent are dropped by id. The caller holds
+// c.mu.
+func (c *Conn) resumeFloorLocked() int64 {
+	w := &c.seen
+	floor := c.openFloor
+	if len(w.ring) == seenWindow {
+		floor = slices.Min(w.ring) - 1
+	}
+	if len(w.at) > 0 && len(w.at) == len(w.ring) {
+		newest := slices.Max(w.at)
+		for i, at := range w.at {
+			if at != 0 && at <= newest-store.Time(store.ResumeWindow.Milliseconds()) {
+				floor = max(floor, w.ring[i])
+			}
+		}
+	}
+	return min(floor, c.high)
+}
