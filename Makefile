@@ -61,11 +61,15 @@ run: build
 # Beside them the benchmarks' harnesses run once each, tiny (test-bench;
 # lines "bench:"), which keeps both cores busy while the passes wait.
 # The -timeout values are deadlines against hangs, far above what a busy
-# 2-core machine needs.
+# 2-core machine needs. On one Redis each test has a redis-server of its
+# own, and most of a test's time is spent waiting (a claim going idle, a
+# Redis coming back), so the first pass runs 4 tests of a package at once
+# (-parallel 4) rather than one per core; the tests that measure the test
+# process itself (its heap, its CPU time) are not parallel.
 test: deps-test app build deps-bench
 	@echo "--- every test on one Redis (the browser tests beside them), the store and server suites on a Redis Cluster of 3 masters, and the benchmarks' harnesses, once each and tiny"
 	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
-	( set -o pipefail; $(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./... 2>&1 | tee $$logs/single ) & single=$$!; \
+	( set -o pipefail; $(GO) test -race -count=1 -parallel 4 -timeout 30m -skip TestBrowser ./... 2>&1 | tee $$logs/single ) & single=$$!; \
 	( set -o pipefail; FLAKY_LOG=$$logs/flaky $(GO) test -count=1 -timeout 30m -run TestBrowser ./server 2>&1 | sed -u 's/^/browser: /' | tee $$logs/browser ) & browser=$$!; \
 	( set -o pipefail; MICROBLOG_TEST_REDIS=cluster $(GO) test -count=1 -timeout 30m -skip '$(CLUSTER_SKIP)' \
 		./store/redisdb/... ./server 2>&1 | sed -u 's/^/cluster: /' | tee $$logs/cluster ) & cluster=$$!; \

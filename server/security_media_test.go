@@ -60,8 +60,10 @@ func (ts *testServer) uploadWithin(t *testing.T, tok, name string, file []byte, 
 // media_too_large within a second or two, and three at once hardly grow the
 // server's memory (the probe saw 2.4 GB for the GIF and 2.96 GB for three
 // PNGs).
+//
+// Not parallel: it measures this process's heap, which tests running
+// beside it would grow.
 func TestSecurityImageBombs(t *testing.T) {
-	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	bombs := imageBombs()
@@ -115,8 +117,10 @@ func cpuTime(t testing.TB) time.Duration {
 // still cost the server 7 s of CPU): from the moment it leaves until its
 // request has ended (as 499, aborted), the server spends a fraction of the
 // second of CPU the image would take.
+//
+// Not parallel: it counts this process's CPU time, which tests running
+// beside it would spend too.
 func TestSecurityUploadStopsWhenClientLeaves(t *testing.T) {
-	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.register(t, "alice")
 	var form bytes.Buffer

@@ -43,6 +43,7 @@ func (s testStore) login(name, pw string) error {
 // are rewritten in the current form on the first login, and their pre-hash
 // never stands in for the password.
 func TestLegacyPasswordsLogInAndAreUpgraded(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	long := strings.Repeat("a long passphrase ", 6) // 108 bytes
 	sum := sha256.Sum256([]byte(long))
@@ -89,6 +90,7 @@ func TestLegacyPasswordsLogInAndAreUpgraded(t *testing.T) {
 // one second and stops at five minutes; attempts made while waiting are not
 // counted; a success resets the count.
 func TestLoginGuardBacksOffAndCaps(t *testing.T) {
+	parallel(t)
 	var now atomic.Int64
 	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli())
 	s := newTestStoreWith(t, Options{Now: func() time.Time { return time.UnixMilli(now.Load()) }})
@@ -135,6 +137,7 @@ func TestLoginGuardBacksOffAndCaps(t *testing.T) {
 // TestLookAlikeSignUpsRace: of racing sign-ups of names that look alike
 // exactly one wins, and the losers leave no hash and no index behind.
 func TestLookAlikeSignUpsRace(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	names := []string{"alice", "аlice", "ａｌｉｃｅ", "ALICE", "alicе", "Alice", "аlicе", "ＡＬＩＣＥ"}
 	for round := range 3 {
@@ -180,6 +183,7 @@ func TestLookAlikeSignUpsRace(t *testing.T) {
 // their PRECIS index form and a skeleton entry, so a look-alike cannot sign
 // up any more, and they all still log in.
 func TestMigrateNames(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	// Users as the old server wrote them: index = strings.ToLower(NFC(name)), no skeleton.
 	old := map[string]string{"ａｌｉｃｅ": "ａｌｉｃｅ", "Bob": "bob", "\u3164\u3164": "\u3164\u3164", "小明": "小明"}
@@ -222,6 +226,7 @@ func TestMigrateNames(t *testing.T) {
 // TestChangePasswordAndLogoutAll: a password change needs the old password,
 // keeps the session that made it and ends the others; LogoutAll ends all.
 func TestChangePasswordAndLogoutAll(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	u, tok1, _ := s.Register(s.ctx, "erin", "password123")
 	_, tok2, _ := s.Login(s.ctx, "erin", "password123", store.Attempt{})
@@ -258,6 +263,7 @@ func TestChangePasswordAndLogoutAll(t *testing.T) {
 // TestDeleteAccount: a deleted account leaves no key of its own, no post,
 // no follow on either side, and its name (and look-alikes) can be taken.
 func TestDeleteAccount(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol := s.user("alice"), s.user("bob"), s.user("carol")
 	_, tok, _ := s.Login(s.ctx, "alice", "password123", store.Attempt{Client: "192.0.2.1"})

@@ -12,6 +12,7 @@ import (
 // TestSessions: register and login give tokens that authenticate until
 // logout; only the token's hash is kept.
 func TestSessions(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	u, tok1, err := s.Register(s.ctx, "Alice", "password123")
 	if err != nil {
@@ -52,6 +53,7 @@ func TestSessions(t *testing.T) {
 // TestLoginFailuresLookAlike: a wrong name and a wrong password give the
 // same error; so do names that cannot exist.
 func TestLoginFailuresLookAlike(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	s.user("alice")
 	for _, c := range [][2]string{{"alice", "wrong password"}, {"nobody", "password123"}, {"x", "password123"}, {"alice", strings.Repeat("p", 200)}} {
@@ -63,6 +65,7 @@ func TestLoginFailuresLookAlike(t *testing.T) {
 // TestUsernamesAreUniqueInAnyCase: of racing sign-ups of one name in
 // different letter cases exactly one wins, and the losers leave no hash.
 func TestUsernamesAreUniqueInAnyCase(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	names := []string{"Zoë", "ZOË", "zoë", "zOë", "ZoË", "zoË"}
 	var wg sync.WaitGroup
@@ -97,6 +100,7 @@ func TestUsernamesAreUniqueInAnyCase(t *testing.T) {
 
 // TestSetBio: a bio is checked, stored and shown; a missing user gets none.
 func TestSetBio(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice := s.user("alice")
 	u, err := s.SetBio(s.ctx, alice, "likes 🐈")

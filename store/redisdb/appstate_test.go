@@ -9,6 +9,7 @@ import (
 // TestMarkers: a marker is left out until set, then keeps the last id,
 // counts its versions and when it was set, per timeline.
 func TestMarkers(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	uid := s.user("alice")
 	both := []string{store.MarkerHome, store.MarkerNotifications}
@@ -31,6 +32,7 @@ func TestMarkers(t *testing.T) {
 // undo field (taking the like back later finds nothing to take back); an
 // unknown one is not found; clearing removes the rest.
 func TestDismissNotification(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	p := s.post(store.NewPost{Author: alice, Content: "hello"})

@@ -16,6 +16,7 @@ import (
 // Once the database is back and the queue drains, the refused retry with
 // the same key makes its post.
 func TestArchiveQueueCap(t *testing.T) {
+	parallel(t)
 	db := archivetest.StartMariaDB(t)
 	s := newArchivedStore(t, db.NewDatabase(t), Options{HotWindow: 10, ArchiveQueueMax: 20})
 	u, fan := s.user("writer"), s.user("fan")

@@ -17,6 +17,7 @@ import (
 // archive reads as the user left them (the undone like gone, the standing
 // one there), in the count, the likers and liked-by-me.
 func TestArchiveLikesOutOfOrder(t *testing.T) {
+	parallel(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			s, _, db := newSteppedStore(t, e.dsn(t))

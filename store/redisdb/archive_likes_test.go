@@ -104,6 +104,7 @@ func newSteppedStore(t *testing.T, dsn string) (testStore, *Archiver, *archive.D
 // topic's page are still right, read from the archive, and so they stay
 // after likes and unlikes of it, which create no key in Redis again.
 func TestArchiveLikesAndTopicsLeaveRedis(t *testing.T) {
+	parallel(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			const window = 3
@@ -178,6 +179,7 @@ func TestArchiveLikesAndTopicsLeaveRedis(t *testing.T) {
 // but its topic and likers' entries still there; and a like still on its
 // way to the archive, which keeps the post in Redis until it is there.
 func TestArchiveEvictStepsTwice(t *testing.T) {
+	parallel(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			s, a, _ := newSteppedStore(t, e.dsn(t))
@@ -245,6 +247,7 @@ func TestArchiveEvictStepsTwice(t *testing.T) {
 // archive taking the set's likes, and the post's likes and topic read as
 // before; a hot post keeps all of it.
 func TestMigrateArchivedLikes(t *testing.T) {
+	parallel(t)
 	s, a, db := newSteppedStore(t, archivetest.SQLite(t))
 	a.keepLikesAndTopics = true // the archiver before schema 7
 	writer, fan, other := s.user("writer"), s.user("fan"), s.user("other")
@@ -290,6 +293,7 @@ func TestMigrateArchivedLikes(t *testing.T) {
 // does not have yet stays in Redis when its post leaves, and leaves once
 // the batch that saves the like has run.
 func TestArchiveLikeInFlightHoldsComment(t *testing.T) {
+	parallel(t)
 	s, a, _ := newSteppedStore(t, archivetest.SQLite(t))
 	writer, fan := s.user("writer"), s.user("fan")
 	first := s.post(store.NewPost{Author: writer, Content: "a thread"}).ID

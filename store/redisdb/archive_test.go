@@ -103,6 +103,7 @@ func (s testStore) hotHashes(mids []int64) int {
 // about 50 of the messages; the oldest post and its comment thread open by
 // id, take new comments and likes, and an archived post can be deleted.
 func TestArchiveHotWindow(t *testing.T) {
+	parallel(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			const window, total = 50, 300
@@ -260,6 +261,7 @@ func TestArchiveHotWindow(t *testing.T) {
 // order: its G is cut where the star's archived posts begin, and the pull
 // tail carries on from there.
 func TestArchiveReturningFanSeesEverything(t *testing.T) {
+	parallel(t)
 	clock := time.UnixMilli(1_800_000_000_000)
 	s := newArchivedStore(t, archivetest.SQLite(t), Options{HotWindow: 20, InactiveAfter: time.Hour,
 		Now: func() time.Time { return clock }})
@@ -292,6 +294,7 @@ func TestArchiveReturningFanSeesEverything(t *testing.T) {
 // page that needs the archive says it is unavailable (never a wrong page);
 // once the database is back, everything is archived and pages run through.
 func TestArchiveDownOnlyDelays(t *testing.T) {
+	parallel(t)
 	db := archivetest.StartMariaDB(t)
 	s := newArchivedStore(t, db.NewDatabase(t), Options{HotWindow: 10})
 	u := s.user("writer")
@@ -336,6 +339,7 @@ func TestArchiveDownOnlyDelays(t *testing.T) {
 // counts as the user's one repost of the original; once deleted (its hash a
 // tombstone until the archive has the delete) the user may repost again.
 func TestArchiveRepostOnce(t *testing.T) {
+	parallel(t)
 	s := newArchivedStore(t, archivetest.SQLite(t), Options{HotWindow: 10})
 	author, reposter := s.user("author"), s.user("reposter")
 	orig := s.post(store.NewPost{Author: author, Content: "worth sharing"})
@@ -362,6 +366,7 @@ func TestArchiveRepostOnce(t *testing.T) {
 // user, seven are refused after their index (and archive entry) was
 // written; the archive ends with the original and the one repost only.
 func TestArchiveUndoneWriteLeavesNoRow(t *testing.T) {
+	parallel(t)
 	s := newArchivedStore(t, archivetest.SQLite(t), Options{HotWindow: 10})
 	author, reposter := s.user("author"), s.user("reposter")
 	orig := s.post(store.NewPost{Author: author, Content: "worth sharing"})
@@ -389,6 +394,7 @@ func TestArchiveUndoneWriteLeavesNoRow(t *testing.T) {
 // TestArchiveRepairedMessage: a message the checker indexes after its
 // request stopped half way reaches the archive too.
 func TestArchiveRepairedMessage(t *testing.T) {
+	parallel(t)
 	s := newArchivedStore(t, archivetest.SQLite(t), Options{})
 	u := s.user("writer")
 	half := s.halfWrite(store.NewPost{Author: u, Content: "half written"})

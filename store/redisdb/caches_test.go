@@ -43,6 +43,7 @@ func authRoundTrips(t *testing.T, s *Store, token string) (int64, int64, error) 
 // cache without a round trip, and every way a session ends reaches the
 // other process's cache.
 func TestSessionCacheAcrossProcesses(t *testing.T) {
+	parallel(t)
 	a := newTestStore(t)
 	b := testStore{Store: New(a.rdb, Options{BcryptCost: a.opt.BcryptCost}), t: t, ctx: a.ctx}
 	a.rdb.AddHook(roundTripHook{})
@@ -114,6 +115,7 @@ func TestSessionCacheAcrossProcesses(t *testing.T) {
 // then is refused everywhere once the subscriber's loss is seen, and the
 // cache starts empty when it is back.
 func TestSessionCacheOffWhileDeaf(t *testing.T) {
+	parallel(t)
 	a := newTestStore(t)
 	b := testStore{Store: New(a.rdb, Options{BcryptCost: a.opt.BcryptCost}), t: t, ctx: a.ctx}
 	runCaches(t, b.Store)
@@ -163,6 +165,7 @@ func killPubSub(t *testing.T, rdb redis.UniversalClient) {
 // an older version, without the name, still work in two; a token naming
 // another user than its session's is refused.
 func TestTokenFormats(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	s.rdb.AddHook(roundTripHook{})
 	u, tok, err := s.Register(s.ctx, "carol", "password123")
@@ -199,6 +202,7 @@ func TestTokenFormats(t *testing.T) {
 // Avatars are remembered as sessions are: a page of posts takes its
 // authors' avatars from memory, and a new avatar reaches every process.
 func TestAvatarCacheAcrossProcesses(t *testing.T) {
+	parallel(t)
 	a := newTestStore(t)
 	b := testStore{Store: New(a.rdb, Options{BcryptCost: a.opt.BcryptCost}), t: t, ctx: a.ctx}
 	var asked atomic.Int64 // reads of an author card under a counted context

@@ -54,6 +54,7 @@ func repairs(m *Metrics, kind string) int {
 // into F, its author's G, the public timeline and, by its fan-out job, its
 // fans' G; the comment into its parent's C set and count.
 func TestRepairIndexesHalfWrittenMessages(t *testing.T) {
+	parallel(t)
 	s, m := newRepairStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	s.follow(bob, alice)
@@ -98,6 +99,7 @@ func TestRepairIndexesHalfWrittenMessages(t *testing.T) {
 // died; its claim ran out and its retry made the post. The checker removes
 // the first message entirely, leaving the retry's post.
 func TestRepairRemovesWhatARetryReplaced(t *testing.T) {
+	parallel(t)
 	s, m := newRepairStore(t)
 	alice := s.user("alice")
 	np := store.NewPost{Author: alice, Content: "sent twice #t", IdempotencyKey: "k"}
@@ -125,6 +127,7 @@ func TestRepairRemovesWhatARetryReplaced(t *testing.T) {
 // TestRepairFixesCountersAndLeftovers: counters that drifted from their
 // sets (comments_count, reposts_count) are set to them; D and E keys a stopped delete left are removed.
 func TestRepairFixesCountersAndLeftovers(t *testing.T) {
+	parallel(t)
 	s, m := newRepairStore(t)
 	alice := s.user("alice")
 	p := s.post(store.NewPost{Author: alice, Content: "counted"})
@@ -151,6 +154,7 @@ func TestRepairFixesCountersAndLeftovers(t *testing.T) {
 // stops before it, so a later run mends it. Only one process checks at a
 // time.
 func TestRepairLeavesYoungMessagesAndTakesTurns(t *testing.T) {
+	parallel(t)
 	s, _ := newRepairStore(t)
 	alice := s.user("alice")
 	half := s.halfWrite(store.NewPost{Author: alice, Content: "being written"})
@@ -178,6 +182,7 @@ func TestRepairLeavesYoungMessagesAndTakesTurns(t *testing.T) {
 // index, while its author reposted the same post again meanwhile, would be a
 // second repost: the checker removes it.
 func TestRepairRemovesASecondRepost(t *testing.T) {
+	parallel(t)
 	s, m := newRepairStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	orig := s.post(store.NewPost{Author: alice, Content: "shared"})
@@ -202,6 +207,7 @@ func TestRepairRemovesASecondRepost(t *testing.T) {
 // ids of messages that are gone are passed by once a message after them is
 // old enough, or once they are far below the newest id.
 func TestRepairWaitsForAClaimedID(t *testing.T) {
+	parallel(t)
 	s, _ := newRepairStore(t)
 	alice := s.user("alice")
 	s.post(store.NewPost{Author: alice, Content: "whole"})

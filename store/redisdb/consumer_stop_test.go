@@ -119,6 +119,7 @@ func (s testStore) settleWithin(d time.Duration) {
 // leaves the jobs pending as they were: no other process takes them before
 // the claim idle time (none was lost or acknowledged), and one does after.
 func TestHandBackWithRedisAwayKeepsJobs(t *testing.T) {
+	parallel(t)
 	b := storetest.NewBackend(t)
 	s := testStore{Store: New(b.Client(), Options{BcryptCost: bcrypt.MinCost}), t: t, ctx: context.Background()}
 	author, fan := s.user("author"), s.user("fan")

@@ -55,6 +55,7 @@ func (s testStore) checkWhole(author int64) {
 // server's client does not send the write again: counters stay equal to
 // the sets they count, and no message is left half indexed.
 func TestLostRepliesAreNotResent(t *testing.T) {
+	parallel(t)
 	r := storetest.Start(t)
 	proxy := newLossyProxy(t, r.Addr())
 	opened, err := Open("redis://"+proxy.Addr()+"/0", "", Options{})
@@ -88,6 +89,7 @@ func TestLostRepliesAreNotResent(t *testing.T) {
 // again and gives up its Idempotency-Key, so that the 503 it answers is
 // true and a retry makes the post, once.
 func TestStoppedWriteIsUndone(t *testing.T) {
+	parallel(t)
 	rdb := storetest.Start(t).Client()
 	var fail atomic.Bool
 	rdb.AddHook(failHook{fail: &fail})

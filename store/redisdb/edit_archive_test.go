@@ -17,6 +17,7 @@ import (
 // same once it has left. The archive holds both edits, and Redis no
 // history of either.
 func TestEditArchived(t *testing.T) {
+	parallel(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			s := newArchivedStore(t, e.dsn(t), Options{HotWindow: 5})
@@ -80,6 +81,7 @@ func TestEditArchived(t *testing.T) {
 // and it is past the window; once the archive has the edit, it goes, and
 // reads back edited from the archive.
 func TestEditHeldUntilArchived(t *testing.T) {
+	parallel(t)
 	db, err := archive.Open(context.Background(), archivetest.SQLite(t))
 	if err != nil {
 		t.Fatal(err)

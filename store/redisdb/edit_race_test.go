@@ -16,6 +16,7 @@ import (
 // history left in Redis; the edit either took effect before the delete or
 // answered 404. With the archive, the archive ends with a tombstone.
 func TestEditDeleteRace(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		name     string
 		archived bool // the message has left Redis before the race

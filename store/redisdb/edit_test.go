@@ -38,6 +38,7 @@ func (s testStore) history(mid, viewer int64) []string {
 // version is in the history, oldest first, each with its time, and the
 // post keeps its id and created_at and gains edited_at.
 func TestEditLimit(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	p := s.post(store.NewPost{Author: alice, Content: "v0"})
@@ -88,6 +89,7 @@ func TestEditLimit(t *testing.T) {
 // emptied; a repost's own words can be, as when it was written. A repost
 // shows its original's edit at once, and every timeline keeps its order.
 func TestEditCommentAndRepost(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob, fan := s.user("alice"), s.user("bob"), s.user("fan")
 	s.follow(fan, alice)
@@ -131,6 +133,7 @@ func TestEditCommentAndRepost(t *testing.T) {
 // time, once: not those mentioned before, not after they leave and come
 // back, and not the author.
 func TestEditMentions(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol, dave := s.user("alice"), s.user("bob"), s.user("carol"), s.user("dave")
 	p := s.post(store.NewPost{Author: alice, Content: "hi @bob"})
@@ -172,6 +175,7 @@ func mentionNames(ms []store.Author) []string {
 // TestEditTags: a topic the edit removes loses the post (its page and its
 // count), one it adds gains it; a comment's topics are in no index.
 func TestEditTags(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice := s.user("alice")
 	p := s.post(store.NewPost{Author: alice, Content: "#Go and #redis"})

@@ -15,6 +15,7 @@ import (
 // next finds the same user; the token authenticates; the user is listed as
 // linked to the provider and has no password.
 func TestSignInExternal(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	u, tok, err := s.SignInExternal(s.ctx, "ldap", "uid=alice,ou=people,dc=example,dc=edu", "alice")
 	if err != nil {
@@ -44,6 +45,7 @@ func TestSignInExternal(t *testing.T) {
 // TestSignInExternalNoPassword: Login refuses every password for an account
 // made by another service, with the error of a wrong password.
 func TestSignInExternalNoPassword(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	if _, _, err := s.SignInExternal(s.ctx, "oidc", "sub-1", "carol"); err != nil {
 		t.Fatal(err)
@@ -58,6 +60,7 @@ func TestSignInExternalNoPassword(t *testing.T) {
 // both wanting alice, a look-alike of a local name, names with nothing
 // usable, too long or with characters names may not hold.
 func TestSignInExternalNames(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	s.user("Dave")
 	for _, c := range []struct{ provider, subject, preferred, want string }{
@@ -87,6 +90,7 @@ func TestSignInExternalNames(t *testing.T) {
 // TestSignInExternalConcurrent: concurrent first sign-ins of one identity
 // end with one account, and the losers leave nothing behind.
 func TestSignInExternalConcurrent(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	const n = 8
 	ids := make([]int64, n)
@@ -128,6 +132,7 @@ func TestSignInExternalConcurrent(t *testing.T) {
 // user cannot take it (409 identity_taken); the linked identity signs in
 // as that user.
 func TestLinkExternal(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	if err := s.LinkExternal(s.ctx, alice, "oidc", "sub-a"); err != nil {
@@ -163,6 +168,7 @@ func TestLinkExternal(t *testing.T) {
 // TestDeleteAccountUnlinks: deleting an account gives its identities back:
 // signing in there makes a new account, and no identity key is left.
 func TestDeleteAccountUnlinks(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice := s.user("alice")
 	if err := s.LinkExternal(s.ctx, alice, "oidc", "sub-a"); err != nil {
@@ -195,6 +201,7 @@ func TestDeleteAccountUnlinks(t *testing.T) {
 // TestSignInExternalStaleLink: a link left by a deletion cut short (the
 // profile gone, the identity key not) is taken over by a new account.
 func TestSignInExternalStaleLink(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	if err := s.rdb.Set(s.ctx, s.keys.Identity("oidc", "sub-z"), 12345, 0).Err(); err != nil {
 		t.Fatal(err)
@@ -216,6 +223,7 @@ func b2i(b bool) int {
 // guard, keyed apart from the local account of that name; while it holds,
 // the password is not even checked; a right one resets the count.
 func TestGuardExternal(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	s.user("dana")
 	at := store.Attempt{Client: "192.0.2.1", Guard: store.Limit{N: 2, Per: time.Minute}}

@@ -95,6 +95,7 @@ func (s testStore) queueEmpty() {
 // away longer than InactiveAfter none, and the pushes counted are the fans
 // reached times the posts.
 func TestFanOutBatchDrainsManyAuthors(t *testing.T) {
+	parallel(t)
 	clock := time.UnixMilli(1_800_000_000_000)
 	s := newIdleStore(t, Options{InactiveAfter: time.Hour, Now: func() time.Time { return clock }})
 	fans := make([]int64, 12)
@@ -204,6 +205,7 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // holds; done one by one (as a job taken over is), each costs about as many
 // on its own.
 func TestFanOutBatchRoundTrips(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	counter := &roundTrips{}
 	s.rdb.AddHook(counter)
@@ -261,6 +263,7 @@ func TestFanOutBatchRoundTrips(t *testing.T) {
 // once for all of them, every fan gets every post but the one deleted
 // before the batch ran, and every job is acknowledged.
 func TestFanOutBatchWalksEachAuthorOnce(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	author := s.user("author")
 	fans := s.seedFans(author, 4_000_000, fanOutBatch+500)
@@ -327,6 +330,7 @@ func (c *commandCount) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 // the batch is acknowledged, and the unpush job that the delete queued
 // waits in the queue, not needed for this.
 func TestFanOutBatchPostDeletedBeforeCheck(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	author, other := s.user("author"), s.user("other")
 	fans := []int64{s.user("f1"), s.user("f2"), s.user("f3")}
@@ -396,6 +400,7 @@ func (d *deleteAfterPush) ProcessPipelineHook(next redis.ProcessPipelineHook) re
 // and the push of a later post: the deleted post ends in no fan's G, the
 // later one in every fan's.
 func TestFanOutBatchPushAndUnpush(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	author := s.user("author")
 	fans := []int64{s.user("f1"), s.user("f2")}
@@ -488,6 +493,7 @@ func TestFanOutBatchKeepsItsClaims(t *testing.T) {
 // one archived out of Redis exist; one deleted while hot, one deleted once
 // archived and one never written are gone.
 func TestFanOutGoneMatchesLoadMessages(t *testing.T) {
+	parallel(t)
 	s := newArchivedStore(t, archivetest.SQLite(t), Options{HotWindow: 3})
 	u := s.user("writer")
 	var mids []int64

@@ -69,6 +69,7 @@ func (s testStore) everyFanHas(fans []int64, mid int64, want bool) {
 // done in; every fan gets the post once each part is done, and nothing is
 // left behind.
 func TestFanOutSplitsBigPush(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	star := s.user("star")
 	fans := s.seedFans(star, 5_000_000, 2*partFans+partFans/2)
@@ -117,6 +118,7 @@ func TestFanOutSplitsBigPush(t *testing.T) {
 // post is settled only when that part is done; a job split twice (its
 // process died between the split and its acknowledgement) ends the same.
 func TestFanOutSplitPartTakenOver(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	star := s.user("star")
 	fans := s.seedFans(star, 6_000_000, partFans+10)
@@ -162,6 +164,7 @@ func TestFanOutSplitPartTakenOver(t *testing.T) {
 // part done last settles the post, not an earlier one, even when the
 // earlier one is done twice.
 func TestFanOutSplitPostSettlesLast(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	star := s.user("star")
 	s.seedFans(star, 7_000_000, partFans+partFans/2)
@@ -186,6 +189,7 @@ func TestFanOutSplitPostSettlesLast(t *testing.T) {
 // fan's G; a part of a push that finds its post deleted takes it out of
 // its own fans' again.
 func TestFanOutSplitUnpush(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	star := s.user("star")
 	fans := s.seedFans(star, 8_000_000, partFans+100)
@@ -217,6 +221,7 @@ func TestFanOutSplitUnpush(t *testing.T) {
 // exactly once, fans who followed in the same millisecond (a tie across a
 // cut) in one span.
 func TestFanOutSpansCoverEveryFanOnce(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	var zs []redis.Z
 	n := 3*partFans + 17
@@ -268,6 +273,7 @@ func TestFanOutSpansCoverEveryFanOnce(t *testing.T) {
 // own), while the queues, one key each, cost a few commands a part. Only
 // with MICROBLOG_TEST_REDIS=cluster.
 func TestFanOutSplitSpreadsOverMasters(t *testing.T) {
+	parallel(t)
 	if !storetest.ClusterMode() {
 		t.Skip("needs MICROBLOG_TEST_REDIS=cluster")
 	}
@@ -328,6 +334,7 @@ func calls(info, cmd string) int64 {
 // TestFanOutRunSplitsBigPush: the workers as Run starts them (the helpers
 // take the parts) push a post to more than partFans fans, and settle it.
 func TestFanOutRunSplitsBigPush(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	star := s.user("star")
 	fans := s.seedFans(star, 11_000_000, 2*partFans+10)

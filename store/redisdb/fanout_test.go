@@ -15,6 +15,7 @@ import (
 // batch holds, and checks the workers push a post into, and its delete takes
 // it out of, every fan's G set.
 func TestFanOutReachesEveryFan(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	star := s.user("star")
 	uids := make([]int64, fanOutBatch+7)
@@ -46,6 +47,7 @@ func TestFanOutReachesEveryFan(t *testing.T) {
 
 // TestHomeTimelineKeepsHotWindow checks G is trimmed to the newest HotWindow ids.
 func TestHomeTimelineKeepsHotWindow(t *testing.T) {
+	parallel(t)
 	s := newTestStoreWith(t, Options{HotWindow: 10})
 	u := s.user("writer")
 	var last store.Post
@@ -74,6 +76,7 @@ func TestHomeTimelineKeepsHotWindow(t *testing.T) {
 // its fans' home timelines merge its F set by id with their G, and paging
 // with the cursor has no gap and no duplicate.
 func TestCelebritiesArePulled(t *testing.T) {
+	parallel(t)
 	s := newTestStoreWith(t, Options{CelebrityFans: 3})
 	celeb, plain := s.user("celeb"), s.user("plain")
 	fans := []int64{s.user("f1"), s.user("f2"), s.user("f3")}
@@ -114,6 +117,7 @@ func TestCelebritiesArePulled(t *testing.T) {
 // threshold while the author posts; once the queue settles, every fan sees
 // every post of the author exactly once, and the mode matches the count.
 func TestCrossingTheThresholdLosesNothing(t *testing.T) {
+	parallel(t)
 	s := newTestStoreWith(t, Options{CelebrityFans: 3})
 	star := s.user("star")
 	fans := []int64{s.user("f1"), s.user("f2"), s.user("f3"), s.user("f4")}
@@ -162,6 +166,7 @@ func TestCrossingTheThresholdLosesNothing(t *testing.T) {
 // pushes (its G untouched); when it comes back its home timeline is rebuilt
 // from its stars' F sets and equals that of a twin who never left.
 func TestReturningUsersPull(t *testing.T) {
+	parallel(t)
 	clock := time.UnixMilli(1_800_000_000_000)
 	s := newTestStoreWith(t, Options{InactiveAfter: time.Hour, Now: func() time.Time { return clock }})
 	a, b := s.user("aa"), s.user("bb")
@@ -197,6 +202,7 @@ func TestReturningUsersPull(t *testing.T) {
 // TestWalkFansThroughTies: fans who followed in the same millisecond, more
 // than a batch of them, are each walked once, in follow order.
 func TestWalkFansThroughTies(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	var zs []redis.Z
 	for i := range 2*fanOutBatch + 37 {

@@ -13,6 +13,7 @@ import (
 // star's posts into the fan's home timeline in id order; unfollowing takes
 // them out again and leaves the fan's own.
 func TestFollowBringsRecentPostsAndUnfollowTakesThem(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	a1 := s.post(store.NewPost{Author: alice, Content: "a1"})
@@ -41,6 +42,7 @@ func TestFollowBringsRecentPostsAndUnfollowTakesThem(t *testing.T) {
 // TestRelationPagesSurviveTies: followers made in the same millisecond page
 // by the cursor's (time, member) with no gap and no duplicate, newest first.
 func TestRelationPagesSurviveTies(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	frozen := time.UnixMilli(1_700_000_000_000)
 	s.opt.Now = func() time.Time { return frozen }
@@ -95,6 +97,7 @@ func TestRelationPagesSurviveTies(t *testing.T) {
 // messages is filled from further down, and the cursor and after bound page
 // through the rest with no gap and no duplicate.
 func TestTimelinePagesSkipGoneMessages(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice := s.user("alice")
 	var all []int64

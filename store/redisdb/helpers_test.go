@@ -21,6 +21,17 @@ type testStore struct {
 	ctx context.Context
 }
 
+// parallel runs t beside the package's other parallel tests when each has
+// a redis-server of its own; on a cluster the tests share one, flushed by
+// each, so they take turns. For tests that spend their time waiting (for
+// a claim to go idle, a Redis to come back, an archiver): make test's
+// longest package.
+func parallel(t *testing.T) {
+	if !storetest.ClusterMode() {
+		t.Parallel()
+	}
+}
+
 func newTestStore(t *testing.T) testStore { return newTestStoreWith(t, Options{}) }
 
 // newTestStoreWith is newTestStore with options; its fan-out workers run

@@ -24,6 +24,7 @@ import (
 // claimTTL (30 s): once Redis answers again, a retry is served, and the
 // post or message exists once.
 func TestRetryAfterLostClaimReply(t *testing.T) {
+	parallel(t)
 	rdb := storetest.Start(t).Client()
 	blip := &blipHook{}
 	rdb.AddHook(blip)

@@ -17,6 +17,7 @@ import (
 // a request could still be running: its retry is told 409 at first, and
 // creates the post once the claim has run out, not a day later.
 func TestAbandonedClaimRunsOut(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice := s.user("alice")
 	np := store.NewPost{Author: alice, Content: "written after a crash", IdempotencyKey: "k"}
@@ -53,6 +54,7 @@ func TestAbandonedClaimRunsOut(t *testing.T) {
 // Redis's reply (go-redis retries a pipeline that timed out) finds its own
 // claim, not someone else's, and goes on to write the post, once.
 func TestResentClaimIsItsOwn(t *testing.T) {
+	parallel(t)
 	r := storetest.Start(t)
 	proxy := newLossyProxy(t, r.Addr())
 	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr(), MaxRetries: 1})
@@ -81,6 +83,7 @@ func TestResentClaimIsItsOwn(t *testing.T) {
 // comment on another message), is refused with 400, while its request runs
 // and after; only the same request gets the first post back.
 func TestIdempotencyKeyReusedForAnotherRequest(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice := s.user("alice")
 	other := s.post(store.NewPost{Author: alice, Content: "something to comment on"})
@@ -118,6 +121,7 @@ func TestIdempotencyKeyReusedForAnotherRequest(t *testing.T) {
 // one Redis the message and its indexes are one transaction, so the key is
 // taken between the claim and that transaction.)
 func TestClaimLostMidWrite(t *testing.T) {
+	parallel(t)
 	rdb := storetest.Start(t).Client()
 	var steal atomic.Pointer[string]
 	rdb.AddHook(pipelineHook{after: func(cmds []redis.Cmder) {

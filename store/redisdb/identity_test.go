@@ -19,6 +19,7 @@ import (
 // restored from an older backup though stamped alike) is refused, and so is
 // one stamped by another history.
 func TestCheckIdentity(t *testing.T) {
+	parallel(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			ctx := context.Background()

@@ -83,6 +83,7 @@ func (s testStore) inSet(key string, mid int64) bool {
 // every reader who is signed in sees which posts are pinned, anonymous ones
 // see null; a deleted pin frees its place at once.
 func TestPins(t *testing.T) {
+	parallel(t)
 	c := newClock()
 	s := newKeepsStore(t, c)
 	a, bob := s.user("alice"), s.user("bob")
@@ -173,6 +174,7 @@ func TestPins(t *testing.T) {
 // Delete could not clean, do not hold places: they are dropped when the
 // pins are full, and from the list when it is read.
 func TestPinsLeftByDeletes(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	a := s.user("alice")
 	var p []int64
@@ -204,6 +206,7 @@ func TestPinsLeftByDeletes(t *testing.T) {
 // TestPinnedSafety: the pinned posts follow the safety rule: none for a
 // blocked reader, a protected author's only for its approved fans.
 func TestPinnedSafety(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	a, bob, fan := s.user("alice"), s.user("bob"), s.user("fan")
 	s.follow(fan, a)
@@ -237,6 +240,7 @@ func TestPinnedSafety(t *testing.T) {
 // leaves the list and the set, one the reader may no longer see is skipped
 // but kept.
 func TestBookmarks(t *testing.T) {
+	parallel(t)
 	c := newClock()
 	s := newKeepsStore(t, c)
 	a, bob, carol := s.user("alice"), s.user("bob"), s.user("carol")
@@ -320,6 +324,7 @@ func TestBookmarks(t *testing.T) {
 // TestBookmarksInOneMillisecond: bookmarks made in the same millisecond
 // page through without a gap or a repeat.
 func TestBookmarksInOneMillisecond(t *testing.T) {
+	parallel(t)
 	c := newClock()
 	s := newKeepsStore(t, c)
 	a, bob := s.user("alice"), s.user("bob")
@@ -340,6 +345,7 @@ func TestBookmarksInOneMillisecond(t *testing.T) {
 // the archive is still listed, read from there, with its flags; an archived
 // post can be pinned and bookmarked; deleting it takes it out of both.
 func TestKeepsArchived(t *testing.T) {
+	parallel(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			const window = 5
@@ -386,6 +392,7 @@ func TestKeepsArchived(t *testing.T) {
 // TestKeepsAccountDeleted: deleting an account removes its pins and
 // bookmarks, and its posts from the others' bookmarks.
 func TestKeepsAccountDeleted(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	a, bob := s.user("alice"), s.user("bob")
 	pa := s.post(store.NewPost{Author: a, Content: "alice's"}).ID
@@ -408,6 +415,7 @@ func TestKeepsAccountDeleted(t *testing.T) {
 // author's card, which every process remembers: a pin made on one process
 // shows on another's reads as soon as the change reaches it.
 func TestPinnedAcrossProcesses(t *testing.T) {
+	parallel(t)
 	a := newTestStore(t)
 	b := testStore{Store: New(a.rdb, Options{BcryptCost: a.opt.BcryptCost}), t: t, ctx: a.ctx}
 	runCaches(t, a.Store)

@@ -6,6 +6,7 @@ import "testing"
 // messages: a message's under its own tag, a user's conversations under
 // the user's, so that a script of one side touches one slot.
 func TestClusterMessageKeys(t *testing.T) {
+	parallel(t)
 	k := Keys{cluster: true}
 	for got, want := range map[string]string{
 		k.PrivateMessage(42):       "pm:{42}",

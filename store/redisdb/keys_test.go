@@ -4,6 +4,7 @@ import "testing"
 
 // TestKeys pins every key and channel name: a schema change shows up here.
 func TestKeys(t *testing.T) {
+	parallel(t)
 	for _, prefix := range []string{"", "mb:"} {
 		k := Keys{prefix: prefix}
 		for got, want := range map[string]string{
@@ -97,6 +98,7 @@ func TestKeys(t *testing.T) {
 // or one message is a hash tag, so that they share a slot; the other keys
 // are named as on a single Redis.
 func TestClusterKeys(t *testing.T) {
+	parallel(t)
 	k := Keys{cluster: true}
 	for got, want := range map[string]string{
 		k.User(7):                "user:userid:{7}",
@@ -147,6 +149,7 @@ func TestClusterKeys(t *testing.T) {
 // TestClusterChannels pins the live partitions: 64 of them, a user's in
 // uid % 64, both of its channels in it, and the prefix in front of the tag.
 func TestClusterChannels(t *testing.T) {
+	parallel(t)
 	if livePartitions != 64 {
 		t.Fatalf("%d live partitions; every process must agree on 64", livePartitions)
 	}

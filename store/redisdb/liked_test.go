@@ -10,6 +10,7 @@ import (
 // A user's liked messages come newest like first, page by page to the end,
 // without those unliked or deleted since.
 func TestLikedNewestLikeFirst(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	author, fan := s.user("author"), s.user("fan")
 	var mids []int64

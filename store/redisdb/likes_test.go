@@ -10,6 +10,7 @@ import (
 // it likes: likes and unlikes keep both equal to the likers' set, readers
 // take them from there, and Migrate makes them for likes of an older version.
 func TestLikeCountInTheHash(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	author, fans := s.user("author"), []int64{s.user("ann"), s.user("ben"), s.user("cat")}
 	p := s.post(store.NewPost{Author: author, Content: "like me"})

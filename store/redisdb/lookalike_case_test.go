@@ -21,6 +21,7 @@ var caseLookAlikes = [][2]string{
 // from it only as written (in capitals) cannot be registered, whichever
 // came first, and deleting the account gives back every skeleton it held.
 func TestLookAlikesAcrossCase(t *testing.T) {
+	parallel(t)
 	for _, pair := range caseLookAlikes {
 		for _, order := range [][2]string{pair, {pair[1], pair[0]}} {
 			s := newTestStore(t)
@@ -51,6 +52,7 @@ func TestLookAlikesAcrossCase(t *testing.T) {
 // caseful ones included, all register beside each other, and log in in any
 // letter case.
 func TestHonestNamesAcrossScripts(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	for _, name := range []string{
 		"小明", "小朋", "王小明", "山田太郎", "さくら", "サクラ", "김민준", "김민수",
@@ -73,6 +75,7 @@ func TestHonestNamesAcrossScripts(t *testing.T) {
 // when only the lower-case form's was reserved (schema 4) gets it from
 // Migrate, so that the name it looks like cannot join it afterwards.
 func TestMigrateReservesTheSkeletonAsWritten(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	if _, _, err := s.Register(s.ctx, "Ꭰave", "password123"); err != nil {
 		t.Fatal(err)

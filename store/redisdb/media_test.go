@@ -16,6 +16,7 @@ func (r *removed) Remove(names ...string) { r.names = append(r.names, names...) 
 // TestUnattachedMediaExpire: an upload no post takes is removed (hash,
 // index and files) after a day; one a post took is kept.
 func TestUnattachedMediaExpire(t *testing.T) {
+	parallel(t)
 	clock := time.UnixMilli(1_800_000_000_000)
 	files := &removed{}
 	s := newTestStoreWith(t, Options{Now: func() time.Time { return clock }, Files: files})
@@ -55,6 +56,7 @@ func TestUnattachedMediaExpire(t *testing.T) {
 // An upload is read and described by its owner only, and described only
 // until a post takes it.
 func TestDescribeUpload(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	owner, other := s.user("owner"), s.user("other")
 	m, err := s.SaveMedia(s.ctx, owner, store.MediaFile{Name: "a.png", ThumbName: "a_t.png", Width: 4, Height: 3, Alt: "first"})

@@ -22,6 +22,7 @@ func (s testStore) hotMessages(ids []int64) int {
 // the archive; Redis keeps about 20 of them; the unread count, the live
 // replay and deletes reach into the archive.
 func TestConversationArchive(t *testing.T) {
+	parallel(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			const window, total = 20, 150
@@ -116,6 +117,7 @@ func TestConversationArchive(t *testing.T) {
 // has once grown past it keeps that encoding, so a window below it would
 // measure when the archiver lagged, not how much was written.
 func TestConversationMemoryFlat(t *testing.T) {
+	parallel(t)
 	const window = 150
 	s := newArchivedStore(t, engines[0].dsn(t), Options{HotWindow: window})
 	alice, bob := s.user("alice"), s.user("bob")

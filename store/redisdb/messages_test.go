@@ -81,6 +81,7 @@ func messageIDs(ms ...store.Message) []int64 {
 // writing marks read for the writer, reading for the reader; a third
 // conversation comes first once it is the latest.
 func TestMessages(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol := s.user("alice"), s.user("bob"), s.user("carol")
 	m1 := s.send(alice, bob, "你好 bob")
@@ -171,6 +172,7 @@ func TestMessages(t *testing.T) {
 // follows only, too long or empty, or with another's image, is refused,
 // and writes nothing.
 func TestMessageRules(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol, dave := s.user("alice"), s.user("bob"), s.user("carol"), s.user("dave")
 	if err := s.Block(s.ctx, bob, carol, true); err != nil {
@@ -240,6 +242,7 @@ func TestMessageRules(t *testing.T) {
 // first message and writes no second; the key with another body, or the
 // key of a post, is refused.
 func TestMessageIdempotency(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	nm := store.NewMessage{From: alice, To: bob, Content: "once", IdempotencyKey: "k1"}
@@ -271,6 +274,7 @@ func TestMessageIdempotency(t *testing.T) {
 // 403, anyone else 404); it is gone for both, their lists show the message
 // before it, and the recipient's unread count follows.
 func TestDeleteMessage(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol := s.user("alice"), s.user("bob"), s.user("carol")
 	m1 := s.send(alice, bob, "one")
@@ -310,6 +314,7 @@ func TestDeleteMessage(t *testing.T) {
 // hash (as on a cluster) is finished by the checker: both sides hold it;
 // one whose Idempotency-Key a retry holds by now is removed.
 func TestRepairHalfWrittenMessage(t *testing.T) {
+	parallel(t)
 	s, m := newRepairStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	half := func(nm store.NewMessage) int64 {

@@ -14,6 +14,7 @@ import (
 // posts leave everyone else's views (not its own) until the suspension is
 // lifted; nothing is deleted.
 func TestSuspend(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	mu, token, err := s.Register(s.ctx, "mallory", "password123")
 	if err != nil {
@@ -72,6 +73,7 @@ func TestSuspend(t *testing.T) {
 // the queue pages oldest first and resolving moves a report to the other
 // queue.
 func TestReports(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	r, target, other := s.user("reporter"), s.user("target"), s.user("other")
 	tp := s.post(store.NewPost{Author: target, Content: "bad"})

@@ -48,6 +48,7 @@ func (s testStore) state(author int64) modeState {
 // first run, finishing late, must not end the later drain: the posts of the
 // second pull would be in no fan's G and no longer merged by readers.
 func TestStaleBackfillEndsNoLaterDrain(t *testing.T) {
+	parallel(t)
 	s := newQuietStore(t, storetest.NewBackend(t).Client(), Options{CelebrityFans: 3})
 	stalled := NewFanOut(s.Store, FanOutOptions{ClaimIdle: time.Second})
 	star, f1, f2, f3 := s.user("star"), s.user("f1"), s.user("f2"), s.user("f3")
@@ -97,6 +98,7 @@ func TestStaleBackfillEndsNoLaterDrain(t *testing.T) {
 // finds it, queues its backfill, and the drain ends with every post pushed;
 // so does the next follow or unfollow of the author.
 func TestDrainWithoutJobIsRequeued(t *testing.T) {
+	parallel(t)
 	for _, repair := range []string{"checker", "unfollow"} {
 		t.Run(repair, func(t *testing.T) {
 			s := newTestStoreWith(t, Options{CelebrityFans: 3})

@@ -74,6 +74,7 @@ var modeCases = []modeCase{
 // once. On one Redis and, with MICROBLOG_TEST_REDIS=cluster, on the
 // cluster.
 func TestModeFaultAtEveryStep(t *testing.T) {
+	parallel(t)
 	for _, c := range modeCases {
 		t.Run(c.name, func(t *testing.T) {
 			if !storetest.ClusterMode() { // each on a redis-server of its own

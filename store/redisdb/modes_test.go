@@ -68,6 +68,7 @@ func cmdOn(c redis.Cmder, name, key string) bool {
 // and the queue live on different nodes). A drain with no backfill to end it
 // would keep the author among the celebrities for good.
 func TestDemoteEndsItsDrain(t *testing.T) {
+	parallel(t)
 	rdb := storetest.NewBackend(t).Client()
 	hook := &splitHook{}
 	rdb.AddHook(hook)
@@ -126,6 +127,7 @@ func (h *failQueueHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redi
 // cannot be queued, the author is left pulled, not draining with no job to
 // end the drain, and the next unfollow demotes it for good.
 func TestDemoteWithoutItsJobStaysPulled(t *testing.T) {
+	parallel(t)
 	rdb := storetest.NewBackend(t).Client()
 	hook := &failQueueHook{}
 	rdb.AddHook(hook)
@@ -170,6 +172,7 @@ func TestDemoteWithoutItsJobStaysPulled(t *testing.T) {
 // across nodes); once the author is demoted the post must still reach its
 // fan's home timeline.
 func TestPromoteReadsTheLastIDFirst(t *testing.T) {
+	parallel(t)
 	rdb := storetest.NewBackend(t).Client()
 	hook := &splitHook{}
 	rdb.AddHook(hook)
@@ -202,6 +205,7 @@ func TestPromoteReadsTheLastIDFirst(t *testing.T) {
 // between them: the post reads "pull" yet has an id at or below pull_from,
 // which the backfill that ends the pull skips. Such a post pushes itself.
 func TestClaimMeetsAPromotion(t *testing.T) {
+	parallel(t)
 	rdb := storetest.NewBackend(t).Client()
 	hook := &splitHook{}
 	rdb.AddHook(hook)

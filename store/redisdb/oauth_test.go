@@ -11,6 +11,7 @@ import (
 // TestOAuthRecords: a record is kept under its key with its TTL, read
 // (sliding the TTL when asked), and taken once.
 func TestOAuthRecords(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	if got := NewKeys("p:", false).OAuth(store.OAuthToken, "ab12"); got != "p:oauth:token:ab12" {
 		t.Fatalf("key %q", got)
@@ -49,6 +50,7 @@ func TestOAuthRecords(t *testing.T) {
 // Login does, under the same guard, and opens no session; OpenSession then
 // opens one, and none for a suspended user.
 func TestCheckPasswordOpensNoSession(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	u, _, err := s.Register(s.ctx, "alice", "a good password")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // TestOIDCStateSingleUse checks that a sign-in state is kept under its hash,
 // is taken once however many callbacks race for it, and expires.
 func TestOIDCStateSingleUse(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	if err := s.PutOIDCState(s.ctx, "st1", []byte(`{"n":"x"}`), time.Minute); err != nil {
 		t.Fatal(err)

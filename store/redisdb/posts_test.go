@@ -13,6 +13,7 @@ import (
 // written, decoded by field name, and its indexes (F, G, global:timeline)
 // point at it.
 func TestCreateWritesEveryFamily(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice := s.user("alice")
 	p := s.post(store.NewPost{Author: alice, Content: "hello 世界"})
@@ -52,6 +53,7 @@ func TestCreateWritesEveryFamily(t *testing.T) {
 // of the original, whose counter counts both; deleting the original leaves
 // the reposts showing it as deleted.
 func TestRepostsPointAtTheOriginal(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol := s.user("alice"), s.user("bob"), s.user("carol")
 	orig := s.post(store.NewPost{Author: alice, Content: "original"})
@@ -81,6 +83,7 @@ func TestRepostsPointAtTheOriginal(t *testing.T) {
 // TestCommentsOnComments: comments go into their parent's C set and counter,
 // notify nobody's timeline, and are taken out of both when deleted.
 func TestCommentsOnComments(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	p := s.post(store.NewPost{Author: alice, Content: "post"})
@@ -116,6 +119,7 @@ func TestCommentsOnComments(t *testing.T) {
 // TestIdempotencyKeyReturnsTheFirstPost: concurrent and later requests with
 // one key create one post; a different key or author creates another.
 func TestIdempotencyKeyReturnsTheFirstPost(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	np := store.NewPost{Author: alice, Content: "once", IdempotencyKey: "k1"}
@@ -154,6 +158,7 @@ func TestIdempotencyKeyReturnsTheFirstPost(t *testing.T) {
 // TestDeleteTakesEveryTraceAway: deleting a post removes B, D, E, C and its
 // entries in F, G (own and fans') and global:timeline, and fixes counters.
 func TestDeleteTakesEveryTraceAway(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	s.follow(bob, alice)
@@ -189,6 +194,7 @@ func TestDeleteTakesEveryTraceAway(t *testing.T) {
 // TestIdempotencyKeyInProgress: a retry while the first request still runs
 // is told so (409), and creates nothing.
 func TestIdempotencyKeyInProgress(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice := s.user("alice")
 	s.rdb.Set(s.ctx, s.keys.Idempotency(alice, store.TokenHash("k")), 0, IdempotencyTTL) // the first request's claim

@@ -11,6 +11,7 @@ import (
 // fans; following it asks it; its posts cannot be reposted; turning the
 // protection off makes them public again and lets the waiting requests in.
 func TestProtected(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	a, fan, other, late, old := s.user("alice"), s.user("fan"), s.user("other"), s.user("late"), s.user("old")
 	s.follow(old, a) // a fan from before the protection stays one
@@ -135,6 +136,7 @@ func TestProtected(t *testing.T) {
 // crash right after it is written, before anything is published or tidied,
 // leaves no protected post in a public place nor open to others.
 func TestProtectedFlagAlone(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	a, fan, other := s.user("alice"), s.user("fan"), s.user("other")
 	s.follow(fan, a)

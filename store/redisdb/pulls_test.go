@@ -31,6 +31,7 @@ func (s testStore) pendingMarks() int64 {
 // authors: one shard with the plain names on a single Redis; on a cluster
 // 16, an author's in uid % 16, each its own hash tag.
 func TestPullShardKeys(t *testing.T) {
+	parallel(t)
 	single, cluster := Keys{prefix: "mb:"}, Keys{prefix: "mb:", cluster: true}
 	if single.PullShards() != 1 || single.PullShard(1234) != 0 || cluster.PullShards() != 16 || cluster.PullShard(1234) != 2 {
 		t.Fatalf("shards: %d (1234 in %d) on one Redis, %d (1234 in %d) on a cluster; want 1 (0), 16 (2)",
@@ -55,6 +56,7 @@ func TestPullShardKeys(t *testing.T) {
 // its last takes none, and an author leaves fanout:pushing with its last
 // mark.
 func TestPendingMarksCountOnce(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{})
 	const author = 77
 	shard := s.keys.PullShard(author)
@@ -143,6 +145,7 @@ func (l *commandLog) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // or have pushes in flight: none reads a global record (or a shard of one)
 // whole.
 func TestHomeReadAsksOwnStarsOnly(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{CelebrityFans: 2})
 	star, celeb, fan, other := s.user("star"), s.user("celeb"), s.user("fan"), s.user("other")
 	s.follow(fan, star)
@@ -215,6 +218,7 @@ func (s testStore) pulledAuthors(uid int64) ([]int64, error) {
 // older version left (fanout:pending whole, global:celebrities) reach
 // home reads once Migrate has run.
 func TestMigratePullsFromSchema5(t *testing.T) {
+	parallel(t)
 	s := newIdleStore(t, Options{CelebrityFans: 2})
 	star, celeb, fan, other := s.user("star"), s.user("celeb"), s.user("fan"), s.user("other")
 	s.follow(fan, star)
@@ -268,6 +272,7 @@ func TestMigratePullsFromSchema5(t *testing.T) {
 // shards, that lookup goes with the loading of the posts, or alone when
 // there are none to load; with pulled stars the posts are loaded again.
 func TestLiveConnectRoundTrips(t *testing.T) {
+	parallel(t)
 	s := newTestStoreWith(t, Options{CelebrityFans: 2})
 	s.rdb.AddHook(roundTripHook{})
 	star, celeb, fan, other := s.user("star"), s.user("celeb"), s.user("fan"), s.user("other")
@@ -327,6 +332,7 @@ func (s testStore) roundTrips(f func(ctx context.Context) error) int64 {
 // stars goes with the loading of the posts), with the caches live as in a
 // server; one who follows a celebrity waits on one more (two on a cluster).
 func TestHomeReadRoundTrips(t *testing.T) {
+	parallel(t)
 	s := newTestStoreWith(t, Options{CelebrityFans: 2})
 	s.rdb.AddHook(roundTripHook{})
 	runCaches(t, s.Store)

@@ -13,6 +13,7 @@ import (
 // sent many times at once, until the first is deleted. reposts_count counts
 // the reposters.
 func TestRepostOnce(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol := s.user("alice"), s.user("bob"), s.user("carol")
 	orig := s.post(store.NewPost{Author: alice, Content: "worth sharing"})

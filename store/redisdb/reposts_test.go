@@ -11,6 +11,7 @@ import (
 // for a post not reposted, or after the repost is deleted), and Reposters
 // lists who reposted, newest repost first, paged.
 func TestRepostsBy(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol := s.user("alice"), s.user("bob"), s.user("carol")
 	orig := s.post(store.NewPost{Author: alice, Content: "share me"})

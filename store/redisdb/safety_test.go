@@ -104,6 +104,7 @@ func wantIn(t *testing.T, what string, got []int64, want, wantOut []int64) {
 // anywhere; the blocked cannot follow, comment, repost or like; unblocking
 // restores no follow.
 func TestBlock(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	a, b, c := s.user("alice"), s.user("bob"), s.user("carol")
 	s.follow(a, b)
@@ -209,6 +210,7 @@ func TestBlock(t *testing.T) {
 // TestBlockAndMuteLimits: past MaxBlocks (MaxMutes) a block (mute) is a 409
 // and writes nothing of itself.
 func TestBlockAndMuteLimits(t *testing.T) {
+	parallel(t)
 	s := newTestStoreWith(t, Options{MaxBlocks: 3, MaxMutes: 3})
 	u := s.user("user")
 	var others []int64
@@ -267,6 +269,7 @@ func TestBlockAndMuteLimits(t *testing.T) {
 // TestTenThousandBlocks: a user at the default limit (10,000 blocks, each
 // mirrored) still reads its home timeline, and the next block is a 409.
 func TestTenThousandBlocks(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	u, star, other := s.user("user"), s.user("star"), s.user("other")
 	s.follow(u, star)
@@ -305,6 +308,7 @@ func TestTenThousandBlocks(t *testing.T) {
 // stored), but not its view of the muted user's profile; the muted user
 // can tell nothing.
 func TestMute(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	a, b, c := s.user("alice"), s.user("bob"), s.user("carol")
 	s.follow(a, b)
@@ -377,6 +381,7 @@ func TestMute(t *testing.T) {
 
 // TestFilterLimits: the words are checked before anything is written.
 func TestFilterLimits(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	a := s.user("alice")
 	hundred := make([]string, store.MaxFilters)
@@ -426,6 +431,7 @@ func TestFilterLimits(t *testing.T) {
 // posts and the notifications about them out of the filtering user's feed
 // alone, not out of its view of a profile nor out of anyone else's feed.
 func TestFilters(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	a, b, c := s.user("alice"), s.user("bob"), s.user("carol")
 	s.follow(a, b)

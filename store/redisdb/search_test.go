@@ -23,6 +23,7 @@ func (s testStore) searchIDs(viewer int64, q string) []int64 {
 // edited not to hold the word any more vanish at once, and one edited to
 // hold it shows once archived.
 func TestSearchPosts(t *testing.T) {
+	parallel(t)
 	s := newArchivedStore(t, archivetest.SQLite(t), Options{HotWindow: 3})
 	alice, bob := s.user("alice"), s.user("bob")
 	var want []int64
@@ -75,6 +76,7 @@ func TestSearchPosts(t *testing.T) {
 // authors' posts, and a protected author's from all but itself and its
 // approved fans; anonymous readers see public posts only.
 func TestSearchSafety(t *testing.T) {
+	parallel(t)
 	s := newArchivedStore(t, archivetest.SQLite(t), Options{})
 	reader, blocked, blocker, muted, locked, gone, fan := s.user("reader"), s.user("blocked"), s.user("blocker"),
 		s.user("muted"), s.user("locked"), s.user("gone"), s.user("fan")
@@ -118,6 +120,7 @@ func TestSearchSafety(t *testing.T) {
 // TestSearchUnavailable: without an archive, search answers
 // search_unavailable; a bad query is invalid_query either way.
 func TestSearchUnavailable(t *testing.T) {
+	parallel(t)
 	s := newTestStore(t)
 	_, err := s.SearchPosts(s.ctx, "天气", store.PageQuery{})
 	wantCode(t, err, store.ErrUnavailable, store.CodeSearchUnavailable)

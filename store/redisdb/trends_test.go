@@ -11,6 +11,7 @@ import (
 // TestTrendKeys pins the names of the trends' keys, on one Redis and on a
 // cluster.
 func TestTrendKeys(t *testing.T) {
+	parallel(t)
 	for got, want := range map[string]string{
 		NewKeys("mb:", false).Trend("天气", 3600): "mb:trend:天气:3600",
 		NewKeys("mb:", true).Trend("天气", 3600):  "mb:trend:{天气}:3600",
@@ -29,6 +30,7 @@ func TestTrendKeys(t *testing.T) {
 // and suspended users do not count (and count again when that ends), and
 // a topic leaves the trends once its posts are older than the window.
 func TestTrends(t *testing.T) {
+	parallel(t)
 	c := newClock()
 	s := newTestStoreWith(t, Options{Now: c.now, TrendsWindow: time.Hour, TrendsRefresh: -1})
 	trends := func() []store.Trend {
@@ -97,6 +99,7 @@ func TestTrends(t *testing.T) {
 // TestTrendsRefresh: trends worked out are reused for TrendsRefresh, by
 // every process.
 func TestTrendsRefresh(t *testing.T) {
+	parallel(t)
 	s := newTestStoreWith(t, Options{TrendsRefresh: time.Hour})
 	u := s.user("uu")
 	s.post(store.NewPost{Author: u, Content: "#one"})

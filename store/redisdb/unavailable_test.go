@@ -11,6 +11,7 @@ import (
 // hands, a MOVED or ASK left over from a failover among them, are 503s;
 // others are not.
 func TestIsUnavailable(t *testing.T) {
+	parallel(t)
 	for msg, want := range map[string]bool{
 		"MOVED 5565 127.0.0.1:38151":                                        true,
 		"ASK 5565 127.0.0.1:38151":                                          true,

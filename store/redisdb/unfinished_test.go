@@ -21,6 +21,7 @@ import (
 // timelines of those who followed the author later. A post deleted for
 // good still leaves the sets.
 func TestClusterReadKeepsUnfinishedPost(t *testing.T) {
+	parallel(t)
 	c := storetest.StartCluster(t)
 	s := testStore{Store: New(storetest.ClusterBackend(t, c).Client(), Options{BcryptCost: bcrypt.MinCost}),
 		t: t, ctx: context.Background()}

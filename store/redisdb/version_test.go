@@ -14,6 +14,7 @@ import (
 // restart), while a process of the same or a newer version may; nobody
 // lowers the stamp.
 func TestWriterVersion(t *testing.T) {
+	parallel(t)
 	rdb := storetest.NewBackend(t).Client()
 	as := func(version, minWriter int) testStore {
 		return newTestStoreOn(t, rdb, Options{Writer: WriterVersions{Version: version, MinWriter: minWriter}})

@@ -72,6 +72,7 @@ func (s testStore) messagesOf(author int64) []int64 {
 // half way nor lets its retry, with the same Idempotency-Key, make a second
 // post: the first request finishes, and the retry returns its post.
 func TestWriteOutlivesTheRequest(t *testing.T) {
+	parallel(t)
 	rdb := storetest.Start(t).Client()
 	var giveUp atomic.Pointer[context.CancelFunc]
 	rdb.AddHook(pipelineHook{after: func(cmds []redis.Cmder) {
