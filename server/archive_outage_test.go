@@ -369,3 +369,82 @@ func usedMemory(ts *testServer) int64 {
 	n, _ := strconv.ParseInt(infoField(ts.rdb().Info(context.Background(), "memory").Val(), "used_memory"), 10, 64)
 	return n
 }
+
+// TestArchiveBacklogRefusesNewPosts: with the archive away long enough that
+// its queue holds MICROBLOG_ARCHIVE_QUEUE_MAX entries, a new post, comment,
+// repost or private message answers 503 archive_backlog and writes nothing,
+// while likes, follows and reads go on; the metric counts the refusals, and
+// once the archive is back and the queue drains, posting works again.
+func TestArchiveBacklogRefusesNewPosts(t *testing.T) {
+	parallel(t)
+	db := archivetest.StartMariaDB(t)
+	ts := newTestServer(t, "MICROBLOG_ARCHIVE="+db.NewDatabase(t), "MICROBLOG_ARCHIVE_QUEUE_MAX=100")
+	rdb := ts.rdb()
+	alice, _ := ts.register(t, "alice")
+	bob, _ := ts.register(t, "bob")
+	ts.follow(t, bob, "alice", true)
+	first := ts.newPost(t, alice, "before")
+	archiveSettled(t, rdb)
+
+	db.Kill()
+	var n int
+	for ; n < 200; n++ {
+		status, body := ts.call(t, "POST", "/api/v1/posts", alice, map[string]string{"content": fmt.Sprint("post ", n)})
+		if status == http.StatusServiceUnavailable {
+			if code := errorCode(t, body); code != string(store.CodeArchiveBacklog) {
+				t.Fatalf("post %d with the archive queue full: 503 %s, want archive_backlog", n, body)
+			}
+			break
+		}
+		if status != http.StatusCreated {
+			t.Fatalf("post %d with the archive away: %d %s", n, status, body)
+		}
+	}
+	queued, _ := rdb.XLen(context.Background(), keysOf(rdb).ArchiveQueue()).Result()
+	if n == 200 || queued < 100 {
+		t.Fatalf("%d posts acknowledged with the archive away (queue %d), none refused", n, queued)
+	}
+	t.Logf("refused after %d posts, with %d entries queued", n, queued)
+	wantPosts := func(want int) {
+		t.Helper()
+		page := ts.page(t, alice, "/api/v1/users/alice/posts?limit=1")
+		if len(page.Items) == 0 || page.Items[0].Content != fmt.Sprint("post ", want-1) {
+			t.Fatalf("alice's newest post is %v, want post %d", page.Items, want-1)
+		}
+	}
+	wantPosts(n) // the refused post wrote nothing
+
+	for _, w := range []struct {
+		what, path string
+		body       any
+	}{
+		{"comment", fmt.Sprintf("/api/v1/posts/%d/comments", first), map[string]string{"content": "a comment"}},
+		{"repost", "/api/v1/posts", map[string]any{"content": "", "repost_of": first}},
+		{"private message", "/api/v1/conversations/bob/messages", map[string]string{"content": "hi"}},
+	} {
+		tok := bob
+		if w.what == "private message" {
+			tok = alice // to a fan
+		}
+		if status, body := ts.call(t, "POST", w.path, tok, w.body); status != http.StatusServiceUnavailable || errorCode(t, body) != string(store.CodeArchiveBacklog) {
+			t.Errorf("%s with the archive queue full: %d %s, want 503 archive_backlog", w.what, status, body)
+		}
+	}
+	if status, body := ts.call(t, "PUT", fmt.Sprintf("/api/v1/posts/%d/like", first), bob, nil); status != http.StatusNoContent {
+		t.Errorf("like with the archive queue full: %d %s", status, body)
+	}
+	if status, body := ts.call(t, "GET", "/api/v1/timelines/home?limit=5", bob, nil); status != http.StatusOK {
+		t.Errorf("home with the archive queue full: %d %s", status, body)
+	}
+	_, metrics := ts.call(t, "GET", "/metrics", "", nil)
+	if metricValue(string(metrics), "microblog_archive_backlog_refusals_total") < 4 {
+		t.Errorf("/metrics with the archive queue full:\n%s", grepLines(string(metrics), "microblog_archive"))
+	}
+
+	db.Restart(t)
+	drainArchiveQueue(t, rdb, time.Now(), time.Minute)
+	if status, body := ts.call(t, "POST", "/api/v1/posts", alice, map[string]string{"content": fmt.Sprint("post ", n)}); status != http.StatusCreated {
+		t.Fatalf("a post once the archive queue drained: %d %s", status, body)
+	}
+	wantPosts(n + 1)
+}

@@ -34,6 +34,9 @@ type Redis struct {
 	args     []string
 	tls      *tls.Config // set by StartTLS
 	cmd      *exec.Cmd
+	// release gives back the ports reserved for the server (ports.go),
+	// once the test is over: they stay reserved while it is down.
+	release []func()
 }
 
 // Start starts a redis-server for t and stops it when t ends. It fails the
@@ -55,11 +58,29 @@ func StartWith(t testing.TB, args ...string) *Redis {
 			r.Password = args[i+1]
 		}
 	}
+	t.Cleanup(r.releasePorts) // after Stop
 	if err := r.launchOnFreePorts(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Stop)
 	return r
+}
+
+// releasePorts gives back the ports reserved for the server.
+func (r *Redis) releasePorts() {
+	for _, f := range r.release {
+		f()
+	}
+	r.release = nil
+}
+
+// reserve picks a port for the server and keeps it for the test.
+func (r *Redis) reserve() (int, error) {
+	port, release, err := reservePort()
+	if err == nil {
+		r.release = append(r.release, release)
+	}
+	return port, err
 }
 
 // launchOnFreePorts launches the server on ports that were free a moment
@@ -71,11 +92,12 @@ func StartWith(t testing.TB, args ...string) *Redis {
 func (r *Redis) launchOnFreePorts() error {
 	var err error
 	for range 5 {
-		if r.Port, err = pickPort(); err != nil {
+		r.releasePorts()
+		if r.Port, err = r.reserve(); err != nil {
 			return err
 		}
 		if slices.Contains(r.args, "--cluster-enabled") {
-			if r.BusPort, err = pickPort(); err != nil {
+			if r.BusPort, err = r.reserve(); err != nil {
 				return err
 			}
 		}
