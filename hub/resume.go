@@ -25,7 +25,7 @@ func (c *Conn) resumeFloorLocked() int64 {
 	if len(w.at) > 0 && len(w.at) == len(w.ring) {
 		newest := slices.Max(w.at)
 		for i, at := range w.at {
-			if at != 0 && at <= newest-store.Time(store.ResumeWindow.Milliseconds()) {
+			if at != 0 && int64(at) < int64(newest)-int64(store.ResumeWindow.Seconds()) { // whole seconds: 30 s or more
 				floor = max(floor, w.ring[i])
 			}
 		}
