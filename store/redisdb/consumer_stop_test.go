@@ -128,9 +128,13 @@ func TestHandBackWithRedisAwayKeepsJobs(t *testing.T) {
 	for range 3 {
 		mids = append(mids, s.post(store.NewPost{Author: author, Content: "queued"}).ID)
 	}
-	const claimIdle = 2 * time.Second
+	// Long enough for the stop, the failed hand-back and the restart below
+	// to come before it on a busy machine (at 2 s a fresh-clone run's first
+	// look came after, and rightly took the jobs over).
+	const claimIdle = 8 * time.Second
 	w := s.worker(FanOutOptions{ClaimIdle: claimIdle})
 	s.take(w, 3)
+	taken := time.Now()
 
 	if b.Single != nil {
 		b.Single.Stop()
@@ -158,7 +162,7 @@ func TestHandBackWithRedisAwayKeepsJobs(t *testing.T) {
 	if err != nil || len(held) != 3 {
 		t.Fatalf("the stopped worker holds %d jobs (%v), want the 3 it read", len(held), err)
 	}
-	time.Sleep(claimIdle)
+	time.Sleep(time.Until(taken.Add(claimIdle)))
 	if err := other.c.reclaim(s.ctx, 1, other.takeOver); err != nil {
 		t.Fatal(err)
 	}
