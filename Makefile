@@ -205,7 +205,7 @@ bench-rolling: build deps-run
 # nothing acknowledged is lost (server/bench/chaos): a Redis Cluster of 3
 # masters with a replica each, a MariaDB archive and 3 server processes of
 # its own, authors posting with Idempotency-Keys and retrying as the
-# contract asks, fans on live feeds that resume with ?after=, likes,
+# contract asks, fans on live feeds that resume with ?after= and ?seen=, likes,
 # follows and reads for 3 minutes, while 9 faults strike at moments drawn
 # from a printed seed: server processes SIGKILLed, Redis masters failed
 # over, the archive killed and started again. Then every view (Redis, the
