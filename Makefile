@@ -71,12 +71,13 @@ run: build
 test: deps-test app build deps-bench
 	@echo "--- every test on one Redis (the browser tests beside them), the store and server suites on a Redis Cluster of 3 masters, and the benchmarks' harnesses, once each and tiny"
 	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
-	( set -o pipefail; $(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./... 2>&1 | tee $$logs/single ) & single=$$!; \
-	( set -o pipefail; FLAKY_LOG=$$logs/flaky $(GO) test -count=1 -timeout 30m -run TestBrowser ./server 2>&1 | sed -u 's/^/browser: /' | tee $$logs/browser ) & browser=$$!; \
-	( set -o pipefail; MICROBLOG_TEST_REDIS=cluster $(GO) test -count=1 -timeout 30m -skip '$(CLUSTER_SKIP)' \
-		./store/redisdb/... ./server 2>&1 | sed -u 's/^/cluster: /' | tee $$logs/cluster ) & cluster=$$!; \
-	( set -o pipefail; cd server/bench && BENCH_SERVER=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./... 2>&1 | sed -u 's/^/bench: /' | tee $$logs/bench ) & bench=$$!; \
+	( set -o pipefail; TIMEFORMAT='one Redis: %0R s, CPU %0U s user + %0S s system'; { time { $(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./... 2>&1 | tee $$logs/single; }; } 2>>$$logs/times ) & single=$$!; \
+	( set -o pipefail; TIMEFORMAT='browser: %0R s, CPU %0U s user + %0S s system'; { time { FLAKY_LOG=$$logs/flaky $(GO) test -count=1 -timeout 30m -run TestBrowser ./server 2>&1 | sed -u 's/^/browser: /' | tee $$logs/browser; }; } 2>>$$logs/times ) & browser=$$!; \
+	( set -o pipefail; TIMEFORMAT='cluster: %0R s, CPU %0U s user + %0S s system'; { time { MICROBLOG_TEST_REDIS=cluster $(GO) test -count=1 -timeout 30m \
+		-skip '$(CLUSTER_SKIP)' ./store/redisdb/... ./server 2>&1 | sed -u 's/^/cluster: /' | tee $$logs/cluster; }; } 2>>$$logs/times ) & cluster=$$!; \
+	( set -o pipefail; cd server/bench && TIMEFORMAT='bench: %0R s, CPU %0U s user + %0S s system'; { time { BENCH_SERVER=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./... 2>&1 | sed -u 's/^/bench: /' | tee $$logs/bench; }; } 2>>$$logs/times ) & bench=$$!; \
 	wait $$single; s=$$?; wait $$browser; b=$$?; wait $$cluster; c=$$?; wait $$bench; h=$$?; \
+	echo "--- each pass's time (wall, then the CPU of its processes)"; cat $$logs/times; \
 	if [ -s $$logs/flaky ]; then echo "--- browser test files that passed only when run again (fix them)"; cat $$logs/flaky; fi; \
 	if [ $$s -ne 0 ] || [ $$b -ne 0 ] || [ $$c -ne 0 ] || [ $$h -ne 0 ]; then \
 		echo "--- what failed (the whole output is above)"; \
