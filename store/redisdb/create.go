@@ -496,16 +496,11 @@ func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 		s.opt.Logger.ErrorContext(ctx, "encode live event", "post", p.ID, "err", err)
 	} else {
 		d.post.Encoded = raw
-		switch {
-		case d.parent == nil:
-			frame := store.FrameOf(store.EventPost, raw)
-			d.events = append(d.events, liveEvent{s.keys.AuthorChannel(p.Author.ID), frame})
-			if p.RepostOf == nil && !p.Author.Protected {
-				d.events = append(d.events, liveEvent{s.keys.PublicChannel(), frame})
-			}
-		case d.parent.Author.ID != p.Author.ID:
-			d.events = append(d.events, liveEvent{s.keys.NotifyChannel(d.parent.Author.ID), store.FrameOf(store.EventComment, raw)})
+		var parentAuthor int64
+		if d.parent != nil {
+			parentAuthor = d.parent.Author.ID
 		}
+		d.events = s.liveEvents(p, raw, parentAuthor)
 	}
 	switch {
 	case s.keys.cluster:
@@ -522,6 +517,39 @@ func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 type liveEvent struct {
 	channel string
 	frame   []byte
+}
+
+// liveEvents are the live events of new message p, encoded as raw: a post
+// to its author's channel, and to the public one unless it is a repost or
+// its author is protected; a comment (parentAuthor is its parent's author)
+// to the parent's author unless they wrote it themselves.
+func (s *Store) liveEvents(p store.Post, raw []byte, parentAuthor int64) []liveEvent {
+	switch {
+	case p.ParentID == nil:
+		frame := store.FrameOf(store.EventPost, raw)
+		events := []liveEvent{{s.keys.AuthorChannel(p.Author.ID), frame}}
+		if p.RepostOf == nil && !p.Author.Protected {
+			events = append(events, liveEvent{s.keys.PublicChannel(), frame})
+		}
+		return events
+	case parentAuthor != p.Author.ID:
+		return []liveEvent{{s.keys.NotifyChannel(parentAuthor), store.FrameOf(store.EventComment, raw)}}
+	}
+	return nil
+}
+
+// publishEvents publishes events in one round trip.
+func (s *Store) publishEvents(ctx context.Context, events []liveEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, e := range events {
+			s.queuePublishFrame(ctx, pl, e.channel, e.frame)
+		}
+		return nil
+	})
+	return err
 }
 
 // queuePostFinish queues post_finish.lua for the message of d, publishing
@@ -574,16 +602,7 @@ func (s *Store) finish(ctx context.Context, d *draft) error {
 	if err := s.rdb.HDel(ctx, s.keys.Message(d.post.ID), fieldUnfinished).Err(); err != nil {
 		return s.wrap("finish post", err)
 	}
-	if len(d.events) == 0 {
-		return nil
-	}
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for _, e := range d.events {
-			s.queuePublishFrame(ctx, pl, e.channel, e.frame)
-		}
-		return nil
-	})
-	return s.wrap("finish post", err)
+	return s.wrap("finish post", s.publishEvents(ctx, d.events))
 }
 
 // queueTags adds post mid to (delta 1) or takes it from (-1) the index of

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -192,7 +193,40 @@ func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.P
 		if mark, _ := s.rdb.HGet(ctx, s.keys.Message(st.mid), fieldUnfinished).Result(); mark == "1" {
 			return store.Post{}, store.ErrInProgress
 		}
-		return s.Post(ctx, st.mid, d.np.Author) // shown since the first read, or gone for good
+		p, err = s.Post(ctx, st.mid, d.np.Author) // shown since the first read, or gone for good
+	}
+	if err == nil && s.keys.cluster {
+		if err := s.sendAgain(ctx, p); err != nil {
+			return store.Post{}, err
+		}
 	}
 	return p, err
+}
+
+// sendAgain publishes the live events of post p, which a retry is about to
+// acknowledge, on a cluster. There a post's result is recorded, and the
+// post shown, before its events go out (finish): when a master fails over
+// between the two, the write's settle sends them in the background once
+// Redis answers, while the retry is answered from the key at once. Its
+// author's next post could then reach fans before it, or it could be missed
+// live for good by a fan that resumed meanwhile (the chaos run found both
+// after a failover). So the retry sends them itself before it answers: a
+// post is acknowledged only once its events are out, and an author's posts
+// go out in the order they were acknowledged. The hub drops the repeats by
+// id. If the events cannot go out, the retry gets 503, as its first attempt
+// did, and tries again.
+//
+// Comments are left to the settle: their event is a notification to the
+// parent's author, whom reading the parent would cost a round trip more.
+func (s *Store) sendAgain(ctx context.Context, p store.Post) error {
+	if p.ParentID != nil {
+		return nil
+	}
+	no := false
+	p.Liked, p.Pinned, p.Bookmarked, p.Encoded = &no, &no, &no, nil // as its first event had them: the author's own view is not for fans
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("create post: encode live event: %w", err)
+	}
+	return s.wrap("create post: live event", s.publishEvents(ctx, s.liveEvents(p, raw, 0)))
 }

@@ -5,6 +5,14 @@ import (
 	"time"
 )
 
+// ackedAt tells when post id was acknowledged, from the load's start.
+func ackedAt(led *ledger, id int64) string {
+	if at, ok := led.ackedAt[id]; ok {
+		return at.Round(time.Millisecond).String()
+	}
+	return "never"
+}
+
 // checkLive holds each live fan's log to the ledger: every acknowledged
 // post of the authors it follows, made after it first connected, received
 // exactly once, each author's in order; nothing of another author; nothing
@@ -24,7 +32,7 @@ func checkLive(w *world, f *findings, fans []*liveFan, msgs map[int64]message) [
 		}
 		log := fan.received()
 		seen := map[int64]int{}
-		last := map[int64]int64{} // the newest post received of each author
+		last := map[int64]delivery{} // the newest post received of each author
 		for _, d := range log {
 			seen[d.id]++
 			if seen[d.id] > 1 {
@@ -45,10 +53,12 @@ func checkLive(w *world, f *findings, fans []*liveFan, msgs map[int64]message) [
 			} else {
 				delays = append(delays, d.delay)
 			}
-			if d.id < last[d.author] {
-				f.fail("%s received post %d of user %d live after its post %d", fan.u.name, d.id, d.author, last[d.author])
+			if l := last[d.author]; d.id < l.id {
+				f.fail("%s received post %d of user %d (acknowledged at %s; %s) after its post %d (acknowledged at %s; %s)",
+					fan.u.name, d.id, d.author, ackedAt(led, d.id), d.how(led.start), l.id, ackedAt(led, l.id), l.how(led.start))
+			} else {
+				last[d.author] = d
 			}
-			last[d.author] = max(last[d.author], d.id)
 		}
 		owed := w.owedLocked(i, fan.baseline)
 		for _, id := range missing(owed, log) {

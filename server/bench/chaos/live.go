@@ -21,6 +21,9 @@ import (
 type delivery struct {
 	id, author int64
 	delay      time.Duration // from its created_at to its frame
+	at         time.Time     // when its frame was read
+	socket     int           // the fan's socket it came on: 0 the first, n its n-th resume
+	replayed   bool          // in the replay of a resume, before its ready
 }
 
 // liveFan reads one fan's live feed into a log. Whenever the socket ends
@@ -37,6 +40,7 @@ type liveFan struct {
 	baseline  int64 // last_id of its first ready: posts up to it came before
 	held      []store.Held
 	resumes   int
+	replaying bool           // the current socket resumed and has not sent its ready yet
 	truncated int            // replays cut short: posts the feed could not give
 	ends      map[string]int // why sockets ended, by close code or error
 }
@@ -149,6 +153,7 @@ func (f *liveFan) run(ctx context.Context, b *backends, rng *rand.Rand) {
 				f.mu.Lock()
 				f.conn = c
 				f.resumes++
+				f.replaying = true
 				f.mu.Unlock()
 				break
 			}
@@ -171,16 +176,19 @@ func (f *liveFan) read() error {
 				return err
 			}
 			f.mu.Lock()
-			f.log = append(f.log, delivery{id: p.ID, author: p.Author.ID, delay: time.Since(p.CreatedAt)})
+			f.log = append(f.log, delivery{id: p.ID, author: p.Author.ID, delay: time.Since(p.CreatedAt), at: time.Now(),
+				socket: f.resumes, replayed: f.replaying})
 			f.held = append(f.held, store.Held{ID: p.ID, At: store.Time(p.CreatedAt.UnixMilli())})
 			f.mu.Unlock()
 		case "ready":
 			var r readyData
-			if json.Unmarshal(fr.Data, &r) == nil && r.Truncated {
-				f.mu.Lock()
+			truncated := json.Unmarshal(fr.Data, &r) == nil && r.Truncated
+			f.mu.Lock()
+			f.replaying = false
+			if truncated {
 				f.truncated++
-				f.mu.Unlock()
 			}
+			f.mu.Unlock()
 		}
 	}
 }
@@ -192,6 +200,17 @@ func endReason(err error) string {
 		return strconv.Itoa(ce.Code)
 	}
 	return "dropped"
+}
+
+// how tells how d came, for a failure's message: live or in a resume's
+// replay, on which socket, how late, and when from the load's start.
+func (d delivery) how(start time.Time) string {
+	way := "live"
+	if d.replayed {
+		way = "replayed"
+	}
+	return fmt.Sprintf("%s on socket %d, %s after its created_at, at %s", way, d.socket,
+		d.delay.Round(time.Millisecond), d.at.Sub(start).Round(time.Millisecond))
 }
 
 // received is a copy of the log.
