@@ -44,8 +44,7 @@ run: build
 	REDIS_URL=redis://127.0.0.1:$(REDIS_PORT)/0 ./$(BIN); status=$$?; \
 	[ $$status -eq 130 ] && exit 0 || exit $$status
 
-# test builds the mobile app with Cordova (app; a failed build stops it),
-# then runs every Go test: each test starts its own throwaway redis-server
+# test runs every Go test: each test starts its own throwaway redis-server
 # on a free port in a temporary directory (the archive's tests a MariaDB
 # server too), and the browser tests drive Debian's headless Chromium
 # through playwright-core. Three passes run side by side, since most of a
@@ -68,10 +67,17 @@ run: build
 # another 20 s off the store's tests, but put more tests' timings at risk
 # on a busy machine); the tests that measure the test process itself (its
 # heap, its CPU time) are not parallel.
-test: deps-test app build deps-bench
+# The first pass, which needs neither the mobile app nor the server's
+# binary, starts at once (compiling everything for the race detector takes
+# minutes on a cold cache); the others start once the mobile app is built
+# with Cordova (app) and the server too (build). A failed build stops make
+# test.
+test: deps-test
 	@echo "--- every test on one Redis (the browser tests beside them), the store and server suites on a Redis Cluster of 3 masters, and the benchmarks' harnesses, once each and tiny"
 	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
 	( set -o pipefail; TIMEFORMAT='one Redis: %0R s, CPU %0U s user + %0S s system'; { time { $(GO) test -race -count=1 -timeout 30m -skip TestBrowser ./... 2>&1 | tee $$logs/single; }; } 2>>$$logs/times ) & single=$$!; \
+	killtree() { for c in $$(pgrep -P $$1); do killtree $$c; done; kill $$1 2>/dev/null; }; \
+	$(MAKE) --no-print-directory app build deps-bench || { killtree $$single; wait $$single; echo "FAIL: the mobile app or the server did not build"; exit 1; }; \
 	( set -o pipefail; TIMEFORMAT='browser: %0R s, CPU %0U s user + %0S s system'; { time { FLAKY_LOG=$$logs/flaky $(GO) test -count=1 -timeout 30m -run TestBrowser ./server 2>&1 | sed -u 's/^/browser: /' | tee $$logs/browser; }; } 2>>$$logs/times ) & browser=$$!; \
 	( set -o pipefail; TIMEFORMAT='cluster: %0R s, CPU %0U s user + %0S s system'; { time { MICROBLOG_TEST_REDIS=cluster $(GO) test -count=1 -timeout 30m \
 		-skip '$(CLUSTER_SKIP)' ./store/redisdb/... ./server 2>&1 | sed -u 's/^/cluster: /' | tee $$logs/cluster; }; } 2>>$$logs/times ) & cluster=$$!; \
