@@ -33,11 +33,7 @@ import (
 func TestPostFaultAtEveryRoundTrip(t *testing.T) {
 	parallel(t)
 	b := storetest.NewBackend(t)
-	rdb := b.Client()
-	if b.Single != nil { // as the server's: it never sends a command again
-		rdb = redis.NewClient(&redis.Options{Addr: b.Single.Addr(), MaxRetries: -1})
-		t.Cleanup(func() { rdb.Close() })
-	}
+	rdb := serverLikeClient(t, b)
 	faults := &faultHook{}
 	rdb.AddHook(faults)
 	modes := []faultMode{unsent, replyLost}
@@ -131,6 +127,17 @@ func TestPostFaultAtEveryRoundTrip(t *testing.T) {
 			t.Errorf("message %d was shown live but is not stored: %v", mid, err)
 		}
 	}
+}
+
+// serverLikeClient is a client of b as the server's: on one Redis it never
+// sends a command again (a fault test's command must meet its fault once).
+func serverLikeClient(t *testing.T, b *storetest.Backend) redis.UniversalClient {
+	if b.Single == nil {
+		return b.Client()
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: b.Single.Addr(), MaxRetries: -1})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
 }
 
 // retryUntilServed retries np, as a client would after a 503, from when

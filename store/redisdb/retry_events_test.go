@@ -26,11 +26,7 @@ import (
 func TestRetryAcknowledgedOnlyOnceEventsOut(t *testing.T) {
 	parallel(t)
 	b := storetest.NewBackend(t)
-	rdb := b.Client()
-	if b.Single != nil { // as the server's: it never sends a command again
-		rdb = redis.NewClient(&redis.Options{Addr: b.Single.Addr(), MaxRetries: -1})
-		t.Cleanup(func() { rdb.Close() })
-	}
+	rdb := serverLikeClient(t, b)
 	block := &channelBlock{}
 	rdb.AddHook(block)
 	s := newTestStoreOn(t, rdb, Options{})
