@@ -39,6 +39,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"microblog/server/bench/spawn"
 )
 
 func main() {
@@ -110,9 +112,7 @@ func run(args []string, stdout io.Writer) error {
 	if cfg.seed == 0 {
 		cfg.seed = uint64(time.Now().UnixNano())
 	}
-	if *env != "" {
-		cfg.env = strings.Split(*env, ",")
-	}
+	cfg.env = spawn.EnvList(*env)
 	cfg.kinds = strings.Split(*kinds, ",")
 	if err := cfg.validate(); err != nil {
 		return err
@@ -128,7 +128,7 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "chaosbench: seed %d (-seed %d replays this run's faults and choices)\n", cfg.seed, cfg.seed)
-	fmt.Fprintln(stdout, commandLine())
+	fmt.Fprintln(stdout, spawn.CommandLine("chaos"))
 
 	// The backends are the launchers' processes, which do not die with
 	// this one: a timeout or Ctrl-C stops them before it exits.
@@ -164,14 +164,15 @@ func (cfg config) validate() error {
 	if cfg.procs < 2 {
 		return fmt.Errorf("-procs must be 2 or more (one serves while another is killed), not %d", cfg.procs)
 	}
-	for _, n := range []struct {
-		name string
-		v    float64
-	}{{"-authors", float64(cfg.authors)}, {"-fans", float64(cfg.fans)}, {"-churners", float64(cfg.churners)},
-		{"-rate", cfg.rate}, {"-like-rate", cfg.likeRate}, {"-follow-rate", cfg.followRate}} {
-		if n.v <= 0 {
-			return fmt.Errorf("%s must be positive, not %v", n.name, n.v)
-		}
+	if err := spawn.Positive(
+		spawn.Flag{Name: "-authors", Value: float64(cfg.authors)},
+		spawn.Flag{Name: "-fans", Value: float64(cfg.fans)},
+		spawn.Flag{Name: "-churners", Value: float64(cfg.churners)},
+		spawn.Flag{Name: "-rate", Value: cfg.rate},
+		spawn.Flag{Name: "-like-rate", Value: cfg.likeRate},
+		spawn.Flag{Name: "-follow-rate", Value: cfg.followRate},
+	); err != nil {
+		return err
 	}
 	if cfg.warmup+cfg.cooldown >= cfg.duration {
 		return fmt.Errorf("-warmup %s and -cooldown %s leave no time for faults in -duration %s", cfg.warmup, cfg.cooldown, cfg.duration)
@@ -182,9 +183,4 @@ func (cfg config) validate() error {
 		}
 	}
 	return nil
-}
-
-// commandLine is how this run was started, for the reader to repeat it.
-func commandLine() string {
-	return strings.Join(append([]string{"go run -C server/bench ./chaos"}, os.Args[1:]...), " ")
 }

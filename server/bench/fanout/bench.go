@@ -67,7 +67,7 @@ type sample struct {
 
 // bench measures every load, then the big push, on each build in turn.
 func bench(cfg config) (results, error) {
-	res := results{Command: commandLine(), CPUs: runtime.NumCPU(), Writers: cfg.writers, C: cfg.c, Window: cfg.window}
+	res := results{Command: spawn.CommandLine("fanout"), CPUs: runtime.NumCPU(), Writers: cfg.writers, C: cfg.c, Window: cfg.window}
 	type load struct {
 		name          string
 		fans, authors int

@@ -109,30 +109,21 @@ func run(args []string, stdout io.Writer) error {
 		}
 		cfg.fans = append(cfg.fans, n)
 	}
-	if *env != "" {
-		cfg.env = strings.Split(*env, ",")
+	cfg.env = spawn.EnvList(*env)
+	if err := spawn.Positive(
+		spawn.Flag{Name: "-writers", Value: float64(cfg.writers)},
+		spawn.Flag{Name: "-c", Value: float64(cfg.c)},
+		spawn.Flag{Name: "-posts", Value: float64(cfg.posts)},
+		spawn.Flag{Name: "-window", Value: float64(cfg.window)},
+		spawn.Flag{Name: "-redis-n", Value: float64(cfg.benchN)},
+	); err != nil {
+		return err
 	}
-	for _, n := range []struct {
-		name string
-		v    int
-	}{{"-writers", cfg.writers}, {"-c", cfg.c}, {"-posts", cfg.posts}, {"-window", cfg.window}, {"-redis-n", cfg.benchN}} {
-		if n.v <= 0 {
-			return fmt.Errorf("%s must be positive, not %d", n.name, n.v)
-		}
-	}
-	time.AfterFunc(*timeout, func() {
-		fmt.Fprintf(os.Stderr, "fanoutbench: gave up after %s\n", *timeout)
-		os.Exit(2) // the processes it started die with it (Pdeathsig)
-	})
+	spawn.GiveUpAfter("fanoutbench", *timeout)
 	res, err := bench(cfg)
 	if err != nil {
 		return err
 	}
 	printTables(stdout, res)
 	return save(stdout, res, cfg.out)
-}
-
-// commandLine is how this run was started, for the reader to repeat it.
-func commandLine() string {
-	return strings.Join(append([]string{"go run -C server/bench ./fanout"}, os.Args[1:]...), " ")
 }

@@ -94,10 +94,7 @@ func main() {
 		}
 		return
 	}
-	time.AfterFunc(*timeout, func() {
-		fmt.Fprintf(os.Stderr, "loadtest: gave up after %s\n", *timeout)
-		os.Exit(2) // the processes it started die with it (Pdeathsig)
-	})
+	spawn.GiveUpAfter("loadtest", *timeout)
 	if limit, err := raiseFileLimit(); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest: raise open-file limit:", err)
 	} else if n := max(*fans, *msgUsers); n+100 > int(limit) {
@@ -173,7 +170,7 @@ type results struct {
 // bench starts Redis, signs up the users through a setup server, then
 // measures each build with fresh server processes.
 func bench(cfg benchConfig) error {
-	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()}}
+	res := results{Command: spawn.CommandLine("live"), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()}}
 	w := cfg.stdout
 	fmt.Fprintln(w, "loadtest:", res.Command)
 	fmt.Fprintf(w, "machine: %d CPUs, load average %s\n", res.CPUs, res.LoadAvg[0])
@@ -341,7 +338,7 @@ func converseRound(cfg benchConfig, b build, round int, redis *spawn.Proc, redis
 
 // external measures delivery on a server started by hand.
 func external(cfg benchConfig, base string) error {
-	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()}}
+	res := results{Command: spawn.CommandLine("live"), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()}}
 	w := cfg.stdout
 	fmt.Fprintf(w, "loadtest: %s, %d fans, %d authors, %.0f posts/s for %s\n", base, cfg.fans, cfg.authors, cfg.rate, cfg.duration)
 	lt := newLoadTest(cfg.par, w, cfg.settle)
@@ -448,9 +445,4 @@ func parseBuilds(s string) ([]build, error) {
 		bs = append(bs, build{label, path})
 	}
 	return bs, nil
-}
-
-func commandLine() string {
-	args := append([]string{"go run -C server/bench ./live"}, os.Args[1:]...)
-	return strings.Join(args, " ")
 }

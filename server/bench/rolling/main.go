@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"microblog/server/bench/spawn"
@@ -81,25 +80,20 @@ func run(args []string, stdout io.Writer) error {
 	if cfg.builds, err = spawn.ParseBuilds(*servers, "microblog"); err != nil {
 		return err
 	}
-	if *env != "" {
-		cfg.env = strings.Split(*env, ",")
-	}
+	cfg.env = spawn.EnvList(*env)
 	if cfg.procs < 2 {
 		return fmt.Errorf("-procs must be 2 or more (one serves while another restarts), not %d", cfg.procs)
 	}
-	for _, n := range []struct {
-		name string
-		v    int
-	}{{"-authors", cfg.authors}, {"-fans", cfg.fans}, {"-rate", cfg.rate}, {"-c", cfg.c}} {
-		if n.v <= 0 {
-			return fmt.Errorf("%s must be positive, not %d", n.name, n.v)
-		}
+	if err := spawn.Positive(
+		spawn.Flag{Name: "-authors", Value: float64(cfg.authors)},
+		spawn.Flag{Name: "-fans", Value: float64(cfg.fans)},
+		spawn.Flag{Name: "-rate", Value: float64(cfg.rate)},
+		spawn.Flag{Name: "-c", Value: float64(cfg.c)},
+	); err != nil {
+		return err
 	}
-	time.AfterFunc(*timeout, func() {
-		fmt.Fprintf(os.Stderr, "rollingbench: gave up after %s\n", *timeout)
-		os.Exit(2) // the processes it started die with it (Pdeathsig)
-	})
-	fmt.Fprintln(stdout, commandLine())
+	spawn.GiveUpAfter("rollingbench", *timeout)
+	fmt.Fprintln(stdout, spawn.CommandLine("rolling"))
 	for _, b := range cfg.builds {
 		r, err := measure(cfg, b)
 		if err != nil {
@@ -108,9 +102,4 @@ func run(args []string, stdout io.Writer) error {
 		r.print(stdout)
 	}
 	return nil
-}
-
-// commandLine is how this run was started, for the reader to repeat it.
-func commandLine() string {
-	return strings.Join(append([]string{"go run -C server/bench ./rolling"}, os.Args[1:]...), " ")
 }

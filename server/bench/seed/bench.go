@@ -96,7 +96,7 @@ func targetsOf(cfg config) []target {
 
 // bench measures every target, one after the other.
 func bench(stdout io.Writer, cfg config) (results, error) {
-	res := results{Command: commandLine(), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()},
+	res := results{Command: spawn.CommandLine("seed"), Started: time.Now(), CPUs: runtime.NumCPU(), LoadAvg: [2]string{spawn.LoadAvg()},
 		Seed: seedPostsPerSec, PostN: cfg.posts, PostC: cfg.c, ReadN: cfg.reads, ReadC: cfg.readC,
 		PostShape: fmt.Sprintf("ab -c %d -n %d -p body.json -T application/json (POST /api/v1/posts)", cfg.c, cfg.posts),
 		ReadShape: fmt.Sprintf("ab -k -c %d -n %d (GET /api/v1/timelines/home?limit=20)", cfg.readC, cfg.reads)}

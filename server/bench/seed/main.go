@@ -38,6 +38,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"microblog/server/bench/spawn"
 )
 
 // The seed's figure, and the goal for home timeline reads.
@@ -146,18 +148,16 @@ func run(args []string, stdout io.Writer) error {
 	if cfg.builds, err = parseBuilds(*servers); err != nil {
 		return err
 	}
-	for _, n := range []struct {
-		name string
-		v    int
-	}{{"-n", cfg.posts}, {"-c", cfg.c}, {"-reads", cfg.reads}, {"-read-c", cfg.readC}, {"-fans", cfg.fans}} {
-		if n.v <= 0 {
-			return fmt.Errorf("%s must be positive, not %d", n.name, n.v)
-		}
+	if err := spawn.Positive(
+		spawn.Flag{Name: "-n", Value: float64(cfg.posts)},
+		spawn.Flag{Name: "-c", Value: float64(cfg.c)},
+		spawn.Flag{Name: "-reads", Value: float64(cfg.reads)},
+		spawn.Flag{Name: "-read-c", Value: float64(cfg.readC)},
+		spawn.Flag{Name: "-fans", Value: float64(cfg.fans)},
+	); err != nil {
+		return err
 	}
-	time.AfterFunc(timeout, func() {
-		fmt.Fprintf(os.Stderr, "seedbench: gave up after %s\n", timeout)
-		os.Exit(2) // the processes it started die with it (Pdeathsig)
-	})
+	spawn.GiveUpAfter("seedbench", timeout)
 	res, err := bench(stdout, cfg)
 	if err != nil {
 		return err
@@ -216,9 +216,4 @@ func parseCounts(s string) ([]int, error) {
 		ns = append(ns, n)
 	}
 	return ns, nil
-}
-
-// commandLine is how this run was started, for the reader to repeat it.
-func commandLine() string {
-	return strings.Join(append([]string{"go run -C server/bench ./seed"}, os.Args[1:]...), " ")
 }

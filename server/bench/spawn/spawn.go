@@ -3,6 +3,9 @@
 // on a free port and dying with the benchmark; it reads the CPU time they
 // use from /proc, and calls the server's API as its users do. The live
 // feed's load test (live) and the seeds' own benchmark (seed) share it.
+// It also holds what the harnesses' flags have in common (flags.go): the
+// command line that repeats a run, the check that counts are positive,
+// -env and -timeout.
 package spawn
 
 import (

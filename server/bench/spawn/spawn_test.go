@@ -13,3 +13,30 @@ func TestParseStatTicks(t *testing.T) {
 		t.Error("ParseStatTicks took a short line")
 	}
 }
+
+func TestPositive(t *testing.T) {
+	if err := Positive(Flag{"-c", 50}, Flag{"-rate", 0.5}); err != nil {
+		t.Errorf("Positive(50, 0.5) = %v", err)
+	}
+	for _, c := range []struct {
+		flags []Flag
+		want  string
+	}{
+		{[]Flag{{"-c", 1}, {"-n", 0}, {"-fans", -1}}, "-n must be positive, not 0"},
+		{[]Flag{{"-posts", -2000000}}, "-posts must be positive, not -2000000"},
+		{[]Flag{{"-rate", -0.5}}, "-rate must be positive, not -0.5"},
+	} {
+		if err := Positive(c.flags...); err == nil || err.Error() != c.want {
+			t.Errorf("Positive(%v) = %v; want %q", c.flags, err, c.want)
+		}
+	}
+}
+
+func TestEnvList(t *testing.T) {
+	if got := EnvList(""); got != nil {
+		t.Errorf("EnvList(\"\") = %q; want nil", got)
+	}
+	if got := EnvList("A=1,B=2"); len(got) != 2 || got[0] != "A=1" || got[1] != "B=2" {
+		t.Errorf("EnvList(\"A=1,B=2\") = %q", got)
+	}
+}
