@@ -162,9 +162,10 @@ const seenWindow = 128
 // found (resume.go): 4 bytes an id, the window's cost for a busy
 // connection growing from 1 KiB to 1.5. The zero value is empty.
 type idWindow struct {
-	ring []int64
-	at   []uint32 // beside ring, for posts: created_at in unix seconds
-	next int
+	ring    []int64
+	at      []uint32 // beside ring, for posts: created_at in unix seconds
+	next    int
+	evicted int64 // the highest id that left ring: every id above it added is still there
 }
 
 // add records id, written at at, and reports whether it was new.
@@ -183,6 +184,7 @@ func (w *idWindow) add(id int64, at store.Time) bool {
 		}
 		return true
 	}
+	w.evicted = max(w.evicted, w.ring[w.next])
 	w.ring[w.next] = id
 	if w.at != nil || sec != 0 {
 		if w.at == nil {

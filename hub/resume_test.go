@@ -120,3 +120,25 @@ func (tl *fakeTimeline) createdAt(id int64) store.Time {
 	}
 	return 0
 }
+
+// TestCatchUpNeverResendsWhatLeftTheWindow: the catch-up after a gap does
+// not send again posts that left the connection's window of sent ids, even
+// when the post sent last, a late one, has an id below theirs: the window
+// keeps the last ids sent, not the highest, and a catch-up that started
+// below its lowest id sent the posts that had left it a second time (the
+// chaos run's fan received a post live twice after a failover).
+func TestCatchUpNeverResendsWhatLeftTheWindow(t *testing.T) {
+	th, c := gapReady(t, hub.Options{SendQueue: 400, ReplayMax: 200})
+	late := th.tl.claim(gapStar)
+	for range 130 { // more than the window holds: the first ones leave it
+		c.expect(wantPost(th.post(gapOther)))
+	}
+	p := th.tl.addClaimed(late)
+	th.broker.publish(store.AuthorTopic(gapStar), store.EventPost, p)
+	c.expect(wantPost(late.ID))
+	th.broker.interrupt()
+	lost := th.post(gapStar)
+	th.broker.resubscribe()
+	c.expect(wantPost(lost))
+	c.expect(wantPost(th.post(gapStar)))
+}

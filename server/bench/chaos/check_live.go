@@ -32,14 +32,17 @@ func checkLive(w *world, f *findings, fans []*liveFan, msgs map[int64]message) [
 		}
 		log := fan.received()
 		seen := map[int64]int{}
+		first := map[int64]delivery{}
 		last := map[int64]delivery{} // the newest post received of each author
 		for _, d := range log {
 			seen[d.id]++
 			if seen[d.id] > 1 {
 				f.duplicates++
-				f.fail("%s received post %d live %d times", fan.u.name, d.id, seen[d.id])
+				f.fail("%s received post %d live %d times: %s, then %s", fan.u.name, d.id, seen[d.id],
+					first[d.id].how(led.start), d.how(led.start))
 				continue
 			}
+			first[d.id] = d
 			if !stars[d.author] {
 				f.fail("%s received post %d of user %d live, whom it does not follow", fan.u.name, d.id, d.author)
 			}

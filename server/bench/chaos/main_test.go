@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +35,11 @@ func TestChaosSmallRun(t *testing.T) {
 		faults: 3, kinds: faultKinds, archiveDown: 2 * time.Second,
 		grace: 5 * time.Second, settle: 2 * time.Minute, claimIdle: 2 * time.Second, repairInterval: 2 * time.Second,
 		seed: uint64(time.Now().UnixNano()), out: t.TempDir()}
+	if seed := os.Getenv("CHAOS_SEED"); seed != "" { // replays a failed run's faults and choices
+		if cfg.seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+			t.Fatalf("CHAOS_SEED: %v", err)
+		}
+	}
 	// The failed master stays down: the full run, where it rejoins as a
 	// replica, has seen live events lost in the second after a failover,
 	// which the rejoin is suspected of (docs/operations.md, "Faults under
