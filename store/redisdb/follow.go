@@ -43,9 +43,10 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	if err := s.reconsider(ctx, star); err != nil {
 		return err
 	}
-	if added.Val() == 0 {
-		return nil
-	}
+	// The star's posts come also on a repeated follow: the one before may
+	// have failed after adding the fan (a master failing over), and its
+	// retry, which lands here, must still bring them (the chaos run found a
+	// fan following a star whose posts up to the failover never came).
 	recent, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.UserPosts(star), 0, int64(s.opt.HotWindow-1)).Result()
 	if err != nil {
 		return s.wrap("follow: read star's posts", err)
@@ -56,6 +57,9 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	}
 	if err := s.fillHome(ctx, fan, recent, cut); err != nil {
 		return s.wrap("follow: fill home timeline", err)
+	}
+	if added.Val() == 0 {
+		return nil
 	}
 	announce := s.firstFollowLately(ctx, fan, star)
 	u, uerr := s.User(ctx, fan, star)
@@ -112,17 +116,18 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 	if err := s.reconsider(ctx, star); err != nil {
 		return err
 	}
-	if removed.Val() == 0 {
-		return nil
+	if removed.Val() == 1 {
+		// Following again within the hour announces nothing.
+		if err := s.rdb.Set(ctx, s.keys.FollowNoted(star, fan), 1, followNoteTTL).Err(); err != nil {
+			s.opt.Logger.WarnContext(ctx, "note unfollow", "fan", fan, "star", star, "err", err)
+		}
+		s.unnotify(ctx, star, fan, store.NotifyFollow, 0)
+		// Tell live connections first, so no new post of the star arrives
+		// after its old ones were taken away.
+		s.publish(ctx, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: false})
 	}
-	// Following again within the hour announces nothing.
-	if err := s.rdb.Set(ctx, s.keys.FollowNoted(star, fan), 1, followNoteTTL).Err(); err != nil {
-		s.opt.Logger.WarnContext(ctx, "note unfollow", "fan", fan, "star", star, "err", err)
-	}
-	s.unnotify(ctx, star, fan, store.NotifyFollow, 0)
-	// Tell live connections first, so no new post of the star arrives after
-	// its old ones were taken away.
-	s.publish(ctx, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: false})
+	// The star's posts go also on a repeated unfollow: the one before may
+	// have failed after taking the fan away, and its retry lands here.
 	mids, err := s.rdb.ZRange(ctx, s.keys.UserPosts(star), 0, -1).Result()
 	if err != nil {
 		return s.wrap("unfollow: read star's posts", err)
