@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,7 @@ type Redis struct {
 	args     []string
 	tls      *tls.Config // set by StartTLS
 	cmd      *exec.Cmd
+	proc     *redisProc // cmd's process, while it runs
 	// release gives back the ports reserved for the server (ports.go),
 	// once the test is over: they stay reserved while it is down.
 	release []func()
@@ -170,6 +172,7 @@ func (r *Redis) launch() error {
 	if err := r.cmd.Start(); err != nil {
 		return fmt.Errorf("start redis-server: %w", err)
 	}
+	r.proc = watch(r.cmd, r.Addr(), filepath.Join(r.Dir, "redis.log"))
 	// The deadline only guards against a hang: a server that cannot start
 	// says so in its log and exits, which ends the wait at once.
 	deadline := time.Now().Add(60 * time.Second)
@@ -199,9 +202,33 @@ func (r *Redis) Stop() {
 	if r.cmd == nil || r.cmd.Process == nil {
 		return
 	}
+	r.proc.stopping.Store(true)
 	r.cmd.Process.Kill()
-	r.cmd.Wait()
-	r.cmd = nil
+	<-r.proc.exited
+	r.cmd, r.proc = nil, nil
+}
+
+// redisProc is a running redis-server, waited for as soon as it starts, so
+// that one that exits without Stop (a crash, a kill from elsewhere) says so
+// on the test's output with the end of its log, rather than leaving a test
+// to find its port refused with no reason given.
+type redisProc struct {
+	exited   chan struct{}
+	stopping atomic.Bool
+}
+
+func watch(cmd *exec.Cmd, addr, logFile string) *redisProc {
+	p := &redisProc{exited: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		if !p.stopping.Load() {
+			log, _ := os.ReadFile(logFile)
+			fmt.Fprintf(os.Stderr, "storetest: redis-server on %s (pid %d) exited by itself: %v; its log ends:\n%s\n",
+				addr, cmd.Process.Pid, err, log[max(0, len(log)-2000):])
+		}
+		close(p.exited)
+	}()
+	return p
 }
 
 // Restart stops the server and starts it again on the same port and data,
