@@ -344,8 +344,14 @@ func TestWSSlowClient(t *testing.T) {
 	long := strings.Repeat("长", 280) // big frames fill the socket buffers sooner
 	var ids []int64
 	start := time.Now()
-	for len(ids) < 1000 && (len(ids)%20 != 0 || !slowClosed(t, ts)) {
-		ids = append(ids, ts.newPost(t, starTok, long))
+	// Posted 8 at a time, half the queue, each batch read by the healthy
+	// client before the next: on a busy machine a healthy reader once fell
+	// 16 behind a post loop that did not wait, and was closed as too slow.
+	for len(ids) < 1000 && !slowClosed(t, ts) {
+		for range 8 {
+			ids = append(ids, ts.newPost(t, starTok, long))
+		}
+		c.waitFor(ids, 30*time.Second)
 	}
 	if !slowClosed(t, ts) {
 		t.Fatalf("the slow client was not closed after %d posts", len(ids))
