@@ -44,6 +44,31 @@ func newSubConn(sub *Subscriber, part int, ps *redis.PubSub) *subConn {
 
 func (c *subConn) sharded() bool { return c.part >= 0 }
 
+// masterAttr names, for a log line, the master that the client's map of
+// the slots says serves the partition now: the node a connection opened
+// just now went to (a restored partition that hears nothing is looked
+// into from it). Nothing on a single Redis.
+func (c *subConn) masterAttr(ctx context.Context) []any {
+	if !c.sharded() {
+		return nil
+	}
+	c.mu.Lock()
+	var channel string
+	for ch := range c.topics {
+		channel = ch
+		break
+	}
+	c.mu.Unlock()
+	if channel == "" {
+		return nil
+	}
+	node, err := c.sub.cluster.MasterForKey(ctx, channel)
+	if err != nil {
+		return []any{"master", err.Error()}
+	}
+	return []any{"master", node.Options().Addr}
+}
+
 // pubsub is the connection's current *redis.PubSub, nil if none is open.
 func (c *subConn) pubsub() *redis.PubSub {
 	c.mu.Lock()

@@ -127,7 +127,7 @@ func (r *reader) received(ctx context.Context, msg any) {
 	r.backoff = minBackoff
 	if r.gap {
 		r.gap = false
-		r.log.Info("live subscriber: redis connection back, subscriptions restored")
+		r.log.Info("live subscriber: redis connection back, subscriptions restored", c.masterAttr(ctx)...)
 		c.sub.resubscribed(c, r.h, r.log)
 	}
 	switch m := msg.(type) {
