@@ -73,7 +73,7 @@ run: build
 # with Cordova (app) and the server too (build). A failed build stops make
 # test. go vet's checks, which go test runs first, run in the first pass
 # only: the others test the same code. (Running 3 packages at a time in
-# the first pass, -p 3, took 20 s more off, but the higher load made
+# the first pass, -p 3, took up to a minute off, but the higher load made
 # timings fail in 3 of 5 fresh-clone runs.)
 # make test prints each pass's wall time and CPU at its end.
 test: deps-test
