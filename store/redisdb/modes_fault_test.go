@@ -51,7 +51,7 @@ var modeCases = []modeCase{
 		setup: func(m *modeFaults, star, f3 int64) []int64 {
 			m.survivor.follow(f3, star)
 			p := m.survivor.post(store.NewPost{Author: star, Content: "pulled"})
-			if err := m.survivor.Unfollow(m.survivor.ctx, f3, star); err != nil {
+			if err := retryLockLost(func() error { return m.survivor.Unfollow(m.survivor.ctx, f3, star) }); err != nil {
 				m.t.Fatal(err)
 			}
 			return []int64{p.ID}
