@@ -19,26 +19,29 @@ import (
 // packages the server builds on are theirs (redisdb.DefaultX, hub.DefaultX).
 // Some come from the environment only (envconfig.go).
 type config struct {
-	Addr           string
-	RedisURL       string
-	RedisPrefix    string
-	RedisCAFile    string
-	RedisCluster   bool
-	AllowedOrigins []string
-	RateLimits     rateLimits
-	BcryptCost     int
-	SessionTTL     time.Duration
-	LogLevel       slog.Level
-	LogFormat      string
-	MediaDir       string
-	Edges          edges          // connections and HTTP edges, read by edgeFlags below
-	Live           liveConfig     // the live feed (envconfig.go, as the three below)
-	Timelines      timelineConfig // the hybrid timelines, the fan-out and the archive
-	Repair         repairConfig   // the checker of half-written messages
-	Pprof          pprofConfig    // the profiler
-	Auth           authConfig     // local sign-up and the other ways to sign in (authconfig.go)
-	OIDC           oidcConfig     // the OpenID Connect sign-in (oidc_config.go)
-	Safety         safetyConfig   // operators and the limits of blocks and mutes (safety_config.go)
+	Addr         string
+	RedisURL     string
+	RedisPrefix  string
+	RedisCAFile  string
+	RedisCluster bool
+	// RedisReplicaAcks is MICROBLOG_REDIS_REPLICA_ACKS: how many replicas of
+	// each master must have a write before it is acknowledged (0: none).
+	RedisReplicaAcks int
+	AllowedOrigins   []string
+	RateLimits       rateLimits
+	BcryptCost       int
+	SessionTTL       time.Duration
+	LogLevel         slog.Level
+	LogFormat        string
+	MediaDir         string
+	Edges            edges          // connections and HTTP edges, read by edgeFlags below
+	Live             liveConfig     // the live feed (envconfig.go, as the three below)
+	Timelines        timelineConfig // the hybrid timelines, the fan-out and the archive
+	Repair           repairConfig   // the checker of half-written messages
+	Pprof            pprofConfig    // the profiler
+	Auth             authConfig     // local sign-up and the other ways to sign in (authconfig.go)
+	OIDC             oidcConfig     // the OpenID Connect sign-in (oidc_config.go)
+	Safety           safetyConfig   // operators and the limits of blocks and mutes (safety_config.go)
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.

@@ -29,6 +29,8 @@ func TestConfigDefaults(t *testing.T) {
 		{"inactive after", tc.InactiveAfter, redisdb.DefaultInactiveAfter},
 		{"fan-out workers", tc.Workers, redisdb.DefaultFanOutWorkers},
 		{"claim idle", tc.ClaimIdle, redisdb.DefaultClaimIdle},
+		{"clock skew", tc.ClockSkew, redisdb.DefaultClockSkew},
+		{"replica acks", cfg.RedisReplicaAcks, 0},
 		{"repair interval", cfg.Repair.Interval, redisdb.DefaultRepairInterval},
 		{"send queue", cfg.Live.Queue, hub.DefaultSendQueue},
 		{"replay max", cfg.Live.ReplayMax, hub.DefaultReplayMax},
@@ -62,6 +64,8 @@ func TestConfigEnvOnlySettingsValidated(t *testing.T) {
 		{"MICROBLOG_HOT_WINDOW", "5"},
 		{"MICROBLOG_ARCHIVE", "postgres://db"},
 		{"MICROBLOG_REPAIR_INTERVAL", "1ms"},
+		{"MICROBLOG_REDIS_REPLICA_ACKS", "-1"},
+		{"MICROBLOG_CLOCK_SKEW", "0s"},
 	} {
 		env := map[string]string{tc[0]: tc[1]}
 		_, err := loadConfig(nil, func(k string) string { return env[k] }, io.Discard)

@@ -35,6 +35,7 @@ type timelineConfig struct {
 	Archive       string        // MICROBLOG_ARCHIVE: sqlite:<path>, mysql://user:pass@host:port/db or off
 	ArchiveQueue  int           // MICROBLOG_ARCHIVE_QUEUE_MAX: entries the archive queue may hold before new messages are refused
 	TrendsWindow  time.Duration // MICROBLOG_TRENDS_WINDOW: how far back trends count topics
+	ClockSkew     time.Duration // MICROBLOG_CLOCK_SKEW: how far apart the clocks of the server processes and Redis masters may be
 }
 
 // repairConfig is the checker of half-written messages' settings.
@@ -58,7 +59,8 @@ func readEnvSettings(getenv func(string) string, cfg *config) error {
 		PongWait: hub.DefaultPongWait, WriteWait: hub.DefaultWriteWait}
 	tc := timelineConfig{CelebrityFans: redisdb.DefaultCelebrityFans, InactiveAfter: redisdb.DefaultInactiveAfter,
 		Workers: redisdb.DefaultFanOutWorkers, ClaimIdle: redisdb.DefaultClaimIdle, HotWindow: redisdb.DefaultHotWindow,
-		Archive: defaultArchive, ArchiveQueue: redisdb.DefaultArchiveQueueMax, TrendsWindow: redisdb.DefaultTrendsWindow}
+		Archive: defaultArchive, ArchiveQueue: redisdb.DefaultArchiveQueueMax, TrendsWindow: redisdb.DefaultTrendsWindow,
+		ClockSkew: redisdb.DefaultClockSkew}
 	rc := repairConfig{Interval: redisdb.DefaultRepairInterval}
 	if v := getenv("MICROBLOG_ARCHIVE"); v != "" {
 		tc.Archive = v
@@ -75,6 +77,7 @@ func readEnvSettings(getenv func(string) string, cfg *config) error {
 		{"MICROBLOG_FANOUT_WORKERS", &tc.Workers, 1, 256},
 		{"MICROBLOG_HOT_WINDOW", &tc.HotWindow, 10, 1 << 20},
 		{"MICROBLOG_ARCHIVE_QUEUE_MAX", &tc.ArchiveQueue, 100, 1 << 40},
+		{"MICROBLOG_REDIS_REPLICA_ACKS", &cfg.RedisReplicaAcks, 0, 16},
 	})
 	if err == nil {
 		err = readEnvDurations(getenv, []envDuration{
@@ -86,6 +89,7 @@ func readEnvSettings(getenv func(string) string, cfg *config) error {
 			{"MICROBLOG_FANOUT_BATCH_DELAY", &tc.BatchDelay, 0},
 			{"MICROBLOG_REPAIR_INTERVAL", &rc.Interval, 10 * time.Millisecond},
 			{"MICROBLOG_TRENDS_WINDOW", &tc.TrendsWindow, time.Second},
+			{"MICROBLOG_CLOCK_SKEW", &tc.ClockSkew, time.Millisecond},
 		})
 	}
 	if err != nil {

@@ -189,6 +189,7 @@ func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.
 		HotWindow: tc.HotWindow, Archive: arch, ArchiveQueueMax: tc.ArchiveQueue, TrendsWindow: tc.TrendsWindow,
 		CelebrityFans: tc.CelebrityFans, InactiveAfter: tc.InactiveAfter, Metrics: redisdb.NewMetrics(reg),
 		MaxBlocks: cfg.Safety.MaxBlocks, MaxMutes: cfg.Safety.MaxMutes,
+		ReplicaAcks: cfg.RedisReplicaAcks, ClockSkew: tc.ClockSkew,
 		Logger: logger,
 	})
 	if err != nil {

@@ -42,6 +42,9 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 		noStore,
 		unescapeParams,
 	)
+	if r, ok := st.(replicator); ok && cfg.RedisReplicaAcks > 0 {
+		e.Use(replicatedWrites(r))
+	}
 	s := &server{cfg: cfg, store: st, media: files, reg: reg, logger: logger}
 	rl := cfg.RateLimits
 	mst := mastodon.New(mastodon.Deps{Store: st, Media: files, Admins: cfg.Safety.Admins, Signup: cfg.Auth.LocalSignup, Logger: logger,

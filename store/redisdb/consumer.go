@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -39,12 +40,35 @@ type consumer struct {
 	// poll makes a read that finds nothing come back at once instead of
 	// waiting in Redis: for a reader that holds no connection while idle.
 	poll bool
+	// readWarn logs the failures to read of the runners that share c.
+	readWarn *quietWarn
+}
+
+// quietWarnEvery is how often a quietWarn logs at most.
+const quietWarnEvery = 5 * time.Second
+
+// quietWarn logs a warning at most once every quietWarnEvery, with how
+// many it left out since the last: for a failure that goroutines meet
+// together, at every retry, while Redis is away (a chaos run's logs held
+// hundreds of lines for one failover).
+type quietWarn struct {
+	last, left atomic.Int64 // unix ns of the last line; warnings not logged since
+}
+
+func (q *quietWarn) warn(log *slog.Logger, msg string, args ...any) {
+	now := time.Now().UnixNano()
+	last := q.last.Load()
+	if now-last < int64(quietWarnEvery) || !q.last.CompareAndSwap(last, now) {
+		q.left.Add(1)
+		return
+	}
+	log.Warn(msg, append(args, "unlogged_since_last", q.left.Swap(0))...)
 }
 
 // newConsumer returns this process's consumer of stream in group.
 func newConsumer(rdb redis.UniversalClient, stream, group, what string, count int, claimIdle time.Duration, log *slog.Logger) *consumer {
 	return &consumer{rdb: rdb, stream: stream, group: group, name: consumerName(), count: int64(count),
-		claimIdle: claimIdle, log: log, what: what}
+		claimIdle: claimIdle, log: log, what: what, readWarn: &quietWarn{}}
 }
 
 // consumerName names this process in a consumer group, uniquely.
@@ -107,7 +131,7 @@ func (c *consumer) run(ctx, work context.Context, handle, takeOver func(context.
 		case strings.HasPrefix(err.Error(), "NOGROUP"):
 			c.createGroup(ctx)
 		default:
-			c.log.Warn(c.what+": read queue", "err", err)
+			c.readWarn.warn(c.log, c.what+": read queue", "err", err)
 			wait.sleep(ctx)
 		}
 	}

@@ -29,6 +29,9 @@ type FanOut struct {
 	// parts is the consumer of fanout:parts, the parts of split jobs
 	// (fanout_parts.go), read one at a time and without waiting.
 	parts *consumer
+	// helperWarn logs the helpers' failures to read: while Redis is away
+	// they all fail, each every readBlock.
+	helperWarn quietWarn
 }
 
 // NewFanOut returns the fan-out workers of st's process; Run runs them.
@@ -117,7 +120,7 @@ func (f *FanOut) helpOnce(ctx, work context.Context) bool {
 		f.parts.createGroup(ctx)
 		f.backlog.createGroup(ctx)
 	case err != nil && ctx.Err() == nil:
-		f.opt.Logger.Warn("fan-out: helper: read queue", "err", err)
+		f.helperWarn.warn(f.opt.Logger, "fan-out: helper: read queue", "err", err, "helpers", f.opt.Helpers)
 	case len(msgs) > 0:
 		f.doRead(work, msgs)
 		return true

@@ -41,7 +41,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 		if err != nil {
 			return store.Page[store.Post]{}, err
 		}
-		if len(keys) == 1 {
+		if len(keys) == 1 && !pulls.settled {
 			return page, nil
 		}
 		return s.messagePageFrom(ctx, keys, tail, q, store.InFeed, nil) // G's page does not stand
@@ -51,7 +51,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 		return store.Page[store.Post]{}, err
 	}
 	var pre []int64
-	if len(keys) == 1 && got != nil {
+	if len(keys) == 1 && got != nil && !pulls.settled {
 		pre = parseIDs(got[0].Val())
 	}
 	return s.messagePageFrom(ctx, keys, tail, q, store.InFeed, pre)
@@ -96,7 +96,7 @@ func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int, sk
 	if err != nil {
 		return nil, 0, err
 	}
-	if got == nil || len(keys) > 1 {
+	if got == nil || len(keys) > 1 || pulls.settled {
 		if ids, err = s.newestEach(ctx, keys, ranges...); err != nil {
 			return nil, 0, err
 		}
@@ -161,6 +161,9 @@ func (s *Store) homeKeys(ctx context.Context, uid int64, pulls *pullLookup) ([]s
 		keys = append(keys, s.keys.UserPosts(a))
 	}
 	s.opt.Metrics.pulls.Observe(float64(len(authors)))
+	if pulls.settled {
+		s.opt.Metrics.rereads.Inc()
+	}
 	return keys, nil
 }
 

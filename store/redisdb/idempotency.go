@@ -100,8 +100,9 @@ const untilAnsweredMax = 200 * time.Millisecond
 // untilAnswered runs do, the last step of a request that failed, and if
 // Redis did not answer it runs it again in the background, a little later
 // each time, until Redis answers or the claim would have ended by itself
-// (claimTTL). do must be safe to run more than once.
-func (s *Store) untilAnswered(ctx context.Context, do func(context.Context) error) {
+// (claimTTL). do must be safe to run more than once. It tells whether the
+// first run was answered.
+func (s *Store) untilAnswered(ctx context.Context, do func(context.Context) error) bool {
 	ctx = context.WithoutCancel(ctx)
 	try := func() bool {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -110,7 +111,7 @@ func (s *Store) untilAnswered(ctx context.Context, do func(context.Context) erro
 		return err == nil || errors.Is(err, redis.Nil) || errors.Is(err, redis.ErrClosed)
 	}
 	if try() {
-		return
+		return true
 	}
 	go func() {
 		end := time.Now().Add(claimTTL)
@@ -121,6 +122,7 @@ func (s *Store) untilAnswered(ctx context.Context, do func(context.Context) erro
 			}
 		}
 	}()
+	return false
 }
 
 // settle decides what became of a write that failed without Redis telling

@@ -330,6 +330,13 @@ func (k Keys) FanOutPendingShard(n int) string { return k.prefix + k.pullTag(n) 
 // exactly while it has marks in FanOutPendingShard.
 func (k Keys) FanOutPushingShard(n int) string { return k.prefix + k.pullTag(n) + "fanout:pushing" }
 
+// FanOutSettledShard is the ZSET {f<n>}fanout:settled of a cluster: the
+// authors of shard n that stopped being pulled in the last settledKeep()
+// (their last push in flight done, or their drain ended), score = when, in
+// ms of the shard's master's clock. A home read that read G before such a
+// change and looks the stars up after it pulls them still (pulls.go).
+func (k Keys) FanOutSettledShard(n int) string { return k.prefix + k.pullTag(n) + "fanout:settled" }
+
 // LastSeen is the ZSET global:lastseen of users by when they last read their
 // Home timeline, connected or posted (unix ms): the fan-out skips the fans
 // away longer than the inactivity limit.
@@ -350,6 +357,14 @@ func (k Keys) RepairCheckpoint() string { return k.prefix + "repair:checkpoint" 
 // RepairMessagesCheckpoint is the STRING repair:messages:checkpoint, the
 // last private message id the checker has settled.
 func (k Keys) RepairMessagesCheckpoint() string { return k.prefix + "repair:messages:checkpoint" }
+
+// ReplicaSync is the STRING replica:sync:{<n>}, a counter that Replicated
+// increments on one master, in one of its slots, and waits for its
+// replicas to have: n is any number whose slot that master serves (only
+// the hash tag matters on a cluster; on one Redis n is 0).
+func (k Keys) ReplicaSync(n int) string {
+	return k.prefix + "replica:sync:{" + strconv.Itoa(n) + "}"
+}
 
 // WriteProbe is the STRING probe:writable, never written: Writable sends
 // SET XX of it to learn whether Redis takes writes.

@@ -119,6 +119,10 @@ var (
 	pendingDoneSrc string
 	pendingDone    = redis.NewScript(pendingDoneSrc)
 
+	//go:embed lua/celebrity_leave.lua
+	celebrityLeaveSrc string
+	celebrityLeave    = redis.NewScript(celebrityLeaveSrc)
+
 	//go:embed lua/pending_recount.lua
 	pendingRecountSrc string
 	pendingRecount    = redis.NewScript(pendingRecountSrc)

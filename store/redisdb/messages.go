@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -198,6 +199,17 @@ func (s *Store) firstMessage(ctx context.Context, d *dmDraft, held string) (stor
 	if err == nil && m == nil {
 		err = store.ErrMessageNotFound // deleted since
 	}
+	if err == nil && s.keys.cluster {
+		// Its first answer may have been a 503 with the event not sent (as
+		// a post's retry does, sendAgain).
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return store.Message{}, fmt.Errorf("send message: encode: %w", err)
+		}
+		if err := s.sendDMEvent(ctx, *m, store.FrameOf(store.EventMessage, raw)); err != nil {
+			return store.Message{}, err
+		}
+	}
 	return deref(m), err
 }
 
@@ -236,31 +248,45 @@ func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 		return s.wrap("send message", err)
 	case d.finished != nil && d.finished.Val() == int64(0):
 		err = store.ErrInProgress // the claim ran out and a retry holds the key
+	case s.keys.cluster && !s.publishDM(ctx, d, frame):
+		return errDMEventPending
 	default:
-		if s.keys.cluster {
-			s.publishDM(ctx, d, frame)
-		}
 		return nil
 	}
 	s.unwriteDM(ctx, d)
 	return err
 }
 
+// errDMEventPending answers, on a cluster, a message written whole whose
+// live event Redis did not take: 503, as a post's. The message stands and
+// its event is sent again in the background; the retry with the same
+// Idempotency-Key sends it too, before it is answered (firstMessage).
+var errDMEventPending = fmt.Errorf("redisdb: send message: live event not sent yet: %w", store.ErrUnavailable)
+
 // publishDM sends, on a cluster, the live event of a message written whole
 // whose key (if any) took its result: only then, so that a message taken
 // out again is never shown live (its channels and its key live on
 // different masters). An event Redis refuses is sent again once it answers
 // (untilAnswered): the message stands, and its readers hear of it late
-// rather than never.
-func (s *Store) publishDM(ctx context.Context, d *dmDraft, frame []byte) {
-	s.untilAnswered(ctx, func(ctx context.Context) error {
-		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(d.msg.Sender.ID), frame)
-			s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(d.msg.Recipient.ID), frame)
-			return nil
-		})
-		return s.wrap("send message: event", err)
+// rather than never. It tells whether the event went out at once: a
+// message is acknowledged only then, so that its event never comes after
+// the event of a message sent after its answer (the hub drops the repeat
+// of one sent twice, by id).
+func (s *Store) publishDM(ctx context.Context, d *dmDraft, frame []byte) bool {
+	return s.untilAnswered(ctx, func(ctx context.Context) error {
+		return s.sendDMEvent(ctx, d.msg, frame)
 	})
+}
+
+// sendDMEvent publishes frame, the live event of m, on both its users'
+// notify channels, in one round trip.
+func (s *Store) sendDMEvent(ctx context.Context, m store.Message, frame []byte) error {
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(m.Sender.ID), frame)
+		s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(m.Recipient.ID), frame)
+		return nil
+	})
+	return s.wrap("send message: event", err)
 }
 
 // queueDM queues the writes of the message's hash.

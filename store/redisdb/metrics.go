@@ -18,14 +18,20 @@ type Metrics struct {
 	pushes   prometheus.Counter
 	pulls    prometheus.Histogram
 	rebuilds prometheus.Counter
-	jobs     *prometheus.CounterVec
-	repairs  *prometheus.CounterVec
+	// rereads counts the home reads on a cluster that read G again, a
+	// star's last push done while they ran (pulls.go).
+	rereads prometheus.Counter
+	jobs    *prometheus.CounterVec
+	repairs *prometheus.CounterVec
 	// storageFull counts the operations Redis refused for lack of memory.
 	storageFull prometheus.Counter
 	// The archive's counters.
 	archived, archiveErrors, evicted prometheus.Counter
 	// archiveBacklog counts the writes refused for a full archive queue.
 	archiveBacklog prometheus.Counter
+	// replicasBehind counts the writes whose replicas did not confirm them
+	// in time (replicas.go).
+	replicasBehind prometheus.Counter
 }
 
 // NewMetrics makes the counters and registers them with reg (nil: none).
@@ -40,6 +46,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		rebuilds: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "microblog_timeline_rebuilds_total", Help: "Home timelines rebuilt by pulling when their user came back.",
+		}),
+		rereads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_timeline_rereads_total", Help: "Home-timeline reads on a cluster that read their G again: a star stopped being pulled while they ran.",
 		}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "microblog_fanout_jobs_total", Help: "Fan-out jobs done, by kind.",
@@ -56,6 +65,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		archiveBacklog: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "microblog_archive_backlog_refusals_total", Help: "Messages refused (503 archive_backlog) because the archive queue was full.",
 		}),
+		replicasBehind: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_redis_replicas_behind_total", Help: "Write requests answered 503 because the masters' replicas did not confirm them in time (MICROBLOG_REDIS_REPLICA_ACKS).",
+		}),
 		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "microblog_repairs_total", Help: "What stopped writes left that the checker mended, by kind.",
 		}, []string{"kind"}),
@@ -64,7 +76,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.jobs, m.repairs, m.storageFull, m.archived, m.archiveErrors, m.evicted, m.archiveBacklog)
+		reg.MustRegister(m.pushes, m.pulls, m.rebuilds, m.rereads, m.jobs, m.repairs, m.storageFull, m.archived, m.archiveErrors, m.evicted, m.archiveBacklog, m.replicasBehind)
 	}
 	return m
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
 )
 
 // An author's fan-out mode says whether its posts are pushed into its fans'
@@ -112,8 +114,11 @@ const (
 	modeLockWaitMax = 50 * time.Millisecond
 )
 
-// errModeLockLost is a change of mode whose lock expired while it ran.
-var errModeLockLost = errors.New("fan-out mode lock lost: expired while the change ran")
+// errModeLockLost is a change of mode whose lock expired while it ran
+// (it outlived ModeLockTTL: Redis or the process stalled). It changed
+// nothing since, so the request answers 503 and its retry is safe.
+var errModeLockLost = store.NewError(store.ErrUnavailable, store.CodeUnavailable,
+	"a change of the author's fan-out took too long and was stopped; try again")
 
 // modeState is what a transition is chosen on: the author's fan-out state
 // as one read (readMode) found it.

@@ -3,6 +3,7 @@ package redisdb
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -233,5 +234,63 @@ func TestClaimMeetsAPromotion(t *testing.T) {
 	s.settle()
 	if !s.inHome(fan, p.ID) {
 		t.Fatalf("post %d, at or below pull_from %d and claimed in pull, was never pushed", p.ID, from)
+	}
+}
+
+// beforeHook, while armed, calls do before the first command that match
+// picks, once: what another client or an expiry does in between.
+type beforeHook struct {
+	armed atomic.Bool
+	match func(c redis.Cmder) bool
+	do    func(ctx context.Context)
+}
+
+func (*beforeHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *beforeHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, c redis.Cmder) error {
+		if h.armed.Load() && h.match(c) && h.armed.CompareAndSwap(true, false) {
+			h.do(ctx)
+		}
+		return next(ctx, c)
+	}
+}
+func (*beforeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestModeLockLostAnswersUnavailable: a change of mode that outlives its
+// lock (Redis or the process stalled past ModeLockTTL) changes nothing and
+// fails as unavailable, a 503 to the client, not a 500; and the retry the
+// contract asks for after a 503 makes the change.
+func TestModeLockLostAnswersUnavailable(t *testing.T) {
+	parallel(t)
+	rdb := storetest.NewBackend(t).Client()
+	hook := &beforeHook{}
+	rdb.AddHook(hook)
+	s := newTestStoreOn(t, rdb, Options{CelebrityFans: 2})
+	star, a, b := s.user("star"), s.user("fan1"), s.user("fan2")
+	s.follow(a, star)
+	lock := s.keys.FanOutLock(star)
+	// The lock expires just before the promotion writes the mode.
+	hook.match = func(c redis.Cmder) bool {
+		return strings.HasPrefix(c.Name(), "eval") && slices.Contains(c.Args(), any(lock))
+	}
+	hook.do = func(ctx context.Context) { s.rdb.Del(ctx, lock) }
+	hook.armed.Store(true)
+	err := s.Follow(s.ctx, b, star)
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("a promotion whose lock expired: %v, want an error of kind unavailable", err)
+	}
+	if hook.armed.Load() {
+		t.Fatal("the promotion wrote no mode: the test's lock expiry never happened")
+	}
+	if mode := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Val(); mode != "" {
+		t.Fatalf("the failed promotion left mode %q, want push", mode)
+	}
+	if err := s.Follow(s.ctx, b, star); err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	if mode := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Val(); mode != modePull {
+		t.Fatalf("after the retry the mode is %q, want %q", mode, modePull)
 	}
 }

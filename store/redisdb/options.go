@@ -33,6 +33,11 @@ const (
 	// DefaultInactiveAfter is how long a user may be away and still get
 	// pushes.
 	DefaultInactiveAfter = 7 * 24 * time.Hour
+	// DefaultReplicaWait is how long Replicated waits for the replicas.
+	DefaultReplicaWait = time.Second
+	// DefaultClockSkew is how far apart the clocks of the server processes
+	// and of the Redis masters are taken to be at most.
+	DefaultClockSkew = 500 * time.Millisecond
 	// DefaultModeLockTTL bounds how long a process that died holding an
 	// author's fan-out mode lock holds back the author's changes of mode.
 	DefaultModeLockTTL = 30 * time.Second
@@ -140,6 +145,18 @@ type Options struct {
 	// process that dies holding the lock holds back the author's changes
 	// that long.
 	ModeLockTTL time.Duration
+	// ReplicaAcks is how many replicas of each master must have a write
+	// before it is acknowledged (Replicated); 0, the default, acknowledges
+	// what the master has. ReplicaWait bounds the wait
+	// (DefaultReplicaWait; under the client's read timeout).
+	ReplicaAcks int
+	ReplicaWait time.Duration
+	// ClockSkew is how far apart the clocks of the server processes and of
+	// the Redis masters may be (DefaultClockSkew). On a cluster a home read
+	// that began up to this much before a star stopped being pulled reads
+	// its G again (pulls.go); clocks further apart than that may let such a
+	// read miss the star's newest post for that one read.
+	ClockSkew time.Duration
 	// MaxBlocks and MaxMutes bound how many users one user may block, and
 	// mute (DefaultMaxBlocks, DefaultMaxMutes): past them 409.
 	MaxBlocks, MaxMutes int
@@ -180,6 +197,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.InactiveAfter <= 0 {
 		o.InactiveAfter = DefaultInactiveAfter
+	}
+	if o.ReplicaWait <= 0 {
+		o.ReplicaWait = DefaultReplicaWait
+	}
+	if o.ClockSkew <= 0 {
+		o.ClockSkew = DefaultClockSkew
 	}
 	if o.ModeLockTTL <= 0 {
 		o.ModeLockTTL = DefaultModeLockTTL

@@ -32,11 +32,19 @@ func (s *Store) unmarkPending(ctx context.Context, pl redis.Pipeliner, done []jo
 	for _, j := range done {
 		if j.settles {
 			n := s.keys.PullShard(j.author)
+			if byShard[n] == nil {
+				byShard[n] = []any{0}
+			}
 			byShard[n] = append(byShard[n], j.mid, j.author)
 		}
 	}
-	for n, marks := range byShard {
-		pendingDone.Eval(ctx, pl, []string{s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n)}, marks...)
+	for n, args := range byShard {
+		keys := []string{s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n)}
+		if s.keys.PullShards() > 1 {
+			keys = append(keys, s.keys.FanOutSettledShard(n))
+			args[0] = s.settledKeep().Milliseconds()
+		}
+		pendingDone.Eval(ctx, pl, keys, args...)
 	}
 }
 

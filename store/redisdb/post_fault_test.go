@@ -170,6 +170,12 @@ func retryUntilServed(t *testing.T, s testStore, np store.NewPost, back time.Tim
 // far.
 func subscribePosts(t *testing.T, b *storetest.Backend, channels ...string) func() []int64 {
 	t.Helper()
+	return subscribeEvents(t, b, []string{store.EventPost, store.EventComment}, channels...)
+}
+
+// subscribeEvents is subscribePosts for the events named.
+func subscribeEvents(t *testing.T, b *storetest.Backend, events []string, channels ...string) func() []int64 {
+	t.Helper()
 	ctx := context.Background()
 	var mu sync.Mutex
 	var ids []int64
@@ -196,7 +202,7 @@ func subscribePosts(t *testing.T, b *storetest.Backend, channels ...string) func
 						ID int64 `json:"id"`
 					} `json:"data"`
 				}
-				if json.Unmarshal([]byte(m.Payload), &f) == nil && (f.Event == store.EventPost || f.Event == store.EventComment) {
+				if json.Unmarshal([]byte(m.Payload), &f) == nil && slices.Contains(events, f.Event) {
 					mu.Lock()
 					ids = append(ids, f.Data.ID)
 					mu.Unlock()

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
 )
 
 // A home read merges with its G set the F sets of the stars its reader
@@ -21,15 +24,40 @@ import (
 // SMISMEMBER and one ZMSCORE per shard they fall in, in the pipeline that
 // loads its page's posts: the page, read from G alone, stands unless a star
 // is pulled, when the read starts again with their F sets.
+//
+// On a cluster the read's G and its lookup are read in that order, in two
+// round trips, not at one moment: a star whose last push in flight is done
+// (or whose drain ends) in between would be in neither, the post that
+// settled it pushed into G only after G was read. So each shard's
+// fanout:settled keeps when each author stopped being pulled, for
+// settledKeep, and a read whose star stopped since Options.ClockSkew
+// before the read began reads G again (settled): the post is in G by then.
+// That costs such a read a round trip or two more, not the star's F set.
+// On a single Redis the lookup comes before G in one pipeline, which Redis
+// runs in order.
+
+// settledKeep is how long a shard's fanout:settled keeps an author: 30 s,
+// or 4 ClockSkews if longer. A read whose lookup is answered later than
+// settledKeep-2*ClockSkew after it began cannot tell and fails
+// (unavailable).
+func (s *Store) settledKeep() time.Duration { return max(30*time.Second, 4*s.opt.ClockSkew) }
+
+// errLookupLate is a home read whose lookup came too late to be sure of it.
+var errLookupLate = store.NewError(store.ErrUnavailable, store.CodeUnavailable,
+	"the home timeline read took too long to be complete; try again")
 
 // pullLookup is the part of a home read's first round trip that finds its
 // reader's pulled stars.
 type pullLookup struct {
-	s *Store
+	s     *Store
+	began time.Time // before the read's first round trip was sent
 	// On a single Redis, the stars in global:celebrities and in
 	// fanout:pushing; on a cluster, all the stars.
 	celebs, pushing, stars *redis.StringSliceCmd
 	shards                 []shardLookup // on a cluster, once sent
+	// settled: on a cluster, a star stopped being pulled since the read
+	// began (or ClockSkew before), and the read's G must be read again.
+	settled bool
 }
 
 // shardLookup asks one shard about the stars in it.
@@ -37,12 +65,13 @@ type shardLookup struct {
 	members []string
 	celeb   *redis.BoolSliceCmd
 	pushing *redis.FloatSliceCmd
+	settled *redis.FloatSliceCmd
 }
 
 // queuePullLookup adds to pl, a home read's first round trip, what finds
 // uid's pulled stars.
 func (s *Store) queuePullLookup(ctx context.Context, pl redis.Pipeliner, uid int64) *pullLookup {
-	l := &pullLookup{s: s}
+	l := &pullLookup{s: s, began: time.Now()}
 	stars := s.keys.Stars(uid)
 	if s.keys.PullShards() > 1 {
 		l.stars = pl.ZRange(ctx, stars, 0, -1)
@@ -76,7 +105,8 @@ func (l *pullLookup) queueShards(ctx context.Context, pl redis.Pipeliner) {
 		}
 		l.shards = append(l.shards, shardLookup{members: members,
 			celeb:   pl.SMIsMember(ctx, l.s.keys.CelebritiesShard(n), asAny...),
-			pushing: pl.ZMScore(ctx, l.s.keys.FanOutPushingShard(n), members...)})
+			pushing: pl.ZMScore(ctx, l.s.keys.FanOutPushingShard(n), members...),
+			settled: pl.ZMScore(ctx, l.s.keys.FanOutSettledShard(n), members...)})
 	}
 }
 
@@ -103,15 +133,23 @@ func (l *pullLookup) found(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
+	skew := l.s.opt.ClockSkew
+	if time.Since(l.began) > l.s.settledKeep()-2*skew {
+		return nil, errLookupLate // what it needs may be trimmed already
+	}
+	since := float64(l.began.Add(-skew).UnixMilli())
 	var out []string
 	for _, sh := range l.shards {
-		if err := errors.Join(sh.celeb.Err(), sh.pushing.Err()); err != nil {
+		if err := errors.Join(sh.celeb.Err(), sh.pushing.Err(), sh.settled.Err()); err != nil {
 			return nil, err
 		}
-		celeb, pushing := sh.celeb.Val(), sh.pushing.Val()
+		celeb, pushing, settled := sh.celeb.Val(), sh.pushing.Val(), sh.settled.Val()
 		for i, m := range sh.members {
-			if (i < len(celeb) && celeb[i]) || (i < len(pushing) && pushing[i] > 0) {
+			switch {
+			case (i < len(celeb) && celeb[i]) || (i < len(pushing) && pushing[i] > 0):
 				out = append(out, m)
+			case i < len(settled) && settled[i] >= since:
+				l.settled = true
 			}
 		}
 	}
@@ -151,10 +189,14 @@ func (s *Store) addCelebrity(ctx context.Context, pl redis.Pipeliner, author int
 	return pl.SAdd(ctx, s.keys.CelebritiesShard(s.keys.PullShard(author)), author)
 }
 
-// removeCelebrity adds to pl what addCelebrity's removal takes.
+// removeCelebrity adds to pl what addCelebrity's removal takes; on a
+// cluster the shard notes when in its fanout:settled.
 func (s *Store) removeCelebrity(ctx context.Context, pl redis.Pipeliner, author int64) {
-	if s.keys.PullShards() > 1 {
-		pl.SRem(ctx, s.keys.Celebrities(), author)
+	n := s.keys.PullShard(author)
+	if s.keys.PullShards() == 1 {
+		pl.SRem(ctx, s.keys.CelebritiesShard(n), author)
+		return
 	}
-	pl.SRem(ctx, s.keys.CelebritiesShard(s.keys.PullShard(author)), author)
+	pl.SRem(ctx, s.keys.Celebrities(), author)
+	celebrityLeave.Eval(ctx, pl, []string{s.keys.CelebritiesShard(n), s.keys.FanOutSettledShard(n)}, author, s.settledKeep().Milliseconds())
 }

@@ -7,9 +7,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
 	"microblog/store/storetest"
@@ -44,6 +47,7 @@ func TestPullShardKeys(t *testing.T) {
 		cluster.CelebritiesShard(2):   "mb:{f2}global:celebrities",
 		cluster.FanOutPendingShard(2): "mb:{f2}fanout:pending",
 		cluster.FanOutPushingShard(2): "mb:{f2}fanout:pushing",
+		cluster.FanOutSettledShard(2): "mb:{f2}fanout:settled",
 	} {
 		if got != want {
 			t.Errorf("key %q, want %q", got, want)
@@ -281,7 +285,7 @@ func TestLiveConnectRoundTrips(t *testing.T) {
 	for i := range 5 {
 		posts = append(posts, s.post(store.NewPost{Author: star, Content: fmt.Sprint("post ", i)}).ID)
 	}
-	s.settle()
+	s.settleAndWait()
 	connect := func(after int64, max int) (got []int64, last, n int64) {
 		t.Helper()
 		n = s.roundTrips(func(ctx context.Context) error {
@@ -327,6 +331,23 @@ func (s testStore) roundTrips(f func(ctx context.Context) error) int64 {
 	return rt.N()
 }
 
+// settleAndWait is settle, then waits for the pushes' in-flight marks to
+// be taken (on a cluster the queue's XDEL and the marks' script go to
+// their nodes side by side: the queue can be empty first) and out the
+// clock skew allowed: on a cluster a read that begins within it after a
+// star's last push was done reads its G again (pulls.go), a round trip or
+// two more.
+func (s testStore) settleAndWait() {
+	s.t.Helper()
+	s.settle()
+	for deadline := time.Now().Add(10 * time.Second); s.pendingMarks() > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%d in-flight marks left with the queue empty", s.pendingMarks())
+		}
+	}
+	time.Sleep(s.opt.ClockSkew)
+}
+
 // TestHomeReadRoundTrips: a home page of a reader whose stars are pushed
 // takes two round trips, on one Redis as on a cluster (whose lookup of the
 // stars goes with the loading of the posts), with the caches live as in a
@@ -341,7 +362,7 @@ func TestHomeReadRoundTrips(t *testing.T) {
 	for i := range 25 {
 		s.post(store.NewPost{Author: star, Content: fmt.Sprint("post ", i)})
 	}
-	s.settle()
+	s.settleAndWait()
 	read := func() (int, int64) {
 		t.Helper()
 		var page store.Page[store.Post]
@@ -365,5 +386,83 @@ func TestHomeReadRoundTrips(t *testing.T) {
 	}
 	if got, n := read(); got != 20 || n != want {
 		t.Fatalf("with a celebrity: a page of %d posts in %d round trips, want 20 in %d", got, n, want)
+	}
+}
+
+// lookupHook, while armed, calls between before the first pipeline that
+// looks up the reader's stars in fanout:pushing (on a cluster the home
+// read's second round trip, after G was read; on one Redis the one that
+// reads G too), once.
+type lookupHook struct {
+	pushing string
+	armed   atomic.Bool
+	between func()
+}
+
+func (*lookupHook) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (*lookupHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h *lookupHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if h.armed.Load() && slices.ContainsFunc(cmds, func(c redis.Cmder) bool {
+			return slices.Contains(c.Args(), any(h.pushing))
+		}) && h.armed.CompareAndSwap(true, false) {
+			h.between()
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// TestHomeReadMeetsAPushEndingMidRead: a post whose push is still in
+// flight when a fan's home read reads G, and is done (pushed into G, its
+// mark taken) before the read looks the fan's stars up, as a cluster's two
+// round trips allow, is on the page all the same.
+func TestHomeReadMeetsAPushEndingMidRead(t *testing.T) {
+	parallel(t)
+	rdb := storetest.NewBackend(t).Client()
+	hook := &lookupHook{}
+	rdb.AddHook(hook)
+	s := testStore{Store: New(rdb, Options{BcryptCost: bcrypt.MinCost}), t: t, ctx: context.Background()}
+	// The fan-out runs only when the test says.
+	work := func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); NewFanOut(s.Store, FanOutOptions{ClaimIdle: time.Second}).Run(ctx) }()
+		s.settle()
+		for s.pendingMarks() > 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		<-done
+	}
+	star, fan := s.user("star"), s.user("fan")
+	if err := s.Follow(s.ctx, fan, star); err != nil {
+		t.Fatal(err)
+	}
+	// More than a page in G, so that the page stands on G's ids alone.
+	var before []int64
+	for i := range 3 {
+		before = append(before, s.post(store.NewPost{Author: star, Content: fmt.Sprint("pushed before ", i)}).ID)
+	}
+	work()
+	p := s.post(store.NewPost{Author: star, Content: "pushed mid-read"})
+	if s.inHome(fan, p.ID) || s.pendingMarks() == 0 {
+		t.Fatal("the post was pushed before the read: the test needs it in flight")
+	}
+	hook.pushing = s.keys.FanOutPushingShard(s.keys.PullShard(star))
+	hook.between = work
+	hook.armed.Store(true)
+	page, err := s.HomeTimeline(s.ctx, fan, store.PageQuery{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hook.armed.Load() {
+		t.Fatal("the read never looked up the pushing authors")
+	}
+	var got []int64
+	for _, post := range page.Items {
+		got = append(got, post.ID)
+	}
+	if want := []int64{p.ID, before[2]}; !slices.Equal(got, want) {
+		t.Fatalf("the home page holds %v, want %v", got, want)
 	}
 }

@@ -68,6 +68,69 @@ func TestRetryAcknowledgedOnlyOnceEventsOut(t *testing.T) {
 	}
 }
 
+// TestMessageAcknowledgedOnlyOnceEventOut: as with a post, a private
+// message is not acknowledged, nor any retry of it, while its live event
+// cannot go out (the recipient's notify channel on a master failing over);
+// once it can, the retry is answered after the event went out, and the
+// next message's event comes after it. On a cluster a message was
+// acknowledged with its event still to be sent in the background, which
+// could then come after the next message's.
+func TestMessageAcknowledgedOnlyOnceEventOut(t *testing.T) {
+	parallel(t)
+	b := storetest.NewBackend(t)
+	rdb := serverLikeClient(t, b)
+	block := &argBlock{}
+	rdb.AddHook(block)
+	s := newTestStoreOn(t, rdb, Options{})
+	alice, bob := s.user("alice"), s.user("bob")
+	channel := s.keys.NotifyChannel(bob)
+	seen := subscribeEvents(t, b, []string{store.EventMessage}, channel)
+	block.arg.Store(&channel)
+
+	nm := store.NewMessage{From: alice, To: bob, Content: "while the channel's master fails over", IdempotencyKey: "m1"}
+	if m, err := s.SendMessage(s.ctx, nm); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("a message whose event cannot go out answers %v (message %d), want 503", err, m.ID)
+	}
+	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		m, err := s.SendMessage(s.ctx, nm)
+		if err == nil {
+			t.Fatalf("a retry was acknowledged with message %d while its live event could not go out (published: %v)", m.ID, seen())
+		}
+		if !errors.Is(err, store.ErrUnavailable) && !errors.Is(err, store.ErrInProgress) {
+			t.Fatalf("a retry while the event cannot go out answers %v, want 503 or 409", err)
+		}
+	}
+	block.arg.Store(nil)
+	var first store.Message
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		m, err := s.SendMessage(s.ctx, nm)
+		if err == nil {
+			first = m
+			break
+		}
+		if !errors.Is(err, store.ErrInProgress) || time.Since(start) > claimTTL/3 {
+			t.Fatalf("the retry once the channel is back answers %v after %v", err, time.Since(start))
+		}
+	}
+	next, err := s.SendMessage(s.ctx, store.NewMessage{From: alice, To: bob, Content: "the next one", IdempotencyKey: "m2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if got = seen(); slices.Contains(got, next.ID) {
+			break
+		}
+	}
+	i, j := slices.Index(got, first.ID), slices.Index(got, next.ID)
+	if i < 0 || j < 0 || i > j {
+		t.Fatalf("bob's notify channel carried messages %v, want %d (acknowledged first) before %d", got, first.ID, next.ID)
+	}
+	if msgs, err := s.MessagesSince(s.ctx, bob, 0, 10); err != nil || len(msgs) != 2 {
+		t.Fatalf("bob has %d messages (%v), want 2", len(msgs), err)
+	}
+}
+
 // argBlock fails, unsent, every round trip with a command naming its arg
 // (a key or a channel) while it is set: that key's master is away.
 type argBlock struct{ arg atomic.Pointer[string] }

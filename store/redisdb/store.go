@@ -28,6 +28,8 @@ type Store struct {
 	dummyHash []byte
 	// caches remember recently checked sessions and avatars (caches.go).
 	caches *caches
+	// syncs are the masters' ReplicaSync keys on a cluster (replicas.go).
+	syncs *replicaSyncs
 }
 
 // New returns a Store over rdb.
@@ -36,7 +38,7 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
 	_, cluster := rdb.(*redis.ClusterClient)
 	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix, cluster: cluster}, opt: opt, dummyHash: dummy,
-		caches: &caches{}}
+		caches: &caches{}, syncs: &replicaSyncs{}}
 }
 
 // scanCount is how many keys one SCAN asks for.

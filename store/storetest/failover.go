@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,16 +66,31 @@ func (c *Cluster) waitReplicasInSync() {
 	c.t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for _, m := range c.Masters {
-		for {
-			info, err := m.Client().Info(context.Background(), "replication").Result()
-			if err == nil && strings.Contains(info, "connected_slaves:1") && strings.Contains(info, "state=online") {
-				break
-			}
-			if time.Now().After(deadline) {
-				c.t.Fatalf("the replica of %s is not in sync: %v\n%s", m.Addr(), err, info)
-			}
-			time.Sleep(50 * time.Millisecond)
+		waitInSync(c.t, m, deadline)
+	}
+}
+
+// StartReplica starts a replica of master (a plain redis-server, not a
+// cluster node) for t and returns once master reports it in sync.
+func StartReplica(t testing.TB, master *Redis) *Redis {
+	t.Helper()
+	r := StartWith(t, "--replicaof", "127.0.0.1", strconv.Itoa(master.Port))
+	waitInSync(t, master, time.Now().Add(time.Minute))
+	return r
+}
+
+// waitInSync waits until master reports its one replica online.
+func waitInSync(t testing.TB, master *Redis, deadline time.Time) {
+	t.Helper()
+	for {
+		info, err := master.Client().Info(context.Background(), "replication").Result()
+		if err == nil && strings.Contains(info, "connected_slaves:1") && strings.Contains(info, "state=online") {
+			return
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica of %s is not in sync: %v\n%s", master.Addr(), err, info)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

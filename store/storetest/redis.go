@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -206,6 +207,24 @@ func (r *Redis) Stop() {
 	r.cmd.Process.Kill()
 	<-r.proc.exited
 	r.cmd, r.proc = nil, nil
+}
+
+// Pause freezes the server (SIGSTOP), as a machine that stalls: it takes
+// connections but answers nothing, and as a replica it takes no more of
+// its master's writes, until Resume. Stop still kills it.
+func (r *Redis) Pause() {
+	r.t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		r.t.Fatalf("pause %s: %v", r, err)
+	}
+}
+
+// Resume lets a paused server go on (SIGCONT).
+func (r *Redis) Resume() {
+	r.t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		r.t.Fatalf("resume %s: %v", r, err)
+	}
 }
 
 // redisProc is a running redis-server, waited for as soon as it starts, so

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -79,6 +80,7 @@ func startBackends(cfg config) (b *backends, err error) {
 		"MICROBLOG_WS_REPLAY_MAX=1000000",
 		"MICROBLOG_FANOUT_CLAIM_IDLE=" + cfg.claimIdle.String(),
 		"MICROBLOG_REPAIR_INTERVAL=" + cfg.repairInterval.String(),
+		"MICROBLOG_REDIS_REPLICA_ACKS=" + strconv.Itoa(cfg.replicaAcks),
 	}, cfg.env...)
 	for range cfg.procs {
 		if _, err := b.startServer(); err != nil {

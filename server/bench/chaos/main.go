@@ -74,6 +74,7 @@ type config struct {
 	out            string // the folder of the servers' logs and the chart
 	keep           bool   // leave the backends' folders
 	rejoin         bool   // start a failed master again, as its replica's replica
+	replicaAcks    int    // the servers' MICROBLOG_REDIS_REPLICA_ACKS
 	env            []string
 }
 
@@ -105,6 +106,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.Uint64Var(&cfg.seed, "seed", 0, "the seed of the faults' moments and kinds and of the users' choices (0: from the clock); printed, to replay a run")
 	fs.StringVar(&cfg.out, "out", "../../bench-out/chaos", "the folder of the servers' logs and of chaos.svg, a chart of writes acknowledged and attempts failed each second with the faults marked")
 	fs.BoolVar(&cfg.rejoin, "rejoin", true, "start a failed-over master again on its data, where it rejoins as its replica's replica (else the shard goes on without a replica, and fails over once at most)")
+	fs.IntVar(&cfg.replicaAcks, "replica-acks", 1, "the servers' MICROBLOG_REDIS_REPLICA_ACKS: a write is acknowledged once this many replicas of each master have it (0: once the master has it; a master that fails over may take what it acknowledged with it)")
 	fs.BoolVar(&cfg.keep, "keep", false, "leave the Redis nodes' folders (their append-only files: every write, in order) in the temporary folder, for a look after a failed run")
 	if err := fs.Parse(args); err != nil {
 		return err

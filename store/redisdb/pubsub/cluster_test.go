@@ -152,17 +152,26 @@ func shardedConns(t *testing.T, c *storetest.Cluster) []int {
 	t.Helper()
 	out := make([]int, len(c.Masters))
 	for i, m := range c.Masters {
-		list, err := m.Client().ClientList(context.Background()).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(list, "\n") {
-			if strings.Contains(line, " ssub=") && !strings.Contains(line, " ssub=0 ") {
-				out[i]++
-			}
-		}
+		out[i] = shardSubscribers(t, m)
 	}
 	return out
+}
+
+// shardSubscribers is how many connections to node r have sharded
+// subscriptions.
+func shardSubscribers(t *testing.T, r *storetest.Redis) int {
+	t.Helper()
+	list, err := r.Client().ClientList(context.Background()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(list, "\n") {
+		if strings.Contains(line, " ssub=") && !strings.Contains(line, " ssub=0 ") {
+			n++
+		}
+	}
+	return n
 }
 
 func TestClusterSubscriberPartitions(t *testing.T) {

@@ -65,7 +65,7 @@ type heldMessage struct {
 // must be running for Sync to return.
 type Subscriber struct {
 	rdb     redis.UniversalClient
-	cluster *redis.ClusterClient // set on a cluster: sharded connections
+	cluster *redis.ClusterClient // set on a cluster: the subscriber's own client (mastersOnly), for sharded connections
 	keys    redisdb.Keys
 	conns   []*subConn // the one connection, or one per partition on a cluster
 	closed  atomic.Bool
@@ -85,11 +85,13 @@ type Subscriber struct {
 // New returns the live-feed subscriber of the Redis that rdb reaches, whose
 // channels keys names: the store's client and keys (redisdb.Store.Client
 // and Keys), so that it hears what the store publishes. It opens no
-// connection until the first Subscribe or Run.
+// connection until the first Subscribe or Run. On a cluster it opens its
+// connections through a client of its own, which takes masters only
+// (mastersOnly) and is closed when Run returns.
 func New(rdb redis.UniversalClient, keys redisdb.Keys) *Subscriber {
 	sub := &Subscriber{rdb: rdb, keys: keys}
 	if cc, ok := rdb.(*redis.ClusterClient); ok && keys.Cluster() {
-		sub.cluster = cc
+		sub.cluster = mastersOnly(cc)
 		sub.conns = make([]*subConn, redisdb.LivePartitions)
 		for i := range sub.conns {
 			sub.conns[i] = newSubConn(sub, i, nil)
@@ -247,11 +249,17 @@ func (sub *Subscriber) barrier(ctx context.Context, conns []*subConn) (broken []
 // h.Resubscribed. It uses Receive rather than Channel because Channel
 // reconnects silently and would hide the gap.
 func (sub *Subscriber) Run(ctx context.Context, h store.SubscriberHandler) error {
+	var once sync.Once
 	shut := func() {
-		sub.closed.Store(true)
-		for _, c := range sub.conns {
-			c.close()
-		}
+		once.Do(func() {
+			sub.closed.Store(true)
+			for _, c := range sub.conns {
+				c.close()
+			}
+			if sub.cluster != nil {
+				sub.cluster.Close()
+			}
+		})
 	}
 	// The context's end interrupts a blocked read; Run's return closes too,
 	// so that no Subscribe succeeds after Run has returned.
