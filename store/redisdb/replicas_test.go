@@ -31,12 +31,20 @@ func TestReplicatedWaitsForReplicas(t *testing.T) {
 		replica = storetest.StartReplica(t, master)
 		rdb = master.Client()
 	}
-	s := testStore{Store: New(rdb, Options{BcryptCost: bcrypt.MinCost, ReplicaAcks: 1, ReplicaWait: 300 * time.Millisecond}),
+	s := testStore{Store: New(rdb, Options{BcryptCost: bcrypt.MinCost, ReplicaAcks: 1, ReplicaWait: time.Second}),
 		t: t, ctx: context.Background()}
 	alice := s.user("alice")
 	s.post(store.NewPost{Author: alice, Content: "replicated"})
-	if err := s.Replicated(s.ctx); err != nil {
-		t.Fatalf("with the replicas in sync: %v", err)
+	// A replica just started may still be taking its master's data, and a
+	// busy machine may hold a confirmation past the wait: in sync, a retry
+	// is soon confirmed.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		err := s.Replicated(s.ctx)
+		if err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("with the replicas in sync: %v", err)
+		}
 	}
 
 	replica.Pause()
@@ -52,8 +60,8 @@ func TestReplicatedWaitsForReplicas(t *testing.T) {
 	if !errors.Is(err, store.ErrUnavailable) || !errors.Is(err, ErrReplicasBehind) {
 		t.Fatalf("with a replica stalled: %v, want ErrReplicasBehind (unavailable)", err)
 	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("Replicated took %v with a wait of 300ms", took)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("Replicated took %v with a wait of 1s", took)
 	}
 	t.Logf("with a replica stalled: %v", err)
 
