@@ -81,3 +81,49 @@ func TestArchiveLikesOutOfOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestLikesAcrossSkewedClocks: one user's likes of a hot post go through
+// two processes, one whose clock runs 2 s ahead. A like through the fast
+// one undone a moment later through the slow one is undone in the archive
+// too, once the post has left Redis; and a like, an unlike through the
+// fast one and a like again through the slow one stands. The versions the
+// slow process gives are older than the fast one's, so without the
+// message's own order (like_version) the archive kept the fast one's.
+func TestLikesAcrossSkewedClocks(t *testing.T) {
+	parallel(t)
+	s, archiver, db := newSteppedStore(t, engines[0].dsn(t))
+	ahead := testStore{Store: New(s.rdb, Options{HotWindow: 2, Archive: db,
+		Now: func() time.Time { return time.Now().Add(2 * time.Second) }}), t: t, ctx: s.ctx}
+	writer, fan := s.user("writer"), s.user("fan")
+	undone := s.post(store.NewPost{Author: writer, Content: "liked fast, undone slow"}).ID
+	stands := s.post(store.NewPost{Author: writer, Content: "liked, undone fast, liked slow"}).ID
+
+	ahead.likeAt(fan, undone, true)
+	s.likeAt(fan, undone, false)
+	s.likeAt(fan, stands, true)
+	ahead.likeAt(fan, stands, false)
+	s.likeAt(fan, stands, true)
+	s.checkArchivedLikes("in Redis, undone", undone, nil, fan)
+	s.checkArchivedLikes("in Redis, liked again", stands, []int64{fan}, writer)
+
+	for i := range 3 { // both posts leave the hot window, and Redis
+		s.post(store.NewPost{Author: writer, Content: fmt.Sprint("later ", i)})
+	}
+	archiver.c.createGroup(s.ctx)
+	archiver.c.poll = true
+	for {
+		msgs, err := archiver.c.read(s.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(msgs) == 0 {
+			break
+		}
+		archiver.do(s.ctx, msgs)
+	}
+	if n := s.hotHashes([]int64{undone, stands}); n != 0 {
+		t.Fatalf("%d of the posts still in Redis", n)
+	}
+	s.checkArchivedLikes("archived, undone", undone, nil, fan)
+	s.checkArchivedLikes("archived, liked again", stands, []int64{fan}, writer)
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"time"
 
 	"microblog/store"
 )
@@ -34,28 +32,30 @@ import (
 // the queue and likes:<mid> are on different masters, so the order of the
 // entries of one pair can differ from the order the likes were made in.
 // It is the time of the action, in microseconds, from the clock of the
-// process that takes it, made strictly increasing within the process. So
-// the actions of one pair are ordered exactly when one process takes them,
-// and by the clocks of the processes otherwise: two requests of one user on
-// one message racing each other (sent at once, the second before the answer
-// to the first) may end in Redis and in the archive as different ones of
-// the two, as they may already within a process, where both pipelines race
-// to Redis. An entry without a version (queued by an older release) takes
-// its entry id's time (entryVersion).
-
-// lastLikeVersion is the newest version likeVersion gave out in this process.
-var lastLikeVersion atomic.Int64
+// process that takes it, made strictly increasing within the process
+// (likeVersion); and while the message is hot, the like's script raises it
+// above the newest version given to any like or unlike of the message
+// (the hash's like_version field), should another process's clock run
+// ahead. So the versions of a hot message's actions follow the order Redis
+// took them in, which is the order of the likes in Redis: a like made
+// through one process and undone a moment later through another, whose
+// clock is behind, is undone in the archive too. A raised version is
+// queued for the archive again (the first entry, with the process's
+// version, is older, and changes nothing the raised one would not). An
+// entry without a version (queued by an older release) takes its entry
+// id's time (entryVersion). An archived message's likes go to the archive
+// at once, and there the clocks order them (likeArchived).
 
 // likeVersion returns the version of a like or an unlike taken now: the
 // time in microseconds, or one more than the last version it returned when
 // the clock has not moved on (or went back).
-func likeVersion() int64 {
+func (s *Store) likeVersion() int64 {
 	for {
-		last, now := lastLikeVersion.Load(), time.Now().UnixMicro()
+		last, now := s.likeVersions.Load(), s.opt.Now().UnixMicro()
 		if now <= last {
 			now = last + 1
 		}
-		if lastLikeVersion.CompareAndSwap(last, now) {
+		if s.likeVersions.CompareAndSwap(last, now) {
 			return now
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -30,16 +31,16 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	}
 	// The like and its archive entry in one round trip; the entry is
 	// idempotent, so it goes even when nothing changed.
-	l := store.ArchivedLike{MID: mid, UID: uid, At: s.now(), Version: likeVersion()}
+	l := store.ArchivedLike{MID: mid, UID: uid, At: s.now(), Version: s.likeVersion()}
 	var res *redis.Cmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		keys := []string{s.keys.Message(mid), s.keys.Likes(mid)}
 		if on {
-			res = likeHot.Eval(ctx, pl, keys, l.At, uid)
+			res = likeHot.Eval(ctx, pl, keys, l.At, uid, l.Version)
 			pl.ZAddNX(ctx, s.keys.UserLikes(uid), redis.Z{Score: float64(l.At), Member: mid})
 			s.queueArchiveLike(ctx, pl, archiveLike, l)
 		} else {
-			res = unlikeHot.Eval(ctx, pl, keys, uid)
+			res = unlikeHot.Eval(ctx, pl, keys, uid, l.Version)
 			pl.ZRem(ctx, s.keys.UserLikes(uid), mid)
 			s.queueArchiveLike(ctx, pl, archiveUnlike, l)
 		}
@@ -48,7 +49,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("like", err)
 	}
-	changed, _ := res.Int64()
+	changed, version := likeResult(res)
 	switch {
 	case changed == -1 && on:
 		s.rdb.ZRem(ctx, s.keys.UserLikes(uid), mid)
@@ -62,6 +63,22 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 		if changed, err = s.likeArchived(ctx, l, on); err != nil {
 			return err
 		}
+	case version > l.Version && s.opt.Archive != nil:
+		// Another process's clock ran ahead of this one's: the archive
+		// gets the version Redis's order gave (likes.go). Should this
+		// fail, the request does, and its retry queues it.
+		l.Version = version
+		op := archiveLike
+		if !on {
+			op = archiveUnlike
+		}
+		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			s.queueArchiveLike(ctx, pl, op, l)
+			return nil
+		})
+		if err != nil {
+			return s.wrap("like: queue for the archive", err)
+		}
 	}
 	if changed == 0 {
 		return nil
@@ -73,6 +90,23 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	}
 	s.publishCounts(ctx, mid, m.Author.ID)
 	return nil
+}
+
+// likeResult reads the reply of like_hot.lua or unlike_hot.lua: how many
+// likes it changed (-1, -2: deleted, archived) and the version it gave.
+func likeResult(res *redis.Cmd) (changed, version int64) {
+	reply, _ := res.Slice()
+	if len(reply) != 2 {
+		return 0, 0
+	}
+	changed, _ = reply[0].(int64)
+	switch v := reply[1].(type) {
+	case int64:
+		version = v
+	case string:
+		version, _ = strconv.ParseInt(v, 10, 64)
+	}
+	return changed, version
 }
 
 // Likers is a page of the users who like mid, newest like first: from

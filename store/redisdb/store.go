@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/redis/go-redis/v9"
@@ -30,6 +31,8 @@ type Store struct {
 	caches *caches
 	// syncs are the masters' ReplicaSync keys on a cluster (replicas.go).
 	syncs *replicaSyncs
+	// likeVersions is the newest version likeVersion gave out (likes.go).
+	likeVersions *atomic.Int64
 }
 
 // New returns a Store over rdb.
@@ -38,7 +41,7 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
 	_, cluster := rdb.(*redis.ClusterClient)
 	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix, cluster: cluster}, opt: opt, dummyHash: dummy,
-		caches: &caches{}, syncs: &replicaSyncs{}}
+		caches: &caches{}, syncs: &replicaSyncs{}, likeVersions: &atomic.Int64{}}
 }
 
 // scanCount is how many keys one SCAN asks for.
