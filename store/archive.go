@@ -100,6 +100,13 @@ type Archive interface {
 	// Within one call, an unlike of a pair wins over a like of the same
 	// version.
 	SaveLikes(ctx context.Context, likes, unlikes []ArchivedLike) error
+	// LikeNow likes (liked) or unlikes an archived message as its user does
+	// it now, and tells whether the like changed. Its action wins over every
+	// action of the pair saved before it: it takes l.Version, or one above
+	// the pair's newest version when that is not older (another process's
+	// clock ahead), so that the entry queued for it with l.Version, saved
+	// later, changes nothing.
+	LikeNow(ctx context.Context, l ArchivedLike, liked bool) (bool, error)
 	// Liked returns which of the messages ids uid likes.
 	Liked(ctx context.Context, uid int64, ids []int64) ([]int64, error)
 	// Likers returns the uids who like each of the messages mids (a

@@ -128,3 +128,42 @@ func permutations(n int) [][]int {
 	}
 	return out
 }
+
+// TestLikeNowWinsOverSavedVersions: a like or unlike made now (LikeNow)
+// wins over the pair's actions saved before, even those of a newer version
+// (a process whose clock runs ahead), and the entry queued for it with its
+// own version, saved after, changes nothing; it tells whether the like
+// changed.
+func TestLikeNowWinsOverSavedVersions(t *testing.T) {
+	forEngines(t, func(t *testing.T, db *archive.DB) {
+		ctx := context.Background()
+		save(t, db, []store.Archived{post(1, 1, "liked ahead, undone behind")}, nil)
+		fast := store.ArchivedLike{MID: 1, UID: 100, At: 2000, Version: 2000}
+		if err := db.SaveLikes(ctx, []store.ArchivedLike{fast}, nil); err != nil {
+			t.Fatal(err)
+		}
+		slow := store.ArchivedLike{MID: 1, UID: 100, At: 1500, Version: 1500}
+		for i, step := range []struct {
+			liked, changed bool
+		}{{false, true}, {false, false}, {true, true}, {true, false}, {false, true}} {
+			changed, err := db.LikeNow(ctx, slow, step.liked)
+			if err != nil || changed != step.changed {
+				t.Fatalf("step %d, LikeNow(%v): changed %v (%v), want %v", i, step.liked, changed, err, step.changed)
+			}
+			// The entry queued with it, and the fast one, saved again.
+			ls, unls := []store.ArchivedLike{slow}, []store.ArchivedLike(nil)
+			if !step.liked {
+				ls, unls = unls, ls
+			}
+			if err := db.SaveLikes(ctx, ls, unls); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.SaveLikes(ctx, []store.ArchivedLike{fast}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := likes(t, db, 100, 1); got != step.liked {
+				t.Fatalf("step %d, LikeNow(%v): liked %v after the queued entries", i, step.liked, got)
+			}
+		}
+	})
+}

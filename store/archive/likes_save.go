@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -180,4 +181,58 @@ func (db *DB) insertLikes(ctx context.Context, tx *sql.Tx, likes []store.Archive
 		}
 	}
 	return nil
+}
+
+// LikeNow likes (liked) or unlikes an archived message as its user does it
+// now, and tells whether the like changed (see store.Archive): in one
+// transaction, at l.Version or, when the pair holds one that is not older,
+// one above it, so that it wins over every action of the pair saved before
+// it, whatever the clock of the process that took it says.
+func (db *DB) LikeNow(ctx context.Context, l store.ArchivedLike, liked bool) (bool, error) {
+	if l.MID <= 0 || l.UID <= 0 || l.Version < 0 {
+		return false, fmt.Errorf("archive: like: %w: like of message %d by user %d, version %d", store.ErrInvalid, l.MID, l.UID, l.Version)
+	}
+	var changed bool
+	var err error
+	for range saveAttempts {
+		if changed, err = db.likeNow(ctx, l, liked); err == nil || !db.d.retry(err) {
+			break
+		}
+	}
+	return changed, wrap(db.d, "like", err)
+}
+
+func (db *DB) likeNow(ctx context.Context, l store.ArchivedLike, liked bool) (bool, error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var held int64
+	err = tx.QueryRowContext(ctx, "SELECT version FROM like_versions WHERE mid = ? AND uid = ?"+db.d.lockRead, l.MID, l.UID).Scan(&held)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, err
+	}
+	l.Version = max(l.Version, held+1)
+	if _, err := tx.ExecContext(ctx, "INSERT INTO like_versions (mid, uid, version) VALUES (?, ?, ?)"+db.d.keepNewestVersion,
+		l.MID, l.UID, l.Version); err != nil {
+		return false, err
+	}
+	var one int
+	err = tx.QueryRowContext(ctx, "SELECT 1 FROM likes WHERE mid = ? AND uid = ?"+db.d.lockRead, l.MID, l.UID).Scan(&one)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, err
+	}
+	had := err == nil
+	err = nil
+	switch {
+	case liked && !had:
+		err = db.insertLikes(ctx, tx, []store.ArchivedLike{l})
+	case !liked && had:
+		_, err = tx.ExecContext(ctx, "DELETE FROM likes WHERE mid = ? AND uid = ?", l.MID, l.UID)
+	}
+	if err != nil {
+		return false, err
+	}
+	return had != liked, tx.Commit()
 }

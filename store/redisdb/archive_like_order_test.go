@@ -86,9 +86,10 @@ func TestArchiveLikesOutOfOrder(t *testing.T) {
 // two processes, one whose clock runs 2 s ahead. A like through the fast
 // one undone a moment later through the slow one is undone in the archive
 // too, once the post has left Redis; and a like, an unlike through the
-// fast one and a like again through the slow one stands. The versions the
-// slow process gives are older than the fast one's, so without the
-// message's own order (like_version) the archive kept the fast one's.
+// fast one and a like again through the slow one stands; so again once the
+// post is archived. The versions the slow process gives are older than the
+// fast one's, so without the message's own order (like_version), and the
+// archive's for an archived one (LikeNow), the archive kept the fast one's.
 func TestLikesAcrossSkewedClocks(t *testing.T) {
 	parallel(t)
 	s, archiver, db := newSteppedStore(t, engines[0].dsn(t))
@@ -126,4 +127,13 @@ func TestLikesAcrossSkewedClocks(t *testing.T) {
 	}
 	s.checkArchivedLikes("archived, undone", undone, nil, fan)
 	s.checkArchivedLikes("archived, liked again", stands, []int64{fan}, writer)
+
+	// Once archived, the archive takes the likes at once, in the same
+	// order.
+	ahead.likeAt(fan, undone, true)
+	s.likeAt(fan, undone, false)
+	ahead.likeAt(fan, stands, false)
+	s.likeAt(fan, stands, true)
+	s.checkArchivedLikes("liked and undone once archived", undone, nil, fan)
+	s.checkArchivedLikes("undone and liked once archived", stands, []int64{fan}, writer)
 }

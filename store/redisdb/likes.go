@@ -44,7 +44,7 @@ import (
 // version, is older, and changes nothing the raised one would not). An
 // entry without a version (queued by an older release) takes its entry
 // id's time (entryVersion). An archived message's likes go to the archive
-// at once, and there the clocks order them (likeArchived).
+// at once, which orders them in the same way (likeArchived).
 
 // likeVersion returns the version of a like or an unlike taken now: the
 // time in microseconds, or one more than the last version it returned when
@@ -70,28 +70,20 @@ func entryVersion(id string) int64 {
 }
 
 // likeArchived likes (on) or unlikes an archived message in the archive
-// itself, at once, so that the next read counts it; its queue entry, sent
-// with it, carries the same version, so saving it again changes nothing,
-// and the entries of older actions still queued cannot undo it. It returns
-// 1 when the like changed, else 0.
+// itself, at once, so that the next read counts it (Archive.LikeNow). It
+// wins over every action of the pair saved before, at its version or one
+// above theirs should another process's clock be ahead; its queue entry,
+// sent with it, carries its own version, so saving it changes nothing. It
+// returns 1 when the like changed, else 0.
 func (s *Store) likeArchived(ctx context.Context, l store.ArchivedLike, on bool) (int64, error) {
 	if s.opt.Archive == nil {
 		return 0, store.ErrPostNotFound // no hash and no archive: gone
 	}
-	was, err := s.opt.Archive.Liked(ctx, l.UID, []int64{l.MID})
+	changed, err := s.opt.Archive.LikeNow(ctx, l, on)
 	if err != nil {
 		return 0, s.wrap("like: archive", err)
 	}
-	likes, unlikes := []store.ArchivedLike{l}, []store.ArchivedLike(nil)
-	if !on {
-		likes, unlikes = unlikes, likes
-	}
-	// Saved even when it changes nothing now: its version then stays as
-	// the pair's newest.
-	if err := s.opt.Archive.SaveLikes(ctx, likes, unlikes); err != nil {
-		return 0, s.wrap("like: archive", err)
-	}
-	if (len(was) == 1) == on {
+	if !changed {
 		return 0, nil
 	}
 	return 1, nil
