@@ -60,22 +60,7 @@ func TestArchiveLikesOutOfOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			for i := range 3 { // both posts leave the hot window, and Redis
-				s.post(store.NewPost{Author: writer, Content: fmt.Sprint("later ", i)})
-			}
-			for {
-				msgs, err := second.c.read(s.ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(msgs) == 0 {
-					break
-				}
-				second.do(s.ctx, msgs)
-			}
-			if n := s.hotHashes([]int64{undone, stands}); n != 0 {
-				t.Fatalf("%d of the posts still in Redis", n)
-			}
+			s.archiveOut(second, writer, undone, stands)
 			s.checkArchivedLikes("undone", undone, nil, fan)
 			s.checkArchivedLikes("liked again", stands, []int64{other, fan}, writer)
 		})
@@ -107,24 +92,9 @@ func TestLikesAcrossSkewedClocks(t *testing.T) {
 	s.checkArchivedLikes("in Redis, undone", undone, nil, fan)
 	s.checkArchivedLikes("in Redis, liked again", stands, []int64{fan}, writer)
 
-	for i := range 3 { // both posts leave the hot window, and Redis
-		s.post(store.NewPost{Author: writer, Content: fmt.Sprint("later ", i)})
-	}
 	archiver.c.createGroup(s.ctx)
 	archiver.c.poll = true
-	for {
-		msgs, err := archiver.c.read(s.ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(msgs) == 0 {
-			break
-		}
-		archiver.do(s.ctx, msgs)
-	}
-	if n := s.hotHashes([]int64{undone, stands}); n != 0 {
-		t.Fatalf("%d of the posts still in Redis", n)
-	}
+	s.archiveOut(archiver, writer, undone, stands)
 	s.checkArchivedLikes("archived, undone", undone, nil, fan)
 	s.checkArchivedLikes("archived, liked again", stands, []int64{fan}, writer)
 
@@ -136,4 +106,27 @@ func TestLikesAcrossSkewedClocks(t *testing.T) {
 	s.likeAt(fan, stands, true)
 	s.checkArchivedLikes("liked and undone once archived", undone, nil, fan)
 	s.checkArchivedLikes("undone and liked once archived", stands, []int64{fan}, writer)
+}
+
+// archiveOut has writer post 3 more, so that mids (2 at most) leave the
+// hot window of 2, and a saves the archive queue to its end: mids must
+// have left Redis.
+func (s testStore) archiveOut(a *Archiver, writer int64, mids ...int64) {
+	s.t.Helper()
+	for i := range 3 {
+		s.post(store.NewPost{Author: writer, Content: fmt.Sprint("later ", i)})
+	}
+	for {
+		msgs, err := a.c.read(s.ctx)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if len(msgs) == 0 {
+			break
+		}
+		a.do(s.ctx, msgs)
+	}
+	if n := s.hotHashes(mids); n != 0 {
+		s.t.Fatalf("%d of the posts still in Redis", n)
+	}
 }
