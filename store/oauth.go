@@ -35,7 +35,12 @@ type OAuth interface {
 	// CheckPassword proves a name and password as Login does (the same
 	// errors, under at's guard) without opening a session.
 	CheckPassword(ctx context.Context, username, password string, at Attempt) (User, error)
-	// OpenSession opens a new session of uid, as a login would, returning
-	// its token; ErrSuspended for a suspended user.
-	OpenSession(ctx context.Context, uid int64) (string, error)
+	// OpenOAuthSession opens a new session of uid for an OAuth grant,
+	// returning its token; ErrSuspended for a suspended user. It ends as a
+	// login's session does, but is valid only through AuthenticateOAuth:
+	// Accounts.Authenticate (the native API, /ws) refuses it.
+	OpenOAuthSession(ctx context.Context, uid int64) (string, error)
+	// AuthenticateOAuth returns the user and token hash of a session
+	// OpenOAuthSession opened; ErrNotLoggedIn for any other token.
+	AuthenticateOAuth(ctx context.Context, token string) (uid int64, tokenHash string, err error)
 }

@@ -22,7 +22,9 @@ type Accounts interface {
 	// Login checks a name and password and opens a new session. Failed
 	// attempts count against the account under at's guard.
 	Login(ctx context.Context, username, password string, at Attempt) (User, string, error)
-	// Authenticate returns the user of a session token and the token's hash.
+	// Authenticate returns the user of a session token and the token's
+	// hash; ErrNotLoggedIn for a token an OAuth grant was given
+	// (OAuth.OpenOAuthSession), valid only on the Mastodon API.
 	Authenticate(ctx context.Context, token string) (uid int64, tokenHash string, err error)
 	// Logout ends the session whose token hash is tokenHash, everywhere.
 	Logout(ctx context.Context, uid int64, tokenHash string) error
@@ -122,8 +124,9 @@ type Social interface {
 	TagPosts(ctx context.Context, tag string, q PageQuery) (Page[Post], error)
 	// SearchUsers are the users whose name starts with prefix, by followers.
 	SearchUsers(ctx context.Context, prefix string, q PageQuery) (Page[User], error)
-	// SearchTags are the topics that start with prefix, by posts.
-	SearchTags(ctx context.Context, prefix string, limit int) ([]TagCount, error)
+	// SearchTags are the topics that start with prefix with a post
+	// q.Viewer may see, by posts, at most q.Size().
+	SearchTags(ctx context.Context, prefix string, q PageQuery) ([]TagCount, error)
 	// Suggestions are popular users viewer does not follow yet.
 	Suggestions(ctx context.Context, q PageQuery) (Page[User], error)
 }

@@ -55,7 +55,7 @@ func (s tokenStrategy) GenerateAccessToken(ctx context.Context, r fosite.Request
 	var raw string
 	if uid := subjectUID(r.GetSession()); uid != 0 {
 		var err error
-		if raw, err = s.st.OpenSession(ctx, uid); err != nil {
+		if raw, err = s.st.OpenOAuthSession(ctx, uid); err != nil {
 			return "", "", err
 		}
 	} else {

@@ -138,7 +138,7 @@ func (o *oauthServer) resolve(ctx context.Context, raw string) (caller, error) {
 		}
 		return caller{TokenHash: hash, ClientID: g.ClientID, Scopes: scopesOf(g.Granted)}, nil
 	}
-	uid, hash, err := o.d.Store.Authenticate(ctx, raw)
+	uid, hash, err := o.d.Store.AuthenticateOAuth(ctx, raw)
 	if err != nil {
 		return caller{}, tokenError(err)
 	}

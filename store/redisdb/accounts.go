@@ -59,7 +59,7 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 	if err != nil {
 		return store.User{}, "", s.wrap("register", err)
 	}
-	token, err := s.newSession(ctx, uid)
+	token, err := s.newSession(ctx, uid, nativeSession)
 	if err != nil {
 		return store.User{}, "", err
 	}
@@ -79,7 +79,7 @@ func (s *Store) Login(ctx context.Context, username, password string, at store.A
 	if err != nil {
 		return store.User{}, "", err
 	}
-	token, err := s.OpenSession(ctx, uid)
+	token, err := s.openSession(ctx, uid, nativeSession)
 	if err != nil {
 		return store.User{}, "", err
 	}
@@ -124,10 +124,49 @@ func (s *Store) provePassword(ctx context.Context, g guardedLogin, uid int64, ty
 	return rec, nil
 }
 
+// sessionKind tells the two kinds of session apart: one opened by signing
+// in to this service (a password, another service), valid on the native API
+// and /ws, and one an OAuth grant of the Mastodon API opened, valid only
+// there and within its scopes (CONTRACT.md §17). The kind is kept in the
+// session's own key, so no spelling of a token can pass for the other kind.
+type sessionKind bool
+
+const (
+	nativeSession sessionKind = false
+	oauthSession  sessionKind = true
+)
+
+// oauthMark follows the uid in auth:<hash> of an OAuth session.
+const oauthMark = ":oauth"
+
+// value is what auth:<hash> holds for a session of uid of this kind.
+func (k sessionKind) value(uid int64) string {
+	if k == oauthSession {
+		return id(uid) + oauthMark
+	}
+	return id(uid)
+}
+
+// parseSession reads auth:<hash>: the uid and the kind of the session.
+func parseSession(v string) (int64, sessionKind, bool) {
+	kind := nativeSession
+	if rest, ok := strings.CutSuffix(v, oauthMark); ok {
+		v, kind = rest, oauthSession
+	}
+	uid, err := strconv.ParseInt(v, 10, 64)
+	return uid, kind, err == nil && uid > 0
+}
+
+// openSession opens a new session of uid once who it is has been proved.
+func (s *Store) openSession(ctx context.Context, uid int64, kind sessionKind) (string, error) {
+	s.pruneSessions(ctx, uid)
+	return s.newSession(ctx, uid, kind)
+}
+
 // newSession makes a random 256-bit token and stores its hash both ways;
 // a suspended user gets none (ErrSuspended). Every way in (a password,
-// another service) opens its session here.
-func (s *Store) newSession(ctx context.Context, uid int64) (string, error) {
+// another service, an OAuth grant) opens its session here.
+func (s *Store) newSession(ctx context.Context, uid int64, kind sessionKind) (string, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", s.wrap("new session", err)
@@ -139,7 +178,7 @@ func (s *Store) newSession(ctx context.Context, uid int64) (string, error) {
 	var suspended *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.SAdd(ctx, s.keys.UserSessions(uid), h)
-		p.Set(ctx, s.keys.Session(h), uid, s.opt.SessionTTL)
+		p.Set(ctx, s.keys.Session(h), kind.value(uid), s.opt.SessionTTL)
 		// Read after the session is written: a suspension ending every
 		// session after this read ends this one too.
 		suspended = p.HGet(ctx, s.keys.User(uid), fieldSuspended)
@@ -181,17 +220,27 @@ func (s *Store) pruneSessions(ctx context.Context, uid int64) {
 	}
 }
 
-// Authenticate returns the user of a session token and the token's hash. The
-// token is valid only while auth:<hash> and the user's session set agree; each
-// use slides the session's expiry.
+// Authenticate returns the user of a session token and the token's hash:
+// a session opened by signing in, never one an OAuth grant opened
+// (AuthenticateOAuth), which is ErrNotLoggedIn here.
 func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, error) {
+	return s.authenticate(ctx, token, nativeSession)
+}
+
+// authenticate returns the user of a session token of kind and the token's
+// hash. The token is valid only while auth:<hash> and the user's session
+// set agree; each use slides the session's expiry.
+func (s *Store) authenticate(ctx context.Context, token string, kind sessionKind) (int64, string, error) {
 	if token == "" || len(token) > 256 {
 		return 0, "", store.ErrNotLoggedIn
 	}
 	h := store.TokenHash(token)
 	now := time.Now()
-	if uid, ok := s.caches.sessions.get(h, now); ok {
-		return uid, h, nil
+	if c, ok := s.caches.sessions.get(h, now); ok {
+		if c.kind != kind {
+			return 0, "", store.ErrNotLoggedIn
+		}
+		return c.uid, h, nil
 	}
 	gen := s.caches.sessions.gen.Load()
 	// A token names its user (see newSession), so that both keys are read
@@ -212,12 +261,11 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 	if err != nil {
 		return 0, "", s.wrap("authenticate", err)
 	}
-	v := get.Val()
-	uid, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
+	uid, got, ok := parseSession(get.Val())
+	if !ok {
 		return 0, "", store.ErrNotLoggedIn
 	}
-	if member == nil || v != claimed { // an older token: the set is read now
+	if member == nil || id(uid) != claimed { // an older token: the set is read now
 		member = s.rdb.SIsMember(ctx, s.keys.UserSessions(uid), h)
 		if err := member.Err(); err != nil {
 			return 0, "", s.wrap("authenticate", err)
@@ -227,7 +275,10 @@ func (s *Store) Authenticate(ctx context.Context, token string) (int64, string, 
 		s.rdb.Del(ctx, s.keys.Session(h))
 		return 0, "", store.ErrNotLoggedIn
 	}
-	s.caches.sessions.put(h, uid, gen, now)
+	s.caches.sessions.put(h, cachedSession{uid: uid, kind: got}, gen, now)
+	if got != kind {
+		return 0, "", store.ErrNotLoggedIn
+	}
 	return uid, h, nil
 }
 

@@ -101,9 +101,15 @@ func (c *liveCache[K, V]) setLive(live bool) {
 
 // caches are a Store's.
 type caches struct {
-	sessions liveCache[string, int64]      // token hash → uid
-	authors  liveCache[int64, authorCard]  // uid → what a post shows of its author
-	lenses   liveCache[int64, *store.Lens] // uid → what the user may see
+	sessions liveCache[string, cachedSession] // token hash → its session
+	authors  liveCache[int64, authorCard]     // uid → what a post shows of its author
+	lenses   liveCache[int64, *store.Lens]    // uid → what the user may see
+}
+
+// cachedSession is what a session token's hash stands for.
+type cachedSession struct {
+	uid  int64
+	kind sessionKind
 }
 
 // authorCard is what a page of posts needs of each author besides the

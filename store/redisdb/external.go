@@ -54,7 +54,7 @@ func (s *Store) SignInExternal(ctx context.Context, provider, subject, preferred
 		}
 	}
 	s.pruneSessions(ctx, uid)
-	token, err := s.newSession(ctx, uid)
+	token, err := s.newSession(ctx, uid, nativeSession)
 	if err != nil {
 		return store.User{}, "", err
 	}

@@ -3,6 +3,8 @@ package redisdb
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -87,9 +89,53 @@ func (s *Store) checkPassword(ctx context.Context, username, password string, at
 	return uid, nil
 }
 
-// OpenSession opens a new session of uid, as a login does once the
-// password is proved.
-func (s *Store) OpenSession(ctx context.Context, uid int64) (string, error) {
-	s.pruneSessions(ctx, uid)
-	return s.newSession(ctx, uid)
+// OpenOAuthSession opens a session of uid for an OAuth grant: it ends as a
+// login's does (a logout everywhere, a suspension), but only
+// AuthenticateOAuth accepts its token.
+func (s *Store) OpenOAuthSession(ctx context.Context, uid int64) (string, error) {
+	return s.openSession(ctx, uid, oauthSession)
+}
+
+// AuthenticateOAuth returns the user of a session OpenOAuthSession opened
+// and the token's hash; a session opened by signing in is ErrNotLoggedIn.
+func (s *Store) AuthenticateOAuth(ctx context.Context, token string) (int64, string, error) {
+	return s.authenticate(ctx, token, oauthSession)
+}
+
+// migrateOAuthSessions (schema 8) marks as OAuth sessions those that older
+// versions opened for OAuth grants as plain sessions, which the native API
+// took too: each user's access token has its grant under
+// oauth:token:<hash>, and its session under auth:<hash>. A session ended
+// meanwhile is not brought back (SET XX), and its expiry is kept.
+func (s *Store) migrateOAuthSessions(ctx context.Context) error {
+	grants, err := s.keysMatching(ctx, s.keys.OAuth(store.OAuthToken, "*"))
+	if err != nil {
+		return s.wrap("migrate oauth sessions", err)
+	}
+	prefix := s.keys.OAuth(store.OAuthToken, "")
+	for chunk := range slices.Chunk(grants, migrateChunk) {
+		gets := make([]*redis.StringCmd, len(chunk))
+		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, k := range chunk {
+				gets[i] = p.Get(ctx, s.keys.Session(strings.TrimPrefix(k, prefix)))
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return s.wrap("migrate oauth sessions", err)
+		}
+		_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, k := range chunk {
+				if uid, kind, ok := parseSession(gets[i].Val()); ok && kind == nativeSession {
+					p.SetArgs(ctx, s.keys.Session(strings.TrimPrefix(k, prefix)), oauthSession.value(uid),
+						redis.SetArgs{Mode: "XX", KeepTTL: true})
+				}
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return s.wrap("migrate oauth sessions", err)
+		}
+	}
+	return nil
 }

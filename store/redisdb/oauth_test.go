@@ -47,8 +47,9 @@ func TestOAuthRecords(t *testing.T) {
 }
 
 // TestCheckPasswordOpensNoSession: CheckPassword proves the password as
-// Login does, under the same guard, and opens no session; OpenSession then
-// opens one, and none for a suspended user.
+// Login does, under the same guard, and opens no session; OpenOAuthSession
+// then opens one, valid only through AuthenticateOAuth, and none for a
+// suspended user.
 func TestCheckPasswordOpensNoSession(t *testing.T) {
 	parallel(t)
 	s := newTestStore(t)
@@ -79,17 +80,74 @@ func TestCheckPasswordOpensNoSession(t *testing.T) {
 		t.Fatalf("past the guard: %v, want a wait", err)
 	}
 
-	token, err := s.OpenSession(s.ctx, u.ID)
+	token, err := s.OpenOAuthSession(s.ctx, u.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if uid, _, err := s.Authenticate(s.ctx, token); err != nil || uid != u.ID {
-		t.Fatalf("the session: %d %v", uid, err)
+	// Twice each, the second time from the session cache.
+	for range 2 {
+		if uid, _, err := s.AuthenticateOAuth(s.ctx, token); err != nil || uid != u.ID {
+			t.Fatalf("the session: %d %v", uid, err)
+		}
+		if uid, _, err := s.Authenticate(s.ctx, token); !errors.Is(err, store.ErrNotLoggedIn) {
+			t.Fatalf("the OAuth session as a native one: %d %v, want not logged in", uid, err)
+		}
+	}
+	_, native, err := s.Login(s.ctx, "alice", "a good password", store.Attempt{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uid, _, err := s.AuthenticateOAuth(s.ctx, native); !errors.Is(err, store.ErrNotLoggedIn) {
+		t.Fatalf("a login's session as an OAuth one: %d %v, want not logged in", uid, err)
 	}
 	if err := s.Suspend(s.ctx, u.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.OpenSession(s.ctx, u.ID); !errors.Is(err, store.ErrSuspended) {
+	if _, err := s.OpenOAuthSession(s.ctx, u.ID); !errors.Is(err, store.ErrSuspended) {
 		t.Fatalf("a suspended user's session: %v", err)
+	}
+}
+
+// TestMigrateOAuthSessions: a session an older version opened for an OAuth
+// grant, plain as a login's, is marked as the grant's by Migrate: from then
+// on only AuthenticateOAuth takes it, and its expiry is kept; a login's
+// session, with no grant, stays as it was.
+func TestMigrateOAuthSessions(t *testing.T) {
+	parallel(t)
+	s := newTestStore(t)
+	u, login, err := s.Register(s.ctx, "alice", "a good password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy, err := s.newSession(s.ctx, u.ID, nativeSession) // as version 1 opened a grant's
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := store.TokenHash(legacy)
+	if err := s.PutOAuth(s.ctx, store.OAuthToken, h, []byte(`{}`), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutOAuth(s.ctx, store.OAuthToken, store.TokenHash("app.gone"), []byte(`{}`), time.Hour); err != nil {
+		t.Fatal(err) // an app's token: a grant with no session
+	}
+	s.rdb.Set(s.ctx, s.keys.Schema(), 7, 0)
+	if err := s.Migrate(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.caches.sessions.forget(h)
+	if _, _, err := s.Authenticate(s.ctx, legacy); !errors.Is(err, store.ErrNotLoggedIn) {
+		t.Fatalf("the grant's session on the native side after Migrate: %v, want not logged in", err)
+	}
+	if uid, _, err := s.AuthenticateOAuth(s.ctx, legacy); err != nil || uid != u.ID {
+		t.Fatalf("the grant's session on the OAuth side: %d %v", uid, err)
+	}
+	if ttl := s.rdb.TTL(s.ctx, s.keys.Session(h)).Val(); ttl <= 0 {
+		t.Fatalf("the marked session's TTL is %v", ttl)
+	}
+	if uid, _, err := s.Authenticate(s.ctx, login); err != nil || uid != u.ID {
+		t.Fatalf("the login's session after Migrate: %d %v", uid, err)
+	}
+	if n := s.rdb.Exists(s.ctx, s.keys.Session(store.TokenHash("app.gone"))).Val(); n != 0 {
+		t.Fatal("Migrate made a session for an app's token")
 	}
 }

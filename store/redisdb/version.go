@@ -19,11 +19,13 @@ import (
 // VersionCheck) and refuses to start again. Releases that change nothing of
 // the kind keep the numbers, and run side by side freely.
 const (
-	// CodeWriterVersion is the version of how this code writes the data.
-	CodeWriterVersion = 1
+	// CodeWriterVersion is the version of how this code writes the data:
+	// 2 marks the sessions of OAuth grants (a version 1 process opens them
+	// as plain sessions, which the native API would take).
+	CodeWriterVersion = 2
 	// CodeMinWriterVersion is the lowest writer version whose writes this
 	// code's data stays right with.
-	CodeMinWriterVersion = 1
+	CodeMinWriterVersion = 2
 )
 
 // VersionCheck is how often a running process checks global:version
