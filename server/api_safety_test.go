@@ -57,8 +57,8 @@ func (ts *testServer) repost(t testing.TB, token string, mid int64) int64 {
 
 // TestBlock: a block ends the follows both ways; neither side sees the
 // other's posts, comments or reposts anywhere (a third user's repost
-// included); the blocked cannot follow, comment, repost or like (403
-// blocked); its earlier notifications leave the blocker's list; the
+// included); the blocked cannot follow (403 blocked), nor comment on,
+// repost or like the blocker's posts, hidden from it (404); its earlier notifications leave the blocker's list; the
 // relation shows on both Users; unblocking restores no follow.
 func TestBlock(t *testing.T) {
 	parallel(t)
@@ -122,9 +122,11 @@ func TestBlock(t *testing.T) {
 	post := fmt.Sprintf("/api/v1/posts/%d", amyPost)
 	ts.wantStatus(t, "PUT", "/api/v1/users/amy/follow", ben, nil, 403, "blocked")
 	ts.wantStatus(t, "PUT", "/api/v1/users/ben/follow", amy, nil, 403, "blocked")
-	ts.wantStatus(t, "POST", post+"/comments", ben, map[string]string{"content": "hi"}, 403, "blocked")
-	ts.wantStatus(t, "POST", "/api/v1/posts", ben, map[string]any{"repost_of": amyPost}, 403, "blocked")
-	ts.wantStatus(t, "PUT", post+"/like", ben, nil, 403, "blocked")
+	// The blocker's posts are hidden from ben: acting on one answers as
+	// for a post that does not exist (CONTRACT.md §17).
+	ts.wantStatus(t, "POST", post+"/comments", ben, map[string]string{"content": "hi"}, 404, "post_not_found")
+	ts.wantStatus(t, "POST", "/api/v1/posts", ben, map[string]any{"repost_of": amyPost}, 404, "post_not_found")
+	ts.wantStatus(t, "PUT", post+"/like", ben, nil, 404, "post_not_found")
 	for _, n := range ts.notifications(t, amy) {
 		if n.Actor.Username == "ben" {
 			t.Errorf("amy still lists ben's notification %+v", n)
@@ -392,7 +394,7 @@ func TestModeration(t *testing.T) {
 	if mustDecode(t, body, &r); status != 201 || r.Target.Username != "troll" || r.Reporter.Username != "amy" || len(r.Posts) != 1 || r.Resolved {
 		t.Fatalf("report: %d %s", status, body)
 	}
-	ts.wantStatus(t, "POST", "/api/v1/reports", amy, map[string]any{"username": "troll", "post_ids": []int64{bad + 1000}, "reason": "x"}, 400, "invalid_report")
+	ts.wantStatus(t, "POST", "/api/v1/reports", amy, map[string]any{"username": "troll", "post_ids": []int64{bad + 1000}, "reason": "x"}, 404, "post_not_found")
 	for _, tok := range []string{amy, troll} {
 		ts.wantStatus(t, "GET", "/api/v1/admin/reports", tok, nil, 403, "not_admin")
 		ts.wantStatus(t, "POST", "/api/v1/admin/users/troll/suspend", tok, nil, 403, "not_admin")

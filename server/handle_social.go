@@ -66,10 +66,11 @@ func handleSearchUsers(st store.Social) echo.HandlerFunc {
 	})
 }
 
-// handleSearchTags lists the topics that start with ?q=.
+// handleSearchTags lists the topics that start with ?q= and have a post
+// the caller may see.
 func handleSearchTags(st store.Social) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.TagCount], error) {
-		tags, err := st.SearchTags(c.Request().Context(), c.QueryParam("q"), q.Size())
+		tags, err := st.SearchTags(c.Request().Context(), c.QueryParam("q"), q)
 		return store.Page[store.TagCount]{Items: tags}, err
 	})
 }

@@ -20,13 +20,18 @@ func (ts *testServer) mastodonUser(t testing.TB, name, scopes string) (string, i
 // name (password testPassword), with scopes ("" for read write follow
 // push), through the real OAuth flow over HTTP: an app registers, the user
 // signs in on the authorize page, the app exchanges the code (PKCE S256).
-// native, the user's native session token, is not needed for it.
+// native, the user's native session token, is not needed for it; nativeOf
+// gives it back for the token.
 func (ts *testServer) mastodonToken(t testing.TB, name, native, scopes string) string {
 	t.Helper()
 	if scopes == "" {
 		scopes = "read write follow push"
 	}
-	return ts.oauthLogin(t, ts.mastodonApp(t, scopes), name).AccessToken
+	tok := ts.oauthLogin(t, ts.mastodonApp(t, scopes), name).AccessToken
+	if native != "" {
+		nativeTokens.Store(tok, native)
+	}
+	return tok
 }
 
 // mastodonJSON calls the Mastodon API and decodes a 2xx answer into out

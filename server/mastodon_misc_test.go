@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +15,17 @@ import (
 )
 
 // nativeOf is the native session token inside a test's Mastodon token.
-func nativeOf(tok string) string { return strings.TrimPrefix(tok, mastodon.TokenPrefix) }
+func nativeOf(tok string) string {
+	if native, ok := nativeTokens.Load(tok); ok {
+		return native.(string)
+	}
+	return strings.TrimPrefix(tok, mastodon.TokenPrefix) // refused: the test shows it
+}
+
+// nativeTokens maps each Mastodon access token mastodonToken made to the
+// native session of its user it was given, for the tests that act through
+// both APIs as one user (an OAuth token is not valid on the native API).
+var nativeTokens sync.Map
 
 // TestMastodonInstance: instance v1 and v2 tell the streaming URL, the
 // service's limits, registrations and the operator as contact; NodeInfo is

@@ -90,7 +90,7 @@ func TestMastodonStatusCreate(t *testing.T) {
 	ts.mastodonError(t, "POST", "/api/v1/statuses", tok, map[string]any{"status": "hi", "visibility": "private"}, 422)
 	ts.mastodonError(t, "POST", "/api/v1/statuses", tok, map[string]any{"status": ""}, 422)
 	ts.mastodonError(t, "POST", "/api/v1/statuses", "", map[string]any{"status": "anon"}, 401)
-	readOnly := ts.mastodonToken(t, "tess", strings.TrimPrefix(tok, mastodon.TokenPrefix), "read")
+	readOnly := ts.mastodonToken(t, "tess", nativeOf(tok), "read")
 	if readOnly != tok { // once the OAuth helper's tokens carry scopes
 		ts.mastodonError(t, "POST", "/api/v1/statuses", readOnly, map[string]any{"status": "no"}, 403)
 	}
@@ -103,7 +103,7 @@ func TestMastodonStatusMedia(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
 	tok, _ := ts.mastodonUser(t, "tess", "")
-	code, b := ts.upload(t, "POST", uploadPath, strings.TrimPrefix(tok, mastodon.TokenPrefix), "a.png", pngBytes(testImage(40, 30)), "")
+	code, b := ts.upload(t, "POST", uploadPath, nativeOf(tok), "a.png", pngBytes(testImage(40, 30)), "")
 	var m store.Media
 	if code != 201 {
 		t.Fatalf("upload: %d %s", code, b)
@@ -141,7 +141,7 @@ func TestMastodonStatusThread(t *testing.T) {
 		t.Errorf("reply's in_reply_to: %v %v", reply.InReplyToID, reply.InReplyToAccountID)
 	}
 	var comments store.Page[store.Post]
-	ts.getJSON(t, strings.TrimPrefix(ann, mastodon.TokenPrefix), "/api/v1/posts/"+root.ID+"/comments", &comments)
+	ts.getJSON(t, nativeOf(ann), "/api/v1/posts/"+root.ID+"/comments", &comments)
 	if len(comments.Items) != 2 {
 		t.Errorf("native comments of the root: %d, want 2", len(comments.Items))
 	}
@@ -383,7 +383,7 @@ func TestMastodonTimelineRules(t *testing.T) {
 	ann, _ := ts.mastodonUser(t, "ann", "")
 	bob, _ := ts.mastodonUser(t, "bob", "")
 	pia, _ := ts.mastodonUser(t, "pia", "")
-	annNative := strings.TrimPrefix(ann, mastodon.TokenPrefix)
+	annNative := nativeOf(ann)
 	fromAnn := ts.toot(t, ann, map[string]any{"status": "ann on #redis"})
 	fromBob := ts.toot(t, bob, map[string]any{"status": "bob on #redis"})
 	ts.toot(t, bob, map[string]any{"status": "nothing tagged"})
@@ -407,7 +407,7 @@ func TestMastodonTimelineRules(t *testing.T) {
 	}
 	ts.mastodonError(t, "GET", "/api/v1/statuses/"+fromBob.ID, ann, nil, 404)
 
-	ts.wantStatus(t, "PATCH", "/api/v1/me", strings.TrimPrefix(pia, mastodon.TokenPrefix), map[string]any{"protected": true}, 200, "")
+	ts.wantStatus(t, "PATCH", "/api/v1/me", nativeOf(pia), map[string]any{"protected": true}, 200, "")
 	hidden := ts.toot(t, pia, map[string]any{"status": "for fans #redis", "visibility": "private"})
 	if hidden.Visibility != "private" {
 		t.Errorf("a protected account's status has visibility %q", hidden.Visibility)

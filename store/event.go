@@ -39,17 +39,52 @@ type Frame struct {
 	Data  json.RawMessage `json:"data"`
 }
 
-// DeleteData is the data of a delete event.
+// DeleteData is the data of a delete event: the message's id, and whose
+// it is (PostRef).
 type DeleteData struct {
 	ID int64 `json:"id"`
+	PostRef
 }
 
-// CountsData is the data of a counts event: a message's counters now.
+// CountsData is the data of a counts event: a message's counters now, and
+// whose it is (PostRef).
 type CountsData struct {
 	ID            int64 `json:"id"`
 	LikesCount    int64 `json:"likes_count"`
 	CommentsCount int64 `json:"comments_count"`
 	RepostsCount  int64 `json:"reposts_count"`
+	PostRef
+}
+
+// PostRef is whose the message a counts or delete event names is: its
+// author, and for a repost its original's id and author. The live feed
+// gives such an event only to whom may see that message, by the rule its
+// post event goes by (Lens.Hides; CONTRACT.md §17): a frame never names a
+// post its receiver may not see. Absent from an event an older version
+// published, which then goes to every listener as before.
+type PostRef struct {
+	Author   *Author  `json:"author,omitempty"`
+	RepostOf *OrigRef `json:"repost_of,omitempty"`
+}
+
+// OrigRef is a repost's original in a PostRef.
+type OrigRef struct {
+	ID     int64  `json:"id"`
+	Author Author `json:"author"`
+}
+
+// RefOf is the PostRef of p; the original's author is left out when it is
+// not known (a deleted original hides nothing).
+func RefOf(p *Post) PostRef {
+	if p == nil {
+		return PostRef{}
+	}
+	a := Author{ID: p.Author.ID, Username: p.Author.Username, Protected: p.Author.Protected}
+	r := PostRef{Author: &a}
+	if o := p.RepostOf; o != nil && !o.Deleted && o.Author.ID != 0 {
+		r.RepostOf = &OrigRef{ID: o.ID, Author: Author{ID: o.Author.ID, Username: o.Author.Username, Protected: o.Author.Protected}}
+	}
+	return r
 }
 
 // FollowData is the data of a follow event.

@@ -108,6 +108,16 @@ func (l *Lens) HidesUser(uid int64, at Place) bool {
 	return l.Hidden[uid] || at == InFeed && l.Muted[uid]
 }
 
+// HidesPerson tells whether the reader must not meet a in a list of people
+// attached to a post (its likers, its reposters): what a did there is seen
+// where a post of theirs would be (InView). So a leaves the list when one
+// of the two blocks the other, when a is suspended, or when a is protected
+// and the reader is neither a nor one of its approved fans: a.Protected,
+// a.Suspended and a.Approved are filled as for a post's author.
+func (l *Lens) HidesPerson(a Author) bool {
+	return l.hidesOne(&Post{Author: a}, InView)
+}
+
 // HidesNotification tells whether n leaves the reader's notifications: its
 // actor is hidden or muted, or its post is one the reader's feed hides.
 func (l *Lens) HidesNotification(n *Notification) bool {

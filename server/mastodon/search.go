@@ -79,8 +79,9 @@ func (s searchQuery) window(n int) (from, to int) {
 
 // search answers GET /api/v2/search: accounts whose name starts with q
 // (an @ and this server's domain allowed), statuses that hold every word
-// of q, hashtags that start with q (a # allowed). A q that cannot be a
-// name or a tag finds none rather than failing the others.
+// of q, hashtags that start with q (a # allowed) and have a post the
+// caller may see. A q that cannot be a name or a tag finds none rather
+// than failing the others.
 func (a *API) search(c echo.Context) error {
 	s, err := searchQueryOf(c)
 	if err != nil {
@@ -105,7 +106,7 @@ func (a *API) search(c echo.Context) error {
 		}
 	}
 	if want("hashtags") {
-		tags, err := a.st.SearchTags(ctx, strings.TrimPrefix(s.q, "#"), s.offset+s.limit)
+		tags, err := a.st.SearchTags(ctx, strings.TrimPrefix(s.q, "#"), store.PageQuery{Limit: s.offset + s.limit, Viewer: uid})
 		if err != nil && !errors.Is(err, store.ErrInvalid) {
 			return err
 		}

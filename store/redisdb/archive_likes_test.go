@@ -162,7 +162,7 @@ func TestArchiveLikesAndTopicsLeaveRedis(t *testing.T) {
 			if page, err := s.TagPosts(s.ctx, "话题", store.PageQuery{}); err != nil || len(page.Items) != 0 {
 				t.Fatalf("topic 话题 after the edit: %v, %v", ids(page.Items), err)
 			}
-			tags, err := s.SearchTags(s.ctx, "r", 5)
+			tags, err := s.SearchTags(s.ctx, "r", store.PageQuery{Limit: 5})
 			if err != nil || len(tags) != 1 || tags[0].PostsCount != 1 {
 				t.Fatalf("topics after the edit: %+v, %v", tags, err)
 			}

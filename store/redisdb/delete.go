@@ -20,6 +20,18 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	if err != nil {
 		return err
 	}
+	// Its delete event names its author, and a repost's original's, for the
+	// live feed's safety rule (store.PostRef): their cards are mostly in
+	// memory.
+	if o := m.RepostOf; o != nil {
+		if orig, err := s.message(ctx, o.ID); err == nil {
+			m.RepostOf = orig
+		}
+	}
+	if err := s.fillAuthors(ctx, []*store.Post{m}, 0); err != nil {
+		s.opt.Logger.WarnContext(ctx, "delete post: read its author", "post", mid, "err", err)
+	}
+	gone := store.DeleteData{ID: mid, PostRef: store.RefOf(m)}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		s.queueArchive(ctx, pl, archiveDelete, archived(m))
 		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid), s.keys.History(mid))
@@ -29,7 +41,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.Comments(*m.ParentID), mid)
 			countSync.Eval(ctx, pl, []string{s.keys.Message(*m.ParentID), s.keys.Comments(*m.ParentID)}, fieldComments)
-			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
+			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, gone)
 			return nil
 		}
 		pl.ZRem(ctx, s.keys.UserPosts(uid), mid)
@@ -40,9 +52,9 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		s.queueTags(ctx, pl, m.Tags, mid, -1)
 		s.queueTrends(ctx, pl, m.Tags, uid, int64(m.CreatedAt), -1)
 		s.queueJob(ctx, pl, opUnpush, uid, mid)
-		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, store.DeleteData{ID: mid})
-		if m.RepostOf == nil {
-			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, store.DeleteData{ID: mid})
+		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, gone)
+		if m.RepostOf == nil && !m.Author.Protected { // as queueFinish published it
+			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, gone)
 		}
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
@@ -84,7 +96,7 @@ func (s *Store) claimDelete(ctx context.Context, uid, mid int64) (*store.Post, e
 			return nil, err
 		}
 		if m.Author.ID != uid {
-			return nil, store.ErrNotAuthor
+			return nil, s.hiddenOr(ctx, uid, mid, store.ErrNotAuthor)
 		}
 		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.Message(mid)},
 			flag(s.opt.Archive != nil), flag(!hot)).Int()

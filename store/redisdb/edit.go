@@ -109,6 +109,8 @@ func (s *Store) Edit(ctx context.Context, uid, mid int64, content string) (store
 		edited, err = s.editArchived(ctx, c)
 	}
 	switch {
+	case errors.Is(err, errNotEditor):
+		return store.Post{}, s.hiddenOr(ctx, uid, mid, err)
 	case err != nil:
 		return store.Post{}, err
 	case !edited: // the same content

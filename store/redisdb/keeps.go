@@ -41,7 +41,11 @@ func (s *Store) Pin(ctx context.Context, uid, mid int64, on bool) error {
 	case err != nil:
 		return err
 	case m.Author.ID != uid:
-		return errNotYours
+		err := s.hiddenOr(ctx, uid, mid, errNotYours)
+		if errors.Is(err, store.ErrNotFound) && !on {
+			return s.unpin(ctx, uid, mid) // as for a message that is gone
+		}
+		return err
 	case m.ParentID != nil:
 		return errPinComment
 	case !on:

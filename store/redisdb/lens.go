@@ -170,29 +170,26 @@ func (s *Store) mayAct(ctx context.Context, actor, owner int64) error {
 	return nil
 }
 
-// target loads the message actor acts on (likes, reposts, comments on): 403
-// when one of actor and its author (or its original's) blocks the other,
-// 404 when actor may not see it (nor the post of its thread).
+// target loads the message actor acts on (likes, reposts, comments on):
+// 404 when actor may not see it (nor the post of its thread), blocks
+// included, as for a message that does not exist (CONTRACT.md §17).
 func (s *Store) target(ctx context.Context, actor, mid int64) (*store.Post, error) {
-	ps, err := s.posts(ctx, []int64{mid}, actor)
-	if err != nil {
-		return nil, err
-	}
-	p := ps[0]
-	if p == nil {
-		return nil, store.ErrPostNotFound
-	}
-	if err := s.mayAct(ctx, actor, p.Author.ID); err != nil {
-		return nil, err
-	}
-	if o := p.RepostOf; o != nil && !o.Deleted {
-		if err := s.mayAct(ctx, actor, o.Author.ID); err != nil {
-			return nil, err
-		}
-	}
 	seen, err := s.Post(ctx, mid, actor)
 	if err != nil {
 		return nil, err
 	}
 	return &seen, nil
+}
+
+// hiddenOr is the answer to viewer acting on message mid when the act is
+// refused for why (not its author, say): 404 post_not_found, as for a
+// message that does not exist, when viewer may not see mid; why otherwise.
+// What a reader may not see is never told apart from what is not there
+// (CONTRACT.md §17), not even by the error of an act it may not do. It
+// runs on the refusals only, at no cost to the acts that succeed.
+func (s *Store) hiddenOr(ctx context.Context, viewer, mid int64, why error) error {
+	if _, err := s.Post(ctx, mid, viewer); err != nil {
+		return err
+	}
+	return why
 }

@@ -35,12 +35,19 @@ func (s *Store) Report(ctx context.Context, reporter int64, nr store.NewReport) 
 		return store.Report{}, err
 	}
 	if len(nr.PostIDs) > 0 {
-		ms, err := s.loadMessages(ctx, nr.PostIDs, 0)
-		if err != nil {
-			return store.Report{}, err
+		// A post the reporter may not see is not there for it (404, as a
+		// missing one; CONTRACT.md §17): a report is no way to learn that
+		// an id exists, nor whose it is.
+		ps := make([]store.Post, len(nr.PostIDs))
+		for i, mid := range nr.PostIDs { // a few (store.MaxReportPost)
+			p, err := s.Post(ctx, mid, reporter)
+			if err != nil {
+				return store.Report{}, err
+			}
+			ps[i] = p
 		}
-		for _, m := range ms {
-			if m == nil || m.Author.ID != nr.Target {
+		for _, p := range ps {
+			if p.Author.ID != nr.Target {
 				return store.Report{}, errNotTargetsPost
 			}
 		}

@@ -38,10 +38,15 @@ func (s *Store) RepostsBy(ctx context.Context, uid int64, mids []int64) ([]int64
 }
 
 // Reposters is a page of the users who reposted mid, newest repost first
-// (the set is scored by the repost's id), when q.Viewer may see mid.
+// (the set is scored by the repost's id), when q.Viewer may see mid; those
+// q.Viewer may not see there are left out (seenPeople).
 func (s *Store) Reposters(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.User], error) {
 	if _, err := s.Post(ctx, mid, q.Viewer); err != nil { // not found for whom may not see it
 		return store.Page[store.User]{}, err
 	}
-	return s.relationPage(ctx, s.keys.Reposts(mid), q)
+	page, err := s.relationPage(ctx, s.keys.Reposts(mid), q)
+	if err != nil {
+		return store.Page[store.User]{}, err
+	}
+	return s.seenPeople(ctx, page, q.Viewer)
 }

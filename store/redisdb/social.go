@@ -20,10 +20,10 @@ import (
 // Redis (likes:<mid>, and the liker's own set); an archived one in the
 // archive alone (likes.go).
 func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
-	if on {
-		if _, err := s.target(ctx, uid, mid); err != nil {
-			return err
-		}
+	// Unliking too is only for what uid may see: its answer must not tell
+	// a hidden message from a missing one (CONTRACT.md §17).
+	if _, err := s.target(ctx, uid, mid); err != nil {
+		return err
 	}
 	m, _, err := s.lookup(ctx, mid)
 	if err != nil {
@@ -110,7 +110,8 @@ func likeResult(res *redis.Cmd) (changed, version int64) {
 }
 
 // Likers is a page of the users who like mid, newest like first: from
-// likes:<mid> while mid is hot, from the archive once it has left Redis.
+// likes:<mid> while mid is hot, from the archive once it has left Redis;
+// those q.Viewer may not see there are left out (seenPeople).
 func (s *Store) Likers(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.User], error) {
 	if _, err := s.Post(ctx, mid, q.Viewer); err != nil { // not found for whom may not see it
 		return store.Page[store.User]{}, err
@@ -119,22 +120,47 @@ func (s *Store) Likers(ctx context.Context, mid int64, q store.PageQuery) (store
 	if err != nil {
 		return store.Page[store.User]{}, err
 	}
+	var page store.Page[store.User]
 	if hot || s.opt.Archive == nil {
-		return s.relationPage(ctx, s.keys.Likes(mid), q)
+		page, err = s.relationPage(ctx, s.keys.Likes(mid), q)
+	} else {
+		page, err = s.archivedLikers(ctx, mid, q)
 	}
-	return s.archivedLikers(ctx, mid, q)
+	if err != nil {
+		return store.Page[store.User]{}, err
+	}
+	return s.seenPeople(ctx, page, q.Viewer)
+}
+
+// seenPeople takes out of a page of the people attached to a post (its
+// likers, its reposters) those viewer may not meet there, by the one rule
+// of store.Lens (HidesPerson). The page keeps its cursor, so it may come
+// back short, or empty with more to come.
+func (s *Store) seenPeople(ctx context.Context, page store.Page[store.User], viewer int64) (store.Page[store.User], error) {
+	lens, err := s.lens(ctx, viewer)
+	if err != nil {
+		return store.Page[store.User]{}, err
+	}
+	page.Items = slices.DeleteFunc(page.Items, func(u store.User) bool {
+		// Following is viewer's follow, which for a protected user is an
+		// approved one.
+		approved := u.Following != nil && *u.Following
+		return lens.HidesPerson(store.Author{ID: u.ID, Protected: u.Protected, Suspended: u.Suspended, Approved: approved})
+	})
+	return page, nil
 }
 
 // publishCounts tells the live readers of author's posts (the author and its
 // fans) the counters of message mid as they are now.
 func (s *Store) publishCounts(ctx context.Context, mid, author int64) {
-	ms, err := s.loadMessages(ctx, []int64{mid}, 0)
+	ms, err := s.posts(ctx, []int64{mid}, 0) // a repost's with its original's author
 	if err != nil || ms[0] == nil {
 		return // the counts are right on the next read; only the live update is lost
 	}
 	m := ms[0]
 	s.publish(ctx, s.keys.AuthorChannel(author), store.EventCounts, store.CountsData{
-		ID: mid, LikesCount: m.LikesCount, CommentsCount: m.CommentsCount, RepostsCount: m.RepostsCount})
+		ID: mid, LikesCount: m.LikesCount, CommentsCount: m.CommentsCount, RepostsCount: m.RepostsCount,
+		PostRef: store.RefOf(m)})
 }
 
 // TagPosts is a page of the posts carrying tag, newest first: those in
@@ -235,9 +261,39 @@ func (s *Store) byFans(ctx context.Context, uids []int64, limit int) ([]int64, e
 	return uids[:min(limit, len(uids))], nil
 }
 
-// SearchTags are the topics that start with prefix, carried by most posts
-// first.
-func (s *Store) SearchTags(ctx context.Context, prefix string, limit int) ([]store.TagCount, error) {
+// Topic suggestions list only the topics with a post the reader may see
+// (CONTRACT.md §17): a topic is free text, and one that only a protected
+// or suspended account used, or only one that blocks the reader or is
+// blocked, would tell what it wrote. Trends leave such authors out by the
+// same rule (trends.go); here each reader gets its own answer, by
+// store.Lens at InSearch: a protected author's topics for itself and its
+// approved fans, a suspended author's for nobody else, a blocked or
+// blocking author's (and a muted one's) not when theirs are all that was
+// read.
+const (
+	// tagProbe is how many of a topic's newest posts a suggestion reads:
+	// to find one the reader may see, and to count those it may. They are
+	// read in one round trip for a page of topics (and from the archive
+	// for a topic whose posts have left Redis).
+	tagProbe = 10
+	// tagChecks bounds the topics one suggestion reads, in pages of
+	// limit: twice limit, so that a page comes back short only for a
+	// reader who may see few of the topics.
+	tagChecks = 2
+)
+
+// SearchTags are the topics that start with prefix (in any letter case)
+// with a post q.Viewer may see, carried by most posts first, at most
+// q.Size(). Candidates are read most posted first, a page at a time.
+//
+// The count shown is the topic's count of posts only when every post read
+// of it (its tagProbe newest) is one the reader may see; else it is the
+// number of those the reader may see. So a hidden post among the newest
+// changes nothing the reader is shown; one older than tagProbe visible
+// posts of the topic is still counted, which tells that the topic has
+// some post the reader cannot see, but neither what nor whose (the topic
+// itself is public by then).
+func (s *Store) SearchTags(ctx context.Context, prefix string, q store.PageQuery) ([]store.TagCount, error) {
 	key, err := searchKey(prefix, store.MaxTagLen)
 	if err != nil {
 		return nil, err
@@ -252,14 +308,88 @@ func (s *Store) SearchTags(ctx context.Context, prefix string, limit int) ([]sto
 	if err != nil {
 		return nil, s.wrap("search topics", err)
 	}
-	out := make([]store.TagCount, 0, len(tags))
+	cands := make([]store.TagCount, 0, len(tags))
 	for i, t := range tags {
 		if counts[i] > 0 {
-			out = append(out, store.TagCount{Tag: t, PostsCount: int64(counts[i])})
+			cands = append(cands, store.TagCount{Tag: t, PostsCount: int64(counts[i])})
 		}
 	}
+	slices.SortStableFunc(cands, func(a, b store.TagCount) int { return int(b.PostsCount - a.PostsCount) })
+	limit := q.Size()
+	out := make([]store.TagCount, 0, limit)
+	for checks := tagChecks * limit; len(out) < limit && checks > 0 && len(cands) > 0; {
+		n := min(limit-len(out), checks, len(cands))
+		seen, err := s.seenTags(ctx, cands[:n], q.Viewer)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, seen...)
+		cands, checks = cands[n:], checks-n
+	}
 	slices.SortStableFunc(out, func(a, b store.TagCount) int { return int(b.PostsCount - a.PostsCount) })
-	return out[:min(limit, len(out))], nil
+	return out, nil
+}
+
+// seenTags are those of tags with a post among their tagProbe newest that
+// viewer may see in search, with the count SearchTags shows.
+func (s *Store) seenTags(ctx context.Context, tags []store.TagCount, viewer int64) ([]store.TagCount, error) {
+	cmds := make([]*redis.StringSliceCmd, len(tags))
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, t := range tags {
+			cmds[i] = pl.ZRevRange(ctx, s.keys.TagPosts(t.Tag), 0, tagProbe-1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.wrap("search topics", err)
+	}
+	ids := make([][]int64, len(tags))
+	var all []int64
+	for i, t := range tags {
+		ids[i] = parseIDs(cmds[i].Val())
+		// T: holds the hot posts; the archive, all of them.
+		if n := len(ids[i]); n < tagProbe && int64(n) < t.PostsCount && s.opt.Archive != nil {
+			older, err := s.archiveTail(store.ArchiveQuery{Tag: t.Tag})(ctx, 0, 0, tagProbe)
+			if err != nil {
+				return nil, err
+			}
+			ids[i] = mergeNewest(ids[i], older, tagProbe)
+		}
+		all = append(all, ids[i]...)
+	}
+	posts, err := s.posts(ctx, all, 0)
+	if err != nil {
+		return nil, err
+	}
+	gone := make([]bool, len(posts))
+	for i, p := range posts {
+		gone[i] = p == nil
+	}
+	if err := s.sieve(ctx, posts, viewer, store.InSearch); err != nil {
+		return nil, err
+	}
+	var out []store.TagCount
+	next := 0
+	for i, t := range tags {
+		var seen, hidden int64
+		for j := next; j < next+len(ids[i]); j++ {
+			switch {
+			case posts[j] != nil:
+				seen++
+			case !gone[j]:
+				hidden++
+			}
+		}
+		next += len(ids[i])
+		if seen == 0 {
+			continue
+		}
+		if hidden > 0 {
+			t.PostsCount = seen
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // Suggestions are the most followed users q.Viewer does not follow yet.
@@ -303,8 +433,9 @@ func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lo
 // the readers' record of pulled authors (fanout:pushing, and on a cluster
 // the shards of global:celebrities and fanout:pending; pending.go), 7 the
 // likes sets, topic entries and likers' entries of archived messages out
-// of Redis (migrate_archived.go).
-const schemaVersion = 7
+// of Redis (migrate_archived.go), 8 the sessions of OAuth grants marked as
+// such (migrateOAuthSessions).
+const schemaVersion = 8
 
 // Migrate brings data written by older versions of the server up to date:
 // it indexes every user's name and follower count. It is idempotent and
@@ -350,6 +481,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return err
 	}
 	if err := s.migrateArchivedLikes(ctx); err != nil {
+		return err
+	}
+	if err := s.migrateOAuthSessions(ctx); err != nil {
 		return err
 	}
 	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.Schema(), schemaVersion, 0).Err())

@@ -52,9 +52,10 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 				pl.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(s.now()), Member: m.ID})
 			}
 		}
-		s.queuePublish(ctx, pl, s.keys.AuthorChannel(author), store.EventDelete, store.DeleteData{ID: mid})
+		gone := store.DeleteData{ID: mid, PostRef: store.RefOf(&d.post)}
+		s.queuePublish(ctx, pl, s.keys.AuthorChannel(author), store.EventDelete, gone)
 		if d.parent == nil && d.np.RepostOf == 0 && !d.post.Author.Protected { // as queueFinish published it
-			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, store.DeleteData{ID: mid})
+			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, gone)
 		}
 		return nil
 	})
