@@ -127,7 +127,9 @@ FAILURES := awk '/server log:/ { skip = 1 } \
 # need their packages' internals, stay beside them as Go benchmarks.
 #
 # bench runs the store's micro-benchmarks (among them BenchmarkEditCost: the
-# CPU of an edit beside that of a post), then the seeds' own benchmark
+# CPU of an edit beside that of a post), the server CPU of 1,000 to 60,000
+# subscribes on one Mastodon streaming socket (BenchmarkStreamingSubscribes:
+# flat per subscribe, past the cap of 100 streams too), then the seeds' own benchmark
 # (server/bench/seed): the paper's `ab -c 50 -n 20000` of posts, home timeline
 # reads and a concurrency sweep against a bare Echo + go-redis handler, this
 # build, and this build with the SQLite archive, each on its own fresh
@@ -149,6 +151,7 @@ bench: build deps-bench
 	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost|MessageVsPost|LikeAndTopic' -benchmem ./store/...
 	$(GO) test -run '^$$' -bench 'DeliverLens|DeliverFormat' -benchmem ./hub
 	$(GO) test -run '^$$' -bench TimelinePage -benchtime 400x -count 3 ./server
+	$(GO) test -run '^$$' -bench StreamingSubscribes -benchtime 1x ./server
 	$(GO) run -C server/bench ./seed -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/seed $(SEED_BENCH_ARGS)
 
 # bench-scale posts and delivers live on one Redis and on a 3-master Redis

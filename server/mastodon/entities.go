@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"microblog/store"
 )
@@ -309,7 +311,9 @@ func (m mapper) status(p store.Post) Status {
 		s.Mentions = append(s.Mentions, Mention{ID: idString(a.ID), Username: a.Username, Acct: a.Username, URL: m.origin + "/@" + a.Username})
 	}
 	for _, t := range p.Tags {
-		s.Tags = append(s.Tags, TagRef{Name: store.TagKey(t), URL: m.origin + "/tags/" + store.TagKey(t)})
+		if key := store.TagKey(t); isHashtagName(key) {
+			s.Tags = append(s.Tags, TagRef{Name: key, URL: m.tagURL(key)})
+		}
 	}
 	if p.Liked != nil { // a reader: the flags it has
 		// No conversation can be muted here; pinned is told of the
@@ -420,7 +424,44 @@ func (m mapper) tag(name string, history []TagHistory) Tag {
 	if history == nil {
 		history = []TagHistory{}
 	}
-	return Tag{Name: key, URL: m.origin + "/tags/" + url.PathEscape(key), History: history}
+	return Tag{Name: key, URL: m.tagURL(key), History: history}
+}
+
+// tagURL is the address of the page of the topic of key, the key
+// percent-encoded: a topic is free text.
+func (m mapper) tagURL(key string) string { return m.origin + "/tags/" + url.PathEscape(key) }
+
+// isHashtagName tells whether a topic is a hashtag as Mastodon names one
+// (Tag::Naming's HASHTAG_NAME_RE): letters, combining marks, digits and
+// connector punctuation (the underscore), with the separators · ・ and
+// ZWNJ inside, and at least one letter or mark, or an inner separator.
+//
+// A topic here is free text (#杭州 天气#, #a <b>#), and a status's tags[]
+// carries only those that pass: apps put a tag's name into links, HTML
+// and the composer as it is, and ask for its timeline by it. Topics that
+// fail are left out rather than normalised (their spaces and signs
+// dropped or replaced), because a normalised name would be another
+// topic's, #杭州天气# for #杭州 天气#, and lead to the wrong timeline. The
+// content still links every topic, escaped (contentHTML).
+func isHashtagName(name string) bool {
+	alpha, inner := false, false
+	for i, r := range name {
+		edge := i == 0 || i+utf8.RuneLen(r) == len(name)
+		switch {
+		case unicode.IsLetter(r) || unicode.IsMark(r):
+			alpha = true
+		case unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r): // _ is a Pc
+			inner = inner || r == '_' && !edge
+		case r == '\u00b7' || r == '\u30fb' || r == '\u200c':
+			if edge {
+				return false
+			}
+			inner = true
+		default:
+			return false
+		}
+	}
+	return alpha || inner
 }
 
 // trend maps a trending topic: its posts and people in the trends window

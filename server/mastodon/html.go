@@ -31,8 +31,12 @@ func contentHTML(origin, text string, mentions []store.Author) string {
 			b.WriteString(`<span class="h-card" translate="no"><a href="` + origin + "/@" + name +
 				`" class="u-url mention">@<span>` + name + `</span></a></span>`)
 		case sp.Kind == store.SpanTag:
-			b.WriteString(`<a href="` + origin + "/tags/" + url.PathEscape(store.TagKey(sp.Value)) +
-				`" class="mention hashtag" rel="tag">#<span>` + html.EscapeString(sp.Value) + `</span></a>`)
+			// A topic is free text: its key is percent-encoded in the
+			// address, which is escaped as any attribute (PathEscape
+			// leaves an & as it is), and its text escaped.
+			href := html.EscapeString(origin + "/tags/" + url.PathEscape(store.TagKey(sp.Value)))
+			b.WriteString(`<a href="` + href + `" class="mention hashtag" rel="tag">#<span>` +
+				html.EscapeString(sp.Value) + `</span></a>`)
 		default:
 			plainHTML(&b, text[sp.Start:sp.End])
 		}

@@ -3,6 +3,7 @@ package mastodon
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -112,7 +113,9 @@ func (a *API) search(c echo.Context) error {
 		}
 		from, to := s.window(len(tags))
 		for _, t := range tags[from:to] {
-			out.Hashtags = append(out.Hashtags, m.tag(t.Tag, nil))
+			if isHashtagName(t.Tag) { // as a status's tags[] (entities.go)
+				out.Hashtags = append(out.Hashtags, m.tag(t.Tag, nil))
+			}
 		}
 	}
 	return c.JSON(http.StatusOK, out)
@@ -159,6 +162,9 @@ func (a *API) trendTags(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// Only topics whose names are Mastodon hashtags, as a status's tags[]
+	// (entities.go): apps put the name into links and markup.
+	ts = slices.DeleteFunc(ts, func(t store.Trend) bool { return !isHashtagName(t.Tag) })
 	ts = ts[min(offset, len(ts)):min(offset+limit, len(ts))]
 	m, now := mapperOf(c), time.Now()
 	out := make([]Tag, 0, len(ts))

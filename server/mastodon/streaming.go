@@ -57,11 +57,11 @@ func (a *API) streaming(gate SocketGate) echo.HandlerFunc {
 		f := &streamFormat{m: mapper{origin: a.origin(c)}, uid: who.UID, scopes: who.Scopes}
 		cl := hub.Client{UserID: who.UID, TokenHash: who.TokenHash, Format: f}
 		if name := c.QueryParam("stream"); name != "" {
-			s := stream{name: name, tag: c.QueryParam("tag")}
+			s := newStream(name, c.QueryParam("tag"))
 			if err := f.check(s); err != nil {
 				return err
 			}
-			f.streams = append(f.streams, s)
+			f.add(s)
 			cl.Public, f.listening = s.public(), s.public()
 		}
 		if !websocket.IsWebSocketUpgrade(r) {

@@ -2,6 +2,7 @@ package mastodon
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/gorilla/websocket"
@@ -59,7 +60,7 @@ func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 		}
 		p := postOf(ev)
 		if p == nil || strings.HasSuffix(s.name, ":media") && len(p.Media) == 0 ||
-			strings.HasPrefix(s.name, "hashtag") && !hasTag(p, s.tag) {
+			strings.HasPrefix(s.name, "hashtag") && !hasTag(ev, p, s.key) {
 			return ""
 		}
 		return name
@@ -67,22 +68,26 @@ func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 	return ""
 }
 
-// hasTag tells whether p carries tag, as tags compare.
-func hasTag(p *store.Post, tag string) bool {
-	key := store.TagKey(tag)
-	for _, t := range p.Tags {
-		if store.TagKey(t) == key {
-			return true
+// hasTag tells whether p, the post of ev, carries the tag of key (a
+// store.TagKey). Its tags are brought to their keys once per event, not
+// once per hashtag stream that looks at it.
+func hasTag(ev *hub.Event, p *store.Post, key string) bool {
+	keys, _ := ev.Shared(tagsKey{}, func() any {
+		keys := make([]string, len(p.Tags))
+		for i, t := range p.Tags {
+			keys[i] = store.TagKey(t)
 		}
-	}
-	return false
+		return keys
+	}).([]string)
+	return slices.Contains(keys, key)
 }
 
-// memo keys of hub.Event.Shared: the post an event carries, the payload
-// of a Mastodon event, and its frame on one stream. viewer is the user
-// a conversation is of, 0 for anything else.
+// memo keys of hub.Event.Shared: the post an event carries, its tags'
+// keys, the payload of a Mastodon event, and its frame on one stream.
+// viewer is the user a conversation is of, 0 for anything else.
 type (
 	postKey    struct{}
+	tagsKey    struct{}
 	payloadKey struct {
 		origin, event string
 		viewer        int64

@@ -2,6 +2,8 @@ package mastodon
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,9 +20,29 @@ const (
 	evConversation = "conversation"
 )
 
+// maxStreams is the most streams one connection holds (contract section
+// 17): each costs a look at every event of its topic, and without a cap
+// one socket could ask for any number of them.
+const maxStreams = 100
+
 // stream is one stream a connection subscribed to: its name and, for
-// hashtag streams, the tag as the client spelled it (echoed back so).
-type stream struct{ name, tag string }
+// hashtag streams, the tag as the client spelled it (echoed back so) and
+// as tags compare (store.TagKey). A stream that is no hashtag's has no tag.
+type stream struct{ name, tag, key string }
+
+// newStream is the stream name, of tag for a hashtag stream.
+func newStream(name, tag string) stream {
+	if !strings.HasPrefix(name, "hashtag") {
+		return stream{name: name}
+	}
+	return stream{name: name, tag: tag, key: store.TagKey(tag)}
+}
+
+// id is what tells s from another stream: a hashtag stream asked for
+// again in another case is the one held, as in Mastodon.
+func (s stream) id() streamID { return streamID{s.name, s.key} }
+
+type streamID struct{ name, key string }
 
 // streamScopes are the streams this service serves, with the scope each
 // needs, as Mastodon asks for them. The public ones have a :media kind
@@ -58,10 +80,16 @@ type streamFormat struct {
 	m      mapper
 	uid    int64
 	scopes scopeSet
-	// mu guards streams: Receive changes them on the connection's reader,
-	// AppendFrames reads them under the hub's locks.
+	// mu guards streams, held and public: Receive changes them on the
+	// connection's reader, AppendFrames reads them under the hub's locks.
+	// streams keeps the order of subscription (the order of an event's
+	// frames); held indexes it, so that a subscribe costs one lookup
+	// however many streams are held, and public counts those that need the
+	// public topic. At most maxStreams.
 	mu      sync.Mutex
 	streams []stream
+	held    map[streamID]struct{}
+	public  int
 	// listening: the connection listens to the public topic. Only Receive
 	// (the connection's reader) reads and writes it after the start.
 	listening bool
@@ -73,8 +101,10 @@ type streamFormat struct {
 // origin, its scopes unchecked: for the hub's BenchmarkDeliverFormat,
 // which puts its fan-out beside the native feed's.
 func StreamFormat(origin string, uid int64, name string) hub.Format {
-	s := stream{name: name}
-	return &streamFormat{m: mapper{origin: origin}, uid: uid, streams: []stream{s}, listening: s.public()}
+	f := &streamFormat{m: mapper{origin: origin}, uid: uid}
+	f.add(newStream(name, ""))
+	f.listening = f.public > 0
+	return f
 }
 
 // clientMessage is what a client sends: {"type": "subscribe", "stream":
@@ -102,14 +132,17 @@ func (f *streamFormat) check(s stream) *store.Error {
 }
 
 // Receive subscribes and unsubscribes streams. An error is answered as
-// Mastodon answers it, {"error": ..., "status": ...}, on the socket.
+// Mastodon answers it, {"error": ..., "status": ...}, on the socket. Each
+// message costs the same whatever the number of streams held, so that a
+// flood of them costs in proportion to its length, and stops with the
+// connection (the hub reads no more once it is closing).
 func (f *streamFormat) Receive(c *hub.Conn, msg []byte) {
 	var in clientMessage
 	if err := json.Unmarshal(msg, &in); err != nil {
 		c.Send(errorFrame("Invalid JSON", 400))
 		return
 	}
-	s := stream{name: in.Stream, tag: in.Tag}
+	s := newStream(in.Stream, in.Tag)
 	switch in.Type {
 	case "subscribe":
 		if err := f.check(s); err != nil {
@@ -120,9 +153,12 @@ func (f *streamFormat) Receive(c *hub.Conn, msg []byte) {
 			c.Send(errorFrame(err.Error(), status))
 			return
 		}
-		f.change(s, true)
+		if !f.add(s) {
+			c.Send(errorFrame(fmt.Sprintf("Too many streams: at most %d on one connection", maxStreams), 400))
+			return
+		}
 	case "unsubscribe":
-		f.change(s, false)
+		f.remove(s)
 	default:
 		c.Send(errorFrame("Unknown message type", 400))
 		return
@@ -130,20 +166,41 @@ func (f *streamFormat) Receive(c *hub.Conn, msg []byte) {
 	f.listen(c)
 }
 
-// change adds s to the streams (on) or takes it out.
-func (f *streamFormat) change(s stream, on bool) {
+// add subscribes s, and tells whether it is held: false if s is new and
+// the connection holds maxStreams already.
+func (f *streamFormat) add(s stream) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for i, x := range f.streams {
-		if x == s {
-			if !on {
-				f.streams = append(f.streams[:i], f.streams[i+1:]...)
-			}
-			return
-		}
+	if _, ok := f.held[s.id()]; ok {
+		return true
 	}
-	if on {
-		f.streams = append(f.streams, s)
+	if len(f.streams) >= maxStreams {
+		return false
+	}
+	if f.held == nil {
+		f.held = make(map[streamID]struct{})
+	}
+	f.held[s.id()] = struct{}{}
+	f.streams = append(f.streams, s)
+	if s.public() {
+		f.public++
+	}
+	return true
+}
+
+// remove unsubscribes s, if held. Finding its place among the streams
+// takes at most maxStreams steps.
+func (f *streamFormat) remove(s stream) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := s.id()
+	if _, ok := f.held[id]; !ok {
+		return
+	}
+	delete(f.held, id)
+	f.streams = slices.DeleteFunc(f.streams, func(x stream) bool { return x.id() == id })
+	if s.public() {
+		f.public--
 	}
 }
 
@@ -151,10 +208,7 @@ func (f *streamFormat) change(s stream, on bool) {
 // of its streams needs it, and returns once that is in force.
 func (f *streamFormat) listen(c *hub.Conn) {
 	f.mu.Lock()
-	want := false
-	for _, s := range f.streams {
-		want = want || s.public()
-	}
+	want := f.public > 0
 	f.mu.Unlock()
 	if want != f.listening && c.ListenPublic(want) == nil {
 		f.listening = want

@@ -90,7 +90,6 @@ func TestReports(t *testing.T) {
 	}
 	for what, nr := range map[string]store.NewReport{
 		"someone else's post": {Target: target, PostIDs: []int64{tp.ID, op.ID}, Reason: "x"},
-		"a post of nobody":    {Target: target, PostIDs: []int64{999}, Reason: "x"},
 		"oneself":             {Target: r, Reason: "x"},
 	} {
 		_, err := s.Report(s.ctx, r, nr)
@@ -99,6 +98,9 @@ func TestReports(t *testing.T) {
 		}
 		wantCode(t, err, store.ErrInvalid, store.CodeInvalidReport)
 	}
+	// A post of nobody is not there, as one the reporter may not see.
+	_, err = s.Report(s.ctx, r, store.NewReport{Target: target, PostIDs: []int64{999}, Reason: "x"})
+	wantCode(t, err, store.ErrNotFound, store.CodePostNotFound)
 	for _, reason := range []string{"", "  ", strings.Repeat("x", store.MaxReason+1)} {
 		_, err := s.Report(s.ctx, r, store.NewReport{Target: target, Reason: reason})
 		wantCode(t, err, store.ErrInvalid, store.CodeInvalidReason)

@@ -167,15 +167,16 @@ func TestBlock(t *testing.T) {
 		}
 	}
 
-	// The blocked can do nothing to the blocker or its posts.
+	// The blocked can do nothing to the blocker (403), nor to its posts,
+	// which are hidden from it: as for posts that do not exist (404).
 	wantCode(t, s.Follow(s.ctx, b, a), store.ErrForbidden, store.CodeBlocked)
 	_, err = s.FollowOrAsk(s.ctx, b, a)
 	wantCode(t, err, store.ErrForbidden, store.CodeBlocked)
 	_, err = s.Create(s.ctx, store.NewPost{Author: b, Content: "again", Parent: ap.ID})
-	wantCode(t, err, store.ErrForbidden, store.CodeBlocked)
+	wantCode(t, err, store.ErrNotFound, store.CodePostNotFound)
 	_, err = s.Create(s.ctx, store.NewPost{Author: b, Content: "", RepostOf: ap.ID})
-	wantCode(t, err, store.ErrForbidden, store.CodeBlocked)
-	wantCode(t, s.Like(s.ctx, b, ap.ID, true), store.ErrForbidden, store.CodeBlocked)
+	wantCode(t, err, store.ErrNotFound, store.CodePostNotFound)
+	wantCode(t, s.Like(s.ctx, b, ap.ID, true), store.ErrNotFound, store.CodePostNotFound)
 	if n, _ := s.rdb.ZCard(s.ctx, s.keys.Comments(ap.ID)).Result(); n != 1 {
 		t.Errorf("alice's post has %d comments, want only bob's first", n)
 	}
