@@ -262,7 +262,7 @@ func (m mapper) account(u store.User) Account {
 	url := m.origin + "/@" + u.Username
 	a := Account{
 		ID: idString(u.ID), Username: u.Username, Acct: u.Username, DisplayName: u.Username,
-		Locked: u.Protected, Discoverable: true, Indexable: !u.Protected,
+		Locked: u.Protected, HideCollection: u.Protected, Discoverable: true, Indexable: !u.Protected,
 		CreatedAt: timeString(u.CreatedAt), Note: noteHTML(u.Bio), URL: url, URI: url,
 		Avatar: m.avatar(u.AvatarURL), Header: m.origin + "/img/header.svg",
 		FollowersCount: u.FollowersCount, FollowingCount: u.FollowingCount, StatusesCount: u.PostsCount,

@@ -161,22 +161,59 @@ func (s *Store) Stars(ctx context.Context, uid int64) ([]int64, error) {
 	return out, nil
 }
 
-// Followers returns a page of user uid's fans, newest follow first.
+// Followers returns a page of user uid's fans, newest follow first; empty
+// for a viewer who may not see uid's people (collectionHidden).
 func (s *Store) Followers(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
-	if _, err := s.username(ctx, uid); err != nil {
-		return store.Page[store.User]{}, err
-	}
-	q.Viewer = viewer
-	return s.relationPage(ctx, s.keys.Fans(uid), q)
+	return s.collection(ctx, uid, viewer, s.keys.Fans(uid), q)
 }
 
-// Following returns a page of the users uid follows, newest follow first.
+// Following returns a page of the users uid follows, newest follow first;
+// empty for a viewer who may not see uid's people (collectionHidden).
 func (s *Store) Following(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
+	return s.collection(ctx, uid, viewer, s.keys.Stars(uid), q)
+}
+
+// collection is a page of the set key of uid's people (fans or stars).
+func (s *Store) collection(ctx context.Context, uid, viewer int64, key string, q store.PageQuery) (store.Page[store.User], error) {
 	if _, err := s.username(ctx, uid); err != nil {
 		return store.Page[store.User]{}, err
 	}
+	hidden, err := s.collectionHidden(ctx, uid, viewer)
+	if err != nil || hidden {
+		return store.Page[store.User]{Items: []store.User{}}, err
+	}
 	q.Viewer = viewer
-	return s.relationPage(ctx, s.keys.Stars(uid), q)
+	return s.relationPage(ctx, key, q)
+}
+
+// collectionHidden tells whether viewer may not see whom uid follows and
+// who follows uid: a protected account's people are seen, as its posts
+// are, only by itself and its approved fans (as a protected account's are
+// on Twitter); a suspended account's and a blocker's by nobody else. The
+// rule is the one of people on a post (store.Lens.HidesPerson). The
+// counts stay on the profile, as its posts_count does.
+func (s *Store) collectionHidden(ctx context.Context, uid, viewer int64) (bool, error) {
+	if uid == viewer {
+		return false, nil
+	}
+	cards, err := s.authorCards(ctx, []int64{uid})
+	if err != nil {
+		return false, err
+	}
+	c := cards[uid]
+	a := store.Author{ID: uid, Protected: c.protected, Suspended: c.suspended}
+	if a.Protected && viewer > 0 {
+		n, err := s.rdb.ZScore(ctx, s.keys.Fans(uid), id(viewer)).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return false, s.wrap("check protected account", err)
+		}
+		a.Approved = err == nil && n != 0
+	}
+	lens, err := s.lens(ctx, viewer)
+	if err != nil {
+		return false, err
+	}
+	return lens.HidesPerson(a), nil
 }
 
 // relationPage pages a set of users by time (an A set by follow time, a
