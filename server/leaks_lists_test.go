@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"microblog/server/mastodon"
@@ -137,7 +138,11 @@ func TestLeaksTopicSuggestions(t *testing.T) {
 					names = append(names, tag.Name)
 				}
 				for tag := range want[r] {
-					wantNames = append(wantNames, store.TagKey(tag))
+					// A topic with a space is no Mastodon hashtag: Mastodon's
+					// search leaves it out for everyone (mastodon_tags_test.go).
+					if !strings.Contains(tag, " ") {
+						wantNames = append(wantNames, store.TagKey(tag))
+					}
 				}
 				slices.Sort(names)
 				slices.Sort(wantNames)

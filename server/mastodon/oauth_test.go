@@ -33,10 +33,17 @@ func TestAuthEnforcesScopesAndUsers(t *testing.T) {
 		}
 		return TokenPrefix + raw
 	}
-	readOnly := grant(native, u.ID, "read")
+	open := func(uid int64) string {
+		raw, err := st.OpenOAuthSession(ctx, uid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	readOnly := grant(open(u.ID), u.ID, "read")
 	_, follower, _ := st.Register(ctx, "bob", "a good password")
 	bobUID, _, _ := st.Authenticate(ctx, follower)
-	follow := grant(follower, bobUID, "read", "follow")
+	follow := grant(open(bobUID), bobUID, "read", "follow")
 	app := grant(appTokenPrefix+"secret-app-token", 0, "read", "write")
 
 	e := echo.New()

@@ -248,11 +248,16 @@ func (s *Store) authenticate(ctx context.Context, token string, kind sessionKind
 	claimed, _, _ := strings.Cut(token, ".")
 	var get *redis.StringCmd
 	var member *redis.BoolCmd
+	var grant *redis.IntCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		get = p.GetEx(ctx, s.keys.Session(h), s.opt.SessionTTL)
 		if uid := parseID(claimed); uid > 0 && claimed != token {
 			member = p.SIsMember(ctx, s.keys.UserSessions(uid), h)
 		}
+		// An OAuth grant's session that an older version opened unmarked
+		// (one beside this version during a rolling upgrade) is told by
+		// its grant, and marked now.
+		grant = p.Exists(ctx, s.keys.OAuth(store.OAuthToken, h))
 		return nil
 	})
 	if errors.Is(err, redis.Nil) {
@@ -264,6 +269,10 @@ func (s *Store) authenticate(ctx context.Context, token string, kind sessionKind
 	uid, got, ok := parseSession(get.Val())
 	if !ok {
 		return 0, "", store.ErrNotLoggedIn
+	}
+	if got == nativeSession && grant.Val() > 0 {
+		got = oauthSession
+		s.rdb.SetArgs(ctx, s.keys.Session(h), got.value(uid), redis.SetArgs{Mode: "XX", KeepTTL: true})
 	}
 	if member == nil || id(uid) != claimed { // an older token: the set is read now
 		member = s.rdb.SIsMember(ctx, s.keys.UserSessions(uid), h)

@@ -150,4 +150,24 @@ func TestMigrateOAuthSessions(t *testing.T) {
 	if n := s.rdb.Exists(s.ctx, s.keys.Session(store.TokenHash("app.gone"))).Val(); n != 0 {
 		t.Fatal("Migrate made a session for an app's token")
 	}
+
+	// One an older process opens after Migrate ran (a rolling upgrade) is
+	// told by its grant at its first use, and marked then.
+	late, err := s.newSession(s.ctx, u.ID, nativeSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lh := store.TokenHash(late)
+	if err := s.PutOAuth(s.ctx, store.OAuthToken, lh, []byte(`{}`), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Authenticate(s.ctx, late); !errors.Is(err, store.ErrNotLoggedIn) {
+		t.Fatalf("an unmarked grant's session on the native side: %v, want not logged in", err)
+	}
+	if v := s.rdb.Get(s.ctx, s.keys.Session(lh)).Val(); v != oauthSession.value(u.ID) {
+		t.Fatalf("the unmarked grant's session holds %q after its use", v)
+	}
+	if uid, _, err := s.AuthenticateOAuth(s.ctx, late); err != nil || uid != u.ID {
+		t.Fatalf("the unmarked grant's session on the OAuth side: %d %v", uid, err)
+	}
 }

@@ -162,7 +162,7 @@ test('what the server refuses is said in Chinese', async () => {
   const follow = profile.locator(`.profile-card .btn-follow[data-user="${zhao.username}"]`);
   await follow.waitFor();
 
-  // She blocks li while his pages are open: his follow and his reply are refused (403 blocked).
+  // She blocks li while his pages are open: his follow is refused (403 blocked), and his reply too (404: her post is hidden from him now).
   await api('PUT', `/users/${encodeURIComponent(li.username)}/block`, { token: zhao.token });
   await follow.click();
   const toast = profile.locator('.toast').last();

@@ -306,3 +306,36 @@ test('desktop: a post is reported; the operator removes it and suspends the acco
   clean(Q.w, 'quinn'); clean(A.w, 'operator'); clean(R.w, 'rex');
   await Q.context.close(); await A.context.close(); await R.context.close();
 });
+
+test('both front ends (1280 px, 360 px, both languages): a protected account’s followers and following are for its approved fans', async () => {
+  const pam = await newUser('pam'), fay = await newUser('fay'), sam = await newUser('sam');
+  await follow(fay, pam);
+  await follow(pam, sam);
+  await api('PATCH', '/me', { token: pam.token, body: { protected: true } });
+
+  // A stranger at 1280 px, in English: the lists are empty, and say why.
+  const S = await desktop(browser, sam);
+  await S.page.goto(`${BASE_URL}/u/${pam.username}/followers`);
+  await S.page.getByText(`${pam.username}’s followers and following are protected`).waitFor();
+  assert.equal(await S.page.locator('.user-row').count(), 0, 'a stranger sees a protected account’s followers');
+  await shot(S.page, 'safety-desktop-protected-people');
+  clean(S.w, 'sam');
+  await S.context.close();
+
+  // The same stranger on a phone at 360 px, in Chinese.
+  const M = await phone(browser, sam, { locale: 'zh-CN' });
+  await M.page.goto(`${BASE_URL}/m/#/u/${pam.username}/following`);
+  await M.page.getByText(`${pam.username} 的粉丝和关注受保护`).waitFor();
+  assert.equal(await M.page.locator('.user-row').count(), 0, 'a stranger sees whom a protected account follows');
+  assert.ok(await fits(M.page), 'the note fits 360 px');
+  await shot(M.page, 'safety-mobile-protected-people');
+  clean(M.w, 'sam');
+  await M.context.close();
+
+  // Her approved fan sees both lists.
+  const F = await desktop(browser, fay);
+  await F.page.goto(`${BASE_URL}/u/${pam.username}/following`);
+  await F.page.locator(`.user-row[data-user="${sam.username}"]`).waitFor();
+  clean(F.w, 'fay');
+  await F.context.close();
+});

@@ -84,10 +84,27 @@ export function profileFeed(ctx, name, tab, empty) {
     : new Feed({
       load: (p) => (tab === 'followers' ? ctx.api.followers : ctx.api.following)(name, p),
       render: (u) => userRow(u, ctx),
-      empty: empty[tab],
+      empty: () => peopleEmpty(ctx, name, empty[tab]),
       label: about(tab === 'followers' ? t('profile.followers_label', NAME) : t('profile.following_label', NAME), name),
       canRefresh: false,
     }));
+}
+
+/**
+ * peopleEmpty is what an empty followers or following list of name says:
+ * text (or what a function of the front end draws), unless name is a
+ * protected account the reader may not see the people of (it is neither
+ * them nor an approved fan), whose lists the server keeps empty.
+ */
+function peopleEmpty(ctx, name, text) {
+  const node = typeof text === 'function' ? text() : h('p', { class: 'empty' }, text);
+  ctx.api.user(name).then((u) => {
+    const me = ctx.me();
+    if (u.protected && !u.following && !(me && me.id === u.id)) {
+      node.replaceChildren(...about(t('profile.people_protected', slots('name')), name));
+    }
+  }, () => {});
+  return node;
 }
 
 /**

@@ -397,6 +397,7 @@ export default {
   'auth.create_account': 'Create account',
   'profile.bio': 'Bio',
   'profile.no_posts': '{{name}} hasn’t posted yet.',
+  'profile.people_protected': '{{name}}’s followers and following are protected. Only the people {{name}} approves can see them.',
   'profile.posts_label': 'Posts by {{name}}',
   'profile.followers_label': 'Followers of {{name}}',
   'profile.following_label': 'Followed by {{name}}',

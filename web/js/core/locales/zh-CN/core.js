@@ -386,6 +386,7 @@ export default {
   'auth.create_account': '注册',
   'profile.bio': '简介',
   'profile.no_posts': '{{name}} 还没有发过微博。',
+  'profile.people_protected': '{{name}} 的粉丝和关注受保护，只有 {{name}} 批准的人才能看到。',
   'profile.posts_label': '{{name}} 的微博',
   'profile.followers_label': '{{name}} 的粉丝',
   'profile.following_label': '{{name}} 关注的人',
