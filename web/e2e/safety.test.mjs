@@ -317,7 +317,7 @@ test('both front ends (1280 px, 360 px, both languages): a protected account’s
   const S = await desktop(browser, sam);
   await S.page.goto(`${BASE_URL}/u/${pam.username}/followers`);
   await S.page.getByText(`${pam.username}’s followers and following are protected`).waitFor();
-  assert.equal(await S.page.locator('.user-row').count(), 0, 'a stranger sees a protected account’s followers');
+  assert.equal(await S.page.locator('[role=feed] .user-row').count(), 0, 'a stranger sees a protected account’s followers');
   await shot(S.page, 'safety-desktop-protected-people');
   clean(S.w, 'sam');
   await S.context.close();
@@ -326,7 +326,7 @@ test('both front ends (1280 px, 360 px, both languages): a protected account’s
   const M = await phone(browser, sam, { locale: 'zh-CN' });
   await M.page.goto(`${BASE_URL}/m/#/u/${pam.username}/following`);
   await M.page.getByText(`${pam.username} 的粉丝和关注受保护`).waitFor();
-  assert.equal(await M.page.locator('.user-row').count(), 0, 'a stranger sees whom a protected account follows');
+  assert.equal(await M.page.locator('[role=feed] .user-row').count(), 0, 'a stranger sees whom a protected account follows');
   assert.ok(await fits(M.page), 'the note fits 360 px');
   await shot(M.page, 'safety-mobile-protected-people');
   clean(M.w, 'sam');
@@ -335,7 +335,7 @@ test('both front ends (1280 px, 360 px, both languages): a protected account’s
   // Her approved fan sees both lists.
   const F = await desktop(browser, fay);
   await F.page.goto(`${BASE_URL}/u/${pam.username}/following`);
-  await F.page.locator(`.user-row[data-user="${sam.username}"]`).waitFor();
+  await F.page.locator(`[role=feed] .user-row[data-user="${sam.username}"]`).waitFor();
   clean(F.w, 'fay');
   await F.context.close();
 });
