@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +19,7 @@ import (
 
 	"microblog/server/ldapauth/ldaptest"
 	"microblog/server/oidcauth/oidctest"
+	"microblog/store/storetest"
 )
 
 // appOrigin is where the browser tests pretend the packaged mobile app runs
@@ -241,17 +241,15 @@ func runBrowserFile(t *testing.T, node, dir, file string, reqs <-chan controlReq
 	}
 }
 
-// freeTCPPort returns a loopback port that was free a moment ago, so the
-// server can be restarted on the same address.
+// freeTCPPort reserves a loopback port for the test's server, which must
+// know its address before it starts (the OpenID Provider's redirect URI
+// names it) and comes back on it after a restart. A port the kernel picked
+// for a listener on port 0 could be taken meanwhile by anything on the
+// machine, another test pass's outgoing connection included (CI met it:
+// "bind: address already in use"); a reserved one is below that range.
 func freeTCPPort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port
+	return strconv.Itoa(storetest.Port(t))
 }
 
 // testLog streams a child process's output into the test log, line by line.

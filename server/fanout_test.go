@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,12 +88,7 @@ type process struct {
 // it is ready.
 func startProcess(t testing.TB, bin string, b *storetest.Backend, env ...string) *process {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := "127.0.0.1:" + strconv.Itoa(storetest.Port(t)) // it must know its address before it starts
 	p := &process{cmd: exec.Command(bin), URL: "http://" + addr, logs: &syncBuffer{}}
 	dir := backendDir(t, b) // shared by every process on b, as startOn's
 	p.cmd.Env = append(append(os.Environ(), b.Env()...), "MICROBLOG_ADDR="+addr,

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 )
 
 // Ports for the test servers. A redis-server that a test kills and starts
@@ -71,4 +72,17 @@ func reservePort() (port int, release func(), err error) {
 		return port, func() { f.Close() }, nil
 	}
 	return 0, nil, fmt.Errorf("reserve a port: none free in %d–%d", lo, hi)
+}
+
+// Port reserves a loopback port for a server that t starts on an address
+// it must know beforehand (a redirect URI names it, or the server stops and
+// comes back on it), and holds it until t ends.
+func Port(t testing.TB) int {
+	t.Helper()
+	port, release, err := reservePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+	return port
 }

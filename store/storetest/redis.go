@@ -263,15 +263,5 @@ func (r *Redis) RestartAfter(d time.Duration) {
 	r.start()
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // String describes the server for logs.
 func (r *Redis) String() string { return fmt.Sprintf("redis-server at %s (dir %s)", r.Addr(), r.Dir) }

@@ -43,7 +43,7 @@ func StartTLS(t testing.TB) (*Redis, string) {
 
 	pool := x509.NewCertPool()
 	pool.AddCert(caCert)
-	port := freePort(t)
+	port := Port(t)
 	r := &Redis{t: t, Port: port, Dir: t.TempDir(),
 		tls: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12},
 		args: []string{"--port", "0", "--tls-port", strconv.Itoa(port),
