@@ -148,7 +148,7 @@ FAILURES := awk '/server log:/ { skip = 1 } \
 # bench-out/archive-memory.json, and draws that into
 # bench-out/archive-memory.svg and .png (server/bench/archive).
 bench: build deps-bench
-	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost|MessageVsPost|LikeAndTopic' -benchmem ./store/...
+	$(GO) test -run '^$$' -bench 'CreatePost|HomeTimelinePage|LargestAccepted|HomeLens|Protect|EditCost|DMVsPost|LikeAndTopic' -benchmem ./store/...
 	$(GO) test -run '^$$' -bench 'DeliverLens|DeliverFormat' -benchmem ./hub
 	$(GO) test -run '^$$' -bench TimelinePage -benchtime 400x -count 3 ./server
 	$(GO) test -run '^$$' -bench StreamingSubscribes -benchtime 1x ./server

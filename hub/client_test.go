@@ -58,8 +58,8 @@ func newTestHub(t *testing.T, opt hub.Options) *testHub {
 			}
 		}
 		if s := q.Get("messages_after"); s != "" {
-			cl.MessagesAfter, _ = strconv.ParseInt(s, 10, 64)
-			cl.HasMessagesAfter = true
+			cl.DMsAfter, _ = strconv.ParseInt(s, 10, 64)
+			cl.HasDMsAfter = true
 		}
 		if q.Has("format") {
 			cl.Format, cl.Public = &testFormat{builds: builds}, q.Has("public")

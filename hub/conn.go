@@ -69,10 +69,10 @@ type Client struct {
 	// Seen lists posts above After that the client holds already
 	// (?seen=, at most store.MaxSeen): the replay leaves them out (store/resume.go).
 	Seen []int64
-	// MessagesAfter: replay the user's private messages newer than this
-	// id, when HasMessagesAfter (?messages_after=).
-	MessagesAfter    int64
-	HasMessagesAfter bool
+	// DMsAfter: replay the user's private messages newer than this
+	// id, when HasDMsAfter (?messages_after=).
+	DMsAfter    int64
+	HasDMsAfter bool
 	// Format, when set, speaks another protocol over the connection
 	// (format.go): no ready or replays then, and UserID may be 0 for a
 	// client that is no user (it gets the public topic alone).
@@ -99,7 +99,7 @@ type event struct {
 	// messageID is the private message's id for message events (to drop
 	// duplicates: their ids are a sequence of their own), else 0.
 	messageID int64
-	// late: a message heard on its topic after a newer one (messages.go).
+	// late: a message heard on its topic after a newer one (dm.go).
 	late bool
 	f    frame
 	// src is the event as a Format sees it (nil for a connection's own
@@ -134,12 +134,12 @@ type Conn struct {
 	clientSeen []int64
 	openFloor  int64
 	onClose    func() // called once the connection is gone
-	// messagesAfter and hasMessagesAfter are Client's MessagesAfter and
-	// HasMessagesAfter.
-	messagesAfter    int64
-	hasMessagesAfter bool
+	// dmsAfter and hasDMsAfter are Client's DMsAfter and
+	// HasDMsAfter.
+	dmsAfter    int64
+	hasDMsAfter bool
 	// notifyWarm: the user's notify topic was subscribed before c
-	// registered (set by Hub.join under Hub.mu; messages.go).
+	// registered (set by Hub.join under Hub.mu; dm.go).
 	notifyWarm bool
 	// format is Client.Format, publicAtStart Client.Public; public says c
 	// listens to the public topic (guarded by Hub.mu; format.go).
@@ -186,7 +186,7 @@ type Conn struct {
 	// the broker came back and before c's catch-up (gap.go).
 	gapHeld []event
 	// The same for private messages, whose ids are a sequence of their
-	// own (messages.go).
+	// own (dm.go).
 	msgSeen      idWindow
 	msgHigh      int64
 	msgGapMarked bool
@@ -214,10 +214,10 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 		clientSeen: cl.Seen,
 		onClose:    onClose,
 
-		messagesAfter:    cl.MessagesAfter,
-		hasMessagesAfter: cl.HasMessagesAfter,
-		format:           cl.Format,
-		publicAtStart:    cl.Public,
+		dmsAfter:      cl.DMsAfter,
+		hasDMsAfter:   cl.HasDMsAfter,
+		format:        cl.Format,
+		publicAtStart: cl.Public,
 	}
 	// The writer's place is taken from the start by the one that opens
 	// the connection.

@@ -100,8 +100,8 @@
 // user, and pass the safety rule as they are (the store refuses messages
 // between users who block one another). They get the posts' care, with
 // marks of their own since their ids are a sequence of their own
-// (messages.go): open reads, besides the posts, the messages after
-// ?messages_after= (LiveTimeline.MessagesSince) and the newest message id,
+// (dm.go): open reads, besides the posts, the messages after
+// ?messages_after= (LiveTimeline.DMsSince) and the newest message id,
 // which ready carries as last_message_id; message events held while the
 // connection opens are merged with that replay by id (msgSeen), and those
 // at or below ?messages_after= that the client got before it connected

@@ -184,8 +184,8 @@ type fakeTimeline struct {
 	fails  map[gateKey]error // the next call fails with this error
 
 	// messages are each user's private messages, oldest first, whose ids
-	// come from lastMessageID (fake_messages_test.go).
-	messages      map[int64][]store.Message
+	// come from lastMessageID (fake_dm_test.go).
+	messages      map[int64][]store.DM
 	lastMessageID int64
 }
 

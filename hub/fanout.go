@@ -62,8 +62,8 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		if t.Kind != store.TopicPublic {
 			ev.postID, ev.postAt = about.post.ID, about.post.CreatedAt
 		}
-	case store.EventMessage:
-		ev.messageID = messageIDOf(f.Data)
+	case store.EventDM:
+		ev.messageID = dmIDOf(f.Data)
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()

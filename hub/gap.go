@@ -154,7 +154,7 @@ func (h *Hub) resyncUser(u *user) {
 // (and ?messages_after) instead.
 func (h *Hub) catchUp(ctx context.Context, c *Conn) {
 	h.catchUpAfter(ctx, c, 0)
-	h.catchUpMessages(ctx, c)
+	h.catchUpDMs(ctx, c)
 }
 
 // catchUpAfter is catchUp that never goes back to floor or before.

@@ -66,7 +66,7 @@ func (h *Hub) readReplay(ctx context.Context, c *Conn, r *replay) error {
 	if r.posts, r.last, err = h.tl.HomeSinceLast(ctx, c.uid, c.after, max, c.clientSeen); err != nil {
 		return err
 	}
-	return h.readMessageReplay(ctx, c, r)
+	return h.readDMReplay(ctx, c, r)
 }
 
 // closeForError closes c after open failed, with the code that tells the
@@ -86,22 +86,22 @@ func (c *Conn) closeForError(err error) {
 type readyData struct {
 	UserID int64 `json:"user_id"`
 	LastID int64 `json:"last_id"`
-	// LastMessageID is the newest private message id the client has.
-	LastMessageID int64 `json:"last_message_id"`
+	// LastDMID is the newest private message id the client has.
+	LastDMID int64 `json:"last_message_id"`
 	// Truncated says the replay held only the newest ReplayMax posts: the
-	// client should reload its timeline over HTTP; MessagesTruncated the
+	// client should reload its timeline over HTTP; DMsTruncated the
 	// same of the private messages.
-	Truncated         bool `json:"truncated,omitempty"`
-	MessagesTruncated bool `json:"messages_truncated,omitempty"`
+	Truncated    bool `json:"truncated,omitempty"`
+	DMsTruncated bool `json:"messages_truncated,omitempty"`
 }
 
 // replay is what a connection reads while it opens: the posts and private
 // messages it missed (when it asked for them), oldest first, and the
 // newest ids of each.
 type replay struct {
-	posts             []store.Post
-	messages          []store.Message
-	last, lastMessage int64
+	posts        []store.Post
+	messages     []store.DM
+	last, lastDM int64
 }
 
 // goLive builds the frames that open returns, and makes c live: from
@@ -113,7 +113,7 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make([]frame, 0, len(r.posts)+len(r.messages)+1+len(c.pending))
-	c.high, c.msgHigh = max(r.last, c.after), max(r.lastMessage, c.messagesAfter)
+	c.high, c.msgHigh = max(r.last, c.after), max(r.lastDM, c.dmsAfter)
 	c.openFloor = c.high
 	if c.hasAfter {
 		c.openFloor = c.after
@@ -136,15 +136,15 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 		if !c.firstLocked(event{messageID: m.ID}) {
 			continue
 		}
-		f, err := encodeFrame(store.EventMessage, m)
+		f, err := encodeFrame(store.EventDM, m)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
 	c.h.m.replayed.Add(float64(len(out)))
-	ready, err := encodeFrame(store.EventReady, readyData{UserID: c.uid, LastID: c.high, LastMessageID: c.msgHigh,
-		Truncated: len(r.posts) >= c.h.opt.ReplayMax, MessagesTruncated: len(r.messages) >= c.h.opt.ReplayMax})
+	ready, err := encodeFrame(store.EventReady, readyData{UserID: c.uid, LastID: c.high, LastDMID: c.msgHigh,
+		Truncated: len(r.posts) >= c.h.opt.ReplayMax, DMsTruncated: len(r.messages) >= c.h.opt.ReplayMax})
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 			c.h.m.withheld.Inc()
 			continue
 		}
-		if !c.firstLocked(ev) || c.hadMessageLocked(ev) {
+		if !c.firstLocked(ev) || c.hadDMLocked(ev) {
 			c.h.m.duplicates.Inc()
 			continue
 		}

@@ -14,7 +14,7 @@ type topic struct {
 	linger *time.Timer // pending unsubscribe while no one listens
 	// msgHigh is the highest private message id heard on the topic (a
 	// user's notify topic) since it was subscribed: a message heard below
-	// it came late, after a newer one (messages.go).
+	// it came late, after a newer one (dm.go).
 	msgHigh atomic.Int64
 }
 

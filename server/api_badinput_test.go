@@ -28,7 +28,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		keys := storetest.Keys(t, rdb, "*")
 		var b strings.Builder
 		fmt.Fprint(&b, len(keys), rdb.Get(ctx, k.LastPostID()).Val(), rdb.Get(ctx, k.LastUserID()).Val(),
-			rdb.HGetAll(ctx, k.Message(p.ID)).Val(), rdb.ZCard(ctx, k.PublicTimeline()).Val())
+			rdb.HGetAll(ctx, k.Post(p.ID)).Val(), rdb.ZCard(ctx, k.PublicTimeline()).Val())
 		return b.String()
 	}
 	archiveSettled(t, rdb) // the post's background work is done before the snapshot

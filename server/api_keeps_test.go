@@ -231,7 +231,7 @@ func TestKeepsArchivedAPI(t *testing.T) {
 		ts.post(t, alice, fmt.Sprint("post ", i), 0)
 	}
 	archiveSettled(t, rdb)
-	if rdb.Exists(context.Background(), keysOf(rdb).Message(old)).Val() != 0 {
+	if rdb.Exists(context.Background(), keysOf(rdb).Post(old)).Val() != 0 {
 		t.Fatal("the old post's hash is still in Redis")
 	}
 	page := ts.page(t, bob, "/api/v1/me/bookmarks")

@@ -80,7 +80,7 @@ func TestFollowPostRepostCommentDelete(t *testing.T) {
 
 	// The A–G keys of the paper are all there.
 	mid := fmt.Sprint(p.ID)
-	msg := rdb.HGetAll(ctx, k.Message(p.ID)).Val()
+	msg := rdb.HGetAll(ctx, k.Post(p.ID)).Val()
 	if msg["content"] != "hello from alice" || msg["author"] != fmt.Sprint(aliceID) || msg["username"] != "alice" || msg["kind"] != "post" || msg["time"] == "" {
 		t.Errorf("B:%s = %v", mid, msg)
 	}
@@ -159,7 +159,7 @@ func TestFollowPostRepostCommentDelete(t *testing.T) {
 	// The hash stays as a tombstone until the archive has the delete too;
 	// the fans' G sets are cleaned by a fan-out job.
 	archiveSettled(t, rdb)
-	for _, key := range []string{k.Message(p.ID), k.PublicTime(p.ID), k.Author(p.ID), k.Comments(p.ID)} {
+	for _, key := range []string{k.Post(p.ID), k.PublicTime(p.ID), k.Author(p.ID), k.Comments(p.ID)} {
 		if rdb.Exists(ctx, key).Val() != 0 {
 			t.Errorf("%s survived the delete", key)
 		}
@@ -315,7 +315,7 @@ func TestReadersSkipDanglingIDs(t *testing.T) {
 		posts = append(posts, ts.post(t, alice, fmt.Sprintf("p%d", i), 0))
 	}
 	// The message vanished while indexes still point at it.
-	ts.rdb().Del(context.Background(), keysOf(ts.rdb()).Message(posts[3].ID))
+	ts.rdb().Del(context.Background(), keysOf(ts.rdb()).Post(posts[3].ID))
 	page := ts.page(t, alice, "/api/v1/timelines/home?limit=2")
 	if got := ids(page.Items); fmt.Sprint(got) != fmt.Sprint([]int64{posts[4].ID, posts[2].ID}) {
 		t.Fatalf("page = %v", got)

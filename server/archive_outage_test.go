@@ -252,7 +252,7 @@ func (l *outageLoad) checkArchived(t *testing.T, dsn string) {
 	}
 	defer db.Close()
 	all := l.snapshot()
-	rows, err := db.Messages(ctx, all)
+	rows, err := db.Posts(ctx, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,12 +314,12 @@ func waitEvicted(t *testing.T, rdb redis.UniversalClient, mid int64) {
 	t.Helper()
 	keys := keysOf(rdb)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		n, err := rdb.Exists(context.Background(), keys.Message(mid)).Result()
+		n, err := rdb.Exists(context.Background(), keys.Post(mid)).Result()
 		if err == nil && n == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			h, _ := rdb.HGetAll(context.Background(), keys.Message(mid)).Result()
+			h, _ := rdb.HGetAll(context.Background(), keys.Post(mid)).Result()
 			likers, _ := rdb.ZRange(context.Background(), keys.Likes(mid), 0, -1).Result()
 			t.Fatalf("message %d is still in Redis past its hot window, its archive batch long done: %v, likers %v (%v)", mid, h, likers, err)
 		}

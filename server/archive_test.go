@@ -61,7 +61,7 @@ func TestArchiveThroughTheAPI(t *testing.T) {
 		t.Fatalf("user posts through the API: %v, want %v", got, want)
 	}
 	oldest := want[len(want)-1]
-	if rdb.Exists(context.Background(), keysOf(rdb).Message(oldest)).Val() != 0 {
+	if rdb.Exists(context.Background(), keysOf(rdb).Post(oldest)).Val() != 0 {
 		t.Fatal("the oldest post's hash is still in Redis")
 	}
 	status, body := ts.call(t, "GET", fmt.Sprintf("/api/v1/posts/%d", oldest), tok, nil)
@@ -135,7 +135,7 @@ func TestArchiveSurvivesSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Messages(context.Background(), acked)
+	rows, err := db.Posts(context.Background(), acked)
 	if err != nil {
 		t.Fatal(err)
 	}

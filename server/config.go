@@ -54,7 +54,7 @@ type rateLimits struct {
 	LoginAccount store.Limit
 	Post         store.Limit // per user, posts and comments together
 	Follow       store.Limit // per user, follows and unfollows together
-	Message      store.Limit // per user, private messages
+	DM           store.Limit // per user, private messages
 }
 
 var defaultRateLimits = rateLimits{
@@ -63,7 +63,7 @@ var defaultRateLimits = rateLimits{
 	LoginAccount: store.Limit{N: 10, Per: 15 * time.Minute},
 	Post:         store.Limit{N: 30, Per: time.Minute},
 	Follow:       store.Limit{N: 60, Per: time.Minute},
-	Message:      store.Limit{N: 60, Per: time.Minute},
+	DM:           store.Limit{N: 60, Per: time.Minute},
 }
 
 // loadConfig reads flags from args and settings from getenv: the one place
@@ -179,7 +179,7 @@ func parseRateLimits(s string) (rateLimits, error) {
 		case "follow":
 			rl.Follow = l
 		case "message":
-			rl.Message = l
+			rl.DM = l
 		default:
 			return rateLimits{}, fmt.Errorf("invalid MICROBLOG_RATE_LIMITS entry %q: unknown limit %q (signup, login, login_account, post, follow, message)", part, name)
 		}

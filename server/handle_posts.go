@@ -17,7 +17,7 @@ const idempotencyHeader = "Idempotency-Key"
 const deleteTimeout = 10 * time.Second
 
 // handleCreatePost writes a post or, with repost_of, a repost: 201 Post.
-func handleCreatePost(st store.Messages, limit store.Limit) echo.HandlerFunc {
+func handleCreatePost(st store.Posts, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Content  string  `json:"content"`
@@ -35,12 +35,12 @@ func handleCreatePost(st store.Messages, limit store.Limit) echo.HandlerFunc {
 			}
 			np.RepostOf = *in.RepostOf
 		}
-		return createMessage(c, st, limit, np)
+		return createPost(c, st, limit, np)
 	}
 }
 
 // handleCreateComment writes a comment on the post or comment in the path: 201 Post.
-func handleCreateComment(st store.Messages, limit store.Limit) echo.HandlerFunc {
+func handleCreateComment(st store.Posts, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		parent, err := idParam(c)
 		if err != nil {
@@ -52,14 +52,14 @@ func handleCreateComment(st store.Messages, limit store.Limit) echo.HandlerFunc 
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		return createMessage(c, st, limit, store.NewPost{Author: viewer(c), Parent: parent,
+		return createPost(c, st, limit, store.NewPost{Author: viewer(c), Parent: parent,
 			Content: in.Content, IdempotencyKey: c.Request().Header.Get(idempotencyHeader)})
 	}
 }
 
-// createMessage writes the message; Create counts it against the author's
+// createPost writes the message; Create counts it against the author's
 // rate limit in the same round trip as its claim.
-func createMessage(c echo.Context, st store.Messages, limit store.Limit, np store.NewPost) error {
+func createPost(c echo.Context, st store.Posts, limit store.Limit, np store.NewPost) error {
 	np.Limit = limit
 	p, err := st.Create(c.Request().Context(), np)
 	if err != nil {
@@ -72,7 +72,7 @@ func createMessage(c echo.Context, st store.Messages, limit store.Limit, np stor
 }
 
 // handleGetPost returns one post or comment.
-func handleGetPost(st store.Messages) echo.HandlerFunc {
+func handleGetPost(st store.Posts) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		mid, err := idParam(c)
 		if err != nil {
@@ -87,7 +87,7 @@ func handleGetPost(st store.Messages) echo.HandlerFunc {
 }
 
 // handleDeletePost removes one of the caller's posts or comments.
-func handleDeletePost(st store.Messages) echo.HandlerFunc {
+func handleDeletePost(st store.Posts) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		mid, err := idParam(c)
 		if err != nil {
@@ -105,7 +105,7 @@ func handleDeletePost(st store.Messages) echo.HandlerFunc {
 }
 
 // handleComments lists the comments on the post or comment in the path.
-func handleComments(st store.Messages) echo.HandlerFunc {
+func handleComments(st store.Posts) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		mid, err := idParam(c)
 		if err != nil {
@@ -116,14 +116,14 @@ func handleComments(st store.Messages) echo.HandlerFunc {
 }
 
 // handleHomeTimeline lists the caller's own posts and its stars', newest first.
-func handleHomeTimeline(st store.Messages) echo.HandlerFunc {
+func handleHomeTimeline(st store.Posts) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		return st.HomeTimeline(c.Request().Context(), viewer(c), q)
 	})
 }
 
 // handlePublicTimeline lists everyone's newest posts.
-func handlePublicTimeline(st store.Messages) echo.HandlerFunc {
+func handlePublicTimeline(st store.Posts) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		return st.PublicTimeline(c.Request().Context(), q)
 	})

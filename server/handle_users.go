@@ -29,18 +29,18 @@ func handleMe(st store.Accounts, ops operators) echo.HandlerFunc {
 func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
-			Bio          *string `json:"bio"`
-			Protected    *bool   `json:"protected"`
-			MessagesFrom *string `json:"messages_from"`
+			Bio       *string `json:"bio"`
+			Protected *bool   `json:"protected"`
+			DMsFrom   *string `json:"messages_from"`
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		if in.Bio == nil && in.Protected == nil && in.MessagesFrom == nil {
+		if in.Bio == nil && in.Protected == nil && in.DMsFrom == nil {
 			return store.Invalid(store.CodeInvalidBio, "bio is missing (send bio, protected, messages_from, or several)")
 		}
-		if in.MessagesFrom != nil {
-			if err := store.CheckMessagesFrom(*in.MessagesFrom); err != nil {
+		if in.DMsFrom != nil {
+			if err := store.CheckDMsFrom(*in.DMsFrom); err != nil {
 				return err
 			}
 		}
@@ -58,8 +58,8 @@ func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 				return err
 			}
 		}
-		if in.MessagesFrom != nil {
-			if err := st.SetMessagesFrom(ctx, viewer(c), *in.MessagesFrom); err != nil {
+		if in.DMsFrom != nil {
+			if err := st.SetDMsFrom(ctx, viewer(c), *in.DMsFrom); err != nil {
 				return err
 			}
 		}

@@ -55,7 +55,7 @@ func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps)
 			if err != nil {
 				return err
 			}
-			cl.MessagesAfter, cl.HasMessagesAfter = q.After, true
+			cl.DMsAfter, cl.HasDMsAfter = q.After, true
 		}
 		if !websocket.IsWebSocketUpgrade(r) {
 			return store.Invalid(store.CodeNotWebSocket, "GET /ws must be a WebSocket upgrade")

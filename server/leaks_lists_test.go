@@ -173,7 +173,7 @@ func TestLeaksPeopleOnPost(t *testing.T) {
 			}
 			if archived {
 				c.archive(t, "joe")
-				if ts.rdb().Exists(context.Background(), keysOf(ts.rdb()).Message(p)).Val() != 0 {
+				if ts.rdb().Exists(context.Background(), keysOf(ts.rdb()).Post(p)).Val() != 0 {
 					t.Fatal("the post's hash is still in Redis")
 				}
 			}

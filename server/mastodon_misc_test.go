@@ -251,7 +251,7 @@ func TestMastodonConversations(t *testing.T) {
 	if status != http.StatusCreated {
 		t.Fatalf("send: %d %s", status, body)
 	}
-	var msg store.Message
+	var msg store.DM
 	mustDecode(t, body, &msg)
 
 	var convs []mastodon.Conversation
@@ -287,7 +287,7 @@ func TestMastodonConversations(t *testing.T) {
 		t.Fatalf("direct reply = %+v", reply)
 	}
 	status, body = ts.call(t, "GET", "/api/v1/conversations/alice/messages", bob, nil)
-	var page store.Page[store.Message]
+	var page store.Page[store.DM]
 	mustDecode(t, body, &page)
 	if status != http.StatusOK || len(page.Items) != 2 || page.Items[0].Content != "hi back" ||
 		idStr(mastodon.DirectIDBase+page.Items[0].ID) != reply.ID {
@@ -303,7 +303,7 @@ func TestMastodonConversations(t *testing.T) {
 
 	var native store.Page[store.Conversation]
 	ts.getJSON(t, bob, "/api/v1/conversations", &native)
-	if len(native.Items) != 1 || native.Items[0].With.Username != "alice" || native.Items[0].LastMessage.ID != page.Items[0].ID {
+	if len(native.Items) != 1 || native.Items[0].With.Username != "alice" || native.Items[0].LastDM.ID != page.Items[0].ID {
 		t.Errorf("native conversations = %+v", native)
 	}
 	ts.wantStatus(t, "POST", "/api/v1/conversations/alice/read", bob, map[string]int64{"up_to": page.Items[0].ID}, http.StatusNoContent, "")

@@ -241,7 +241,7 @@ func TestMastodonStreamingDirect(t *testing.T) {
 
 	c, _ := ts.dialStream(t, "access_token="+gina, nil)
 	c.send(t, "subscribe", "direct", "")
-	msg := ts.sendMessage(t, hank, "gina", "psst")
+	msg := ts.sendDM(t, hank, "gina", "psst")
 	var conv mastodon.Conversation
 	c.expect(t, []string{"direct"}, "conversation", &conv)
 	if conv.ID != strconv.FormatInt(hankID, 10) || !conv.Unread || len(conv.Accounts) != 1 ||

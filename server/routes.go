@@ -125,11 +125,11 @@ func addRoutes(e *echo.Echo, s *server, mst *mastodon.API) {
 	api.DELETE("/me/follow_requests/:username", handleFollowRequest(st, false), member)
 	shared(http.MethodPost, "/reports", handleReport(st, rl.Post), member)
 
-	api.POST("/conversations/:username/messages", handleSendMessage(st, rl.Message), member)
+	api.POST("/conversations/:username/messages", handleSendDM(st, rl.DM), member)
 	shared(http.MethodGet, "/conversations", handleConversations(st), member)
-	api.GET("/conversations/:username/messages", handleConversationMessages(st), member)
+	api.GET("/conversations/:username/messages", handleConversationDMs(st), member)
 	shared(http.MethodPost, "/conversations/:username/read", handleReadConversation(st), member)
-	api.DELETE("/messages/:id", handleDeleteMessage(st), member)
+	api.DELETE("/messages/:id", handleDeleteDM(st), member)
 
 	admin := api.Group("/admin", member, ops.only)
 	admin.GET("/reports", handleReports(st))

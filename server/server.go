@@ -48,7 +48,7 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 	s := &server{cfg: cfg, store: st, media: files, reg: reg, logger: logger}
 	rl := cfg.RateLimits
 	mst := mastodon.New(mastodon.Deps{Store: st, Media: files, Admins: cfg.Safety.Admins, Signup: cfg.Auth.LocalSignup, Logger: logger,
-		Limits: mastodon.Limits{Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, Message: rl.Message},
+		Limits: mastodon.Limits{Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM},
 		Origin: origin})
 	addRoutes(e, s, mst)
 	return e, mst

@@ -89,7 +89,7 @@ func TestRedisFullAnswers503(t *testing.T) {
 	}
 	archiveSettled(t, rdb)
 	k := keysOf(rdb)
-	for _, key := range []string{k.Message(p.ID), k.Message(c.ID), k.Comments(p.ID)} {
+	for _, key := range []string{k.Post(p.ID), k.Post(c.ID), k.Comments(p.ID)} {
 		if rdb.Exists(ctx, key).Val() != 0 {
 			t.Errorf("%s survived the delete", key)
 		}

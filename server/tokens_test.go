@@ -23,8 +23,8 @@ func TestOAuthTokenIsNotANativeSession(t *testing.T) {
 	alice, _ := ts.register(t, "alice")
 	dave, _ := ts.register(t, "dave")
 	bossNative, _ := ts.register(t, "boss")
-	ts.sendMessage(t, alice, "boss", "a secret between us")
-	ts.sendMessage(t, dave, "boss", "another secret")
+	ts.sendDM(t, alice, "boss", "a secret between us")
+	ts.sendDM(t, dave, "boss", "another secret")
 
 	readOnly := ts.mastodonToken(t, "boss", bossNative, "read:statuses")
 	media := ts.mastodonToken(t, "boss", bossNative, "write:media")

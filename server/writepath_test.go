@@ -75,7 +75,7 @@ func TestClientTimeoutsMakeNoSecondPost(t *testing.T) {
 	indexed := map[string]bool{} // the B keys of the posts in F
 	for _, p := range posts {
 		mid, _ := strconv.ParseInt(p, 10, 64)
-		indexed[k.Message(mid)] = true
+		indexed[k.Post(mid)] = true
 	}
 	for _, key := range storetest.Keys(t, rdb, "B:*") {
 		if !indexed[key] {
@@ -161,7 +161,7 @@ func TestCheckerRunsInTheServer(t *testing.T) {
 	_, uid := ts.register(t, "alice")
 	mid := rdb.Incr(ctx, k.LastPostID()).Val()
 	at := time.Now().Add(-2 * time.Minute).UnixMilli()
-	rdb.HSet(ctx, k.Message(mid), "content", "half written", "author", uid, "username", "alice",
+	rdb.HSet(ctx, k.Post(mid), "content", "half written", "author", uid, "username", "alice",
 		"time", at, "kind", "post", "mentions", "[]", "tags", "[]", "media", "[]")
 	rdb.Set(ctx, k.PublicTime(mid), at, 0)
 	rdb.Set(ctx, k.Author(mid), uid, 0)

@@ -117,14 +117,14 @@ type Archive interface {
 	Likes(ctx context.Context, q LikeQuery) ([]ArchivedLike, error)
 	// Messages returns the rows of these ids that exist, tombstones included
 	// (Deleted set, Content, Mentions, Tags, Media and History empty).
-	Messages(ctx context.Context, ids []int64) (map[int64]Archived, error)
+	Posts(ctx context.Context, ids []int64) (map[int64]Archived, error)
 	// Has returns which of ids have a row (a message or a tombstone), in the
 	// order of ids, each once.
 	Has(ctx context.Context, ids []int64) ([]int64, error)
 	// IDs returns the ids the query selects, newest first.
 	IDs(ctx context.Context, q ArchiveQuery) ([]int64, error)
-	// MessageArchive keeps the private messages.
-	MessageArchive
+	// DMArchive keeps the private messages.
+	DMArchive
 	// Search finds the posts (not comments, not deleted) whose content
 	// holds every word of q, newest first (SearchResult).
 	Search(ctx context.Context, q SearchQuery) (SearchResult, error)

@@ -67,12 +67,12 @@ const (
 	CodeSuspended          Code = "suspended"           // ErrForbidden
 	CodeNotAdmin           Code = "not_admin"           // ErrForbidden
 	CodeProtected          Code = "protected"           // ErrForbidden
-	CodeMessagesClosed     Code = "messages_closed"     // ErrForbidden
+	CodeDMsClosed          Code = "messages_closed"     // ErrForbidden
 	CodeNotFound           Code = "not_found"           // ErrNotFound
 	CodePostNotFound       Code = "post_not_found"      // ErrNotFound
 	CodeUserNotFound       Code = "user_not_found"      // ErrNotFound
 	CodeReportNotFound     Code = "report_not_found"    // ErrNotFound
-	CodeMessageNotFound    Code = "message_not_found"   // ErrNotFound
+	CodeDMNotFound         Code = "message_not_found"   // ErrNotFound
 	CodeMethodNotAllowed   Code = "method_not_allowed"  // ErrMethodNotAllowed
 	CodeConflict           Code = "conflict"            // ErrConflict
 	CodeUsernameTaken      Code = "username_taken"      // ErrConflict

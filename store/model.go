@@ -18,10 +18,10 @@ type User struct {
 	AvatarURL      *string `json:"avatar_url"` // nil: none (front ends draw a letter)
 	// UnreadNotifications is set only on the user's own User (/me).
 	UnreadNotifications *int64 `json:"unread_notifications,omitempty"`
-	// UnreadMessages (the conversations with unread messages) and
-	// MessagesFrom (who may write to the user) are set only on /me.
-	UnreadMessages *int64 `json:"unread_messages,omitempty"`
-	MessagesFrom   string `json:"messages_from,omitempty"`
+	// UnreadDMs (the conversations with unread messages) and
+	// DMsFrom (who may write to the user) are set only on /me.
+	UnreadDMs *int64 `json:"unread_messages,omitempty"`
+	DMsFrom   string `json:"messages_from,omitempty"`
 	// Blocking, BlockedBy, Muting and Requested say whether the caller
 	// blocks them, is blocked by them, mutes them, and has asked to follow
 	// them (a protected account); nil for anonymous callers.

@@ -94,9 +94,9 @@ type Follows interface {
 	Following(ctx context.Context, uid, viewer int64, q PageQuery) (Page[User], error)
 }
 
-// Messages are posts, reposts and comments and the lists they appear in.
+// Posts are posts, reposts and comments and the lists they appear in.
 // Reads take the viewer (0: anonymous) for Post.Liked.
-type Messages interface {
+type Posts interface {
 	Create(ctx context.Context, np NewPost) (Post, error)
 	Post(ctx context.Context, mid, viewer int64) (Post, error)
 	Delete(ctx context.Context, uid, mid int64) error
@@ -239,7 +239,7 @@ type Service interface {
 	SignInStates
 	OAuth
 	Follows
-	Messages
+	Posts
 	Social
 	Safety
 	Keeps
@@ -271,7 +271,7 @@ type LiveTimeline interface {
 	// Lens is what uid may see, read now (not from a cache): the live feed
 	// holds back what it hides, and reads it again on EventLensChanged.
 	Lens(ctx context.Context, uid int64) (*Lens, error)
-	LiveMessages
+	LiveDMs
 }
 
 // NewPost is what a user writes: a post, a repost (RepostOf set) or a

@@ -33,7 +33,7 @@ type Deps struct {
 // Limits are the service's rate limits (MICROBLOG_RATE_LIMITS), the same
 // for both APIs.
 type Limits struct {
-	Login, LoginAccount, Post, Follow, Message store.Limit
+	Login, LoginAccount, Post, Follow, DM store.Limit
 }
 
 // API is the Mastodon client API of one server process.

@@ -88,7 +88,7 @@ func (a *API) markConversationRead(c echo.Context) (Conversation, error) {
 		return Conversation{}, errRecordNotFound
 	}
 	ctx, uid := c.Request().Context(), viewer(c)
-	last, err := a.st.ConversationMessages(ctx, uid, other, store.PageQuery{Limit: 1, Viewer: uid})
+	last, err := a.st.ConversationDMs(ctx, uid, other, store.PageQuery{Limit: 1, Viewer: uid})
 	if err != nil {
 		return Conversation{}, err
 	}
@@ -107,5 +107,5 @@ func (a *API) markConversationRead(c echo.Context) (Conversation, error) {
 	if err != nil {
 		return Conversation{}, err
 	}
-	return mapperOf(c).conversation(store.Conversation{With: with, LastMessage: &msg, UpdatedAt: msg.CreatedAt}, me), nil
+	return mapperOf(c).conversation(store.Conversation{With: with, LastDM: &msg, UpdatedAt: msg.CreatedAt}, me), nil
 }

@@ -487,7 +487,7 @@ func directID(mid int64) string { return idString(DirectIDBase + mid) }
 // to one of its two users: sender and recipient are those users as the
 // reader sees them (the recipient is mentioned, as Mastodon mentions the
 // people a direct status goes to).
-func (m mapper) directStatus(msg store.Message, sender, recipient store.User) Status {
+func (m mapper) directStatus(msg store.DM, sender, recipient store.User) Status {
 	s := m.status(store.Post{ID: msg.ID, Author: store.Author{ID: sender.ID, Username: sender.Username, AvatarURL: sender.AvatarURL},
 		Content: msg.Content, CreatedAt: msg.CreatedAt, Media: msg.Media})
 	url := m.origin + "/messages/" + sender.Username + "/" + idString(msg.ID)
@@ -502,7 +502,7 @@ func (m mapper) directStatus(msg store.Message, sender, recipient store.User) St
 // whose messages it holds too); its id is the other user's.
 func (m mapper) conversation(conv store.Conversation, me store.User) Conversation {
 	out := Conversation{ID: idString(conv.With.ID), Unread: conv.UnreadCount > 0, Accounts: []Account{m.account(conv.With)}}
-	if msg := conv.LastMessage; msg != nil {
+	if msg := conv.LastDM; msg != nil {
 		sender, recipient := conv.With, me
 		if msg.Sender.ID == me.ID {
 			sender, recipient = me, conv.With
@@ -516,7 +516,7 @@ func (m mapper) conversation(conv store.Conversation, me store.User) Conversatio
 // liveConversation maps the conversation of viewer that msg, just sent, is
 // the last message of, for the streaming API: the parties as the message
 // names them, unread when viewer received it.
-func (m mapper) liveConversation(viewer int64, msg store.Message) Conversation {
+func (m mapper) liveConversation(viewer int64, msg store.DM) Conversation {
 	other, me := msg.Other(viewer), msg.Sender
 	if me.ID != viewer {
 		me = msg.Recipient
@@ -526,7 +526,7 @@ func (m mapper) liveConversation(viewer int64, msg store.Message) Conversation {
 		unread = 1
 	}
 	party := func(p store.Party) store.User { return store.User{ID: p.ID, Username: p.Username} }
-	return m.conversation(store.Conversation{With: party(other), LastMessage: &msg, UnreadCount: unread,
+	return m.conversation(store.Conversation{With: party(other), LastDM: &msg, UnreadCount: unread,
 		UpdatedAt: msg.CreatedAt}, party(me))
 }
 

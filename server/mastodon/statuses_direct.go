@@ -34,12 +34,12 @@ func (a *API) createDirect(c echo.Context, f url.Values) error {
 		strings.HasPrefix(text, "@"+names[0]) {
 		text = content
 	}
-	nm := store.NewMessage{From: from, To: to, Content: text, Limit: a.d.Limits.Message,
+	nm := store.NewDM{From: from, To: to, Content: text, Limit: a.d.Limits.DM,
 		IdempotencyKey: c.Request().Header.Get(idempotencyHeader)}
 	if nm.MediaIDs, err = idsOf(f["media_ids"], "media_ids"); err != nil {
 		return err
 	}
-	msg, err := a.st.SendMessage(ctx, nm)
+	msg, err := a.st.SendDM(ctx, nm)
 	if err != nil {
 		return err
 	}

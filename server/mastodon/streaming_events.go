@@ -47,7 +47,7 @@ func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 		switch {
 		case ev.Name == store.EventNotification && (s.name == "user" || s.name == "user:notification"):
 			return evNotification
-		case ev.Name == store.EventMessage && s.name == "direct":
+		case ev.Name == store.EventDM && s.name == "direct":
 			return evConversation
 		}
 	case store.TopicPublic:
@@ -165,7 +165,7 @@ func (f *streamFormat) payload(ev *hub.Event, name string) string {
 		}
 		entity = f.m.notification(n)
 	case evConversation:
-		var m store.Message
+		var m store.DM
 		if json.Unmarshal(ev.Data, &m) != nil {
 			return ""
 		}

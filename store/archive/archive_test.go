@@ -76,7 +76,7 @@ func save(t testing.TB, db *archive.DB, put, deleted []store.Archived) {
 
 func messages(t testing.TB, db *archive.DB, ids ...int64) map[int64]store.Archived {
 	t.Helper()
-	got, err := db.Messages(context.Background(), ids)
+	got, err := db.Posts(context.Background(), ids)
 	if err != nil {
 		t.Fatalf("messages %v: %v", ids, err)
 	}
@@ -216,7 +216,7 @@ func TestDerivedCounters(t *testing.T) {
 	})
 }
 
-func TestMessagesManyIDs(t *testing.T) {
+func TestDMsManyIDs(t *testing.T) {
 	forEngines(t, func(t *testing.T, db *archive.DB) {
 		var put []store.Archived
 		var ids []int64
@@ -384,7 +384,7 @@ func TestUnavailable(t *testing.T) {
 		"ping": func() error { return db.Ping(ctx) },
 		"save": func() error { return db.Save(ctx, []store.Archived{post(2, 1, "b")}, nil) },
 		"messages": func() error {
-			_, err := db.Messages(ctx, []int64{1})
+			_, err := db.Posts(ctx, []int64{1})
 			return err
 		},
 		"has": func() error {
@@ -413,7 +413,7 @@ func TestUnavailable(t *testing.T) {
 	// A closed SQLite archive is unavailable too.
 	sq := open(t, archivetest.SQLite(t))
 	sq.Close()
-	if _, err := sq.Messages(ctx, []int64{1}); !errors.Is(err, store.ErrUnavailable) {
+	if _, err := sq.Posts(ctx, []int64{1}); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("messages of a closed archive: %v, want ErrUnavailable", err)
 	}
 }

@@ -18,7 +18,7 @@ func TestMigrateToEdits(t *testing.T) {
 			if v, err := db.SchemaVersion(ctx); err != nil || v != len(ms) || v < 3 {
 				t.Errorf("schema version = %d, %v; want %d", v, err, len(ms))
 			}
-			got, err := db.Messages(ctx, []int64{1})
+			got, err := db.Posts(ctx, []int64{1})
 			if m := got[1]; err != nil || m.Content != "旧的" || m.Edited != 0 || m.History != "" {
 				t.Errorf("the message made before edits = %+v, %v", m, err)
 			}

@@ -15,10 +15,10 @@ import (
 // read in chunks, far below SQLite's 32,766 parameters.
 const idsPerQuery = 500
 
-// selectMessage reads a message with its counters, derived from the
+// selectPost reads a message with its counters, derived from the
 // comments and reposts that are not deleted (indexes messages_parent and
 // messages_repost_of) and from its likes (the likes table's key).
-const selectMessage = "SELECT " + columns + `,
+const selectPost = "SELECT " + columns + `,
 	(SELECT COUNT(*) FROM messages c WHERE c.parent = m.id AND c.deleted = 0),
 	(SELECT COUNT(*) FROM messages r WHERE r.repost_of = m.id AND r.deleted = 0),
 	(SELECT COUNT(*) FROM likes l WHERE l.mid = m.id)
@@ -27,18 +27,18 @@ const selectMessage = "SELECT " + columns + `,
 // Messages returns the rows of these ids that exist, tombstones included
 // (Deleted set, Content, Mentions, Tags, Media and History empty), each with its
 // CommentsCount and RepostsCount.
-func (db *DB) Messages(ctx context.Context, ids []int64) (map[int64]store.Archived, error) {
+func (db *DB) Posts(ctx context.Context, ids []int64) (map[int64]store.Archived, error) {
 	found := make(map[int64]store.Archived, len(ids))
 	for chunk := range slices.Chunk(uniq(ids), idsPerQuery) {
-		if err := db.messages(ctx, chunk, found); err != nil {
+		if err := db.posts(ctx, chunk, found); err != nil {
 			return nil, wrap(db.d, "messages", err)
 		}
 	}
 	return found, nil
 }
 
-func (db *DB) messages(ctx context.Context, ids []int64, found map[int64]store.Archived) error {
-	rows, err := db.read.QueryContext(ctx, selectMessage+list(len(ids)), anys(ids)...)
+func (db *DB) posts(ctx context.Context, ids []int64, found map[int64]store.Archived) error {
+	rows, err := db.read.QueryContext(ctx, selectPost+list(len(ids)), anys(ids)...)
 	if err != nil {
 		return err
 	}

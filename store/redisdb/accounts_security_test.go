@@ -290,7 +290,7 @@ func TestDeleteAccount(t *testing.T) {
 		t.Fatal("a session outlived its account")
 	}
 	for _, mid := range mids {
-		if s.rdb.Exists(s.ctx, s.keys.Message(mid)).Val() != 0 {
+		if s.rdb.Exists(s.ctx, s.keys.Post(mid)).Val() != 0 {
 			t.Fatalf("post %d outlived its author", mid)
 		}
 	}

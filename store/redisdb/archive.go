@@ -82,7 +82,7 @@ func jsonOr[T any](v []T, empty string) string {
 }
 
 // archived is the message of hash h as the archive keeps it.
-func (h *messageHash) archived(mid int64) store.Archived {
+func (h *postHash) archived(mid int64) store.Archived {
 	return store.Archived{ID: mid, Kind: h.Kind, Author: h.Author, Username: h.Username, Content: h.Content,
 		Created: h.Time, RepostOf: parseID(h.RepostOf), Parent: parseID(h.Parent),
 		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media}
@@ -91,7 +91,7 @@ func (h *messageHash) archived(mid int64) store.Archived {
 // archivedPost is an archived message as readers see it; repost_of holds
 // only the original's id, as with a hash.
 func archivedPost(a store.Archived) *store.Post {
-	h := messageHash{Content: a.Content, Author: a.Author, Username: a.Username, Time: a.Created,
+	h := postHash{Content: a.Content, Author: a.Author, Username: a.Username, Time: a.Created,
 		Kind: a.Kind, Comments: a.CommentsCount, Reposts: a.RepostsCount,
 		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media, Edited: a.Edited}
 	if a.RepostOf != 0 {

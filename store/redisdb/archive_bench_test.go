@@ -517,7 +517,7 @@ func (e *arRun) readAll() {
 				r.mismatch++
 			}
 			if n < 50 { // where the posts came from, outside the timing
-				_, hot, err := e.reader.loadMessagesHot(e.ctx, ids(page.Items), 0)
+				_, hot, err := e.reader.loadPostsHot(e.ctx, ids(page.Items), 0)
 				e.must(err)
 				for _, h := range hot {
 					if !h {

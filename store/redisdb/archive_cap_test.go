@@ -42,7 +42,7 @@ func TestArchiveQueueCap(t *testing.T) {
 	} {
 		_, refused[what] = s.Create(s.ctx, np)
 	}
-	_, refused["a private message"] = s.SendMessage(s.ctx, store.NewMessage{From: fan, To: u, Content: "hello"})
+	_, refused["a private message"] = s.SendDM(s.ctx, store.NewDM{From: fan, To: u, Content: "hello"})
 	for what, err := range refused {
 		if !errors.Is(err, store.ErrArchiveBacklog) {
 			t.Errorf("%s with the archive queue full: %v, want archive_backlog", what, err)

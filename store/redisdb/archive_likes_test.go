@@ -28,7 +28,7 @@ func (s testStore) likeAt(uid, mid int64, on bool) {
 // entries of it) are still in Redis.
 func (s testStore) inRedis(mid int64, tag string, likers ...int64) []string {
 	var out []string
-	if s.rdb.Exists(s.ctx, s.keys.Message(mid)).Val() == 1 {
+	if s.rdb.Exists(s.ctx, s.keys.Post(mid)).Val() == 1 {
 		out = append(out, "B")
 	}
 	if s.rdb.Exists(s.ctx, s.keys.Likes(mid)).Val() == 1 {

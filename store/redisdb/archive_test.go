@@ -90,7 +90,7 @@ func (s testStore) pageAll(page func(store.PageQuery) (store.Page[store.Post], e
 func (s testStore) hotHashes(mids []int64) int {
 	n := 0
 	for _, mid := range mids {
-		if s.rdb.Exists(s.ctx, s.keys.Message(mid)).Val() == 1 {
+		if s.rdb.Exists(s.ctx, s.keys.Post(mid)).Val() == 1 {
 			n++
 		}
 	}
@@ -195,7 +195,7 @@ func TestArchiveHotWindow(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.archived()
-			rows, err := s.opt.Archive.Messages(s.ctx, []int64{posts[0], posts[len(posts)-1]})
+			rows, err := s.opt.Archive.Posts(s.ctx, []int64{posts[0], posts[len(posts)-1]})
 			if err != nil || rows[posts[0]].LikesCount != 1 || rows[posts[len(posts)-1]].LikesCount != 1 {
 				t.Fatalf("the archive's likes: %+v, %v; want 1 each (fan's; other's on the newest)", rows, err)
 			}
@@ -246,7 +246,7 @@ func TestArchiveHotWindow(t *testing.T) {
 			check("before the archive has the delete")
 			s.archived()
 			check("after")
-			if s.rdb.Exists(s.ctx, s.keys.Message(posts[0])).Val() != 0 {
+			if s.rdb.Exists(s.ctx, s.keys.Post(posts[0])).Val() != 0 {
 				t.Fatal("the tombstone stays in Redis after the archive has the delete")
 			}
 			if err := s.Delete(s.ctx, writer, posts[0]); !errors.Is(err, store.ErrPostNotFound) {
@@ -402,7 +402,7 @@ func TestArchiveRepairedMessage(t *testing.T) {
 		t.Fatalf("%d repairs, want 1", n)
 	}
 	s.archived()
-	rows, err := s.opt.Archive.Messages(s.ctx, []int64{half})
+	rows, err := s.opt.Archive.Posts(s.ctx, []int64{half})
 	if err != nil || rows[half].Content != "half written" {
 		t.Fatalf("the repaired message in the archive: %+v, %v", rows[half], err)
 	}

@@ -69,7 +69,7 @@ func (a *Archiver) do(ctx context.Context, msgs []redis.XMessage) {
 	}
 	err := a.evict(ctx, b)
 	if err == nil && len(b.pmPut)+len(b.pmDel) > 0 {
-		err = a.evictMessages(ctx, b.pmPut, b.pmDel)
+		err = a.evictDMs(ctx, b.pmPut, b.pmDel)
 	}
 	if err != nil {
 		if ctx.Err() == nil {
@@ -88,7 +88,7 @@ func (a *Archiver) do(ctx context.Context, msgs []redis.XMessage) {
 type archiveBatch struct {
 	put, del, edits []store.Archived
 	likes, unlikes  []store.ArchivedLike
-	pmPut, pmDel    []store.ArchivedMessage // private messages (messages_archive.go)
+	pmPut, pmDel    []store.ArchivedDM // private messages (dm_archive.go)
 }
 
 // parse reads a batch of the queue; of the likes and unlikes of one pair in
@@ -102,8 +102,8 @@ func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
 	for _, m := range msgs {
 		raw, _ := m.Values["row"].(string)
 		op, _ := m.Values["op"].(string)
-		if isMessageJob(op) {
-			if !b.parseMessageJob(op, raw) {
+		if isDMJob(op) {
+			if !b.parseDMJob(op, raw) {
 				a.malformed(m, nil)
 			}
 			continue
@@ -174,7 +174,7 @@ func (a *Archiver) save(ctx context.Context, b archiveBatch) bool {
 			err = a.s.opt.Archive.SaveLikes(ctx, b.likes, b.unlikes)
 		}
 		if err == nil {
-			err = a.s.opt.Archive.SaveMessages(ctx, b.pmPut, b.pmDel)
+			err = a.s.opt.Archive.SaveDMs(ctx, b.pmPut, b.pmDel)
 		}
 		if err == nil {
 			break
@@ -199,7 +199,7 @@ func (a *Archiver) save(ctx context.Context, b archiveBatch) bool {
 // ids the archive holds go, with no edit the archive lacks, so a reader
 // that misses them in Redis finds them there as Redis had them.
 func (a *Archiver) evict(ctx context.Context, b archiveBatch) error {
-	liked, err := a.likedMessages(ctx, append(slices.Clip(b.likes), b.unlikes...))
+	liked, err := a.likedPosts(ctx, append(slices.Clip(b.likes), b.unlikes...))
 	if err != nil {
 		return err
 	}
@@ -228,15 +228,15 @@ func (a *Archiver) candidates(ctx context.Context, put, del, edits []store.Archi
 	parents := map[int64]*redis.StringCmd{} // comment id → kind of its parent
 	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, d := range del {
-			evictMessage.Eval(ctx, pl, []string{a.s.keys.Message(d.ID)}, "tombstone")
+			evictPost.Eval(ctx, pl, []string{a.s.keys.Post(d.ID)}, "tombstone")
 		}
 		for _, e := range edits {
-			editSaved.Eval(ctx, pl, []string{a.s.keys.Message(e.ID)}, e.Edited)
+			editSaved.Eval(ctx, pl, []string{a.s.keys.Post(e.ID)}, e.Edited)
 		}
 		for _, p := range put {
 			switch {
 			case p.Kind == store.KindComment:
-				parents[p.ID] = pl.HGet(ctx, a.s.keys.Message(p.Parent), "kind")
+				parents[p.ID] = pl.HGet(ctx, a.s.keys.Post(p.Parent), "kind")
 			case authorsPast[p.Author] == nil:
 				authorsPast[p.Author] = a.queuePastWindow(ctx, pl, a.s.keys.UserPosts(p.Author))
 			}

@@ -110,7 +110,7 @@ func (a *Archiver) inspect(ctx context.Context, mids []int64) (map[int64]*evictS
 	likes := make([]*redis.StringSliceCmd, len(mids))
 	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			hashes[i] = pl.HMGet(ctx, a.s.keys.Message(mid), "kind", "tags", fieldEditPending)
+			hashes[i] = pl.HMGet(ctx, a.s.keys.Post(mid), "kind", "tags", fieldEditPending)
 			likes[i] = pl.ZRange(ctx, a.s.keys.Likes(mid), 0, -1)
 		}
 		return nil
@@ -141,7 +141,7 @@ func (a *Archiver) inspect(ctx context.Context, mids []int64) (map[int64]*evictS
 	if len(cold) == 0 {
 		return states, nil
 	}
-	rows, err := a.s.opt.Archive.Messages(ctx, cold)
+	rows, err := a.s.opt.Archive.Posts(ctx, cold)
 	if err != nil {
 		return nil, a.s.wrap("archive: evict: topics", err)
 	}
@@ -185,13 +185,13 @@ func (a *Archiver) leave(ctx context.Context, states map[int64]*evictState) erro
 		for mid, st := range states {
 			switch {
 			case a.keepLikesAndTopics && st.ready:
-				res[mid] = evictMessage.Eval(ctx, pl, []string{a.s.keys.Message(mid)}, "message")
+				res[mid] = evictPost.Eval(ctx, pl, []string{a.s.keys.Post(mid)}, "message")
 			case st.ready:
 				args := make([]any, len(st.likers))
 				for i, uid := range st.likers {
 					args[i] = uid
 				}
-				res[mid] = evictHot.Eval(ctx, pl, []string{a.s.keys.Message(mid), a.s.keys.Likes(mid)}, args...)
+				res[mid] = evictHot.Eval(ctx, pl, []string{a.s.keys.Post(mid), a.s.keys.Likes(mid)}, args...)
 			}
 		}
 		return nil
@@ -227,11 +227,11 @@ func (a *Archiver) queueLeftovers(ctx context.Context, pl redis.Pipeliner, mid i
 	}
 }
 
-// likedMessages are the hot messages that likes are of, as much of them
+// likedPosts are the hot messages that likes are of, as much of them
 // as candidates needs (kind, author, parent): the archive now has those
 // likes, so such a message held back for want of them may leave (step 1),
 // as its author's posts or its parent's comments do.
-func (a *Archiver) likedMessages(ctx context.Context, likes []store.ArchivedLike) ([]store.Archived, error) {
+func (a *Archiver) likedPosts(ctx context.Context, likes []store.ArchivedLike) ([]store.Archived, error) {
 	if len(likes) == 0 {
 		return nil, nil
 	}
@@ -244,7 +244,7 @@ func (a *Archiver) likedMessages(ctx context.Context, likes []store.ArchivedLike
 	cmds := make([]*redis.SliceCmd, len(mids))
 	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = pl.HMGet(ctx, a.s.keys.Message(mid), "kind", "author", "parent")
+			cmds[i] = pl.HMGet(ctx, a.s.keys.Post(mid), "kind", "author", "parent")
 		}
 		return nil
 	})

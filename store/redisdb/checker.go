@@ -37,7 +37,7 @@ import (
 //   - D and E keys without their B (a delete that stopped half way) go.
 //
 // Then it walks the private messages the same way, from a checkpoint of
-// their own (checker_messages.go), and reconsiders the fan-out mode of every
+// their own (checker_dm.go), and reconsiders the fan-out mode of every
 // author in global:celebrities (checker_modes.go). Every step is
 // idempotent, so a run cut short, or two at once, do no harm.
 
@@ -102,7 +102,7 @@ func (c *Checker) Check(ctx context.Context) (int, error) {
 	if err != nil {
 		return posts, err
 	}
-	messages, err := c.pass(ctx, s.keys.RepairMessagesCheckpoint(), s.keys.LastMessageID(), c.checkMessageRange)
+	messages, err := c.pass(ctx, s.keys.RepairPostsCheckpoint(), s.keys.LastDMID(), c.checkDMRange)
 	if err != nil {
 		return posts + messages, err
 	}
@@ -181,7 +181,7 @@ func (c *Checker) checkRange(ctx context.Context, lo, hi, floor int64) (chunkRes
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i := range n {
 			mid := lo + int64(i)
-			msgs[i] = pl.HGetAll(ctx, s.keys.Message(mid))
+			msgs[i] = pl.HGetAll(ctx, s.keys.Post(mid))
 			own[i] = pl.Exists(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
 		}
 		return nil
@@ -194,7 +194,7 @@ func (c *Checker) checkRange(ctx context.Context, lo, hi, floor int64) (chunkRes
 	young := s.now() - c.opt.Grace.Milliseconds()
 	for i := range n {
 		mid := lo + int64(i)
-		var h messageHash
+		var h postHash
 		if len(msgs[i].Val()) == 0 || msgs[i].Scan(&h) != nil || h.Kind == "" {
 			if len(msgs[i].Val()) == 0 && own[i].Val() > 0 {
 				if err := s.rdb.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid)).Err(); err != nil {
@@ -213,7 +213,7 @@ func (c *Checker) checkRange(ctx context.Context, lo, hi, floor int64) (chunkRes
 			r.stop = true
 			return r, nil
 		}
-		m, err := c.checkMessage(ctx, mid, &h, msgs[i].Val()[fieldIdem])
+		m, err := c.checkPost(ctx, mid, &h, msgs[i].Val()[fieldIdem])
 		r.mended += m
 		if err != nil {
 			r.stop = true
@@ -224,9 +224,9 @@ func (c *Checker) checkRange(ctx context.Context, lo, hi, floor int64) (chunkRes
 	return r, nil
 }
 
-// checkMessage checks one message that exists: that its index points at it
+// checkPost checks one message that exists: that its index points at it
 // and its counters equal their sets.
-func (c *Checker) checkMessage(ctx context.Context, mid int64, h *messageHash, idem string) (int, error) {
+func (c *Checker) checkPost(ctx context.Context, mid int64, h *postHash, idem string) (int, error) {
 	s := c.s
 	author, parent := h.Author, parseID(h.Parent)
 	var indexed *redis.FloatCmd
@@ -315,7 +315,7 @@ func (c *Checker) show(ctx context.Context, mid int64) (int, error) {
 
 // syncCounters sets a message's comments_count and reposts_count to the
 // sizes of the sets they count (comments and reposts), where they differ.
-func (c *Checker) syncCounters(ctx context.Context, mid int64, h *messageHash, comments, reposts int64) (int, error) {
+func (c *Checker) syncCounters(ctx context.Context, mid int64, h *postHash, comments, reposts int64) (int, error) {
 	s := c.s
 	mended := 0
 	for _, n := range []struct {
@@ -329,7 +329,7 @@ func (c *Checker) syncCounters(ctx context.Context, mid int64, h *messageHash, c
 		if n.stored == n.size {
 			continue
 		}
-		err := countSync.Run(ctx, s.rdb, []string{s.keys.Message(mid), n.set}, n.field).Err()
+		err := countSync.Run(ctx, s.rdb, []string{s.keys.Post(mid), n.set}, n.field).Err()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return mended, s.wrap("repair: counter", err)
 		}

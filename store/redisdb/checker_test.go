@@ -22,7 +22,7 @@ func (s testStore) halfWrite(np store.NewPost) int64 {
 	if first, err := s.claim(s.ctx, d); err != nil || first != nil {
 		s.t.Fatalf("claim: %v, %v", first, err)
 	}
-	if err := s.writeMessage(s.ctx, d); err != nil {
+	if err := s.writePost(s.ctx, d); err != nil {
 		s.t.Fatal(err)
 	}
 	return d.post.ID
@@ -110,7 +110,7 @@ func TestRepairRemovesWhatARetryReplaced(t *testing.T) {
 	if n := s.repair(); n != 1 || repairs(m, repairRemoved) != 1 {
 		t.Fatalf("%d repairs, %d removals; want 1", n, repairs(m, repairRemoved))
 	}
-	if got := s.messagesOf(alice); len(got) != 1 || got[0] != retry.ID {
+	if got := s.dmsOf(alice); len(got) != 1 || got[0] != retry.ID {
 		t.Fatalf("alice's messages %v, want only the retry's %d", got, retry.ID)
 	}
 	for _, key := range []string{s.keys.PublicTime(dead), s.keys.Author(dead)} {
@@ -134,8 +134,8 @@ func TestRepairFixesCountersAndLeftovers(t *testing.T) {
 	s.post(store.NewPost{Author: alice, Content: "a comment", Parent: p.ID})
 	s.post(store.NewPost{Author: s.user("bob"), RepostOf: p.ID})
 	gone := s.post(store.NewPost{Author: alice, Content: "deleted half way"})
-	s.rdb.HSet(s.ctx, s.keys.Message(p.ID), fieldComments, 5, fieldReposts, 7) // re-sent HINCRBYs, say
-	s.rdb.Del(s.ctx, s.keys.Message(gone.ID))                                  // Delete's first step, and no more
+	s.rdb.HSet(s.ctx, s.keys.Post(p.ID), fieldComments, 5, fieldReposts, 7) // re-sent HINCRBYs, say
+	s.rdb.Del(s.ctx, s.keys.Post(gone.ID))                                  // Delete's first step, and no more
 
 	if n := s.repair(); n != 3 || repairs(m, repairCounter) != 2 || repairs(m, repairOrphanKeys) != 1 {
 		t.Fatalf("%d repairs (%d counters, %d leftovers), want 2 and 1", n, repairs(m, repairCounter), repairs(m, repairOrphanKeys))
@@ -191,7 +191,7 @@ func TestRepairRemovesASecondRepost(t *testing.T) {
 	if n := s.repair(); n != 1 || repairs(m, repairRemoved) != 1 {
 		t.Fatalf("%d repairs, %d removals; want 1", n, repairs(m, repairRemoved))
 	}
-	if got := s.messagesOf(bob); len(got) != 1 || got[0] != again.ID {
+	if got := s.dmsOf(bob); len(got) != 1 || got[0] != again.ID {
 		t.Fatalf("bob's messages %v, want only %d (not %d)", got, again.ID, dead)
 	}
 	if p, _ := s.Post(s.ctx, orig.ID, 0); p.RepostsCount != 1 {
@@ -217,7 +217,7 @@ func TestRepairWaitsForAClaimedID(t *testing.T) {
 	}
 	// The claimed id's request writes its message now, and stops before its indexes.
 	at := time.Now().Add(-2 * time.Minute).UnixMilli()
-	s.rdb.HSet(s.ctx, s.keys.Message(claimed), "content", "written after the run", "author", alice, "username", "alice",
+	s.rdb.HSet(s.ctx, s.keys.Post(claimed), "content", "written after the run", "author", alice, "username", "alice",
 		"time", at, "kind", "post", "mentions", "[]", "tags", "[]", "media", "[]")
 	s.rdb.Set(s.ctx, s.keys.PublicTime(claimed), at, 0)
 	s.rdb.Set(s.ctx, s.keys.Author(claimed), alice, 0)

@@ -25,7 +25,7 @@ func (s testStore) checkCounts(author int64, mids ...int64) {
 	}
 	for _, mid := range mids {
 		comments := s.rdb.ZCard(s.ctx, s.keys.Comments(mid)).Val()
-		if n, _ := s.rdb.HGet(s.ctx, s.keys.Message(mid), fieldComments).Int64(); n != comments {
+		if n, _ := s.rdb.HGet(s.ctx, s.keys.Post(mid), fieldComments).Int64(); n != comments {
 			s.t.Errorf("comments_count of %d is %d, C holds %d", mid, n, comments)
 		}
 	}
@@ -35,7 +35,7 @@ func (s testStore) checkCounts(author int64, mids ...int64) {
 // a comment in its parent's C set) or gone entirely.
 func (s testStore) checkWhole(author int64) {
 	s.t.Helper()
-	for _, mid := range s.messagesOf(author) {
+	for _, mid := range s.dmsOf(author) {
 		p, err := s.message(s.ctx, mid)
 		if err != nil {
 			s.t.Fatal(err)
@@ -113,7 +113,7 @@ func TestStoppedWriteIsUndone(t *testing.T) {
 	}
 	s.checkWhole(alice)
 	s.checkCounts(alice, p.ID)
-	if n := len(s.messagesOf(alice)); n != 3 {
+	if n := len(s.dmsOf(alice)); n != 3 {
 		t.Fatalf("alice has %d messages, want 3", n)
 	}
 }

@@ -163,7 +163,7 @@ func (s *Store) repostedBefore(ctx context.Context, d *draft) error {
 	// checker will finish or remove it): taken for gone, it was replaced
 	// in reposts:<orig> by this one, and both reposts of one user stood.
 	mid := int64(before)
-	ms, err := s.loadMessages(withUnfinished(ctx), []int64{mid}, 0)
+	ms, err := s.loadPosts(withUnfinished(ctx), []int64{mid}, 0)
 	if err != nil {
 		return err
 	}
@@ -306,14 +306,14 @@ func (d *draft) shape(mid int64, name, avatar string, now int64) {
 func (s *Store) write(ctx context.Context, d *draft) error {
 	var err error
 	if s.keys.cluster {
-		err = s.writeMessage(ctx, d)
+		err = s.writePost(ctx, d)
 		if err == nil {
 			err = s.index(ctx, d)
 		}
 	} else {
 		var mode *redis.SliceCmd
 		_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
-			s.queueMessage(ctx, t, d)
+			s.queuePost(ctx, t, d)
 			mode = s.queueIndex(ctx, t, d)
 			return nil
 		})
@@ -345,20 +345,20 @@ func (d *draft) lost() error {
 	return nil
 }
 
-// writeMessage writes the message's own keys (B, D, E) in one transaction,
+// writePost writes the message's own keys (B, D, E) in one transaction,
 // before any index points at them.
-func (s *Store) writeMessage(ctx context.Context, d *draft) error {
+func (s *Store) writePost(ctx context.Context, d *draft) error {
 	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
-		s.queueMessage(ctx, t, d)
+		s.queuePost(ctx, t, d)
 		return nil
 	})
 	return s.wrap("create post", err)
 }
 
-// queueMessage queues the writes of the message's own keys (B, D, E).
-func (s *Store) queueMessage(ctx context.Context, t redis.Pipeliner, d *draft) {
+// queuePost queues the writes of the message's own keys (B, D, E).
+func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	p := d.post
-	h := messageHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
+	h := postHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
 		Time: int64(p.CreatedAt), Kind: p.Kind}
 	if d.orig != nil {
 		h.RepostOf = id(d.orig.ID)
@@ -370,12 +370,12 @@ func (s *Store) queueMessage(ctx context.Context, t redis.Pipeliner, d *draft) {
 	tags, _ := json.Marshal(d.tags)
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
 	d.row = h.archived(p.ID)
-	t.HSet(ctx, s.keys.Message(p.ID), h)
+	t.HSet(ctx, s.keys.Post(p.ID), h)
 	if d.idemKey != "" { // for the checker, should the request stop half way
-		t.HSet(ctx, s.keys.Message(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+		t.HSet(ctx, s.keys.Post(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
 	if s.keys.cluster { // hidden until finish: its indexes follow on other masters
-		t.HSet(ctx, s.keys.Message(p.ID), fieldUnfinished, "1")
+		t.HSet(ctx, s.keys.Post(p.ID), fieldUnfinished, "1")
 	}
 	t.Set(ctx, s.keys.PublicTime(p.ID), int64(p.CreatedAt), 0)
 	t.Set(ctx, s.keys.Author(p.ID), p.Author.ID, 0)
@@ -415,7 +415,7 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	z := redis.Z{Score: float64(mid), Member: mid}
 	if d.parent != nil {
 		pl.ZAdd(ctx, s.keys.Comments(d.parent.ID), z)
-		countSync.Eval(ctx, pl, []string{s.keys.Message(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
+		countSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
 		s.queueArchive(ctx, pl, archivePut, d.row)
 		s.queueFinish(ctx, pl, d)
 		return nil
@@ -429,7 +429,7 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 		}
 	}
 	if d.orig != nil {
-		d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.Reposts(d.orig.ID), s.keys.Message(d.orig.ID)},
+		d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.Reposts(d.orig.ID), s.keys.Post(d.orig.ID)},
 			author, mid, d.staleRepost, fieldReposts)
 	}
 	s.queueTags(ctx, pl, d.tags, mid, 1)
@@ -562,7 +562,7 @@ func (s *Store) queuePostFinish(ctx context.Context, pl redis.Scripter, d *draft
 		args[0] = d.claim
 	}
 	if d.orig != nil {
-		keys = append(keys, s.keys.Reposts(d.orig.ID), s.keys.Message(d.orig.ID))
+		keys = append(keys, s.keys.Reposts(d.orig.ID), s.keys.Post(d.orig.ID))
 		args[3], args[4] = d.np.Author, d.post.ID
 	}
 	for _, e := range events {
@@ -599,7 +599,7 @@ func (s *Store) finish(ctx context.Context, d *draft) error {
 			return nil
 		}
 	}
-	if err := s.rdb.HDel(ctx, s.keys.Message(d.post.ID), fieldUnfinished).Err(); err != nil {
+	if err := s.rdb.HDel(ctx, s.keys.Post(d.post.ID), fieldUnfinished).Err(); err != nil {
 		return s.wrap("finish post", err)
 	}
 	return s.wrap("finish post", s.publishEvents(ctx, d.events))

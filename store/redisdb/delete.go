@@ -40,7 +40,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		pl.Del(ctx, s.keys.Reposts(mid))
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.Comments(*m.ParentID), mid)
-			countSync.Eval(ctx, pl, []string{s.keys.Message(*m.ParentID), s.keys.Comments(*m.ParentID)}, fieldComments)
+			countSync.Eval(ctx, pl, []string{s.keys.Post(*m.ParentID), s.keys.Comments(*m.ParentID)}, fieldComments)
 			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, gone)
 			return nil
 		}
@@ -58,7 +58,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		}
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
-			repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(m.RepostOf.ID), s.keys.Message(m.RepostOf.ID)}, uid, mid, fieldReposts)
+			repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(m.RepostOf.ID), s.keys.Post(m.RepostOf.ID)}, uid, mid, fieldReposts)
 		}
 		return nil
 	})
@@ -98,7 +98,7 @@ func (s *Store) claimDelete(ctx context.Context, uid, mid int64) (*store.Post, e
 		if m.Author.ID != uid {
 			return nil, s.hiddenOr(ctx, uid, mid, store.ErrNotAuthor)
 		}
-		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.Message(mid)},
+		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.Post(mid)},
 			flag(s.opt.Archive != nil), flag(!hot)).Int()
 		switch {
 		case err != nil:

@@ -65,7 +65,7 @@
 //
 // # Private messages
 //
-// A private message (messages.go) has an id of its own (global:messageid)
+// A private message (dm.go) has an id of its own (global:messageid)
 // and its hash pm:<id> under its own tag; each of its two users holds it
 // in keys under their own tag (conv:<uid>:<other>, conv:<uid> and the read
 // and unread marks), written by one script call per side. It is claimed as

@@ -125,8 +125,8 @@ func (s *Store) editHot(ctx context.Context, c *change) (bool, error) {
 	mentions, _ := json.Marshal(c.mentions)
 	tags, _ := json.Marshal(c.tags)
 	args := append([]any{c.uid, c.content, mentions, tags, s.now(), store.MaxEdits,
-		flag(s.opt.Archive != nil), flag(c.blank != nil)}, messageFieldArgs...)
-	res, err := editMessage.Run(ctx, s.rdb, []string{s.keys.Message(c.mid), s.keys.History(c.mid)}, args...).Slice()
+		flag(s.opt.Archive != nil), flag(c.blank != nil)}, postFieldArgs...)
+	res, err := editMessage.Run(ctx, s.rdb, []string{s.keys.Post(c.mid), s.keys.History(c.mid)}, args...).Slice()
 	if err != nil {
 		return false, s.wrap("edit post", err)
 	}
@@ -159,7 +159,7 @@ func (s *Store) editHot(ctx context.Context, c *change) (bool, error) {
 		c.history = append(c.history, parseVersion(raw))
 	}
 	fields, _ := res[6].([]any)
-	h := scanMessage(fields)
+	h := scanPost(fields)
 	p := h.post(c.mid)
 	p.LikesCount = h.Likes
 	// The edit is made: should Redis fail from here on, the message keeps
@@ -179,7 +179,7 @@ func (s *Store) editArchived(ctx context.Context, c *change) (bool, error) {
 		return false, store.ErrPostNotFound
 	}
 	for range archivedEditTries {
-		rows, err := s.opt.Archive.Messages(ctx, []int64{c.mid})
+		rows, err := s.opt.Archive.Posts(ctx, []int64{c.mid})
 		if err != nil {
 			return false, s.wrap("edit post: archive", err)
 		}
@@ -252,7 +252,7 @@ func (s *Store) History(ctx context.Context, mid, viewer int64) ([]store.Version
 	var now *redis.SliceCmd
 	_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 		list = t.LRange(ctx, s.keys.History(mid), 0, -1)
-		now = t.HMGet(ctx, s.keys.Message(mid), "kind", fieldDeleted, "content", fieldEdited)
+		now = t.HMGet(ctx, s.keys.Post(mid), "kind", fieldDeleted, "content", fieldEdited)
 		return nil
 	})
 	if err != nil {
@@ -281,7 +281,7 @@ func (s *Store) archivedHistory(ctx context.Context, mid int64) ([]store.Version
 	if s.opt.Archive == nil {
 		return nil, store.ErrPostNotFound
 	}
-	rows, err := s.opt.Archive.Messages(ctx, []int64{mid})
+	rows, err := s.opt.Archive.Posts(ctx, []int64{mid})
 	if err != nil {
 		return nil, s.wrap("read history: archive", err)
 	}

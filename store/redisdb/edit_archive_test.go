@@ -68,7 +68,7 @@ func TestEditArchived(t *testing.T) {
 			if err != nil || !slices.Equal(ids(page.Items), posts[:1]) {
 				t.Errorf("#new = %v, %v; want the archived post", ids(page.Items), err)
 			}
-			rows, err := s.opt.Archive.Messages(s.ctx, []int64{posts[0], hot})
+			rows, err := s.opt.Archive.Posts(s.ctx, []int64{posts[0], hot})
 			if err != nil || rows[hot].Edited == 0 || rows[posts[0]].Content != "post 0, fixed twice #new" {
 				t.Errorf("the archive's rows = %+v, %v", rows, err)
 			}

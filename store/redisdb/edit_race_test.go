@@ -69,7 +69,7 @@ func TestEditDeleteRace(t *testing.T) {
 				if n := s.rdb.Exists(s.ctx, s.keys.History(p.ID)).Val(); n != 0 {
 					t.Fatalf("round %d: history:%d left behind", i, p.ID)
 				}
-				if h := s.rdb.HGetAll(s.ctx, s.keys.Message(p.ID)).Val(); len(h) > 0 && h[fieldDeleted] != "1" {
+				if h := s.rdb.HGetAll(s.ctx, s.keys.Post(p.ID)).Val(); len(h) > 0 && h[fieldDeleted] != "1" {
 					t.Fatalf("round %d: the message's hash is %v, want none or a tombstone", i, h)
 				}
 			}
@@ -77,7 +77,7 @@ func TestEditDeleteRace(t *testing.T) {
 				return
 			}
 			s.archived()
-			rows, err := s.opt.Archive.Messages(s.ctx, mids)
+			rows, err := s.opt.Archive.Posts(s.ctx, mids)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -279,7 +279,7 @@ func (f *FanOut) lastSeen(ctx context.Context, uids []int64, jobs []job) ([]floa
 }
 
 // gone tells for each of mids whether the message is gone, as a nil of
-// loadMessages does: deleted (a tombstone in Redis), or neither in Redis
+// loadPosts does: deleted (a tombstone in Redis), or neither in Redis
 // nor in the archive (or a delete there). An archived message is not gone.
 // It reads two fields of each hash, not the whole message, in one round
 // trip, and asks the archive only about the messages no longer in Redis.
@@ -287,7 +287,7 @@ func (f *FanOut) gone(ctx context.Context, mids []int64) ([]bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
 	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = pl.HMGet(ctx, f.s.keys.Message(mid), "kind", fieldDeleted)
+			cmds[i] = pl.HMGet(ctx, f.s.keys.Post(mid), "kind", fieldDeleted)
 		}
 		return nil
 	})
@@ -326,7 +326,7 @@ func (f *FanOut) archivedAfterAll(ctx context.Context, mids []int64, cold []int,
 	for k, i := range cold {
 		ask[k] = mids[i]
 	}
-	rows, err := f.s.opt.Archive.Messages(ctx, ask)
+	rows, err := f.s.opt.Archive.Posts(ctx, ask)
 	if err != nil {
 		return f.s.wrap("fan out: check posts: archive", err)
 	}

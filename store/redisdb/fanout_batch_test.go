@@ -489,7 +489,7 @@ func TestFanOutBatchKeepsItsClaims(t *testing.T) {
 }
 
 // TestFanOutGoneMatchesLoadMessages: the batch's check that a post still
-// exists says gone exactly where loadMessages finds nothing: a hot post and
+// exists says gone exactly where loadPosts finds nothing: a hot post and
 // one archived out of Redis exist; one deleted while hot, one deleted once
 // archived and one never written are gone.
 func TestFanOutGoneMatchesLoadMessages(t *testing.T) {
@@ -512,7 +512,7 @@ func TestFanOutGoneMatchesLoadMessages(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		all := append(slices.Clone(mids), mids[7]+1000)
-		ms, err := s.loadMessages(s.ctx, all, 0)
+		ms, err := s.loadPosts(s.ctx, all, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -522,7 +522,7 @@ func TestFanOutGoneMatchesLoadMessages(t *testing.T) {
 		}
 		for i, mid := range all {
 			if gone[i] != (ms[i] == nil) {
-				t.Fatalf("%s: post %d gone %v, loadMessages found %v", when, mid, gone[i], ms[i])
+				t.Fatalf("%s: post %d gone %v, loadPosts found %v", when, mid, gone[i], ms[i])
 			}
 		}
 		if !gone[0] || gone[1] || !gone[7] || gone[6] || !gone[8] {

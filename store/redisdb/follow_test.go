@@ -106,7 +106,7 @@ func TestTimelinePagesSkipGoneMessages(t *testing.T) {
 	}
 	// Gone behind the store's back, as an archived message would be.
 	for _, mid := range all[20:26] {
-		s.rdb.Del(s.ctx, s.keys.Message(mid))
+		s.rdb.Del(s.ctx, s.keys.Post(mid))
 	}
 	want := slices.Concat(all[5:20], all[26:])
 	slices.Reverse(want)

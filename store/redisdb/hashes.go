@@ -10,13 +10,13 @@ import (
 	"microblog/store"
 )
 
-// The hashes' field names live here and nowhere else: messageHash and
+// The hashes' field names live here and nowhere else: postHash and
 // userHash name every field in their tags (go-redis writes a struct with
 // HSET and reads one back with Scan), and the counters that are bumped on
 // their own have a constant each.
 
-// messageHash is the B:<mid> hash of one message.
-type messageHash struct {
+// postHash is the B:<mid> hash of one message.
+type postHash struct {
 	Content  string `redis:"content"`
 	Author   int64  `redis:"author"`
 	Username string `redis:"username"` // a copy of the author's name, for speed
@@ -44,7 +44,7 @@ type messageHash struct {
 	Unfinished string `redis:"unfinished"`
 }
 
-// Counters of messageHash, bumped with HINCRBY.
+// Counters of postHash, bumped with HINCRBY.
 const (
 	fieldComments = "comments_count"
 	fieldReposts  = "reposts_count"
@@ -56,29 +56,29 @@ const (
 // request held), for the checker of half-written messages (repair.go).
 const fieldIdem = "idem"
 
-// messageFields are messageHash's fields, in the order HMGET asks for them
-// and scanMessage reads them.
-var messageFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted, fieldLikes, fieldEdited, fieldUnfinished}
+// postFields are postHash's fields, in the order HMGET asks for them
+// and scanPost reads them.
+var postFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted, fieldLikes, fieldEdited, fieldUnfinished}
 
-// hmgetMessage is the command HMGET B:<mid> of every messageHash field. A
+// hmgetPost is the command HMGET B:<mid> of every postHash field. A
 // page reads a message hash per post: its arguments are made once, not
-// per command, and scanMessage reads the reply without reflection.
-func hmgetMessage(ctx context.Context, key string) *redis.SliceCmd {
-	args := make([]any, 2, 2+len(messageFieldArgs))
+// per command, and scanPost reads the reply without reflection.
+func hmgetPost(ctx context.Context, key string) *redis.SliceCmd {
+	args := make([]any, 2, 2+len(postFieldArgs))
 	args[0], args[1] = "hmget", key
-	return redis.NewSliceCmd(ctx, append(args, messageFieldArgs...)...)
+	return redis.NewSliceCmd(ctx, append(args, postFieldArgs...)...)
 }
 
-var messageFieldArgs = func() []any {
-	out := make([]any, len(messageFields))
-	for i, f := range messageFields {
+var postFieldArgs = func() []any {
+	out := make([]any, len(postFields))
+	for i, f := range postFields {
 		out[i] = f
 	}
 	return out
 }()
 
-// scanMessage reads the reply of hmgetMessage.
-func scanMessage(vals []any) messageHash {
+// scanPost reads the reply of hmgetPost.
+func scanPost(vals []any) postHash {
 	str := func(i int) string {
 		if i < len(vals) {
 			v, _ := vals[i].(string)
@@ -86,19 +86,19 @@ func scanMessage(vals []any) messageHash {
 		}
 		return ""
 	}
-	return messageHash{Content: str(0), Author: parseID(str(1)), Username: str(2), Time: parseID(str(3)),
+	return postHash{Content: str(0), Author: parseID(str(1)), Username: str(2), Time: parseID(str(3)),
 		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: parseID(str(7)), Reposts: parseID(str(8)),
 		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: parseID(str(13)),
 		Edited: parseID(str(14)), Unfinished: str(15)}
 }
 
-// fieldDeleted marks a tombstone (see messageHash.Deleted).
+// fieldDeleted marks a tombstone (see postHash.Deleted).
 const fieldDeleted = "deleted"
 
-// fieldUnfinished marks a message being written (messageHash.Unfinished).
+// fieldUnfinished marks a message being written (postHash.Unfinished).
 const fieldUnfinished = "unfinished"
 
-// fieldEdited is messageHash.Edited. fieldEditPending holds the Edited of
+// fieldEdited is postHash.Edited. fieldEditPending holds the Edited of
 // an edit not archived yet: the archiver leaves the message in Redis until
 // the archive has it (edit.go).
 const (
@@ -108,7 +108,7 @@ const (
 
 // post is the message as the contract shows it; RepostOf holds only the
 // original's id, which readers fill in.
-func (m *messageHash) post(mid int64) *store.Post {
+func (m *postHash) post(mid int64) *store.Post {
 	p := &store.Post{ID: mid, Kind: m.Kind, Content: m.Content,
 		Author:    store.Author{ID: m.Author, Username: m.Username},
 		CreatedAt: store.Time(m.Time), CommentsCount: m.Comments, RepostsCount: m.Reposts}

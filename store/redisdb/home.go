@@ -33,7 +33,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 	q.Viewer = uid
 	home, tail := []string{s.keys.Home(uid)}, s.homeTail(uid)
 	if got != nil && pulls.later() {
-		page, err := s.messagePageFrom(withRider(ctx, pulls.queueShards), home, tail, q, store.InFeed, parseIDs(got[0].Val()))
+		page, err := s.postPageFrom(withRider(ctx, pulls.queueShards), home, tail, q, store.InFeed, parseIDs(got[0].Val()))
 		if err != nil {
 			return store.Page[store.Post]{}, err
 		}
@@ -44,7 +44,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 		if len(keys) == 1 && !pulls.settled {
 			return page, nil
 		}
-		return s.messagePageFrom(ctx, keys, tail, q, store.InFeed, nil) // G's page does not stand
+		return s.postPageFrom(ctx, keys, tail, q, store.InFeed, nil) // G's page does not stand
 	}
 	keys, err := s.homeKeys(ctx, uid, pulls)
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 	if len(keys) == 1 && got != nil && !pulls.settled {
 		pre = parseIDs(got[0].Val())
 	}
-	return s.messagePageFrom(ctx, keys, tail, q, store.InFeed, pre)
+	return s.postPageFrom(ctx, keys, tail, q, store.InFeed, pre)
 }
 
 // HomeSince returns the home-timeline posts of uid newer than after, oldest

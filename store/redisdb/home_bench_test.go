@@ -245,7 +245,7 @@ func (s *Store) mainHomeTimeline(ctx context.Context, uid int64, q store.PageQue
 	if len(keys) == 1 {
 		pre = parseIDs(first.Val())
 	}
-	return s.messagePageFrom(ctx, keys, s.homeTail(uid), q, store.InFeed, pre)
+	return s.postPageFrom(ctx, keys, s.homeTail(uid), q, store.InFeed, pre)
 }
 
 // hrRow is one measurement: a reader, the system's size, a path.

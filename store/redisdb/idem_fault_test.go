@@ -40,7 +40,7 @@ func TestRetryAfterLostClaimReply(t *testing.T) {
 			return p.ID, err
 		}},
 		{"message", func() (int64, error) {
-			m, err := s.SendMessage(s.ctx, store.NewMessage{From: alice, To: bob, Content: "sent in a blip", IdempotencyKey: "k-message"})
+			m, err := s.SendDM(s.ctx, store.NewDM{From: alice, To: bob, Content: "sent in a blip", IdempotencyKey: "k-message"})
 			return m.ID, err
 		}},
 	} {
@@ -69,10 +69,10 @@ func TestRetryAfterLostClaimReply(t *testing.T) {
 			t.Fatalf("%s: the next retry answers %d, %v; want the same %d", c.what, again, err, first)
 		}
 	}
-	if n := len(s.messagesOf(alice)); n != 1 {
+	if n := len(s.dmsOf(alice)); n != 1 {
 		t.Fatalf("alice has %d posts, want 1", n)
 	}
-	page, err := s.ConversationMessages(s.ctx, alice, bob, store.PageQuery{Limit: 10, Viewer: alice})
+	page, err := s.ConversationDMs(s.ctx, alice, bob, store.PageQuery{Limit: 10, Viewer: alice})
 	if err != nil || len(page.Items) != 1 {
 		t.Fatalf("the conversation holds %d messages (%v), want 1", len(page.Items), err)
 	}

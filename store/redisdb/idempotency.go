@@ -51,7 +51,7 @@ func parseIdem(v string) idemState {
 	switch kind {
 	case "claim":
 		return idemState{running: true, reqHash: hash}
-	case "post", "message": // a post's id, or a private message's (messages.go)
+	case "post", "message": // a post's id, or a private message's (dm.go)
 		return idemState{mid: parseID(first), reqHash: hash}
 	case "0":
 		return idemState{running: true}
@@ -192,7 +192,7 @@ func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.P
 	if errors.Is(err, store.ErrPostNotFound) && s.keys.cluster {
 		// Its result is recorded and the post not shown yet: its request
 		// (or its settle) is about to.
-		if mark, _ := s.rdb.HGet(ctx, s.keys.Message(st.mid), fieldUnfinished).Result(); mark == "1" {
+		if mark, _ := s.rdb.HGet(ctx, s.keys.Post(st.mid), fieldUnfinished).Result(); mark == "1" {
 			return store.Post{}, store.ErrInProgress
 		}
 		p, err = s.Post(ctx, st.mid, d.np.Author) // shown since the first read, or gone for good

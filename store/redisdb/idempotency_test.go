@@ -136,7 +136,7 @@ func TestClaimLostMidWrite(t *testing.T) {
 	steal.Store(&key)
 	_, err := s.Create(s.ctx, store.NewPost{Author: alice, Content: "outrun", IdempotencyKey: "k"})
 	wantCode(t, err, store.ErrConflict, store.CodeRequestInProgress)
-	if got := s.messagesOf(alice); len(got) != 0 {
+	if got := s.dmsOf(alice); len(got) != 0 {
 		t.Fatalf("messages %v left behind", got)
 	}
 	if v := s.rdb.Get(s.ctx, key).Val(); v != claimValue("another-request", "whatever") {

@@ -126,7 +126,7 @@ func (s *Store) history(ctx context.Context) (history, error) {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		identity = pl.Get(ctx, s.keys.HistoryIdentity())
 		message = pl.Get(ctx, s.keys.LastPostID())
-		direct = pl.Get(ctx, s.keys.LastMessageID())
+		direct = pl.Get(ctx, s.keys.LastDMID())
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {

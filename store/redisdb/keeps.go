@@ -95,7 +95,7 @@ func (s *Store) dropGonePins(ctx context.Context, uid int64) (int, error) {
 	if err != nil {
 		return 0, s.wrap("pin: read pins", err)
 	}
-	ms, err := s.loadMessages(ctx, parseIDs(mids), 0)
+	ms, err := s.loadPosts(ctx, parseIDs(mids), 0)
 	if err != nil {
 		return 0, err
 	}

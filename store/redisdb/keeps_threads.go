@@ -29,7 +29,7 @@ func (s *Store) openThreads(ctx context.Context, items []store.Post, viewer int6
 	var gone []any
 	for depth := 0; len(next) > 0 && depth < maxThreadDepth; depth++ {
 		mids := distinctValues(next)
-		ms, err := s.loadMessages(ctx, mids, 0)
+		ms, err := s.loadPosts(ctx, mids, 0)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -131,7 +131,7 @@ func (k Keys) Fans(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":f
 func (k Keys) Stars(uid int64) string { return k.prefix + "A:" + k.tag(uid) + ":loverID" }
 
 // Message is the HASH B:<mid> holding one message.
-func (k Keys) Message(mid int64) string { return k.prefix + "B:" + k.tag(mid) }
+func (k Keys) Post(mid int64) string { return k.prefix + "B:" + k.tag(mid) }
 
 // History is the LIST history:<mid> of a message's earlier versions,
 // oldest first, each "<unix ms>:<content>" (when that version was written,
@@ -354,9 +354,9 @@ func (k Keys) RepairLock() string { return k.prefix + "lock:repair" }
 // checker has settled.
 func (k Keys) RepairCheckpoint() string { return k.prefix + "repair:checkpoint" }
 
-// RepairMessagesCheckpoint is the STRING repair:messages:checkpoint, the
+// RepairPostsCheckpoint is the STRING repair:messages:checkpoint, the
 // last private message id the checker has settled.
-func (k Keys) RepairMessagesCheckpoint() string { return k.prefix + "repair:messages:checkpoint" }
+func (k Keys) RepairPostsCheckpoint() string { return k.prefix + "repair:messages:checkpoint" }
 
 // ReplicaSync is the STRING replica:sync:{<n>}, a counter that Replicated
 // increments on one master, in one of its slots, and waits for its
@@ -443,13 +443,13 @@ func (k Keys) Reports(resolved bool) string {
 	return k.prefix + "reports:open"
 }
 
-// LastMessageID is the STRING global:messageid, INCRed for each private
+// LastDMID is the STRING global:messageid, INCRed for each private
 // message: private messages have ids of their own, apart from posts.
-func (k Keys) LastMessageID() string { return k.prefix + "global:messageid" }
+func (k Keys) LastDMID() string { return k.prefix + "global:messageid" }
 
-// PrivateMessage is the HASH pm:<id> holding one private message (its own
+// DM is the HASH pm:<id> holding one private message (its own
 // hash tag on a cluster, as a post's B).
-func (k Keys) PrivateMessage(pmid int64) string { return k.prefix + "pm:" + k.tag(pmid) }
+func (k Keys) DM(pmid int64) string { return k.prefix + "pm:" + k.tag(pmid) }
 
 // Conversations is the ZSET conv:<uid> of the users uid has a conversation
 // with, score = the id of its newest message: latest activity first.

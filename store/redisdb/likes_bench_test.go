@@ -52,7 +52,7 @@ func BenchmarkLikeAndTopic(b *testing.B) {
 		}
 		mids = append(mids, p.ID)
 	}
-	for rdb.XLen(ctx, s.keys.ArchiveQueue()).Val() > 0 || rdb.Exists(ctx, s.keys.Message(mids[0])).Val() == 1 {
+	for rdb.XLen(ctx, s.keys.ArchiveQueue()).Val() > 0 || rdb.Exists(ctx, s.keys.Post(mids[0])).Val() == 1 {
 		time.Sleep(10 * time.Millisecond)
 	}
 	like := func(mid int64) func(i int) error {

@@ -41,7 +41,7 @@ var (
 
 	//go:embed lua/evict_message.lua
 	evictMessageSrc string
-	evictMessage    = redis.NewScript(evictMessageSrc)
+	evictPost       = redis.NewScript(evictMessageSrc)
 
 	//go:embed lua/evict_hot.lua
 	evictHotSrc string

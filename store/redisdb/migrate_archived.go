@@ -136,7 +136,7 @@ func (s *Store) archivedOut(ctx context.Context, mids []int64) ([]int64, error) 
 	exists := make([]*redis.IntCmd, len(mids))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			exists[i] = pl.Exists(ctx, s.keys.Message(mid))
+			exists[i] = pl.Exists(ctx, s.keys.Post(mid))
 		}
 		return nil
 	})

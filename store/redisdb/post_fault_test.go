@@ -112,7 +112,7 @@ func TestPostFaultAtEveryRoundTrip(t *testing.T) {
 				// settle) is done by now, and changes nothing for its retries.
 				time.Sleep(time.Until(back.Add(600 * time.Millisecond)))
 				written++
-				if got := s.messagesOf(alice); len(got) != written {
+				if got := s.dmsOf(alice); len(got) != written {
 					t.Fatalf("%s: alice has messages %v, want %d", what, got, written)
 				}
 				if again := s.post(np); again.ID != p.ID {
@@ -401,7 +401,7 @@ func TestCheckerRemovesWriteThatLostItsKey(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("the checker made %d repairs (%v), want 1", n, err)
 	}
-	if got := s.messagesOf(alice); !slices.Equal(got, []int64{kept.ID, expired.ID}) && !slices.Equal(got, []int64{expired.ID, kept.ID}) {
+	if got := s.dmsOf(alice); !slices.Equal(got, []int64{kept.ID, expired.ID}) && !slices.Equal(got, []int64{expired.ID, kept.ID}) {
 		t.Fatalf("alice has messages %v, want %d and %d (not %d)", got, kept.ID, expired.ID, late.ID)
 	}
 	if v := s.rdb.Get(s.ctx, lateKey).Val(); v != retry {
@@ -432,7 +432,7 @@ func TestWriteReplyLostOnTheWire(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond) // the failed request settles
 	p := s.post(np)
-	if got := s.messagesOf(alice); !slices.Equal(got, []int64{p.ID}) {
+	if got := s.dmsOf(alice); !slices.Equal(got, []int64{p.ID}) {
 		t.Fatalf("alice has messages %v, want the one %d", got, p.ID)
 	}
 	if live := seen(); !slices.Equal(live, []int64{p.ID}) {
@@ -441,11 +441,11 @@ func TestWriteReplyLostOnTheWire(t *testing.T) {
 	s.checkCounts(alice)
 }
 
-// TestMessageFaultAtEveryRoundTrip is TestPostFaultAtEveryRoundTrip's
+// TestDMFaultAtEveryRoundTrip is TestPostFaultAtEveryRoundTrip's
 // fault for a private message: Redis away at each round trip of a message
 // sent with an Idempotency-Key; the retry once Redis is back is served
 // within moments, and the conversation holds the message once.
-func TestMessageFaultAtEveryRoundTrip(t *testing.T) {
+func TestDMFaultAtEveryRoundTrip(t *testing.T) {
 	parallel(t)
 	b := storetest.NewBackend(t)
 	rdb := b.Client()
@@ -453,8 +453,8 @@ func TestMessageFaultAtEveryRoundTrip(t *testing.T) {
 	rdb.AddHook(faults)
 	s := newTestStoreOn(t, rdb, Options{})
 	alice, bob := s.user("alice"), s.user("bob")
-	send := func(ctx context.Context, key string) (store.Message, error) {
-		return s.SendMessage(ctx, store.NewMessage{From: alice, To: bob, Content: "sent " + key, IdempotencyKey: key})
+	send := func(ctx context.Context, key string) (store.DM, error) {
+		return s.SendDM(ctx, store.NewDM{From: alice, To: bob, Content: "sent " + key, IdempotencyKey: key})
 	}
 	faults.count()
 	if _, err := send(faults.marked(s.ctx), "counted"); err != nil {
@@ -471,7 +471,7 @@ func TestMessageFaultAtEveryRoundTrip(t *testing.T) {
 				t.Fatalf("%s: the faulty attempt answers %v", what, err)
 			}
 			back := faults.waitBack()
-			var m store.Message
+			var m store.DM
 			for {
 				if m, err = send(s.ctx, what); !errors.Is(err, store.ErrInProgress) {
 					break
@@ -486,7 +486,7 @@ func TestMessageFaultAtEveryRoundTrip(t *testing.T) {
 			}
 			time.Sleep(time.Until(back.Add(600 * time.Millisecond)))
 			sent++
-			page, err := s.ConversationMessages(s.ctx, alice, bob, store.PageQuery{Limit: 100, Viewer: alice})
+			page, err := s.ConversationDMs(s.ctx, alice, bob, store.PageQuery{Limit: 100, Viewer: alice})
 			if err != nil || len(page.Items) != sent {
 				t.Fatalf("%s: the conversation holds %d messages (%v), want %d", what, len(page.Items), err, sent)
 			}

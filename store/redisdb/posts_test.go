@@ -20,11 +20,11 @@ func TestCreateWritesEveryFamily(t *testing.T) {
 	if p.Kind != store.KindPost || p.Author.Username != "alice" || p.Content != "hello 世界" || p.ParentID != nil || p.RepostOf != nil {
 		t.Fatalf("created %+v", p)
 	}
-	var h messageHash
-	if err := s.rdb.HGetAll(s.ctx, s.keys.Message(p.ID)).Scan(&h); err != nil {
+	var h postHash
+	if err := s.rdb.HGetAll(s.ctx, s.keys.Post(p.ID)).Scan(&h); err != nil {
 		t.Fatal(err)
 	}
-	want := messageHash{Content: "hello 世界", Author: alice, Username: "alice", Time: int64(p.CreatedAt), Kind: store.KindPost,
+	want := postHash{Content: "hello 世界", Author: alice, Username: "alice", Time: int64(p.CreatedAt), Kind: store.KindPost,
 		Mentions: "[]", Tags: "[]", Media: "[]"}
 	if h != want {
 		t.Fatalf("B hash %+v, want %+v", h, want)
@@ -174,7 +174,7 @@ func TestDeleteTakesEveryTraceAway(t *testing.T) {
 	}
 	s.settle() // the fans' G sets are cleaned by a job
 	mid := strconv.FormatInt(p.ID, 10)
-	for _, key := range []string{s.keys.Message(p.ID), s.keys.PublicTime(p.ID), s.keys.Author(p.ID), s.keys.Comments(p.ID)} {
+	for _, key := range []string{s.keys.Post(p.ID), s.keys.PublicTime(p.ID), s.keys.Author(p.ID), s.keys.Comments(p.ID)} {
 		if n, _ := s.rdb.Exists(s.ctx, key).Result(); n != 0 {
 			t.Errorf("%s survived the delete", key)
 		}

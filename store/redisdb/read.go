@@ -25,7 +25,7 @@ func (s *Store) lookup(ctx context.Context, mid int64) (m *store.Post, hot bool,
 	if mid <= 0 {
 		return nil, false, store.ErrPostNotFound
 	}
-	ms, hots, err := s.loadMessagesHot(ctx, []int64{mid}, 0)
+	ms, hots, err := s.loadPostsHot(ctx, []int64{mid}, 0)
 	if err != nil {
 		return nil, false, err
 	}
@@ -73,7 +73,7 @@ func (s *Store) Post(ctx context.Context, mid, viewer int64) (store.Post, error)
 // round trips (the messages, then the originals of the reposts among them).
 // A message that is gone is nil.
 func (s *Store) posts(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, error) {
-	out, err := s.loadMessages(ctx, mids, viewer)
+	out, err := s.loadPosts(ctx, mids, viewer)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (s *Store) complete(ctx context.Context, out []*store.Post, viewer int64) e
 		}
 	}
 	if len(need) > 0 {
-		origs, err := s.loadMessages(ctx, need, viewer)
+		origs, err := s.loadPosts(ctx, need, viewer)
 		if err != nil {
 			return err
 		}
@@ -127,18 +127,18 @@ func (s *Store) complete(ctx context.Context, out []*store.Post, viewer int64) e
 	return s.fillAuthors(ctx, out, viewer)
 }
 
-// loadMessages reads B hashes and their likes in one pipeline; repost_of
+// loadPosts reads B hashes and their likes in one pipeline; repost_of
 // holds only the id. likes_count is the size of the likes set (the
 // archive's count for an archived message), and liked and bookmarked are
 // set when viewer is not 0. A message whose hash has left Redis is read
 // from the archive; one deleted (a tombstone) or found nowhere is nil.
-func (s *Store) loadMessages(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, error) {
-	out, _, err := s.loadMessagesHot(ctx, mids, viewer)
+func (s *Store) loadPosts(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, error) {
+	out, _, err := s.loadPostsHot(ctx, mids, viewer)
 	return out, err
 }
 
 // unfinishedKey marks a context whose reads see unfinished messages too
-// (messageHash.Unfinished): the checker's, which finishes them.
+// (postHash.Unfinished): the checker's, which finishes them.
 type unfinishedKey struct{}
 
 // withUnfinished is ctx with reads that see unfinished messages too.
@@ -146,14 +146,14 @@ func withUnfinished(ctx context.Context) context.Context {
 	return context.WithValue(ctx, unfinishedKey{}, true)
 }
 
-// loadMessagesHot is loadMessages, and tells which messages were hot (read
+// loadPostsHot is loadPosts, and tells which messages were hot (read
 // from Redis, not from the archive).
-func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
+func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
 	var liked, saved *redis.FloatSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = hmgetMessage(ctx, s.keys.Message(mid))
+			cmds[i] = hmgetPost(ctx, s.keys.Post(mid))
 			pl.Process(ctx, cmds[i])
 		}
 		if viewer > 0 && len(mids) > 0 {
@@ -174,7 +174,7 @@ func (s *Store) loadMessagesHot(ctx context.Context, mids []int64, viewer int64)
 	hot := make([]bool, len(mids))
 	var cold []int64 // indexes into mids of the messages to look for in the archive
 	for i, c := range cmds {
-		h := scanMessage(c.Val())
+		h := scanPost(c.Val())
 		if h.Unfinished == "1" && ctx.Value(unfinishedKey{}) == nil {
 			continue // not written whole yet, or being taken out again
 		}
@@ -221,7 +221,7 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 	for j, i := range cold {
 		ids[j] = mids[i]
 	}
-	rows, err := s.opt.Archive.Messages(ctx, ids)
+	rows, err := s.opt.Archive.Posts(ctx, ids)
 	if err != nil {
 		return s.wrap("load posts: archive", err)
 	}

@@ -63,19 +63,19 @@ func TestRetryAcknowledgedOnlyOnceEventsOut(t *testing.T) {
 	if i < 0 || j < 0 || i > j {
 		t.Fatalf("the author's channel carried %v, want %d (acknowledged first) before %d", got, first.ID, next.ID)
 	}
-	if got := s.messagesOf(alice); len(got) != 2 {
+	if got := s.dmsOf(alice); len(got) != 2 {
 		t.Fatalf("alice has messages %v, want 2", got)
 	}
 }
 
-// TestMessageAcknowledgedOnlyOnceEventOut: as with a post, a private
+// TestDMAcknowledgedOnlyOnceEventOut: as with a post, a private
 // message is not acknowledged, nor any retry of it, while its live event
 // cannot go out (the recipient's notify channel on a master failing over);
 // once it can, the retry is answered after the event went out, and the
 // next message's event comes after it. On a cluster a message was
 // acknowledged with its event still to be sent in the background, which
 // could then come after the next message's.
-func TestMessageAcknowledgedOnlyOnceEventOut(t *testing.T) {
+func TestDMAcknowledgedOnlyOnceEventOut(t *testing.T) {
 	parallel(t)
 	b := storetest.NewBackend(t)
 	rdb := serverLikeClient(t, b)
@@ -84,15 +84,15 @@ func TestMessageAcknowledgedOnlyOnceEventOut(t *testing.T) {
 	s := newTestStoreOn(t, rdb, Options{})
 	alice, bob := s.user("alice"), s.user("bob")
 	channel := s.keys.NotifyChannel(bob)
-	seen := subscribeEvents(t, b, []string{store.EventMessage}, channel)
+	seen := subscribeEvents(t, b, []string{store.EventDM}, channel)
 	block.arg.Store(&channel)
 
-	nm := store.NewMessage{From: alice, To: bob, Content: "while the channel's master fails over", IdempotencyKey: "m1"}
-	if m, err := s.SendMessage(s.ctx, nm); !errors.Is(err, store.ErrUnavailable) {
+	nm := store.NewDM{From: alice, To: bob, Content: "while the channel's master fails over", IdempotencyKey: "m1"}
+	if m, err := s.SendDM(s.ctx, nm); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("a message whose event cannot go out answers %v (message %d), want 503", err, m.ID)
 	}
 	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		m, err := s.SendMessage(s.ctx, nm)
+		m, err := s.SendDM(s.ctx, nm)
 		if err == nil {
 			t.Fatalf("a retry was acknowledged with message %d while its live event could not go out (published: %v)", m.ID, seen())
 		}
@@ -101,9 +101,9 @@ func TestMessageAcknowledgedOnlyOnceEventOut(t *testing.T) {
 		}
 	}
 	block.arg.Store(nil)
-	var first store.Message
+	var first store.DM
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		m, err := s.SendMessage(s.ctx, nm)
+		m, err := s.SendDM(s.ctx, nm)
 		if err == nil {
 			first = m
 			break
@@ -112,7 +112,7 @@ func TestMessageAcknowledgedOnlyOnceEventOut(t *testing.T) {
 			t.Fatalf("the retry once the channel is back answers %v after %v", err, time.Since(start))
 		}
 	}
-	next, err := s.SendMessage(s.ctx, store.NewMessage{From: alice, To: bob, Content: "the next one", IdempotencyKey: "m2"})
+	next, err := s.SendDM(s.ctx, store.NewDM{From: alice, To: bob, Content: "the next one", IdempotencyKey: "m2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestMessageAcknowledgedOnlyOnceEventOut(t *testing.T) {
 	if i < 0 || j < 0 || i > j {
 		t.Fatalf("bob's notify channel carried messages %v, want %d (acknowledged first) before %d", got, first.ID, next.ID)
 	}
-	if msgs, err := s.MessagesSince(s.ctx, bob, 0, 10); err != nil || len(msgs) != 2 {
+	if msgs, err := s.DMsSince(s.ctx, bob, 0, 10); err != nil || len(msgs) != 2 {
 		t.Fatalf("bob has %d messages (%v), want 2", len(msgs), err)
 	}
 }

@@ -153,7 +153,7 @@ func (e *tlBench) seedPosts(uid int64, n int) {
 		zs := make([]redis.Z, 0, hi-lo+1)
 		_, err := e.admin.Pipelined(e.ctx, func(pl redis.Pipeliner) error {
 			for mid := lo; mid <= hi; mid++ {
-				pl.HSet(e.ctx, k.Message(mid), "content", content, "author", uid, "username", name,
+				pl.HSet(e.ctx, k.Post(mid), "content", content, "author", uid, "username", name,
 					"time", now, "kind", store.KindPost)
 				zs = append(zs, redis.Z{Score: float64(mid), Member: mid})
 			}

@@ -34,7 +34,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	l := store.ArchivedLike{MID: mid, UID: uid, At: s.now(), Version: s.likeVersion()}
 	var res *redis.Cmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		keys := []string{s.keys.Message(mid), s.keys.Likes(mid)}
+		keys := []string{s.keys.Post(mid), s.keys.Likes(mid)}
 		if on {
 			res = likeHot.Eval(ctx, pl, keys, l.At, uid, l.Version)
 			pl.ZAddNX(ctx, s.keys.UserLikes(uid), redis.Z{Score: float64(l.At), Member: mid})
@@ -171,7 +171,7 @@ func (s *Store) TagPosts(ctx context.Context, tag string, q store.PageQuery) (st
 		return store.Page[store.Post]{}, err
 	}
 	// T: holds the hot posts; the archive, all of them (archiveTail).
-	return s.messagePage(ctx, []string{s.keys.TagPosts(key)}, s.archiveTail(store.ArchiveQuery{Tag: key}), q, store.InPublic)
+	return s.postPage(ctx, []string{s.keys.TagPosts(key)}, s.archiveTail(store.ArchiveQuery{Tag: key}), q, store.InPublic)
 }
 
 // searchKey checks a topic or a search prefix and returns its index form.
@@ -507,7 +507,7 @@ func (s *Store) migrateLikes(ctx context.Context) error {
 			return s.wrap("migrate likes", err)
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			countSync.Eval(ctx, pl, []string{s.keys.Message(mid), key}, fieldLikes)
+			countSync.Eval(ctx, pl, []string{s.keys.Post(mid), key}, fieldLikes)
 			for _, z := range likers {
 				uid, _ := z.Member.(string)
 				pl.ZAddNX(ctx, s.keys.UserLikes(parseID(uid)), redis.Z{Score: z.Score, Member: mid})

@@ -17,12 +17,12 @@ func (s *Store) UserPosts(ctx context.Context, uid int64, q store.PageQuery) (st
 		return store.Page[store.Post]{}, err
 	}
 	tail := s.archiveTail(store.ArchiveQuery{Authors: []int64{uid}})
-	return s.messagePage(ctx, []string{s.keys.UserPosts(uid)}, tail, q, store.InView)
+	return s.postPage(ctx, []string{s.keys.UserPosts(uid)}, tail, q, store.InView)
 }
 
 // PublicTimeline is a page of everyone's newest posts, newest first.
 func (s *Store) PublicTimeline(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
-	return s.messagePage(ctx, []string{s.keys.PublicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true}), q, store.InPublic)
+	return s.postPage(ctx, []string{s.keys.PublicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true}), q, store.InPublic)
 }
 
 // Comments is a page of the comments on message mid, newest first, when
@@ -40,10 +40,10 @@ func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (sto
 	if !hot {
 		tail = s.archiveTail(store.ArchiveQuery{Parent: mid})
 	}
-	return s.messagePage(ctx, []string{s.keys.Comments(mid)}, tail, q, store.InView)
+	return s.postPage(ctx, []string{s.keys.Comments(mid)}, tail, q, store.InView)
 }
 
-// messagePage pages the union of sorted sets of message ids (score = id),
+// postPage pages the union of sorted sets of message ids (score = id),
 // newest first, hydrating the ids into Posts: one key for most lists, a home
 // timeline and the F sets of the celebrities it pulls for the home page.
 // When the sets run short, the tail (if any) goes on below them: the
@@ -52,18 +52,18 @@ func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (sto
 // Ids whose message is gone are skipped, and dropped from the sets so the
 // next reader does not meet them again; those the reader may not see at
 // place at are skipped.
-func (s *Store) messagePage(ctx context.Context, keys []string, tail tail, q store.PageQuery, at store.Place) (store.Page[store.Post], error) {
-	return s.messagePageFrom(ctx, keys, tail, q, at, nil)
+func (s *Store) postPage(ctx context.Context, keys []string, tail tail, q store.PageQuery, at store.Place) (store.Page[store.Post], error) {
+	return s.postPageFrom(ctx, keys, tail, q, at, nil)
 }
 
-// firstRound is the range of the first round of messagePage for q.
+// firstRound is the range of the first round of postPage for q.
 func firstRound(q store.PageQuery) *redis.ZRangeBy {
 	return rangeBy(q.Cursor.Score, max(q.After, q.Cursor.After), q.Size()+1)
 }
 
-// messagePageFrom is messagePage whose first round's ids (the range of
+// postPageFrom is postPage whose first round's ids (the range of
 // firstRound in keys[0], the only key) were read already, unless first is nil.
-func (s *Store) messagePageFrom(ctx context.Context, keys []string, tail tail, q store.PageQuery, at store.Place, first []int64) (store.Page[store.Post], error) {
+func (s *Store) postPageFrom(ctx context.Context, keys []string, tail tail, q store.PageQuery, at store.Place, first []int64) (store.Page[store.Post], error) {
 	limit := q.Size()
 	before, after := q.Cursor.Score, max(q.After, q.Cursor.After)
 	page := store.Page[store.Post]{Items: make([]store.Post, 0, limit)}
@@ -148,7 +148,7 @@ func (s *Store) dropGone(ctx context.Context, keys []string, mids []int64) {
 		kinds := make([]*redis.SliceCmd, len(mids))
 		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for i, mid := range mids {
-				kinds[i] = pl.HMGet(ctx, s.keys.Message(mid), "kind", fieldDeleted)
+				kinds[i] = pl.HMGet(ctx, s.keys.Post(mid), "kind", fieldDeleted)
 			}
 			return nil
 		})

@@ -29,20 +29,20 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		// As Delete does: with the archive on, the hash becomes a tombstone
 		// and the archive is told, for its index pipeline may have queued
 		// the message for the archive already.
-		deleteMessage.Eval(ctx, pl, []string{s.keys.Message(mid)}, flag(s.opt.Archive != nil), "1")
+		deleteMessage.Eval(ctx, pl, []string{s.keys.Post(mid)}, flag(s.opt.Archive != nil), "1")
 		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
 		s.queueArchive(ctx, pl, archiveDelete, archived(&d.post))
 		pl.Del(ctx, s.keys.Comments(mid))
 		pl.Del(ctx, s.keys.Likes(mid))
 		if d.parent != nil {
 			pl.ZRem(ctx, s.keys.Comments(d.parent.ID), mid)
-			countSync.Eval(ctx, pl, []string{s.keys.Message(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
+			countSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
 		} else {
 			postRemove.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, fieldPosts)
 			pl.ZRem(ctx, s.keys.Home(author), mid)
 			pl.ZRem(ctx, s.keys.PublicTimeline(), mid)
 			if d.np.RepostOf != 0 {
-				repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(d.np.RepostOf), s.keys.Message(d.np.RepostOf)}, author, mid, fieldReposts)
+				repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(d.np.RepostOf), s.keys.Post(d.np.RepostOf)}, author, mid, fieldReposts)
 			}
 			for _, tag := range d.tags {
 				tagged = append(tagged, pl.ZRem(ctx, s.keys.TagPosts(store.TagKey(tag)), mid))

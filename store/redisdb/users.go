@@ -42,11 +42,11 @@ func (s *Store) User(ctx context.Context, uid, viewer int64) (store.User, error)
 			return store.User{}, err
 		}
 		users[0].UnreadNotifications = &n
-		m, from, err := s.messagesOfMe(ctx, uid)
+		m, from, err := s.dmsOfMe(ctx, uid)
 		if err != nil {
 			return store.User{}, err
 		}
-		users[0].UnreadMessages, users[0].MessagesFrom = &m, from
+		users[0].UnreadDMs, users[0].DMsFrom = &m, from
 	}
 	return users[0], nil
 }

@@ -54,8 +54,8 @@ func writes(cmds []redis.Cmder, name, prefix string) bool {
 	return false
 }
 
-// messagesOf lists the ids of the B hashes author wrote, indexed or not.
-func (s testStore) messagesOf(author int64) []int64 {
+// dmsOf lists the ids of the B hashes author wrote, indexed or not.
+func (s testStore) dmsOf(author int64) []int64 {
 	s.t.Helper()
 	var out []int64
 	for _, k := range storetest.Keys(s.t, s.rdb, s.keys.prefix+"B:*") {
@@ -96,7 +96,7 @@ func TestWriteOutlivesTheRequest(t *testing.T) {
 		t.Fatalf("the retry made post %d, the first request %d", retry.ID, first.ID)
 	}
 	posts, _ := s.rdb.ZRange(s.ctx, s.keys.UserPosts(alice), 0, -1).Result()
-	if got := s.messagesOf(alice); len(got) != 1 || len(posts) != 1 || posts[0] != id(first.ID) {
+	if got := s.dmsOf(alice); len(got) != 1 || len(posts) != 1 || posts[0] != id(first.ID) {
 		t.Fatalf("messages written %v, F holds %v; want only post %d, indexed", got, posts, first.ID)
 	}
 }

@@ -9,13 +9,13 @@ func TestClusterMessageKeys(t *testing.T) {
 	parallel(t)
 	k := Keys{cluster: true}
 	for got, want := range map[string]string{
-		k.PrivateMessage(42):       "pm:{42}",
+		k.DM(42):                   "pm:{42}",
 		k.Conversations(7):         "conv:{7}",
 		k.Conversation(7, 8):       "conv:{7}:8",
 		k.ConversationsRead(7):     "conv:{7}:read",
 		k.ConversationsUnread(7):   "conv:{7}:unread",
 		k.ConversationsArchived(7): "conv:{7}:archived",
-		k.LastMessageID():          "global:messageid",
+		k.LastDMID():               "global:messageid",
 	} {
 		if got != want {
 			t.Errorf("cluster key %q, want %q", got, want)

@@ -12,28 +12,28 @@ import (
 	"microblog/store/archive"
 )
 
-func dm(id, from, to int64) store.ArchivedMessage {
-	return store.ArchivedMessage{ID: id, Sender: from, Recipient: to,
+func dm(id, from, to int64) store.ArchivedDM {
+	return store.ArchivedDM{ID: id, Sender: from, Recipient: to,
 		SenderName: fmt.Sprintf("user%d", from), RecipientName: fmt.Sprintf("用户%d", to),
 		Content: fmt.Sprintf("私信 %d 🍜 \"quoted\"", id), Created: 1_700_000_000_000 + id,
 		Media: `[{"id":3,"url":"/media/a.jpg"}]`}
 }
 
-func dmTombstone(m store.ArchivedMessage) store.ArchivedMessage {
+func dmTombstone(m store.ArchivedDM) store.ArchivedDM {
 	m.Deleted, m.Content, m.Media = true, "", ""
 	return m
 }
 
-func saveDMs(t testing.TB, db *archive.DB, put, deleted []store.ArchivedMessage) {
+func saveDMs(t testing.TB, db *archive.DB, put, deleted []store.ArchivedDM) {
 	t.Helper()
-	if err := db.SaveMessages(context.Background(), put, deleted); err != nil {
+	if err := db.SaveDMs(context.Background(), put, deleted); err != nil {
 		t.Fatalf("save messages: %v", err)
 	}
 }
 
-func readDMs(t testing.TB, db *archive.DB, ids ...int64) map[int64]store.ArchivedMessage {
+func readDMs(t testing.TB, db *archive.DB, ids ...int64) map[int64]store.ArchivedDM {
 	t.Helper()
-	got, err := db.DirectMessages(context.Background(), ids)
+	got, err := db.DMs(context.Background(), ids)
 	if err != nil {
 		t.Fatalf("direct messages %v: %v", ids, err)
 	}
@@ -48,7 +48,7 @@ func TestDirectMessages(t *testing.T) {
 	forEngines(t, func(t *testing.T, db *archive.DB) {
 		ctx := context.Background()
 		// Users 1 and 2 talk; 1 and 3 too.
-		var put []store.ArchivedMessage
+		var put []store.ArchivedDM
 		for id := int64(1); id <= 30; id++ {
 			switch {
 			case id%5 == 0:
@@ -63,19 +63,19 @@ func TestDirectMessages(t *testing.T) {
 		saveDMs(t, db, put, nil) // a replay
 		changed := dm(1, 1, 2)
 		changed.Content = "changed"
-		saveDMs(t, db, []store.ArchivedMessage{changed}, nil)
+		saveDMs(t, db, []store.ArchivedDM{changed}, nil)
 		got := readDMs(t, db, 1, 2, 5, 99)
-		if want := map[int64]store.ArchivedMessage{1: put[0], 2: put[1], 5: put[4]}; !maps.Equal(got, want) {
+		if want := map[int64]store.ArchivedDM{1: put[0], 2: put[1], 5: put[4]}; !maps.Equal(got, want) {
 			t.Errorf("messages:\n got %+v\nwant %+v", got, want)
 		}
 
 		// A delete after its message, and one before it.
-		saveDMs(t, db, nil, []store.ArchivedMessage{put[2]}) // 3
+		saveDMs(t, db, nil, []store.ArchivedDM{put[2]}) // 3
 		early := dm(31, 2, 1)
-		saveDMs(t, db, nil, []store.ArchivedMessage{early})
-		saveDMs(t, db, []store.ArchivedMessage{early}, nil)
+		saveDMs(t, db, nil, []store.ArchivedDM{early})
+		saveDMs(t, db, []store.ArchivedDM{early}, nil)
 		got = readDMs(t, db, 3, 31)
-		if want := map[int64]store.ArchivedMessage{3: dmTombstone(put[2]), 31: dmTombstone(early)}; !maps.Equal(got, want) {
+		if want := map[int64]store.ArchivedDM{3: dmTombstone(put[2]), 31: dmTombstone(early)}; !maps.Equal(got, want) {
 			t.Errorf("tombstones:\n got %+v\nwant %+v", got, want)
 		}
 
@@ -111,10 +111,10 @@ func TestDirectMessages(t *testing.T) {
 		if ids, err := db.ConversationIDs(ctx, store.ConversationQuery{A: 3, B: 1, After: 20, Limit: 10}); err != nil || !slices.Equal(ids, []int64{30, 25}) {
 			t.Errorf("conversation 3–1 after 20 = %v, %v; want [30 25]", ids, err)
 		}
-		if has, err := db.HasMessages(ctx, []int64{31, 3, 99, 3}); err != nil || !slices.Equal(has, []int64{31, 3}) {
+		if has, err := db.HasDMs(ctx, []int64{31, 3, 99, 3}); err != nil || !slices.Equal(has, []int64{31, 3}) {
 			t.Errorf("has = %v, %v; want [31 3]", has, err)
 		}
-		if err := db.SaveMessages(ctx, []store.ArchivedMessage{{ID: 5}}, nil); !errors.Is(err, store.ErrInvalid) {
+		if err := db.SaveDMs(ctx, []store.ArchivedDM{{ID: 5}}, nil); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("save of a message without users: %v, want ErrInvalid", err)
 		}
 		if _, err := db.ConversationIDs(ctx, store.ConversationQuery{A: 1, B: 2}); !errors.Is(err, store.ErrInvalid) {

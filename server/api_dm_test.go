@@ -13,14 +13,14 @@ import (
 	"microblog/store/storetest"
 )
 
-// sendMessage sends a private message as token's user to name and returns it.
-func (ts *testServer) sendMessage(t testing.TB, token, name, content string) store.Message {
+// sendDM sends a private message as token's user to name and returns it.
+func (ts *testServer) sendDM(t testing.TB, token, name, content string) store.DM {
 	t.Helper()
 	status, b := ts.call(t, "POST", "/api/v1/conversations/"+name+"/messages", token, map[string]any{"content": content})
 	if status != http.StatusCreated {
 		t.Fatalf("message to %s: %d %s", name, status, b)
 	}
-	var m store.Message
+	var m store.DM
 	mustDecode(t, b, &m)
 	return m
 }
@@ -32,7 +32,7 @@ func (ts *testServer) conversationIDs(t testing.TB, token, name string) []int64 
 	var out []int64
 	path := "/api/v1/conversations/" + name + "/messages?limit=7"
 	for range 1000 {
-		var page store.Page[store.Message]
+		var page store.Page[store.DM]
 		ts.getJSON(t, token, path, &page)
 		for _, m := range page.Items {
 			out = append(out, m.ID)
@@ -62,45 +62,45 @@ func (ts *testServer) me(t testing.TB, token string) store.User {
 	return u
 }
 
-// TestMessagesAPI: the routes of §9 with their answers and errors: sending,
+// TestDMsAPI: the routes of §9 with their answers and errors: sending,
 // the list with unread counts, /me's unread_messages, paging and ?after=,
 // reading, deleting by the sender only, who may write, blocks both ways.
-func TestMessagesAPI(t *testing.T) {
+func TestDMsAPI(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
 	alice, aliceID := ts.register(t, "alice")
 	bob, bobID := ts.register(t, "bob")
 	carol, _ := ts.register(t, "carol")
 
-	m1 := ts.sendMessage(t, alice, "BOB", "你好 bob 👋") // names in any case
+	m1 := ts.sendDM(t, alice, "BOB", "你好 bob 👋") // names in any case
 	if m1.Sender != (store.Party{ID: aliceID, Username: "alice"}) || m1.Recipient != (store.Party{ID: bobID, Username: "bob"}) ||
 		m1.Content != "你好 bob 👋" || m1.CreatedAt == 0 || m1.Media == nil {
 		t.Fatalf("sent %+v", m1)
 	}
-	m2 := ts.sendMessage(t, alice, "bob", "still there?")
+	m2 := ts.sendDM(t, alice, "bob", "still there?")
 	list := ts.conversationList(t, bob)
-	if len(list) != 1 || list[0].With.Username != "alice" || list[0].LastMessage.ID != m2.ID ||
+	if len(list) != 1 || list[0].With.Username != "alice" || list[0].LastDM.ID != m2.ID ||
 		list[0].UnreadCount != 2 || list[0].UpdatedAt != m2.CreatedAt {
 		t.Fatalf("bob's conversations = %+v", list)
 	}
-	if u := ts.me(t, bob); u.UnreadMessages == nil || *u.UnreadMessages != 1 || u.MessagesFrom != "everyone" {
-		t.Fatalf("bob's /me: unread_messages %v, messages_from %q", u.UnreadMessages, u.MessagesFrom)
+	if u := ts.me(t, bob); u.UnreadDMs == nil || *u.UnreadDMs != 1 || u.DMsFrom != "everyone" {
+		t.Fatalf("bob's /me: unread_messages %v, messages_from %q", u.UnreadDMs, u.DMsFrom)
 	}
 	if got := ts.conversationIDs(t, bob, "alice"); !slices.Equal(got, []int64{m2.ID, m1.ID}) {
 		t.Fatalf("bob's conversation = %v", got)
 	}
-	var after store.Page[store.Message]
+	var after store.Page[store.DM]
 	ts.getJSON(t, alice, fmt.Sprintf("/api/v1/conversations/bob/messages?after=%d", m1.ID), &after)
 	if len(after.Items) != 1 || after.Items[0].ID != m2.ID {
 		t.Fatalf("?after=%d: %+v", m1.ID, after.Items)
 	}
 	ts.wantStatus(t, "POST", "/api/v1/conversations/alice/read", bob, map[string]any{"up_to": m2.ID}, 204, "")
-	if u := ts.me(t, bob); *u.UnreadMessages != 0 || ts.conversationList(t, bob)[0].UnreadCount != 0 {
-		t.Fatalf("after reading, bob's unread_messages = %d", *u.UnreadMessages)
+	if u := ts.me(t, bob); *u.UnreadDMs != 0 || ts.conversationList(t, bob)[0].UnreadCount != 0 {
+		t.Fatalf("after reading, bob's unread_messages = %d", *u.UnreadDMs)
 	}
 
 	// Errors, as the contract names them.
-	long := strings.Repeat("字", store.MaxMessage+1)
+	long := strings.Repeat("字", store.MaxDM+1)
 	for _, c := range []struct {
 		method, path, token string
 		body                any
@@ -139,14 +139,14 @@ func TestMessagesAPI(t *testing.T) {
 	var me store.User
 	if status, b := ts.call(t, "PATCH", "/api/v1/me", bob, map[string]any{"messages_from": "following"}); status != 200 {
 		t.Fatalf("PATCH /me: %d %s", status, b)
-	} else if mustDecode(t, b, &me); me.MessagesFrom != "following" {
-		t.Fatalf("PATCH /me answered messages_from %q", me.MessagesFrom)
+	} else if mustDecode(t, b, &me); me.DMsFrom != "following" {
+		t.Fatalf("PATCH /me answered messages_from %q", me.DMsFrom)
 	}
 	ts.wantStatus(t, "POST", "/api/v1/conversations/bob/messages", carol, map[string]any{"content": "hi"}, 403, "messages_closed")
 	// Closed to alice too, though they talked before.
 	ts.wantStatus(t, "POST", "/api/v1/conversations/bob/messages", alice, map[string]any{"content": "hi"}, 403, "messages_closed")
 	ts.follow(t, bob, "carol", true)
-	ts.sendMessage(t, carol, "bob", "now you follow me")
+	ts.sendDM(t, carol, "bob", "now you follow me")
 
 	// Blocks, both ways.
 	ts.wantStatus(t, "PUT", "/api/v1/users/carol/block", bob, nil, 204, "")
@@ -154,23 +154,23 @@ func TestMessagesAPI(t *testing.T) {
 	ts.wantStatus(t, "POST", "/api/v1/conversations/carol/messages", bob, map[string]any{"content": "hi"}, 403, "blocked")
 }
 
-// TestMessagesBadInputWritesNothing: what the rules refuse before the
+// TestDMsBadInputWritesNothing: what the rules refuse before the
 // claim (the body, the path) writes nothing at all, not even an id; what
 // the claim's round trip refuses (a block, a closed door, another's image)
 // writes no message and no conversation, and leaves its Idempotency-Key
 // free for a retry.
-func TestMessagesBadInputWritesNothing(t *testing.T) {
+func TestDMsBadInputWritesNothing(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
 	ts.register(t, "carol")
-	ts.sendMessage(t, alice, "bob", "hello")
+	ts.sendDM(t, alice, "bob", "hello")
 	ts.wantStatus(t, "PUT", "/api/v1/users/carol/block", bob, nil, 204, "")
 	rdb, k, ctx := ts.rdb(), keysOf(ts.rdb()), context.Background()
 	archiveSettled(t, rdb)
 	snapshot := func() string {
-		return fmt.Sprint(storetest.Keys(t, rdb, "*"), rdb.Get(ctx, k.LastMessageID()).Val())
+		return fmt.Sprint(storetest.Keys(t, rdb, "*"), rdb.Get(ctx, k.LastDMID()).Val())
 	}
 	before := snapshot()
 	for _, c := range []struct {
@@ -228,10 +228,10 @@ func TestMessagesBadInputWritesNothing(t *testing.T) {
 	}
 }
 
-// TestMessageIdempotencyAPI: a retry with the same Idempotency-Key gets the
+// TestDMIdempotencyAPI: a retry with the same Idempotency-Key gets the
 // first message (201, the same id) and no second one is written; the key
 // with another body is 400.
-func TestMessageIdempotencyAPI(t *testing.T) {
+func TestDMIdempotencyAPI(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
@@ -244,7 +244,7 @@ func TestMessageIdempotencyAPI(t *testing.T) {
 		if resp.StatusCode != http.StatusCreated {
 			t.Fatalf("send: %d %s", resp.StatusCode, b)
 		}
-		var m store.Message
+		var m store.DM
 		mustDecode(t, b, &m)
 		ids = append(ids, m.ID)
 	}
@@ -260,15 +260,15 @@ func TestMessageIdempotencyAPI(t *testing.T) {
 	}
 }
 
-// TestMessagesRateLimited: past the "message" limit a sender gets 429 with
+// TestDMsRateLimited: past the "message" limit a sender gets 429 with
 // Retry-After, and nothing is written.
-func TestMessagesRateLimited(t *testing.T) {
+func TestDMsRateLimited(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=message=3/1m")
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
 	for i := range 3 {
-		ts.sendMessage(t, alice, "bob", fmt.Sprint("message ", i))
+		ts.sendDM(t, alice, "bob", fmt.Sprint("message ", i))
 	}
 	resp := ts.do(t, "POST", "/api/v1/conversations/bob/messages", alice, map[string]any{"content": "one too many"}, nil)
 	if b := readAll(t, resp); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
@@ -277,7 +277,7 @@ func TestMessagesRateLimited(t *testing.T) {
 	if got := ts.conversationIDs(t, bob, "alice"); len(got) != 3 {
 		t.Fatalf("bob's conversation holds %d messages, want 3", len(got))
 	}
-	ts.sendMessage(t, bob, "alice", "bob has his own limit")
+	ts.sendDM(t, bob, "alice", "bob has his own limit")
 }
 
 // TestConversationThroughArchive: with a hot window of 10, a conversation
@@ -295,7 +295,7 @@ func TestConversationThroughArchive(t *testing.T) {
 		if i%4 == 3 {
 			from, to = bob, "alice"
 		}
-		sent = append(sent, ts.sendMessage(t, from, to, fmt.Sprint("message ", i)).ID)
+		sent = append(sent, ts.sendDM(t, from, to, fmt.Sprint("message ", i)).ID)
 	}
 	rdb, k := ts.rdb(), keysOf(ts.rdb())
 	archiveSettled(t, rdb)
@@ -307,7 +307,7 @@ func TestConversationThroughArchive(t *testing.T) {
 	}
 	hot := 0
 	for _, id := range sent {
-		if rdb.Exists(context.Background(), k.PrivateMessage(id)).Val() == 1 {
+		if rdb.Exists(context.Background(), k.DM(id)).Val() == 1 {
 			hot++
 		}
 	}
@@ -338,7 +338,7 @@ func readAll(t testing.TB, resp *http.Response) []byte {
 // its two sides live on different masters, so the sides follow the hash,
 // and its live event waits until both sides and its Idempotency-Key's
 // result are written (a message is never shown live unless it stands).
-func TestMessageRoundTrips(t *testing.T) {
+func TestDMRoundTrips(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
@@ -351,7 +351,7 @@ func TestMessageRoundTrips(t *testing.T) {
 	before := ts.roundTrips(t, "POST", route)
 	const messages = 20
 	for i := range messages {
-		ts.sendMessage(t, alice, "bob", fmt.Sprint("message ", i))
+		ts.sendDM(t, alice, "bob", fmt.Sprint("message ", i))
 	}
 	if n := (ts.roundTrips(t, "POST", route) - before) / messages; n > perMessage {
 		t.Fatalf("%v round trips per message, want at most %v", n, perMessage)

@@ -17,14 +17,14 @@ import (
 // loadDMs reads private messages by id, in one round trip for those
 // in Redis and one query of the archive for those that left it. A message
 // deleted, or never written, is nil.
-func (s *Store) loadDMs(ctx context.Context, ids []int64) ([]*store.Message, error) {
+func (s *Store) loadDMs(ctx context.Context, ids []int64) ([]*store.DM, error) {
 	out, _, err := s.loadDMsHot(ctx, ids)
 	return out, err
 }
 
 // loadDMsHot is loadDMs that also tells which ids were found in Redis.
-func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.Message, []bool, error) {
-	out := make([]*store.Message, len(ids))
+func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.DM, []bool, error) {
+	out := make([]*store.DM, len(ids))
 	hot := make([]bool, len(ids))
 	if len(ids) == 0 {
 		return out, hot, nil
@@ -32,7 +32,7 @@ func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.Message, 
 	cmds := make([]*redis.SliceCmd, len(ids))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, pmid := range ids {
-			cmds[i] = pl.HMGet(ctx, s.keys.PrivateMessage(pmid), pmFields...)
+			cmds[i] = pl.HMGet(ctx, s.keys.DM(pmid), pmFields...)
 		}
 		return nil
 	})
@@ -54,7 +54,7 @@ func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.Message, 
 	if len(cold) == 0 || s.opt.Archive == nil {
 		return out, hot, nil
 	}
-	rows, err := s.opt.Archive.DirectMessages(ctx, cold)
+	rows, err := s.opt.Archive.DMs(ctx, cold)
 	if err != nil {
 		return nil, nil, s.wrap("load archived messages", err)
 	}
@@ -67,17 +67,17 @@ func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.Message, 
 }
 
 // dmOf is a message as the contract shows it.
-func dmOf(pmid, from, to int64, fromName, toName, content string, at int64, media string) *store.Message {
-	m := &store.Message{ID: pmid, Sender: store.Party{ID: from, Username: fromName},
+func dmOf(pmid, from, to int64, fromName, toName, content string, at int64, media string) *store.DM {
+	m := &store.DM{ID: pmid, Sender: store.Party{ID: from, Username: fromName},
 		Recipient: store.Party{ID: to, Username: toName}, Content: content, CreatedAt: store.Time(at),
 		Media: []store.Media{}}
 	unmarshalList(media, &m.Media)
 	return m
 }
 
-// lookupMessage reads one message, and whether its hash is in Redis; nil
+// lookupDM reads one message, and whether its hash is in Redis; nil
 // when it is gone.
-func (s *Store) lookupMessage(ctx context.Context, pmid int64) (*store.Message, bool, error) {
+func (s *Store) lookupDM(ctx context.Context, pmid int64) (*store.DM, bool, error) {
 	ms, hot, err := s.loadDMsHot(ctx, []int64{pmid})
 	if err != nil {
 		return nil, false, err
@@ -85,27 +85,27 @@ func (s *Store) lookupMessage(ctx context.Context, pmid int64) (*store.Message, 
 	return ms[0], hot[0], nil
 }
 
-// ConversationMessages is a page of the messages between uid and other,
+// ConversationDMs is a page of the messages between uid and other,
 // newest first: the conversation's hot window, then, with the same cursor,
 // its archived part, down to its first message.
-func (s *Store) ConversationMessages(ctx context.Context, uid, other int64, q store.PageQuery) (store.Page[store.Message], error) {
+func (s *Store) ConversationDMs(ctx context.Context, uid, other int64, q store.PageQuery) (store.Page[store.DM], error) {
 	limit := q.Size()
 	before, after := q.Cursor.Score, max(q.After, q.Cursor.After)
-	page := store.Page[store.Message]{Items: make([]store.Message, 0, limit)}
+	page := store.Page[store.DM]{Items: make([]store.DM, 0, limit)}
 	more := true
 	// A few rounds at most: only messages deleted meanwhile make one short.
 	for round := 0; round < 5 && more && len(page.Items) < limit; round++ {
 		want := limit - len(page.Items)
 		ids, err := s.conversationIDs(ctx, uid, other, before, after, want+1)
 		if err != nil {
-			return store.Page[store.Message]{}, err
+			return store.Page[store.DM]{}, err
 		}
 		if more = len(ids) > want; more {
 			ids = ids[:want]
 		}
 		ms, err := s.loadDMs(ctx, ids)
 		if err != nil {
-			return store.Page[store.Message]{}, err
+			return store.Page[store.DM]{}, err
 		}
 		for _, m := range ms {
 			if m != nil {
@@ -207,7 +207,7 @@ func (s *Store) ConversationList(ctx context.Context, uid int64, q store.PageQue
 		if m == nil || !ok {
 			continue
 		}
-		page.Items = append(page.Items, store.Conversation{With: u, LastMessage: m,
+		page.Items = append(page.Items, store.Conversation{With: u, LastDM: m,
 			UnreadCount: unread[i], UpdatedAt: m.CreatedAt})
 	}
 	return page, nil
@@ -241,11 +241,11 @@ func (s *Store) summarize(ctx context.Context, uid, other int64, c *redis.Cmd) (
 	return last, unread + cold, nil
 }
 
-// MessagesSince returns uid's messages newer than after, sent and received,
+// DMsSince returns uid's messages newer than after, sent and received,
 // oldest first: the newest max of them when there are more. The newest max
 // messages are all in the max conversations most lately active, so only
 // those are read.
-func (s *Store) MessagesSince(ctx context.Context, uid, after int64, max int) ([]store.Message, error) {
+func (s *Store) DMsSince(ctx context.Context, uid, after int64, max int) ([]store.DM, error) {
 	if max <= 0 {
 		return nil, nil
 	}
@@ -280,7 +280,7 @@ func (s *Store) MessagesSince(ctx context.Context, uid, after int64, max int) ([
 	if err != nil {
 		return nil, err
 	}
-	out := make([]store.Message, 0, len(ms))
+	out := make([]store.DM, 0, len(ms))
 	for i := len(ms) - 1; i >= 0; i-- {
 		if ms[i] != nil {
 			out = append(out, *ms[i])
@@ -289,8 +289,8 @@ func (s *Store) MessagesSince(ctx context.Context, uid, after int64, max int) ([
 	return out, nil
 }
 
-// LastMessageID is the id of uid's newest message, 0 when it has none.
-func (s *Store) LastMessageID(ctx context.Context, uid int64) (int64, error) {
+// LastDMID is the id of uid's newest message, 0 when it has none.
+func (s *Store) LastDMID(ctx context.Context, uid int64) (int64, error) {
 	zs, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.Conversations(uid), 0, 0).Result()
 	if err != nil || len(zs) == 0 {
 		return 0, s.wrap("last message id", err)
@@ -298,21 +298,21 @@ func (s *Store) LastMessageID(ctx context.Context, uid int64) (int64, error) {
 	return int64(zs[0].Score), nil
 }
 
-// messagesOfMe reads what /me shows of uid's messages: how many of its
+// dmsOfMe reads what /me shows of uid's messages: how many of its
 // conversations hold unread messages, and who may write to it.
-func (s *Store) messagesOfMe(ctx context.Context, uid int64) (unread int64, from string, err error) {
+func (s *Store) dmsOfMe(ctx context.Context, uid int64) (unread int64, from string, err error) {
 	var n *redis.IntCmd
 	var f *redis.StringCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		n = pl.SCard(ctx, s.keys.ConversationsUnread(uid))
-		f = pl.HGet(ctx, s.keys.User(uid), fieldMessagesFrom)
+		f = pl.HGet(ctx, s.keys.User(uid), fieldDMsFrom)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return 0, "", s.wrap("unread messages", err)
 	}
 	if from = f.Val(); from == "" {
-		from = store.MessagesFromEveryone
+		from = store.DMsFromEveryone
 	}
 	return n.Val(), from, nil
 }

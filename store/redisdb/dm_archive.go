@@ -19,28 +19,28 @@ import (
 // conv:<uid>:archived: readers go on in the archive below it. So a
 // conversation's memory in Redis stays the same however long it grows.
 
-// queueArchiveMessage adds a message (archiveMessagePut) or its delete to a
+// queueArchiveDM adds a message (archiveDMPut) or its delete to a
 // pipeline, as one entry carrying the whole row. A delete is queued even
 // when Redis is out of memory.
-func (s *Store) queueArchiveMessage(ctx context.Context, pl redis.Pipeliner, op string, a store.ArchivedMessage) {
-	s.queueArchiveRow(ctx, pl, op, a, op == archiveMessageDelete)
+func (s *Store) queueArchiveDM(ctx context.Context, pl redis.Pipeliner, op string, a store.ArchivedDM) {
+	s.queueArchiveRow(ctx, pl, op, a, op == archiveDMDelete)
 }
 
-// archivedMessage is m as the archive keeps it.
-func archivedMessage(m *store.Message) store.ArchivedMessage {
-	return store.ArchivedMessage{ID: m.ID, Sender: m.Sender.ID, Recipient: m.Recipient.ID,
+// archivedDM is m as the archive keeps it.
+func archivedDM(m *store.DM) store.ArchivedDM {
+	return store.ArchivedDM{ID: m.ID, Sender: m.Sender.ID, Recipient: m.Recipient.ID,
 		SenderName: m.Sender.Username, RecipientName: m.Recipient.Username, Content: m.Content,
 		Created: int64(m.CreatedAt), Media: jsonOr(m.Media, "[]")}
 }
 
-// parseMessageJob reads one pm_put or pm_del entry of the queue into b;
+// parseDMJob reads one pm_put or pm_del entry of the queue into b;
 // false when it is malformed.
-func (b *archiveBatch) parseMessageJob(op, raw string) bool {
-	var row store.ArchivedMessage
+func (b *archiveBatch) parseDMJob(op, raw string) bool {
+	var row store.ArchivedDM
 	if err := json.Unmarshal([]byte(raw), &row); err != nil || row.ID == 0 || row.Sender == 0 || row.Recipient == 0 {
 		return false
 	}
-	if op == archiveMessageDelete {
+	if op == archiveDMDelete {
 		b.pmDel = append(b.pmDel, row)
 	} else {
 		b.pmPut = append(b.pmPut, row)
@@ -48,20 +48,20 @@ func (b *archiveBatch) parseMessageJob(op, raw string) bool {
 	return true
 }
 
-// isMessageJob tells whether a queue entry's op is a private message's.
-func isMessageJob(op string) bool { return op == archiveMessagePut || op == archiveMessageDelete }
+// isDMJob tells whether a queue entry's op is a private message's.
+func isDMJob(op string) bool { return op == archiveDMPut || op == archiveDMDelete }
 
-// evictMessages moves out of Redis what a saved batch of private messages
+// evictDMs moves out of Redis what a saved batch of private messages
 // lets go: the tombstones of the deletes it archived, and the messages its
 // conversations hold past their window, on each side, once the archive
 // has them.
-func (a *Archiver) evictMessages(ctx context.Context, put, del []store.ArchivedMessage) error {
+func (a *Archiver) evictDMs(ctx context.Context, put, del []store.ArchivedDM) error {
 	s := a.s
 	type side struct{ uid, other int64 }
 	past := map[side]*redis.Cmd{}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, d := range del {
-			evictMessage.Eval(ctx, pl, []string{s.keys.PrivateMessage(d.ID)}, "tombstone")
+			evictPost.Eval(ctx, pl, []string{s.keys.DM(d.ID)}, "tombstone")
 		}
 		for _, p := range put {
 			for _, sd := range []side{{p.Sender, p.Recipient}, {p.Recipient, p.Sender}} {
@@ -83,7 +83,7 @@ func (a *Archiver) evictMessages(ctx context.Context, put, del []store.ArchivedM
 	if len(ids) == 0 {
 		return nil
 	}
-	has, err := s.opt.Archive.HasMessages(ctx, ids)
+	has, err := s.opt.Archive.HasDMs(ctx, ids)
 	if err != nil {
 		return s.wrap("archive: evict messages", err)
 	}
@@ -101,7 +101,7 @@ func (a *Archiver) evictMessages(ctx context.Context, put, del []store.ArchivedM
 				}
 				if !gone[pmid] {
 					gone[pmid] = true
-					evictMessage.Eval(ctx, pl, []string{s.keys.PrivateMessage(pmid)}, "message")
+					evictPost.Eval(ctx, pl, []string{s.keys.DM(pmid)}, "message")
 				}
 				pl.ZAddGT(ctx, s.keys.ConversationsArchived(sd.uid), redis.Z{Score: float64(pmid), Member: sd.other})
 				pl.ZRem(ctx, s.keys.Conversation(sd.uid, sd.other), pmid)

@@ -11,42 +11,42 @@ import (
 	"microblog/store"
 )
 
-// readyMessageID reads the ready frame and returns its last_message_id.
-func (c *wsClient) readyMessageID(t testing.TB) int64 {
+// readyDMID reads the ready frame and returns its last_message_id.
+func (c *wsClient) readyDMID(t testing.TB) int64 {
 	t.Helper()
 	f := c.expect(t, "ready", 0)
 	var d struct {
-		LastMessageID *int64 `json:"last_message_id"`
+		LastDMID *int64 `json:"last_message_id"`
 	}
-	if err := json.Unmarshal(f.Data, &d); err != nil || d.LastMessageID == nil {
+	if err := json.Unmarshal(f.Data, &d); err != nil || d.LastDMID == nil {
 		t.Fatalf("ready frame %s lacks last_message_id", f)
 	}
-	return *d.LastMessageID
+	return *d.LastDMID
 }
 
-// TestWSMessagesReachBothUsers: a message reaches every open socket of its
+// TestWSDMsReachBothUsers: a message reaches every open socket of its
 // sender and its recipient (two devices of one user both get it), a delete
 // too; a read reaches the reader's own sockets; no one else hears of them.
-func TestWSMessagesReachBothUsers(t *testing.T) {
+func TestWSDMsReachBothUsers(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
 	alice, aliceID := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
 	carol, _ := ts.register(t, "carol")
-	old := ts.sendMessage(t, bob, "alice", "before anyone connected")
+	old := ts.sendDM(t, bob, "alice", "before anyone connected")
 	phone, laptop, bobWS, carolWS := ts.dialWS(t, alice, ""), ts.dialWS(t, alice, ""), ts.dialWS(t, bob, ""), ts.dialWS(t, carol, "")
 	for _, c := range []*wsClient{phone, laptop, bobWS} {
-		if last := c.readyMessageID(t); last != old.ID {
+		if last := c.readyDMID(t); last != old.ID {
 			t.Fatalf("ready last_message_id %d, want %d", last, old.ID)
 		}
 	}
-	carolWS.readyMessageID(t)
+	carolWS.readyDMID(t)
 
 	start := time.Now()
-	m := ts.sendMessage(t, alice, "bob", "在吗？")
+	m := ts.sendDM(t, alice, "bob", "在吗？")
 	for _, c := range []*wsClient{phone, laptop, bobWS} {
-		f := c.expect(t, store.EventMessage, m.ID)
-		var got store.Message
+		f := c.expect(t, store.EventDM, m.ID)
+		var got store.DM
 		if json.Unmarshal(f.Data, &got); got.Content != "在吗？" || got.Sender.ID != aliceID || got.Recipient.Username != "bob" {
 			t.Fatalf("message frame %s", f)
 		}
@@ -60,50 +60,50 @@ func TestWSMessagesReachBothUsers(t *testing.T) {
 	}
 	ts.wantStatus(t, "DELETE", fmt.Sprintf("/api/v1/messages/%d", m.ID), alice, nil, 204, "")
 	for _, c := range []*wsClient{phone, laptop, bobWS} {
-		c.expect(t, store.EventMessageDelete, m.ID)
+		c.expect(t, store.EventDMDelete, m.ID)
 	}
 	// Carol heard of none of it: her next frame is her own message.
-	own := ts.sendMessage(t, carol, "bob", "hi bob")
-	carolWS.expect(t, store.EventMessage, own.ID)
-	bobWS.expect(t, store.EventMessage, own.ID)
+	own := ts.sendDM(t, carol, "bob", "hi bob")
+	carolWS.expect(t, store.EventDM, own.ID)
+	bobWS.expect(t, store.EventDM, own.ID)
 	// Alice's sockets heard no read: their next frame is bob's answer.
-	answer := ts.sendMessage(t, bob, "alice", "here")
-	phone.expect(t, store.EventMessage, answer.ID)
-	laptop.expect(t, store.EventMessage, answer.ID)
+	answer := ts.sendDM(t, bob, "alice", "here")
+	phone.expect(t, store.EventDM, answer.ID)
+	laptop.expect(t, store.EventDM, answer.ID)
 }
 
-// TestWSMessagesReplay: a client that reconnects with ?messages_after= gets
+// TestWSDMsReplay: a client that reconnects with ?messages_after= gets
 // the messages it missed, sent and received, once, oldest first, before
 // ready; then the live ones.
-func TestWSMessagesReplay(t *testing.T) {
+func TestWSDMsReplay(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
 	bob, _ := ts.register(t, "bob")
-	seen := ts.sendMessage(t, alice, "bob", "seen")
+	seen := ts.sendDM(t, alice, "bob", "seen")
 	missed := []int64{
-		ts.sendMessage(t, alice, "bob", "missed 1").ID,
-		ts.sendMessage(t, bob, "alice", "sent from another device").ID,
-		ts.sendMessage(t, alice, "bob", "missed 2").ID,
+		ts.sendDM(t, alice, "bob", "missed 1").ID,
+		ts.sendDM(t, bob, "alice", "sent from another device").ID,
+		ts.sendDM(t, alice, "bob", "missed 2").ID,
 	}
 	c := ts.dialWS(t, bob, fmt.Sprintf("messages_after=%d", seen.ID))
 	for _, id := range missed {
-		c.expect(t, store.EventMessage, id)
+		c.expect(t, store.EventDM, id)
 	}
-	if last := c.readyMessageID(t); last != missed[2] {
+	if last := c.readyDMID(t); last != missed[2] {
 		t.Fatalf("ready last_message_id %d, want %d", last, missed[2])
 	}
-	live := ts.sendMessage(t, alice, "bob", "live")
-	c.expect(t, store.EventMessage, live.ID)
+	live := ts.sendDM(t, alice, "bob", "live")
+	c.expect(t, store.EventDM, live.ID)
 	ts.wantStatus(t, "GET", "/ws?messages_after=x", bob, nil, 400, "invalid_after")
 }
 
-// TestWSMessagesDuringReconnect: while alice writes 150 messages, bob's
+// TestWSDMsDuringReconnect: while alice writes 150 messages, bob's
 // client keeps dropping its connection after a few frames and reconnects
 // with ?messages_after= the last message it got. Together its connections
 // get every message once, in order: none written during a reconnect is
 // lost or doubled.
-func TestWSMessagesDuringReconnect(t *testing.T) {
+func TestWSDMsDuringReconnect(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
 	alice, _ := ts.register(t, "alice")
@@ -115,7 +115,7 @@ func TestWSMessagesDuringReconnect(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range total {
-			m := ts.sendMessage(t, alice, "bob", fmt.Sprint("message ", i))
+			m := ts.sendDM(t, alice, "bob", fmt.Sprint("message ", i))
 			mu.Lock()
 			sent = append(sent, m.ID)
 			mu.Unlock()
@@ -135,7 +135,7 @@ func TestWSMessagesDuringReconnect(t *testing.T) {
 		// A few frames, then the connection drops without reading the rest.
 		for n := 0; n < 1+reconnects%7 && len(got) < total; {
 			f := c.Next(t, 5*time.Second)
-			if f.Event != store.EventMessage {
+			if f.Event != store.EventDM {
 				continue
 			}
 			got, last = append(got, f.ID()), f.ID()

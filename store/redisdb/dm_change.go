@@ -9,22 +9,22 @@ import (
 	"microblog/store"
 )
 
-// DeleteMessage deletes private message pmid, hot or archived, for both of
+// DeleteDM deletes private message pmid, hot or archived, for both of
 // its users: only its sender may (403), and to anyone else but its
 // recipient it does not exist (404). Both users' live readers are told.
-func (s *Store) DeleteMessage(ctx context.Context, uid, pmid int64) error {
+func (s *Store) DeleteDM(ctx context.Context, uid, pmid int64) error {
 	for attempt := 0; ; attempt++ {
-		m, hot, err := s.lookupMessage(ctx, pmid)
+		m, hot, err := s.lookupDM(ctx, pmid)
 		switch {
 		case err != nil:
 			return err
 		case m == nil || m.Sender.ID != uid && m.Recipient.ID != uid:
-			return store.ErrMessageNotFound
+			return store.ErrDMNotFound
 		case m.Sender.ID != uid:
 			return store.ErrNotSender
 		}
 		// Once: of two concurrent deletes only one goes on.
-		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.PrivateMessage(pmid)},
+		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.DM(pmid)},
 			flag(s.opt.Archive != nil), flag(!hot)).Int()
 		switch {
 		case err != nil:
@@ -32,7 +32,7 @@ func (s *Store) DeleteMessage(ctx context.Context, uid, pmid int64) error {
 		case n < 0 && attempt == 0:
 			continue // its hash left Redis meanwhile: look again, in the archive
 		case n <= 0:
-			return store.ErrMessageNotFound // deleted meanwhile
+			return store.ErrDMNotFound // deleted meanwhile
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			s.queueUnlinkDM(ctx, pl, m)
@@ -72,20 +72,20 @@ func (s *Store) MarkConversationRead(ctx context.Context, uid, other, upTo int64
 	return nil
 }
 
-// SetMessagesFrom sets who may write to uid: everyone, or only the users it
+// SetDMsFrom sets who may write to uid: everyone, or only the users it
 // follows.
-func (s *Store) SetMessagesFrom(ctx context.Context, uid int64, from string) error {
-	if err := store.CheckMessagesFrom(from); err != nil {
+func (s *Store) SetDMsFrom(ctx context.Context, uid int64, from string) error {
+	if err := store.CheckDMsFrom(from); err != nil {
 		return err
 	}
 	if _, err := s.username(ctx, uid); err != nil {
 		return err
 	}
 	var err error
-	if from == store.MessagesFromFollowing {
-		err = s.rdb.HSet(ctx, s.keys.User(uid), fieldMessagesFrom, from).Err()
+	if from == store.DMsFromFollowing {
+		err = s.rdb.HSet(ctx, s.keys.User(uid), fieldDMsFrom, from).Err()
 	} else {
-		err = s.rdb.HDel(ctx, s.keys.User(uid), fieldMessagesFrom).Err()
+		err = s.rdb.HDel(ctx, s.keys.User(uid), fieldDMsFrom).Err()
 	}
 	return s.wrap("set messages_from", err)
 }

@@ -12,14 +12,14 @@ import (
 // as they are (the store refuses a message between users who block one
 // another). They get the care posts get: a connection opened with
 // ?messages_after= replays the messages it missed (LiveTimeline's
-// MessagesSince) before ready, which carries last_message_id; message
+// DMsSince) before ready, which carries last_message_id; message
 // events that arrive while it opens are held and merged with the replay
 // by id; and after a gap of the broker each connection catches up on
 // them. Message ids are a sequence of their own, so a connection
 // remembers them apart from posts: msgSeen, msgHigh and its own gap mark.
 
-// messageIDOf is the id of a message event's data (a Message), 0 if none.
-func messageIDOf(data json.RawMessage) int64 {
+// dmIDOf is the id of a message event's data (a Message), 0 if none.
+func dmIDOf(data json.RawMessage) int64 {
 	var m struct {
 		ID int64 `json:"id"`
 	}
@@ -45,7 +45,7 @@ func (c *Conn) firstLocked(ev event) bool {
 	return true
 }
 
-// hadMessageLocked tells whether ev, a message event held while c opened,
+// hadDMLocked tells whether ev, a message event held while c opened,
 // is one the client says it has: at or below ?messages_after=, heard in
 // order on a topic that was subscribed before c registered. Such an event
 // was published before the client got the message of its mark (on one
@@ -55,28 +55,28 @@ func (c *Conn) firstLocked(ev event) bool {
 // for c, may be news to the client and goes out; a message the client got
 // by a replay and whose event comes late after all is the one repeat left.
 // The caller holds c.mu.
-func (c *Conn) hadMessageLocked(ev event) bool {
-	return ev.messageID != 0 && c.hasMessagesAfter && c.notifyWarm && !ev.late &&
-		ev.messageID <= c.messagesAfter
+func (c *Conn) hadDMLocked(ev event) bool {
+	return ev.messageID != 0 && c.hasDMsAfter && c.notifyWarm && !ev.late &&
+		ev.messageID <= c.dmsAfter
 }
 
-// readMessageReplay reads, while c opens, the messages it missed (when it
+// readDMReplay reads, while c opens, the messages it missed (when it
 // asked with ?messages_after=) and the newest message id of its user.
-func (h *Hub) readMessageReplay(ctx context.Context, c *Conn, r *replay) error {
+func (h *Hub) readDMReplay(ctx context.Context, c *Conn, r *replay) error {
 	var err error
-	if c.hasMessagesAfter {
-		if r.messages, err = h.tl.MessagesSince(ctx, c.uid, c.messagesAfter, h.opt.ReplayMax); err != nil {
+	if c.hasDMsAfter {
+		if r.messages, err = h.tl.DMsSince(ctx, c.uid, c.dmsAfter, h.opt.ReplayMax); err != nil {
 			return err
 		}
 	}
-	r.lastMessage, err = h.tl.LastMessageID(ctx, c.uid)
+	r.lastDM, err = h.tl.LastDMID(ctx, c.uid)
 	return err
 }
 
-// catchUpMessages queues the private messages newer than the last one c
+// catchUpDMs queues the private messages newer than the last one c
 // has, dropping those it already got, as catchUpAfter does posts. If more
 // were missed than the queue can take, c is asked to reconnect.
-func (h *Hub) catchUpMessages(ctx context.Context, c *Conn) {
+func (h *Hub) catchUpDMs(ctx context.Context, c *Conn) {
 	c.mu.Lock()
 	after, live := c.msgHigh, c.live
 	if c.msgGapMarked {
@@ -88,7 +88,7 @@ func (h *Hub) catchUpMessages(ctx context.Context, c *Conn) {
 	}
 	limit := max(1, min(h.opt.ReplayMax, h.opt.SendQueue/2))
 	resubscribes, interruptions := h.resubscribes.Load(), h.interruptions.Load()
-	msgs, err := h.tl.MessagesSince(ctx, c.uid, after, limit)
+	msgs, err := h.tl.DMsSince(ctx, c.uid, after, limit)
 	if err != nil && h.resubscribes.Load() != resubscribes {
 		return // the broker broke again: the next round catches up
 	}
@@ -98,7 +98,7 @@ func (h *Hub) catchUpMessages(ctx context.Context, c *Conn) {
 	}
 	evs := make([]event, 0, len(msgs))
 	for _, m := range msgs {
-		if ev, err := ownEvent(store.NotifyTopic(c.uid), store.EventMessage, m); err == nil {
+		if ev, err := ownEvent(store.NotifyTopic(c.uid), store.EventDM, m); err == nil {
 			evs = append(evs, event{messageID: m.ID, f: ev.f, src: ev.src})
 		}
 	}

@@ -14,9 +14,9 @@ import (
 )
 
 // send sends a private message and fails the test if it fails.
-func (s testStore) send(from, to int64, content string) store.Message {
+func (s testStore) send(from, to int64, content string) store.DM {
 	s.t.Helper()
-	m, err := s.SendMessage(s.ctx, store.NewMessage{From: from, To: to, Content: content})
+	m, err := s.SendDM(s.ctx, store.NewDM{From: from, To: to, Content: content})
 	if err != nil {
 		s.t.Fatalf("send %d → %d %q: %v", from, to, content, err)
 	}
@@ -30,7 +30,7 @@ func (s testStore) conversation(uid, other int64) []int64 {
 	var out []int64
 	q := store.PageQuery{Limit: 7}
 	for range 10000 {
-		p, err := s.ConversationMessages(s.ctx, uid, other, q)
+		p, err := s.ConversationDMs(s.ctx, uid, other, q)
 		if err != nil {
 			s.t.Fatal(err)
 		}
@@ -58,17 +58,17 @@ func (s testStore) conversations(uid int64) []store.Conversation {
 	return p.Items
 }
 
-// unreadMessages is /me's unread_messages of uid.
-func (s testStore) unreadMessages(uid int64) int64 {
+// unreadDMs is /me's unread_messages of uid.
+func (s testStore) unreadDMs(uid int64) int64 {
 	s.t.Helper()
 	u, err := s.User(s.ctx, uid, uid)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	return *u.UnreadMessages
+	return *u.UnreadDMs
 }
 
-func messageIDs(ms ...store.Message) []int64 {
+func messageIDs(ms ...store.DM) []int64 {
 	out := make([]int64, len(ms))
 	for i, m := range ms {
 		out[i] = m.ID
@@ -76,11 +76,11 @@ func messageIDs(ms ...store.Message) []int64 {
 	return out
 }
 
-// TestMessages: two users talk; each sees the conversation, newest first,
+// TestDMs: two users talk; each sees the conversation, newest first,
 // and its place in their list with its last message and unread count;
 // writing marks read for the writer, reading for the reader; a third
 // conversation comes first once it is the latest.
-func TestMessages(t *testing.T) {
+func TestDMs(t *testing.T) {
 	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol := s.user("alice"), s.user("bob"), s.user("carol")
@@ -96,14 +96,14 @@ func TestMessages(t *testing.T) {
 			t.Fatalf("conversation of %d with %d = %v, want [2 1]", uid, other, got)
 		}
 	}
-	if got := s.conversations(bob); len(got) != 1 || got[0].With.ID != alice || got[0].LastMessage.ID != 2 ||
+	if got := s.conversations(bob); len(got) != 1 || got[0].With.ID != alice || got[0].LastDM.ID != 2 ||
 		got[0].UnreadCount != 2 || got[0].UpdatedAt != m2.CreatedAt || *got[0].With.Following {
 		t.Fatalf("bob's conversations = %+v", got)
 	}
 	if got := s.conversations(alice); len(got) != 1 || got[0].UnreadCount != 0 {
 		t.Fatalf("alice's conversations = %+v, want 0 unread (she wrote them)", got)
 	}
-	if n := s.unreadMessages(bob); n != 1 {
+	if n := s.unreadDMs(bob); n != 1 {
 		t.Fatalf("bob's unread_messages = %d, want 1", n)
 	}
 
@@ -111,14 +111,14 @@ func TestMessages(t *testing.T) {
 	if err := s.MarkConversationRead(s.ctx, bob, alice, 1); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.conversations(bob); got[0].UnreadCount != 1 || s.unreadMessages(bob) != 1 {
+	if got := s.conversations(bob); got[0].UnreadCount != 1 || s.unreadDMs(bob) != 1 {
 		t.Fatalf("after reading up to 1: %+v", got)
 	}
 	if err := s.MarkConversationRead(s.ctx, bob, alice, 1000); err != nil {
 		t.Fatal(err)
 	}
 	m3 := s.send(alice, bob, "still there?")
-	if got := s.conversations(bob); got[0].UnreadCount != 1 || got[0].LastMessage.ID != m3.ID {
+	if got := s.conversations(bob); got[0].UnreadCount != 1 || got[0].LastDM.ID != m3.ID {
 		t.Fatalf("after reading up to 1000 and a new message: %+v, want 1 unread (the mark stops at the newest)", got)
 	}
 	if err := s.MarkConversationRead(s.ctx, bob, alice, 1); err != nil {
@@ -126,17 +126,17 @@ func TestMessages(t *testing.T) {
 	}
 	// Writing is reading.
 	s.send(bob, alice, "yes!")
-	if got := s.conversations(bob); got[0].UnreadCount != 0 || s.unreadMessages(bob) != 0 {
-		t.Fatalf("after bob answered: %+v, unread_messages %d", got, s.unreadMessages(bob))
+	if got := s.conversations(bob); got[0].UnreadCount != 0 || s.unreadDMs(bob) != 0 {
+		t.Fatalf("after bob answered: %+v, unread_messages %d", got, s.unreadDMs(bob))
 	}
-	if n := s.unreadMessages(alice); n != 1 {
+	if n := s.unreadDMs(alice); n != 1 {
 		t.Fatalf("alice's unread_messages = %d, want 1", n)
 	}
 
 	// The latest conversation first.
 	s.send(carol, alice, "hi alice")
 	got := s.conversations(alice)
-	if len(got) != 2 || got[0].With.ID != carol || got[1].With.ID != bob || s.unreadMessages(alice) != 2 {
+	if len(got) != 2 || got[0].With.ID != carol || got[1].With.ID != bob || s.unreadDMs(alice) != 2 {
 		t.Fatalf("alice's conversations = %+v", got)
 	}
 	p, err := s.ConversationList(s.ctx, alice, store.PageQuery{Limit: 1})
@@ -149,36 +149,36 @@ func TestMessages(t *testing.T) {
 		t.Fatalf("second page of 1 = %+v, %v", p, err)
 	}
 	// ?after= as for timelines.
-	after, err := s.ConversationMessages(s.ctx, bob, alice, store.PageQuery{After: 2})
+	after, err := s.ConversationDMs(s.ctx, bob, alice, store.PageQuery{After: 2})
 	if err != nil || len(after.Items) != 2 {
 		t.Fatalf("messages after 2 = %+v, %v", after.Items, err)
 	}
 	// Since: every message of the user, in order, at most max.
-	since, err := s.MessagesSince(s.ctx, alice, 1, 100)
+	since, err := s.DMsSince(s.ctx, alice, 1, 100)
 	if err != nil || !slices.Equal(messageIDs(since...), []int64{2, 3, 4, 5}) {
 		t.Fatalf("alice's messages since 1 = %v, %v", messageIDs(since...), err)
 	}
-	since, _ = s.MessagesSince(s.ctx, alice, 0, 2)
+	since, _ = s.DMsSince(s.ctx, alice, 0, 2)
 	if !slices.Equal(messageIDs(since...), []int64{4, 5}) {
 		t.Fatalf("alice's newest 2 = %v", messageIDs(since...))
 	}
-	if last, err := s.LastMessageID(s.ctx, bob); err != nil || last != 4 {
+	if last, err := s.LastDMID(s.ctx, bob); err != nil || last != 4 {
 		t.Fatalf("bob's last message id = %d, %v; want 4", last, err)
 	}
 }
 
-// TestMessageRules: a message to oneself, to a user who blocks the sender
+// TestDMRules: a message to oneself, to a user who blocks the sender
 // or whom the sender blocks, to one who takes messages from the users it
 // follows only, too long or empty, or with another's image, is refused,
 // and writes nothing.
-func TestMessageRules(t *testing.T) {
+func TestDMRules(t *testing.T) {
 	parallel(t)
 	s := newTestStore(t)
 	alice, bob, carol, dave := s.user("alice"), s.user("bob"), s.user("carol"), s.user("dave")
 	if err := s.Block(s.ctx, bob, carol, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetMessagesFrom(s.ctx, dave, store.MessagesFromFollowing); err != nil {
+	if err := s.SetDMsFrom(s.ctx, dave, store.DMsFromFollowing); err != nil {
 		t.Fatal(err)
 	}
 	s.follow(dave, alice)
@@ -192,20 +192,20 @@ func TestMessageRules(t *testing.T) {
 	before := snapshot()
 	for _, c := range []struct {
 		name string
-		nm   store.NewMessage
+		nm   store.NewDM
 		kind error
 		code store.Code
 	}{
-		{"to oneself", store.NewMessage{From: alice, To: alice, Content: "hi me"}, store.ErrInvalid, store.CodeCannotMessageSelf},
-		{"blocked by", store.NewMessage{From: carol, To: bob, Content: "hi"}, store.ErrForbidden, store.CodeBlocked},
-		{"blocking", store.NewMessage{From: bob, To: carol, Content: "hi"}, store.ErrForbidden, store.CodeBlocked},
-		{"closed", store.NewMessage{From: bob, To: dave, Content: "hi"}, store.ErrForbidden, store.CodeMessagesClosed},
-		{"empty", store.NewMessage{From: alice, To: bob, Content: " \u200b "}, store.ErrInvalid, store.CodeContentEmpty},
-		{"1001 characters", store.NewMessage{From: alice, To: bob, Content: strings.Repeat("字", 1001)}, store.ErrInvalid, store.CodeContentTooLong},
-		{"another's image", store.NewMessage{From: alice, To: bob, Content: "look", MediaIDs: []int64{img.ID}}, store.ErrInvalid, store.CodeInvalidMedia},
-		{"no such user", store.NewMessage{From: alice, To: 999, Content: "hi"}, store.ErrNotFound, store.CodeUserNotFound},
+		{"to oneself", store.NewDM{From: alice, To: alice, Content: "hi me"}, store.ErrInvalid, store.CodeCannotMessageSelf},
+		{"blocked by", store.NewDM{From: carol, To: bob, Content: "hi"}, store.ErrForbidden, store.CodeBlocked},
+		{"blocking", store.NewDM{From: bob, To: carol, Content: "hi"}, store.ErrForbidden, store.CodeBlocked},
+		{"closed", store.NewDM{From: bob, To: dave, Content: "hi"}, store.ErrForbidden, store.CodeDMsClosed},
+		{"empty", store.NewDM{From: alice, To: bob, Content: " \u200b "}, store.ErrInvalid, store.CodeContentEmpty},
+		{"1001 characters", store.NewDM{From: alice, To: bob, Content: strings.Repeat("字", 1001)}, store.ErrInvalid, store.CodeContentTooLong},
+		{"another's image", store.NewDM{From: alice, To: bob, Content: "look", MediaIDs: []int64{img.ID}}, store.ErrInvalid, store.CodeInvalidMedia},
+		{"no such user", store.NewDM{From: alice, To: 999, Content: "hi"}, store.ErrNotFound, store.CodeUserNotFound},
 	} {
-		_, err := s.SendMessage(s.ctx, c.nm)
+		_, err := s.SendDM(s.ctx, c.nm)
 		var e *store.Error
 		if !errors.As(err, &e) || e.Code != c.code || !errors.Is(err, c.kind) {
 			t.Errorf("%s: got %v, want %s", c.name, err, c.code)
@@ -218,7 +218,7 @@ func TestMessageRules(t *testing.T) {
 	// one's own image, which no other post or message may take then.
 	s.send(alice, bob, strings.Repeat("字", 1000))
 	s.send(alice, dave, "hi dave")
-	m, err := s.SendMessage(s.ctx, store.NewMessage{From: bob, To: alice, Content: "look", MediaIDs: []int64{img.ID}})
+	m, err := s.SendDM(s.ctx, store.NewDM{From: bob, To: alice, Content: "look", MediaIDs: []int64{img.ID}})
 	if err != nil || len(m.Media) != 1 || m.Media[0].ID != img.ID {
 		t.Fatalf("message with bob's image = %+v, %v", m, err)
 	}
@@ -226,31 +226,31 @@ func TestMessageRules(t *testing.T) {
 		t.Fatal("a post took an image a message carries")
 	}
 	// Who may write, back to everyone.
-	if err := s.SetMessagesFrom(s.ctx, dave, store.MessagesFromEveryone); err != nil {
+	if err := s.SetDMsFrom(s.ctx, dave, store.DMsFromEveryone); err != nil {
 		t.Fatal(err)
 	}
 	s.send(bob, dave, "now I may")
-	if err := s.SetMessagesFrom(s.ctx, dave, "friends"); !errors.Is(err, store.ErrInvalid) {
+	if err := s.SetDMsFrom(s.ctx, dave, "friends"); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("messages_from friends: %v, want invalid", err)
 	}
-	if u, _ := s.User(s.ctx, dave, dave); u.MessagesFrom != store.MessagesFromEveryone {
-		t.Fatalf("dave's messages_from = %q", u.MessagesFrom)
+	if u, _ := s.User(s.ctx, dave, dave); u.DMsFrom != store.DMsFromEveryone {
+		t.Fatalf("dave's messages_from = %q", u.DMsFrom)
 	}
 }
 
-// TestMessageIdempotency: a retry with the same Idempotency-Key gets the
+// TestDMIdempotency: a retry with the same Idempotency-Key gets the
 // first message and writes no second; the key with another body, or the
 // key of a post, is refused.
-func TestMessageIdempotency(t *testing.T) {
+func TestDMIdempotency(t *testing.T) {
 	parallel(t)
 	s := newTestStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
-	nm := store.NewMessage{From: alice, To: bob, Content: "once", IdempotencyKey: "k1"}
-	first, err := s.SendMessage(s.ctx, nm)
+	nm := store.NewDM{From: alice, To: bob, Content: "once", IdempotencyKey: "k1"}
+	first, err := s.SendDM(s.ctx, nm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := s.SendMessage(s.ctx, nm)
+	again, err := s.SendDM(s.ctx, nm)
 	if err != nil || again.ID != first.ID || again.Content != "once" {
 		t.Fatalf("retry = %+v, %v; want message %d", again, err, first.ID)
 	}
@@ -258,11 +258,11 @@ func TestMessageIdempotency(t *testing.T) {
 		t.Fatalf("bob's conversation holds %v, want one message", got)
 	}
 	nm.Content = "twice"
-	if _, err := s.SendMessage(s.ctx, nm); !errors.Is(err, store.ErrIdemKeyReused) {
+	if _, err := s.SendDM(s.ctx, nm); !errors.Is(err, store.ErrIdemKeyReused) {
 		t.Fatalf("the key with another body: %v, want reused", err)
 	}
 	s.post(store.NewPost{Author: alice, Content: "a post", IdempotencyKey: "k2"})
-	if _, err := s.SendMessage(s.ctx, store.NewMessage{From: alice, To: bob, Content: "a post", IdempotencyKey: "k2"}); !errors.Is(err, store.ErrIdemKeyReused) {
+	if _, err := s.SendDM(s.ctx, store.NewDM{From: alice, To: bob, Content: "a post", IdempotencyKey: "k2"}); !errors.Is(err, store.ErrIdemKeyReused) {
 		t.Fatalf("a post's key: %v, want reused", err)
 	}
 	if _, err := s.Create(s.ctx, store.NewPost{Author: alice, Content: "once", IdempotencyKey: "k1"}); !errors.Is(err, store.ErrIdemKeyReused) {
@@ -279,34 +279,34 @@ func TestDeleteMessage(t *testing.T) {
 	alice, bob, carol := s.user("alice"), s.user("bob"), s.user("carol")
 	m1 := s.send(alice, bob, "one")
 	m2 := s.send(alice, bob, "two")
-	if err := s.DeleteMessage(s.ctx, bob, m2.ID); !errors.Is(err, store.ErrNotSender) {
+	if err := s.DeleteDM(s.ctx, bob, m2.ID); !errors.Is(err, store.ErrNotSender) {
 		t.Fatalf("recipient's delete: %v, want 403", err)
 	}
-	if err := s.DeleteMessage(s.ctx, carol, m2.ID); !errors.Is(err, store.ErrMessageNotFound) {
+	if err := s.DeleteDM(s.ctx, carol, m2.ID); !errors.Is(err, store.ErrDMNotFound) {
 		t.Fatalf("stranger's delete: %v, want 404", err)
 	}
-	if err := s.DeleteMessage(s.ctx, alice, m2.ID); err != nil {
+	if err := s.DeleteDM(s.ctx, alice, m2.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteMessage(s.ctx, alice, m2.ID); !errors.Is(err, store.ErrMessageNotFound) {
+	if err := s.DeleteDM(s.ctx, alice, m2.ID); !errors.Is(err, store.ErrDMNotFound) {
 		t.Fatalf("second delete: %v, want 404", err)
 	}
 	for _, uid := range []int64{alice, bob} {
 		if got := s.conversation(uid, alice+bob-uid); !slices.Equal(got, []int64{m1.ID}) {
 			t.Fatalf("conversation of %d = %v, want [%d]", uid, got, m1.ID)
 		}
-		if c := s.conversations(uid); len(c) != 1 || c[0].LastMessage.ID != m1.ID {
+		if c := s.conversations(uid); len(c) != 1 || c[0].LastDM.ID != m1.ID {
 			t.Fatalf("conversations of %d = %+v", uid, c)
 		}
 	}
 	if c := s.conversations(bob); c[0].UnreadCount != 1 {
 		t.Fatalf("bob's unread = %d, want 1", c[0].UnreadCount)
 	}
-	if err := s.DeleteMessage(s.ctx, alice, m1.ID); err != nil {
+	if err := s.DeleteDM(s.ctx, alice, m1.ID); err != nil {
 		t.Fatal(err)
 	}
-	if c := s.conversations(bob); len(c) != 0 || s.unreadMessages(bob) != 0 {
-		t.Fatalf("bob's conversations with nothing left = %+v, unread %d", c, s.unreadMessages(bob))
+	if c := s.conversations(bob); len(c) != 0 || s.unreadDMs(bob) != 0 {
+		t.Fatalf("bob's conversations with nothing left = %+v, unread %d", c, s.unreadDMs(bob))
 	}
 }
 
@@ -317,9 +317,9 @@ func TestRepairHalfWrittenMessage(t *testing.T) {
 	parallel(t)
 	s, m := newRepairStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
-	half := func(nm store.NewMessage) int64 {
+	half := func(nm store.NewDM) int64 {
 		d := &dmDraft{nm: nm}
-		if first, err := s.claimMessage(s.ctx, d); err != nil || first != nil {
+		if first, err := s.claimDM(s.ctx, d); err != nil || first != nil {
 			t.Fatalf("claim: %v, %v", first, err)
 		}
 		_, err := s.rdb.TxPipelined(s.ctx, func(pl redis.Pipeliner) error { s.queueDM(s.ctx, pl, d); return nil })
@@ -328,19 +328,19 @@ func TestRepairHalfWrittenMessage(t *testing.T) {
 		}
 		return d.msg.ID
 	}
-	lost := half(store.NewMessage{From: alice, To: bob, Content: "stopped half way"})
-	retried := half(store.NewMessage{From: alice, To: bob, Content: "retried", IdempotencyKey: "k"})
+	lost := half(store.NewDM{From: alice, To: bob, Content: "stopped half way"})
+	retried := half(store.NewDM{From: alice, To: bob, Content: "retried", IdempotencyKey: "k"})
 	// The retry, after the first request's claim ran out, made its own.
 	s.rdb.Del(s.ctx, s.keys.Idempotency(alice, store.TokenHash("k")))
-	kept, err := s.SendMessage(s.ctx, store.NewMessage{From: alice, To: bob, Content: "retried", IdempotencyKey: "k"})
+	kept, err := s.SendDM(s.ctx, store.NewDM{From: alice, To: bob, Content: "retried", IdempotencyKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := s.repair(); n != 2 {
 		t.Fatalf("%d repairs, want 2", n)
 	}
-	if repairs(m, repairMessageIndexed) != 1 || repairs(m, repairMessageRemoved) != 1 {
-		t.Fatalf("repairs: %d indexed, %d removed", repairs(m, repairMessageIndexed), repairs(m, repairMessageRemoved))
+	if repairs(m, repairDMIndexed) != 1 || repairs(m, repairDMRemoved) != 1 {
+		t.Fatalf("repairs: %d indexed, %d removed", repairs(m, repairDMIndexed), repairs(m, repairDMRemoved))
 	}
 	want := []int64{kept.ID, lost}
 	for _, uid := range []int64{alice, bob} {

@@ -31,12 +31,12 @@ import (
 // and its count against the limit. Writing it is one more round trip
 // (MULTI/EXEC on one Redis; on a cluster its hash first, as a post's).
 
-// messageBucket is the rate-limit bucket of private messages.
-const messageBucket = "message"
+// dmBucket is the rate-limit bucket of private messages.
+const dmBucket = "message"
 
-// fieldMessagesFrom of a user hash is "following" when only the users it
+// fieldDMsFrom of a user hash is "following" when only the users it
 // follows may write to it; absent (everyone) by default.
-const fieldMessagesFrom = "messages_from"
+const fieldDMsFrom = "messages_from"
 
 // pmFields are the fields of a message hash, in the order HMGET asks for
 // them and scanPM reads them. deleted is "1" in a tombstone (as in B).
@@ -44,56 +44,56 @@ var pmFields = []string{"sender", "recipient", "sender_name", "recipient_name", 
 
 // The archive queue's kinds of job for private messages (archive.go).
 const (
-	archiveMessagePut    = "pm_put"
-	archiveMessageDelete = "pm_del"
+	archiveDMPut    = "pm_put"
+	archiveDMDelete = "pm_del"
 )
 
 // dmDraft is a private message on its way into Redis.
 type dmDraft struct {
-	nm  store.NewMessage
-	msg store.Message
+	nm  store.NewDM
+	msg store.DM
 	// idemKey is the claimed idempotency key, or empty; claim and reqHash
 	// as in draft; finished tells, once written, whether the key took the
 	// result.
 	idemKey, claim, reqHash string
 	finished                *redis.Cmd
-	row                     store.ArchivedMessage
+	row                     store.ArchivedDM
 }
 
-// SendMessage writes a private message from nm.From to nm.To: 403 blocked
+// SendDM writes a private message from nm.From to nm.To: 403 blocked
 // when one of them blocks the other, 403 messages_closed when the
 // recipient takes messages only from the users it follows and does not
 // follow the sender. It answers a retry with the same Idempotency-Key with
 // the first message.
-func (s *Store) SendMessage(ctx context.Context, nm store.NewMessage) (store.Message, error) {
+func (s *Store) SendDM(ctx context.Context, nm store.NewDM) (store.DM, error) {
 	if err := nm.Check(); err != nil {
-		return store.Message{}, err
+		return store.DM{}, err
 	}
 	// From the claim on, the write belongs to the server (as Create's).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	d := &dmDraft{nm: nm}
-	first, err := s.claimMessage(ctx, d)
+	first, err := s.claimDM(ctx, d)
 	if err != nil || first != nil {
 		return deref(first), err
 	}
 	if err := s.writeDM(ctx, d); err != nil {
-		return store.Message{}, err
+		return store.DM{}, err
 	}
 	return d.msg, nil
 }
 
-func deref(m *store.Message) store.Message {
+func deref(m *store.DM) store.DM {
 	if m == nil {
-		return store.Message{}
+		return store.DM{}
 	}
 	return *m
 }
 
-// claimMessage checks, counts and claims the message in one round trip
+// claimDM checks, counts and claims the message in one round trip
 // (see the top of this file), and shapes d.msg. When an earlier request
 // holds the key, it returns that request's message instead.
-func (s *Store) claimMessage(ctx context.Context, d *dmDraft) (*store.Message, error) {
+func (s *Store) claimDM(ctx context.Context, d *dmDraft) (*store.DM, error) {
 	nm := d.nm
 	var from, to *redis.SliceCmd
 	var blocking, blocked, follows *redis.FloatCmd
@@ -102,28 +102,28 @@ func (s *Store) claimMessage(ctx context.Context, d *dmDraft) (*store.Message, e
 	var next, queued *redis.IntCmd
 	var spent func() error
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		spent = s.queueAllow(ctx, pl, messageBucket, id(nm.From), nm.Limit)
+		spent = s.queueAllow(ctx, pl, dmBucket, id(nm.From), nm.Limit)
 		queued = s.queueArchiveRoom(ctx, pl)
 		from = pl.HMGet(ctx, s.keys.User(nm.From), fieldUsername)
-		to = pl.HMGet(ctx, s.keys.User(nm.To), fieldUsername, fieldMessagesFrom)
+		to = pl.HMGet(ctx, s.keys.User(nm.To), fieldUsername, fieldDMsFrom)
 		blocking = pl.ZScore(ctx, s.keys.Blocking(nm.From), id(nm.To))
 		blocked = pl.ZScore(ctx, s.keys.Blocking(nm.To), id(nm.From))
 		follows = pl.ZScore(ctx, s.keys.Stars(nm.To), id(nm.From))
 		media = s.queueMediaRead(ctx, pl, nm.MediaIDs)
 		if nm.IdempotencyKey != "" {
-			d.reqHash = messageRequestHash(nm)
+			d.reqHash = dmRequestHash(nm)
 			d.idemKey, d.claim, held = s.queueIdemClaim(ctx, pl, nm.From, nm.IdempotencyKey, d.reqHash)
 		}
-		next = pl.Incr(ctx, s.keys.LastMessageID())
+		next = pl.Incr(ctx, s.keys.LastDMID())
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		s.releaseMessage(ctx, d) // the claim may have been taken before the reply was lost
+		s.releaseDM(ctx, d) // the claim may have been taken before the reply was lost
 		return nil, s.wrap("send message", err)
 	}
 	if held != nil {
 		if h, _ := held.Text(); h != d.claim {
-			m, err := s.firstMessage(ctx, d, h)
+			m, err := s.firstDM(ctx, d, h)
 			if err != nil {
 				return nil, err
 			}
@@ -143,7 +143,7 @@ func (s *Store) claimMessage(ctx context.Context, d *dmDraft) (*store.Message, e
 		err = store.ErrUserNotFound
 	case blocking.Err() == nil || blocked.Err() == nil:
 		err = store.ErrBlocked
-	case closed == store.MessagesFromFollowing && follows.Err() != nil:
+	case closed == store.DMsFromFollowing && follows.Err() != nil:
 		err = store.ErrMessagesClosed
 	}
 	var files []store.Media
@@ -151,24 +151,24 @@ func (s *Store) claimMessage(ctx context.Context, d *dmDraft) (*store.Message, e
 		files, err = ownMedia(nm.From, nm.MediaIDs, media)
 	}
 	if err != nil {
-		s.releaseMessage(ctx, d)
+		s.releaseDM(ctx, d)
 		return nil, err
 	}
-	d.msg = store.Message{ID: next.Val(), Sender: store.Party{ID: nm.From, Username: fromName},
+	d.msg = store.DM{ID: next.Val(), Sender: store.Party{ID: nm.From, Username: fromName},
 		Recipient: store.Party{ID: nm.To, Username: toName}, Content: nm.Content,
 		CreatedAt: store.Time(s.now()), Media: files}
-	d.row = archivedMessage(&d.msg)
+	d.row = archivedDM(&d.msg)
 	return nil, nil
 }
 
-// messageResult is the value of an Idempotency-Key once its message is
+// dmResult is the value of an Idempotency-Key once its message is
 // written: "message:<id>:<request hash>" (see claimValue).
-func messageResult(pmid int64, reqHash string) string { return "message:" + id(pmid) + ":" + reqHash }
+func dmResult(pmid int64, reqHash string) string { return "message:" + id(pmid) + ":" + reqHash }
 
-// messageRequestHash is what a message's Idempotency-Key is bound to: its
+// dmRequestHash is what a message's Idempotency-Key is bound to: its
 // recipient and body, so that the key of a post is never taken for a
 // message, nor the other way round.
-func messageRequestHash(nm store.NewMessage) string {
+func dmRequestHash(nm store.NewDM) string {
 	if len(nm.MediaIDs) == 0 {
 		nm.MediaIDs = nil
 	}
@@ -177,37 +177,37 @@ func messageRequestHash(nm store.NewMessage) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// releaseMessage gives up the Idempotency-Key of a request that failed, as
+// releaseDM gives up the Idempotency-Key of a request that failed, as
 // release does for a post.
-func (s *Store) releaseMessage(ctx context.Context, d *dmDraft) {
+func (s *Store) releaseDM(ctx context.Context, d *dmDraft) {
 	if d.idemKey != "" {
-		s.dropClaim(ctx, d.idemKey, d.claim, messageResult(d.msg.ID, d.reqHash))
+		s.dropClaim(ctx, d.idemKey, d.claim, dmResult(d.msg.ID, d.reqHash))
 	}
 }
 
-// firstMessage answers a request whose Idempotency-Key another request
+// firstDM answers a request whose Idempotency-Key another request
 // holds, as firstResult does for a post.
-func (s *Store) firstMessage(ctx context.Context, d *dmDraft, held string) (store.Message, error) {
+func (s *Store) firstDM(ctx context.Context, d *dmDraft, held string) (store.DM, error) {
 	st := parseIdem(held)
 	switch {
 	case st.reqHash != d.reqHash:
-		return store.Message{}, store.ErrIdemKeyReused
+		return store.DM{}, store.ErrIdemKeyReused
 	case st.running:
-		return store.Message{}, store.ErrInProgress
+		return store.DM{}, store.ErrInProgress
 	}
-	m, _, err := s.lookupMessage(ctx, st.mid)
+	m, _, err := s.lookupDM(ctx, st.mid)
 	if err == nil && m == nil {
-		err = store.ErrMessageNotFound // deleted since
+		err = store.ErrDMNotFound // deleted since
 	}
 	if err == nil && s.keys.cluster {
 		// Its first answer may have been a 503 with the event not sent (as
 		// a post's retry does, sendAgain).
 		raw, err := json.Marshal(m)
 		if err != nil {
-			return store.Message{}, fmt.Errorf("send message: encode: %w", err)
+			return store.DM{}, fmt.Errorf("send message: encode: %w", err)
 		}
-		if err := s.sendDMEvent(ctx, *m, store.FrameOf(store.EventMessage, raw)); err != nil {
-			return store.Message{}, err
+		if err := s.sendDMEvent(ctx, *m, store.FrameOf(store.EventDM, raw)); err != nil {
+			return store.DM{}, err
 		}
 	}
 	return deref(m), err
@@ -223,7 +223,7 @@ func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 		return s.wrap("send message: encode", err)
 	}
 	d.msg.Encoded = raw
-	frame := store.FrameOf(store.EventMessage, raw)
+	frame := store.FrameOf(store.EventDM, raw)
 	if s.keys.cluster {
 		_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 			s.queueDM(ctx, t, d)
@@ -260,7 +260,7 @@ func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 // errDMEventPending answers, on a cluster, a message written whole whose
 // live event Redis did not take: 503, as a post's. The message stands and
 // its event is sent again in the background; the retry with the same
-// Idempotency-Key sends it too, before it is answered (firstMessage).
+// Idempotency-Key sends it too, before it is answered (firstDM).
 var errDMEventPending = fmt.Errorf("redisdb: send message: live event not sent yet: %w", store.ErrUnavailable)
 
 // publishDM sends, on a cluster, the live event of a message written whole
@@ -280,7 +280,7 @@ func (s *Store) publishDM(ctx context.Context, d *dmDraft, frame []byte) bool {
 
 // sendDMEvent publishes frame, the live event of m, on both its users'
 // notify channels, in one round trip.
-func (s *Store) sendDMEvent(ctx context.Context, m store.Message, frame []byte) error {
+func (s *Store) sendDMEvent(ctx context.Context, m store.DM, frame []byte) error {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(m.Sender.ID), frame)
 		s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(m.Recipient.ID), frame)
@@ -301,7 +301,7 @@ func (s *Store) queueDM(ctx context.Context, t redis.Pipeliner, d *dmDraft) {
 	if d.idemKey != "" { // for the checker, should the request stop half way
 		fields = append(fields, fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
-	t.HSet(ctx, s.keys.PrivateMessage(m.ID), fields...)
+	t.HSet(ctx, s.keys.DM(m.ID), fields...)
 }
 
 // queueDMIndex queues the rest of the write: the message's two sides, its
@@ -315,8 +315,8 @@ func (s *Store) queueDMIndex(ctx context.Context, pl redis.Pipeliner, d *dmDraft
 	convAdd.Eval(ctx, pl, s.convKeys(from, to), m.ID, to, "1")
 	convAdd.Eval(ctx, pl, s.convKeys(to, from), m.ID, from, "0")
 	s.queueAttach(ctx, pl, m.Media, m.ID)
-	s.queueArchiveMessage(ctx, pl, archiveMessagePut, d.row)
-	result := messageResult(m.ID, d.reqHash)
+	s.queueArchiveDM(ctx, pl, archiveDMPut, d.row)
+	result := dmResult(m.ID, d.reqHash)
 	switch {
 	case frame != nil:
 		var keys []string
@@ -350,7 +350,7 @@ func (s *Store) settleDM(ctx context.Context, d *dmDraft) {
 		var written *redis.IntCmd
 		var held *redis.StringCmd
 		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			written = pl.Exists(ctx, s.keys.PrivateMessage(d.msg.ID))
+			written = pl.Exists(ctx, s.keys.DM(d.msg.ID))
 			if d.idemKey != "" {
 				held = pl.Get(ctx, d.idemKey)
 			}
@@ -361,7 +361,7 @@ func (s *Store) settleDM(ctx context.Context, d *dmDraft) {
 			return s.wrap("settle message", err)
 		case written.Val() == 0 && d.idemKey != "":
 			return delIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim).Err()
-		case written.Val() == 0, d.idemKey == "", held.Val() == messageResult(d.msg.ID, d.reqHash):
+		case written.Val() == 0, d.idemKey == "", held.Val() == dmResult(d.msg.ID, d.reqHash):
 			return nil
 		}
 		return s.undoDM(ctx, d)
@@ -382,7 +382,7 @@ func (s *Store) unwriteDM(ctx context.Context, d *dmDraft) {
 // images are free again, and both users' live readers are told it is gone.
 func (s *Store) undoDM(ctx context.Context, d *dmDraft) error {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		deleteMessage.Eval(ctx, pl, []string{s.keys.PrivateMessage(d.msg.ID)}, flag(s.opt.Archive != nil), "1")
+		deleteMessage.Eval(ctx, pl, []string{s.keys.DM(d.msg.ID)}, flag(s.opt.Archive != nil), "1")
 		s.queueUnlinkDM(ctx, pl, &d.msg)
 		for _, f := range d.msg.Media {
 			pl.HSet(ctx, s.keys.Media(f.ID), "post", 0)
@@ -393,18 +393,18 @@ func (s *Store) undoDM(ctx context.Context, d *dmDraft) error {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("undo message", err)
 	}
-	s.releaseMessage(ctx, d)
+	s.releaseDM(ctx, d)
 	return nil
 }
 
 // queueUnlinkDM queues what follows the delete of a message's hash: its
 // two sides lose it, the archive is told, and both users' live readers.
-func (s *Store) queueUnlinkDM(ctx context.Context, pl redis.Pipeliner, m *store.Message) {
+func (s *Store) queueUnlinkDM(ctx context.Context, pl redis.Pipeliner, m *store.DM) {
 	from, to := m.Sender.ID, m.Recipient.ID
 	convUnlink.Eval(ctx, pl, s.convKeys(from, to), m.ID, to)
 	convUnlink.Eval(ctx, pl, s.convKeys(to, from), m.ID, from)
-	s.queueArchiveMessage(ctx, pl, archiveMessageDelete, archivedMessage(m))
+	s.queueArchiveDM(ctx, pl, archiveDMDelete, archivedDM(m))
 	for _, uid := range []int64{from, to} {
-		s.queuePublish(ctx, pl, s.keys.NotifyChannel(uid), store.EventMessageDelete, store.DeleteData{ID: m.ID})
+		s.queuePublish(ctx, pl, s.keys.NotifyChannel(uid), store.EventDMDelete, store.DeleteData{ID: m.ID})
 	}
 }

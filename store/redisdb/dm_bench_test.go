@@ -13,7 +13,7 @@ import (
 	"microblog/store/storetest"
 )
 
-// BenchmarkMessageVsPost weighs a private message against a post with one
+// BenchmarkDMVsPost weighs a private message against a post with one
 // fan, whole: the request (its round trips), and what runs behind it (the
 // post's push into its fan's home timeline by the fan-out workers; both
 // saved by the archiver to a SQLite archive, and moved out of Redis past
@@ -22,8 +22,8 @@ import (
 // request, the workers and the archiver) and Redis's (INFO), and prints
 // the two side by side:
 //
-//	go test -run '^$' -bench BenchmarkMessageVsPost -benchtime 5000x -count 3 ./store/redisdb
-func BenchmarkMessageVsPost(b *testing.B) {
+//	go test -run '^$' -bench BenchmarkDMVsPost -benchtime 5000x -count 3 ./store/redisdb
+func BenchmarkDMVsPost(b *testing.B) {
 	e := newTLBench(b, storetest.Start(b))
 	db, err := archive.Open(e.ctx, archivetest.SQLite(b))
 	if err != nil {
@@ -61,7 +61,7 @@ func BenchmarkMessageVsPost(b *testing.B) {
 					if i/pairs%2 == 1 {
 						from, to = to, from
 					}
-					_, err = writer.SendMessage(e.ctx, store.NewMessage{From: from, To: to, Content: content, Limit: limit})
+					_, err = writer.SendDM(e.ctx, store.NewDM{From: from, To: to, Content: content, Limit: limit})
 				}
 				if err != nil {
 					b.Fatal(err)
@@ -88,7 +88,7 @@ func BenchmarkMessageVsPost(b *testing.B) {
 		})
 	}
 	if cpu["post"] > 0 && cpu["message"] > 0 {
-		fmt.Fprintf(os.Stdout, "BenchmarkMessageVsPost: CPU per message %.0f µs, per post with 1 fan %.0f µs: message / post = %.2f (goal at most 1); load %s\n",
+		fmt.Fprintf(os.Stdout, "BenchmarkDMVsPost: CPU per message %.0f µs, per post with 1 fan %.0f µs: message / post = %.2f (goal at most 1); load %s\n",
 			cpu["message"]/1e3, cpu["post"]/1e3, cpu["message"]/cpu["post"], tlLoad())
 	}
 }

@@ -10,32 +10,32 @@ import (
 	"microblog/store"
 )
 
-// The private messages (store.MessageArchive), in the table direct_messages
+// The private messages (store.DMArchive), in the table direct_messages
 // (migrations/<engine>/004_direct_messages.sql): one row per message, and a
 // tombstone per deleted one, found by conversation through the pair of its
 // users, the lower uid first.
 
-// messageColumns are the stored columns of direct_messages, in the order of
-// messageArgs.
-const messageColumns = "id, sender, recipient, sender_name, recipient_name, content, created, media, deleted, user_low, user_high"
+// dmColumns are the stored columns of direct_messages, in the order of
+// dmArgs.
+const dmColumns = "id, sender, recipient, sender_name, recipient_name, content, created, media, deleted, user_low, user_high"
 
-const messageColumnCount = 11
+const dmColumnCount = 11
 
-// messageTombstone ends the INSERT of tombstones: a row already there is
+// dmTombstone ends the INSERT of tombstones: a row already there is
 // cleared and marked deleted, its other columns kept.
-func (d *dialect) messageTombstone() string {
+func (d *dialect) dmTombstone() string {
 	return d.replaceWith + "deleted = 1, content = '', media = ''"
 }
 
-// SaveMessages writes, in one transaction, new messages (an id already
+// SaveDMs writes, in one transaction, new messages (an id already
 // archived, or already a tombstone, is left as it is) and tombstones for
-// deleted ones (see store.MessageArchive). Replaying it changes nothing.
+// deleted ones (see store.DMArchive). Replaying it changes nothing.
 // Every id must be positive.
-func (db *DB) SaveMessages(ctx context.Context, put, deleted []store.ArchivedMessage) error {
+func (db *DB) SaveDMs(ctx context.Context, put, deleted []store.ArchivedDM) error {
 	if len(put)+len(deleted) == 0 {
 		return nil
 	}
-	for _, ms := range [][]store.ArchivedMessage{put, deleted} {
+	for _, ms := range [][]store.ArchivedDM{put, deleted} {
 		for _, m := range ms {
 			if m.ID <= 0 || m.Sender <= 0 || m.Recipient <= 0 {
 				return fmt.Errorf("archive: save messages: %w: message %d from %d to %d", store.ErrInvalid, m.ID, m.Sender, m.Recipient)
@@ -43,37 +43,37 @@ func (db *DB) SaveMessages(ctx context.Context, put, deleted []store.ArchivedMes
 		}
 	}
 	// Rows locked in the same order by every save deadlock less on MySQL.
-	byMessageID := func(a, b store.ArchivedMessage) int { return cmp.Compare(a.ID, b.ID) }
+	byDMID := func(a, b store.ArchivedDM) int { return cmp.Compare(a.ID, b.ID) }
 	put, deleted = slices.Clone(put), slices.Clone(deleted)
-	slices.SortFunc(put, byMessageID)
-	slices.SortFunc(deleted, byMessageID)
+	slices.SortFunc(put, byDMID)
+	slices.SortFunc(deleted, byDMID)
 	var err error
 	for range saveAttempts {
-		if err = db.saveMessages(ctx, put, deleted); err == nil || !db.d.retry(err) {
+		if err = db.saveDMs(ctx, put, deleted); err == nil || !db.d.retry(err) {
 			break
 		}
 	}
 	return wrap(db.d, "save messages", err)
 }
 
-func (db *DB) saveMessages(ctx context.Context, put, deleted []store.ArchivedMessage) error {
+func (db *DB) saveDMs(ctx context.Context, put, deleted []store.ArchivedDM) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	for _, part := range []struct {
-		ms         []store.ArchivedMessage
+		ms         []store.ArchivedDM
 		onConflict string
 		tombstones bool
-	}{{put, db.d.keepExisting, false}, {deleted, db.d.messageTombstone(), true}} {
+	}{{put, db.d.keepExisting, false}, {deleted, db.d.dmTombstone(), true}} {
 		for chunk := range slices.Chunk(part.ms, rowsPerInsert) {
-			args := make([]any, 0, len(chunk)*messageColumnCount)
+			args := make([]any, 0, len(chunk)*dmColumnCount)
 			for _, m := range chunk {
-				args = messageArgs(args, m, part.tombstones || m.Deleted)
+				args = dmArgs(args, m, part.tombstones || m.Deleted)
 			}
-			row := "(" + strings.Repeat("?, ", messageColumnCount-1) + "?)"
-			q := "INSERT INTO direct_messages (" + messageColumns + ") VALUES " +
+			row := "(" + strings.Repeat("?, ", dmColumnCount-1) + "?)"
+			q := "INSERT INTO direct_messages (" + dmColumns + ") VALUES " +
 				strings.TrimSuffix(strings.Repeat(row+", ", len(chunk)), ", ") + part.onConflict
 			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 				return err
@@ -83,8 +83,8 @@ func (db *DB) saveMessages(ctx context.Context, put, deleted []store.ArchivedMes
 	return tx.Commit()
 }
 
-// messageArgs appends the column values of m, in the order of messageColumns.
-func messageArgs(args []any, m store.ArchivedMessage, tombstone bool) []any {
+// dmArgs appends the column values of m, in the order of dmColumns.
+func dmArgs(args []any, m store.ArchivedDM, tombstone bool) []any {
 	if tombstone {
 		m.Content, m.Media = "", ""
 	}
@@ -96,10 +96,10 @@ func messageArgs(args []any, m store.ArchivedMessage, tombstone bool) []any {
 // pair is a conversation's two users, the lower uid first.
 func pair(a, b int64) (int64, int64) { return min(a, b), max(a, b) }
 
-// DirectMessages returns the rows of these ids that exist, tombstones
+// DMs returns the rows of these ids that exist, tombstones
 // included (Deleted set, Content and Media empty).
-func (db *DB) DirectMessages(ctx context.Context, ids []int64) (map[int64]store.ArchivedMessage, error) {
-	found := make(map[int64]store.ArchivedMessage, len(ids))
+func (db *DB) DMs(ctx context.Context, ids []int64) (map[int64]store.ArchivedDM, error) {
+	found := make(map[int64]store.ArchivedDM, len(ids))
 	for chunk := range slices.Chunk(uniq(ids), idsPerQuery) {
 		rows, err := db.read.QueryContext(ctx, "SELECT id, sender, recipient, sender_name, recipient_name, content, created, media, deleted"+
 			" FROM direct_messages WHERE id IN "+list(len(chunk)), anys(chunk)...)
@@ -107,7 +107,7 @@ func (db *DB) DirectMessages(ctx context.Context, ids []int64) (map[int64]store.
 			return nil, wrap(db.d, "direct messages", err)
 		}
 		for rows.Next() {
-			var m store.ArchivedMessage
+			var m store.ArchivedDM
 			if err := rows.Scan(&m.ID, &m.Sender, &m.Recipient, &m.SenderName, &m.RecipientName,
 				&m.Content, &m.Created, &m.Media, &m.Deleted); err != nil {
 				rows.Close()
@@ -124,9 +124,9 @@ func (db *DB) DirectMessages(ctx context.Context, ids []int64) (map[int64]store.
 	return found, nil
 }
 
-// HasMessages returns which of ids have a row (a message or a tombstone),
+// HasDMs returns which of ids have a row (a message or a tombstone),
 // in the order of ids, each once.
-func (db *DB) HasMessages(ctx context.Context, ids []int64) ([]int64, error) {
+func (db *DB) HasDMs(ctx context.Context, ids []int64) ([]int64, error) {
 	return db.has(ctx, "direct_messages", ids)
 }
 

@@ -17,25 +17,25 @@ import (
 // so a process that stops in between leaves a hash no conversation holds.
 // The pass walks the ids issued since its checkpoint (repair:messages:
 // checkpoint) up to global:messageid, as the posts' pass does, and
-// finishes such a message as SendMessage would have (both sides, its
+// finishes such a message as SendDM would have (both sides, its
 // images, its archive entry, its live events), or removes it when a retry
 // holds its Idempotency-Key by now.
 
 // Kinds of repair of private messages, the label of microblog_repairs_total.
 const (
-	repairMessageIndexed = "private_message_indexed" // a message no side held, added to both
-	repairMessageRemoved = "private_message_removed" // a message that could not be finished, removed
+	repairDMIndexed = "private_message_indexed" // a message no side held, added to both
+	repairDMRemoved = "private_message_removed" // a message that could not be finished, removed
 )
 
-// checkMessageRange checks the private messages lo to hi in order (see
+// checkDMRange checks the private messages lo to hi in order (see
 // chunkCheck).
-func (c *Checker) checkMessageRange(ctx context.Context, lo, hi, floor int64) (chunkResult, error) {
+func (c *Checker) checkDMRange(ctx context.Context, lo, hi, floor int64) (chunkResult, error) {
 	s := c.s
 	n := int(hi - lo + 1)
 	hashes := make([]*redis.MapStringStringCmd, n)
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i := range n {
-			hashes[i] = pl.HGetAll(ctx, s.keys.PrivateMessage(lo+int64(i)))
+			hashes[i] = pl.HGetAll(ctx, s.keys.DM(lo+int64(i)))
 		}
 		return nil
 	})
@@ -63,7 +63,7 @@ func (c *Checker) checkMessageRange(ctx context.Context, lo, hi, floor int64) (c
 		}
 		m := dmOf(pmid, parseID(v["sender"]), parseID(v["recipient"]), v["sender_name"], v["recipient_name"],
 			v["content"], parseID(v["time"]), v["media"])
-		kind, err := c.finishMessage(ctx, m, v[fieldIdem])
+		kind, err := c.finishDM(ctx, m, v[fieldIdem])
 		if err != nil {
 			r.stop = true
 			return r, err
@@ -77,10 +77,10 @@ func (c *Checker) checkMessageRange(ctx context.Context, lo, hi, floor int64) (c
 	return r, nil
 }
 
-// finishMessage adds m to both sides of its conversation if a side lacks
+// finishDM adds m to both sides of its conversation if a side lacks
 // it, or removes it when another request holds its Idempotency-Key by now;
 // it returns the kind of repair made, or "" for none.
-func (c *Checker) finishMessage(ctx context.Context, m *store.Message, idem string) (string, error) {
+func (c *Checker) finishDM(ctx context.Context, m *store.DM, idem string) (string, error) {
 	s := c.s
 	from, to := m.Sender.ID, m.Recipient.ID
 	var sent, got *redis.FloatCmd
@@ -97,24 +97,24 @@ func (c *Checker) finishMessage(ctx context.Context, m *store.Message, idem stri
 	if sent.Err() == nil && got.Err() == nil || int64(moved.Val()) >= m.ID {
 		return "", nil // whole, or moved to the archive past the window
 	}
-	d := &dmDraft{msg: *m, row: archivedMessage(m)}
+	d := &dmDraft{msg: *m, row: archivedDM(m)}
 	if keyHash, claim, ok := strings.Cut(idem, " "); ok {
 		d.idemKey, d.claim, d.reqHash = s.keys.Idempotency(from, keyHash), claim, parseIdem(claim).reqHash
 		won, err := idemFinish.Run(ctx, s.rdb, []string{d.idemKey}, claim,
-			messageResult(m.ID, d.reqHash), IdempotencyTTL.Milliseconds()).Int()
+			dmResult(m.ID, d.reqHash), IdempotencyTTL.Milliseconds()).Int()
 		if err != nil {
 			return "", s.wrap("repair messages: idempotency", err)
 		}
 		if won == 0 {
 			s.unwriteDM(ctx, d)
-			return repairMessageRemoved, nil
+			return repairDMRemoved, nil
 		}
 	}
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return "", s.wrap("repair messages: encode", err)
 	}
-	frame, indexFrame := store.FrameOf(store.EventMessage, raw), []byte(nil)
+	frame, indexFrame := store.FrameOf(store.EventDM, raw), []byte(nil)
 	if !s.keys.cluster { // on a cluster the event follows the writes
 		indexFrame = frame
 	}
@@ -128,5 +128,5 @@ func (c *Checker) finishMessage(ctx context.Context, m *store.Message, idem stri
 	if s.keys.cluster {
 		s.publishDM(ctx, d, frame)
 	}
-	return repairMessageIndexed, nil
+	return repairDMIndexed, nil
 }

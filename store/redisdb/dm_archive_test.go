@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// hotMessages counts the messages of ids whose hash is still in Redis.
-func (s testStore) hotMessages(ids []int64) int {
+// hotPosts counts the messages of ids whose hash is still in Redis.
+func (s testStore) hotPosts(ids []int64) int {
 	n := 0
 	for _, pmid := range ids {
-		if s.rdb.Exists(s.ctx, s.keys.PrivateMessage(pmid)).Val() == 1 {
+		if s.rdb.Exists(s.ctx, s.keys.DM(pmid)).Val() == 1 {
 			n++
 		}
 	}
@@ -44,7 +44,7 @@ func TestConversationArchive(t *testing.T) {
 					t.Fatalf("conversation of %d: %d ids %v…, want the %d newest first", uid, len(got), got[:min(5, len(got))], total)
 				}
 			}
-			if hot := s.hotMessages(sent); hot > window+5 {
+			if hot := s.hotPosts(sent); hot > window+5 {
 				t.Fatalf("Redis holds %d of the %d messages' hashes, want about %d", hot, total, window)
 			}
 			for _, key := range []string{s.keys.Conversation(alice, bob), s.keys.Conversation(bob, alice)} {
@@ -54,7 +54,7 @@ func TestConversationArchive(t *testing.T) {
 			}
 			// Writing is reading: bob wrote the last message, alice the one
 			// before.
-			if c := s.conversations(bob); len(c) != 1 || c[0].UnreadCount != 0 || c[0].LastMessage.ID != sent[total-1] {
+			if c := s.conversations(bob); len(c) != 1 || c[0].UnreadCount != 0 || c[0].LastDM.ID != sent[total-1] {
 				t.Fatalf("bob's conversations = %+v", c)
 			}
 			if c := s.conversations(alice); c[0].UnreadCount != 1 {
@@ -71,25 +71,25 @@ func TestConversationArchive(t *testing.T) {
 			if c := s.conversations(dave); len(c) != 1 || c[0].UnreadCount != 3*window {
 				t.Fatalf("dave's conversations = %+v, want %d unread", c, 3*window)
 			}
-			if err := s.DeleteMessage(s.ctx, carol, unread[0]); err != nil {
+			if err := s.DeleteDM(s.ctx, carol, unread[0]); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.MarkConversationRead(s.ctx, dave, carol, unread[window]); err != nil {
 				t.Fatal(err)
 			}
-			if c := s.conversations(dave); c[0].UnreadCount != 2*window-1 || s.unreadMessages(dave) != 1 {
+			if c := s.conversations(dave); c[0].UnreadCount != 2*window-1 || s.unreadDMs(dave) != 1 {
 				t.Fatalf("dave's unread after a delete and reading %d = %d", window, c[0].UnreadCount)
 			}
 			// The live replay reaches into the archive too.
-			since, err := s.MessagesSince(s.ctx, alice, sent[9], 200)
+			since, err := s.DMsSince(s.ctx, alice, sent[9], 200)
 			if err != nil || !slices.Equal(messageIDs(since...), sent[10:]) {
 				t.Fatalf("alice's messages since the 10th: %d, %v", len(since), err)
 			}
 			// A delete of an archived message, by its sender.
-			if err := s.DeleteMessage(s.ctx, bob, sent[2]); err != nil {
+			if err := s.DeleteDM(s.ctx, bob, sent[2]); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.DeleteMessage(s.ctx, bob, sent[0]); err == nil {
+			if err := s.DeleteDM(s.ctx, bob, sent[0]); err == nil {
 				t.Fatal("bob deleted alice's archived message")
 			}
 			s.archived()
@@ -99,10 +99,10 @@ func TestConversationArchive(t *testing.T) {
 			if err := s.MarkConversationRead(s.ctx, alice, bob, sent[total-1]); err != nil {
 				t.Fatal(err)
 			}
-			if c := s.conversations(alice); c[0].UnreadCount != 0 || s.unreadMessages(alice) != 0 {
+			if c := s.conversations(alice); c[0].UnreadCount != 0 || s.unreadDMs(alice) != 0 {
 				t.Fatalf("alice's unread after reading = %+v", c)
 			}
-			if n := s.rdb.Exists(s.ctx, s.keys.PrivateMessage(sent[2])).Val(); n != 0 {
+			if n := s.rdb.Exists(s.ctx, s.keys.DM(sent[2])).Val(); n != 0 {
 				t.Fatal("the tombstone of the archived delete is still in Redis")
 			}
 		})
@@ -143,7 +143,7 @@ func TestConversationMemoryFlat(t *testing.T) {
 			s.keys.Conversations(alice), s.keys.Conversations(bob), s.keys.ConversationsRead(alice),
 			s.keys.ConversationsRead(bob), s.keys.ConversationsArchived(alice), s.keys.ConversationsArchived(bob)}
 		for _, pmid := range sent {
-			keys = append(keys, s.keys.PrivateMessage(pmid))
+			keys = append(keys, s.keys.DM(pmid))
 		}
 		var total int64
 		for _, k := range keys {

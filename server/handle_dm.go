@@ -10,22 +10,22 @@ import (
 	"microblog/store"
 )
 
-// messenger is what the routes of private messages need of the store.
-type messenger interface {
+// dmService is what the routes of private messages need of the store.
+type dmService interface {
 	UIDByName(ctx context.Context, name string) (int64, error)
 	store.Conversations
 }
 
 // otherParam resolves the user named in the path, the caller's
 // correspondent: 404 when there is none.
-func otherParam(c echo.Context, st messenger) (int64, error) {
+func otherParam(c echo.Context, st dmService) (int64, error) {
 	return st.UIDByName(c.Request().Context(), c.Param("username"))
 }
 
-// handleSendMessage sends a private message to the user in the path: 201
+// handleSendDM sends a private message to the user in the path: 201
 // Message. The store counts it against the caller's limit in the round
 // trip that claims it, and honours the Idempotency-Key as for posts.
-func handleSendMessage(st messenger, limit store.Limit) echo.HandlerFunc {
+func handleSendDM(st dmService, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Content  string  `json:"content"`
@@ -38,7 +38,7 @@ func handleSendMessage(st messenger, limit store.Limit) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		m, err := st.SendMessage(c.Request().Context(), store.NewMessage{From: viewer(c), To: to,
+		m, err := st.SendDM(c.Request().Context(), store.NewDM{From: viewer(c), To: to,
 			Content: in.Content, MediaIDs: in.MediaIDs, Limit: limit,
 			IdempotencyKey: c.Request().Header.Get(idempotencyHeader)})
 		if err != nil {
@@ -52,27 +52,27 @@ func handleSendMessage(st messenger, limit store.Limit) echo.HandlerFunc {
 }
 
 // handleConversations lists the caller's conversations, latest activity first.
-func handleConversations(st messenger) echo.HandlerFunc {
+func handleConversations(st dmService) echo.HandlerFunc {
 	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Conversation], error) {
 		return st.ConversationList(c.Request().Context(), viewer(c), q)
 	})
 }
 
-// handleConversationMessages lists the messages between the caller and the
+// handleConversationDMs lists the messages between the caller and the
 // user in the path, newest first.
-func handleConversationMessages(st messenger) echo.HandlerFunc {
-	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Message], error) {
+func handleConversationDMs(st dmService) echo.HandlerFunc {
+	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.DM], error) {
 		other, err := otherParam(c, st)
 		if err != nil {
-			return store.Page[store.Message]{}, err
+			return store.Page[store.DM]{}, err
 		}
-		return st.ConversationMessages(c.Request().Context(), viewer(c), other, q)
+		return st.ConversationDMs(c.Request().Context(), viewer(c), other, q)
 	})
 }
 
 // handleReadConversation marks the caller's conversation with the user in
 // the path read up to {"up_to"}.
-func handleReadConversation(st messenger) echo.HandlerFunc {
+func handleReadConversation(st dmService) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		upTo, err := bindUpTo(c)
 		if err != nil {
@@ -89,19 +89,19 @@ func handleReadConversation(st messenger) echo.HandlerFunc {
 	}
 }
 
-// handleDeleteMessage deletes one of the caller's private messages, for
+// handleDeleteDM deletes one of the caller's private messages, for
 // both users.
-func handleDeleteMessage(st messenger) echo.HandlerFunc {
+func handleDeleteDM(st dmService) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		pmid, err := strconv.ParseInt(c.Param("id"), 10, 64)
 		if err != nil || pmid <= 0 {
-			return store.ErrMessageNotFound
+			return store.ErrDMNotFound
 		}
 		// As a post's, a delete once begun is carried through even if the
 		// client goes away.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), deleteTimeout)
 		defer cancel()
-		if err := st.DeleteMessage(ctx, viewer(c), pmid); err != nil {
+		if err := st.DeleteDM(ctx, viewer(c), pmid); err != nil {
 			return err
 		}
 		return noContent(c)
