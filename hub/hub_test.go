@@ -17,6 +17,7 @@ import (
 	"microblog/store"
 	"microblog/store/redisdb"
 	"microblog/store/redisdb/pubsub"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -123,7 +124,7 @@ func TestSubscriptionsAreSharedAndLinger(t *testing.T) {
 	a := s.connect(t, fan1)
 	b := s.connect(t, fan1) // a second tab of the same user
 	c := s.connect(t, fan2)
-	channel := redisdb.NewKeys("", false).AuthorChannel(star)
+	channel := schema.NewKeys("", false).AuthorChannel(star)
 	if n := s.numSub(t, channel); n != 1 {
 		t.Fatalf("%d subscriptions to the star's channel, want 1", n)
 	}
@@ -164,7 +165,7 @@ func TestReconnectWithinLingerKeepsSubscription(t *testing.T) {
 	s.connect(t, fan).Conn.Close()
 	waitFor(t, "the hub to drop the connection", func() bool { return s.hub.Connections() == 0 })
 	c := s.connect(t, fan)
-	if n := s.numSub(t, redisdb.NewKeys("", false).AuthorChannel(star)); n != 1 {
+	if n := s.numSub(t, schema.NewKeys("", false).AuthorChannel(star)); n != 1 {
 		t.Fatalf("%d subscriptions, want 1", n)
 	}
 	p, err := s.st.Create(ctx, store.NewPost{Author: star, Content: "still there"})

@@ -13,7 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"microblog/hub/wstest"
-	"microblog/store/redisdb"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -48,7 +48,7 @@ func noCrossSlot(t *testing.T, c *storetest.Cluster) {
 }
 
 // shardChannel is the author channel of uid as a cluster spells it.
-func shardChannel(uid int64) string { return redisdb.NewKeys("", true).AuthorChannel(uid) }
+func shardChannel(uid int64) string { return schema.NewKeys("", true).AuthorChannel(uid) }
 
 // channelMaster is the index of the master that serves channel's slot.
 func channelMaster(t *testing.T, c *storetest.Cluster, channel string) int {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"microblog/store/redisdb"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -46,7 +47,7 @@ func TestStartRefusesRedisAndArchiveOfDifferentHistories(t *testing.T) {
 	wantRefusal(t, err, "the archive holds messages this Redis never issued", r1.Addr(), archiveA)
 
 	startServer(t, r1, "MICROBLOG_ARCHIVE=off").Stop() // no archive: unaffected
-	if id := r1.Client().Get(context.Background(), redisdb.NewKeys("", false).HistoryIdentity()).Val(); id != "" {
+	if id := r1.Client().Get(context.Background(), schema.NewKeys("", false).HistoryIdentity()).Val(); id != "" {
 		t.Fatalf("a server without an archive stamped Redis with %q", id)
 	}
 }
@@ -103,7 +104,7 @@ func startFails(t *testing.T, b *storetest.Backend, env ...string) error {
 func TestOlderWriterStops(t *testing.T) {
 	b := storetest.NewBackend(t)
 	ts := startOn(t, b)
-	key := redisdb.NewKeys("", b.Cluster != nil).WriterVersion()
+	key := schema.NewKeys("", b.Cluster != nil).WriterVersion()
 	ctx := context.Background()
 	if v := b.Client().Get(ctx, key).Val(); v != strconv.Itoa(redisdb.CodeMinWriterVersion) {
 		t.Fatalf("global:version is %q after a start, want %d", v, redisdb.CodeMinWriterVersion)

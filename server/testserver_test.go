@@ -15,7 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"microblog/store/redisdb"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -134,9 +134,9 @@ func (ts *testServer) rdb() redis.UniversalClient { return ts.backend.Client() }
 
 // keysOf names the keys of rdb as the server's store names them: through
 // the store's own builders, with their hash tags when rdb is a cluster.
-func keysOf(rdb redis.UniversalClient) redisdb.Keys {
+func keysOf(rdb redis.UniversalClient) schema.Keys {
 	_, cluster := rdb.(*redis.ClusterClient)
-	return redisdb.NewKeys("", cluster)
+	return schema.NewKeys("", cluster)
 }
 
 func TestMain(m *testing.M) { storetest.Main(m) }

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // relationBatch is how many follows one pipeline of a deletion undoes.
@@ -47,7 +48,7 @@ func (s *Store) DeleteAccount(ctx context.Context, uid int64, password string, a
 
 // removeAccount does the steps of DeleteAccount.
 func (s *Store) removeAccount(ctx context.Context, uid int64) error {
-	var h userHash
+	var h schema.UserHash
 	if err := s.rdb.HGetAll(ctx, s.keys.User(uid)).Scan(&h); err != nil {
 		return s.wrap("delete account", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Register creates a user and a first session. Of concurrent registrations of
@@ -43,7 +44,7 @@ func (s *Store) Register(ctx context.Context, username, password string) (store.
 	created := s.now()
 	// The hash first, the name after: nobody can reach the hash before the
 	// index names it, and the indexes' SET NX decide who owns the name.
-	h := userHash{Username: name, Password: rec.Hash, PasswordKey: rec.Key, Created: created}
+	h := schema.UserHash{Username: name, Password: rec.Hash, PasswordKey: rec.Key, Created: created}
 	if err := s.rdb.HSet(ctx, s.keys.User(uid), h).Err(); err != nil {
 		return store.User{}, "", s.wrap("register", err)
 	}
@@ -94,7 +95,7 @@ func (s *Store) Login(ctx context.Context, username, password string, at store.A
 func (s *Store) provePassword(ctx context.Context, g guardedLogin, uid int64, typed string) (passwordRecord, error) {
 	var rec passwordRecord
 	if uid > 0 {
-		vals, err := s.rdb.HMGet(ctx, s.keys.User(uid), fieldPassword, fieldPasswordKey).Result()
+		vals, err := s.rdb.HMGet(ctx, s.keys.User(uid), schema.FieldPassword, schema.FieldPasswordKey).Result()
 		if err != nil {
 			return rec, s.wrap("check password", err)
 		}
@@ -181,7 +182,7 @@ func (s *Store) newSession(ctx context.Context, uid int64, kind sessionKind) (st
 		p.Set(ctx, s.keys.Session(h), kind.value(uid), s.opt.SessionTTL)
 		// Read after the session is written: a suspension ending every
 		// session after this read ends this one too.
-		suspended = p.HGet(ctx, s.keys.User(uid), fieldSuspended)
+		suspended = p.HGet(ctx, s.keys.User(uid), schema.FieldSuspended)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -28,10 +29,10 @@ func (s testStore) setLegacyPassword(uid int64, pw string) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	if err := s.rdb.HSet(s.ctx, s.keys.User(uid), fieldPassword, h).Err(); err != nil {
+	if err := s.rdb.HSet(s.ctx, s.keys.User(uid), schema.FieldPassword, h).Err(); err != nil {
 		s.t.Fatal(err)
 	}
-	s.rdb.HDel(s.ctx, s.keys.User(uid), fieldPasswordKey)
+	s.rdb.HDel(s.ctx, s.keys.User(uid), schema.FieldPasswordKey)
 }
 
 func (s testStore) login(name, pw string) error {
@@ -65,7 +66,7 @@ func TestLegacyPasswordsLogInAndAreUpgraded(t *testing.T) {
 		if err := s.login(c.name, c.typed); err != nil {
 			t.Fatalf("%s: old record does not log in: %v", c.name, err)
 		}
-		if k, _ := s.rdb.HGet(s.ctx, s.keys.User(uid), fieldPasswordKey).Result(); k == "" {
+		if k, _ := s.rdb.HGet(s.ctx, s.keys.User(uid), schema.FieldPasswordKey).Result(); k == "" {
 			t.Fatalf("%s: old record not upgraded on login", c.name)
 		}
 		for _, typed := range []string{c.stored, c.typed} {
@@ -78,7 +79,7 @@ func TestLegacyPasswordsLogInAndAreUpgraded(t *testing.T) {
 		}
 	}
 	// Neither the old pre-hash nor the new one is a password now.
-	key, _ := s.rdb.HGet(s.ctx, s.keys.User(2), fieldPasswordKey).Result()
+	key, _ := s.rdb.HGet(s.ctx, s.keys.User(2), schema.FieldPasswordKey).Result()
 	for _, p := range []string{pre, string(preHash(key, long))} {
 		if err := s.login("long", p); !errors.Is(err, store.ErrBadCredential) {
 			t.Fatalf("pre-hash %s logs in: %v", p, err)
@@ -192,7 +193,7 @@ func TestMigrateNames(t *testing.T) {
 		uid := s.rdb.Incr(s.ctx, s.keys.LastUserID()).Val()
 		uids[name] = uid
 		h, _ := bcrypt.GenerateFromPassword([]byte("password123"), bcrypt.MinCost)
-		s.rdb.HSet(s.ctx, s.keys.User(uid), userHash{Username: name, Password: string(h), Created: 1})
+		s.rdb.HSet(s.ctx, s.keys.User(uid), schema.UserHash{Username: name, Password: string(h), Created: 1})
 		s.rdb.Set(s.ctx, s.keys.UsernameIndex(lower), uid, 0)
 	}
 	s.rdb.Set(s.ctx, s.keys.Schema(), 2, 0)

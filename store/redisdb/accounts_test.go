@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -45,7 +46,7 @@ func TestSessions(t *testing.T) {
 			t.Fatalf("token stored in the clear in key %s", k)
 		}
 	}
-	if h, _ := s.rdb.HGet(s.ctx, s.keys.User(u.ID), fieldPassword).Result(); !strings.HasPrefix(h, "$2") {
+	if h, _ := s.rdb.HGet(s.ctx, s.keys.User(u.ID), schema.FieldPassword).Result(); !strings.HasPrefix(h, "$2") {
 		t.Fatalf("password field %q is not a bcrypt hash", h)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Markers are uid's markers of timelines, those never set left out.
@@ -57,7 +58,7 @@ var errNotificationNotFound = store.NewError(store.ErrNotFound, store.CodeNotFou
 // DismissNotification removes uid's notification nid and tells uid's live
 // readers, as when a like is taken back.
 func (s *Store) DismissNotification(ctx context.Context, uid, nid int64) error {
-	n, err := notifyDismiss.Run(ctx, s.rdb, []string{s.keys.Notifications(uid), s.keys.Notes(uid)}, nid).Int()
+	n, err := schema.NotifyDismiss.Run(ctx, s.rdb, []string{s.keys.Notifications(uid), s.keys.Notes(uid)}, nid).Int()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("dismiss notification", err)
 	}

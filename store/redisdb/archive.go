@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // The hot window and the archive (docs/architecture.md). Every
@@ -19,20 +20,11 @@ import (
 // readers that miss its hash find it in the archive, and pages that run
 // past a Redis set go on in the archive with the same cursor.
 
-// Kinds of archive job.
-const (
-	archivePut    = "put"    // save a new message
-	archiveDelete = "del"    // make a message a tombstone
-	archiveLike   = "like"   // save a like
-	archiveUnlike = "unlike" // take a like away
-	archiveEdit   = "edit"   // save an edited message, the whole row (edit.go)
-)
-
 // queueArchive adds a message (put), its edit or its delete to a pipeline, as one
 // entry carrying the whole row: the archiver needs nothing else from Redis.
 // A delete is queued even when Redis is out of memory.
 func (s *Store) queueArchive(ctx context.Context, pl redis.Pipeliner, op string, a store.Archived) {
-	s.queueArchiveRow(ctx, pl, op, a, op == archiveDelete)
+	s.queueArchiveRow(ctx, pl, op, a, op == schema.ArchiveDelete)
 }
 
 // queueArchiveRow adds an entry of kind op carrying row (as JSON) to a
@@ -43,10 +35,10 @@ func (s *Store) queueArchiveRow(ctx context.Context, pl redis.Pipeliner, op stri
 	}
 	raw, _ := json.Marshal(row)
 	if isDelete {
-		queueDelete.Eval(ctx, pl, []string{s.keys.ArchiveQueue()}, "op", op, "row", raw)
+		schema.QueueDelete.Eval(ctx, pl, []string{s.keys.ArchiveQueue()}, schema.ArchiveEntry(op, raw)...)
 		return
 	}
-	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.ArchiveQueue(), Values: []any{"op", op, "row", raw}})
+	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.ArchiveQueue(), Values: schema.ArchiveEntry(op, raw)})
 }
 
 // queueArchiveLike adds a like (or its undoing) to a pipeline, for the
@@ -56,7 +48,7 @@ func (s *Store) queueArchiveLike(ctx context.Context, pl redis.Pipeliner, op str
 		return
 	}
 	row, _ := json.Marshal(l)
-	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.ArchiveQueue(), Values: []any{"op", op, "row", row}})
+	pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.ArchiveQueue(), Values: schema.ArchiveEntry(op, row)})
 }
 
 // archived is p as the archive keeps it.
@@ -81,17 +73,10 @@ func jsonOr[T any](v []T, empty string) string {
 	return string(b)
 }
 
-// archived is the message of hash h as the archive keeps it.
-func (h *postHash) archived(mid int64) store.Archived {
-	return store.Archived{ID: mid, Kind: h.Kind, Author: h.Author, Username: h.Username, Content: h.Content,
-		Created: h.Time, RepostOf: parseID(h.RepostOf), Parent: parseID(h.Parent),
-		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media}
-}
-
 // archivedPost is an archived message as readers see it; repost_of holds
 // only the original's id, as with a hash.
 func archivedPost(a store.Archived) *store.Post {
-	h := postHash{Content: a.Content, Author: a.Author, Username: a.Username, Time: a.Created,
+	h := schema.PostHash{Content: a.Content, Author: a.Author, Username: a.Username, Time: a.Created,
 		Kind: a.Kind, Comments: a.CommentsCount, Reposts: a.RepostsCount,
 		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media, Edited: a.Edited}
 	if a.RepostOf != 0 {
@@ -100,7 +85,7 @@ func archivedPost(a store.Archived) *store.Post {
 	if a.Parent != 0 {
 		h.Parent = id(a.Parent)
 	}
-	return h.post(a.ID)
+	return h.Post(a.ID)
 }
 
 // tail continues a page below the Redis sets it reads: the ids below before

@@ -579,7 +579,7 @@ type arLeftovers struct {
 // countLeftovers counts what Redis holds of likes and topics once drained.
 func (e *arRun) countLeftovers() arLeftovers {
 	var l arLeftovers
-	sets, err := e.writer.keysMatching(e.ctx, e.writer.keys.prefix+"likes:*")
+	sets, err := e.writer.keysMatching(e.ctx, e.writer.keys.Prefix()+"likes:*")
 	e.must(err)
 	l.likesSets = int64(len(sets))
 	var topics, liked []*redis.IntCmd

@@ -12,6 +12,7 @@ import (
 	"microblog/store"
 	"microblog/store/archive"
 	"microblog/store/archive/archivetest"
+	"microblog/store/redisdb/schema"
 )
 
 // likeAt likes (or unlikes) and fails the test if that fails; a millisecond
@@ -309,7 +310,7 @@ func TestArchiveLikeInFlightHoldsComment(t *testing.T) {
 	}
 	var likes, rest []redis.XMessage
 	for _, m := range entries {
-		if m.Values["op"] == archiveLike {
+		if m.Values["op"] == schema.ArchiveLike {
 			likes = append(likes, m)
 		} else {
 			rest = append(rest, m)

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Archiver is the archiver of one process: it saves the archive queue
@@ -100,15 +101,14 @@ func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
 	newest := map[[2]int64]int{} // (mid, uid) → its index in likes
 	var likes []likeEntry
 	for _, m := range msgs {
-		raw, _ := m.Values["row"].(string)
-		op, _ := m.Values["op"].(string)
+		op, raw := schema.ParseArchiveEntry(m)
 		if isDMJob(op) {
 			if !b.parseDMJob(op, raw) {
 				a.malformed(m, nil)
 			}
 			continue
 		}
-		if op == archiveLike || op == archiveUnlike {
+		if op == schema.ArchiveLike || op == schema.ArchiveUnlike {
 			var l store.ArchivedLike
 			if err := json.Unmarshal([]byte(raw), &l); err != nil || l.MID == 0 || l.UID == 0 {
 				a.malformed(m, err)
@@ -117,7 +117,7 @@ func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
 			if l.Version == 0 {
 				l.Version = entryVersion(m.ID)
 			}
-			e := likeEntry{l, op == archiveLike}
+			e := likeEntry{l, op == schema.ArchiveLike}
 			k := [2]int64{l.MID, l.UID}
 			if i, seen := newest[k]; !seen {
 				newest[k] = len(likes)
@@ -133,9 +133,9 @@ func (a *Archiver) parse(msgs []redis.XMessage) archiveBatch {
 			continue
 		}
 		switch op {
-		case archiveDelete:
+		case schema.ArchiveDelete:
 			b.del = append(b.del, row)
-		case archiveEdit:
+		case schema.ArchiveEdit:
 			b.edits = append(b.edits, row)
 		default:
 			b.put = append(b.put, row)
@@ -228,10 +228,10 @@ func (a *Archiver) candidates(ctx context.Context, put, del, edits []store.Archi
 	parents := map[int64]*redis.StringCmd{} // comment id → kind of its parent
 	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, d := range del {
-			evictPost.Eval(ctx, pl, []string{a.s.keys.Post(d.ID)}, "tombstone")
+			schema.EvictPost.Eval(ctx, pl, []string{a.s.keys.Post(d.ID)}, "tombstone")
 		}
 		for _, e := range edits {
-			editSaved.Eval(ctx, pl, []string{a.s.keys.Post(e.ID)}, e.Edited)
+			schema.EditSaved.Eval(ctx, pl, []string{a.s.keys.Post(e.ID)}, e.Edited)
 		}
 		for _, p := range put {
 			switch {
@@ -271,7 +271,7 @@ const evictBatch = 1000
 // queuePastWindow asks for the oldest ids of a set beyond the hot window,
 // at most evictBatch of them.
 func (a *Archiver) queuePastWindow(ctx context.Context, pl redis.Pipeliner, key string) *redis.Cmd {
-	return pastWindow.Eval(ctx, pl, []string{key}, a.s.opt.HotWindow, evictBatch)
+	return schema.PastWindow.Eval(ctx, pl, []string{key}, a.s.opt.HotWindow, evictBatch)
 }
 
 func pastIDs(c *redis.Cmd) []int64 {

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Moving a message out of Redis. Once the archive holds a message that has
@@ -110,7 +111,7 @@ func (a *Archiver) inspect(ctx context.Context, mids []int64) (map[int64]*evictS
 	likes := make([]*redis.StringSliceCmd, len(mids))
 	_, err := a.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			hashes[i] = pl.HMGet(ctx, a.s.keys.Post(mid), "kind", "tags", fieldEditPending)
+			hashes[i] = pl.HMGet(ctx, a.s.keys.Post(mid), "kind", "tags", schema.FieldEditPending)
 			likes[i] = pl.ZRange(ctx, a.s.keys.Likes(mid), 0, -1)
 		}
 		return nil
@@ -173,7 +174,7 @@ func holds(archived []int64, likers []string) bool {
 // jsonTagKeys are the tag keys of a message's JSON list of topics.
 func jsonTagKeys(tags string) []string {
 	var list []string
-	unmarshalList(tags, &list)
+	schema.UnmarshalList(tags, &list)
 	return tagKeys(list)
 }
 
@@ -185,13 +186,13 @@ func (a *Archiver) leave(ctx context.Context, states map[int64]*evictState) erro
 		for mid, st := range states {
 			switch {
 			case a.keepLikesAndTopics && st.ready:
-				res[mid] = evictPost.Eval(ctx, pl, []string{a.s.keys.Post(mid)}, "message")
+				res[mid] = schema.EvictPost.Eval(ctx, pl, []string{a.s.keys.Post(mid)}, "message")
 			case st.ready:
 				args := make([]any, len(st.likers))
 				for i, uid := range st.likers {
 					args[i] = uid
 				}
-				res[mid] = evictHot.Eval(ctx, pl, []string{a.s.keys.Post(mid), a.s.keys.Likes(mid)}, args...)
+				res[mid] = schema.EvictHot.Eval(ctx, pl, []string{a.s.keys.Post(mid), a.s.keys.Likes(mid)}, args...)
 			}
 		}
 		return nil

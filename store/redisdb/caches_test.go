@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // runCaches runs s's caches until the test ends and waits until they are live.
@@ -211,7 +212,7 @@ func TestAvatarCacheAcrossProcesses(t *testing.T) {
 			return
 		}
 		for _, c := range cmds {
-			if args := c.Args(); len(args) >= 3 && c.Name() == "hmget" && args[2] == fieldAvatar {
+			if args := c.Args(); len(args) >= 3 && c.Name() == "hmget" && args[2] == schema.FieldAvatar {
 				asked.Add(1)
 			}
 		}

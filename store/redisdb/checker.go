@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // The checker of half-written messages: the write path's safety net.
@@ -96,7 +97,7 @@ func (c *Checker) Check(ctx context.Context) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	defer delIfEquals.Run(context.WithoutCancel(ctx), s.rdb, []string{s.keys.RepairLock()}, token)
+	defer schema.DelIfEquals.Run(context.WithoutCancel(ctx), s.rdb, []string{s.keys.RepairLock()}, token)
 
 	posts, err := c.pass(ctx, s.keys.RepairCheckpoint(), s.keys.LastPostID(), c.checkRange)
 	if err != nil {
@@ -194,7 +195,7 @@ func (c *Checker) checkRange(ctx context.Context, lo, hi, floor int64) (chunkRes
 	young := s.now() - c.opt.Grace.Milliseconds()
 	for i := range n {
 		mid := lo + int64(i)
-		var h postHash
+		var h schema.PostHash
 		if len(msgs[i].Val()) == 0 || msgs[i].Scan(&h) != nil || h.Kind == "" {
 			if len(msgs[i].Val()) == 0 && own[i].Val() > 0 {
 				if err := s.rdb.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid)).Err(); err != nil {
@@ -213,7 +214,7 @@ func (c *Checker) checkRange(ctx context.Context, lo, hi, floor int64) (chunkRes
 			r.stop = true
 			return r, nil
 		}
-		m, err := c.checkPost(ctx, mid, &h, msgs[i].Val()[fieldIdem])
+		m, err := c.checkPost(ctx, mid, &h, msgs[i].Val()[schema.FieldIdem])
 		r.mended += m
 		if err != nil {
 			r.stop = true
@@ -226,7 +227,7 @@ func (c *Checker) checkRange(ctx context.Context, lo, hi, floor int64) (chunkRes
 
 // checkPost checks one message that exists: that its index points at it
 // and its counters equal their sets.
-func (c *Checker) checkPost(ctx context.Context, mid int64, h *postHash, idem string) (int, error) {
+func (c *Checker) checkPost(ctx context.Context, mid int64, h *schema.PostHash, idem string) (int, error) {
 	s := c.s
 	author, parent := h.Author, parseID(h.Parent)
 	var indexed *redis.FloatCmd
@@ -271,7 +272,7 @@ func (c *Checker) checkPost(ctx context.Context, mid int64, h *postHash, idem st
 }
 
 // queueIdemResult queues, for a message written under an Idempotency-Key
-// (idem is its fieldIdem), the recording of its result unless another
+// (idem is its FieldIdem), the recording of its result unless another
 // request holds the key; the command tells, once run, 1 when the key holds
 // this message, 0 when another request's (pl may be a client: then it
 // runs). It returns nil for no key.
@@ -280,7 +281,7 @@ func (c *Checker) queueIdemResult(ctx context.Context, pl redis.Scripter, mid, a
 	if !ok {
 		return nil
 	}
-	return idemFinish.Eval(ctx, pl, []string{c.s.keys.Idempotency(author, keyHash)}, claim,
+	return schema.IdemFinish.Eval(ctx, pl, []string{c.s.keys.Idempotency(author, keyHash)}, claim,
 		resultValue(mid, parseIdem(claim).reqHash), IdempotencyTTL.Milliseconds())
 }
 
@@ -315,7 +316,7 @@ func (c *Checker) show(ctx context.Context, mid int64) (int, error) {
 
 // syncCounters sets a message's comments_count and reposts_count to the
 // sizes of the sets they count (comments and reposts), where they differ.
-func (c *Checker) syncCounters(ctx context.Context, mid int64, h *postHash, comments, reposts int64) (int, error) {
+func (c *Checker) syncCounters(ctx context.Context, mid int64, h *schema.PostHash, comments, reposts int64) (int, error) {
 	s := c.s
 	mended := 0
 	for _, n := range []struct {
@@ -323,13 +324,13 @@ func (c *Checker) syncCounters(ctx context.Context, mid int64, h *postHash, comm
 		stored     int64
 		size       int64
 	}{
-		{fieldComments, s.keys.Comments(mid), h.Comments, comments},
-		{fieldReposts, s.keys.Reposts(mid), h.Reposts, reposts},
+		{schema.FieldComments, s.keys.Comments(mid), h.Comments, comments},
+		{schema.FieldReposts, s.keys.Reposts(mid), h.Reposts, reposts},
 	} {
 		if n.stored == n.size {
 			continue
 		}
-		err := countSync.Run(ctx, s.rdb, []string{s.keys.Post(mid), n.set}, n.field).Err()
+		err := schema.CountSync.Run(ctx, s.rdb, []string{s.keys.Post(mid), n.set}, n.field).Err()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return mended, s.wrap("repair: counter", err)
 		}
@@ -409,7 +410,7 @@ func (c *Checker) draftOf(ctx context.Context, mid int64) (*draft, error) {
 			return nil, err
 		}
 	}
-	mode, err := s.rdb.HGet(ctx, s.keys.User(p.Author.ID), fieldFanOut).Result()
+	mode, err := s.rdb.HGet(ctx, s.keys.User(p.Author.ID), schema.FieldFanOut).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, s.wrap("repair: fan-out mode", err)
 	}

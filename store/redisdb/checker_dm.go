@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // The checker's pass over private messages, after the posts' (checker.go),
@@ -53,7 +54,7 @@ func (c *Checker) checkDMRange(ctx context.Context, lo, hi, floor int64) (chunkR
 			}
 			continue // never written (or not yet), or archived away
 		}
-		if v[fieldDeleted] == "1" { // its sender deleted it: done with
+		if v[schema.FieldDeleted] == "1" { // its sender deleted it: done with
 			r.settled = pmid
 			continue
 		}
@@ -63,7 +64,7 @@ func (c *Checker) checkDMRange(ctx context.Context, lo, hi, floor int64) (chunkR
 		}
 		m := dmOf(pmid, parseID(v["sender"]), parseID(v["recipient"]), v["sender_name"], v["recipient_name"],
 			v["content"], parseID(v["time"]), v["media"])
-		kind, err := c.finishDM(ctx, m, v[fieldIdem])
+		kind, err := c.finishDM(ctx, m, v[schema.FieldIdem])
 		if err != nil {
 			r.stop = true
 			return r, err
@@ -100,7 +101,7 @@ func (c *Checker) finishDM(ctx context.Context, m *store.DM, idem string) (strin
 	d := &dmDraft{msg: *m, row: archivedDM(m)}
 	if keyHash, claim, ok := strings.Cut(idem, " "); ok {
 		d.idemKey, d.claim, d.reqHash = s.keys.Idempotency(from, keyHash), claim, parseIdem(claim).reqHash
-		won, err := idemFinish.Run(ctx, s.rdb, []string{d.idemKey}, claim,
+		won, err := schema.IdemFinish.Run(ctx, s.rdb, []string{d.idemKey}, claim,
 			dmResult(m.ID, d.reqHash), IdempotencyTTL.Milliseconds()).Int()
 		if err != nil {
 			return "", s.wrap("repair messages: idempotency", err)
@@ -115,7 +116,7 @@ func (c *Checker) finishDM(ctx context.Context, m *store.DM, idem string) (strin
 		return "", s.wrap("repair messages: encode", err)
 	}
 	frame, indexFrame := store.FrameOf(store.EventDM, raw), []byte(nil)
-	if !s.keys.cluster { // on a cluster the event follows the writes
+	if !s.keys.Cluster() { // on a cluster the event follows the writes
 		indexFrame = frame
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -125,7 +126,7 @@ func (c *Checker) finishDM(ctx context.Context, m *store.DM, idem string) (strin
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return "", s.wrap("repair messages: index", err)
 	}
-	if s.keys.cluster {
+	if s.keys.Cluster() {
 		s.publishDM(ctx, d, frame)
 	}
 	return repairDMIndexed, nil

@@ -8,6 +8,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // halfWrite does what Create does up to the message's own keys (B, D, E)
@@ -134,8 +135,8 @@ func TestRepairFixesCountersAndLeftovers(t *testing.T) {
 	s.post(store.NewPost{Author: alice, Content: "a comment", Parent: p.ID})
 	s.post(store.NewPost{Author: s.user("bob"), RepostOf: p.ID})
 	gone := s.post(store.NewPost{Author: alice, Content: "deleted half way"})
-	s.rdb.HSet(s.ctx, s.keys.Post(p.ID), fieldComments, 5, fieldReposts, 7) // re-sent HINCRBYs, say
-	s.rdb.Del(s.ctx, s.keys.Post(gone.ID))                                  // Delete's first step, and no more
+	s.rdb.HSet(s.ctx, s.keys.Post(p.ID), schema.FieldComments, 5, schema.FieldReposts, 7) // re-sent HINCRBYs, say
+	s.rdb.Del(s.ctx, s.keys.Post(gone.ID))                                                // Delete's first step, and no more
 
 	if n := s.repair(); n != 3 || repairs(m, repairCounter) != 2 || repairs(m, repairOrphanKeys) != 1 {
 		t.Fatalf("%d repairs (%d counters, %d leftovers), want 2 and 1", n, repairs(m, repairCounter), repairs(m, repairOrphanKeys))

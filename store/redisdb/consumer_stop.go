@@ -3,10 +3,9 @@ package redisdb
 import (
 	"context"
 	_ "embed"
+	"microblog/store/redisdb/schema"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // How a consumer stops (a graceful stop: SIGTERM, or the end of a test's
@@ -15,16 +14,6 @@ import (
 // (handBack), so that another process takes them over within reclaimTick
 // instead of after claimIdle. A hand-back that fails (Redis away) leaves
 // them pending as a process that died does: taken over after claimIdle.
-
-var (
-	//go:embed lua/hand_back.lua
-	handBackSrc    string
-	handBackScript = redis.NewScript(handBackSrc)
-
-	//go:embed lua/forget_consumer.lua
-	forgetConsumerSrc string
-	forgetConsumer    = redis.NewScript(forgetConsumerSrc)
-)
 
 // finishWithin bounds how long a stopping runner goes on with the entries
 // it holds: a batch of pushes takes milliseconds, a part of a split job or
@@ -62,7 +51,7 @@ func graceful(ctx context.Context) (context.Context, context.CancelFunc) {
 func (c *consumer) handBack(ctx context.Context) int {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handBackWait)
 	defer cancel()
-	n, err := handBackScript.Run(ctx, c.rdb, []string{c.stream}, c.group, c.name, handBackIdle.Milliseconds()).Int()
+	n, err := schema.HandBack.Run(ctx, c.rdb, []string{c.stream}, c.group, c.name, handBackIdle.Milliseconds()).Int()
 	switch {
 	case err != nil && strings.HasPrefix(err.Error(), "NOGROUP"):
 		return 0 // never read: holds nothing
@@ -82,7 +71,7 @@ func (c *consumer) handBack(ctx context.Context) int {
 func (c *consumer) forget(ctx context.Context, names map[string]bool) {
 	for name := range names {
 		if name != c.name {
-			forgetConsumer.Run(ctx, c.rdb, []string{c.stream}, c.group, name)
+			schema.ForgetConsumer.Run(ctx, c.rdb, []string{c.stream}, c.group, name)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -20,12 +21,12 @@ import (
 func (s testStore) checkCounts(author int64, mids ...int64) {
 	s.t.Helper()
 	posts := s.rdb.ZCard(s.ctx, s.keys.UserPosts(author)).Val()
-	if n, _ := s.rdb.HGet(s.ctx, s.keys.User(author), fieldPosts).Int64(); n != posts {
+	if n, _ := s.rdb.HGet(s.ctx, s.keys.User(author), schema.FieldPosts).Int64(); n != posts {
 		s.t.Errorf("posts_count %d, F holds %d", n, posts)
 	}
 	for _, mid := range mids {
 		comments := s.rdb.ZCard(s.ctx, s.keys.Comments(mid)).Val()
-		if n, _ := s.rdb.HGet(s.ctx, s.keys.Post(mid), fieldComments).Int64(); n != comments {
+		if n, _ := s.rdb.HGet(s.ctx, s.keys.Post(mid), schema.FieldComments).Int64(); n != comments {
 			s.t.Errorf("comments_count of %d is %d, C holds %d", mid, n, comments)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // IdempotencyTTL is how long an Idempotency-Key is remembered.
@@ -236,7 +237,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
 		queued = s.queueArchiveRoom(ctx, pl)
-		author = pl.HMGet(ctx, s.keys.User(np.Author), fieldUsername, fieldFanOut, fieldAvatar, fieldProtected)
+		author = pl.HMGet(ctx, s.keys.User(np.Author), schema.FieldUsername, schema.FieldFanOut, schema.FieldAvatar, schema.FieldProtected)
 		if np.IdempotencyKey != "" {
 			d.reqHash = requestHash(np)
 			d.idemKey, d.claim, held = s.queueIdemClaim(ctx, pl, np.Author, np.IdempotencyKey, d.reqHash)
@@ -305,7 +306,7 @@ func (d *draft) shape(mid int64, name, avatar string, now int64) {
 // that no index points at nothing.
 func (s *Store) write(ctx context.Context, d *draft) error {
 	var err error
-	if s.keys.cluster {
+	if s.keys.Cluster() {
 		err = s.writePost(ctx, d)
 		if err == nil {
 			err = s.index(ctx, d)
@@ -358,7 +359,7 @@ func (s *Store) writePost(ctx context.Context, d *draft) error {
 // queuePost queues the writes of the message's own keys (B, D, E).
 func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	p := d.post
-	h := postHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
+	h := schema.PostHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
 		Time: int64(p.CreatedAt), Kind: p.Kind}
 	if d.orig != nil {
 		h.RepostOf = id(d.orig.ID)
@@ -369,13 +370,13 @@ func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	mentions, _ := json.Marshal(d.mentions)
 	tags, _ := json.Marshal(d.tags)
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
-	d.row = h.archived(p.ID)
+	d.row = h.Archived(p.ID)
 	t.HSet(ctx, s.keys.Post(p.ID), h)
 	if d.idemKey != "" { // for the checker, should the request stop half way
-		t.HSet(ctx, s.keys.Post(p.ID), fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+		t.HSet(ctx, s.keys.Post(p.ID), schema.FieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
-	if s.keys.cluster { // hidden until finish: its indexes follow on other masters
-		t.HSet(ctx, s.keys.Post(p.ID), fieldUnfinished, "1")
+	if s.keys.Cluster() { // hidden until finish: its indexes follow on other masters
+		t.HSet(ctx, s.keys.Post(p.ID), schema.FieldUnfinished, "1")
 	}
 	t.Set(ctx, s.keys.PublicTime(p.ID), int64(p.CreatedAt), 0)
 	t.Set(ctx, s.keys.Author(p.ID), p.Author.ID, 0)
@@ -401,7 +402,7 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 		mode = s.queueIndex(ctx, pl, d)
 		return nil
 	})
-	if err = s.indexed(ctx, d, mode, err); err != nil || !s.keys.cluster || d.lost() != nil {
+	if err = s.indexed(ctx, d, mode, err); err != nil || !s.keys.Cluster() || d.lost() != nil {
 		return err
 	}
 	d.written = true
@@ -415,12 +416,12 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	z := redis.Z{Score: float64(mid), Member: mid}
 	if d.parent != nil {
 		pl.ZAdd(ctx, s.keys.Comments(d.parent.ID), z)
-		countSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
-		s.queueArchive(ctx, pl, archivePut, d.row)
+		schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, schema.FieldComments)
+		s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 		s.queueFinish(ctx, pl, d)
 		return nil
 	}
-	postAdd.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, fieldPosts)
+	schema.PostAdd.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, schema.FieldPosts)
 	s.queueHomeAdd(ctx, pl, author, z)
 	if !d.post.Author.Protected { // its fans' only: unprotecting puts it back (tidyPublic)
 		pl.ZAdd(ctx, s.keys.PublicTimeline(), z)
@@ -429,18 +430,18 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 		}
 	}
 	if d.orig != nil {
-		d.reposted = repostAdd.Eval(ctx, pl, []string{s.keys.Reposts(d.orig.ID), s.keys.Post(d.orig.ID)},
-			author, mid, d.staleRepost, fieldReposts)
+		d.reposted = schema.RepostAdd.Eval(ctx, pl, []string{s.keys.Reposts(d.orig.ID), s.keys.Post(d.orig.ID)},
+			author, mid, d.staleRepost, schema.FieldReposts)
 	}
 	s.queueTags(ctx, pl, d.tags, mid, 1)
 	s.queueTrends(ctx, pl, d.tags, author, int64(d.post.CreatedAt), 1)
 	s.queueAttach(ctx, pl, d.media, mid)
 	if d.pulled {
-		mode = pl.HMGet(ctx, s.keys.User(author), fieldFanOut, fieldPullFrom)
+		mode = pl.HMGet(ctx, s.keys.User(author), schema.FieldFanOut, schema.FieldPullFrom)
 	} else {
-		s.queueJob(ctx, pl, opPush, author, mid)
+		s.queueJob(ctx, pl, schema.OpPush, author, mid)
 	}
-	s.queueArchive(ctx, pl, archivePut, d.row)
+	s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 	s.queueFinish(ctx, pl, d)
 	return mode
 }
@@ -460,7 +461,7 @@ func (s *Store) indexed(ctx context.Context, d *draft, mode *redis.SliceCmd, err
 	from, _ := mode.Val()[1].(string)
 	if now != modePull || mid <= parseID(from) {
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			s.queueJob(ctx, pl, opPush, author, mid)
+			s.queueJob(ctx, pl, schema.OpPush, author, mid)
 			return nil
 		})
 		return s.wrap("index post", err)
@@ -475,7 +476,7 @@ func (s *Store) repush(ctx context.Context, d *draft) error {
 	if !d.pulled || d.parent != nil {
 		return nil
 	}
-	mode := s.rdb.HMGet(ctx, s.keys.User(d.np.Author), fieldFanOut, fieldPullFrom)
+	mode := s.rdb.HMGet(ctx, s.keys.User(d.np.Author), schema.FieldFanOut, schema.FieldPullFrom)
 	return s.indexed(ctx, d, mode, mode.Err())
 }
 
@@ -503,7 +504,7 @@ func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
 		d.events = s.liveEvents(p, raw, parentAuthor)
 	}
 	switch {
-	case s.keys.cluster:
+	case s.keys.Cluster():
 	case d.idemKey == "" && d.orig == nil: // it stands whatever happened: no script to ask
 		for _, e := range d.events {
 			s.queuePublishFrame(ctx, pl, e.channel, e.frame)
@@ -568,7 +569,7 @@ func (s *Store) queuePostFinish(ctx context.Context, pl redis.Scripter, d *draft
 	for _, e := range events {
 		args = append(args, e.channel, e.frame)
 	}
-	return postFinish.Eval(ctx, pl, keys, args...)
+	return schema.PostFinish.Eval(ctx, pl, keys, args...)
 }
 
 // finish records, on a cluster, the result of a message written and
@@ -590,7 +591,7 @@ func (s *Store) queuePostFinish(ctx context.Context, pl redis.Scripter, d *draft
 // so takes one more round trip on a cluster.
 func (s *Store) finish(ctx context.Context, d *draft) error {
 	if d.idemKey != "" {
-		d.finished = idemFinish.Eval(ctx, s.rdb, []string{d.idemKey}, d.claim,
+		d.finished = schema.IdemFinish.Eval(ctx, s.rdb, []string{d.idemKey}, d.claim,
 			resultValue(d.post.ID, d.reqHash), IdempotencyTTL.Milliseconds())
 		if err := d.finished.Err(); err != nil {
 			return s.wrap("finish post", err)
@@ -599,7 +600,7 @@ func (s *Store) finish(ctx context.Context, d *draft) error {
 			return nil
 		}
 	}
-	if err := s.rdb.HDel(ctx, s.keys.Post(d.post.ID), fieldUnfinished).Err(); err != nil {
+	if err := s.rdb.HDel(ctx, s.keys.Post(d.post.ID), schema.FieldUnfinished).Err(); err != nil {
 		return s.wrap("finish post", err)
 	}
 	return s.wrap("finish post", s.publishEvents(ctx, d.events))

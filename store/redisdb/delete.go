@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Delete removes a message of uid's (a post, repost or comment), hot or
@@ -33,32 +34,32 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 	}
 	gone := store.DeleteData{ID: mid, PostRef: store.RefOf(m)}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		s.queueArchive(ctx, pl, archiveDelete, archived(m))
+		s.queueArchive(ctx, pl, schema.ArchiveDelete, archived(m))
 		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid), s.keys.History(mid))
 		pl.Del(ctx, s.keys.Comments(mid))
 		pl.Del(ctx, s.keys.Likes(mid))
 		pl.Del(ctx, s.keys.Reposts(mid))
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.Comments(*m.ParentID), mid)
-			countSync.Eval(ctx, pl, []string{s.keys.Post(*m.ParentID), s.keys.Comments(*m.ParentID)}, fieldComments)
+			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(*m.ParentID), s.keys.Comments(*m.ParentID)}, schema.FieldComments)
 			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, gone)
 			return nil
 		}
 		pl.ZRem(ctx, s.keys.UserPosts(uid), mid)
 		pl.ZRem(ctx, s.keys.Pinned(uid), mid) // a deleted pin frees its place at once
-		decrement.Eval(ctx, pl, []string{s.keys.User(uid)}, fieldPosts)
+		schema.Decrement.Eval(ctx, pl, []string{s.keys.User(uid)}, schema.FieldPosts)
 		pl.ZRem(ctx, s.keys.Home(uid), mid)
 		pl.ZRem(ctx, s.keys.PublicTimeline(), mid)
 		s.queueTags(ctx, pl, m.Tags, mid, -1)
 		s.queueTrends(ctx, pl, m.Tags, uid, int64(m.CreatedAt), -1)
-		s.queueJob(ctx, pl, opUnpush, uid, mid)
+		s.queueJob(ctx, pl, schema.OpUnpush, uid, mid)
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, gone)
 		if m.RepostOf == nil && !m.Author.Protected { // as queueFinish published it
 			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, gone)
 		}
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
-			repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(m.RepostOf.ID), s.keys.Post(m.RepostOf.ID)}, uid, mid, fieldReposts)
+			schema.RepostRemove.Eval(ctx, pl, []string{s.keys.Reposts(m.RepostOf.ID), s.keys.Post(m.RepostOf.ID)}, uid, mid, schema.FieldReposts)
 		}
 		return nil
 	})
@@ -98,7 +99,7 @@ func (s *Store) claimDelete(ctx context.Context, uid, mid int64) (*store.Post, e
 		if m.Author.ID != uid {
 			return nil, s.hiddenOr(ctx, uid, mid, store.ErrNotAuthor)
 		}
-		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.Post(mid)},
+		n, err := schema.DeleteMessage.Run(ctx, s.rdb, []string{s.keys.Post(mid)},
 			flag(s.opt.Archive != nil), flag(!hot)).Int()
 		switch {
 		case err != nil:

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Private messages (私信). A message's own hash pm:<id> is under its own
@@ -33,20 +34,6 @@ import (
 
 // dmBucket is the rate-limit bucket of private messages.
 const dmBucket = "message"
-
-// fieldDMsFrom of a user hash is "following" when only the users it
-// follows may write to it; absent (everyone) by default.
-const fieldDMsFrom = "messages_from"
-
-// pmFields are the fields of a message hash, in the order HMGET asks for
-// them and scanPM reads them. deleted is "1" in a tombstone (as in B).
-var pmFields = []string{"sender", "recipient", "sender_name", "recipient_name", "content", "time", "media", fieldDeleted}
-
-// The archive queue's kinds of job for private messages (archive.go).
-const (
-	archiveDMPut    = "pm_put"
-	archiveDMDelete = "pm_del"
-)
 
 // dmDraft is a private message on its way into Redis.
 type dmDraft struct {
@@ -104,8 +91,8 @@ func (s *Store) claimDM(ctx context.Context, d *dmDraft) (*store.DM, error) {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, dmBucket, id(nm.From), nm.Limit)
 		queued = s.queueArchiveRoom(ctx, pl)
-		from = pl.HMGet(ctx, s.keys.User(nm.From), fieldUsername)
-		to = pl.HMGet(ctx, s.keys.User(nm.To), fieldUsername, fieldDMsFrom)
+		from = pl.HMGet(ctx, s.keys.User(nm.From), schema.FieldUsername)
+		to = pl.HMGet(ctx, s.keys.User(nm.To), schema.FieldUsername, schema.FieldDMsFrom)
 		blocking = pl.ZScore(ctx, s.keys.Blocking(nm.From), id(nm.To))
 		blocked = pl.ZScore(ctx, s.keys.Blocking(nm.To), id(nm.From))
 		follows = pl.ZScore(ctx, s.keys.Stars(nm.To), id(nm.From))
@@ -199,7 +186,7 @@ func (s *Store) firstDM(ctx context.Context, d *dmDraft, held string) (store.DM,
 	if err == nil && m == nil {
 		err = store.ErrDMNotFound // deleted since
 	}
-	if err == nil && s.keys.cluster {
+	if err == nil && s.keys.Cluster() {
 		// Its first answer may have been a 503 with the event not sent (as
 		// a post's retry does, sendAgain).
 		raw, err := json.Marshal(m)
@@ -224,7 +211,7 @@ func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 	}
 	d.msg.Encoded = raw
 	frame := store.FrameOf(store.EventDM, raw)
-	if s.keys.cluster {
+	if s.keys.Cluster() {
 		_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 			s.queueDM(ctx, t, d)
 			return nil
@@ -248,7 +235,7 @@ func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 		return s.wrap("send message", err)
 	case d.finished != nil && d.finished.Val() == int64(0):
 		err = store.ErrInProgress // the claim ran out and a retry holds the key
-	case s.keys.cluster && !s.publishDM(ctx, d, frame):
+	case s.keys.Cluster() && !s.publishDM(ctx, d, frame):
 		return errDMEventPending
 	default:
 		return nil
@@ -299,7 +286,7 @@ func (s *Store) queueDM(ctx context.Context, t redis.Pipeliner, d *dmDraft) {
 		fields = append(fields, "media", d.row.Media)
 	}
 	if d.idemKey != "" { // for the checker, should the request stop half way
-		fields = append(fields, fieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+		fields = append(fields, schema.FieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
 	t.HSet(ctx, s.keys.DM(m.ID), fields...)
 }
@@ -312,10 +299,10 @@ func (s *Store) queueDM(ctx context.Context, t redis.Pipeliner, d *dmDraft) {
 func (s *Store) queueDMIndex(ctx context.Context, pl redis.Pipeliner, d *dmDraft, frame []byte) {
 	m := d.msg
 	from, to := m.Sender.ID, m.Recipient.ID
-	convAdd.Eval(ctx, pl, s.convKeys(from, to), m.ID, to, "1")
-	convAdd.Eval(ctx, pl, s.convKeys(to, from), m.ID, from, "0")
+	schema.ConvAdd.Eval(ctx, pl, s.convKeys(from, to), m.ID, to, "1")
+	schema.ConvAdd.Eval(ctx, pl, s.convKeys(to, from), m.ID, from, "0")
 	s.queueAttach(ctx, pl, m.Media, m.ID)
-	s.queueArchiveDM(ctx, pl, archiveDMPut, d.row)
+	s.queueArchiveDM(ctx, pl, schema.ArchiveDMPut, d.row)
 	result := dmResult(m.ID, d.reqHash)
 	switch {
 	case frame != nil:
@@ -324,10 +311,10 @@ func (s *Store) queueDMIndex(ctx context.Context, pl redis.Pipeliner, d *dmDraft
 		if d.idemKey != "" {
 			keys, claim = []string{d.idemKey}, d.claim
 		}
-		d.finished = postFinish.Eval(ctx, pl, keys, claim, result, IdempotencyTTL.Milliseconds(), "", "",
+		d.finished = schema.PostFinish.Eval(ctx, pl, keys, claim, result, IdempotencyTTL.Milliseconds(), "", "",
 			s.keys.NotifyChannel(from), frame, s.keys.NotifyChannel(to), frame)
 	case d.idemKey != "":
-		d.finished = idemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim, result, IdempotencyTTL.Milliseconds())
+		d.finished = schema.IdemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim, result, IdempotencyTTL.Milliseconds())
 	}
 }
 
@@ -360,7 +347,7 @@ func (s *Store) settleDM(ctx context.Context, d *dmDraft) {
 		case err != nil && !errors.Is(err, redis.Nil):
 			return s.wrap("settle message", err)
 		case written.Val() == 0 && d.idemKey != "":
-			return delIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim).Err()
+			return schema.DelIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim).Err()
 		case written.Val() == 0, d.idemKey == "", held.Val() == dmResult(d.msg.ID, d.reqHash):
 			return nil
 		}
@@ -382,7 +369,7 @@ func (s *Store) unwriteDM(ctx context.Context, d *dmDraft) {
 // images are free again, and both users' live readers are told it is gone.
 func (s *Store) undoDM(ctx context.Context, d *dmDraft) error {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		deleteMessage.Eval(ctx, pl, []string{s.keys.DM(d.msg.ID)}, flag(s.opt.Archive != nil), "1")
+		schema.DeleteMessage.Eval(ctx, pl, []string{s.keys.DM(d.msg.ID)}, flag(s.opt.Archive != nil), "1")
 		s.queueUnlinkDM(ctx, pl, &d.msg)
 		for _, f := range d.msg.Media {
 			pl.HSet(ctx, s.keys.Media(f.ID), "post", 0)
@@ -401,9 +388,9 @@ func (s *Store) undoDM(ctx context.Context, d *dmDraft) error {
 // two sides lose it, the archive is told, and both users' live readers.
 func (s *Store) queueUnlinkDM(ctx context.Context, pl redis.Pipeliner, m *store.DM) {
 	from, to := m.Sender.ID, m.Recipient.ID
-	convUnlink.Eval(ctx, pl, s.convKeys(from, to), m.ID, to)
-	convUnlink.Eval(ctx, pl, s.convKeys(to, from), m.ID, from)
-	s.queueArchiveDM(ctx, pl, archiveDMDelete, archivedDM(m))
+	schema.ConvUnlink.Eval(ctx, pl, s.convKeys(from, to), m.ID, to)
+	schema.ConvUnlink.Eval(ctx, pl, s.convKeys(to, from), m.ID, from)
+	s.queueArchiveDM(ctx, pl, schema.ArchiveDMDelete, archivedDM(m))
 	for _, uid := range []int64{from, to} {
 		s.queuePublish(ctx, pl, s.keys.NotifyChannel(uid), store.EventDMDelete, store.DeleteData{ID: m.ID})
 	}

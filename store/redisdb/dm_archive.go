@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Private messages reach the archive as posts do: each message, and each
@@ -23,7 +24,7 @@ import (
 // pipeline, as one entry carrying the whole row. A delete is queued even
 // when Redis is out of memory.
 func (s *Store) queueArchiveDM(ctx context.Context, pl redis.Pipeliner, op string, a store.ArchivedDM) {
-	s.queueArchiveRow(ctx, pl, op, a, op == archiveDMDelete)
+	s.queueArchiveRow(ctx, pl, op, a, op == schema.ArchiveDMDelete)
 }
 
 // archivedDM is m as the archive keeps it.
@@ -40,7 +41,7 @@ func (b *archiveBatch) parseDMJob(op, raw string) bool {
 	if err := json.Unmarshal([]byte(raw), &row); err != nil || row.ID == 0 || row.Sender == 0 || row.Recipient == 0 {
 		return false
 	}
-	if op == archiveDMDelete {
+	if op == schema.ArchiveDMDelete {
 		b.pmDel = append(b.pmDel, row)
 	} else {
 		b.pmPut = append(b.pmPut, row)
@@ -49,7 +50,7 @@ func (b *archiveBatch) parseDMJob(op, raw string) bool {
 }
 
 // isDMJob tells whether a queue entry's op is a private message's.
-func isDMJob(op string) bool { return op == archiveDMPut || op == archiveDMDelete }
+func isDMJob(op string) bool { return op == schema.ArchiveDMPut || op == schema.ArchiveDMDelete }
 
 // evictDMs moves out of Redis what a saved batch of private messages
 // lets go: the tombstones of the deletes it archived, and the messages its
@@ -61,12 +62,12 @@ func (a *Archiver) evictDMs(ctx context.Context, put, del []store.ArchivedDM) er
 	past := map[side]*redis.Cmd{}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, d := range del {
-			evictPost.Eval(ctx, pl, []string{s.keys.DM(d.ID)}, "tombstone")
+			schema.EvictPost.Eval(ctx, pl, []string{s.keys.DM(d.ID)}, "tombstone")
 		}
 		for _, p := range put {
 			for _, sd := range []side{{p.Sender, p.Recipient}, {p.Recipient, p.Sender}} {
 				if past[sd] == nil {
-					past[sd] = pastWindow.Eval(ctx, pl, []string{s.keys.Conversation(sd.uid, sd.other)},
+					past[sd] = schema.PastWindow.Eval(ctx, pl, []string{s.keys.Conversation(sd.uid, sd.other)},
 						s.opt.ConversationWindow, evictBatch)
 				}
 			}
@@ -101,7 +102,7 @@ func (a *Archiver) evictDMs(ctx context.Context, put, del []store.ArchivedDM) er
 				}
 				if !gone[pmid] {
 					gone[pmid] = true
-					evictPost.Eval(ctx, pl, []string{s.keys.DM(pmid)}, "message")
+					schema.EvictPost.Eval(ctx, pl, []string{s.keys.DM(pmid)}, "message")
 				}
 				pl.ZAddGT(ctx, s.keys.ConversationsArchived(sd.uid), redis.Z{Score: float64(pmid), Member: sd.other})
 				pl.ZRem(ctx, s.keys.Conversation(sd.uid, sd.other), pmid)

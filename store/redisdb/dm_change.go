@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // DeleteDM deletes private message pmid, hot or archived, for both of
@@ -24,7 +25,7 @@ func (s *Store) DeleteDM(ctx context.Context, uid, pmid int64) error {
 			return store.ErrNotSender
 		}
 		// Once: of two concurrent deletes only one goes on.
-		n, err := deleteMessage.Run(ctx, s.rdb, []string{s.keys.DM(pmid)},
+		n, err := schema.DeleteMessage.Run(ctx, s.rdb, []string{s.keys.DM(pmid)},
 			flag(s.opt.Archive != nil), flag(!hot)).Int()
 		switch {
 		case err != nil:
@@ -56,9 +57,9 @@ func (s *Store) MarkConversationRead(ctx context.Context, uid, other, upTo int64
 	var mark *redis.Cmd
 	var name *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		mark = convRead.Eval(ctx, pl, []string{s.keys.Conversation(uid, other),
+		mark = schema.ConvRead.Eval(ctx, pl, []string{s.keys.Conversation(uid, other),
 			s.keys.ConversationsRead(uid), s.keys.ConversationsUnread(uid)}, other, upTo)
-		name = pl.HGet(ctx, s.keys.User(other), fieldUsername)
+		name = pl.HGet(ctx, s.keys.User(other), schema.FieldUsername)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -83,9 +84,9 @@ func (s *Store) SetDMsFrom(ctx context.Context, uid int64, from string) error {
 	}
 	var err error
 	if from == store.DMsFromFollowing {
-		err = s.rdb.HSet(ctx, s.keys.User(uid), fieldDMsFrom, from).Err()
+		err = s.rdb.HSet(ctx, s.keys.User(uid), schema.FieldDMsFrom, from).Err()
 	} else {
-		err = s.rdb.HDel(ctx, s.keys.User(uid), fieldDMsFrom).Err()
+		err = s.rdb.HDel(ctx, s.keys.User(uid), schema.FieldDMsFrom).Err()
 	}
 	return s.wrap("set messages_from", err)
 }

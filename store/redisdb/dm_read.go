@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Reading private messages: a message by id, a conversation page by page
@@ -32,7 +33,7 @@ func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.DM, []boo
 	cmds := make([]*redis.SliceCmd, len(ids))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, pmid := range ids {
-			cmds[i] = pl.HMGet(ctx, s.keys.DM(pmid), pmFields...)
+			cmds[i] = pl.HMGet(ctx, s.keys.DM(pmid), schema.DMFields...)
 		}
 		return nil
 	})
@@ -71,7 +72,7 @@ func dmOf(pmid, from, to int64, fromName, toName, content string, at int64, medi
 	m := &store.DM{ID: pmid, Sender: store.Party{ID: from, Username: fromName},
 		Recipient: store.Party{ID: to, Username: toName}, Content: content, CreatedAt: store.Time(at),
 		Media: []store.Media{}}
-	unmarshalList(media, &m.Media)
+	schema.UnmarshalList(media, &m.Media)
 	return m
 }
 
@@ -175,7 +176,7 @@ func (s *Store) ConversationList(ctx context.Context, uid int64, q store.PageQue
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, z := range zs {
 			others[i] = parseID(z.Member.(string))
-			summaries[i] = convSummary.Eval(ctx, pl, []string{s.keys.Conversation(uid, others[i]),
+			summaries[i] = schema.ConvSummary.Eval(ctx, pl, []string{s.keys.Conversation(uid, others[i]),
 				s.keys.ConversationsRead(uid), s.keys.ConversationsArchived(uid)}, others[i])
 		}
 		return nil
@@ -305,7 +306,7 @@ func (s *Store) dmsOfMe(ctx context.Context, uid int64) (unread int64, from stri
 	var f *redis.StringCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		n = pl.SCard(ctx, s.keys.ConversationsUnread(uid))
-		f = pl.HGet(ctx, s.keys.User(uid), fieldDMsFrom)
+		f = pl.HGet(ctx, s.keys.User(uid), schema.FieldDMsFrom)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {

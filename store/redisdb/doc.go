@@ -98,7 +98,7 @@
 // A home timeline is its owner's G set merged, when read, with the F sets
 // of the authors it follows that are in global:celebrities or have a push
 // in flight (an author in fanout:pushing). Each post of an author in push
-// mode (fieldFanOut "") queues a push job, which the fan-out worker runs
+// mode (FieldFanOut "") queues a push job, which the fan-out worker runs
 // off the request path: it adds the post to the G of every fan seen in
 // global:lastseen within InactiveAfter before the post was written (a fan
 // never seen counts as active) and trims each G to HotWindow. The post is

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Editing (store.Edits). A hot message is edited by one script on its own
@@ -33,16 +34,6 @@ import (
 // post event went out, and on the channels of those who reposted it. The
 // message keeps its id, so it keeps its place in every timeline, and
 // reposts, which read their original when read, show the edit at once.
-
-var (
-	//go:embed lua/edit_message.lua
-	editMessageSrc string
-	editMessage    = redis.NewScript(editMessageSrc)
-
-	//go:embed lua/edit_saved.lua
-	editSavedSrc string
-	editSaved    = redis.NewScript(editSavedSrc)
-)
 
 // Errors of Edit.
 var (
@@ -125,8 +116,8 @@ func (s *Store) editHot(ctx context.Context, c *change) (bool, error) {
 	mentions, _ := json.Marshal(c.mentions)
 	tags, _ := json.Marshal(c.tags)
 	args := append([]any{c.uid, c.content, mentions, tags, s.now(), store.MaxEdits,
-		flag(s.opt.Archive != nil), flag(c.blank != nil)}, postFieldArgs...)
-	res, err := editMessage.Run(ctx, s.rdb, []string{s.keys.Post(c.mid), s.keys.History(c.mid)}, args...).Slice()
+		flag(s.opt.Archive != nil), flag(c.blank != nil)}, schema.PostFieldArgs...)
+	res, err := schema.EditMessage.Run(ctx, s.rdb, []string{s.keys.Post(c.mid), s.keys.History(c.mid)}, args...).Slice()
 	if err != nil {
 		return false, s.wrap("edit post", err)
 	}
@@ -151,16 +142,16 @@ func (s *Store) editHot(ctx context.Context, c *change) (bool, error) {
 	c.was.content, _ = res[2].(string)
 	oldMentions, _ := res[3].(string)
 	oldTags, _ := res[4].(string)
-	unmarshalList(oldMentions, &c.was.mentions)
-	unmarshalList(oldTags, &c.was.tags)
+	schema.UnmarshalList(oldMentions, &c.was.mentions)
+	schema.UnmarshalList(oldTags, &c.was.tags)
 	history, _ := res[5].([]any)
 	for _, v := range history {
 		raw, _ := v.(string)
 		c.history = append(c.history, parseVersion(raw))
 	}
 	fields, _ := res[6].([]any)
-	h := scanPost(fields)
-	p := h.post(c.mid)
+	h := schema.ScanPost(fields)
+	p := h.Post(c.mid)
 	p.LikesCount = h.Likes
 	// The edit is made: should Redis fail from here on, the message keeps
 	// its mark for the archive, and stays in Redis till its next edit.
@@ -195,13 +186,13 @@ func (s *Store) editArchived(ctx context.Context, c *change) (bool, error) {
 			return false, nil
 		}
 		c.history = nil
-		unmarshalList(row.History, &c.history)
+		schema.UnmarshalList(row.History, &c.history)
 		if len(c.history) >= store.MaxEdits {
 			return false, errEditLimit
 		}
 		c.was.content = row.Content
-		unmarshalList(row.Mentions, &c.was.mentions)
-		unmarshalList(row.Tags, &c.was.tags)
+		schema.UnmarshalList(row.Mentions, &c.was.mentions)
+		schema.UnmarshalList(row.Tags, &c.was.tags)
 		c.history = append(c.history, store.Version{Content: row.Content, CreatedAt: store.Time(cmp.Or(row.Edited, row.Created))})
 		prev := row.Edited
 		mentions, _ := json.Marshal(c.mentions)
@@ -252,7 +243,7 @@ func (s *Store) History(ctx context.Context, mid, viewer int64) ([]store.Version
 	var now *redis.SliceCmd
 	_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
 		list = t.LRange(ctx, s.keys.History(mid), 0, -1)
-		now = t.HMGet(ctx, s.keys.Post(mid), "kind", fieldDeleted, "content", fieldEdited)
+		now = t.HMGet(ctx, s.keys.Post(mid), "kind", schema.FieldDeleted, "content", schema.FieldEdited)
 		return nil
 	})
 	if err != nil {
@@ -290,7 +281,7 @@ func (s *Store) archivedHistory(ctx context.Context, mid int64) ([]store.Version
 		return nil, store.ErrPostNotFound
 	}
 	var versions []store.Version
-	unmarshalList(row.History, &versions)
+	schema.UnmarshalList(row.History, &versions)
 	return append(versions, store.Version{Content: row.Content, CreatedAt: store.Time(cmp.Or(row.Edited, row.Created))}), nil
 }
 

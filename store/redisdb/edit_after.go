@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // What follows an edit, once the message reads edited: like what follows a
@@ -82,7 +83,7 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 		if c.hot {
 			liked = pl.ZScore(ctx, s.keys.UserLikes(c.uid), id(mid))
 			if s.opt.Archive != nil {
-				s.queueArchive(ctx, pl, archiveEdit, c.row())
+				s.queueArchive(ctx, pl, schema.ArchiveEdit, c.row())
 			}
 		}
 		switch {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // TestEditDeleteRace edits and deletes the same message at once, many
@@ -69,7 +70,7 @@ func TestEditDeleteRace(t *testing.T) {
 				if n := s.rdb.Exists(s.ctx, s.keys.History(p.ID)).Val(); n != 0 {
 					t.Fatalf("round %d: history:%d left behind", i, p.ID)
 				}
-				if h := s.rdb.HGetAll(s.ctx, s.keys.Post(p.ID)).Val(); len(h) > 0 && h[fieldDeleted] != "1" {
+				if h := s.rdb.HGetAll(s.ctx, s.keys.Post(p.ID)).Val(); len(h) > 0 && h[schema.FieldDeleted] != "1" {
 					t.Fatalf("round %d: the message's hash is %v, want none or a tombstone", i, h)
 				}
 			}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // An identity of another sign-in service (provider, subject) is owned
@@ -210,7 +211,7 @@ func (s *Store) claimDerivedName(ctx context.Context, uid int64, preferred strin
 		}
 		// The hash first, the name after, as in Register: an owner key
 		// never points at a missing hash.
-		if err := s.rdb.HSet(ctx, s.keys.User(uid), userHash{Username: name, Created: created}).Err(); err != nil {
+		if err := s.rdb.HSet(ctx, s.keys.User(uid), schema.UserHash{Username: name, Created: created}).Err(); err != nil {
 			return "", "", s.wrap("sign in: new user", err)
 		}
 		err = s.claimName(ctx, uid, name, lower)

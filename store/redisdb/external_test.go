@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -34,7 +35,7 @@ func TestSignInExternal(t *testing.T) {
 	if got, err := s.ExternalIdentities(s.ctx, u.ID); err != nil || len(got) != 1 || got[0] != "ldap" {
 		t.Fatalf("identities %v, %v", got, err)
 	}
-	if h, _ := s.rdb.HGet(s.ctx, s.keys.User(u.ID), fieldPassword).Result(); h != "" {
+	if h, _ := s.rdb.HGet(s.ctx, s.keys.User(u.ID), schema.FieldPassword).Result(); h != "" {
 		t.Fatalf("an external account has password field %q", h)
 	}
 	if found, err := s.UserByName(s.ctx, "ALICE", 0); err != nil || found.ID != u.ID {

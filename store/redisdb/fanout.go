@@ -3,6 +3,7 @@ package redisdb
 import (
 	"context"
 	"math"
+	"microblog/store/redisdb/schema"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -19,39 +20,21 @@ func (s *Store) queueHomeAdd(ctx context.Context, pl redis.Pipeliner, uid int64,
 // fanOutBatch fans keeps Redis busy a millisecond or two.
 const fanOutBatch = 1000
 
-// span is the fans of an author a job walks: those whose follow time (the
-// score in A:<uid>:fansID) is from lo up to, not including, hi. A whole job
-// walks everything (allFans); a part of a split job, its own span.
-type span struct {
-	lo, hi string // ZRANGEBYSCORE bounds: "-inf" or a score; "+inf" or a score
-}
-
-// allFans is the span of a job not split: every fan.
-var allFans = span{lo: "-inf", hi: "+inf"}
-
-// max is the span's upper bound as ZRANGEBYSCORE takes it: exclusive.
-func (sp span) max() string {
-	if sp.hi == "+inf" {
-		return sp.hi
-	}
-	return "(" + sp.hi
-}
-
 // walkFans calls batch with the author's fans, fanOutBatch at a time, in
 // follow order; an error stops the walk.
 func (f *FanOut) walkFans(ctx context.Context, author int64, batch func(fans []int64) error) error {
-	return f.walkSpan(ctx, author, allFans, batch)
+	return f.walkSpan(ctx, author, schema.AllFans, batch)
 }
 
 // walkSpan calls batch with the author's fans within sp, fanOutBatch at a
 // time, in follow order; an error stops the walk. It goes on from the last
 // follow time seen (skipping the fans of that same millisecond already
 // seen), not from a rank, so that unfollows during a long walk skip no one.
-func (f *FanOut) walkSpan(ctx context.Context, author int64, sp span, batch func(fans []int64) error) error {
-	from, skip := sp.lo, int64(0)
+func (f *FanOut) walkSpan(ctx context.Context, author int64, sp schema.Span, batch func(fans []int64) error) error {
+	from, skip := sp.Lo, int64(0)
 	for {
 		zs, err := f.s.rdb.ZRangeByScoreWithScores(ctx, f.s.keys.Fans(author), &redis.ZRangeBy{
-			Min: from, Max: sp.max(), Offset: skip, Count: fanOutBatch}).Result()
+			Min: from, Max: sp.Max(), Offset: skip, Count: fanOutBatch}).Result()
 		if err != nil {
 			return f.s.wrap("read fans", err)
 		}
@@ -91,11 +74,11 @@ func (f *FanOut) walkSpan(ctx context.Context, author int64, sp span, batch func
 // A post deleted while its push ran has its unpush job, which may have run
 // before some of these pushes: so a push that finds its post gone at the end
 // takes it out again itself.
-func (f *FanOut) push(ctx context.Context, j job, alive func()) error {
-	if err := f.pushSpan(ctx, j.author, []int64{j.mid}, j.at, j.fans(), alive); err != nil {
+func (f *FanOut) push(ctx context.Context, j schema.Job, alive func()) error {
+	if err := f.pushSpan(ctx, j.Author, []int64{j.Mid}, j.At, j.Fans(), alive); err != nil {
 		return err
 	}
-	gone, err := f.gone(ctx, []int64{j.mid}) // an archived post is not gone
+	gone, err := f.gone(ctx, []int64{j.Mid}) // an archived post is not gone
 	if err != nil {
 		return err
 	}
@@ -109,14 +92,14 @@ func (f *FanOut) push(ctx context.Context, j job, alive func()) error {
 // at−InactiveAfter (or never seen); with at 0, into every fan's. Each batch
 // of fans is pushed as pushToFans pushes a batch of jobs.
 func (f *FanOut) pushIDs(ctx context.Context, author int64, mids []int64, at int64, alive func()) error {
-	return f.pushSpan(ctx, author, mids, at, allFans, alive)
+	return f.pushSpan(ctx, author, mids, at, schema.AllFans, alive)
 }
 
 // pushSpan is pushIDs to the fans within sp only.
-func (f *FanOut) pushSpan(ctx context.Context, author int64, mids []int64, at int64, sp span, alive func()) error {
-	jobs := make([]job, len(mids))
+func (f *FanOut) pushSpan(ctx context.Context, author int64, mids []int64, at int64, sp schema.Span, alive func()) error {
+	jobs := make([]schema.Job, len(mids))
 	for i, m := range mids {
-		jobs[i] = job{op: opPush, author: author, mid: m, at: at}
+		jobs[i] = schema.Job{Op: schema.OpPush, Author: author, Mid: m, At: at}
 	}
 	return f.walkSpan(ctx, author, sp, func(fans []int64) error {
 		if err := f.pushToFans(ctx, jobs, map[int64][]int64{author: fans}); err != nil {
@@ -139,11 +122,11 @@ func (f *FanOut) activeSince(at int64) float64 {
 
 // unpush takes deleted post j.mid out of the home timeline of every fan (of
 // j's span, for a part of a split job).
-func (f *FanOut) unpush(ctx context.Context, j job, alive func()) error {
-	return f.walkSpan(ctx, j.author, j.fans(), func(fans []int64) error {
+func (f *FanOut) unpush(ctx context.Context, j schema.Job, alive func()) error {
+	return f.walkSpan(ctx, j.Author, j.Fans(), func(fans []int64) error {
 		_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for _, fan := range fans {
-				pl.ZRem(ctx, f.s.keys.Home(fan), j.mid)
+				pl.ZRem(ctx, f.s.keys.Home(fan), j.Mid)
 			}
 			return nil
 		})

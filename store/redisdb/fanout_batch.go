@@ -3,6 +3,7 @@ package redisdb
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/schema"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -24,11 +25,11 @@ import (
 // distinct ids, so taking the pushes ahead of the rest changes at most
 // which id at the old end of a full G a trim drops, as two workers running
 // side by side may too.
-func (f *FanOut) doBatch(ctx context.Context, jobs []job) {
+func (f *FanOut) doBatch(ctx context.Context, jobs []schema.Job) {
 	h := f.hold(ctx, jobs)
-	var pushes, rest []job
+	var pushes, rest []schema.Job
 	for _, j := range jobs {
-		if j.op == opPush {
+		if j.Op == schema.OpPush {
 			pushes = append(pushes, j)
 		} else {
 			rest = append(rest, j)
@@ -55,19 +56,19 @@ func (f *FanOut) doBatch(ctx context.Context, jobs []job) {
 // jobs of authors with more than partFans fans, for the one-job path, which
 // splits them. On an error every job it would have done stays pending, to
 // be retried after ClaimIdle like a failed job alone.
-func (f *FanOut) pushBatch(ctx context.Context, jobs []job, h *holding) (split []job, err error) {
+func (f *FanOut) pushBatch(ctx context.Context, jobs []schema.Job, h *holding) (split []schema.Job, err error) {
 	authors := make([]int64, len(jobs))
 	for i, j := range jobs {
-		authors[i] = j.author
+		authors[i] = j.Author
 	}
 	fans, err := f.fansOf(ctx, authors)
 	if err != nil {
 		h.release(jobs)
 		return nil, err
 	}
-	var few, many []job
+	var few, many []schema.Job
 	for _, j := range jobs {
-		if list, ok := fans[j.author]; ok && len(list) < fanOutBatch {
+		if list, ok := fans[j.Author]; ok && len(list) < fanOutBatch {
 			few = append(few, j)
 		} else {
 			many = append(many, j)
@@ -91,12 +92,12 @@ func (f *FanOut) pushBatch(ctx context.Context, jobs []job, h *holding) (split [
 // often so catches up in fewer, bigger writes (Redis's time goes to
 // finding each fan's G set, not to the posts added). It returns the jobs of
 // authors with more than partFans fans, which are split, one by one.
-func (f *FanOut) pushByAuthor(ctx context.Context, jobs []job, h *holding) (split []job, err error) {
+func (f *FanOut) pushByAuthor(ctx context.Context, jobs []schema.Job, h *holding) (split []schema.Job, err error) {
 	counts := make(map[int64]*redis.IntCmd, 1)
 	_, err = f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, j := range jobs {
-			if counts[j.author] == nil {
-				counts[j.author] = pl.ZCard(ctx, f.s.keys.Fans(j.author))
+			if counts[j.Author] == nil {
+				counts[j.Author] = pl.ZCard(ctx, f.s.keys.Fans(j.Author))
 			}
 		}
 		return nil
@@ -105,17 +106,17 @@ func (f *FanOut) pushByAuthor(ctx context.Context, jobs []job, h *holding) (spli
 		h.release(jobs)
 		return nil, f.s.wrap("fan out: count fans", err)
 	}
-	byAuthor := make(map[int64][]job, len(counts))
+	byAuthor := make(map[int64][]schema.Job, len(counts))
 	var authors []int64 // in the order of their first job
 	for _, j := range jobs {
 		switch {
-		case counts[j.author].Val() > partFans:
+		case counts[j.Author].Val() > partFans:
 			split = append(split, j)
-		case byAuthor[j.author] == nil:
-			authors = append(authors, j.author)
+		case byAuthor[j.Author] == nil:
+			authors = append(authors, j.Author)
 			fallthrough
 		default:
-			byAuthor[j.author] = append(byAuthor[j.author], j)
+			byAuthor[j.Author] = append(byAuthor[j.Author], j)
 		}
 	}
 	for _, a := range authors {
@@ -133,7 +134,7 @@ func (f *FanOut) pushByAuthor(ctx context.Context, jobs []job, h *holding) (spli
 
 // pushWalk pushes the posts of jobs, all by author, into the home timelines
 // of all its fans, walking them once, and acknowledges the jobs.
-func (f *FanOut) pushWalk(ctx context.Context, author int64, jobs []job, h *holding) error {
+func (f *FanOut) pushWalk(ctx context.Context, author int64, jobs []schema.Job, h *holding) error {
 	defer h.release(jobs)
 	err := f.walkFans(ctx, author, func(fans []int64) error {
 		if err := f.pushToFans(ctx, jobs, map[int64][]int64{author: fans}); err != nil {
@@ -150,7 +151,7 @@ func (f *FanOut) pushWalk(ctx context.Context, author int64, jobs []job, h *hold
 
 // pushFew does push jobs whose authors' fans are all in fans, and
 // acknowledges them.
-func (f *FanOut) pushFew(ctx context.Context, jobs []job, fans map[int64][]int64, h *holding) error {
+func (f *FanOut) pushFew(ctx context.Context, jobs []schema.Job, fans map[int64][]int64, h *holding) error {
 	defer h.release(jobs)
 	if err := f.pushToFans(ctx, jobs, fans); err != nil {
 		return err
@@ -163,16 +164,16 @@ func (f *FanOut) pushFew(ctx context.Context, jobs []job, fans map[int64][]int64
 // checked that their posts still exist: a post deleted meanwhile has its
 // unpush job, which may have run before the pushes, so a post found gone
 // is taken out again here.
-func (f *FanOut) settlePushes(ctx context.Context, jobs []job, h *holding) error {
+func (f *FanOut) settlePushes(ctx context.Context, jobs []schema.Job, h *holding) error {
 	mids := make([]int64, len(jobs))
 	for i, j := range jobs {
-		mids[i] = j.mid
+		mids[i] = j.Mid
 	}
 	gone, err := f.gone(ctx, mids)
 	if err != nil {
 		return err
 	}
-	done := make([]job, 0, len(jobs))
+	done := make([]schema.Job, 0, len(jobs))
 	for i, j := range jobs {
 		if gone[i] {
 			if err := f.unpush(ctx, j, h.alive); err != nil {
@@ -213,11 +214,11 @@ func (f *FanOut) fansOf(ctx context.Context, authors []int64) (map[int64][]int64
 // pushToFans pushes the posts of jobs into the home timelines of their
 // authors' fans (from fans) that were active when each was written, each
 // fan's posts in one ZADD: one ZMSCORE, then one pipeline.
-func (f *FanOut) pushToFans(ctx context.Context, jobs []job, fans map[int64][]int64) error {
+func (f *FanOut) pushToFans(ctx context.Context, jobs []schema.Job, fans map[int64][]int64) error {
 	index := map[int64]int{} // a fan's place in uids
 	var uids []int64
 	for _, j := range jobs {
-		for _, fan := range fans[j.author] {
+		for _, fan := range fans[j.Author] {
 			if _, ok := index[fan]; !ok {
 				index[fan] = len(uids)
 				uids = append(uids, fan)
@@ -234,16 +235,16 @@ func (f *FanOut) pushToFans(ctx context.Context, jobs []job, fans map[int64][]in
 	posts := make([][]redis.Z, len(uids))
 	pushed := 0
 	for _, j := range jobs {
-		cutoff := f.activeSince(j.at)
-		for _, fan := range fans[j.author] {
+		cutoff := f.activeSince(j.At)
+		for _, fan := range fans[j.Author] {
 			i := index[fan]
 			if seen[i] != 0 && seen[i] < cutoff {
 				continue // away: rebuilt by pulling when it comes back
 			}
-			if muters[j.author][fan] {
+			if muters[j.Author][fan] {
 				continue // mutes the author: its home timeline would hide the post
 			}
-			posts[i] = append(posts[i], redis.Z{Score: float64(j.mid), Member: j.mid})
+			posts[i] = append(posts[i], redis.Z{Score: float64(j.Mid), Member: j.Mid})
 			pushed++
 		}
 	}
@@ -252,7 +253,7 @@ func (f *FanOut) pushToFans(ctx context.Context, jobs []job, fans map[int64][]in
 
 // lastSeen is when each of uids was last seen (unix ms; 0: never), and who
 // mutes each author of jobs, in one round trip.
-func (f *FanOut) lastSeen(ctx context.Context, uids []int64, jobs []job) ([]float64, map[int64]map[int64]bool, error) {
+func (f *FanOut) lastSeen(ctx context.Context, uids []int64, jobs []schema.Job) ([]float64, map[int64]map[int64]bool, error) {
 	members := make([]string, len(uids))
 	for i, u := range uids {
 		members[i] = id(u)
@@ -262,8 +263,8 @@ func (f *FanOut) lastSeen(ctx context.Context, uids []int64, jobs []job) ([]floa
 	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		seen = pl.ZMScore(ctx, f.s.keys.LastSeen(), members...)
 		for _, j := range jobs {
-			if muted[j.author] == nil {
-				muted[j.author] = pl.SMembers(ctx, f.s.keys.MutedBy(j.author))
+			if muted[j.Author] == nil {
+				muted[j.Author] = pl.SMembers(ctx, f.s.keys.MutedBy(j.Author))
 			}
 		}
 		return nil
@@ -287,7 +288,7 @@ func (f *FanOut) gone(ctx context.Context, mids []int64) ([]bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
 	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = pl.HMGet(ctx, f.s.keys.Post(mid), "kind", fieldDeleted)
+			cmds[i] = pl.HMGet(ctx, f.s.keys.Post(mid), "kind", schema.FieldDeleted)
 		}
 		return nil
 	})

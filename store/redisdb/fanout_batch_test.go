@@ -17,6 +17,7 @@ import (
 
 	"microblog/store"
 	"microblog/store/archive/archivetest"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -42,9 +43,9 @@ func (s testStore) worker(opt FanOutOptions) *FanOut {
 
 // take reads every job queued, as the worker's reads would, and fails
 // unless there are want of them.
-func (s testStore) take(w *FanOut, want int) []job {
+func (s testStore) take(w *FanOut, want int) []schema.Job {
 	s.t.Helper()
-	var jobs []job
+	var jobs []schema.Job
 	for len(jobs) < want {
 		msgs, err := w.c.read(s.ctx)
 		if err == nil && len(msgs) == 0 {
@@ -53,7 +54,7 @@ func (s testStore) take(w *FanOut, want int) []job {
 		if err != nil {
 			s.t.Fatalf("read jobs: %v (%d of %d read)", err, len(jobs), want)
 		}
-		jobs = append(jobs, parseJobs(msgs)...)
+		jobs = append(jobs, schema.ParseJobs(msgs)...)
 	}
 	if len(jobs) != want {
 		s.t.Fatalf("read %d jobs, want %d", len(jobs), want)
@@ -172,7 +173,7 @@ func TestFanOutBatchDrainsManyAuthors(t *testing.T) {
 	if got := counted(s.opt.Metrics.pushes) - pushesBefore; got != float64(want) {
 		t.Fatalf("%v pushes counted, want %d", got, want)
 	}
-	if got := counted(s.opt.Metrics.jobs.WithLabelValues(opPush)); got != 5*21 {
+	if got := counted(s.opt.Metrics.jobs.WithLabelValues(schema.OpPush)); got != 5*21 {
 		t.Fatalf("%v push jobs counted, want %d", got, 5*21)
 	}
 }
@@ -363,7 +364,7 @@ func TestFanOutBatchPostDeletedBeforeCheck(t *testing.T) {
 		}
 	}
 	msgs := s.rdb.XRange(s.ctx, s.keys.FanOutQueue(), "-", "+").Val()
-	if len(msgs) != 1 || parseJob(msgs[0]).op != opUnpush {
+	if len(msgs) != 1 || schema.ParseJob(msgs[0]).Op != schema.OpUnpush {
 		t.Fatalf("the queue holds %v, want the delete's unpush job alone", msgs)
 	}
 	if n := s.pendingMarks(); n != 0 {
@@ -412,11 +413,11 @@ func TestFanOutBatchPushAndUnpush(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.rdb.XAdd(s.ctx, &redis.XAddArgs{Stream: s.keys.FanOutQueue(), Values: []any{
-		"op", opPush, "author", author, "mid", gone.ID, "at", s.now()}})
+		"op", schema.OpPush, "author", author, "mid", gone.ID, "at", s.now()}})
 	later := s.post(store.NewPost{Author: author, Content: "later"})
 	w := s.worker(FanOutOptions{})
 	jobs := s.take(w, 4)
-	if ops := []string{jobs[0].op, jobs[1].op, jobs[2].op, jobs[3].op}; !slices.Equal(ops, []string{opPush, opUnpush, opPush, opPush}) {
+	if ops := []string{jobs[0].Op, jobs[1].Op, jobs[2].Op, jobs[3].Op}; !slices.Equal(ops, []string{schema.OpPush, schema.OpUnpush, schema.OpPush, schema.OpPush}) {
 		t.Fatalf("queued %v", ops)
 	}
 	w.doBatch(s.ctx, jobs)

@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"context"
+	"microblog/store/redisdb/schema"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -35,19 +36,19 @@ const partFans = 10 * fanOutBatch
 // split queues the parts of job j when its author has more than partFans
 // fans, and tells whether it did. The job is then done, but its push is not
 // (j.settles goes false).
-func (f *FanOut) split(ctx context.Context, j *job) (bool, error) {
-	n, err := f.s.rdb.ZCard(ctx, f.s.keys.Fans(j.author)).Result()
+func (f *FanOut) split(ctx context.Context, j *schema.Job) (bool, error) {
+	n, err := f.s.rdb.ZCard(ctx, f.s.keys.Fans(j.Author)).Result()
 	if err != nil {
 		return false, f.s.wrap("fan out: split: count fans", err)
 	}
 	if n <= partFans {
 		return false, nil
 	}
-	spans, err := f.spans(ctx, j.author, n)
+	spans, err := f.spans(ctx, j.Author, n)
 	if err != nil || len(spans) < 2 {
 		return false, err
 	}
-	if j.op == opPush {
+	if j.Op == schema.OpPush {
 		// Before any part is queued: on a cluster the set and the stream
 		// are on different masters, and a part must not find the set empty
 		// before it was filled.
@@ -55,28 +56,27 @@ func (f *FanOut) split(ctx context.Context, j *job) (bool, error) {
 		for i := range spans {
 			nums[i] = i
 		}
-		if err := f.s.rdb.SAdd(ctx, f.s.keys.FanOutPartsLeft(j.mid), nums...).Err(); err != nil {
+		if err := f.s.rdb.SAdd(ctx, f.s.keys.FanOutPartsLeft(j.Mid), nums...).Err(); err != nil {
 			return false, f.s.wrap("fan out: split", err)
 		}
 	}
 	_, err = f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, sp := range spans {
-			pl.XAdd(ctx, &redis.XAddArgs{Stream: f.s.keys.FanOutParts(), Values: []any{
-				"op", j.op, "author", j.author, "mid", j.mid, "at", j.at, "part", i, "lo", sp.lo, "hi", sp.hi}})
+			pl.XAdd(ctx, &redis.XAddArgs{Stream: f.s.keys.FanOutParts(), Values: schema.Job{Op: j.Op, Author: j.Author, Mid: j.Mid, At: j.At, Part: &schema.JobPart{N: i, Fans: sp}}.Values()})
 		}
 		return nil
 	})
 	if err != nil {
 		return false, f.s.wrap("fan out: split", err)
 	}
-	j.settles = false
+	j.Settles = false
 	return true, nil
 }
 
 // spans cuts the n fans of author into spans of about partFans by follow
 // time, in one round trip: each span ends at the follow time of every
 // partFans-th fan. A follow time shared past a cut joins one span.
-func (f *FanOut) spans(ctx context.Context, author, n int64) ([]span, error) {
+func (f *FanOut) spans(ctx context.Context, author, n int64) ([]schema.Span, error) {
 	var cuts []*redis.ZSliceCmd
 	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for r := int64(partFans); r < n; r += partFans {
@@ -87,8 +87,8 @@ func (f *FanOut) spans(ctx context.Context, author, n int64) ([]span, error) {
 	if err != nil {
 		return nil, f.s.wrap("fan out: split: read fans", err)
 	}
-	var spans []span
-	lo := allFans.lo
+	var spans []schema.Span
+	lo := schema.AllFans.Lo
 	for _, c := range cuts {
 		zs := c.Val()
 		if len(zs) == 0 {
@@ -98,17 +98,17 @@ func (f *FanOut) spans(ctx context.Context, author, n int64) ([]span, error) {
 		if hi == lo {
 			continue
 		}
-		spans = append(spans, span{lo: lo, hi: hi})
+		spans = append(spans, schema.Span{Lo: lo, Hi: hi})
 		lo = hi
 	}
-	return append(spans, span{lo: lo, hi: allFans.hi}), nil
+	return append(spans, schema.Span{Lo: lo, Hi: schema.AllFans.Hi}), nil
 }
 
 // doPart does the part of a split job that j is: the push or unpush of its
 // post to the fans of its span. The part of a push that leaves none of its
 // job's parts to do ends the post's push (j.settles).
-func (f *FanOut) doPart(ctx context.Context, j *job, alive func()) error {
-	if j.op != opPush {
+func (f *FanOut) doPart(ctx context.Context, j *schema.Job, alive func()) error {
+	if j.Op != schema.OpPush {
 		return f.unpush(ctx, *j, alive)
 	}
 	if err := f.push(ctx, *j, alive); err != nil {
@@ -116,14 +116,14 @@ func (f *FanOut) doPart(ctx context.Context, j *job, alive func()) error {
 	}
 	var left *redis.IntCmd
 	_, err := f.s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.SRem(ctx, f.s.keys.FanOutPartsLeft(j.mid), j.part.n)
-		left = pl.SCard(ctx, f.s.keys.FanOutPartsLeft(j.mid))
+		pl.SRem(ctx, f.s.keys.FanOutPartsLeft(j.Mid), j.Part.N)
+		left = pl.SCard(ctx, f.s.keys.FanOutPartsLeft(j.Mid))
 		return nil
 	})
 	if err != nil {
 		return f.s.wrap("fan out: part done", err)
 	}
-	j.settles = left.Val() == 0
+	j.Settles = left.Val() == 0
 	return nil
 }
 
@@ -133,6 +133,6 @@ func (f *FanOut) doParts(ctx context.Context, msgs []redis.XMessage) {
 		if ctx.Err() != nil {
 			return // left pending, taken up again after ClaimIdle
 		}
-		f.do(ctx, parseJob(m))
+		f.do(ctx, schema.ParseJob(m))
 	}
 }

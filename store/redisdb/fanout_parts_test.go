@@ -12,16 +12,17 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
 // takeParts reads want parts of split jobs, one a read as the part workers
 // do, and fails unless there are exactly that many.
-func (s testStore) takeParts(w *FanOut, want int) []job {
+func (s testStore) takeParts(w *FanOut, want int) []schema.Job {
 	s.t.Helper()
 	w.parts.name = w.c.name
 	w.parts.createGroup(s.ctx)
-	var parts []job
+	var parts []schema.Job
 	for {
 		msgs, err := w.parts.read(s.ctx)
 		if err != nil {
@@ -33,7 +34,7 @@ func (s testStore) takeParts(w *FanOut, want int) []job {
 		if len(msgs) != 1 {
 			s.t.Fatalf("one read took %d parts, want one", len(msgs))
 		}
-		parts = append(parts, parseJobs(msgs)...)
+		parts = append(parts, schema.ParseJobs(msgs)...)
 	}
 	if len(parts) != want {
 		s.t.Fatalf("read %d parts, want %d", len(parts), want)
@@ -174,7 +175,7 @@ func TestFanOutSplitPostSettlesLast(t *testing.T) {
 	parts := s.takeParts(w, 2)
 	again := parts[0]
 	w.do(s.ctx, parts[0])
-	w.doOne(s.ctx, again, w.hold(s.ctx, []job{again})) // done twice: a retry
+	w.doOne(s.ctx, again, w.hold(s.ctx, []schema.Job{again})) // done twice: a retry
 	if !s.pending(p.ID) {
 		t.Fatal("a part done twice settled the post before its other part")
 	}
@@ -204,8 +205,8 @@ func TestFanOutSplitUnpush(t *testing.T) {
 	w.doBatch(s.ctx, s.take(w, 1)) // the unpush job, split
 	unpushParts := s.takeParts(w, 2)
 	for _, pt := range unpushParts {
-		if pt.op != opUnpush {
-			t.Fatalf("a part of the unpush job is a %s", pt.op)
+		if pt.Op != schema.OpUnpush {
+			t.Fatalf("a part of the unpush job is a %s", pt.Op)
 		}
 		w.do(s.ctx, pt)
 	}
@@ -263,8 +264,8 @@ func TestFanOutSpansCoverEveryFanOnce(t *testing.T) {
 			t.Fatalf("fan %d walked %d times", f, k)
 		}
 	}
-	if lo, _ := strconv.ParseFloat(spans[1].lo, 64); lo != float64(1000+partFans-50) {
-		t.Fatalf("the tie is cut: the second span starts at %v", spans[1].lo)
+	if lo, _ := strconv.ParseFloat(spans[1].Lo, 64); lo != float64(1000+partFans-50) {
+		t.Fatalf("the tie is cut: the second span starts at %v", spans[1].Lo)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // TestFanOutReachesEveryFan follows one star by more fans than one pipeline
@@ -148,7 +149,7 @@ func TestCrossingTheThresholdLosesNothing(t *testing.T) {
 			t.Fatalf("fan %d sees %v, want %v", f, got, want)
 		}
 	}
-	mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result()
+	mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), schema.FieldFanOut).Result()
 	celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.Celebrities(), star).Result()
 	if mode != "" || celeb {
 		t.Fatalf("with 2 fans the author is in mode %q (celebrity %v), want push", mode, celeb)

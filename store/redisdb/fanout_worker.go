@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"context"
+	"microblog/store/redisdb/schema"
 	"slices"
 	"strings"
 	"sync"
@@ -129,7 +130,9 @@ func (f *FanOut) helpOnce(ctx, work context.Context) bool {
 }
 
 // doRead does the jobs one read took.
-func (f *FanOut) doRead(ctx context.Context, msgs []redis.XMessage) { f.doBatch(ctx, parseJobs(msgs)) }
+func (f *FanOut) doRead(ctx context.Context, msgs []redis.XMessage) {
+	f.doBatch(ctx, schema.ParseJobs(msgs))
+}
 
 // takeOverBatch does together, as a read's jobs (doBatch), the jobs of the
 // queue that other (dead or stuck) processes left without a sign of life
@@ -145,45 +148,45 @@ func (f *FanOut) takeOverBatch(ctx context.Context, msgs []redis.XMessage) {
 func (f *FanOut) takeOver(ctx context.Context, msgs []redis.XMessage) {
 	for _, m := range msgs {
 		f.opt.Logger.Info("fan-out: took over a job left idle", "job", m.ID)
-		f.do(ctx, parseJob(m))
+		f.do(ctx, schema.ParseJob(m))
 	}
 }
 
 // do runs one job alone, and acknowledges it.
-func (f *FanOut) do(ctx context.Context, j job) {
-	f.doOne(ctx, j, f.hold(ctx, []job{j}))
+func (f *FanOut) do(ctx context.Context, j schema.Job) {
+	f.doOne(ctx, j, f.hold(ctx, []schema.Job{j}))
 }
 
 // doOne runs one job (or part) of those h holds and acknowledges it. A job
 // with more than partFans fans is split (fanout_parts.go). A job that fails
 // stays pending and is taken up again after ClaimIdle (or handed back, when
 // it failed because the workers are stopping).
-func (f *FanOut) doOne(ctx context.Context, j job, h *holding) {
+func (f *FanOut) doOne(ctx context.Context, j schema.Job, h *holding) {
 	var err error
 	switch {
-	case j.part != nil:
+	case j.Part != nil:
 		err = f.doPart(ctx, &j, h.alive)
-	case j.op == opPush || j.op == opUnpush:
+	case j.Op == schema.OpPush || j.Op == schema.OpUnpush:
 		err = f.splitOrDo(ctx, &j, h.alive)
-	case j.op == opBackfill:
+	case j.Op == schema.OpBackfill:
 		err = f.backfill(ctx, j, h.alive)
 	}
-	h.release([]job{j})
+	h.release([]schema.Job{j})
 	if err != nil {
 		f.failed(ctx, j, err)
 		return
 	}
-	f.ack(ctx, []job{j})
+	f.ack(ctx, []schema.Job{j})
 }
 
 // splitOrDo splits a push or unpush job with more than partFans fans into
 // parts, or else does it whole.
-func (f *FanOut) splitOrDo(ctx context.Context, j *job, alive func()) error {
+func (f *FanOut) splitOrDo(ctx context.Context, j *schema.Job, alive func()) error {
 	split, err := f.split(ctx, j)
 	if err != nil || split {
 		return err
 	}
-	if j.op == opPush {
+	if j.Op == schema.OpPush {
 		return f.push(ctx, *j, alive)
 	}
 	return f.unpush(ctx, *j, alive)
@@ -191,23 +194,23 @@ func (f *FanOut) splitOrDo(ctx context.Context, j *job, alive func()) error {
 
 // failed logs a job that failed and stays pending, unless the workers are
 // stopping.
-func (f *FanOut) failed(ctx context.Context, j job, err error) {
+func (f *FanOut) failed(ctx context.Context, j schema.Job, err error) {
 	if ctx.Err() == nil {
-		f.opt.Logger.Warn("fan-out: job failed, will be retried", "job", j.id, "op", j.op, "mid", j.mid, "err", err)
+		f.opt.Logger.Warn("fan-out: job failed, will be retried", "job", j.ID, "op", j.Op, "mid", j.Mid, "err", err)
 	}
 }
 
 // ack counts jobs done and acknowledges them (and the pending marks of the
 // posts whose push they end), in one round trip. The jobs are all of the
 // queue, or all parts.
-func (f *FanOut) ack(ctx context.Context, jobs []job) {
+func (f *FanOut) ack(ctx context.Context, jobs []schema.Job) {
 	if len(jobs) == 0 {
 		return
 	}
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
-		ids[i] = j.id
-		f.s.opt.Metrics.jobs.WithLabelValues(j.kind()).Inc()
+		ids[i] = j.ID
+		f.s.opt.Metrics.jobs.WithLabelValues(j.Kind()).Inc()
 	}
 	f.consumerOf(jobs).ack(ctx, ids, func(ctx context.Context, pl redis.Pipeliner) {
 		f.s.unmarkPending(ctx, pl, jobs)
@@ -215,8 +218,8 @@ func (f *FanOut) ack(ctx context.Context, jobs []job) {
 }
 
 // consumerOf is the consumer jobs were read through: parts have their own.
-func (f *FanOut) consumerOf(jobs []job) *consumer {
-	if len(jobs) > 0 && jobs[0].part != nil {
+func (f *FanOut) consumerOf(jobs []schema.Job) *consumer {
+	if len(jobs) > 0 && jobs[0].Part != nil {
 		return f.parts
 	}
 	return f.c
@@ -234,10 +237,10 @@ type holding struct {
 }
 
 // hold starts holding jobs just taken (all of the queue, or all parts).
-func (f *FanOut) hold(ctx context.Context, jobs []job) *holding {
+func (f *FanOut) hold(ctx context.Context, jobs []schema.Job) *holding {
 	h := &holding{f: f, c: f.consumerOf(jobs), ctx: ctx, ids: make([]string, len(jobs)), renewed: time.Now()}
 	for i, j := range jobs {
-		h.ids[i] = j.id
+		h.ids[i] = j.ID
 	}
 	return h
 }
@@ -255,9 +258,9 @@ func (h *holding) alive() {
 }
 
 // release stops holding jobs: done, or failed and left for a retry.
-func (h *holding) release(jobs []job) {
+func (h *holding) release(jobs []schema.Job) {
 	for _, j := range jobs {
-		if i := slices.Index(h.ids, j.id); i >= 0 {
+		if i := slices.Index(h.ids, j.ID); i >= 0 {
 			h.ids = slices.Delete(h.ids, i, i+1)
 		}
 	}

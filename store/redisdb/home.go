@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // maxSeenWrite bounds how stale global:lastseen may be for an active user:
@@ -197,14 +198,14 @@ func (s *Store) touch(ctx context.Context, uid int64, ranges []*redis.ZRangeBy) 
 		// id issued, then the new marks.
 		var lastPull, lastID *redis.StringCmd
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			lastPull = pl.HGet(ctx, s.keys.User(uid), fieldLastPull)
+			lastPull = pl.HGet(ctx, s.keys.User(uid), schema.FieldLastPull)
 			lastID = pl.Get(ctx, s.keys.LastPostID())
 			return nil
 		})
 		if err == nil || errors.Is(err, redis.Nil) {
 			_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 				pl.ZAdd(ctx, s.keys.LastSeen(), redis.Z{Score: float64(now), Member: uid})
-				pl.HSet(ctx, s.keys.User(uid), fieldLastPull, lastID.Val())
+				pl.HSet(ctx, s.keys.User(uid), schema.FieldLastPull, lastID.Val())
 				return nil
 			})
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // The Idempotency-Key of a post: its claim, its result, and what a request
@@ -26,7 +27,7 @@ import (
 func (s *Store) queueIdemClaim(ctx context.Context, pl redis.Pipeliner, uid int64, key, reqHash string) (idemKey, claim string, held *redis.Cmd) {
 	idemKey = s.keys.Idempotency(uid, store.TokenHash(key))
 	claim = claimValue(rand.Text(), reqHash)
-	held = idemClaim.Eval(ctx, pl, []string{idemKey}, claim,
+	held = schema.IdemClaim.Eval(ctx, pl, []string{idemKey}, claim,
 		claimTTL.Milliseconds(), (IdempotencyTTL - claimTTL).Milliseconds())
 	return idemKey, claim, held
 }
@@ -87,7 +88,7 @@ func (s *Store) release(ctx context.Context, d *draft) {
 // Redis is back. So the delete is tried until Redis answers (untilAnswered).
 func (s *Store) dropClaim(ctx context.Context, key string, values ...any) {
 	s.untilAnswered(ctx, func(ctx context.Context) error {
-		return delIfEquals.Run(ctx, s.rdb, []string{key}, values...).Err()
+		return schema.DelIfEquals.Run(ctx, s.rdb, []string{key}, values...).Err()
 	})
 }
 
@@ -147,10 +148,10 @@ func (s *Store) untilAnswered(ctx context.Context, do func(context.Context) erro
 // repeats by id).
 func (s *Store) settle(ctx context.Context, d *draft) {
 	s.untilAnswered(ctx, func(ctx context.Context) error {
-		if s.keys.cluster && !d.written {
+		if s.keys.Cluster() && !d.written {
 			return s.unwrite(ctx, d)
 		}
-		if s.keys.cluster {
+		if s.keys.Cluster() {
 			if err := s.finish(ctx, d); err != nil {
 				return err
 			}
@@ -162,7 +163,7 @@ func (s *Store) settle(ctx context.Context, d *draft) {
 			case written == 0 && d.idemKey == "":
 				return nil
 			case written == 0:
-				return delIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim).Err()
+				return schema.DelIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim).Err()
 			}
 			d.finished = s.queuePostFinish(ctx, s.rdb, d, nil)
 			if err := d.finished.Err(); err != nil {
@@ -189,15 +190,15 @@ func (s *Store) firstResult(ctx context.Context, d *draft, held string) (store.P
 		return store.Post{}, store.ErrInProgress
 	}
 	p, err := s.Post(ctx, st.mid, d.np.Author)
-	if errors.Is(err, store.ErrPostNotFound) && s.keys.cluster {
+	if errors.Is(err, store.ErrPostNotFound) && s.keys.Cluster() {
 		// Its result is recorded and the post not shown yet: its request
 		// (or its settle) is about to.
-		if mark, _ := s.rdb.HGet(ctx, s.keys.Post(st.mid), fieldUnfinished).Result(); mark == "1" {
+		if mark, _ := s.rdb.HGet(ctx, s.keys.Post(st.mid), schema.FieldUnfinished).Result(); mark == "1" {
 			return store.Post{}, store.ErrInProgress
 		}
 		p, err = s.Post(ctx, st.mid, d.np.Author) // shown since the first read, or gone for good
 	}
-	if err == nil && s.keys.cluster {
+	if err == nil && s.keys.Cluster() {
 		if err := s.sendAgain(ctx, p); err != nil {
 			return store.Post{}, err
 		}

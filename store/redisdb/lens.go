@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // lens is what viewer may see (store.Lens; nil for an anonymous viewer),
@@ -43,7 +44,7 @@ func (s *Store) Lens(ctx context.Context, viewer int64) (*store.Lens, error) {
 		blocking = pl.ZRange(ctx, s.keys.Blocking(viewer), 0, -1)
 		blockedBy = pl.SMembers(ctx, s.keys.BlockedBy(viewer))
 		muting = pl.ZRange(ctx, s.keys.Muting(viewer), 0, -1)
-		filters = pl.HGet(ctx, s.keys.User(viewer), fieldFilters)
+		filters = pl.HGet(ctx, s.keys.User(viewer), schema.FieldFilters)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {

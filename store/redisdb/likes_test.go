@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // A message's hash keeps its like count and each user the set of messages
@@ -20,7 +21,7 @@ func TestLikeCountInTheHash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.rdb.HGet(s.ctx, s.keys.Post(p.ID), fieldLikes).Val(), got.LikesCount
+		return s.rdb.HGet(s.ctx, s.keys.Post(p.ID), schema.FieldLikes).Val(), got.LikesCount
 	}
 	if f, n := count(); f != "0" || n != 0 {
 		t.Fatalf("a new post: field %q, read %d", f, n)
@@ -59,7 +60,7 @@ func TestLikeCountInTheHash(t *testing.T) {
 
 	// As an older version left it: likes, but no count field and no
 	// user's set of liked messages.
-	s.rdb.HDel(s.ctx, s.keys.Post(p.ID), fieldLikes)
+	s.rdb.HDel(s.ctx, s.keys.Post(p.ID), schema.FieldLikes)
 	for _, f := range fans {
 		s.rdb.Del(s.ctx, s.keys.UserLikes(f))
 	}

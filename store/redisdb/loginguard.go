@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // The login guard holds back password guessing against one account, on top
@@ -88,8 +89,8 @@ func (s *Store) guardFail(ctx context.Context, g guardedLogin) {
 	}
 	now, first, most, window := s.now(), guardFirstWait.Milliseconds(), guardMaxWait.Milliseconds(), g.at.Guard.Per.Milliseconds()
 	_, err := s.rdb.Pipelined(context.WithoutCancel(ctx), func(pl redis.Pipeliner) error {
-		loginFail.Eval(ctx, pl, []string{s.keys.LoginClientFailures(g.name, g.at.Client)}, now, g.at.Guard.N, first, most, window)
-		loginFail.Eval(ctx, pl, []string{s.keys.LoginFailures(g.name)}, now, guardAccountFactor*g.at.Guard.N, first, most, window)
+		schema.LoginFail.Eval(ctx, pl, []string{s.keys.LoginClientFailures(g.name, g.at.Client)}, now, g.at.Guard.N, first, most, window)
+		schema.LoginFail.Eval(ctx, pl, []string{s.keys.LoginFailures(g.name)}, now, guardAccountFactor*g.at.Guard.N, first, most, window)
 		return nil
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // UnattachedMediaTTL is how long an upload waits for a post to take it.
@@ -23,7 +24,7 @@ func (s *Store) SaveMedia(ctx context.Context, owner int64, f store.MediaFile) (
 		return store.Media{}, s.wrap("save media", err)
 	}
 	now := s.now()
-	h := mediaHash{Owner: owner, Name: f.Name, Thumb: f.ThumbName, Width: f.Width, Height: f.Height, Alt: f.Alt, Created: now}
+	h := schema.MediaHash{Owner: owner, Name: f.Name, Thumb: f.ThumbName, Width: f.Width, Height: f.Height, Alt: f.Alt, Created: now}
 	_, err = s.rdb.TxPipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.HSet(ctx, s.keys.Media(mediaID), h)
 		return nil
@@ -34,11 +35,7 @@ func (s *Store) SaveMedia(ctx context.Context, owner int64, f store.MediaFile) (
 	if err != nil {
 		return store.Media{}, s.wrap("save media", err)
 	}
-	return h.media(mediaID), nil
-}
-
-func (h mediaHash) media(mediaID int64) store.Media {
-	return store.Media{ID: mediaID, URL: mediaURL(h.Name), ThumbURL: mediaURL(h.Thumb), Width: h.Width, Height: h.Height, Alt: h.Alt}
+	return h.Media(mediaID), nil
 }
 
 // resolveMedia checks that every image a post would carry is an upload of
@@ -74,12 +71,12 @@ func (s *Store) queueMediaRead(ctx context.Context, pl redis.Pipeliner, ids []in
 func ownMedia(owner int64, ids []int64, cmds []*redis.MapStringStringCmd) ([]store.Media, error) {
 	media := []store.Media{}
 	for i, c := range cmds {
-		var h mediaHash
+		var h schema.MediaHash
 		mediaID := ids[i]
 		if c.Scan(&h) != nil || h.Owner != owner || h.Post != 0 || slices.Index(ids, mediaID) != i {
 			return nil, store.Invalid(store.CodeInvalidMedia, "media_ids must name your own uploads, each once, not yet in a post")
 		}
-		media = append(media, h.media(mediaID))
+		media = append(media, h.Media(mediaID))
 	}
 	return media, nil
 }
@@ -112,11 +109,11 @@ func (s *Store) dropMedia(ctx context.Context, media []store.Media) {
 }
 
 // fileName is the media folder's name of a media URL.
-func fileName(url string) string { return url[len(mediaURL("")):] }
+func fileName(url string) string { return url[len(schema.MediaURL("")):] }
 
 // SetAvatar makes the media file name uid's avatar, removing the old one.
 func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.User, error) {
-	old, err := s.rdb.HGet(ctx, s.keys.User(uid), fieldAvatar).Result()
+	old, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldAvatar).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return store.User{}, s.wrap("set avatar", err)
 	}
@@ -124,7 +121,7 @@ func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.Us
 		return store.User{}, err
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.HSet(ctx, s.keys.User(uid), fieldAvatar, name)
+		pl.HSet(ctx, s.keys.User(uid), schema.FieldAvatar, name)
 		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // for the processes that remember it
 		return nil
 	})
@@ -142,7 +139,7 @@ func avatarURL(name string) *string {
 	if name == "" {
 		return nil
 	}
-	u := mediaURL(name)
+	u := schema.MediaURL(name)
 	return &u
 }
 

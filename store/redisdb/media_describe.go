@@ -6,6 +6,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // errNoUpload answers an upload id that names none of the caller's.
@@ -14,7 +15,7 @@ var errNoUpload = store.NewError(store.ErrNotFound, store.CodeNotFound, "no such
 // Upload is owner's upload id as it is now; ErrNotFound when it is no
 // upload of owner's (or was removed, unattached, after a day).
 func (s *Store) Upload(ctx context.Context, owner, id int64) (store.Media, error) {
-	var h mediaHash
+	var h schema.MediaHash
 	c := s.rdb.HGetAll(ctx, s.keys.Media(id))
 	if err := c.Err(); err != nil {
 		return store.Media{}, s.wrap("read upload", err)
@@ -22,7 +23,7 @@ func (s *Store) Upload(ctx context.Context, owner, id int64) (store.Media, error
 	if len(c.Val()) == 0 || c.Scan(&h) != nil || h.Owner != owner {
 		return store.Media{}, errNoUpload
 	}
-	return h.media(id), nil
+	return h.Media(id), nil
 }
 
 // DescribeUpload replaces the alt text of owner's upload id while no post
@@ -32,7 +33,7 @@ func (s *Store) DescribeUpload(ctx context.Context, owner, id int64, alt string)
 	key := s.keys.Media(id)
 	var out store.Media
 	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
-		var h mediaHash
+		var h schema.MediaHash
 		c := tx.HGetAll(ctx, key)
 		if err := c.Err(); err != nil {
 			return err
@@ -44,7 +45,7 @@ func (s *Store) DescribeUpload(ctx context.Context, owner, id int64, alt string)
 			return store.Invalid(store.CodeInvalidMedia, "the upload is in a post already; its description stays as the post took it")
 		}
 		h.Alt = alt
-		out = h.media(id)
+		out = h.Media(id)
 		_, err := tx.TxPipelined(ctx, func(pl redis.Pipeliner) error {
 			pl.HSet(ctx, key, "alt", alt)
 			return nil

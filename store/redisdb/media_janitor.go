@@ -6,6 +6,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // MediaJanitor is one process's remover of the uploads that no post took
@@ -57,9 +58,9 @@ func (j *MediaJanitor) Expire(ctx context.Context) (int, error) {
 	}
 	var gone []store.Media
 	for i, c := range cmds {
-		var h mediaHash
+		var h schema.MediaHash
 		if c.Scan(&h) == nil && h.Post == 0 {
-			gone = append(gone, h.media(parseID(ids[i])))
+			gone = append(gone, h.Media(parseID(ids[i])))
 		} else { // taken meanwhile, or its hash is gone: only the index entry goes
 			s.rdb.ZRem(ctx, s.keys.UnattachedMedia(), ids[i])
 		}

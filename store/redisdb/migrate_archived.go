@@ -27,7 +27,7 @@ func (s *Store) migrateArchivedLikes(ctx context.Context) error {
 	if s.opt.Archive == nil {
 		return nil
 	}
-	sets, err := s.keysMatching(ctx, s.keys.prefix+"likes:*")
+	sets, err := s.keysMatching(ctx, s.keys.Prefix()+"likes:*")
 	if err != nil {
 		return s.wrap("migrate archived likes", err)
 	}
@@ -36,7 +36,7 @@ func (s *Store) migrateArchivedLikes(ctx context.Context) error {
 			return err
 		}
 	}
-	topics, err := s.keysMatching(ctx, s.keys.prefix+"T:*")
+	topics, err := s.keysMatching(ctx, s.keys.Prefix()+"T:*")
 	if err != nil {
 		return s.wrap("migrate archived topics", err)
 	}
@@ -50,7 +50,7 @@ func (s *Store) migrateArchivedLikes(ctx context.Context) error {
 
 // likesKeyMID is the message id of a likes:<mid> key, 0 if none.
 func (s *Store) likesKeyMID(key string) int64 {
-	return parseID(strings.Trim(strings.TrimPrefix(key, s.keys.prefix+"likes:"), "{}"))
+	return parseID(strings.Trim(strings.TrimPrefix(key, s.keys.Prefix()+"likes:"), "{}"))
 }
 
 // migrateLikesSets moves out of Redis those of the likes sets keys whose

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // reportHash is the report:<id> hash of one report.
@@ -187,7 +188,7 @@ func (s *Store) Suspend(ctx context.Context, uid int64, on bool) error {
 	if on {
 		value = "1"
 	}
-	if err := s.setExisting(ctx, uid, fieldSuspended, value); err != nil {
+	if err := s.setExisting(ctx, uid, schema.FieldSuspended, value); err != nil {
 		return err
 	}
 	s.authorChanged(ctx, uid)

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // An author's fan-out mode says whether its posts are pushed into its fans'
@@ -97,7 +98,7 @@ import (
 // found it stale).
 //
 // The SREM that ends a drain is not fenced (global:celebrities is on
-// another node): a process that stalls between its modeSet and its SREM for
+// another node): a process that stalls between its ModeSet and its SREM for
 // longer than the lock's TTL, while the author is promoted again, leaves it
 // pulled but not a member. Readers then miss its posts until the next
 // follow or unfollow rejoins it; nothing is lost, F holds them.
@@ -126,9 +127,9 @@ type modeState struct {
 	author int64
 	exists bool // the user hash: a deleted account only leaves
 	fans   int64
-	mode   string // fieldFanOut: "" (push), modePull, modeDrain
-	drain  string // fieldDrain: the drain's token
-	job    string // fieldDrainJob: its backfill job's entry, once recorded
+	mode   string // FieldFanOut: "" (push), modePull, modeDrain
+	drain  string // FieldDrain: the drain's token
+	job    string // FieldDrainJob: its backfill job's entry, once recorded
 	member bool   // in its shard of global:celebrities
 	// queued says the drain's job is in fanout:queue (not yet done).
 	queued bool
@@ -230,7 +231,7 @@ func (s *Store) readMode(ctx context.Context, author int64) (modeState, error) {
 	var member *redis.BoolCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		fans = pl.ZCard(ctx, s.keys.Fans(author))
-		hash = pl.HMGet(ctx, s.keys.User(author), fieldUsername, fieldFanOut, fieldDrain, fieldDrainJob)
+		hash = pl.HMGet(ctx, s.keys.User(author), schema.FieldUsername, schema.FieldFanOut, schema.FieldDrain, schema.FieldDrainJob)
 		member = pl.SIsMember(ctx, s.keys.CelebritiesShard(s.keys.PullShard(author)), author)
 		return nil
 	})
@@ -277,6 +278,6 @@ func (s *Store) withModeLock(ctx context.Context, author int64, change func(cont
 			return s.wrap("fan-out mode lock", ctx.Err())
 		}
 	}
-	defer delIfEquals.Run(context.WithoutCancel(ctx), s.rdb, []string{lk.key}, lk.token)
+	defer schema.DelIfEquals.Run(context.WithoutCancel(ctx), s.rdb, []string{lk.key}, lk.token)
 	return change(ctx, lk)
 }

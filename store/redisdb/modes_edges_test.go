@@ -9,6 +9,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -21,7 +22,7 @@ func newQuietStore(t *testing.T, rdb redis.UniversalClient, opt Options) testSto
 
 // takeJobs reads the jobs waiting in the fan-out queue through f, which
 // then holds them (pending) without doing them.
-func takeJobs(t *testing.T, f *FanOut) []job {
+func takeJobs(t *testing.T, f *FanOut) []schema.Job {
 	t.Helper()
 	ctx := context.Background()
 	f.c.createGroup(ctx)
@@ -29,7 +30,7 @@ func takeJobs(t *testing.T, f *FanOut) []job {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parseJobs(msgs)
+	return schema.ParseJobs(msgs)
 }
 
 // state reads author's fan-out state as reconsider does.
@@ -60,7 +61,7 @@ func TestStaleBackfillEndsNoLaterDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs := takeJobs(t, stalled)
-	if len(jobs) != 1 || jobs[0].op != opBackfill || jobs[0].drain == "" {
+	if len(jobs) != 1 || jobs[0].Op != schema.OpBackfill || jobs[0].Drain == "" {
 		t.Fatalf("the demotion queued %+v, want one backfill with its drain's token", jobs)
 	}
 	late := jobs[0]
@@ -111,7 +112,7 @@ func TestDrainWithoutJobIsRequeued(t *testing.T) {
 			// What demote's first step leaves, on its own: 2 fans, draining.
 			s.rdb.ZRem(s.ctx, s.keys.Fans(star), f3)
 			s.rdb.ZRem(s.ctx, s.keys.Stars(f3), star)
-			s.rdb.HSet(s.ctx, s.keys.User(star), fieldFanOut, modeDrain, fieldDrain, "a-token")
+			s.rdb.HSet(s.ctx, s.keys.User(star), schema.FieldFanOut, modeDrain, schema.FieldDrain, "a-token")
 			if st := s.state(star); st.queued || next(st, 3) != &requeue {
 				t.Fatalf("a drain with no job reads %+v", st)
 			}

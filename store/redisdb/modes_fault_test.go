@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -189,7 +190,7 @@ func (m *modeFaults) loadScripts() {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for _, sc := range []*redis.Script{modeSet, delIfEquals} {
+	for _, sc := range []*redis.Script{schema.ModeSet, schema.DelIfEquals} {
 		if err := sc.Load(m.survivor.ctx, m.survivor.rdb).Err(); err != nil {
 			m.t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	_ "embed"
 	"errors"
+	"microblog/store/redisdb/schema"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -13,19 +14,13 @@ import (
 // where a table says what a failure at each step leaves). Each runs under
 // the author's mode lock lk, on the state st read under it.
 
-var (
-	//go:embed lua/mode_set.lua
-	modeSetSrc string
-	modeSet    = redis.NewScript(modeSetSrc)
-)
-
 // setMode writes fields (field, value pairs; an empty value deletes the
 // field) of author's user hash if its mode is still from and its drain
 // token drain ("*": any), while lk is still held (mode_set.lua). It tells
 // whether it wrote: not when the user or its state has changed.
 func (s *Store) setMode(ctx context.Context, lk modeLock, author int64, from, drain string, fields ...any) (bool, error) {
 	args := append([]any{lk.token, from, drain}, fields...)
-	n, err := modeSet.Run(ctx, s.rdb, []string{s.keys.User(author), lk.key}, args...).Int()
+	n, err := schema.ModeSet.Run(ctx, s.rdb, []string{s.keys.User(author), lk.key}, args...).Int()
 	switch {
 	case err != nil:
 		return false, err
@@ -57,7 +52,7 @@ func (s *Store) promote(ctx context.Context, lk modeLock, st modeState) error {
 	}
 	if err == nil {
 		_, err = s.setMode(ctx, lk, st.author, "", "*",
-			fieldFanOut, modePull, fieldPullFrom, parseID(last.Val()), fieldDrain, "", fieldDrainJob, "")
+			schema.FieldFanOut, modePull, schema.FieldPullFrom, parseID(last.Val()), schema.FieldDrain, "", schema.FieldDrainJob, "")
 	}
 	return s.wrap("promote to celebrity", err)
 }
@@ -74,7 +69,7 @@ func (s *Store) promote(ctx context.Context, lk modeLock, st modeState) error {
 // drain is left without a recorded job, and requeue gives it one.
 func (s *Store) demote(ctx context.Context, lk modeLock, st modeState) error {
 	token := rand.Text()
-	ok, err := s.setMode(ctx, lk, st.author, modePull, "*", fieldFanOut, modeDrain, fieldDrain, token, fieldDrainJob, "")
+	ok, err := s.setMode(ctx, lk, st.author, modePull, "*", schema.FieldFanOut, modeDrain, schema.FieldDrain, token, schema.FieldDrainJob, "")
 	if err == nil && !ok {
 		return nil // the account is gone
 	}
@@ -83,7 +78,7 @@ func (s *Store) demote(ctx context.Context, lk modeLock, st modeState) error {
 	}
 	if err != nil {
 		_, back := s.setMode(context.WithoutCancel(ctx), lk, st.author, modeDrain, token,
-			fieldFanOut, modePull, fieldDrain, "", fieldDrainJob, "")
+			schema.FieldFanOut, modePull, schema.FieldDrain, "", schema.FieldDrainJob, "")
 		return s.wrap("demote celebrity", errors.Join(err, back))
 	}
 	return nil
@@ -104,14 +99,13 @@ func (s *Store) requeue(ctx context.Context, lk modeLock, st modeState) error {
 func (s *Store) queueBackfill(ctx context.Context, lk modeLock, author int64, token string) error {
 	var add *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		add = pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.FanOutQueue(), Values: []any{
-			"op", opBackfill, "author", author, "mid", 0, "at", s.now(), "drain", token}})
+		add = pl.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.FanOutQueue(), Values: schema.Job{Op: schema.OpBackfill, Author: author, At: s.now(), Drain: token}.Values()})
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	_, err = s.setMode(ctx, lk, author, modeDrain, token, fieldDrainJob, add.Val())
+	_, err = s.setMode(ctx, lk, author, modeDrain, token, schema.FieldDrainJob, add.Val())
 	return err
 }
 
@@ -121,7 +115,7 @@ func (s *Store) queueBackfill(ctx context.Context, lk modeLock, author int64, to
 // pushed; this drain's job finds its token gone and ends nothing. The
 // author is a member of global:celebrities throughout.
 func (s *Store) repromote(ctx context.Context, lk modeLock, st modeState) error {
-	_, err := s.setMode(ctx, lk, st.author, modeDrain, st.drain, fieldFanOut, modePull, fieldDrain, "", fieldDrainJob, "")
+	_, err := s.setMode(ctx, lk, st.author, modeDrain, st.drain, schema.FieldFanOut, modePull, schema.FieldDrain, "", schema.FieldDrainJob, "")
 	return s.wrap("promote draining celebrity", err)
 }
 

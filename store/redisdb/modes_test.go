@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -92,7 +93,7 @@ func TestDemoteEndsItsDrain(t *testing.T) {
 	}
 	hook.armed.Store(false)
 	s.settle()
-	mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result()
+	mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), schema.FieldFanOut).Result()
 	celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.Celebrities(), star).Result()
 	if mode != "" || celeb {
 		t.Fatalf("with 1 fan and the queue empty the author is in mode %q (celebrity %v), want push", mode, celeb)
@@ -145,7 +146,7 @@ func TestDemoteWithoutItsJobStaysPulled(t *testing.T) {
 		t.Fatal("the unfollow hid that its demotion failed")
 	}
 	hook.armed.Store(false)
-	mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result()
+	mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), schema.FieldFanOut).Result()
 	if celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.Celebrities(), star).Result(); mode != modePull || !celeb {
 		t.Fatalf("after a demotion without its job the author is in mode %q (celebrity %v), want pull", mode, celeb)
 	}
@@ -157,7 +158,7 @@ func TestDemoteWithoutItsJobStaysPulled(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.settle()
-	mode, _ = s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result()
+	mode, _ = s.rdb.HGet(s.ctx, s.keys.User(star), schema.FieldFanOut).Result()
 	if celeb, _ := s.rdb.SIsMember(s.ctx, s.keys.Celebrities(), star).Result(); mode != "" || celeb {
 		t.Fatalf("after the retried unfollow the author is in mode %q (celebrity %v), want push", mode, celeb)
 	}
@@ -193,7 +194,7 @@ func TestPromoteReadsTheLastIDFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.settle()
-	if mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Result(); mode != "" {
+	if mode, _ := s.rdb.HGet(s.ctx, s.keys.User(star), schema.FieldFanOut).Result(); mode != "" {
 		t.Fatalf("after the backfill the author is in mode %q, want push", mode)
 	}
 	if !s.inHome(stays, p.ID) {
@@ -227,7 +228,7 @@ func TestClaimMeetsAPromotion(t *testing.T) {
 	if hook.armed.Load() {
 		t.Fatal("the claim's pipeline was not split")
 	}
-	from := parseID(s.rdb.HGet(s.ctx, s.keys.User(star), fieldPullFrom).Val())
+	from := parseID(s.rdb.HGet(s.ctx, s.keys.User(star), schema.FieldPullFrom).Val())
 	if p.ID > from {
 		t.Fatalf("post %d above pull_from %d: not the case under test", p.ID, from)
 	}
@@ -284,13 +285,13 @@ func TestModeLockLostAnswersUnavailable(t *testing.T) {
 	if hook.armed.Load() {
 		t.Fatal("the promotion wrote no mode: the test's lock expiry never happened")
 	}
-	if mode := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Val(); mode != "" {
+	if mode := s.rdb.HGet(s.ctx, s.keys.User(star), schema.FieldFanOut).Val(); mode != "" {
 		t.Fatalf("the failed promotion left mode %q, want push", mode)
 	}
 	if err := s.Follow(s.ctx, b, star); err != nil {
 		t.Fatalf("the retry: %v", err)
 	}
-	if mode := s.rdb.HGet(s.ctx, s.keys.User(star), fieldFanOut).Val(); mode != modePull {
+	if mode := s.rdb.HGet(s.ctx, s.keys.User(star), schema.FieldFanOut).Val(); mode != modePull {
 		t.Fatalf("after the retry the mode is %q, want %q", mode, modePull)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // A name is owned through STRING keys holding the owner's uid, all written
@@ -133,7 +134,7 @@ func (s *Store) staleOwner(ctx context.Context, key string, owner int64) (bool, 
 // releaseKey deletes an owner key (username or skeleton index) if it still
 // holds uid, in one step, so that a new owner's key is never removed.
 func (s *Store) releaseKey(ctx context.Context, key string, uid int64) {
-	if err := delIfEquals.Run(ctx, s.rdb, []string{key}, id(uid)).Err(); err != nil {
+	if err := schema.DelIfEquals.Run(ctx, s.rdb, []string{key}, id(uid)).Err(); err != nil {
 		s.opt.Logger.WarnContext(ctx, "release name", "key", key, "uid", uid, "err", err)
 	}
 }

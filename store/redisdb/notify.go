@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // maxNotifications is how many notifications a user keeps in Redis (the
@@ -81,7 +82,7 @@ func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post i
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range to {
 			nid := last - int64(len(to)) + 1 + int64(i)
-			notifyAdd.Eval(ctx, pl, []string{s.keys.Notifications(uid), s.keys.Notes(uid)}, nid, raw, n.Undo, maxNotifications)
+			schema.NotifyAdd.Eval(ctx, pl, []string{s.keys.Notifications(uid), s.keys.Notes(uid)}, nid, raw, n.Undo, maxNotifications)
 		}
 		return nil
 	})
@@ -116,7 +117,7 @@ func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post i
 
 // unnotify takes back the notification of an undone like or follow.
 func (s *Store) unnotify(ctx context.Context, to, actor int64, kind string, post int64) {
-	res, err := notifyRemove.Run(ctx, s.rdb, []string{s.keys.Notifications(to), s.keys.Notes(to)}, undoField(kind, actor, post)).Result()
+	res, err := schema.NotifyRemove.Run(ctx, s.rdb, []string{s.keys.Notifications(to), s.keys.Notes(to)}, undoField(kind, actor, post)).Result()
 	if errors.Is(err, redis.Nil) {
 		return
 	}
@@ -140,7 +141,7 @@ func (s *Store) Notifications(ctx context.Context, uid int64, q store.PageQuery)
 	var read *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		ids = pl.ZRevRangeByScore(ctx, s.keys.Notifications(uid), &redis.ZRangeBy{Max: before, Min: "-inf", Count: int64(limit + 1)})
-		read = pl.HGet(ctx, s.keys.User(uid), fieldNotificationsRead)
+		read = pl.HGet(ctx, s.keys.User(uid), schema.FieldNotificationsRead)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -226,19 +227,19 @@ func (s *Store) MarkRead(ctx context.Context, uid, upTo int64) error {
 	if upTo <= 0 {
 		return store.Invalid(store.CodeInvalidField, "up_to must be a notification id")
 	}
-	read, err := s.rdb.HGet(ctx, s.keys.User(uid), fieldNotificationsRead).Result()
+	read, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldNotificationsRead).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.wrap("mark read", err)
 	}
 	if upTo <= parseID(read) {
 		return nil
 	}
-	return s.wrap("mark read", s.rdb.HSet(ctx, s.keys.User(uid), fieldNotificationsRead, upTo).Err())
+	return s.wrap("mark read", s.rdb.HSet(ctx, s.keys.User(uid), schema.FieldNotificationsRead, upTo).Err())
 }
 
 // unread counts uid's notifications newer than its read mark.
 func (s *Store) unread(ctx context.Context, uid int64) (int64, error) {
-	read, err := s.rdb.HGet(ctx, s.keys.User(uid), fieldNotificationsRead).Result()
+	read, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldNotificationsRead).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return 0, s.wrap("unread notifications", err)
 	}

@@ -12,15 +12,6 @@ import (
 	"microblog/store"
 )
 
-// OAuth is the STRING oauth:<kind>:<key> holding one record of the Mastodon
-// API's OAuth 2.0 server (store.OAuthKind), opaque to the store, with a TTL
-// for codes and tokens. The key is a client id, the SHA-256 hex of a code
-// or token, or a grant's request id: never a secret. Every command touches
-// this one key, so the family needs no hash tag on a cluster.
-func (k Keys) OAuth(kind store.OAuthKind, key string) string {
-	return k.prefix + "oauth:" + string(kind) + ":" + key
-}
-
 // PutOAuth keeps record under (kind, key) for ttl (zero: no expiry).
 func (s *Store) PutOAuth(ctx context.Context, kind store.OAuthKind, key string, record []byte, ttl time.Duration) error {
 	return s.wrap("put oauth "+string(kind), s.rdb.Set(ctx, s.keys.OAuth(kind, key), record, ttl).Err())

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // TestOAuthRecords: a record is kept under its key with its TTL, read
@@ -13,7 +14,7 @@ import (
 func TestOAuthRecords(t *testing.T) {
 	parallel(t)
 	s := newTestStore(t)
-	if got := NewKeys("p:", false).OAuth(store.OAuthToken, "ab12"); got != "p:oauth:token:ab12" {
+	if got := schema.NewKeys("p:", false).OAuth(store.OAuthToken, "ab12"); got != "p:oauth:token:ab12" {
 		t.Fatalf("key %q", got)
 	}
 	if err := s.PutOAuth(s.ctx, store.OAuthCode, "h1", []byte("grant"), time.Minute); err != nil {

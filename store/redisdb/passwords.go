@@ -10,6 +10,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // A password is kept as a record of two fields of the user hash:
@@ -123,7 +124,7 @@ func (s *Store) swapPasswordRecord(ctx context.Context, uid int64, old passwordR
 	if err != nil {
 		return old, false, s.wrap("hash password", err)
 	}
-	n, err := passwordSwap.Run(ctx, s.rdb, []string{s.keys.User(uid)}, old.Hash, rec.Hash, rec.Key).Int()
+	n, err := schema.PasswordSwap.Run(ctx, s.rdb, []string{s.keys.User(uid)}, old.Hash, rec.Hash, rec.Key).Int()
 	if err != nil {
 		return old, false, s.wrap("store password", err)
 	}

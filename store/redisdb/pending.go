@@ -3,6 +3,7 @@ package redisdb
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/schema"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -20,22 +21,22 @@ import (
 // pipeline that queues its push job.
 func (s *Store) markPending(ctx context.Context, pl redis.Pipeliner, author, mid int64) {
 	n := s.keys.PullShard(author)
-	pendingAdd.Eval(ctx, pl, []string{s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n)}, mid, author)
+	schema.PendingAdd.Eval(ctx, pl, []string{s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n)}, mid, author)
 }
 
 // unmarkPending adds to pl the removal of the in-flight marks of the push
 // jobs done that settle their post (a whole push, or the last part of a
 // split one: job.settles), in the pipeline that acknowledges them: one
 // script call per shard they touch.
-func (s *Store) unmarkPending(ctx context.Context, pl redis.Pipeliner, done []job) {
+func (s *Store) unmarkPending(ctx context.Context, pl redis.Pipeliner, done []schema.Job) {
 	byShard := make(map[int][]any)
 	for _, j := range done {
-		if j.settles {
-			n := s.keys.PullShard(j.author)
+		if j.Settles {
+			n := s.keys.PullShard(j.Author)
 			if byShard[n] == nil {
 				byShard[n] = []any{0}
 			}
-			byShard[n] = append(byShard[n], j.mid, j.author)
+			byShard[n] = append(byShard[n], j.Mid, j.Author)
 		}
 	}
 	for n, args := range byShard {
@@ -44,7 +45,7 @@ func (s *Store) unmarkPending(ctx context.Context, pl redis.Pipeliner, done []jo
 			keys = append(keys, s.keys.FanOutSettledShard(n))
 			args[0] = s.settledKeep().Milliseconds()
 		}
-		pendingDone.Eval(ctx, pl, keys, args...)
+		schema.PendingDone.Eval(ctx, pl, keys, args...)
 	}
 }
 
@@ -59,7 +60,7 @@ func (s *Store) unmarkPending(ctx context.Context, pl redis.Pipeliner, done []jo
 // loses nothing.
 func (s *Store) migratePulls(ctx context.Context) error {
 	if s.keys.PullShards() == 1 {
-		err := pendingRecount.Run(ctx, s.rdb, []string{s.keys.FanOutPendingShard(0), s.keys.FanOutPushingShard(0)}).Err()
+		err := schema.PendingRecount.Run(ctx, s.rdb, []string{s.keys.FanOutPendingShard(0), s.keys.FanOutPushingShard(0)}).Err()
 		return s.wrap("migrate in-flight marks", err)
 	}
 	celebs, err := s.rdb.SMembers(ctx, s.keys.Celebrities()).Result()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -20,11 +21,11 @@ func TestCreateWritesEveryFamily(t *testing.T) {
 	if p.Kind != store.KindPost || p.Author.Username != "alice" || p.Content != "hello 世界" || p.ParentID != nil || p.RepostOf != nil {
 		t.Fatalf("created %+v", p)
 	}
-	var h postHash
+	var h schema.PostHash
 	if err := s.rdb.HGetAll(s.ctx, s.keys.Post(p.ID)).Scan(&h); err != nil {
 		t.Fatal(err)
 	}
-	want := postHash{Content: "hello 世界", Author: alice, Username: "alice", Time: int64(p.CreatedAt), Kind: store.KindPost,
+	want := schema.PostHash{Content: "hello 世界", Author: alice, Username: "alice", Time: int64(p.CreatedAt), Kind: store.KindPost,
 		Mentions: "[]", Tags: "[]", Media: "[]"}
 	if h != want {
 		t.Fatalf("B hash %+v, want %+v", h, want)

@@ -7,10 +7,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // A protected account's posts are for its fans: the author card says so
-// (fieldProtected), and every read applies it (store.Lens), so turning
+// (FieldProtected), and every read applies it (store.Lens), so turning
 // protection on or off takes effect in one write, however many posts the
 // account has, with nothing in between for a reader to see. What follows
 // the switch only tidies up: the account's hot posts leave the public
@@ -25,7 +26,7 @@ func (s *Store) SetProtected(ctx context.Context, uid int64, on bool) (store.Use
 	if on {
 		value = "1"
 	}
-	if err := s.setExisting(ctx, uid, fieldProtected, value); err != nil {
+	if err := s.setExisting(ctx, uid, schema.FieldProtected, value); err != nil {
 		return store.User{}, err
 	}
 	s.authorChanged(ctx, uid)

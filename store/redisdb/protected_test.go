@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // TestProtected: a protected user's posts are for itself and its approved
@@ -146,7 +147,7 @@ func TestProtectedFlagAlone(t *testing.T) {
 		t.Fatal("the post is not public to begin with")
 	}
 
-	if err := s.rdb.HSet(s.ctx, s.keys.User(a), fieldProtected, "1").Err(); err != nil {
+	if err := s.rdb.HSet(s.ctx, s.keys.User(a), schema.FieldProtected, "1").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if s.rdb.ZScore(s.ctx, s.keys.PublicTimeline(), id(p.ID)).Err() != nil {

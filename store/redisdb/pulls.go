@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // A home read merges with its G set the F sets of the stars its reader
@@ -198,5 +199,5 @@ func (s *Store) removeCelebrity(ctx context.Context, pl redis.Pipeliner, author 
 		return
 	}
 	pl.SRem(ctx, s.keys.Celebrities(), author)
-	celebrityLeave.Eval(ctx, pl, []string{s.keys.CelebritiesShard(n), s.keys.FanOutSettledShard(n)}, author, s.settledKeep().Milliseconds())
+	schema.CelebrityLeave.Eval(ctx, pl, []string{s.keys.CelebritiesShard(n), s.keys.FanOutSettledShard(n)}, author, s.settledKeep().Milliseconds())
 }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -35,7 +36,7 @@ func (s testStore) pendingMarks() int64 {
 // 16, an author's in uid % 16, each its own hash tag.
 func TestPullShardKeys(t *testing.T) {
 	parallel(t)
-	single, cluster := Keys{prefix: "mb:"}, Keys{prefix: "mb:", cluster: true}
+	single, cluster := schema.NewKeys("mb:", false), schema.NewKeys("mb:", true)
 	if single.PullShards() != 1 || single.PullShard(1234) != 0 || cluster.PullShards() != 16 || cluster.PullShard(1234) != 2 {
 		t.Fatalf("shards: %d (1234 in %d) on one Redis, %d (1234 in %d) on a cluster; want 1 (0), 16 (2)",
 			single.PullShards(), single.PullShard(1234), cluster.PullShards(), cluster.PullShard(1234))
@@ -90,15 +91,15 @@ func TestPendingMarksCountOnce(t *testing.T) {
 	}
 	// The jobs that end their post's push settle it (job.settles): a whole
 	// push, or a split one's last part.
-	done := []job{{op: opPush, author: author, mid: 1, settles: true}, {op: opUnpush, author: author, mid: 2},
-		{op: opPush, author: author, mid: 3, settles: true}, {op: opPush, author: author, mid: 2, part: &part{n: 1}}}
+	done := []schema.Job{{Op: schema.OpPush, Author: author, Mid: 1, Settles: true}, {Op: schema.OpUnpush, Author: author, Mid: 2},
+		{Op: schema.OpPush, Author: author, Mid: 3, Settles: true}, {Op: schema.OpPush, Author: author, Mid: 2, Part: &schema.JobPart{N: 1}}}
 	pipe(func(pl redis.Pipeliner) { s.unmarkPending(s.ctx, pl, done) })
 	pipe(func(pl redis.Pipeliner) { s.unmarkPending(s.ctx, pl, done) })
 	if n := count(); n != 1 {
 		t.Fatalf("%v pushes counted in flight, want 1 (an unpush, a part not last or a mark never made takes none)", n)
 	}
 	pipe(func(pl redis.Pipeliner) {
-		s.unmarkPending(s.ctx, pl, []job{{op: opPush, author: author, mid: 2, settles: true}})
+		s.unmarkPending(s.ctx, pl, []schema.Job{{Op: schema.OpPush, Author: author, Mid: 2, Settles: true}})
 	})
 	if n := s.pendingMarks(); n != 0 {
 		t.Fatalf("%d marks or counts left", n)

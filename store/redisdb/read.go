@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // message reads one message's own hash, in one round trip (or from the
@@ -174,7 +175,7 @@ func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([
 	hot := make([]bool, len(mids))
 	var cold []int64 // indexes into mids of the messages to look for in the archive
 	for i, c := range cmds {
-		h := scanPost(c.Val())
+		h := schema.ScanPost(c.Val())
 		if h.Unfinished == "1" && ctx.Value(unfinishedKey{}) == nil {
 			continue // not written whole yet, or being taken out again
 		}
@@ -184,7 +185,7 @@ func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([
 			}
 			continue
 		}
-		out[i], hot[i] = h.post(mids[i]), true
+		out[i], hot[i] = h.Post(mids[i]), true
 		out[i].LikesCount = h.Likes
 	}
 	if len(cold) > 0 {
@@ -295,7 +296,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	pins := make([]*redis.StringSliceCmd, len(missing))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range missing {
-			cmds[i] = pl.HMGet(ctx, s.keys.User(uid), fieldAvatar, fieldProtected, fieldSuspended)
+			cmds[i] = pl.HMGet(ctx, s.keys.User(uid), schema.FieldAvatar, schema.FieldProtected, schema.FieldSuspended)
 			pins[i] = pl.ZRange(ctx, s.keys.Pinned(uid), 0, -1)
 		}
 		return nil
@@ -316,4 +317,13 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 		s.caches.authors.put(uid, c, gen, now)
 	}
 	return cards, nil
+}
+
+// hmgetPost is the command HMGET B:<mid> of every postHash field. A
+// page reads a message hash per post: its arguments are made once, not
+// per command, and ScanPost reads the reply without reflection.
+func hmgetPost(ctx context.Context, key string) *redis.SliceCmd {
+	args := make([]any, 2, 2+len(schema.PostFieldArgs))
+	args[0], args[1] = "hmget", key
+	return redis.NewSliceCmd(ctx, append(args, schema.PostFieldArgs...)...)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Blocks and mutes are kept on both sides: the record (Blocking, Muting,
@@ -112,7 +113,7 @@ func (s *Store) relationTarget(ctx context.Context, uid, target int64) error {
 // addCapped adds member to the ZSET key unless it holds max members
 // already (full).
 func (s *Store) addCapped(ctx context.Context, key string, member int64, max int, full error) error {
-	n, err := zaddCapped.Run(ctx, s.rdb, []string{key}, s.now(), member, max).Int64()
+	n, err := schema.ZaddCapped.Run(ctx, s.rdb, []string{key}, s.now(), member, max).Int64()
 	if err != nil {
 		return s.wrap("add to "+key, err)
 	}
@@ -144,7 +145,7 @@ func (s *Store) Mutes(ctx context.Context, uid int64, q store.PageQuery) (store.
 
 // Filters are uid's filtered words.
 func (s *Store) Filters(ctx context.Context, uid int64) ([]string, error) {
-	raw, err := s.rdb.HGet(ctx, s.keys.User(uid), fieldFilters).Result()
+	raw, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldFilters).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, s.wrap("load filters", err)
 	}
@@ -162,7 +163,7 @@ func (s *Store) SetFilters(ctx context.Context, uid int64, words []string) ([]st
 		return nil, err
 	}
 	raw, _ := json.Marshal(words)
-	if err := s.setExisting(ctx, uid, fieldFilters, string(raw)); err != nil {
+	if err := s.setExisting(ctx, uid, schema.FieldFilters, string(raw)); err != nil {
 		return nil, err
 	}
 	s.lensChanged(ctx, uid)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Like makes uid like message mid (on) or stop liking it, idempotently; a
@@ -36,13 +37,13 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		keys := []string{s.keys.Post(mid), s.keys.Likes(mid)}
 		if on {
-			res = likeHot.Eval(ctx, pl, keys, l.At, uid, l.Version)
+			res = schema.LikeHot.Eval(ctx, pl, keys, l.At, uid, l.Version)
 			pl.ZAddNX(ctx, s.keys.UserLikes(uid), redis.Z{Score: float64(l.At), Member: mid})
-			s.queueArchiveLike(ctx, pl, archiveLike, l)
+			s.queueArchiveLike(ctx, pl, schema.ArchiveLike, l)
 		} else {
-			res = unlikeHot.Eval(ctx, pl, keys, uid, l.Version)
+			res = schema.UnlikeHot.Eval(ctx, pl, keys, uid, l.Version)
 			pl.ZRem(ctx, s.keys.UserLikes(uid), mid)
-			s.queueArchiveLike(ctx, pl, archiveUnlike, l)
+			s.queueArchiveLike(ctx, pl, schema.ArchiveUnlike, l)
 		}
 		return nil
 	})
@@ -68,9 +69,9 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 		// gets the version Redis's order gave (likes.go). Should this
 		// fail, the request does, and its retry queues it.
 		l.Version = version
-		op := archiveLike
+		op := schema.ArchiveLike
 		if !on {
-			op = archiveUnlike
+			op = schema.ArchiveUnlike
 		}
 		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			s.queueArchiveLike(ctx, pl, op, l)
@@ -493,7 +494,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 // message never liked has none, which reads as 0), and every user who likes
 // messages the set of them.
 func (s *Store) migrateLikes(ctx context.Context) error {
-	sets, err := s.keysMatching(ctx, s.keys.prefix+"likes:*")
+	sets, err := s.keysMatching(ctx, s.keys.Prefix()+"likes:*")
 	if err != nil {
 		return s.wrap("migrate likes", err)
 	}
@@ -507,7 +508,7 @@ func (s *Store) migrateLikes(ctx context.Context) error {
 			return s.wrap("migrate likes", err)
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			countSync.Eval(ctx, pl, []string{s.keys.Post(mid), key}, fieldLikes)
+			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(mid), key}, schema.FieldLikes)
 			for _, z := range likers {
 				uid, _ := z.Member.(string)
 				pl.ZAddNX(ctx, s.keys.UserLikes(parseID(uid)), redis.Z{Score: z.Score, Member: mid})

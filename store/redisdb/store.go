@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,12 +16,13 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Store reads and writes the microblog's data in Redis.
 type Store struct {
 	rdb  redis.UniversalClient
-	keys Keys
+	keys schema.Keys
 	opt  Options
 	// owned says the store made rdb itself (Open) and closes it.
 	owned bool
@@ -40,7 +42,7 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	opt = opt.withDefaults()
 	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
 	_, cluster := rdb.(*redis.ClusterClient)
-	return &Store{rdb: rdb, keys: Keys{prefix: opt.Prefix, cluster: cluster}, opt: opt, dummyHash: dummy,
+	return &Store{rdb: rdb, keys: schema.NewKeys(opt.Prefix, cluster), opt: opt, dummyHash: dummy,
 		caches: &caches{}, syncs: &replicaSyncs{}, likeVersions: &atomic.Int64{}}
 }
 
@@ -74,7 +76,7 @@ func (s *Store) keysMatching(ctx context.Context, pattern string) ([]string, err
 }
 
 // Keys returns the key and channel builders, for the live feed's subscriber.
-func (s *Store) Keys() Keys { return s.keys }
+func (s *Store) Keys() schema.Keys { return s.keys }
 
 // Ping tells whether Redis answers.
 func (s *Store) Ping(ctx context.Context) error {
@@ -159,4 +161,13 @@ func isUnavailable(err error) bool {
 		}
 	}
 	return false
+}
+
+// id is n as it appears in keys and fields.
+func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// parseID reads an id as id wrote it; 0 for anything else.
+func parseID(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
 }

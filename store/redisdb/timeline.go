@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // UserPosts is a page of the posts user uid wrote, newest first.
@@ -144,11 +145,11 @@ func (s *Store) hydrate(ctx context.Context, keys []string, mids []int64, viewer
 // is not in Redis (neither there nor in the archive, as the read found) or
 // is a tombstone go; the others stay for a later reader.
 func (s *Store) dropGone(ctx context.Context, keys []string, mids []int64) {
-	if s.keys.cluster {
+	if s.keys.Cluster() {
 		kinds := make([]*redis.SliceCmd, len(mids))
 		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for i, mid := range mids {
-				kinds[i] = pl.HMGet(ctx, s.keys.Post(mid), "kind", fieldDeleted)
+				kinds[i] = pl.HMGet(ctx, s.keys.Post(mid), "kind", schema.FieldDeleted)
 			}
 			return nil
 		})

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -253,7 +254,7 @@ func (e *tlBench) reportCPU(b *testing.B, s0, s1 tlStats, trips *tlTrips) float6
 func (e *tlBench) seedAuthor(author int64, name string, firstFan int64, fans int) {
 	k := e.writer.keys
 	now := time.Now().UnixMilli()
-	e.must(e.admin.HSet(e.ctx, k.User(author), fieldUsername, name, "created", now).Err())
+	e.must(e.admin.HSet(e.ctx, k.User(author), schema.FieldUsername, name, "created", now).Err())
 	const chunk = 10000
 	for lo := 0; lo < fans; lo += chunk {
 		hi := min(fans, lo+chunk)
@@ -444,7 +445,7 @@ func (e *tlBench) fanLevel(fans, pushPosts, pullPosts int, fullG bool) (push, pu
 
 	// Pull mode: the author becomes a celebrity the way a follow would make it.
 	e.must(e.promoter.reconsider(e.ctx, author))
-	if m, _ := e.admin.HGet(e.ctx, e.writer.keys.User(author), fieldFanOut).Result(); m != modePull {
+	if m, _ := e.admin.HGet(e.ctx, e.writer.keys.User(author), schema.FieldFanOut).Result(); m != modePull {
 		e.b.Fatalf("author with %d fans is in mode %q after reconsider, want pull", fans, m)
 	}
 	pull = tlRow{fans: fans, posts: pullPosts, mode: "pull"}
@@ -562,16 +563,16 @@ func (e *tlBench) homeReads() []tlRead {
 	e.startWorkers()
 	defer e.stopWorkers()
 	for _, u := range []int64{readerPush, readerPull} {
-		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(u), fieldUsername, "reader"+id(u)).Err())
+		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(u), schema.FieldUsername, "reader"+id(u)).Err())
 	}
 	for i := range int64(stars) {
-		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstStar+i), fieldUsername, "star"+id(i)).Err())
+		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstStar+i), schema.FieldUsername, "star"+id(i)).Err())
 		e.follow(readerPush, firstStar+i)
 		e.follow(readerPull, firstStar+i)
 	}
 	for i := range int64(celebs) {
-		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstPushedCeleb+i), fieldUsername, "pushed"+id(i)).Err())
-		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstPulledCeleb+i), fieldUsername, "pulled"+id(i)).Err())
+		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstPushedCeleb+i), schema.FieldUsername, "pushed"+id(i)).Err())
+		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstPulledCeleb+i), schema.FieldUsername, "pulled"+id(i)).Err())
 		e.follow(readerPush, firstPushedCeleb+i)
 		e.follow(readerPull, firstPulledCeleb+i)
 		e.must(e.promoter.reconsider(e.ctx, firstPulledCeleb+i)) // one fan ≥ CelebrityFans 1

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // TestTrendKeys pins the names of the trends' keys, on one Redis and on a
@@ -13,11 +14,11 @@ import (
 func TestTrendKeys(t *testing.T) {
 	parallel(t)
 	for got, want := range map[string]string{
-		NewKeys("mb:", false).Trend("天气", 3600): "mb:trend:天气:3600",
-		NewKeys("mb:", true).Trend("天气", 3600):  "mb:trend:{天气}:3600",
-		NewKeys("mb:", false).TrendTags(3600):   "mb:trends:3600",
-		NewKeys("mb:", true).TrendTags(3600):    "mb:trends:{all}:3600",
-		NewKeys("mb:", false).TrendsCache():     "mb:trends:cache",
+		schema.NewKeys("mb:", false).Trend("天气", 3600): "mb:trend:天气:3600",
+		schema.NewKeys("mb:", true).Trend("天气", 3600):  "mb:trend:{天气}:3600",
+		schema.NewKeys("mb:", false).TrendTags(3600):   "mb:trends:3600",
+		schema.NewKeys("mb:", true).TrendTags(3600):    "mb:trends:{all}:3600",
+		schema.NewKeys("mb:", false).TrendsCache():     "mb:trends:cache",
 	} {
 		if got != want {
 			t.Errorf("key %q, want %q", got, want)

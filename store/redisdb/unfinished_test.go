@@ -9,6 +9,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -34,7 +35,7 @@ func TestClusterReadKeepsUnfinishedPost(t *testing.T) {
 	// Delete took gone out of F itself; put it back, as a set that a
 	// delete's index step missed would hold it.
 	s.rdb.ZAdd(s.ctx, s.keys.UserPosts(author), redis.Z{Score: float64(gone.ID), Member: gone.ID})
-	s.rdb.HSet(s.ctx, s.keys.Post(p.ID), fieldUnfinished, "1")
+	s.rdb.HSet(s.ctx, s.keys.Post(p.ID), schema.FieldUnfinished, "1")
 
 	read := func() []int64 {
 		t.Helper()
@@ -63,7 +64,7 @@ func TestClusterReadKeepsUnfinishedPost(t *testing.T) {
 	if _, err := s.rdb.ZScore(s.ctx, s.keys.UserPosts(author), id(gone.ID)).Result(); err == nil {
 		t.Fatal("the deleted post is still in F after a read met it")
 	}
-	s.rdb.HDel(s.ctx, s.keys.Post(p.ID), fieldUnfinished)
+	s.rdb.HDel(s.ctx, s.keys.Post(p.ID), schema.FieldUnfinished)
 	if got := read(); !slices.Equal(got, []int64{p.ID}) {
 		t.Fatalf("once finished: posts %v, want [%d]", got, p.ID)
 	}

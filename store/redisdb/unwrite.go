@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // undoTimeout bounds unwrite, which runs after its request's own time may
@@ -29,20 +30,20 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		// As Delete does: with the archive on, the hash becomes a tombstone
 		// and the archive is told, for its index pipeline may have queued
 		// the message for the archive already.
-		deleteMessage.Eval(ctx, pl, []string{s.keys.Post(mid)}, flag(s.opt.Archive != nil), "1")
+		schema.DeleteMessage.Eval(ctx, pl, []string{s.keys.Post(mid)}, flag(s.opt.Archive != nil), "1")
 		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
-		s.queueArchive(ctx, pl, archiveDelete, archived(&d.post))
+		s.queueArchive(ctx, pl, schema.ArchiveDelete, archived(&d.post))
 		pl.Del(ctx, s.keys.Comments(mid))
 		pl.Del(ctx, s.keys.Likes(mid))
 		if d.parent != nil {
 			pl.ZRem(ctx, s.keys.Comments(d.parent.ID), mid)
-			countSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, fieldComments)
+			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, schema.FieldComments)
 		} else {
-			postRemove.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, fieldPosts)
+			schema.PostRemove.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, schema.FieldPosts)
 			pl.ZRem(ctx, s.keys.Home(author), mid)
 			pl.ZRem(ctx, s.keys.PublicTimeline(), mid)
 			if d.np.RepostOf != 0 {
-				repostRemove.Eval(ctx, pl, []string{s.keys.Reposts(d.np.RepostOf), s.keys.Post(d.np.RepostOf)}, author, mid, fieldReposts)
+				schema.RepostRemove.Eval(ctx, pl, []string{s.keys.Reposts(d.np.RepostOf), s.keys.Post(d.np.RepostOf)}, author, mid, schema.FieldReposts)
 			}
 			for _, tag := range d.tags {
 				tagged = append(tagged, pl.ZRem(ctx, s.keys.TagPosts(store.TagKey(tag)), mid))

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // UIDByName resolves a username, in any letter case or width, to its uid.
@@ -62,7 +63,7 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 	all := make([]cmds, len(uids))
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, uid := range uids {
-			all[i].fields = p.HMGet(ctx, s.keys.User(uid), userFields...)
+			all[i].fields = p.HMGet(ctx, s.keys.User(uid), schema.UserFields...)
 			all[i].fans = p.ZCard(ctx, s.keys.Fans(uid))
 			all[i].stars = p.ZCard(ctx, s.keys.Stars(uid))
 			if viewer > 0 {
@@ -80,7 +81,7 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 	}
 	out := make([]store.User, 0, len(uids))
 	for i, uid := range uids {
-		var h userHash
+		var h schema.UserHash
 		if err := all[i].fields.Scan(&h); err != nil || h.Username == "" {
 			continue // no such user
 		}
@@ -117,7 +118,7 @@ func (s *Store) SetBio(ctx context.Context, uid int64, bio string) (store.User, 
 	if n == 0 {
 		return store.User{}, store.ErrUserNotFound
 	}
-	if err := s.rdb.HSet(ctx, s.keys.User(uid), fieldBio, bio).Err(); err != nil {
+	if err := s.rdb.HSet(ctx, s.keys.User(uid), schema.FieldBio, bio).Err(); err != nil {
 		return store.User{}, s.wrap("set bio", err)
 	}
 	return s.User(ctx, uid, uid)
@@ -125,7 +126,7 @@ func (s *Store) SetBio(ctx context.Context, uid int64, bio string) (store.User, 
 
 // username returns the name of user uid.
 func (s *Store) username(ctx context.Context, uid int64) (string, error) {
-	name, err := s.rdb.HGet(ctx, s.keys.User(uid), fieldUsername).Result()
+	name, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldUsername).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", store.ErrUserNotFound
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"microblog/store/redisdb/schema"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -57,7 +58,7 @@ var ErrWriterTooOld = errors.New("this server is older than the data allows to w
 // this process's.
 func (s *Store) ClaimVersion(ctx context.Context) error {
 	w := s.opt.Writer.orCode()
-	allowed, err := versionRaise.Run(ctx, s.rdb, []string{s.keys.WriterVersion()}, w.MinWriter).Int()
+	allowed, err := schema.VersionRaise.Run(ctx, s.rdb, []string{s.keys.WriterVersion()}, w.MinWriter).Int()
 	if err != nil {
 		return s.wrap("claim writer version", err)
 	}

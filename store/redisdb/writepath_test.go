@@ -58,7 +58,7 @@ func writes(cmds []redis.Cmder, name, prefix string) bool {
 func (s testStore) dmsOf(author int64) []int64 {
 	s.t.Helper()
 	var out []int64
-	for _, k := range storetest.Keys(s.t, s.rdb, s.keys.prefix+"B:*") {
+	for _, k := range storetest.Keys(s.t, s.rdb, s.keys.Prefix()+"B:*") {
 		mid := parseID(strings.Trim(k[strings.LastIndexByte(k, ':')+1:], "{}"))
 		if a, _ := s.rdb.HGet(s.ctx, k, "author").Int64(); a == author {
 			out = append(out, mid)

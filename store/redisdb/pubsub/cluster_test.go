@@ -14,6 +14,7 @@ import (
 
 	"microblog/store"
 	"microblog/store/redisdb"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -234,15 +235,15 @@ func TestClusterSubscriberPartitions(t *testing.T) {
 		}
 		total += n
 	}
-	if total != redisdb.LivePartitions {
-		t.Errorf("%d sharded connections %v, want one per partition (%d)", total, per, redisdb.LivePartitions)
+	if total != schema.LivePartitions {
+		t.Errorf("%d sharded connections %v, want one per partition (%d)", total, per, schema.LivePartitions)
 	}
 
 	// Unsubscribing a partition's last channel closes its connection; a
 	// new Subscribe opens another.
 	var p5 []store.Topic
 	for _, tp := range topics {
-		if redisdb.LivePartition(tp.UID) == 5 {
+		if schema.LivePartition(tp.UID) == 5 {
 			p5 = append(p5, tp)
 		}
 	}
@@ -257,7 +258,7 @@ func TestClusterSubscriberPartitions(t *testing.T) {
 		for _, x := range shardedConns(t, c) {
 			n += x
 		}
-		return n == redisdb.LivePartitions-1
+		return n == schema.LivePartitions-1
 	})
 	if n := rc.SPublish(ctx, sub.channel(p5[0]), "gone").Val(); n != 0 {
 		t.Fatalf("%d receivers after unsubscribing", n)

@@ -1,5 +1,5 @@
 // Package pubsub is the live feed's transport: a process's subscription to
-// the live channels the store publishes on (redisdb.Keys.AuthorChannel and
+// the live channels the store publishes on (schema.Keys.AuthorChannel and
 // NotifyChannel), and its reader, which hands what it reads to a
 // store.SubscriberHandler (the hub) and tells it of every gap. It reaches
 // Redis through the store's client and names channels through the store's
@@ -19,7 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
-	"microblog/store/redisdb"
+	"microblog/store/redisdb/schema"
 )
 
 const (
@@ -47,7 +47,7 @@ type heldMessage struct {
 // Subscriber is a process's subscription to the live feed. On a single
 // Redis it is one pub/sub connection (SUBSCRIBE). On a cluster it is one
 // sharded connection (SSUBSCRIBE) per live partition that has channels
-// (redisdb.LivePartition), opened on the partition's first Subscribe, to the master
+// (schema.LivePartition), opened on the partition's first Subscribe, to the master
 // that serves it; so no node carries every event. Each connection has its
 // own reader while Run runs.
 //
@@ -66,7 +66,7 @@ type heldMessage struct {
 type Subscriber struct {
 	rdb     redis.UniversalClient
 	cluster *redis.ClusterClient // set on a cluster: the subscriber's own client (mastersOnly), for sharded connections
-	keys    redisdb.Keys
+	keys    schema.Keys
 	conns   []*subConn // the one connection, or one per partition on a cluster
 	closed  atomic.Bool
 	seq     atomic.Uint64 // numbers the Sync barriers
@@ -88,11 +88,11 @@ type Subscriber struct {
 // connection until the first Subscribe or Run. On a cluster it opens its
 // connections through a client of its own, which takes masters only
 // (mastersOnly) and is closed when Run returns.
-func New(rdb redis.UniversalClient, keys redisdb.Keys) *Subscriber {
+func New(rdb redis.UniversalClient, keys schema.Keys) *Subscriber {
 	sub := &Subscriber{rdb: rdb, keys: keys}
 	if cc, ok := rdb.(*redis.ClusterClient); ok && keys.Cluster() {
 		sub.cluster = mastersOnly(cc)
-		sub.conns = make([]*subConn, redisdb.LivePartitions)
+		sub.conns = make([]*subConn, schema.LivePartitions)
 		for i := range sub.conns {
 			sub.conns[i] = newSubConn(sub, i, nil)
 		}
@@ -118,7 +118,7 @@ func (sub *Subscriber) connOf(t store.Topic) *subConn {
 	if sub.cluster == nil {
 		return sub.conns[0]
 	}
-	return sub.conns[redisdb.LivePartition(t.UID)]
+	return sub.conns[schema.LivePartition(t.UID)]
 }
 
 // Subscribe adds topics to the connections. It returns once the commands

@@ -1,12 +1,14 @@
-package redisdb
+package schema
 
-import "testing"
+import (
+	"testing"
+)
 
 // TestKeys pins every key and channel name: a schema change shows up here.
 func TestKeys(t *testing.T) {
-	parallel(t)
+	t.Parallel()
 	for _, prefix := range []string{"", "mb:"} {
-		k := Keys{prefix: prefix}
+		k := NewKeys(prefix, false)
 		for got, want := range map[string]string{
 			k.LastUserID():                              "global:userid",
 			k.LastPostID():                              "global:postid",
@@ -98,8 +100,8 @@ func TestKeys(t *testing.T) {
 // or one message is a hash tag, so that they share a slot; the other keys
 // are named as on a single Redis.
 func TestClusterKeys(t *testing.T) {
-	parallel(t)
-	k := Keys{cluster: true}
+	t.Parallel()
+	k := NewKeys("", true)
 	for got, want := range map[string]string{
 		k.User(7):                "user:userid:{7}",
 		k.UserSessions(7):        "user:userid:{7}:auth",
@@ -149,11 +151,11 @@ func TestClusterKeys(t *testing.T) {
 // TestClusterChannels pins the live partitions: 64 of them, a user's in
 // uid % 64, both of its channels in it, and the prefix in front of the tag.
 func TestClusterChannels(t *testing.T) {
-	parallel(t)
-	if livePartitions != 64 {
-		t.Fatalf("%d live partitions; every process must agree on 64", livePartitions)
+	t.Parallel()
+	if LivePartitions != 64 {
+		t.Fatalf("%d live partitions; every process must agree on 64", LivePartitions)
 	}
-	k := Keys{prefix: "mb:", cluster: true}
+	k := NewKeys("mb:", true)
 	if got := k.AuthorChannel(130); got != "mb:{p2}author:130" {
 		t.Errorf("prefixed author channel %q", got)
 	}

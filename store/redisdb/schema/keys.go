@@ -1,6 +1,7 @@
-package redisdb
+package schema
 
 import (
+	"microblog/store"
 	"strconv"
 	"strings"
 )
@@ -491,7 +492,7 @@ func (k Keys) channelTag(uid int64) string {
 	if !k.cluster {
 		return ""
 	}
-	return partitionTag(livePartition(uid))
+	return partitionTag(LivePartition(uid))
 }
 
 // FanOutParts is the STREAM fanout:parts of the parts of split fan-out jobs
@@ -515,3 +516,19 @@ func (k Keys) HistoryIdentity() string { return k.prefix + "global:identity" }
 // allowed to write the data (see version.go). A process raises it at start
 // to what its own data needs, and one of a lower version stops writing.
 func (k Keys) WriterVersion() string { return k.prefix + "global:version" }
+
+// OAuth is the STRING oauth:<kind>:<key> holding one record of the Mastodon
+// API's OAuth 2.0 server (store.OAuthKind), opaque to the store, with a TTL
+// for codes and tokens. The key is a client id, the SHA-256 hex of a code
+// or token, or a grant's request id: never a secret. Every command touches
+// this one key, so the family needs no hash tag on a cluster.
+func (k Keys) OAuth(kind store.OAuthKind, key string) string {
+	return k.prefix + "oauth:" + string(kind) + ":" + key
+}
+
+// Cluster tells whether k names the keys and channels of a Redis Cluster:
+// hash tags in the keys, shard channels grouped in live partitions.
+func (k Keys) Cluster() bool { return k.cluster }
+
+// Prefix is what every key and channel name of k starts with.
+func (k Keys) Prefix() string { return k.prefix }

@@ -1,18 +1,18 @@
-package redisdb
+package schema
 
 import "strconv"
 
-// livePartitions is how many partitions the live channels are spread over
+// LivePartitions is how many partitions the live channels are spread over
 // on a Redis Cluster (centrifuge's approach). Each partition is one hash
 // tag, so one slot: the channels of a partition can be subscribed together
 // with one SSUBSCRIBE on one sharded connection, and the partitions are
 // spread over the masters, so that no node carries every event. The number
 // is fixed: every process must spell a user's channels alike, so changing
 // it is a schema change (keys_test pins it).
-const livePartitions = 64
+const LivePartitions = 64
 
-// livePartition is the partition of the live channels of user uid.
-func livePartition(uid int64) int { return int(uint64(uid) % livePartitions) }
+// LivePartition is the partition of the live channels of user uid.
+func LivePartition(uid int64) int { return int(uint64(uid) % LivePartitions) }
 
 // partitionTag is the hash tag {p<n>} that begins the channel names of
 // partition n on a cluster.

@@ -1,13 +1,15 @@
-package redisdb
+package schema
 
-import "testing"
+import (
+	"testing"
+)
 
 // TestClusterMessageKeys pins the cluster spelling of the keys of private
 // messages: a message's under its own tag, a user's conversations under
 // the user's, so that a script of one side touches one slot.
 func TestClusterMessageKeys(t *testing.T) {
-	parallel(t)
-	k := Keys{cluster: true}
+	t.Parallel()
+	k := NewKeys("", true)
 	for got, want := range map[string]string{
 		k.DM(42):                   "pm:{42}",
 		k.Conversations(7):         "conv:{7}",

@@ -1,11 +1,8 @@
-package redisdb
+package schema
 
 import (
-	"context"
 	"encoding/json"
 	"strconv"
-
-	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
 )
@@ -15,8 +12,8 @@ import (
 // HSET and reads one back with Scan), and the counters that are bumped on
 // their own have a constant each.
 
-// postHash is the B:<mid> hash of one message.
-type postHash struct {
+// PostHash is the B:<mid> hash of one message.
+type PostHash struct {
 	Content  string `redis:"content"`
 	Author   int64  `redis:"author"`
 	Username string `redis:"username"` // a copy of the author's name, for speed
@@ -46,39 +43,30 @@ type postHash struct {
 
 // Counters of postHash, bumped with HINCRBY.
 const (
-	fieldComments = "comments_count"
-	fieldReposts  = "reposts_count"
-	fieldLikes    = "likes_count"
+	FieldComments = "comments_count"
+	FieldReposts  = "reposts_count"
+	FieldLikes    = "likes_count"
 )
 
-// fieldIdem of a message written under an Idempotency-Key holds "<key
+// FieldIdem of a message written under an Idempotency-Key holds "<key
 // hash> <claim>" (the key's hash, as in its idem: key, and the claim its
 // request held), for the checker of half-written messages (repair.go).
-const fieldIdem = "idem"
+const FieldIdem = "idem"
 
-// postFields are postHash's fields, in the order HMGET asks for them
-// and scanPost reads them.
-var postFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", fieldComments, fieldReposts, "mentions", "tags", "media", fieldDeleted, fieldLikes, fieldEdited, fieldUnfinished}
+// PostFields are postHash's fields, in the order HMGET asks for them
+// and ScanPost reads them.
+var PostFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", FieldComments, FieldReposts, "mentions", "tags", "media", FieldDeleted, FieldLikes, FieldEdited, FieldUnfinished}
 
-// hmgetPost is the command HMGET B:<mid> of every postHash field. A
-// page reads a message hash per post: its arguments are made once, not
-// per command, and scanPost reads the reply without reflection.
-func hmgetPost(ctx context.Context, key string) *redis.SliceCmd {
-	args := make([]any, 2, 2+len(postFieldArgs))
-	args[0], args[1] = "hmget", key
-	return redis.NewSliceCmd(ctx, append(args, postFieldArgs...)...)
-}
-
-var postFieldArgs = func() []any {
-	out := make([]any, len(postFields))
-	for i, f := range postFields {
+var PostFieldArgs = func() []any {
+	out := make([]any, len(PostFields))
+	for i, f := range PostFields {
 		out[i] = f
 	}
 	return out
 }()
 
-// scanPost reads the reply of hmgetPost.
-func scanPost(vals []any) postHash {
+// ScanPost reads the reply of hmgetPost.
+func ScanPost(vals []any) PostHash {
 	str := func(i int) string {
 		if i < len(vals) {
 			v, _ := vals[i].(string)
@@ -86,29 +74,29 @@ func scanPost(vals []any) postHash {
 		}
 		return ""
 	}
-	return postHash{Content: str(0), Author: parseID(str(1)), Username: str(2), Time: parseID(str(3)),
+	return PostHash{Content: str(0), Author: parseID(str(1)), Username: str(2), Time: parseID(str(3)),
 		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: parseID(str(7)), Reposts: parseID(str(8)),
 		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: parseID(str(13)),
 		Edited: parseID(str(14)), Unfinished: str(15)}
 }
 
-// fieldDeleted marks a tombstone (see postHash.Deleted).
-const fieldDeleted = "deleted"
+// FieldDeleted marks a tombstone (see postHash.Deleted).
+const FieldDeleted = "deleted"
 
-// fieldUnfinished marks a message being written (postHash.Unfinished).
-const fieldUnfinished = "unfinished"
+// FieldUnfinished marks a message being written (postHash.Unfinished).
+const FieldUnfinished = "unfinished"
 
-// fieldEdited is postHash.Edited. fieldEditPending holds the Edited of
+// FieldEdited is postHash.Edited. FieldEditPending holds the Edited of
 // an edit not archived yet: the archiver leaves the message in Redis until
 // the archive has it (edit.go).
 const (
-	fieldEdited      = "edited"
-	fieldEditPending = "edit_pending"
+	FieldEdited      = "edited"
+	FieldEditPending = "edit_pending"
 )
 
-// post is the message as the contract shows it; RepostOf holds only the
+// Post is the message as the contract shows it; RepostOf holds only the
 // original's id, which readers fill in.
-func (m *postHash) post(mid int64) *store.Post {
+func (m *PostHash) Post(mid int64) *store.Post {
 	p := &store.Post{ID: mid, Kind: m.Kind, Content: m.Content,
 		Author:    store.Author{ID: m.Author, Username: m.Username},
 		CreatedAt: store.Time(m.Time), CommentsCount: m.Comments, RepostsCount: m.Reposts}
@@ -123,21 +111,21 @@ func (m *postHash) post(mid int64) *store.Post {
 		p.EditedAt = &at
 	}
 	p.Mentions, p.Tags, p.Media = []store.Author{}, []string{}, []store.Media{}
-	unmarshalList(m.Mentions, &p.Mentions)
-	unmarshalList(m.Tags, &p.Tags)
-	unmarshalList(m.Media, &p.Media)
+	UnmarshalList(m.Mentions, &p.Mentions)
+	UnmarshalList(m.Tags, &p.Tags)
+	UnmarshalList(m.Media, &p.Media)
 	return p
 }
 
-// unmarshalList decodes a JSON list field; most are empty, and need no decoder.
-func unmarshalList[T any](field string, dst *[]T) {
+// UnmarshalList decodes a JSON list field; most are empty, and need no decoder.
+func UnmarshalList[T any](field string, dst *[]T) {
 	if field != "" && field != "[]" {
 		json.Unmarshal([]byte(field), dst)
 	}
 }
 
-// userHash is the user:userid:<uid> hash of one user.
-type userHash struct {
+// UserHash is the user:userid:<uid> hash of one user.
+type UserHash struct {
 	Username string `redis:"username"`
 	Password string `redis:"password"` // bcrypt (see passwords.go)
 	// PasswordKey is the password's pre-hash key; empty in records made
@@ -154,42 +142,42 @@ type userHash struct {
 // Fields of userHash read or written on their own, and the fields of the
 // hybrid timelines, kept in the same hash.
 const (
-	fieldUsername = "username"
-	fieldPassword = "password"
-	// fieldPasswordKey is the pre-hash key of the password (passwords.go).
-	fieldPasswordKey = "password_key"
-	fieldBio         = "bio"
-	fieldPosts       = "posts_count"
-	fieldAvatar      = "avatar"
-	// fieldFanOut is the author's fan-out mode: "" (push), modePull or modeDrain.
-	fieldFanOut = "fanout"
-	// fieldPullFrom is the last message id before the author's posts were
+	FieldUsername = "username"
+	FieldPassword = "password"
+	// FieldPasswordKey is the pre-hash key of the password (passwords.go).
+	FieldPasswordKey = "password_key"
+	FieldBio         = "bio"
+	FieldPosts       = "posts_count"
+	FieldAvatar      = "avatar"
+	// FieldFanOut is the author's fan-out mode: "" (push), modePull or modeDrain.
+	FieldFanOut = "fanout"
+	// FieldPullFrom is the last message id before the author's posts were
 	// pulled instead of pushed: a demotion backfills the newer ones.
-	fieldPullFrom = "pull_from"
-	// fieldDrain is the token of the author's drain, which its backfill job
+	FieldPullFrom = "pull_from"
+	// FieldDrain is the token of the author's drain, which its backfill job
 	// carries: a backfill ends only its own drain (modes.go).
-	fieldDrain = "drain"
-	// fieldDrainJob is the entry id in fanout:queue of the drain's backfill
+	FieldDrain = "drain"
+	// FieldDrainJob is the entry id in fanout:queue of the drain's backfill
 	// job, once recorded: a drain whose job is gone gets another.
-	fieldDrainJob = "drain_job"
-	// fieldLastPull is the lastpull mark: the last message id issued when the
+	FieldDrainJob = "drain_job"
+	// FieldLastPull is the lastpull mark: the last message id issued when the
 	// user was last seen. A returning user pulls its stars' newer posts.
-	fieldLastPull = "lastpull"
-	// fieldNotificationsRead is the id of the newest notification read.
-	fieldNotificationsRead = "notifications_read"
-	// fieldProtected and fieldSuspended are "1" while the account is
+	FieldLastPull = "lastpull"
+	// FieldNotificationsRead is the id of the newest notification read.
+	FieldNotificationsRead = "notifications_read"
+	// FieldProtected and FieldSuspended are "1" while the account is
 	// protected or suspended.
-	fieldProtected = "protected"
-	fieldSuspended = "suspended"
-	// fieldFilters is the JSON list of the user's filtered words.
-	fieldFilters = "filters"
+	FieldProtected = "protected"
+	FieldSuspended = "suspended"
+	// FieldFilters is the JSON list of the user's filtered words.
+	FieldFilters = "filters"
 )
 
-// userFields are the fields of userHash a profile shows, in HMGET order.
-var userFields = []string{fieldUsername, fieldBio, "created", fieldPosts, fieldAvatar, fieldProtected, fieldSuspended}
+// UserFields are the fields of userHash a profile shows, in HMGET order.
+var UserFields = []string{FieldUsername, FieldBio, "created", FieldPosts, FieldAvatar, FieldProtected, FieldSuspended}
 
-// mediaHash is the M:<id> hash of one uploaded image.
-type mediaHash struct {
+// MediaHash is the M:<id> hash of one uploaded image.
+type MediaHash struct {
 	Owner   int64  `redis:"owner"`
 	Name    string `redis:"name"`
 	Thumb   string `redis:"thumb"`
@@ -200,8 +188,8 @@ type mediaHash struct {
 	Post    int64  `redis:"post"` // 0 until a post (or a private message) takes it
 }
 
-// mediaURL is where the server serves a file of the media folder.
-func mediaURL(name string) string { return "/media/" + name }
+// MediaURL is where the server serves a file of the media folder.
+func MediaURL(name string) string { return "/media/" + name }
 
 // parseID reads an id field; empty or malformed is 0.
 func parseID(s string) int64 {
@@ -210,4 +198,29 @@ func parseID(s string) int64 {
 	}
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return n
+}
+
+// FieldDMsFrom of a user hash is "following" when only the users it
+// follows may write to it; absent (everyone) by default.
+const FieldDMsFrom = "messages_from"
+
+// DMFields are the fields of a message hash, in the order HMGET asks for
+// them and scanPM reads them. deleted is "1" in a tombstone (as in B).
+var DMFields = []string{"sender", "recipient", "sender_name", "recipient_name", "content", "time", "media", FieldDeleted}
+
+// The archive queue's kinds of job for private messages (archive.go).
+const (
+	ArchiveDMPut    = "pm_put"
+	ArchiveDMDelete = "pm_del"
+)
+
+// Archived is the message of hash h as the archive keeps it.
+func (h *PostHash) Archived(mid int64) store.Archived {
+	return store.Archived{ID: mid, Kind: h.Kind, Author: h.Author, Username: h.Username, Content: h.Content,
+		Created: h.Time, RepostOf: parseID(h.RepostOf), Parent: parseID(h.Parent),
+		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media}
+}
+
+func (h MediaHash) Media(mediaID int64) store.Media {
+	return store.Media{ID: mediaID, URL: MediaURL(h.Name), ThumbURL: MediaURL(h.Thumb), Width: h.Width, Height: h.Height, Alt: h.Alt}
 }

@@ -1,4 +1,4 @@
-package redisdb
+package schema
 
 import (
 	_ "embed"
@@ -12,17 +12,17 @@ import (
 var (
 	//go:embed lua/conv_add.lua
 	convAddSrc string
-	convAdd    = redis.NewScript(convAddSrc)
+	ConvAdd    = redis.NewScript(convAddSrc)
 
 	//go:embed lua/conv_read.lua
 	convReadSrc string
-	convRead    = redis.NewScript(convReadSrc)
+	ConvRead    = redis.NewScript(convReadSrc)
 
 	//go:embed lua/conv_unlink.lua
 	convUnlinkSrc string
-	convUnlink    = redis.NewScript(convUnlinkSrc)
+	ConvUnlink    = redis.NewScript(convUnlinkSrc)
 
 	//go:embed lua/conv_summary.lua
 	convSummarySrc string
-	convSummary    = redis.NewScript(convSummarySrc)
+	ConvSummary    = redis.NewScript(convSummarySrc)
 )
