@@ -7,6 +7,7 @@ import (
 
 	"microblog/hub"
 	"microblog/store/redisdb"
+	"microblog/store/redisdb/runner"
 )
 
 // TestConfigDefaults: without settings, loadConfig gives the defaults of the
@@ -27,11 +28,11 @@ func TestConfigDefaults(t *testing.T) {
 		{"hot window", tc.HotWindow, redisdb.DefaultHotWindow},
 		{"celebrity fans", tc.CelebrityFans, redisdb.DefaultCelebrityFans},
 		{"inactive after", tc.InactiveAfter, redisdb.DefaultInactiveAfter},
-		{"fan-out workers", tc.Workers, redisdb.DefaultFanOutWorkers},
-		{"claim idle", tc.ClaimIdle, redisdb.DefaultClaimIdle},
+		{"fan-out workers", tc.Workers, runner.DefaultFanOutWorkers},
+		{"claim idle", tc.ClaimIdle, runner.DefaultClaimIdle},
 		{"clock skew", tc.ClockSkew, redisdb.DefaultClockSkew},
 		{"replica acks", cfg.RedisReplicaAcks, 0},
-		{"repair interval", cfg.Repair.Interval, redisdb.DefaultRepairInterval},
+		{"repair interval", cfg.Repair.Interval, runner.DefaultRepairInterval},
 		{"send queue", cfg.Live.Queue, hub.DefaultSendQueue},
 		{"replay max", cfg.Live.ReplayMax, hub.DefaultReplayMax},
 		{"linger", cfg.Live.Linger, hub.DefaultLinger},

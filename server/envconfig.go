@@ -8,6 +8,7 @@ import (
 	"microblog/hub"
 	"microblog/store/archive"
 	"microblog/store/redisdb"
+	"microblog/store/redisdb/runner"
 )
 
 // The settings that come from the environment only, without a flag: the
@@ -58,10 +59,10 @@ func readEnvSettings(getenv func(string) string, cfg *config) error {
 	lc := liveConfig{Queue: hub.DefaultSendQueue, ReplayMax: hub.DefaultReplayMax, Linger: hub.DefaultLinger,
 		PongWait: hub.DefaultPongWait, WriteWait: hub.DefaultWriteWait}
 	tc := timelineConfig{CelebrityFans: redisdb.DefaultCelebrityFans, InactiveAfter: redisdb.DefaultInactiveAfter,
-		Workers: redisdb.DefaultFanOutWorkers, ClaimIdle: redisdb.DefaultClaimIdle, HotWindow: redisdb.DefaultHotWindow,
+		Workers: runner.DefaultFanOutWorkers, ClaimIdle: runner.DefaultClaimIdle, HotWindow: redisdb.DefaultHotWindow,
 		Archive: defaultArchive, ArchiveQueue: redisdb.DefaultArchiveQueueMax, TrendsWindow: redisdb.DefaultTrendsWindow,
 		ClockSkew: redisdb.DefaultClockSkew}
-	rc := repairConfig{Interval: redisdb.DefaultRepairInterval}
+	rc := repairConfig{Interval: runner.DefaultRepairInterval}
 	if v := getenv("MICROBLOG_ARCHIVE"); v != "" {
 		tc.Archive = v
 	}

@@ -21,6 +21,7 @@ import (
 	"microblog/store"
 	"microblog/store/media"
 	"microblog/store/redisdb"
+	"microblog/store/redisdb/runner"
 )
 
 func main() {
@@ -74,7 +75,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
-	stopRunners := startRunners(st, cfg, logger)
+	stopRunners := startRunners(st, cfg, reg, logger)
 	defer stopRunners()
 
 	srv, mst := newServer(cfg, st, files, logger, reg)
@@ -214,17 +215,18 @@ func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.
 // jobs in hand within a second and hand back the rest, which another
 // process takes over at once; a check cut short is taken up again, here or
 // by another process.
-func startRunners(st *redisdb.Store, cfg config, logger *slog.Logger) (stop func()) {
+func startRunners(st *redisdb.Store, cfg config, reg prometheus.Registerer, logger *slog.Logger) (stop func()) {
 	tc := cfg.Timelines
+	m := runner.NewMetrics(reg)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for _, r := range []interface{ Run(context.Context) }{
-		redisdb.NewFanOut(st, redisdb.FanOutOptions{Workers: tc.Workers, ClaimIdle: tc.ClaimIdle,
-			BatchDelay: tc.BatchDelay, Logger: logger}),
-		redisdb.NewArchiver(st, redisdb.ArchiverOptions{ClaimIdle: tc.ClaimIdle, Logger: logger}),
-		redisdb.NewCacheListener(st, redisdb.CacheListenerOptions{Logger: logger}),
-		redisdb.NewChecker(st, redisdb.CheckerOptions{Interval: cfg.Repair.Interval, Logger: logger}),
-		redisdb.NewMediaJanitor(st, redisdb.MediaJanitorOptions{Logger: logger}),
+		runner.NewFanOut(st, runner.FanOutOptions{Workers: tc.Workers, ClaimIdle: tc.ClaimIdle,
+			BatchDelay: tc.BatchDelay, Metrics: m, Logger: logger}),
+		runner.NewArchiver(st, runner.ArchiverOptions{ClaimIdle: tc.ClaimIdle, Metrics: m, Logger: logger}),
+		runner.NewCacheListener(st, runner.CacheListenerOptions{Logger: logger}),
+		runner.NewChecker(st, runner.CheckerOptions{Interval: cfg.Repair.Interval, Metrics: m, Logger: logger}),
+		runner.NewMediaJanitor(st, runner.MediaJanitorOptions{Logger: logger}),
 	} {
 		wg.Go(func() { r.Run(ctx) })
 	}

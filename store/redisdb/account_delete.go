@@ -50,7 +50,7 @@ func (s *Store) DeleteAccount(ctx context.Context, uid int64, password string, a
 func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	var h schema.UserHash
 	if err := s.rdb.HGetAll(ctx, s.keys.User(uid)).Scan(&h); err != nil {
-		return s.wrap("delete account", err)
+		return s.Wrap("delete account", err)
 	}
 	if h.Username == "" {
 		return store.ErrUserNotFound
@@ -85,7 +85,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		return nil
 	})
 	if err != nil {
-		return s.wrap("delete account: keys", err)
+		return s.Wrap("delete account: keys", err)
 	}
 	if h.Avatar != "" && s.opt.Files != nil {
 		s.opt.Files.Remove(h.Avatar)
@@ -113,7 +113,7 @@ func (s *Store) deleteAllPosts(ctx context.Context, uid int64) error {
 			return nil
 		}
 		if q.Cursor, err = store.DecodeCursor(*page.NextCursor); err != nil {
-			return s.wrap("delete account: posts", err)
+			return s.Wrap("delete account: posts", err)
 		}
 	}
 }
@@ -123,7 +123,7 @@ func (s *Store) leaveStars(ctx context.Context, uid int64) error {
 	for {
 		stars, err := s.rdb.ZRange(ctx, s.keys.Stars(uid), 0, relationBatch-1).Result()
 		if err != nil {
-			return s.wrap("delete account: stars", err)
+			return s.Wrap("delete account: stars", err)
 		}
 		if len(stars) == 0 {
 			return nil
@@ -136,11 +136,11 @@ func (s *Store) leaveStars(ctx context.Context, uid int64) error {
 			return nil
 		})
 		if err != nil {
-			return s.wrap("delete account: stars", err)
+			return s.Wrap("delete account: stars", err)
 		}
 		// A star that drops below the celebrity threshold is pushed again.
 		for _, star := range stars {
-			if err := s.reconsider(ctx, parseID(star)); err != nil {
+			if err := s.Reconsider(ctx, parseID(star)); err != nil {
 				s.opt.Logger.WarnContext(ctx, "delete account: fan-out mode", "star", star, "err", err)
 			}
 		}
@@ -153,7 +153,7 @@ func (s *Store) leaveFans(ctx context.Context, uid int64) error {
 	for {
 		fans, err := s.rdb.ZRange(ctx, s.keys.Fans(uid), 0, relationBatch-1).Result()
 		if err != nil {
-			return s.wrap("delete account: fans", err)
+			return s.Wrap("delete account: fans", err)
 		}
 		if len(fans) == 0 {
 			return nil
@@ -169,7 +169,7 @@ func (s *Store) leaveFans(ctx context.Context, uid int64) error {
 			return nil
 		})
 		if err != nil {
-			return s.wrap("delete account: fans", err)
+			return s.Wrap("delete account: fans", err)
 		}
 	}
 }
@@ -186,7 +186,7 @@ func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 		return nil
 	})
 	if err != nil {
-		return s.wrap("delete account: name", err)
+		return s.Wrap("delete account: name", err)
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.Del(ctx, s.keys.User(uid))
@@ -195,7 +195,7 @@ func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
 	})
 	s.caches.authors.forget(uid)
 	if err != nil {
-		return s.wrap("delete account", err)
+		return s.Wrap("delete account", err)
 	}
 	for _, n := range names {
 		s.releaseKey(ctx, s.keys.UsernameIndex(n), uid)
@@ -226,22 +226,22 @@ func (s *Store) leaveSafety(ctx context.Context, uid int64) error {
 		return nil
 	})
 	if err != nil {
-		return s.wrap("delete account: blocks and mutes", err)
+		return s.Wrap("delete account: blocks and mutes", err)
 	}
 	var others []int64
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for _, o := range parseIDs(blocking.Val()) {
+		for _, o := range schema.ParseIDs(blocking.Val()) {
 			pl.SRem(ctx, s.keys.BlockedBy(o), uid)
 			others = append(others, o)
 		}
-		for _, o := range parseIDs(blockedBy.Val()) {
+		for _, o := range schema.ParseIDs(blockedBy.Val()) {
 			pl.ZRem(ctx, s.keys.Blocking(o), uid)
 			others = append(others, o)
 		}
-		for _, o := range parseIDs(muting.Val()) {
+		for _, o := range schema.ParseIDs(muting.Val()) {
 			pl.SRem(ctx, s.keys.MutedBy(o), uid)
 		}
-		for _, o := range parseIDs(mutedBy.Val()) {
+		for _, o := range schema.ParseIDs(mutedBy.Val()) {
 			pl.ZRem(ctx, s.keys.Muting(o), uid)
 			others = append(others, o)
 		}
@@ -250,7 +250,7 @@ func (s *Store) leaveSafety(ctx context.Context, uid int64) error {
 		return nil
 	})
 	if err != nil {
-		return s.wrap("delete account: blocks and mutes", err)
+		return s.Wrap("delete account: blocks and mutes", err)
 	}
 	if len(others) > 0 {
 		s.lensChanged(ctx, others...)

@@ -106,7 +106,7 @@ func (s *Store) claimDM(ctx context.Context, d *dmDraft) (*store.DM, error) {
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
 		s.releaseDM(ctx, d) // the claim may have been taken before the reply was lost
-		return nil, s.wrap("send message", err)
+		return nil, s.Wrap("send message", err)
 	}
 	if held != nil {
 		if h, _ := held.Text(); h != d.claim {
@@ -143,14 +143,10 @@ func (s *Store) claimDM(ctx context.Context, d *dmDraft) (*store.DM, error) {
 	}
 	d.msg = store.DM{ID: next.Val(), Sender: store.Party{ID: nm.From, Username: fromName},
 		Recipient: store.Party{ID: nm.To, Username: toName}, Content: nm.Content,
-		CreatedAt: store.Time(s.now()), Media: files}
+		CreatedAt: store.Time(s.Now()), Media: files}
 	d.row = archivedDM(&d.msg)
 	return nil, nil
 }
-
-// dmResult is the value of an Idempotency-Key once its message is
-// written: "message:<id>:<request hash>" (see claimValue).
-func dmResult(pmid int64, reqHash string) string { return "message:" + id(pmid) + ":" + reqHash }
 
 // dmRequestHash is what a message's Idempotency-Key is bound to: its
 // recipient and body, so that the key of a post is never taken for a
@@ -168,21 +164,21 @@ func dmRequestHash(nm store.NewDM) string {
 // release does for a post.
 func (s *Store) releaseDM(ctx context.Context, d *dmDraft) {
 	if d.idemKey != "" {
-		s.dropClaim(ctx, d.idemKey, d.claim, dmResult(d.msg.ID, d.reqHash))
+		s.dropClaim(ctx, d.idemKey, d.claim, schema.DMResult(d.msg.ID, d.reqHash))
 	}
 }
 
 // firstDM answers a request whose Idempotency-Key another request
 // holds, as firstResult does for a post.
 func (s *Store) firstDM(ctx context.Context, d *dmDraft, held string) (store.DM, error) {
-	st := parseIdem(held)
+	st := schema.ParseIdem(held)
 	switch {
-	case st.reqHash != d.reqHash:
+	case st.ReqHash != d.reqHash:
 		return store.DM{}, store.ErrIdemKeyReused
-	case st.running:
+	case st.Running:
 		return store.DM{}, store.ErrInProgress
 	}
-	m, _, err := s.lookupDM(ctx, st.mid)
+	m, _, err := s.lookupDM(ctx, st.Mid)
 	if err == nil && m == nil {
 		err = store.ErrDMNotFound // deleted since
 	}
@@ -207,7 +203,7 @@ func (s *Store) firstDM(ctx context.Context, d *dmDraft, held string) (store.DM,
 func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 	raw, err := json.Marshal(d.msg)
 	if err != nil {
-		return s.wrap("send message: encode", err)
+		return s.Wrap("send message: encode", err)
 	}
 	d.msg.Encoded = raw
 	frame := store.FrameOf(store.EventDM, raw)
@@ -232,7 +228,7 @@ func (s *Store) writeDM(ctx context.Context, d *dmDraft) error {
 	switch {
 	case err != nil && !errors.Is(err, redis.Nil):
 		s.settleDM(ctx, d)
-		return s.wrap("send message", err)
+		return s.Wrap("send message", err)
 	case d.finished != nil && d.finished.Val() == int64(0):
 		err = store.ErrInProgress // the claim ran out and a retry holds the key
 	case s.keys.Cluster() && !s.publishDM(ctx, d, frame):
@@ -273,7 +269,7 @@ func (s *Store) sendDMEvent(ctx context.Context, m store.DM, frame []byte) error
 		s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(m.Recipient.ID), frame)
 		return nil
 	})
-	return s.wrap("send message: event", err)
+	return s.Wrap("send message: event", err)
 }
 
 // queueDM queues the writes of the message's hash.
@@ -303,7 +299,7 @@ func (s *Store) queueDMIndex(ctx context.Context, pl redis.Pipeliner, d *dmDraft
 	schema.ConvAdd.Eval(ctx, pl, s.convKeys(to, from), m.ID, from, "0")
 	s.queueAttach(ctx, pl, m.Media, m.ID)
 	s.queueArchiveDM(ctx, pl, schema.ArchiveDMPut, d.row)
-	result := dmResult(m.ID, d.reqHash)
+	result := schema.DMResult(m.ID, d.reqHash)
 	switch {
 	case frame != nil:
 		var keys []string
@@ -311,10 +307,10 @@ func (s *Store) queueDMIndex(ctx context.Context, pl redis.Pipeliner, d *dmDraft
 		if d.idemKey != "" {
 			keys, claim = []string{d.idemKey}, d.claim
 		}
-		d.finished = schema.PostFinish.Eval(ctx, pl, keys, claim, result, IdempotencyTTL.Milliseconds(), "", "",
+		d.finished = schema.PostFinish.Eval(ctx, pl, keys, claim, result, schema.IdempotencyTTL.Milliseconds(), "", "",
 			s.keys.NotifyChannel(from), frame, s.keys.NotifyChannel(to), frame)
 	case d.idemKey != "":
-		d.finished = schema.IdemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim, result, IdempotencyTTL.Milliseconds())
+		d.finished = schema.IdemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim, result, schema.IdempotencyTTL.Milliseconds())
 	}
 }
 
@@ -345,10 +341,10 @@ func (s *Store) settleDM(ctx context.Context, d *dmDraft) {
 		})
 		switch {
 		case err != nil && !errors.Is(err, redis.Nil):
-			return s.wrap("settle message", err)
+			return s.Wrap("settle message", err)
 		case written.Val() == 0 && d.idemKey != "":
 			return schema.DelIfEquals.Run(ctx, s.rdb, []string{d.idemKey}, d.claim).Err()
-		case written.Val() == 0, d.idemKey == "", held.Val() == dmResult(d.msg.ID, d.reqHash):
+		case written.Val() == 0, d.idemKey == "", held.Val() == schema.DMResult(d.msg.ID, d.reqHash):
 			return nil
 		}
 		return s.undoDM(ctx, d)
@@ -373,12 +369,12 @@ func (s *Store) undoDM(ctx context.Context, d *dmDraft) error {
 		s.queueUnlinkDM(ctx, pl, &d.msg)
 		for _, f := range d.msg.Media {
 			pl.HSet(ctx, s.keys.Media(f.ID), "post", 0)
-			pl.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(s.now()), Member: f.ID})
+			pl.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(s.Now()), Member: f.ID})
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.wrap("undo message", err)
+		return s.Wrap("undo message", err)
 	}
 	s.releaseDM(ctx, d)
 	return nil

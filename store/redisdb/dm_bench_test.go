@@ -10,6 +10,7 @@ import (
 	"microblog/store"
 	"microblog/store/archive"
 	"microblog/store/archive/archivetest"
+	"microblog/store/redisdb/runner"
 	"microblog/store/storetest"
 )
 
@@ -37,7 +38,10 @@ func BenchmarkDMVsPost(b *testing.B) {
 	e.startWorkers()
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); NewArchiver(New(e.r.Client(), opt), ArchiverOptions{}).Run(ctx) }()
+	go func() {
+		defer close(done)
+		runner.NewArchiver(New(e.r.Client(), opt), runner.ArchiverOptions{}).Run(ctx)
+	}()
 	b.Cleanup(func() { cancel(); <-done })
 
 	const pairs = 100

@@ -29,7 +29,7 @@ func (s *Store) DeleteDM(ctx context.Context, uid, pmid int64) error {
 			flag(s.opt.Archive != nil), flag(!hot)).Int()
 		switch {
 		case err != nil:
-			return s.wrap("delete message", err)
+			return s.Wrap("delete message", err)
 		case n < 0 && attempt == 0:
 			continue // its hash left Redis meanwhile: look again, in the archive
 		case n <= 0:
@@ -40,9 +40,9 @@ func (s *Store) DeleteDM(ctx context.Context, uid, pmid int64) error {
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.Nil) && !isOOM(err) {
-			return s.wrap("delete message: conversations", err)
+			return s.Wrap("delete message: conversations", err)
 		}
-		s.dropMedia(ctx, m.Media)
+		s.DropMedia(ctx, m.Media)
 		return nil
 	}
 }
@@ -63,7 +63,7 @@ func (s *Store) MarkConversationRead(ctx context.Context, uid, other, upTo int64
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.wrap("mark conversation read", err)
+		return s.Wrap("mark conversation read", err)
 	}
 	text, _ := mark.Text()
 	if read := parseID(text); read > 0 {
@@ -88,7 +88,7 @@ func (s *Store) SetDMsFrom(ctx context.Context, uid int64, from string) error {
 	} else {
 		err = s.rdb.HDel(ctx, s.keys.User(uid), schema.FieldDMsFrom).Err()
 	}
-	return s.wrap("set messages_from", err)
+	return s.Wrap("set messages_from", err)
 }
 
 // leaveConversations removes a deleted account's own side of its
@@ -96,7 +96,7 @@ func (s *Store) SetDMsFrom(ctx context.Context, uid int64, from string) error {
 func (s *Store) leaveConversations(ctx context.Context, uid int64) error {
 	others, err := s.rdb.ZRange(ctx, s.keys.Conversations(uid), 0, -1).Result()
 	if err != nil {
-		return s.wrap("delete account: conversations", err)
+		return s.Wrap("delete account: conversations", err)
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, o := range others {
@@ -106,5 +106,5 @@ func (s *Store) leaveConversations(ctx context.Context, uid int64) error {
 			s.keys.ConversationsUnread(uid), s.keys.ConversationsArchived(uid))
 		return nil
 	})
-	return s.wrap("delete account: conversations", err)
+	return s.Wrap("delete account: conversations", err)
 }

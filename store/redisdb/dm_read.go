@@ -38,7 +38,7 @@ func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.DM, []boo
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, nil, s.wrap("load messages", err)
+		return nil, nil, s.Wrap("load messages", err)
 	}
 	var cold []int64
 	for i, c := range cmds {
@@ -57,7 +57,7 @@ func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.DM, []boo
 	}
 	rows, err := s.opt.Archive.DMs(ctx, cold)
 	if err != nil {
-		return nil, nil, s.wrap("load archived messages", err)
+		return nil, nil, s.Wrap("load archived messages", err)
 	}
 	for i, pmid := range ids {
 		if a, ok := rows[pmid]; ok && out[i] == nil && !a.Deleted {
@@ -135,9 +135,9 @@ func (s *Store) conversationIDs(ctx context.Context, uid, other, before, after i
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.wrap("read conversation", err)
+		return nil, s.Wrap("read conversation", err)
 	}
-	ids := parseIDs(hot.Val())
+	ids := schema.ParseIDs(hot.Val())
 	return s.conversationTail(ctx, uid, other, ids, int64(moved.Val()), before, after, n)
 }
 
@@ -151,7 +151,7 @@ func (s *Store) conversationTail(ctx context.Context, uid, other int64, ids []in
 	}
 	older, err := s.opt.Archive.ConversationIDs(ctx, store.ConversationQuery{A: uid, B: other, Before: before, After: after, Limit: n})
 	if err != nil {
-		return nil, s.wrap("read archived conversation", err)
+		return nil, s.Wrap("read archived conversation", err)
 	}
 	return mergeNewest(ids, older, n), nil
 }
@@ -164,7 +164,7 @@ func (s *Store) ConversationList(ctx context.Context, uid int64, q store.PageQue
 	limit := q.Size()
 	zs, err := s.rdb.ZRevRangeByScoreWithScores(ctx, s.keys.Conversations(uid), rangeBy(q.Cursor.Score, 0, limit+1)).Result()
 	if err != nil {
-		return store.Page[store.Conversation]{}, s.wrap("list conversations", err)
+		return store.Page[store.Conversation]{}, s.Wrap("list conversations", err)
 	}
 	page := store.Page[store.Conversation]{Items: make([]store.Conversation, 0, limit)}
 	if len(zs) > limit {
@@ -182,7 +182,7 @@ func (s *Store) ConversationList(ctx context.Context, uid int64, q store.PageQue
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return store.Page[store.Conversation]{}, s.wrap("list conversations", err)
+		return store.Page[store.Conversation]{}, s.Wrap("list conversations", err)
 	}
 	users, err := s.users(ctx, others, uid)
 	if err != nil {
@@ -220,7 +220,7 @@ func (s *Store) ConversationList(ctx context.Context, uid int64, q store.PageQue
 func (s *Store) summarize(ctx context.Context, uid, other int64, c *redis.Cmd) (last, unread int64, err error) {
 	v, _ := c.StringSlice()
 	if len(v) < 5 {
-		return 0, 0, s.wrap("list conversations: summary", c.Err())
+		return 0, 0, s.Wrap("list conversations: summary", c.Err())
 	}
 	newest, oldest, mark, hotUnread, moved := parseID(v[0]), parseID(v[1]), parseID(v[2]), parseID(v[3]), parseID(v[4])
 	last, unread = newest, hotUnread
@@ -237,7 +237,7 @@ func (s *Store) summarize(ctx context.Context, uid, other int64, c *redis.Cmd) (
 	// Unread messages that left Redis: the archive's below the oldest hot one.
 	cold, err := s.opt.Archive.CountConversation(ctx, store.ConversationQuery{A: uid, B: other, After: mark, Before: oldest})
 	if err != nil {
-		return 0, 0, s.wrap("count archived unread messages", err)
+		return 0, 0, s.Wrap("count archived unread messages", err)
 	}
 	return last, unread + cold, nil
 }
@@ -252,7 +252,7 @@ func (s *Store) DMsSince(ctx context.Context, uid, after int64, max int) ([]stor
 	}
 	others, err := s.rdb.ZRevRangeByScore(ctx, s.keys.Conversations(uid), rangeBy(0, after, max)).Result()
 	if err != nil {
-		return nil, s.wrap("messages since", err)
+		return nil, s.Wrap("messages since", err)
 	}
 	if len(others) == 0 {
 		return nil, nil
@@ -267,11 +267,11 @@ func (s *Store) DMsSince(ctx context.Context, uid, after int64, max int) ([]stor
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.wrap("messages since", err)
+		return nil, s.Wrap("messages since", err)
 	}
 	var all []int64
 	for i, o := range others {
-		ids, err := s.conversationTail(ctx, uid, parseID(o), parseIDs(hot[i].Val()), int64(moved[i].Val()), 0, after, max)
+		ids, err := s.conversationTail(ctx, uid, parseID(o), schema.ParseIDs(hot[i].Val()), int64(moved[i].Val()), 0, after, max)
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +294,7 @@ func (s *Store) DMsSince(ctx context.Context, uid, after int64, max int) ([]stor
 func (s *Store) LastDMID(ctx context.Context, uid int64) (int64, error) {
 	zs, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.Conversations(uid), 0, 0).Result()
 	if err != nil || len(zs) == 0 {
-		return 0, s.wrap("last message id", err)
+		return 0, s.Wrap("last message id", err)
 	}
 	return int64(zs[0].Score), nil
 }
@@ -310,7 +310,7 @@ func (s *Store) dmsOfMe(ctx context.Context, uid int64) (unread int64, from stri
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return 0, "", s.wrap("unread messages", err)
+		return 0, "", s.Wrap("unread messages", err)
 	}
 	if from = f.Val(); from == "" {
 		from = store.DMsFromEveryone

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -339,8 +340,8 @@ func TestRepairHalfWrittenMessage(t *testing.T) {
 	if n := s.repair(); n != 2 {
 		t.Fatalf("%d repairs, want 2", n)
 	}
-	if repairs(m, repairDMIndexed) != 1 || repairs(m, repairDMRemoved) != 1 {
-		t.Fatalf("repairs: %d indexed, %d removed", repairs(m, repairDMIndexed), repairs(m, repairDMRemoved))
+	if repairs(m, schema.RepairDMIndexed) != 1 || repairs(m, schema.RepairDMRemoved) != 1 {
+		t.Fatalf("repairs: %d indexed, %d removed", repairs(m, schema.RepairDMIndexed), repairs(m, schema.RepairDMRemoved))
 	}
 	want := []int64{kept.ID, lost}
 	for _, uid := range []int64{alice, bob} {

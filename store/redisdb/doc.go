@@ -1,18 +1,27 @@
-// Package redisdb is the microblog's store on Redis: the paper's A–G key
-// families, accounts and sessions, follows, messages and timelines, rate
-// limits, the live events published when they change, and the background
-// work that keeps them (the fan-out worker, the archiver, the checker of
-// half-written messages, the caches' listener). It implements the
-// interfaces of package store and is the only package besides tests, and
-// its subpackage pubsub (the live feed's subscriber), that speaks to Redis.
-// Every key and channel name is built by Keys (keys.go).
+// Package redisdb is the microblog's store on Redis: the request path.
+// Store serves the requests: the paper's A–G key families, accounts and
+// sessions, follows, posts and timelines, private messages, rate limits,
+// and the live events published when they change. It implements the
+// interfaces of package store.
 //
-// Store serves the requests. The work off the request path is done by the
-// runners each server process builds from its Store and runs: FanOut (the
-// fan-out workers), Archiver, Checker (the checker of half-written
-// messages), MediaJanitor and CacheListener. Their options and every
-// default are in options.go; the fan-out workers and the archiver read
-// their streams through one consumer loop (consumer.go).
+// The store is three packages, and the compiler holds them apart:
+//
+//   - schema: every key and channel (schema.Keys), every hash's fields,
+//     the queues' entries, the values of an Idempotency-Key and every Lua
+//     script. It does no I/O; both others write through it.
+//   - redisdb (this package): the request path. Its files are named by
+//     area, as package store's interfaces and the handlers are: account_*,
+//     post_*, timeline_*, social_*, safety_*, dm_*, media_*, keeps_*.
+//   - runner: the work off the request path that each server process runs
+//     (the fan-out workers, the archiver, the checker of half-written
+//     messages, the media janitor, the caches' listener). It asks the
+//     request path for anything beyond its own queues through one written
+//     list, runner.Ops, which Store has (runner_ops.go, post_repair.go);
+//     it never reaches a private step of this package.
+//
+// Imports run one way: redisdb and runner import schema; nothing imports
+// runner but the server's wiring and tests; pubsub (the live feed's
+// subscriber) imports schema only. No other package speaks to Redis.
 //
 // Any number of server processes share one Redis (or one Redis Cluster).
 // What follows is what each of them may count on from the others.
@@ -111,7 +120,7 @@
 // run before it.
 //
 // An author whose fan count reaches CelebrityFans is promoted to pull
-// (modes.go): it joins global:celebrities and the last id issued is read,
+// (timeline_modes.go): it joins global:celebrities and the last id issued is read,
 // and only then does its hash say "pull", with that id as pull_from. Its
 // posts are then not pushed; readers merge its F. On one Redis every post
 // that reads "pull" when claimed has an id above pull_from, since the
@@ -129,7 +138,7 @@
 // wrote while pulled has been pushed, and joins it before its posts stop
 // being pushed: no post is ever in neither place.
 //
-// These modes are a state machine (modes.go holds its table: each
+// These modes are a state machine (timeline_modes.go holds its table: each
 // transition's steps and what a failure at each leaves). Every change runs
 // under the author's mode lock and writes the mode through a script that
 // checks the lock is still its own; what a Redis error or a process dying
@@ -141,7 +150,7 @@
 //
 // A read asks about its reader's own stars only, never about everyone's:
 // its cost does not grow with the number of celebrities or with the
-// fan-out's backlog, and no key is read by every reader (pulls.go). On one
+// fan-out's backlog, and no key is read by every reader (timeline_pulls.go). On one
 // Redis its first round trip, the one that reads G's first ids and
 // lastseen, intersects the reader's A:loverID with global:celebrities and
 // with fanout:pushing (ZINTER, O(the smaller set)); a reader with no pulled
@@ -204,49 +213,6 @@
 // connection's data past that. A process killed between a failed write and
 // its settle leaves its claim for claimTTL, as a crash always did.
 //
-// # Consumer groups and claims
-//
-// fanout:queue and archive:queue are streams, each read by one consumer
-// group (fanout, archive) that every process joins under a name of its own.
-// The fan-out worker takes up to 64 jobs at a time, does the pushes among
-// them together and the other jobs one by one in stream order, and
-// acknowledges a job (XACK and XDEL, and for a push the removal of its
-// fanout:pending mark and count, in one round trip) only once it is done: a
-// job that fails, or whose process dies, stays pending. Every 250 ms each
-// process looks for jobs idle for ClaimIdle (XPENDING with IDLE) and takes
-// them over one at a time (XCLAIM with the same least idle time); a process
-// that stops gracefully hands back the jobs it could not finish within 1 s
-// (XCLAIM to itself with IDLE 24 h), so that another takes them at once, and
-// a consumer that holds nothing leaves the group (consumer_stop.go). A
-// worker busy with a long job renews its claim (XCLAIM) every ClaimIdle/3
-// between batches of fans. Every step of a job is idempotent
-// (a ZADD or ZREM of a post's id; a backfill ends under the author's mode
-// lock, if the mode still says drain), so a job done twice changes nothing.
-// A process that finds a group missing creates it from the stream's start,
-// so no entry queued before is skipped.
-//
-// A push or unpush to more than partFans (10,000) fans is split, so that
-// every worker of every process shares it (fanout_parts.go). The worker
-// that takes it cuts the author's fans into spans of follow times, about
-// partFans fans each; for a push it adds the part numbers to the set
-// fanout:left:<mid>, and only then queues one entry a part on the stream
-// fanout:parts (same group, read one part at a time by the helpers of every
-// process: 3 per CPU, which also join the workers while the queue holds a
-// backlog), and acknowledges the job without its pending mark. A part pushes (or takes out) the post for the
-// fans of its span, checks that the post still exists as a whole push
-// does, then removes its number from fanout:left:<mid> (SREM, then SCARD
-// in the same round trip); the part that finds the set empty ends the
-// post's push: its acknowledgement takes the post out of fanout:pending.
-// So the mark goes only once every part is done, and a part done twice, a
-// part taken over, or a job split twice by two processes, changes nothing.
-// Fans who followed in the same millisecond are in one part.
-//
-// The archiver saves a batch of archive:queue to the archive (retrying
-// while the archive is away), moves out of Redis what the batch lets go,
-// and only then acknowledges the batch. Every 250 ms it takes over a batch
-// left idle for ClaimIdle or handed back, as the fan-out does. Saving a
-// batch twice changes nothing.
-//
 // # The archive and the hot window
 //
 // With an archive, every message, delete and like is queued on
@@ -267,7 +233,7 @@
 // A message's likes set likes:<mid>, its entries in its likers' own sets
 // (user:userid:<uid>:likes) and, for a post, its entries in the T: sets of
 // its topics live as long as its hash, and leave Redis with it
-// (archiver_evict.go): the hash and the likes set together, in one script,
+// (runner/archiver_evict.go): the hash and the likes set together, in one script,
 // and only when the archive holds every like of that set and the set is
 // as the archiver read it (a like still on its way keeps both, until the
 // batch that saves it lets them go); then the liker and topic entries. A
@@ -276,14 +242,14 @@
 // are in the archive alone: its count and likers are read there, whether a
 // reader likes it is asked there, and a like or an unlike of it is written
 // there at once and queued too, so that the archive applies it after the
-// likes queued while the message was hot (likes.go). The archive keeps the
+// likes queued while the message was hot (social_likes.go). The archive keeps the
 // posts' topics in a table of its own, written with each post and edit, and
 // a topic's page goes on there below its T: set.
 //
 // # Caches and their invalidation
 //
 // Each process remembers, for cacheTTL, which user a session token belongs
-// to and each author's avatar (caches.go). Every session that ends has its
+// to and each author's avatar (store_caches.go). Every session that ends has its
 // token hash published on sessions:revoked, every new avatar (and deleted
 // account) its user id on avatars:changed, in the pipeline that makes the
 // change; these are plain channels, heard on every node of a cluster. The

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/runner"
 	"microblog/store/storetest"
 )
 
@@ -19,6 +20,8 @@ type testStore struct {
 	*Store
 	t   *testing.T
 	ctx context.Context
+	// metrics, when set, counts what the runners the test starts do.
+	metrics *runner.Metrics
 }
 
 // parallel runs t beside the package's other parallel tests when each has
@@ -42,7 +45,10 @@ func newTestStoreWith(t *testing.T, opt Options) testStore {
 	s := testStore{Store: New(storetest.NewBackend(t).Client(), opt), t: t, ctx: context.Background()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); NewFanOut(s.Store, FanOutOptions{ClaimIdle: time.Second}).Run(ctx) }()
+	go func() {
+		defer close(done)
+		runner.NewFanOut(s.Store, runner.FanOutOptions{ClaimIdle: time.Second}).Run(ctx)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return s
 }
@@ -128,7 +134,7 @@ func (s testStore) follow(fan, star int64) {
 func retryLockLost(do func() error) error {
 	var err error
 	for range 20 {
-		if err = do(); !errors.Is(err, errModeLockLost) {
+		if err = do(); !errors.Is(err, ErrModeLockLost) {
 			return err
 		}
 	}

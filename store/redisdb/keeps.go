@@ -10,15 +10,16 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // Pins and bookmarks are two sorted sets of each user's, scored by when
-// (keys.go: Pinned, Bookmarks); they hold message ids and nothing else, so a
+// (schema/keys.go: Pinned, Bookmarks); they hold message ids and nothing else, so a
 // post that is archived is still read from the archive, and one that is
 // deleted is skipped by every reader and dropped from the set (its author's
 // pins are cleaned by Delete at once, so that a deleted pin frees its place).
 //
-// Whether its author pinned a post travels with the author's card (read.go),
+// Whether its author pinned a post travels with the author's card (post_read.go),
 // which is remembered and forgotten everywhere on each change like an
 // avatar: a page learns it without a round trip. Whether the reader saved it
 // is asked of the reader's bookmarks in the pipeline that reads the page.
@@ -80,7 +81,7 @@ func (s *Store) Pin(ctx context.Context, uid, mid int64, on bool) error {
 func (s *Store) unpin(ctx context.Context, uid, mid int64) error {
 	n, err := s.rdb.ZRem(ctx, s.keys.Pinned(uid), mid).Result()
 	if err != nil {
-		return s.wrap("unpin", err)
+		return s.Wrap("unpin", err)
 	}
 	if n > 0 {
 		s.authorChanged(ctx, uid)
@@ -93,9 +94,9 @@ func (s *Store) unpin(ctx context.Context, uid, mid int64) error {
 func (s *Store) dropGonePins(ctx context.Context, uid int64) (int, error) {
 	mids, err := s.rdb.ZRange(ctx, s.keys.Pinned(uid), 0, -1).Result()
 	if err != nil {
-		return 0, s.wrap("pin: read pins", err)
+		return 0, s.Wrap("pin: read pins", err)
 	}
-	ms, err := s.loadPosts(ctx, parseIDs(mids), 0)
+	ms, err := s.loadPosts(ctx, schema.ParseIDs(mids), 0)
 	if err != nil {
 		return 0, err
 	}
@@ -109,7 +110,7 @@ func (s *Store) dropGonePins(ctx context.Context, uid int64) (int, error) {
 		return 0, nil
 	}
 	if err := s.rdb.ZRem(ctx, s.keys.Pinned(uid), gone...).Err(); err != nil {
-		return 0, s.wrap("pin: drop gone pins", err)
+		return 0, s.Wrap("pin: drop gone pins", err)
 	}
 	return len(gone), nil
 }
@@ -123,9 +124,9 @@ func (s *Store) Pinned(ctx context.Context, uid, viewer int64) ([]store.Post, er
 	key := s.keys.Pinned(uid)
 	mids, err := s.rdb.ZRevRange(ctx, key, 0, -1).Result()
 	if err != nil {
-		return nil, s.wrap("pinned posts", err)
+		return nil, s.Wrap("pinned posts", err)
 	}
-	return s.kept(ctx, key, parseIDs(mids), viewer)
+	return s.kept(ctx, key, schema.ParseIDs(mids), viewer)
 }
 
 // Bookmark saves message mid (a post or a comment) for uid (on) or not,
@@ -137,13 +138,13 @@ func (s *Store) Bookmark(ctx context.Context, uid, mid int64, on bool) error {
 	}
 	key := s.keys.Bookmarks(uid)
 	if !on {
-		return s.wrap("unbookmark", s.rdb.ZRem(ctx, key, mid).Err())
+		return s.Wrap("unbookmark", s.rdb.ZRem(ctx, key, mid).Err())
 	}
 	if _, err := s.Post(ctx, mid, uid); err != nil {
 		return err
 	}
 	// A delete that runs meanwhile leaves an id readers skip and drop.
-	return s.wrap("bookmark", s.rdb.ZAddNX(ctx, key, redis.Z{Score: float64(s.now()), Member: mid}).Err())
+	return s.Wrap("bookmark", s.rdb.ZAddNX(ctx, key, redis.Z{Score: float64(s.Now()), Member: mid}).Err())
 }
 
 // Bookmarks is a page of uid's bookmarked messages as it may see them now,
@@ -171,7 +172,7 @@ func (s *Store) keptPage(ctx context.Context, what, key string, uid int64, q sto
 		want := limit - len(page.Items)
 		mids, scores, err := s.byTime(ctx, key, c, want+1)
 		if err != nil {
-			return store.Page[store.Post]{}, s.wrap(what, err)
+			return store.Page[store.Post]{}, s.Wrap(what, err)
 		}
 		if tail != nil {
 			tm, ts, err := tail(ctx, c, want+1)

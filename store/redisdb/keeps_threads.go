@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // openThreads keeps of items those viewer may open as Post would give them:
@@ -27,7 +28,7 @@ func (s *Store) openThreads(ctx context.Context, items []store.Post, viewer int6
 	roots := make(map[int]int64, len(next))
 	shut := make(map[int]bool) // items viewer may not open
 	var gone []any
-	for depth := 0; len(next) > 0 && depth < maxThreadDepth; depth++ {
+	for depth := 0; len(next) > 0 && depth < schema.MaxThreadDepth; depth++ {
 		mids := distinctValues(next)
 		ms, err := s.loadPosts(ctx, mids, 0)
 		if err != nil {

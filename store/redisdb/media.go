@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -13,17 +12,14 @@ import (
 	"microblog/store/redisdb/schema"
 )
 
-// UnattachedMediaTTL is how long an upload waits for a post to take it.
-const UnattachedMediaTTL = 24 * time.Hour
-
 // SaveMedia records an upload of owner's; it stays unattached until a post
 // takes it, and is removed after UnattachedMediaTTL if none does.
 func (s *Store) SaveMedia(ctx context.Context, owner int64, f store.MediaFile) (store.Media, error) {
 	mediaID, err := s.rdb.Incr(ctx, s.keys.LastMediaID()).Result()
 	if err != nil {
-		return store.Media{}, s.wrap("save media", err)
+		return store.Media{}, s.Wrap("save media", err)
 	}
-	now := s.now()
+	now := s.Now()
 	h := schema.MediaHash{Owner: owner, Name: f.Name, Thumb: f.ThumbName, Width: f.Width, Height: f.Height, Alt: f.Alt, Created: now}
 	_, err = s.rdb.TxPipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.HSet(ctx, s.keys.Media(mediaID), h)
@@ -33,7 +29,7 @@ func (s *Store) SaveMedia(ctx context.Context, owner int64, f store.MediaFile) (
 		err = s.rdb.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(now), Member: mediaID}).Err()
 	}
 	if err != nil {
-		return store.Media{}, s.wrap("save media", err)
+		return store.Media{}, s.Wrap("save media", err)
 	}
 	return h.Media(mediaID), nil
 }
@@ -51,7 +47,7 @@ func (s *Store) resolveMedia(ctx context.Context, d *draft) error {
 		return nil
 	})
 	if err != nil {
-		return s.wrap("create post: media", err)
+		return s.Wrap("create post: media", err)
 	}
 	d.media, err = ownMedia(d.np.Author, d.np.MediaIDs, cmds)
 	return err
@@ -89,8 +85,8 @@ func (s *Store) queueAttach(ctx context.Context, pl redis.Pipeliner, media []sto
 	}
 }
 
-// dropMedia forgets images and removes their files.
-func (s *Store) dropMedia(ctx context.Context, media []store.Media) {
+// DropMedia forgets images and removes their files.
+func (s *Store) DropMedia(ctx context.Context, media []store.Media) {
 	if len(media) == 0 {
 		return
 	}
@@ -115,7 +111,7 @@ func fileName(url string) string { return url[len(schema.MediaURL("")):] }
 func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.User, error) {
 	old, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldAvatar).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return store.User{}, s.wrap("set avatar", err)
+		return store.User{}, s.Wrap("set avatar", err)
 	}
 	if _, err := s.username(ctx, uid); err != nil {
 		return store.User{}, err
@@ -127,7 +123,7 @@ func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.Us
 	})
 	s.caches.authors.forget(uid)
 	if err != nil {
-		return store.User{}, s.wrap("set avatar", err)
+		return store.User{}, s.Wrap("set avatar", err)
 	}
 	if old != "" && old != name && s.opt.Files != nil {
 		s.opt.Files.Remove(old)

@@ -18,7 +18,7 @@ func (s *Store) Upload(ctx context.Context, owner, id int64) (store.Media, error
 	var h schema.MediaHash
 	c := s.rdb.HGetAll(ctx, s.keys.Media(id))
 	if err := c.Err(); err != nil {
-		return store.Media{}, s.wrap("read upload", err)
+		return store.Media{}, s.Wrap("read upload", err)
 	}
 	if len(c.Val()) == 0 || c.Scan(&h) != nil || h.Owner != owner {
 		return store.Media{}, errNoUpload
@@ -53,7 +53,7 @@ func (s *Store) DescribeUpload(ctx context.Context, owner, id int64, alt string)
 		return err
 	}, key)
 	if err != nil {
-		return store.Media{}, s.wrap("describe upload", err)
+		return store.Media{}, s.Wrap("describe upload", err)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"microblog/store"
+	"microblog/store/redisdb/runner"
 )
 
 // removed records the files the store asks to remove.
@@ -32,11 +33,11 @@ func TestUnattachedMediaExpire(t *testing.T) {
 	s.post(store.NewPost{Author: alice, Content: "with a picture", MediaIDs: []int64{kept.ID}})
 
 	clock = clock.Add(23 * time.Hour)
-	if n, err := NewMediaJanitor(s.Store, MediaJanitorOptions{}).Expire(s.ctx); n != 0 || err != nil {
+	if n, err := runner.NewMediaJanitor(s.Store, runner.MediaJanitorOptions{}).Expire(s.ctx); n != 0 || err != nil {
 		t.Fatalf("after 23h: %d expired, %v", n, err)
 	}
 	clock = clock.Add(2 * time.Hour)
-	if n, err := NewMediaJanitor(s.Store, MediaJanitorOptions{}).Expire(s.ctx); n != 1 || err != nil {
+	if n, err := runner.NewMediaJanitor(s.Store, runner.MediaJanitorOptions{}).Expire(s.ctx); n != 1 || err != nil {
 		t.Fatalf("after 25h: %d expired, %v", n, err)
 	}
 	if !slices.Equal(files.names, []string{"l.jpg", "lt.jpg"}) {

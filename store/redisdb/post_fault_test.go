@@ -16,6 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/runner"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -158,7 +160,7 @@ func retryUntilServed(t *testing.T, s testStore, np store.NewPost, back time.Tim
 		}
 		// Well short of the claim's TTL, which a claim nothing released
 		// would hold (a busy machine may take a second or more to answer).
-		if late := time.Since(back); late > claimTTL/3 {
+		if late := time.Since(back); late > schema.ClaimTTL/3 {
 			t.Fatalf("%s: retries still refused as in progress %v after Redis was back", what, late)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -393,11 +395,11 @@ func TestCheckerRemovesWriteThatLostItsKey(t *testing.T) {
 	kept := s.post(store.NewPost{Author: alice, Content: "stands", IdempotencyKey: "kept"})
 	expired := s.post(store.NewPost{Author: alice, Content: "key expired", IdempotencyKey: "expired"})
 	lateKey := s.keys.Idempotency(alice, store.TokenHash("late"))
-	retry := claimValue("the-retry", "its-hash")
-	s.rdb.Set(s.ctx, lateKey, retry, claimTTL)
+	retry := schema.ClaimValue("the-retry", "its-hash")
+	s.rdb.Set(s.ctx, lateKey, retry, schema.ClaimTTL)
 	s.rdb.Del(s.ctx, s.keys.Idempotency(alice, store.TokenHash("expired")))
 
-	n, err := NewChecker(s.Store, CheckerOptions{Grace: time.Nanosecond}).Check(s.ctx)
+	n, err := runner.NewChecker(s.Store, runner.CheckerOptions{Grace: time.Nanosecond}).Check(s.ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("the checker made %d repairs (%v), want 1", n, err)
 	}
@@ -476,7 +478,7 @@ func TestDMFaultAtEveryRoundTrip(t *testing.T) {
 				if m, err = send(s.ctx, what); !errors.Is(err, store.ErrInProgress) {
 					break
 				}
-				if time.Since(back) > claimTTL/3 { // as above
+				if time.Since(back) > schema.ClaimTTL/3 { // as above
 					t.Fatalf("%s: retries still refused as in progress %v after Redis was back", what, time.Since(back))
 				}
 				time.Sleep(20 * time.Millisecond)

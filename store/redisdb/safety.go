@@ -39,13 +39,13 @@ func (s *Store) Block(ctx context.Context, uid, target int64, on bool) error {
 			return nil
 		})
 		if err != nil {
-			return s.wrap("unblock", err)
+			return s.Wrap("unblock", err)
 		}
 		s.lensChanged(ctx, uid, target)
 		return nil
 	}
 	if n, err := s.rdb.ZCard(ctx, s.keys.Blocking(uid)).Result(); err != nil {
-		return s.wrap("block", err)
+		return s.Wrap("block", err)
 	} else if n >= int64(s.opt.MaxBlocks) {
 		if _, err := s.rdb.ZScore(ctx, s.keys.Blocking(uid), id(target)).Result(); err != nil {
 			return errBlockLimit // full, and not a block already made
@@ -58,7 +58,7 @@ func (s *Store) Block(ctx context.Context, uid, target int64, on bool) error {
 		return nil
 	})
 	if err != nil {
-		return s.wrap("block", err)
+		return s.Wrap("block", err)
 	}
 	if err := s.addCapped(ctx, s.keys.Blocking(uid), target, s.opt.MaxBlocks, errBlockLimit); err != nil {
 		// Two blocks raced for the last place: the mirror of this one goes.
@@ -94,7 +94,7 @@ func (s *Store) Mute(ctx context.Context, uid, target int64, on bool) error {
 		return nil
 	})
 	if err != nil {
-		return s.wrap("mute", err)
+		return s.Wrap("mute", err)
 	}
 	s.lensChanged(ctx, uid)
 	return nil
@@ -113,9 +113,9 @@ func (s *Store) relationTarget(ctx context.Context, uid, target int64) error {
 // addCapped adds member to the ZSET key unless it holds max members
 // already (full).
 func (s *Store) addCapped(ctx context.Context, key string, member int64, max int, full error) error {
-	n, err := schema.ZaddCapped.Run(ctx, s.rdb, []string{key}, s.now(), member, max).Int64()
+	n, err := schema.ZaddCapped.Run(ctx, s.rdb, []string{key}, s.Now(), member, max).Int64()
 	if err != nil {
-		return s.wrap("add to "+key, err)
+		return s.Wrap("add to "+key, err)
 	}
 	if n < 0 {
 		return full
@@ -147,7 +147,7 @@ func (s *Store) Mutes(ctx context.Context, uid int64, q store.PageQuery) (store.
 func (s *Store) Filters(ctx context.Context, uid int64) ([]string, error) {
 	raw, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldFilters).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.wrap("load filters", err)
+		return nil, s.Wrap("load filters", err)
 	}
 	words := decodeWords(raw)
 	if words == nil {
@@ -175,15 +175,15 @@ func (s *Store) SetFilters(ctx context.Context, uid int64, words []string) ([]st
 func (s *Store) setExisting(ctx context.Context, uid int64, field, value string) error {
 	n, err := s.rdb.Exists(ctx, s.keys.User(uid)).Result()
 	if err != nil {
-		return s.wrap("set "+field, err)
+		return s.Wrap("set "+field, err)
 	}
 	if n == 0 {
 		return store.ErrUserNotFound
 	}
 	if value == "" {
-		return s.wrap("set "+field, s.rdb.HDel(ctx, s.keys.User(uid), field).Err())
+		return s.Wrap("set "+field, s.rdb.HDel(ctx, s.keys.User(uid), field).Err())
 	}
-	return s.wrap("set "+field, s.rdb.HSet(ctx, s.keys.User(uid), field, value).Err())
+	return s.Wrap("set "+field, s.rdb.HSet(ctx, s.keys.User(uid), field, value).Err())
 }
 
 // authorChanged tells every process that uid's author card changed.

@@ -19,7 +19,7 @@ import (
 // change notifies the author (or takes the notification back) and sends the
 // message's new counts to live readers. A hot message keeps its likes in
 // Redis (likes:<mid>, and the liker's own set); an archived one in the
-// archive alone (likes.go).
+// archive alone (social_likes.go).
 func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	// Unliking too is only for what uid may see: its answer must not tell
 	// a hidden message from a missing one (CONTRACT.md §17).
@@ -32,7 +32,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 	}
 	// The like and its archive entry in one round trip; the entry is
 	// idempotent, so it goes even when nothing changed.
-	l := store.ArchivedLike{MID: mid, UID: uid, At: s.now(), Version: s.likeVersion()}
+	l := store.ArchivedLike{MID: mid, UID: uid, At: s.Now(), Version: s.likeVersion()}
 	var res *redis.Cmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		keys := []string{s.keys.Post(mid), s.keys.Likes(mid)}
@@ -48,7 +48,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.wrap("like", err)
+		return s.Wrap("like", err)
 	}
 	changed, version := likeResult(res)
 	switch {
@@ -66,7 +66,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 		}
 	case version > l.Version && s.opt.Archive != nil:
 		// Another process's clock ran ahead of this one's: the archive
-		// gets the version Redis's order gave (likes.go). Should this
+		// gets the version Redis's order gave (social_likes.go). Should this
 		// fail, the request does, and its retry queues it.
 		l.Version = version
 		op := schema.ArchiveLike
@@ -78,7 +78,7 @@ func (s *Store) Like(ctx context.Context, uid, mid int64, on bool) error {
 			return nil
 		})
 		if err != nil {
-			return s.wrap("like: queue for the archive", err)
+			return s.Wrap("like: queue for the archive", err)
 		}
 	}
 	if changed == 0 {
@@ -207,7 +207,7 @@ func (s *Store) SearchUsers(ctx context.Context, prefix string, q store.PageQuer
 	by.Count = searchCandidates
 	members, err := s.rdb.ZRangeByLex(ctx, s.keys.Usernames(), by).Result()
 	if err != nil {
-		return store.Page[store.User]{}, s.wrap("search users", err)
+		return store.Page[store.User]{}, s.Wrap("search users", err)
 	}
 	uids := make([]int64, 0, len(members))
 	for _, m := range members {
@@ -252,7 +252,7 @@ func (s *Store) byFans(ctx context.Context, uids []int64, limit int) ([]int64, e
 		return nil
 	})
 	if err != nil {
-		return nil, s.wrap("rank users", err)
+		return nil, s.Wrap("rank users", err)
 	}
 	fans := make(map[int64]int64, len(uids))
 	for i, u := range uids {
@@ -266,7 +266,7 @@ func (s *Store) byFans(ctx context.Context, uids []int64, limit int) ([]int64, e
 // (CONTRACT.md §17): a topic is free text, and one that only a protected
 // or suspended account used, or only one that blocks the reader or is
 // blocked, would tell what it wrote. Trends leave such authors out by the
-// same rule (trends.go); here each reader gets its own answer, by
+// same rule (social_trends.go); here each reader gets its own answer, by
 // store.Lens at InSearch: a protected author's topics for itself and its
 // approved fans, a suspended author's for nobody else, a blocked or
 // blocking author's (and a muted one's) not when theirs are all that was
@@ -303,11 +303,11 @@ func (s *Store) SearchTags(ctx context.Context, prefix string, q store.PageQuery
 	by.Count = searchCandidates
 	tags, err := s.rdb.ZRangeByLex(ctx, s.keys.TagNames(), by).Result()
 	if err != nil || len(tags) == 0 {
-		return []store.TagCount{}, s.wrap("search topics", err)
+		return []store.TagCount{}, s.Wrap("search topics", err)
 	}
 	counts, err := s.rdb.ZMScore(ctx, s.keys.TagCounts(), tags...).Result()
 	if err != nil {
-		return nil, s.wrap("search topics", err)
+		return nil, s.Wrap("search topics", err)
 	}
 	cands := make([]store.TagCount, 0, len(tags))
 	for i, t := range tags {
@@ -342,12 +342,12 @@ func (s *Store) seenTags(ctx context.Context, tags []store.TagCount, viewer int6
 		return nil
 	})
 	if err != nil {
-		return nil, s.wrap("search topics", err)
+		return nil, s.Wrap("search topics", err)
 	}
 	ids := make([][]int64, len(tags))
 	var all []int64
 	for i, t := range tags {
-		ids[i] = parseIDs(cmds[i].Val())
+		ids[i] = schema.ParseIDs(cmds[i].Val())
 		// T: holds the hot posts; the archive, all of them.
 		if n := len(ids[i]); n < tagProbe && int64(n) < t.PostsCount && s.opt.Archive != nil {
 			older, err := s.archiveTail(store.ArchiveQuery{Tag: t.Tag})(ctx, 0, 0, tagProbe)
@@ -398,13 +398,13 @@ func (s *Store) Suggestions(ctx context.Context, q store.PageQuery) (store.Page[
 	limit := q.Size()
 	top, err := s.rdb.ZRevRange(ctx, s.keys.Popular(), 0, int64(3*limit+10)).Result()
 	if err != nil {
-		return store.Page[store.User]{}, s.wrap("suggestions", err)
+		return store.Page[store.User]{}, s.Wrap("suggestions", err)
 	}
-	candidates := parseIDs(top)
+	candidates := schema.ParseIDs(top)
 	if q.Viewer > 0 && len(candidates) > 0 {
 		follows, err := s.rdb.ZMScore(ctx, s.keys.Stars(q.Viewer), top...).Result()
 		if err != nil {
-			return store.Page[store.User]{}, s.wrap("suggestions", err)
+			return store.Page[store.User]{}, s.Wrap("suggestions", err)
 		}
 		candidates = candidates[:0]
 		for i, t := range top {
@@ -428,13 +428,13 @@ func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lo
 
 // schemaVersion is the data model Migrate brings Redis to: 2 adds the
 // username search index and the popularity ranking, 3 the PRECIS forms of
-// names and their skeleton index (names.go), 4 the likes_count field of
+// names and their skeleton index (account_names.go), 4 the likes_count field of
 // every liked message's hash and each user's set of liked messages, 5 the
 // skeleton of each name as written beside that of its lower-case form, 6
 // the readers' record of pulled authors (fanout:pushing, and on a cluster
-// the shards of global:celebrities and fanout:pending; pending.go), 7 the
+// the shards of global:celebrities and fanout:pending; timeline_pending.go), 7 the
 // likes sets, topic entries and likers' entries of archived messages out
-// of Redis (migrate_archived.go), 8 the sessions of OAuth grants marked as
+// of Redis (store_migrate_archived.go), 8 the sessions of OAuth grants marked as
 // such (migrateOAuthSessions).
 const schemaVersion = 8
 
@@ -444,14 +444,14 @@ const schemaVersion = 8
 func (s *Store) Migrate(ctx context.Context) error {
 	v, err := s.rdb.Get(ctx, s.keys.Schema()).Int()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.wrap("migrate", err)
+		return s.Wrap("migrate", err)
 	}
 	if v >= schemaVersion {
 		return nil
 	}
 	indexes, err := s.keysMatching(ctx, s.keys.UsernameIndex("*"))
 	if err != nil {
-		return s.wrap("migrate", err)
+		return s.Wrap("migrate", err)
 	}
 	for _, key := range indexes {
 		lower := s.keys.NameOfUsernameIndex(key)
@@ -461,7 +461,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 		}
 		fans, err := s.rdb.ZCard(ctx, s.keys.Fans(uid)).Result()
 		if err != nil {
-			return s.wrap("migrate", err)
+			return s.Wrap("migrate", err)
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			s.indexUser(ctx, pl, uid, lower)
@@ -469,7 +469,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return nil
 		})
 		if err != nil {
-			return s.wrap("migrate", err)
+			return s.Wrap("migrate", err)
 		}
 	}
 	if err := s.migrateNames(ctx); err != nil {
@@ -487,7 +487,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.migrateOAuthSessions(ctx); err != nil {
 		return err
 	}
-	return s.wrap("migrate", s.rdb.Set(ctx, s.keys.Schema(), schemaVersion, 0).Err())
+	return s.Wrap("migrate", s.rdb.Set(ctx, s.keys.Schema(), schemaVersion, 0).Err())
 }
 
 // migrateLikes gives the hash of every liked message its likes_count (a
@@ -496,7 +496,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 func (s *Store) migrateLikes(ctx context.Context) error {
 	sets, err := s.keysMatching(ctx, s.keys.Prefix()+"likes:*")
 	if err != nil {
-		return s.wrap("migrate likes", err)
+		return s.Wrap("migrate likes", err)
 	}
 	for _, key := range sets {
 		mid := s.likesKeyMID(key)
@@ -505,7 +505,7 @@ func (s *Store) migrateLikes(ctx context.Context) error {
 		}
 		likers, err := s.rdb.ZRangeWithScores(ctx, key, 0, -1).Result()
 		if err != nil {
-			return s.wrap("migrate likes", err)
+			return s.Wrap("migrate likes", err)
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(mid), key}, schema.FieldLikes)
@@ -516,7 +516,7 @@ func (s *Store) migrateLikes(ctx context.Context) error {
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return s.wrap("migrate likes", err)
+			return s.Wrap("migrate likes", err)
 		}
 	}
 	return nil

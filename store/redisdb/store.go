@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,11 +28,11 @@ type Store struct {
 	// dummyHash is compared against when a login names no user, so that a
 	// wrong name and a wrong password take the same time.
 	dummyHash []byte
-	// caches remember recently checked sessions and avatars (caches.go).
+	// caches remember recently checked sessions and avatars (store_caches.go).
 	caches *caches
-	// syncs are the masters' ReplicaSync keys on a cluster (replicas.go).
+	// syncs are the masters' ReplicaSync keys on a cluster (store_replicas.go).
 	syncs *replicaSyncs
-	// likeVersions is the newest version likeVersion gave out (likes.go).
+	// likeVersions is the newest version likeVersion gave out (social_likes.go).
 	likeVersions *atomic.Int64
 }
 
@@ -80,7 +79,7 @@ func (s *Store) Keys() schema.Keys { return s.keys }
 
 // Ping tells whether Redis answers.
 func (s *Store) Ping(ctx context.Context) error {
-	return s.wrap("ping", s.rdb.Ping(ctx).Err())
+	return s.Wrap("ping", s.rdb.Ping(ctx).Err())
 }
 
 // PingArchive tells whether there is an archive and whether it answers.
@@ -88,15 +87,16 @@ func (s *Store) PingArchive(ctx context.Context) (bool, error) {
 	if s.opt.Archive == nil {
 		return false, nil
 	}
-	return true, s.wrap("ping archive", s.opt.Archive.Ping(ctx))
+	return true, s.Wrap("ping archive", s.opt.Archive.Ping(ctx))
 }
 
-func (s *Store) now() int64 { return s.opt.Now().UnixMilli() }
+// Now is the time, in unix ms, as the store counts it.
+func (s *Store) Now() int64 { return s.opt.Now().UnixMilli() }
 
-// wrap gives err the operation's name and, when Redis could not be reached,
+// Wrap gives err the operation's name and, when Redis could not be reached,
 // ErrUnavailable (ErrStorageFull when it refused a write for lack of
 // memory), so that callers can answer 503 instead of 500.
-func (s *Store) wrap(op string, err error) error {
+func (s *Store) Wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -131,7 +131,7 @@ func (s *Store) Writable(ctx context.Context) error {
 	if errors.Is(err, redis.Nil) {
 		err = nil
 	}
-	return s.wrap("write probe", err)
+	return s.Wrap("write probe", err)
 }
 
 // isUnavailable tells whether err means Redis could not be reached or is not
@@ -163,11 +163,6 @@ func isUnavailable(err error) bool {
 	return false
 }
 
-// id is n as it appears in keys and fields.
-func id(n int64) string { return strconv.FormatInt(n, 10) }
-
-// parseID reads an id as id wrote it; 0 for anything else.
-func parseID(s string) int64 {
-	n, _ := strconv.ParseInt(s, 10, 64)
-	return n
-}
+// id and parseID write and read ids as the schema does.
+func id(n int64) string      { return schema.ID(n) }
+func parseID(s string) int64 { return schema.ParseID(s) }

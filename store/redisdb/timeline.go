@@ -198,17 +198,17 @@ func (s *Store) newestEach(ctx context.Context, keys []string, ranges ...*redis.
 		return nil
 	})
 	if err != nil {
-		return nil, s.wrap("read timeline", err)
+		return nil, s.Wrap("read timeline", err)
 	}
 	out := make([][]int64, len(ranges))
 	for r, by := range ranges {
 		if len(keys) == 1 {
-			out[r] = parseIDs(cmds[r][0].Val())
+			out[r] = schema.ParseIDs(cmds[r][0].Val())
 			continue
 		}
 		var all []int64
 		for _, c := range cmds[r] {
-			all = append(all, parseIDs(c.Val())...)
+			all = append(all, schema.ParseIDs(c.Val())...)
 		}
 		slices.Sort(all)
 		all = slices.Compact(all)

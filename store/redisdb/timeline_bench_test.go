@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/runner"
 	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
@@ -132,11 +133,11 @@ func newTLBench(b *testing.B, r *storetest.Redis) *tlBench {
 // startWorkers runs the fan-out workers (default FanOutOptions) on their own
 // client until stopWorkers.
 func (e *tlBench) startWorkers() {
-	e.must(e.admin.XGroupCreateMkStream(e.ctx, e.writer.keys.FanOutQueue(), fanOutGroup, "0").Err())
+	e.must(e.admin.XGroupCreateMkStream(e.ctx, e.writer.keys.FanOutQueue(), schema.FanOutGroup, "0").Err())
 	w := New(e.r.Client(), Options{BcryptCost: bcrypt.MinCost, CelebrityFans: math.MaxInt32})
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); NewFanOut(w, FanOutOptions{}).Run(ctx) }()
+	go func() { defer close(done); runner.NewFanOut(w, runner.FanOutOptions{}).Run(ctx) }()
 	e.stopWorkers = func() { cancel(); <-done; e.stopWorkers = nil }
 }
 
@@ -444,8 +445,8 @@ func (e *tlBench) fanLevel(fans, pushPosts, pullPosts int, fullG bool) (push, pu
 	inter.fans = fans
 
 	// Pull mode: the author becomes a celebrity the way a follow would make it.
-	e.must(e.promoter.reconsider(e.ctx, author))
-	if m, _ := e.admin.HGet(e.ctx, e.writer.keys.User(author), schema.FieldFanOut).Result(); m != modePull {
+	e.must(e.promoter.Reconsider(e.ctx, author))
+	if m, _ := e.admin.HGet(e.ctx, e.writer.keys.User(author), schema.FieldFanOut).Result(); m != schema.ModePull {
 		e.b.Fatalf("author with %d fans is in mode %q after reconsider, want pull", fans, m)
 	}
 	pull = tlRow{fans: fans, posts: pullPosts, mode: "pull"}
@@ -575,7 +576,7 @@ func (e *tlBench) homeReads() []tlRead {
 		e.must(e.admin.HSet(e.ctx, e.writer.keys.User(firstPulledCeleb+i), schema.FieldUsername, "pulled"+id(i)).Err())
 		e.follow(readerPush, firstPushedCeleb+i)
 		e.follow(readerPull, firstPulledCeleb+i)
-		e.must(e.promoter.reconsider(e.ctx, firstPulledCeleb+i)) // one fan ≥ CelebrityFans 1
+		e.must(e.promoter.Reconsider(e.ctx, firstPulledCeleb+i)) // one fan ≥ CelebrityFans 1
 	}
 	n := 0
 	for range rounds {
@@ -698,7 +699,7 @@ func (e *tlBench) print(rows []tlRow, inter []tlInterference, reads []tlRead, ao
 	}
 	fmt.Fprintf(w, "\n### Push vs pull per author (one post at a time; the next once the fan-out queue is empty)\n\n")
 	fmt.Fprintf(w, "Redis %s on loopback, AOF %s; %d CPUs; fan-out workers: FanOut with default FanOutOptions (2 workers), batches of %d fans; every fan seen recently (active).\n\n",
-		redisVer, aof, runtime.NumCPU(), fanOutBatch)
+		redisVer, aof, runtime.NumCPU(), runner.FanOutBatch)
 	fmt.Fprintln(w, "Memory and CPU are deltas of INFO (used_memory; used_cpu_user+used_cpu_sys) over the measured posts, divided by them; app CPU is this test process's (mostly the fan-out workers). Commands exclude the benchmark's own polling.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| fans | mode | posts | POST p50 | POST p99 | last fan sees it after (p50 / max) | fans reached per s | Redis memory per post | per fan | Redis CPU per post | app CPU per post | Redis commands per post | POST round trips |")

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/runner"
 	"microblog/store/storetest"
 )
 
@@ -22,7 +23,10 @@ func newTestStoreOn(t *testing.T, rdb redis.UniversalClient, opt Options) testSt
 	s := testStore{Store: New(rdb, opt), t: t, ctx: context.Background()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); NewFanOut(s.Store, FanOutOptions{ClaimIdle: time.Second}).Run(ctx) }()
+	go func() {
+		defer close(done)
+		runner.NewFanOut(s.Store, runner.FanOutOptions{ClaimIdle: time.Second}).Run(ctx)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return s
 }

@@ -38,7 +38,7 @@ func main() {
 }
 
 // chartFile is what BenchmarkArchive writes (arChartFile in
-// store/redisdb/archive_bench_report_test.go).
+// store/redisdb/post_archive_bench_report_test.go).
 type chartFile struct {
 	Users     int   `json:"users"`
 	Posts     int   `json:"posts"`

@@ -16,7 +16,7 @@ import (
 	"microblog/server/bench/spawn"
 )
 
-// The server's keys on one Redis, without a prefix (store/redisdb/keys.go;
+// The server's keys on one Redis, without a prefix (store/redisdb/schema/keys.go;
 // this module does not import the store, to keep its dependencies few).
 const queueKey = "fanout:queue" // the STREAM of fan-out jobs
 

@@ -14,6 +14,7 @@ import (
 
 	"microblog/store"
 	"microblog/store/redisdb"
+	"microblog/store/redisdb/runner"
 	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
@@ -142,7 +143,7 @@ func clusterStore(t *testing.T, c *storetest.Cluster) *redisdb.Store {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		redisdb.NewFanOut(st, redisdb.FanOutOptions{ClaimIdle: time.Second}).Run(ctx)
+		runner.NewFanOut(st, runner.FanOutOptions{ClaimIdle: time.Second}).Run(ctx)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return st

@@ -32,7 +32,7 @@ type PostHash struct {
 	// take it as gone instead of finding it in the archive.
 	Deleted string `redis:"deleted"`
 	// Edited is when the content last changed (unix ms); absent until the
-	// first edit (edit.go).
+	// first edit (redisdb/post_edit.go).
 	Edited int64 `redis:"edited,omitempty"`
 	// Unfinished is "1" on a cluster from when the message's own keys are
 	// written until it stands, indexed whole and its Idempotency-Key's
@@ -50,7 +50,7 @@ const (
 
 // FieldIdem of a message written under an Idempotency-Key holds "<key
 // hash> <claim>" (the key's hash, as in its idem: key, and the claim its
-// request held), for the checker of half-written messages (repair.go).
+// request held), for the checker of half-written messages (redisdb/post_repair.go).
 const FieldIdem = "idem"
 
 // PostFields are postHash's fields, in the order HMGET asks for them
@@ -74,10 +74,10 @@ func ScanPost(vals []any) PostHash {
 		}
 		return ""
 	}
-	return PostHash{Content: str(0), Author: parseID(str(1)), Username: str(2), Time: parseID(str(3)),
-		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: parseID(str(7)), Reposts: parseID(str(8)),
-		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: parseID(str(13)),
-		Edited: parseID(str(14)), Unfinished: str(15)}
+	return PostHash{Content: str(0), Author: ParseID(str(1)), Username: str(2), Time: ParseID(str(3)),
+		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: ParseID(str(7)), Reposts: ParseID(str(8)),
+		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: ParseID(str(13)),
+		Edited: ParseID(str(14)), Unfinished: str(15)}
 }
 
 // FieldDeleted marks a tombstone (see postHash.Deleted).
@@ -88,7 +88,7 @@ const FieldUnfinished = "unfinished"
 
 // FieldEdited is postHash.Edited. FieldEditPending holds the Edited of
 // an edit not archived yet: the archiver leaves the message in Redis until
-// the archive has it (edit.go).
+// the archive has it (redisdb/post_edit.go).
 const (
 	FieldEdited      = "edited"
 	FieldEditPending = "edit_pending"
@@ -100,10 +100,10 @@ func (m *PostHash) Post(mid int64) *store.Post {
 	p := &store.Post{ID: mid, Kind: m.Kind, Content: m.Content,
 		Author:    store.Author{ID: m.Author, Username: m.Username},
 		CreatedAt: store.Time(m.Time), CommentsCount: m.Comments, RepostsCount: m.Reposts}
-	if r := parseID(m.RepostOf); r != 0 {
+	if r := ParseID(m.RepostOf); r != 0 {
 		p.RepostOf = &store.Post{ID: r}
 	}
-	if par := parseID(m.Parent); par != 0 {
+	if par := ParseID(m.Parent); par != 0 {
 		p.ParentID = &par
 	}
 	if m.Edited != 0 {
@@ -127,7 +127,7 @@ func UnmarshalList[T any](field string, dst *[]T) {
 // UserHash is the user:userid:<uid> hash of one user.
 type UserHash struct {
 	Username string `redis:"username"`
-	Password string `redis:"password"` // bcrypt (see passwords.go)
+	Password string `redis:"password"` // bcrypt (see redisdb/account_passwords.go)
 	// PasswordKey is the password's pre-hash key; empty in records made
 	// before every password was pre-hashed.
 	PasswordKey string `redis:"password_key"`
@@ -144,18 +144,18 @@ type UserHash struct {
 const (
 	FieldUsername = "username"
 	FieldPassword = "password"
-	// FieldPasswordKey is the pre-hash key of the password (passwords.go).
+	// FieldPasswordKey is the pre-hash key of the password (redisdb/account_passwords.go).
 	FieldPasswordKey = "password_key"
 	FieldBio         = "bio"
 	FieldPosts       = "posts_count"
 	FieldAvatar      = "avatar"
-	// FieldFanOut is the author's fan-out mode: "" (push), modePull or modeDrain.
+	// FieldFanOut is the author's fan-out mode: "" (push), ModePull or ModeDrain.
 	FieldFanOut = "fanout"
 	// FieldPullFrom is the last message id before the author's posts were
 	// pulled instead of pushed: a demotion backfills the newer ones.
 	FieldPullFrom = "pull_from"
 	// FieldDrain is the token of the author's drain, which its backfill job
-	// carries: a backfill ends only its own drain (modes.go).
+	// carries: a backfill ends only its own drain (redisdb/timeline_modes.go).
 	FieldDrain = "drain"
 	// FieldDrainJob is the entry id in fanout:queue of the drain's backfill
 	// job, once recorded: a drain whose job is gone gets another.
@@ -191,8 +191,8 @@ type MediaHash struct {
 // MediaURL is where the server serves a file of the media folder.
 func MediaURL(name string) string { return "/media/" + name }
 
-// parseID reads an id field; empty or malformed is 0.
-func parseID(s string) int64 {
+// ParseID reads an id field; empty or malformed is 0.
+func ParseID(s string) int64 {
 	if s == "" {
 		return 0 // often: a field not set, and no error to make
 	}
@@ -208,7 +208,7 @@ const FieldDMsFrom = "messages_from"
 // them and scanPM reads them. deleted is "1" in a tombstone (as in B).
 var DMFields = []string{"sender", "recipient", "sender_name", "recipient_name", "content", "time", "media", FieldDeleted}
 
-// The archive queue's kinds of job for private messages (archive.go).
+// The archive queue's kinds of job for private messages (redisdb/post_archive.go).
 const (
 	ArchiveDMPut    = "pm_put"
 	ArchiveDMDelete = "pm_del"
@@ -217,10 +217,27 @@ const (
 // Archived is the message of hash h as the archive keeps it.
 func (h *PostHash) Archived(mid int64) store.Archived {
 	return store.Archived{ID: mid, Kind: h.Kind, Author: h.Author, Username: h.Username, Content: h.Content,
-		Created: h.Time, RepostOf: parseID(h.RepostOf), Parent: parseID(h.Parent),
+		Created: h.Time, RepostOf: ParseID(h.RepostOf), Parent: ParseID(h.Parent),
 		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media}
 }
 
 func (h MediaHash) Media(mediaID int64) store.Media {
 	return store.Media{ID: mediaID, URL: MediaURL(h.Name), ThumbURL: MediaURL(h.Thumb), Width: h.Width, Height: h.Height, Alt: h.Alt}
+}
+
+// The fan-out modes an author's FieldFanOut holds besides push (empty).
+const (
+	ModePull  = "pull"
+	ModeDrain = "drain"
+)
+
+// ParseIDs reads a list of ids, leaving out what is not one.
+func ParseIDs(ss []string) []int64 {
+	out := make([]int64, 0, len(ss))
+	for _, s := range ss {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -2,13 +2,14 @@ package schema
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // The fan-out runs off the request path: a write queues a job on the stream
 // fanout:queue in the same pipeline that indexes the message, and the
-// fan-out workers of every server process (FanOut, fanout_worker.go) take
+// fan-out workers of every server process (FanOut, runner/fanout_worker.go) take
 // the jobs through one consumer group.
 
 // Kinds of fan-out job.
@@ -19,7 +20,7 @@ const (
 )
 
 // Job is one entry of the fan-out queue, or of its parts stream
-// (fanout_parts.go).
+// (runner/fanout_parts.go).
 type Job struct {
 	ID     string // the stream entry id
 	Op     string
@@ -115,7 +116,7 @@ const (
 	ArchiveDelete = "del"    // make a message a tombstone
 	ArchiveLike   = "like"   // save a like
 	ArchiveUnlike = "unlike" // take a like away
-	ArchiveEdit   = "edit"   // save an edited message, the whole row (edit.go)
+	ArchiveEdit   = "edit"   // save an edited message, the whole row (redisdb/post_edit.go)
 )
 
 // Values is the job as a stream entry's fields, as ParseJob reads them.
@@ -140,3 +141,17 @@ func ParseArchiveEntry(m redis.XMessage) (op, row string) {
 	row, _ = m.Values["row"].(string)
 	return op, row
 }
+
+// EntryVersion is the version of an archive:queue entry that carries none,
+// from its id ("<ms>-<seq>"): in microseconds, as likeVersion's.
+func EntryVersion(id string) int64 {
+	ms, seq, _ := strings.Cut(id, "-")
+	n, _ := strconv.ParseInt(seq, 10, 64)
+	return ParseID(ms)*1000 + min(n, 999)
+}
+
+// ArchiveGroup is the consumer group of every server process's archiver.
+const ArchiveGroup = "archive"
+
+// FanOutGroup is the consumer group of every server process's workers.
+const FanOutGroup = "fanout"

@@ -1,9 +1,12 @@
 package schema
 
 import (
-	"microblog/store"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"microblog/store"
 )
 
 // Keys builds every Redis key and channel name the store uses. All of them
@@ -26,15 +29,16 @@ type Keys struct {
 // spelling them again.
 func NewKeys(prefix string, cluster bool) Keys { return Keys{prefix: prefix, cluster: cluster} }
 
-func id(n int64) string { return strconv.FormatInt(n, 10) }
+// ID is n as it appears in keys and fields.
+func ID(n int64) string { return strconv.FormatInt(n, 10) }
 
 // tag is how the id of a user or message appears in its keys: wrapped in a
 // hash tag on a cluster, bare on a single Redis.
 func (k Keys) tag(n int64) string {
 	if k.cluster {
-		return "{" + id(n) + "}"
+		return "{" + ID(n) + "}"
 	}
-	return id(n)
+	return ID(n)
 }
 
 // LastUserID is the STRING global:userid, INCRed for each new user.
@@ -167,7 +171,7 @@ func (k Keys) Idempotency(uid int64, keyHash string) string {
 // Rate is the STRING rate:<bucket>:<subject>:<window> counting requests in one
 // fixed window, with a TTL of the window.
 func (k Keys) Rate(bucket, subject string, window int64) string {
-	return k.prefix + "rate:" + bucket + ":" + subject + ":" + id(window)
+	return k.prefix + "rate:" + bucket + ":" + subject + ":" + ID(window)
 }
 
 // Likes is the ZSET likes:<mid> of the users who like a message, score =
@@ -192,14 +196,14 @@ func (k Keys) TagNames() string { return k.prefix + "global:tagnames" }
 
 // Trend is the ZSET trend:<tag key>:<bucket> of the users whose posts
 // carried a topic in a time bucket (bucket: its first second, unix), score =
-// how many of their posts did (trends.go). On a cluster the tag key is a
+// how many of their posts did (redisdb/social_trends.go). On a cluster the tag key is a
 // hash tag, so that the buckets of one topic, which a read unites, share a
 // slot.
 func (k Keys) Trend(tagKey string, bucket int64) string {
 	if k.cluster {
-		return k.prefix + "trend:{" + tagKey + "}:" + id(bucket)
+		return k.prefix + "trend:{" + tagKey + "}:" + ID(bucket)
 	}
-	return k.prefix + "trend:" + tagKey + ":" + id(bucket)
+	return k.prefix + "trend:" + tagKey + ":" + ID(bucket)
 }
 
 // TrendTags is the ZSET trends:<bucket> of the topics posts carried in a
@@ -207,9 +211,9 @@ func (k Keys) Trend(tagKey string, bucket int64) string {
 // one slot for all buckets, which a read unites.
 func (k Keys) TrendTags(bucket int64) string {
 	if k.cluster {
-		return k.prefix + "trends:{all}:" + id(bucket)
+		return k.prefix + "trends:{all}:" + ID(bucket)
 	}
-	return k.prefix + "trends:" + id(bucket)
+	return k.prefix + "trends:" + ID(bucket)
 }
 
 // TrendsCache is the STRING trends:cache, the trends as last worked out
@@ -243,7 +247,7 @@ func (k Keys) Markers(uid int64) string { return k.prefix + "user:userid:" + k.t
 // a follow of star by fan has been announced lately: following again soon
 // after an unfollow announces nothing (no follow event, no notification).
 func (k Keys) FollowNoted(star, fan int64) string {
-	return k.prefix + "N:" + k.tag(star) + ":followed:" + id(fan)
+	return k.prefix + "N:" + k.tag(star) + ":followed:" + ID(fan)
 }
 
 // LastNotificationID is the STRING global:notificationid, INCRed for each
@@ -256,7 +260,7 @@ func (k Keys) Schema() string { return k.prefix + "global:schema" }
 
 // Media is the HASH M:<id> of one uploaded image: owner, name, thumb,
 // width, height, alt, created (ms) and post (the mid it is attached to).
-func (k Keys) Media(mediaID int64) string { return k.prefix + "M:" + id(mediaID) }
+func (k Keys) Media(mediaID int64) string { return k.prefix + "M:" + ID(mediaID) }
 
 // LastMediaID is the STRING global:mediaid, INCRed for each upload.
 func (k Keys) LastMediaID() string { return k.prefix + "global:mediaid" }
@@ -335,7 +339,7 @@ func (k Keys) FanOutPushingShard(n int) string { return k.prefix + k.pullTag(n) 
 // authors of shard n that stopped being pulled in the last settledKeep()
 // (their last push in flight done, or their drain ended), score = when, in
 // ms of the shard's master's clock. A home read that read G before such a
-// change and looks the stars up after it pulls them still (pulls.go).
+// change and looks the stars up after it pulls them still (redisdb/timeline_pulls.go).
 func (k Keys) FanOutSettledShard(n int) string { return k.prefix + k.pullTag(n) + "fanout:settled" }
 
 // LastSeen is the ZSET global:lastseen of users by when they last read their
@@ -375,7 +379,7 @@ func (k Keys) WriteProbe() string { return k.prefix + "probe:writable" }
 // posts, reposts and deletes. On a cluster it is the shard channel
 // {p<n>}author:<uid>, n the user's live partition (partition.go).
 func (k Keys) AuthorChannel(uid int64) string {
-	return k.prefix + k.channelTag(uid) + "author:" + id(uid)
+	return k.prefix + k.channelTag(uid) + "author:" + ID(uid)
 }
 
 // NotifyChannel is the pub/sub channel notify:<uid> carrying events meant for
@@ -384,7 +388,7 @@ func (k Keys) AuthorChannel(uid int64) string {
 // channel {p<n>}notify:<uid>, in the same partition as the user's
 // AuthorChannel.
 func (k Keys) NotifyChannel(uid int64) string {
-	return k.prefix + k.channelTag(uid) + "notify:" + id(uid)
+	return k.prefix + k.channelTag(uid) + "notify:" + ID(uid)
 }
 
 // PublicChannel is the pub/sub channel public carrying every public post,
@@ -394,13 +398,13 @@ func (k Keys) PublicChannel() string { return k.prefix + k.channelTag(0) + "publ
 
 // SessionsChannel is the pub/sub channel sessions:revoked on which every
 // ended session's token hash is published, for the processes that remember
-// sessions (caches.go). On a cluster it is a plain channel, which
+// sessions (redisdb/store_caches.go). On a cluster it is a plain channel, which
 // every node passes on to every other.
 func (k Keys) SessionsChannel() string { return k.prefix + "sessions:revoked" }
 
 // AvatarsChannel is the pub/sub channel avatars:changed on which the id of
 // every user whose author card changed (its avatar, protected or suspended,
-// its pins) is published, for the processes that remember authors (caches.go); a
+// its pins) is published, for the processes that remember authors (redisdb/store_caches.go); a
 // plain channel on a cluster too.
 func (k Keys) AvatarsChannel() string { return k.prefix + "avatars:changed" }
 
@@ -433,7 +437,7 @@ func (k Keys) LastReportID() string { return k.prefix + "global:reportid" }
 
 // Report is the HASH report:<id> of one report: reporter, target, posts
 // (JSON list of ids), reason, created (unix ms), resolved ("1" once).
-func (k Keys) Report(reportID int64) string { return k.prefix + "report:" + id(reportID) }
+func (k Keys) Report(reportID int64) string { return k.prefix + "report:" + ID(reportID) }
 
 // Reports is the ZSET reports:open (resolved false) or reports:resolved of
 // report ids, score = id.
@@ -460,7 +464,7 @@ func (k Keys) Conversations(uid int64) string { return k.prefix + "conv:" + k.ta
 // between uid and other, as uid holds them (other holds the same ids under
 // its own tag), score = id: the hot window of the conversation.
 func (k Keys) Conversation(uid, other int64) string {
-	return k.prefix + "conv:" + k.tag(uid) + ":" + id(other)
+	return k.prefix + "conv:" + k.tag(uid) + ":" + ID(other)
 }
 
 // ConversationsRead is the ZSET conv:<uid>:read of uid's read marks, other
@@ -482,7 +486,7 @@ func (k Keys) ConversationsArchived(uid int64) string {
 
 // LensChannel is the pub/sub channel lenses:changed on which the id of
 // every user whose Lens changed (blocks, mutes, word filters) is published,
-// for the processes that remember lenses (caches.go); a plain channel on a
+// for the processes that remember lenses (redisdb/store_caches.go); a plain channel on a
 // cluster too.
 func (k Keys) LensChannel() string { return k.prefix + "lenses:changed" }
 
@@ -513,7 +517,7 @@ func (k Keys) FanOutPartsLeft(mid int64) string { return k.prefix + "fanout:left
 func (k Keys) HistoryIdentity() string { return k.prefix + "global:identity" }
 
 // WriterVersion is the STRING global:version: the lowest writer version
-// allowed to write the data (see version.go). A process raises it at start
+// allowed to write the data (see redisdb/store_version.go). A process raises it at start
 // to what its own data needs, and one of a lower version stops writing.
 func (k Keys) WriterVersion() string { return k.prefix + "global:version" }
 
@@ -532,3 +536,34 @@ func (k Keys) Cluster() bool { return k.cluster }
 
 // Prefix is what every key and channel name of k starts with.
 func (k Keys) Prefix() string { return k.prefix }
+
+// TagKeys are the tag keys of tags, each once.
+func TagKeys(tags []string) []string {
+	var keys []string
+	for _, t := range tags {
+		if k := store.TagKey(t); !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// IDSet is the set of the ids in lists, nil when there are none.
+func IDSet(lists ...[]string) map[int64]bool {
+	var set map[int64]bool
+	for _, list := range lists {
+		for _, m := range list {
+			if set == nil {
+				set = make(map[int64]bool, len(list))
+			}
+			set[ParseID(m)] = true
+		}
+	}
+	return set
+}
+
+// MaxThreadDepth bounds how deep eviction follows replies to replies.
+const MaxThreadDepth = 16
+
+// UnattachedMediaTTL is how long an upload waits for a post to take it.
+const UnattachedMediaTTL = 24 * time.Hour
