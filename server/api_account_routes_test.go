@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
-	"time"
 
 	"microblog/store"
 )
@@ -39,7 +38,7 @@ func TestChangePasswordRoute(t *testing.T) {
 	ts.wantStatus(t, "PUT", path, tok1, map[string]string{"old_password": testPassword, "new_password": "a new password"}, 204, "")
 	ts.wantStatus(t, "GET", "/api/v1/me", tok1, nil, 200, "")
 	ts.wantStatus(t, "GET", "/api/v1/me", tok2, nil, 401, "unauthorized")
-	if code := ws.CloseCode(t, 5*time.Second); code != 4001 {
+	if code := ws.CloseCode(t, hangWait); code != 4001 {
 		t.Fatalf("the other session's socket closed with %d, want 4001", code)
 	}
 	if status, _ := ts.login(t, "alice", testPassword); status != 401 {
@@ -74,7 +73,7 @@ func TestLogoutEverywhereRoute(t *testing.T) {
 	for _, tok := range []string{tok1, tok2, tok3} {
 		ts.wantStatus(t, "GET", "/api/v1/me", tok, nil, 401, "unauthorized")
 	}
-	if code := ws.CloseCode(t, 5*time.Second); code != 4001 {
+	if code := ws.CloseCode(t, hangWait); code != 4001 {
 		t.Fatalf("socket closed with %d, want 4001", code)
 	}
 	ts.wantStatus(t, "GET", "/api/v1/me", other, nil, 200, "")
@@ -127,7 +126,7 @@ func TestDeleteAccountRoute(t *testing.T) {
 	// Bob's open page hears the posts go.
 	deleted := map[int64]bool{}
 	for len(deleted) < len(posts) {
-		if f := bobWS.Next(t, 5*time.Second); f.Event == store.EventDelete {
+		if f := bobWS.Next(t, hangWait); f.Event == store.EventDelete {
 			deleted[f.ID()] = true
 		}
 	}

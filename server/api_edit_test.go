@@ -163,7 +163,7 @@ func TestAPIEditLive(t *testing.T) {
 // TestRateLimitedEdits: an edit counts against the rate limit of posts.
 func TestRateLimitedEdits(t *testing.T) {
 	parallel(t)
-	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=post=2/1m")
+	ts := newTestServer(t, "MICROBLOG_RATE_LIMITS=post=2/1h") // limits count in fixed windows: a minute's could end mid-test
 	alice, _ := ts.register(t, "alice")
 	pid := ts.newPost(t, alice, "one")
 	ts.editPost(t, alice, pid, "one, edited")

@@ -87,7 +87,7 @@ func TestLikes(t *testing.T) {
 	}
 	// Live: alice's page hears the counts (and her notifications).
 	var counts store.CountsData
-	for deadline := time.Now().Add(2 * time.Second); counts.LikesCount != 2; {
+	for deadline := time.Now().Add(hangWait); counts.LikesCount != 2; {
 		f := ws.Next(t, time.Until(deadline))
 		if f.Event == store.EventCounts {
 			mustDecode(t, f.Data, &counts)
@@ -173,7 +173,7 @@ func TestNotificationsOfEveryKind(t *testing.T) {
 	// Each arrived live on alice's socket, in order.
 	var live []string
 	for len(live) < len(want) {
-		f := ws.Next(t, 2*time.Second)
+		f := ws.Next(t, hangWait)
 		if f.Event == store.EventNotification {
 			var n store.Notification
 			mustDecode(t, f.Data, &n)

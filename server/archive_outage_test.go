@@ -306,14 +306,14 @@ func coldCursor(t *testing.T, ts *testServer, tok string) string {
 	return strings.TrimPrefix(path, "/api/v1/users/writer0/posts?limit=5&cursor=")
 }
 
-// waitEvicted waits up to 10 s for message mid to leave Redis: the archiver
+// waitEvicted waits up to hangWait for message mid to leave Redis: the archiver
 // moves it out with the batch that saves its author's next post past the
 // hot window (or its last like), a batch that may come after the queue
 // looked empty once, while a cluster's write of that post was still landing.
 func waitEvicted(t *testing.T, rdb redis.UniversalClient, mid int64) {
 	t.Helper()
 	keys := keysOf(rdb)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(hangWait); ; time.Sleep(20 * time.Millisecond) {
 		n, err := rdb.Exists(context.Background(), keys.Post(mid)).Result()
 		if err == nil && n == 0 {
 			return

@@ -215,7 +215,7 @@ func TestClusterMasterRestart(t *testing.T) {
 		// Down long enough for the subscriber's reconnection back-off to
 		// grow past the time the first posts after the restart take.
 		master.RestartAfter(1500 * time.Millisecond)
-		deadline := time.Now().Add(15 * time.Second)
+		deadline := time.Now().Add(hangWait)
 		for n := 0; n < 6*(attempt+1) && time.Now().Before(deadline); {
 			tok := toks[n%2] // star 0, whose partition was down, and another
 			silent := unheard()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"microblog/server/api"
 	"microblog/store"
 )
 
@@ -115,18 +116,11 @@ const hstsMaxAge = "max-age=31536000"
 // attacker could answer it (RFC 6797; over plain HTTP it is ignored).
 func strictTransport(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if overHTTPS(c) {
+		if api.OverHTTPS(c) {
 			c.Response().Header().Set("Strict-Transport-Security", hstsMaxAge)
 		}
 		return next(c)
 	}
-}
-
-// overHTTPS tells whether the browser reached us over TLS, directly or
-// through a trusted proxy.
-func overHTTPS(c echo.Context) bool {
-	s := c.Scheme()
-	return s == "https" || s == "wss"
 }
 
 // errMetricsForbidden answers /metrics to a client it is not served to.
@@ -138,7 +132,7 @@ func metricsAccess(ed edges) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if ed.MetricsToken != "" {
-				tok, ok := bearerToken(c.Request().Header.Get("Authorization"))
+				tok, ok := api.BearerToken(c.Request().Header.Get("Authorization"))
 				if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(ed.MetricsToken)) == 1 {
 					return next(c)
 				}
@@ -178,7 +172,7 @@ func forwarded(h http.Header) bool {
 // (https behind a trusted proxy that says so) and Host.
 func origin(c echo.Context) string {
 	scheme := "http"
-	if overHTTPS(c) {
+	if api.OverHTTPS(c) {
 		scheme = "https"
 	}
 	return scheme + "://" + c.Request().Host

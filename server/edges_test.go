@@ -35,7 +35,7 @@ func (ts *testServer) rawConn(t testing.TB) (net.Conn, *bufio.Reader) {
 // getOn sends GET path on c and reads the answer; keep-alive keeps c open.
 func getOn(t testing.TB, c net.Conn, br *bufio.Reader, path string) (*http.Response, error) {
 	t.Helper()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(hangWait))
 	defer c.SetDeadline(time.Time{})
 	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: test\r\n\r\n", path); err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func TestEdgesIdleKeepAliveClosed(t *testing.T) {
 	if resp, err := getOn(t, c, br, "/healthz"); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("GET /healthz: %v %v", resp, err)
 	}
-	if d, closed := closedWithin(t, c, br, 5*time.Second); !closed {
+	if d, closed := closedWithin(t, c, br, hangWait); !closed {
 		t.Fatalf("an idle keep-alive connection was still open after %s (idle timeout 1s)", d)
 	} else if d < 500*time.Millisecond {
 		t.Errorf("idle connection closed after %s, before its idle timeout of 1s", d)
@@ -121,7 +121,7 @@ func TestEdgesConnectionCapPerAddress(t *testing.T) {
 		t.Fatalf("a 4th connection from the same address was served (%d), want it closed at once", resp.StatusCode)
 	}
 	open[0].Close()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(hangWait)
 	for {
 		c, br := ts.rawConn(t)
 		resp, err := getOn(t, c, br, "/healthz")
@@ -173,7 +173,7 @@ func TestEdgesWebSocketCapPerUser(t *testing.T) {
 	mustConn(t, ts, bob).ready(t) // another user is not held back
 
 	first.Conn.Close()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangWait)
 	for {
 		conn, resp, _ := ts.dialWSStatus(t, bearer(alice))
 		if conn != nil {
@@ -269,7 +269,7 @@ func TestEdgesAbortedRequestIs499(t *testing.T) {
 		t.Fatalf("the request was answered (%d) although Redis was paused", resp.StatusCode)
 	}
 	route := `route="/api/v1/users/:username"`
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangWait)
 	for {
 		_, body := ts.call(t, "GET", "/metrics", "", nil)
 		var lines []string

@@ -105,7 +105,7 @@ func startProcess(t testing.TB, bin string, b *storetest.Backend, env ...string)
 			t.Logf("log of %s:\n%s", addr, p.logs.String())
 		}
 	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(startWait); ; time.Sleep(20 * time.Millisecond) {
 		if resp, err := http.Get(p.URL + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
@@ -133,7 +133,7 @@ func TestFanOutSurvivesSIGKILL(t *testing.T) {
 	fans := seedFans(t, rdb, starID, 1000, 3000) // six batches of 500
 	mid := ts.newPost(t, starTok, "to 3000 fans")
 
-	for deadline := time.Now().Add(5 * time.Second); pushedTo(t, rdb, fans, mid) == 0; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(hangWait); pushedTo(t, rdb, fans, mid) == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the fan-out never started\n%s", a.logs.String())
 		}
@@ -147,7 +147,7 @@ func TestFanOutSurvivesSIGKILL(t *testing.T) {
 	t.Logf("killed after %d of %d fans", half, len(fans))
 
 	b := startProcess(t, bin, r, "MICROBLOG_FANOUT_CLAIM_IDLE=500ms")
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(hangWait); ; time.Sleep(50 * time.Millisecond) {
 		if n := pushedTo(t, rdb, fans, mid); n == len(fans) {
 			break
 		} else if time.Now().After(deadline) {

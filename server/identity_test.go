@@ -81,7 +81,7 @@ func startFails(t *testing.T, b *storetest.Backend, env ...string) error {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangWait)
 	defer cancel()
 	served := make(chan struct{}, 1)
 	stdout := lineWriter(func(line string) {
@@ -118,8 +118,8 @@ func TestOlderWriterStops(t *testing.T) {
 			t.Fatalf("the older server stopped with %v, want ErrWriterTooOld", err)
 		}
 		t.Logf("stopped: %v", err)
-	case <-time.After(2 * redisdb.VersionCheck):
-		t.Fatalf("the older server still runs %v after a newer version raised global:version", 2*redisdb.VersionCheck)
+	case <-time.After(hangWait):
+		t.Fatalf("the older server still runs %v after a newer version raised global:version", hangWait)
 	}
 	if err := startFails(t, b); !errors.Is(err, redisdb.ErrWriterTooOld) {
 		t.Fatalf("an older server starts with %v, want ErrWriterTooOld", err)
@@ -149,7 +149,7 @@ func TestRefusalFoundOnceRedisAnswers(t *testing.T) {
 		ts.cancel()
 		ts.cancel = nil
 		wantRefusal(t, err, "the archive holds messages this Redis never issued", r.Addr(), archiveA)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server still serves a flushed Redis beside an archive with messages, 10 s after Redis is back")
+	case <-time.After(hangWait):
+		t.Fatalf("the server still serves a flushed Redis beside an archive with messages, %v after Redis is back", hangWait)
 	}
 }

@@ -44,7 +44,7 @@ func TestLiveFramesNameOnlyVisiblePosts(t *testing.T) {
 	ts.wantStatus(t, "DELETE", postPath(own), tom, nil, http.StatusNoContent, "")
 	var seen []wstest.Frame
 	for deleted := false; !deleted; {
-		f := ws.Next(t, frameWait)
+		f := ws.Next(t, hangWait)
 		seen = append(seen, f)
 		if (f.Event == store.EventCounts || f.Event == store.EventDelete || f.Event == store.EventPost) && (f.ID() == repost || f.ID() == orig) {
 			t.Errorf("bob's /ws named a post hidden from him: %s", f)

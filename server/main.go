@@ -1,5 +1,11 @@
-// Command microblog serves the real-time microblog: the JSON API, the live
-// feed over WebSocket, and the desktop and mobile front ends.
+// Command microblog serves the real-time microblog: the native JSON API
+// with its live feed and front ends (package api), and the Mastodon client
+// API (package mastodon). This package is their configuration and wiring:
+// it reads the settings (config.go and the *config.go beside it), opens the
+// store and starts its runners and the live hub, and serves both APIs from
+// one Echo instance with the middleware, error handler and edges (timeouts,
+// proxies, connection and socket caps) they share. Neither API imports it
+// or the other.
 package main
 
 import (
@@ -78,7 +84,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	stopRunners := startRunners(st, cfg, reg, logger)
 	defer stopRunners()
 
-	srv, mst := newServer(cfg, st, files, logger, reg)
+	srv, native, mst := newServer(cfg, st, files, logger, reg)
 	lv := startLive(cfg.Live, st, logger, reg)
 	defer func() {
 		// After the HTTP server: it does not wait for hijacked WebSocket connections.
@@ -88,7 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			logger.Warn("live feed did not stop cleanly", "err", err)
 		}
 	}()
-	addLiveRoutes(srv, mst, lv.hub, st, cfg.AllowedOrigins, newSocketCaps(cfg.Edges, reg))
+	addLiveRoutes(srv, native, mst, lv.hub, newSocketCaps(cfg.Edges, reg))
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -197,7 +197,7 @@ func TestMastodonGoClient(t *testing.T) {
 	}
 
 	var notes []*gomastodon.Notification
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(hangWait); ; time.Sleep(50 * time.Millisecond) {
 		if notes, err = alice.GetNotifications(ctx, nil); err != nil {
 			t.Fatalf("GetNotifications: %v", err)
 		}

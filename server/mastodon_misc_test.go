@@ -101,7 +101,7 @@ func TestMastodonNotifications(t *testing.T) {
 	mention := ts.post(t, bob, "hi @alice", 0)
 
 	var all []mastodon.Notification
-	for deadline := time.Now().Add(10 * time.Second); len(all) < 4 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(hangWait); len(all) < 4 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		all, _ = ts.mastodonNotifications(t, alice, "")
 	}
 	want := []struct{ typ, status string }{{"mention", idStr(mention.ID)}, {"mention", idStr(comment.ID)},
@@ -318,7 +318,7 @@ func TestMastodonMarkers(t *testing.T) {
 	bob, _ := ts.register(t, "bob")
 	ts.wantStatus(t, "PUT", "/api/v1/users/alice/follow", bob, nil, http.StatusNoContent, "")
 	var notes []mastodon.Notification
-	for deadline := time.Now().Add(10 * time.Second); len(notes) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(hangWait); len(notes) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		notes, _ = ts.mastodonNotifications(t, alice, "")
 	}
 	if len(notes) == 0 || ts.unread(t, nativeOf(alice)) != 1 {

@@ -77,7 +77,7 @@ const floodWindow = 100
 // floodSocket opens a streaming socket as tok, sends frames a window at a
 // time, and returns how many error frames answered them.
 func floodSocket(b *testing.B, u, tok string, frames [][]byte) int {
-	d := websocket.Dialer{HandshakeTimeout: streamWait}
+	d := websocket.Dialer{HandshakeTimeout: hangWait}
 	ws, _, err := d.Dial(u, http.Header{"Authorization": {"Bearer " + tok}})
 	if err != nil {
 		b.Fatalf("dial: %v", err)

@@ -16,10 +16,6 @@ import (
 	"microblog/server/mastodon"
 )
 
-// streamWait bounds the wait for a streamed event that should come: long
-// against a busy machine, and only waited out when the test fails.
-const streamWait = 10 * time.Second
-
 // streamMsg is one message of Mastodon's streaming API.
 type streamMsg struct {
 	Stream  []string `json:"stream"`
@@ -44,7 +40,7 @@ func (ts *testServer) dialStream(t *testing.T, query string, header http.Header)
 	if query != "" {
 		u += "?" + query
 	}
-	d := websocket.Dialer{HandshakeTimeout: streamWait}
+	d := websocket.Dialer{HandshakeTimeout: hangWait}
 	if p := header.Get("Sec-WebSocket-Protocol"); p != "" {
 		d.Subprotocols = []string{p}
 		header = header.Clone()
@@ -85,18 +81,18 @@ func (c *streamClient) send(t *testing.T, typ, stream, tag string) {
 			t.Fatalf("%s %s: %v", typ, stream, err)
 		}
 	}
-	if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(streamWait)); err != nil {
+	if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(hangWait)); err != nil {
 		t.Fatalf("ping: %v", err)
 	}
 	select {
 	case <-c.pongs:
-	case <-time.After(streamWait):
+	case <-time.After(hangWait):
 		t.Fatalf("%s %s: no pong", typ, stream)
 	}
 }
 
 // next is the next message that is not a notification (unless asked
-// for), failing the test after streamWait.
+// for), failing the test after hangWait.
 func (c *streamClient) next(t *testing.T, event string) streamMsg {
 	t.Helper()
 	for {
@@ -109,8 +105,8 @@ func (c *streamClient) next(t *testing.T, event string) streamMsg {
 				continue // a like or follow on the side
 			}
 			return m
-		case <-time.After(streamWait):
-			t.Fatalf("no %s within %s", event, streamWait)
+		case <-time.After(hangWait):
+			t.Fatalf("no %s within %s", event, hangWait)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"microblog/server/api"
 	"microblog/server/oidcauth"
 )
 
@@ -63,7 +64,7 @@ func readOIDCSettings(getenv func(string) string, cfg *config) error {
 		return fmt.Errorf("invalid MICROBLOG_OIDC_NAME %q: want a label of at most %d bytes on one line", o.Name, maxOIDCName)
 	}
 	if o.RedirectURL != "" {
-		if err := checkProviderURL(o.RedirectURL, oidcCallbackPath); err != nil {
+		if err := checkProviderURL(o.RedirectURL, api.OIDCCallbackPath); err != nil {
 			return fmt.Errorf("invalid MICROBLOG_OIDC_REDIRECT_URL %q: %w", o.RedirectURL, err)
 		}
 	}

@@ -59,7 +59,7 @@ func TestRedisDownAnswers503(t *testing.T) {
 	}
 
 	ts.Redis.Restart()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(hangWait)
 	for {
 		status, _ := ts.call(t, "GET", "/readyz", "", nil)
 		if status == 200 {
@@ -111,7 +111,7 @@ func TestInvalidSettingsFailAtStart(t *testing.T) {
 			}
 			return ""
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangWait)
 		err := run(ctx, nil, getenv, io.Discard, io.Discard)
 		cancel()
 		if err == nil || !strings.Contains(err.Error(), want) {

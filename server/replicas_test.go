@@ -53,7 +53,7 @@ func TestWritesWaitForReplicas(t *testing.T) {
 	// confirmation past the wait, and the client retries as ever.
 	var retried struct{ ID int64 }
 	var b []byte
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(hangWait); ; time.Sleep(50 * time.Millisecond) {
 		resp = ts.do(t, "POST", "/api/v1/posts", tok, body, key)
 		b = readAll(t, resp)
 		if resp.StatusCode == http.StatusCreated {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"log/slog"
-	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -11,23 +11,17 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"microblog/server/api"
 	"microblog/server/mastodon"
 	"microblog/store"
 	"microblog/store/media"
 	"microblog/store/redisdb"
 )
 
-// server holds what the handlers share.
-type server struct {
-	cfg    config
-	store  store.Service
-	media  *media.Folder
-	reg    *prometheus.Registry
-	logger *slog.Logger
-}
-
-// newServer builds the Echo instance with its middleware, error handler and routes.
-func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.Logger, reg *prometheus.Registry) (*echo.Echo, *mastodon.API) {
+// newServer builds the Echo instance with its middleware, error handler and
+// routes, and the two APIs it serves, whose live routes run adds once the
+// hub is up (addLiveRoutes).
+func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.Logger, reg *prometheus.Registry) (*echo.Echo, *api.API, *mastodon.API) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(logger)
@@ -45,13 +39,29 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 	if r, ok := st.(replicator); ok && cfg.RedisReplicaAcks > 0 {
 		e.Use(replicatedWrites(r))
 	}
-	s := &server{cfg: cfg, store: st, media: files, reg: reg, logger: logger}
-	rl := cfg.RateLimits
-	mst := mastodon.New(mastodon.Deps{Store: st, Media: files, Admins: cfg.Safety.Admins, Signup: cfg.Auth.LocalSignup, Logger: logger,
+	native, mst := newAPIs(cfg, st, files, logger)
+	addRoutes(e, st, reg, cfg, native, mst)
+	return e, native, mst
+}
+
+// newAPIs makes the native API and the Mastodon API over the store, each
+// with the settings it reads.
+func newAPIs(cfg config, st store.Service, files *media.Folder, logger *slog.Logger) (*api.API, *mastodon.API) {
+	rl, auth, o := cfg.RateLimits, cfg.Auth, cfg.OIDC
+	native := api.New(api.Deps{
+		Store: st, Media: files, SessionTTL: cfg.SessionTTL, AllowedOrigins: cfg.AllowedOrigins,
+		Limits: api.Limits{Signup: rl.Signup, Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM},
+		Admins: cfg.Safety.Admins, Signup: auth.LocalSignup, LDAP: auth.LDAP, LDAPName: auth.LDAPName,
+		OIDC:   api.OIDC{Client: o.newRelyingParty(), Name: o.Name, RedirectURL: o.RedirectURL},
+		Logger: logger,
+	})
+	mst := mastodon.New(mastodon.Deps{
+		Store: st, Media: files, Origin: origin,
 		Limits: mastodon.Limits{Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM},
-		Origin: origin})
-	addRoutes(e, s, mst)
-	return e, mst
+		Admins: cfg.Safety.Admins, Signup: auth.LocalSignup,
+		Logger: logger,
+	})
+	return native, mst
 }
 
 // recoverMiddleware turns a panic in a handler into a logged 500 instead of a
@@ -109,9 +119,9 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 // them, and no <base> may move their relative URLs elsewhere.
 func contentSecurityPolicy(c echo.Context) string {
 	connect := "'self'"
-	if host := c.Request().Host; plainHost(host) {
+	if host := c.Request().Host; api.PlainHost(host) {
 		scheme := "ws://"
-		if overHTTPS(c) {
+		if api.OverHTTPS(c) {
 			scheme = "wss://"
 		}
 		connect += " " + scheme + host
@@ -120,23 +130,9 @@ func contentSecurityPolicy(c echo.Context) string {
 		"connect-src " + connect + "; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 }
 
-// plainHost tells whether a Host header is a bare host[:port], safe to put
-// in a policy: net/http lets through characters such as ';' and ','.
-func plainHost(host string) bool {
-	if host == "" || len(host) > 255 {
-		return false
-	}
-	for _, r := range host {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-:[]", r)) {
-			return false
-		}
-	}
-	return true
-}
-
 // noStore keeps the API's answers, and the live feed's refusals, out of
 // every cache: they are personal and change all the time. Static files have
-// their own caching (static.go).
+// their own caching (api/static.go).
 func noStore(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if p := c.Request().URL.Path; strings.HasPrefix(p, "/api/") || p == "/ws" {
@@ -195,5 +191,22 @@ func (m *httpMetrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// noContent answers 204.
-func noContent(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
+// unescapeParams gives the handlers the path parameters the client meant
+// when Echo routed the escaped path: it does so when the path holds an
+// escape that Go would not write (%2F, %2B, %26, %3A: a topic "a/b", "C++",
+// "Q&A"), and then leaves the parameters escaped, so that the topic's page
+// would look for "a%2Fb" and list nothing.
+func unescapeParams(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().URL.RawPath != "" {
+			values := c.ParamValues()
+			for i, v := range values {
+				if u, err := url.PathUnescape(v); err == nil {
+					values[i] = u
+				}
+			}
+			c.SetParamValues(values...)
+		}
+		return next(c)
+	}
+}

@@ -59,6 +59,13 @@ func startServer(t testing.TB, r *storetest.Redis, env ...string) *testServer {
 // over 10 s).
 const startWait = time.Minute
 
+// hangWait bounds a test's wait for what must come (a frame, a close, an
+// answer, a state the server reaches on its own): a deadline against a
+// hang, never a measure of speed, so far above what a busy machine needs
+// that only a failing test waits it out. A wait that a test measures on
+// purpose (that nothing comes within a short window) is its own.
+const hangWait = time.Minute
+
 // backendDirs holds the folder of each cluster Backend's archive and media.
 var backendDirs sync.Map // *storetest.Backend → string
 
@@ -153,8 +160,8 @@ func (ts *testServer) Stop() {
 		if err != nil {
 			ts.t.Errorf("run returned %v", err)
 		}
-	case <-time.After(15 * time.Second):
-		ts.t.Errorf("server did not stop within 15s")
+	case <-time.After(hangWait):
+		ts.t.Errorf("server did not stop within %v", hangWait)
 	}
 }
 

@@ -45,7 +45,7 @@ func (ts *testServer) homeIDs(t testing.TB, token string, limit int, query strin
 // settle waits until every fan-out job is done.
 func settle(t testing.TB, rdb redis.UniversalClient) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(hangWait)
 	for {
 		n, err := rdb.XLen(context.Background(), keysOf(rdb).FanOutQueue()).Result()
 		if err == nil && n == 0 {

@@ -134,7 +134,7 @@ func TestWSDMsDuringReconnect(t *testing.T) {
 		c := ts.dialWS(t, bob, fmt.Sprintf("messages_after=%d", last))
 		// A few frames, then the connection drops without reading the rest.
 		for n := 0; n < 1+reconnects%7 && len(got) < total; {
-			f := c.Next(t, 5*time.Second)
+			f := c.Next(t, hangWait)
 			if f.Event != store.EventDM {
 				continue
 			}

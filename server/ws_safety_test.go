@@ -40,9 +40,9 @@ func TestWSSafety(t *testing.T) {
 	ts.newPost(t, dan, "dan, muted")
 	ts.wantStatus(t, "PUT", fmt.Sprintf("/api/v1/posts/%d/like", amyPost), dan, nil, 204, "")
 	danSeen := ts.newPost(t, cat, "after dan")
-	f := ws.Next(t, liveWait)
+	f := ws.Next(t, hangWait)
 	for f.Event == store.EventCounts { // the like's new count on amy's own post
-		f = ws.Next(t, liveWait)
+		f = ws.Next(t, hangWait)
 	}
 	if f.Event != store.EventPost || f.ID() != danSeen {
 		t.Fatalf("got %s, want cat's post %d (nothing of dan's)", f, danSeen)
@@ -59,16 +59,12 @@ func TestWSSafety(t *testing.T) {
 	ws.expectSoon(t, func() int64 { return ts.newPost(t, dan, "dan, heard again") })
 }
 
-// liveWait bounds a wait for a frame that must come: a deadline against
-// hangs, not a measure of speed.
-const liveWait = 30 * time.Second
-
 // expectSoon calls write (which writes a post and returns its id) until the
-// connection receives one of the posts written, within liveWait: for a
+// connection receives one of the posts written, within hangWait: for a
 // change that reaches open connections asynchronously.
 func (c *wsClient) expectSoon(t testing.TB, write func() int64) {
 	t.Helper()
-	deadline := time.Now().Add(liveWait)
+	deadline := time.Now().Add(hangWait)
 	var ids []int64
 	for time.Now().Before(deadline) {
 		ids = append(ids, write())
@@ -79,5 +75,5 @@ func (c *wsClient) expectSoon(t testing.TB, write func() int64) {
 			}
 		}
 	}
-	t.Fatalf("none of posts %v reached the connection within %v", ids, liveWait)
+	t.Fatalf("none of posts %v reached the connection within %v", ids, hangWait)
 }

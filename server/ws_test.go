@@ -272,7 +272,7 @@ func TestWSRedisRestart(t *testing.T) {
 		// Down long enough for the subscriber's reconnection back-off to
 		// grow past the time the first posts after the restart take.
 		ts.Redis.RestartAfter(1500 * time.Millisecond)
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(hangWait)
 		for len(after) < 5*(attempt+1) && time.Now().Before(deadline) {
 			silent := unheard()
 			status, body := ts.call(t, "POST", "/api/v1/posts", starTok, map[string]string{"content": "after restart"})
@@ -330,7 +330,11 @@ func TestWSCrossProcess(t *testing.T) {
 // healthy one keeps receiving everything.
 func TestWSSlowClient(t *testing.T) {
 	parallel(t)
-	ts := newTestServer(t, "MICROBLOG_WS_QUEUE=16") // small, with room for a healthy reader on a busy machine
+	// The queue is small, with room for a healthy reader on a busy machine:
+	// the slow client is closed when it overflows. The write and pong waits
+	// are long, so that neither closes the slow client first, without its
+	// close frame, however slowly the machine gets to reading it.
+	ts := newTestServer(t, "MICROBLOG_WS_QUEUE=16", "MICROBLOG_WS_WRITE_WAIT=10m", "MICROBLOG_WS_PONG_WAIT=10m")
 	starTok, _ := ts.register(t, "star")
 	fanTok, _ := ts.register(t, "fan")
 	slowTok, _ := ts.register(t, "slow")
@@ -359,7 +363,7 @@ func TestWSSlowClient(t *testing.T) {
 	t.Logf("slow client closed after %d posts in %s", len(ids), time.Since(start))
 	c.waitFor(ids, 30*time.Second)
 	// Now the slow client reads: what the socket held, then the close frame.
-	if code := slow.CloseCode(t, 5*time.Second); code != 4008 {
+	if code := slow.CloseCode(t, hangWait); code != 4008 {
 		t.Fatalf("slow client closed with %d, want 4008", code)
 	}
 }
@@ -394,7 +398,7 @@ func TestWSLogoutClosesWith4001(t *testing.T) {
 	if status, body := ts.call(t, "DELETE", "/api/v1/sessions/current", tok, nil); status != http.StatusNoContent {
 		t.Fatalf("logout: %d %s", status, body)
 	}
-	if code := ws.CloseCode(t, 2*time.Second); code != 4001 {
+	if code := ws.CloseCode(t, hangWait); code != 4001 {
 		t.Fatalf("closed with %d, want 4001", code)
 	}
 }
@@ -408,7 +412,7 @@ func TestWSShutdownClosesCleanly(t *testing.T) {
 	stopped := make(chan struct{})
 	go func() { ts.Stop(); close(stopped) }()
 	defer func() { <-stopped }()
-	if code := ws.CloseCode(t, 5*time.Second); code != websocket.CloseGoingAway {
+	if code := ws.CloseCode(t, hangWait); code != websocket.CloseGoingAway {
 		t.Errorf("closed with %d, want %d", code, websocket.CloseGoingAway)
 	}
 }

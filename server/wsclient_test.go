@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"microblog/hub/wstest"
 	"microblog/store"
@@ -35,16 +34,13 @@ func (ts *testServer) dialWS(t testing.TB, token, query string) *wsClient {
 // changed, a notification): expect passes over them unless asked for one.
 var asides = []string{store.EventCounts, store.EventNotification, store.EventNotificationRemoved}
 
-// expect returns the next frame and checks it is event (and for ids, id).
-// frameWait bounds the wait for a frame that should come: long, since it
-// only matters when the frame never comes, and a busy machine is slow.
-const frameWait = 10 * time.Second
-
+// expect returns the next frame and checks it is event (and for ids, id),
+// waiting for it up to hangWait.
 func (c *wsClient) expect(t testing.TB, event string, id int64) wstest.Frame {
 	t.Helper()
-	f := c.Next(t, frameWait)
+	f := c.Next(t, hangWait)
 	for slices.Contains(asides, f.Event) && !slices.Contains(asides, event) {
-		f = c.Next(t, frameWait)
+		f = c.Next(t, hangWait)
 	}
 	if f.Event != event || (id != 0 && f.ID() != id) {
 		t.Fatalf("got frame %s, want %s %d", f, event, id)

@@ -100,8 +100,10 @@ var slowDialer = &websocket.Dialer{
 		}
 		return c, err
 	},
-	ReadBufferSize:   1024,
-	HandshakeTimeout: 5 * time.Second,
+	ReadBufferSize: 1024,
+	// A guard against a hang, as Dial's (websocket.DefaultDialer's), not a
+	// measure of speed: a busy machine may take seconds to upgrade.
+	HandshakeTimeout: websocket.DefaultDialer.HandshakeTimeout,
 }
 
 func tryDial(t testing.TB, d *websocket.Dialer, queue int, url string, header http.Header) (*Client, *http.Response, []byte) {

@@ -282,7 +282,7 @@ function sessionEnded() {
 }
 
 // takeSSOSession takes the session a single sign-on just opened in this
-// browser (server/handle_oidc.go: the cookie is the browser's, the app
+// browser (server/api/handle_oidc.go: the cookie is the browser's, the app
 // wants its token), once.
 async function takeSSOSession() {
   try {

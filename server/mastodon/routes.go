@@ -47,10 +47,6 @@ func chain(h echo.HandlerFunc, mw ...echo.MiddlewareFunc) echo.HandlerFunc {
 	return h
 }
 
-// Chain is chain for the server, which hands its handlers of the shared
-// paths to Routes with their middleware around them.
-func Chain(h echo.HandlerFunc, mw ...echo.MiddlewareFunc) echo.HandlerFunc { return chain(h, mw...) }
-
 // Routes registers the API on e, beside the native API: natives holds the
 // native handlers (with their middleware) of the paths both serve, by
 // "METHOD /path" as registered.

@@ -293,7 +293,7 @@ async function boot() {
   startClock();
   trackUnread(app, showUnread);
   // The session cookie is HttpOnly, so the server says in <html data-session>
-  // whether the request for this page carried one (server/static.go). Without
+  // whether the request for this page carried one (server/api/static.go). Without
   // it /me could only answer 401, which the browser logs as an error, so a
   // logged-out visit does not ask.
   if (document.documentElement.dataset.session === 'cookie') {

@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"microblog/web"
 )
 
-// staticServer serves both front ends the way addRoutes does, without Redis.
+// staticServer serves both front ends the way frontEndRoutes does, without Redis.
 func staticServer(t *testing.T) *httptest.Server {
 	return sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()})
 }
@@ -365,7 +365,7 @@ func TestStaticSessionHint(t *testing.T) {
 		if anon.Header.Get("ETag") == withCookie.Header.Get("ETag") {
 			t.Errorf("%s: both variants have the ETag %s", p, anon.Header.Get("ETag"))
 		}
-		if !bytes.Equal(bytes.Replace(body, []byte(sessionMark), []byte(sessionCookieMark), 1), body2) {
+		if !bytes.Equal(bytes.Replace(body, []byte(sessionMark), []byte(SessionCookieMark), 1), body2) {
 			t.Errorf("%s: the variants differ in more than the mark", p)
 		}
 	}

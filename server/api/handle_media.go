@@ -1,28 +1,25 @@
-package main
+package api
 
 import (
 	"net/http"
-	"slices"
 
 	"github.com/labstack/echo/v4"
 
-	"microblog/server/mastodon"
 	"microblog/server/upload"
 	"microblog/store"
 	"microblog/store/media"
 )
 
-// The upload routes, read with a limit of their own (media.MaxBytes and
-// room for the form around it) instead of the API's 64 KiB.
+// The upload routes, under /api/v1, read with a limit of their own
+// (media.MaxBytes and room for the form around it) instead of MaxBodyBytes.
 const (
-	uploadPath = "/media"
-	avatarPath = "/me/avatar"
+	UploadPath = "/media"
+	AvatarPath = "/me/avatar"
 )
 
-// isUpload tells whether path takes an upload, in either API.
-func isUpload(path string) bool {
-	return path == "/api/v1"+uploadPath || path == "/api/v1"+avatarPath || slices.Contains(mastodon.UploadPaths, path)
-}
+// UploadPaths are the upload routes' whole paths, which the server's body
+// limit leaves to them.
+var UploadPaths = []string{"/api/v1" + UploadPath, "/api/v1" + AvatarPath}
 
 // uploader is what storing an upload needs: the rate limit, then the record.
 type uploader interface {

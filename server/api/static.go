@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"bytes"
@@ -15,9 +15,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"microblog/mobile"
+	"microblog/web"
 )
 
 // Static files are prepared once, when the handler is made, not per request:
@@ -36,15 +40,18 @@ import (
 //   - The session hint. The desktop page cannot see its session cookie
 //     (HttpOnly), and asking /me without one can only earn a 401, which the
 //     browser logs as an error. So a page whose <html> carries sessionMark is
-//     also kept with that mark replaced by sessionCookieMark, and served so
+//     also kept with that mark replaced by SessionCookieMark, and served so
 //     to requests that carry a session cookie (Vary: Cookie); the page asks
 //     /me only then. It says the cookie is there, not that it is valid.
 const (
-	sessionMark       = `data-session="none"`
-	sessionCookieMark = `data-session="cookie"`
-	cacheImmutable    = "public, max-age=31536000, immutable"
-	cacheRevalidate   = "no-cache"
+	sessionMark     = `data-session="none"`
+	cacheImmutable  = "public, max-age=31536000, immutable"
+	cacheRevalidate = "no-cache"
 )
+
+// SessionCookieMark is what sessionMark becomes in the page served to a
+// request that carries a session cookie.
+const SessionCookieMark = `data-session="cookie"`
 
 // refPatterns find references to other files by file type; the first group
 // is the reference. Only paths are matched (no scheme, query or fragment);
@@ -60,7 +67,7 @@ type staticFile struct {
 	body, gz    []byte // gz is nil when gzip would not make it smaller
 	contentType string
 	version     string      // hash of body, the ?v= of versioned URLs
-	session     *staticFile // the page with sessionCookieMark, if it has sessionMark
+	session     *staticFile // the page with SessionCookieMark, if it has sessionMark
 }
 
 // staticSite is a front end's files by name (as in its fs.FS), served under prefix.
@@ -68,6 +75,23 @@ type staticSite struct {
 	prefix string
 	files  map[string]*staticFile
 	cyclic map[string]bool // files met again while being prepared: never versioned
+}
+
+// The front ends are embedded in the binary, so each is prepared (versioned
+// and compressed) once per process, not once per server made in it: the
+// tests start hundreds, and preparing took a sixth of their CPU.
+var (
+	webSite    = sync.OnceValue(func() echo.HandlerFunc { return handleStatic(web.FS(), "/") })
+	mobileSite = sync.OnceValue(func() echo.HandlerFunc { return handleStatic(mobile.FS(), "/m/") })
+)
+
+// frontEndRoutes serves the desktop front end under / and the mobile app
+// under /m/: every path no other route takes.
+func frontEndRoutes(e *echo.Echo) {
+	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
+	readOnly := []string{http.MethodGet, http.MethodHead}
+	e.Match(readOnly, "/m/*", mobileSite())
+	e.Match(readOnly, "/*", webSite())
 }
 
 // handleStatic serves a front end from fsys under prefix. A path that is not
@@ -130,7 +154,7 @@ func (s *staticSite) prepare(name string, raw map[string][]byte, busy map[string
 	}
 	f := newStaticFile(name, body)
 	if bytes.Contains(body, []byte(sessionMark)) {
-		f.session = newStaticFile(name, bytes.Replace(body, []byte(sessionMark), []byte(sessionCookieMark), 1))
+		f.session = newStaticFile(name, bytes.Replace(body, []byte(sessionMark), []byte(SessionCookieMark), 1))
 	}
 	s.files[name] = f
 	return f

@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // before the upgrade (the session cookie, ?token= or the Authorization
 // header), so a bad token is a plain 401, a browser page from a foreign
 // origin a 403, and a user or client address over its share of sockets a 429.
-func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps) echo.HandlerFunc {
+func handleWS(h *hub.Hub, st store.Accounts, allowed []string, gate SocketGate) echo.HandlerFunc {
 	up := hub.NewUpgrader()
 	// Checked below, before authenticating, to answer with the API's error body.
 	up.CheckOrigin = func(*http.Request) bool { return true }
@@ -60,7 +60,7 @@ func handleWS(h *hub.Hub, st store.Accounts, allowed []string, caps *socketCaps)
 		if !websocket.IsWebSocketUpgrade(r) {
 			return store.Invalid(store.CodeNotWebSocket, "GET /ws must be a WebSocket upgrade")
 		}
-		release, err := caps.acquire(uid, c.RealIP())
+		release, err := gate(uid, c.RealIP())
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"microblog/store"
 )
 
-// idempotencyHeader names the header that makes a retried create safe.
-const idempotencyHeader = "Idempotency-Key"
+// IdempotencyHeader names the header that makes a retried create safe.
+const IdempotencyHeader = "Idempotency-Key"
 
 // deleteTimeout bounds a delete, which does not end with its client.
 const deleteTimeout = 10 * time.Second
@@ -28,7 +28,7 @@ func handleCreatePost(st store.Posts, limit store.Limit) echo.HandlerFunc {
 			return err
 		}
 		np := store.NewPost{Author: viewer(c), Content: in.Content, MediaIDs: in.MediaIDs,
-			IdempotencyKey: c.Request().Header.Get(idempotencyHeader)}
+			IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)}
 		if in.RepostOf != nil {
 			if *in.RepostOf <= 0 {
 				return store.ErrPostNotFound
@@ -53,7 +53,7 @@ func handleCreateComment(st store.Posts, limit store.Limit) echo.HandlerFunc {
 			return err
 		}
 		return createPost(c, st, limit, store.NewPost{Author: viewer(c), Parent: parent,
-			Content: in.Content, IdempotencyKey: c.Request().Header.Get(idempotencyHeader)})
+			Content: in.Content, IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)})
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,11 +17,12 @@ import (
 	"microblog/store"
 )
 
-// maxBodyBytes is the contract's limit on a request body.
-const maxBodyBytes = 64 << 10
+// MaxBodyBytes is the contract's limit on a JSON request body; uploads
+// (UploadPaths) have their own.
+const MaxBodyBytes = 64 << 10
 
 // bodyTooLargeMsg tells a client the limit it went past.
-var bodyTooLargeMsg = fmt.Sprintf("request body must be at most %d KiB", maxBodyBytes>>10)
+var bodyTooLargeMsg = fmt.Sprintf("request body must be at most %d KiB", MaxBodyBytes>>10)
 
 // bindJSON reads a JSON object body into v, answering the contract's error
 // for a body that is not JSON, too large, not UTF-8, malformed or of the
@@ -33,7 +33,7 @@ func bindJSON(c echo.Context, v any) error {
 	if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
 		return store.NewError(store.ErrUnsupported, store.CodeUnsupportedMedia, "request body must be application/json (UTF-8)")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, maxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, MaxBodyBytes))
 	if err != nil {
 		// Over the limit: a body with its Content-Length was refused before
 		// the handler; a chunked one stops here, with MaxBytesReader's error
@@ -116,26 +116,6 @@ func pageHandler[T any](fetch func(c echo.Context, q store.PageQuery) (store.Pag
 	}
 }
 
-// unescapeParams gives the handlers the path parameters the client meant
-// when Echo routed the escaped path: it does so when the path holds an
-// escape that Go would not write (%2F, %2B, %26, %3A: a topic "a/b", "C++",
-// "Q&A"), and then leaves the parameters escaped, so that the topic's page
-// would look for "a%2Fb" and list nothing.
-func unescapeParams(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if c.Request().URL.RawPath != "" {
-			values := c.ParamValues()
-			for i, v := range values {
-				if u, err := url.PathUnescape(v); err == nil {
-					values[i] = u
-				}
-			}
-			c.SetParamValues(values...)
-		}
-		return next(c)
-	}
-}
-
 // idParam reads a message id from the path; a malformed one is simply not found.
 func idParam(c echo.Context) (int64, error) {
 	n, err := strconv.ParseInt(c.Param("id"), 10, 64)
@@ -143,4 +123,21 @@ func idParam(c echo.Context) (int64, error) {
 		return 0, store.ErrPostNotFound
 	}
 	return n, nil
+}
+
+// noContent answers 204.
+func noContent(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
+
+// PlainHost tells whether a Host header is a bare host[:port], safe to put
+// in a policy or a URL: net/http lets through characters such as ';' and ','.
+func PlainHost(host string) bool {
+	if host == "" || len(host) > 255 {
+		return false
+	}
+	for _, r := range host {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-:[]", r)) {
+			return false
+		}
+	}
+	return true
 }

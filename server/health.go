@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"microblog/server/api"
 	"microblog/store"
 )
 
@@ -32,12 +33,12 @@ func handleReadyz(st store.Service) echo.HandlerFunc {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 		defer cancel()
 		if err := st.Ping(ctx); err != nil {
-			return c.JSON(http.StatusServiceUnavailable, errorBody{
-				Error: errorDetail{Code: store.CodeUnavailable, Message: "redis is not answering"}})
+			return c.JSON(http.StatusServiceUnavailable, api.ErrorBody{
+				Error: api.ErrorDetail{Code: store.CodeUnavailable, Message: "redis is not answering"}})
 		}
 		if w, ok := st.(writable); ok {
 			if err := w.Writable(ctx); errors.Is(err, store.ErrStorageFull) {
-				return c.JSON(http.StatusServiceUnavailable, errorBody{Error: errorDetail{Code: store.CodeStorageFull,
+				return c.JSON(http.StatusServiceUnavailable, api.ErrorBody{Error: api.ErrorDetail{Code: store.CodeStorageFull,
 					Message: "redis is out of memory (maxmemory reached) and refuses writes"}})
 			}
 		}

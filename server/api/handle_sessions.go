@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"net/http"
@@ -23,8 +23,8 @@ type credentials struct {
 var errSignupClosed = store.NewError(store.ErrForbidden, store.CodeSignupClosed,
 	"this server makes no new local accounts; sign in with one of the providers of GET /api/v1/auth/providers")
 
-// sessionResponse answers sign-up and login.
-type sessionResponse struct {
+// Session answers sign-up and login.
+type Session struct {
 	User  store.User `json:"user"`
 	Token string     `json:"token"`
 }
@@ -101,7 +101,7 @@ func openSession(st store.Limiter, bucket string, limit store.Limit, ttl time.Du
 			return err
 		}
 		setSessionCookie(c, token, ttl)
-		return c.JSON(status, sessionResponse{User: u, Token: token})
+		return c.JSON(status, Session{User: u, Token: token})
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"crypto/subtle"
@@ -16,16 +16,22 @@ import (
 	"microblog/store"
 )
 
-// The OpenID Connect sign-in's routes (outside /api: the browser navigates
-// to them) and what they keep.
+// The OpenID Connect sign-in's routes: the login and the callback outside
+// /api (the browser navigates to them), the mobile app's handover under
+// /api/v1.
 const (
-	oidcLoginPath    = "/auth/oidc/login"
-	oidcCallbackPath = "/auth/oidc/callback"
-	oidcHandoverPath = "/auth/oidc/handover" // under /api/v1
+	OIDCLoginPath    = "/auth/oidc/login"
+	OIDCCallbackPath = "/auth/oidc/callback"
+	OIDCHandoverPath = "/auth/oidc/handover"
+)
+
+// OIDCStateTTL is how long a sign-in may take at the provider.
+const OIDCStateTTL = 10 * time.Minute
+
+// What the sign-in keeps.
+const (
 	// oidcProvider is the provider name of the identities the sign-in links.
 	oidcProvider = "oidc"
-	// oidcStateTTL is how long a sign-in may take at the provider.
-	oidcStateTTL = 10 * time.Minute
 	// oidcBindCookie holds a random value whose hash the state keeps, so that
 	// only the browser that started a sign-in can finish it.
 	oidcBindCookie = "oidc_bind"
@@ -73,7 +79,7 @@ func (r oidcRecord) back(q url.Values) string {
 // verifier in the store, binds them to this browser with a cookie, and
 // sends the browser to the provider. ?app=mobile brings it back to the
 // mobile app. 503 while the provider cannot be reached.
-func handleOIDCLogin(st store.Service, rp *oidcauth.Client, cfg oidcConfig, limit store.Limit) echo.HandlerFunc {
+func handleOIDCLogin(st store.Service, o OIDC, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		if err := st.Allow(ctx, "login", c.RealIP(), limit); err != nil {
@@ -85,14 +91,14 @@ func handleOIDCLogin(st store.Service, rp *oidcauth.Client, cfg oidcConfig, limi
 			// account their browser has at the provider.
 			return store.NewError(store.ErrForbidden, store.CodeCrossOrigin, "linking must start from this site's Settings page")
 		}
-		rec.RedirectURL = cfg.RedirectURL
+		rec.RedirectURL = o.RedirectURL
 		if rec.RedirectURL == "" {
-			if !plainHost(c.Request().Host) {
+			if !PlainHost(c.Request().Host) {
 				return store.Invalid(store.CodeBadRequest, "bad Host header")
 			}
-			rec.RedirectURL = schemeOf(c) + "://" + c.Request().Host + oidcCallbackPath
+			rec.RedirectURL = schemeOf(c) + "://" + c.Request().Host + OIDCCallbackPath
 		}
-		start, err := rp.Begin(ctx, rec.RedirectURL)
+		start, err := o.Client.Begin(ctx, rec.RedirectURL)
 		if err != nil {
 			return providerError(err)
 		}
@@ -103,10 +109,10 @@ func handleOIDCLogin(st store.Service, rp *oidcauth.Client, cfg oidcConfig, limi
 		if err != nil {
 			return fmt.Errorf("oidc login: encode the state: %w", err)
 		}
-		if err := st.PutOIDCState(ctx, start.State, data, oidcStateTTL); err != nil {
+		if err := st.PutOIDCState(ctx, start.State, data, OIDCStateTTL); err != nil {
 			return err
 		}
-		setOIDCCookie(c, oidcBindCookie, bind, "/", int(oidcStateTTL.Seconds()), http.SameSiteLaxMode)
+		setOIDCCookie(c, oidcBindCookie, bind, "/", int(OIDCStateTTL.Seconds()), http.SameSiteLaxMode)
 		return c.Redirect(http.StatusFound, start.URL)
 	}
 }
@@ -171,7 +177,7 @@ func handleOIDCCallback(st store.Service, rp *oidcauth.Client, limit store.Limit
 		}
 		setSessionCookie(c, token, ttl)
 		if rec.Mobile {
-			setOIDCCookie(c, oidcHandoverCookie, store.TokenHash(token), "/api/v1"+oidcHandoverPath, int(oidcHandoverTTL.Seconds()), http.SameSiteStrictMode)
+			setOIDCCookie(c, oidcHandoverCookie, store.TokenHash(token), "/api/v1"+OIDCHandoverPath, int(oidcHandoverTTL.Seconds()), http.SameSiteStrictMode)
 			return c.Redirect(http.StatusFound, mobileApp+"#/sso")
 		}
 		return c.Redirect(http.StatusFound, "/")
@@ -186,7 +192,7 @@ func handleOIDCHandover(st store.Accounts) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		token, fromCookie := authToken(c)
 		mark, _ := oidcCookie(c, oidcHandoverCookie)
-		setOIDCCookie(c, oidcHandoverCookie, "", "/api/v1"+oidcHandoverPath, -1, http.SameSiteStrictMode)
+		setOIDCCookie(c, oidcHandoverCookie, "", "/api/v1"+OIDCHandoverPath, -1, http.SameSiteStrictMode)
 		if !fromCookie || !originAllowed(c, nil) || mark == "" ||
 			subtle.ConstantTimeCompare([]byte(mark), []byte(store.TokenHash(token))) != 1 {
 			return store.NewError(store.ErrForbidden, store.CodeForbidden, "no sign-in to hand over")
@@ -196,7 +202,7 @@ func handleOIDCHandover(st store.Accounts) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, sessionResponse{User: u, Token: token})
+		return c.JSON(http.StatusOK, Session{User: u, Token: token})
 	}
 }
 
@@ -232,7 +238,7 @@ func sameOriginNavigation(c echo.Context) bool {
 }
 
 func schemeOf(c echo.Context) string {
-	if overHTTPS(c) {
+	if OverHTTPS(c) {
 		return "https"
 	}
 	return "http"
@@ -241,7 +247,7 @@ func schemeOf(c echo.Context) string {
 // oidcCookieName is name over plain HTTP, __Host-name over HTTPS, as the
 // session cookie: a sibling subdomain cannot plant it.
 func oidcCookieName(c echo.Context, name string) string {
-	if overHTTPS(c) {
+	if OverHTTPS(c) {
 		return "__Host-" + name
 	}
 	return name
@@ -260,7 +266,7 @@ func oidcCookie(c echo.Context, name string) (string, bool) {
 // is always /.
 func setOIDCCookie(c echo.Context, name, value, path string, maxAge int, sameSite http.SameSite) {
 	ck := &http.Cookie{Name: oidcCookieName(c, name), Value: value, Path: path, MaxAge: maxAge,
-		HttpOnly: true, SameSite: sameSite, Secure: overHTTPS(c)}
+		HttpOnly: true, SameSite: sameSite, Secure: OverHTTPS(c)}
 	if ck.Secure {
 		ck.Path = "/"
 	}

@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func handleSendDM(st dmService, limit store.Limit) echo.HandlerFunc {
 		}
 		m, err := st.SendDM(c.Request().Context(), store.NewDM{From: viewer(c), To: to,
 			Content: in.Content, MediaIDs: in.MediaIDs, Limit: limit,
-			IdempotencyKey: c.Request().Header.Get(idempotencyHeader)})
+			IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)})
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"errors"
@@ -19,8 +19,8 @@ import (
 // it. Over HTTPS only __Host-auth is read: a plain auth cookie there may have
 // been planted by a sibling subdomain (cookie tossing).
 const (
-	cookieName     = "auth"
-	hostCookieName = "__Host-auth"
+	CookieName     = "auth"
+	HostCookieName = "__Host-auth"
 )
 
 // Context keys of the authenticated caller.
@@ -33,7 +33,7 @@ const (
 // token when there is one, else the session cookie.
 func authToken(c echo.Context) (token string, fromCookie bool) {
 	if h := c.Request().Header.Get("Authorization"); h != "" {
-		t, _ := bearerToken(h)
+		t, _ := BearerToken(h)
 		return t, false
 	}
 	if t, ok := sessionCookie(c); ok {
@@ -42,9 +42,10 @@ func authToken(c echo.Context) (token string, fromCookie bool) {
 	return "", false
 }
 
-// bearerToken reads an Authorization header of the Bearer scheme, whose name
-// is case-insensitive (RFC 7235).
-func bearerToken(h string) (string, bool) {
+// BearerToken reads an Authorization header of the Bearer scheme, whose name
+// is case-insensitive (RFC 7235): the session token here, the metrics
+// token for the server.
+func BearerToken(h string) (string, bool) {
 	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", false
@@ -55,9 +56,9 @@ func bearerToken(h string) (string, bool) {
 // sessionCookie is the token in the request's session cookie, if any: the
 // one its scheme sets.
 func sessionCookie(c echo.Context) (string, bool) {
-	name := cookieName
-	if overHTTPS(c) {
-		name = hostCookieName
+	name := CookieName
+	if OverHTTPS(c) {
+		name = HostCookieName
 	}
 	if ck, err := c.Request().Cookie(name); err == nil && ck.Value != "" {
 		return ck.Value, true
@@ -101,10 +102,12 @@ func authenticate(st store.Accounts, required bool) echo.MiddlewareFunc {
 	}
 }
 
-// sameOriginWrites refuses writes authenticated by the cookie that come from
-// another origin (cross-site request forgery). Bearer tokens are never sent
-// by a browser on its own, so they need no such check.
-func sameOriginWrites(allowed []string) echo.MiddlewareFunc {
+// SameOriginWrites refuses writes authenticated by the cookie that come from
+// another origin (cross-site request forgery), besides those of allowed.
+// Bearer tokens are never sent by a browser on its own, so they need no
+// such check. The server runs it before every route, with the other
+// middleware both APIs share.
+func SameOriginWrites(allowed []string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
@@ -135,7 +138,7 @@ func originAllowed(c echo.Context, allowed []string) bool {
 		return false
 	}
 	scheme := "http"
-	if overHTTPS(c) {
+	if OverHTTPS(c) {
 		scheme = "https"
 	}
 	if strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(withoutPort(u.Host, scheme), withoutPort(r.Host, scheme)) {
@@ -161,18 +164,26 @@ func withoutPort(host, scheme string) string {
 // setSessionCookie gives the browser the session token as an HttpOnly
 // cookie: __Host-auth over HTTPS, auth over plain HTTP.
 func setSessionCookie(c echo.Context, token string, ttl time.Duration) {
-	ck := &http.Cookie{Name: cookieName, Value: token, Path: "/",
+	ck := &http.Cookie{Name: CookieName, Value: token, Path: "/",
 		MaxAge: int(ttl.Seconds()), HttpOnly: true, SameSite: http.SameSiteLaxMode}
-	if overHTTPS(c) {
-		ck.Name, ck.Secure = hostCookieName, true
+	if OverHTTPS(c) {
+		ck.Name, ck.Secure = HostCookieName, true
 	}
 	c.SetCookie(ck)
 }
 
 // clearSessionCookie removes both session cookies, whichever the browser has.
 func clearSessionCookie(c echo.Context) {
-	for _, name := range []string{cookieName, hostCookieName} {
+	for _, name := range []string{CookieName, HostCookieName} {
 		c.SetCookie(&http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
-			SameSite: http.SameSiteLaxMode, Secure: name == hostCookieName || overHTTPS(c)})
+			SameSite: http.SameSiteLaxMode, Secure: name == HostCookieName || OverHTTPS(c)})
 	}
+}
+
+// OverHTTPS tells whether the browser reached us over TLS, directly or
+// through a trusted proxy (the scheme the server's proxy settings give the
+// request).
+func OverHTTPS(c echo.Context) bool {
+	s := c.Scheme()
+	return s == "https" || s == "wss"
 }

@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"net/http"
@@ -22,9 +22,9 @@ const (
 	kindRedirect = "redirect"
 )
 
-// provider is a way to sign in besides a local password, as GET
+// Provider is a way to sign in besides a local password, as GET
 // /api/v1/auth/providers lists it.
-type provider struct {
+type Provider struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
 	Kind     string `json:"kind"`
@@ -34,31 +34,31 @@ type provider struct {
 	Linked *bool `json:"linked,omitempty"`
 }
 
-// providersResponse answers GET /api/v1/auth/providers.
-type providersResponse struct {
+// Providers answers GET /api/v1/auth/providers.
+type Providers struct {
 	LocalSignup bool       `json:"local_signup"`
-	Providers   []provider `json:"providers"`
+	Providers   []Provider `json:"providers"`
 }
 
 // signInProviders lists the configured ways to sign in besides local
 // passwords, in the order the front ends show them. This is the one list:
 // the OpenID Connect sign-in appends its entry (kindRedirect) here.
-func signInProviders(cfg config) []provider {
-	out := []provider{}
-	if cfg.Auth.LDAP != nil {
-		out = append(out, provider{ID: ldapProvider, Name: cfg.Auth.LDAPName, Kind: kindPassword})
+func (a *API) signInProviders() []Provider {
+	out := []Provider{}
+	if a.d.LDAP != nil {
+		out = append(out, Provider{ID: ldapProvider, Name: a.d.LDAPName, Kind: kindPassword})
 	}
-	if cfg.OIDC.Issuer != "" {
-		out = append(out, provider{ID: oidcProvider, Name: cfg.OIDC.Name, Kind: kindRedirect, LoginURL: oidcLoginPath})
+	if a.d.OIDC.Client != nil {
+		out = append(out, Provider{ID: oidcProvider, Name: a.d.OIDC.Name, Kind: kindRedirect, LoginURL: OIDCLoginPath})
 	}
 	return out
 }
 
 // handleProviders lists the ways to sign in: 200 {"local_signup",
 // "providers"}, each provider marked linked or not for a signed-in caller.
-func handleProviders(st store.ExternalAccounts, localSignup bool, providers []provider) echo.HandlerFunc {
+func handleProviders(st store.ExternalAccounts, localSignup bool, providers []Provider) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		out := providersResponse{LocalSignup: localSignup, Providers: slices.Clone(providers)}
+		out := Providers{LocalSignup: localSignup, Providers: slices.Clone(providers)}
 		if uid := viewer(c); uid != 0 {
 			linked, err := st.ExternalIdentities(c.Request().Context(), uid)
 			if err != nil {
