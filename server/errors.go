@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 
@@ -18,10 +19,17 @@ import (
 // answer (nginx's 499): it is logged and counted, never sent.
 const statusClientClosed = 499
 
-// aborted tells whether err only says that the client went away: the
-// request's context ended, which net/http does when the connection closes.
+// aborted tells whether the client went away before its answer: net/http
+// cancels the request's context when the connection closes, and err is then
+// what the handler met on its way out (a cancelled call, or a body cut
+// short). A client too slow to send its request (the read timeout) also
+// ends the context, but it is still there to be told.
 func aborted(c echo.Context, err error) bool {
-	return errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false
+	}
+	return errors.Is(c.Request().Context().Err(), context.Canceled)
 }
 
 // errorHandler writes every failure as the error body of the API the

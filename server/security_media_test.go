@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
@@ -128,15 +129,37 @@ func TestSecurityUploadStopsWhenClientLeaves(t *testing.T) {
 	part, _ := mw.CreateFormFile("file", "big.png")
 	part.Write(mediatest.PNG(8000, 8000, 8, 3)) // accepted, and a second of CPU to re-encode
 	mw.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	// The client leaves 100 ms after the last byte of the upload is out, so
+	// the server has it all, whatever the machine's load, and is at work on it.
+	sent := &sentReader{r: bytes.NewReader(form.Bytes()), done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/v1/media", &form)
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/v1/media", sent)
+	req.ContentLength = int64(form.Len())
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Authorization", "Bearer "+tok)
-	if resp, err := http.DefaultClient.Do(req); err == nil {
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
 		resp.Body.Close()
-		t.Fatalf("answered %d within 150ms: the test needs an upload that takes longer", resp.StatusCode)
+		answered <- resp.StatusCode
+	}()
+	select {
+	case <-sent.done:
+	case status := <-answered:
+		t.Fatalf("answered %d before the upload was sent", status)
 	}
+	select {
+	case <-time.After(100 * time.Millisecond):
+		cancel()
+	case status := <-answered:
+		t.Fatalf("answered %d within 100ms: the test needs an upload that takes longer", status)
+	}
+	<-answered
 	left := cpuTime(t)
 	deadline := time.Now().Add(hangWait)
 	for {
@@ -155,3 +178,67 @@ func TestSecurityUploadStopsWhenClientLeaves(t *testing.T) {
 		t.Logf("after the client left, its upload cost %v of CPU", spent)
 	}
 }
+
+// sentReader is a request body that says when its last byte has been read.
+type sentReader struct {
+	r    *bytes.Reader
+	done chan struct{}
+	once sync.Once
+}
+
+func (s *sentReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil {
+		s.once.Do(func() { close(s.done) })
+	}
+	return n, err
+}
+
+// TestUploadCutShortIsAborted: a client that leaves half way through
+// sending its upload is counted as gone (499), not as a bad request.
+func TestUploadCutShortIsAborted(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	tok, _ := ts.register(t, "alice")
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	part, _ := mw.CreateFormFile("file", "big.png")
+	part.Write(mediatest.PNG(2000, 2000, 8, 3))
+	mw.Close()
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/v1/media", pr)
+	req.ContentLength = int64(form.Len())
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+tok)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			t.Errorf("answered %d to an upload cut short", resp.StatusCode)
+		}
+	}()
+	if _, err := pw.Write(form.Bytes()[:form.Len()/2]); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	pw.CloseWithError(context.Canceled)
+	<-done
+	deadline := time.Now().Add(hangWait)
+	for {
+		_, body := ts.call(t, "GET", "/metrics", "", nil)
+		if strings.Contains(string(body), `microblog_http_requests_total{method="POST",route="/api/v1/media",status="499"}`) {
+			break
+		}
+		if strings.Contains(string(body), `route="/api/v1/media",status="4`) {
+			t.Fatalf("an upload cut short was counted as a bad request:\n%s", grepLines(string(body), "microblog_http_requests_total{method=\"POST\",route=\"/api/v1/media\""))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the upload cut short never ended as aborted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
