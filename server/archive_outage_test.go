@@ -185,7 +185,9 @@ func archiveOutageRun(t *testing.T, ts *testServer, dsn string, outage time.Dura
 		start := time.Now()
 		status, body := ts.call(t, "GET", path, l.tokens[0], nil)
 		if status != http.StatusServiceUnavailable || errorCode(t, body) != string(store.CodeArchiveUnavailable) {
-			t.Errorf("GET %s with the archive down: %d %s, want 503 archive_unavailable", path, status, body)
+			hot, _ := rdb.Exists(ctx, keysOf(rdb).Post(oldest)).Result()
+			t.Errorf("GET %s with the archive down (%v after it went down; post %d's hash in Redis now: %v): %d %s, want 503 archive_unavailable",
+				path, time.Since(began), oldest, hot == 1, status, body)
 		}
 		if took := time.Since(start); took > 10*time.Second {
 			t.Errorf("GET %s with the archive down took %v", path, took)
