@@ -241,4 +241,3 @@ func TestUploadCutShortIsAborted(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
