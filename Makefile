@@ -15,7 +15,7 @@ GO          ?= go
 
 # E2E_PACKAGES are web/e2e's npm packages (package.json): when one is missing,
 # make test installs them all from the lock file.
-E2E_PACKAGES := playwright-core i18next axe-core masto
+E2E_PACKAGES := playwright-core i18next axe-core masto megalodon
 
 .PHONY: app app-android vendor run test build bench bench-timelines bench-reads bench-scale bench-archive bench-search bench-live bench-fanout bench-rolling bench-chaos test-bench vet deps-run deps-test deps-bench deps-app
 

@@ -30,9 +30,22 @@ func addRoutes(e *echo.Echo, st store.Service, reg *prometheus.Registry, cfg con
 	// group middleware would make Echo answer 404 instead of 405 for a known
 	// path with the wrong method.
 	isAPI := func(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/api/") }
+	// Discovery documents are read by web apps from their own origin too.
+	isDiscovery := func(c echo.Context) bool {
+		p := c.Request().URL.Path
+		return strings.HasPrefix(p, "/.well-known/") || strings.HasPrefix(p, "/nodeinfo/")
+	}
+	// A trailing slash on an API path is the path without it, as Rails
+	// (and so Mastodon) has it: apps write /api/v1/instance/ too.
+	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{
+		Skipper: func(c echo.Context) bool {
+			p := c.Request().URL.Path
+			return !isAPI(c) && !strings.HasPrefix(p, "/oauth/") && !isDiscovery(c)
+		},
+	}))
 	e.Use(
 		middleware.CORSWithConfig(middleware.CORSConfig{
-			Skipper: func(c echo.Context) bool { return !isAPI(c) },
+			Skipper: func(c echo.Context) bool { return !isAPI(c) && !isDiscovery(c) },
 			// Any origin may call the API with a bearer token (the packaged
 			// mobile app runs from file://); cookies are never sent cross-origin.
 			AllowOrigins:  []string{"*"},

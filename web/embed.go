@@ -13,7 +13,7 @@ import (
 // files holds the page. The e2e folder (browser tests and their
 // node_modules) is left out on purpose: it is not part of what is served.
 //
-//go:embed index.html style.css core.css favicon.svg js
+//go:embed index.html style.css core.css favicon.svg img js
 var files embed.FS
 
 // shared holds only what the mobile app uses too, at the same paths as in files.

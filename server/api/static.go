@@ -257,8 +257,8 @@ func acceptsGzip(header string) bool {
 
 func (s *staticSite) serve(c echo.Context) error {
 	r := c.Request()
-	if strings.HasPrefix(r.URL.Path, "/api/") {
-		return echo.ErrNotFound
+	if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/.well-known/") {
+		return echo.ErrNotFound // an API's, never the page: a client must not read HTML as an answer
 	}
 	name := strings.TrimPrefix(path.Clean("/"+strings.TrimPrefix(r.URL.Path, s.prefix)), "/")
 	if name == "index.html" { // the page's one URL is the folder's, as http.FileServer has it

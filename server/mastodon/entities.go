@@ -246,7 +246,7 @@ func (m mapper) avatar(u *string) string {
 	if u != nil && *u != "" {
 		return m.abs(*u)
 	}
-	return m.origin + "/img/avatar.svg"
+	return m.origin + "/img/avatar.png"
 }
 
 // abs makes a path on the service an absolute URL.
@@ -264,7 +264,7 @@ func (m mapper) account(u store.User) Account {
 		ID: idString(u.ID), Username: u.Username, Acct: u.Username, DisplayName: u.Username,
 		Locked: u.Protected, HideCollection: u.Protected, Discoverable: true, Indexable: !u.Protected,
 		CreatedAt: timeString(u.CreatedAt), Note: noteHTML(u.Bio), URL: url, URI: url,
-		Avatar: m.avatar(u.AvatarURL), Header: m.origin + "/img/header.svg",
+		Avatar: m.avatar(u.AvatarURL), Header: m.origin + "/img/header.png",
 		FollowersCount: u.FollowersCount, FollowingCount: u.FollowingCount, StatusesCount: u.PostsCount,
 		Emojis: []Emoji{}, Fields: []Field{}, Roles: []string{}, Suspended: u.Suspended,
 	}
@@ -368,8 +368,12 @@ func (m mapper) notification(n store.Notification) Notification {
 	if out.Type == "" {
 		out.Type = n.Kind
 	}
-	if n.Post != nil {
-		s := m.status(*n.Post)
+	if p := n.Post; p != nil {
+		// A reblog's status is the one reblogged, as Mastodon sends it.
+		if n.Kind == store.NotifyRepost && p.RepostOf != nil && !p.RepostOf.Deleted {
+			p = p.RepostOf
+		}
+		s := m.status(*p)
 		out.Status = &s
 	}
 	return out

@@ -19,7 +19,8 @@ import (
 // other compatible servers do, because apps read their features from it.
 const (
 	instanceTitle   = "microblog"
-	instanceVersion = "4.2.0 (compatible; microblog 1.0.0)"
+	mastodonVersion = "4.2.0"
+	instanceVersion = mastodonVersion + " (compatible; microblog 1.0.0)"
 	softwareName    = "microblog"
 	softwareVersion = "1.0.0"
 	nodeInfoSchema  = "http://nodeinfo.diaspora.software/ns/schema/2.0"
@@ -172,7 +173,7 @@ func (a *API) instanceV2(c echo.Context) error {
 	m := mapperOf(c)
 	var out InstanceV2
 	out.Domain, out.Title, out.Version = hostOf(m.origin), instanceTitle, instanceVersion
-	out.Thumbnail.URL = m.origin + "/img/header.svg"
+	out.Thumbnail.URL = m.origin + "/img/header.png"
 	out.Languages, out.Rules = languages, []struct{}{}
 	c2 := &out.Configuration
 	c2.URLs.Streaming = streamingURL(m.origin)
@@ -247,7 +248,19 @@ type NodeInfo struct {
 		} `json:"users"`
 		LocalPosts int64 `json:"localPosts"`
 	} `json:"usage"`
-	Metadata map[string]string `json:"metadata"`
+	Metadata NodeMetadata `json:"metadata"`
+}
+
+// NodeMetadata is NodeInfo's free-form metadata. Upstream names the API
+// the service speaks, Mastodon's: client libraries that know software by
+// name (megalodon's detector) read it there, as they do for Mastodon's
+// forks.
+type NodeMetadata struct {
+	NodeName string `json:"nodeName"`
+	Upstream struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"upstream"`
 }
 
 // nodeInfo answers GET /nodeinfo/2.0.
@@ -262,7 +275,8 @@ func (a *API) nodeInfo(c echo.Context) error {
 		return err
 	}
 	out.Usage.Users.Total, out.Usage.LocalPosts = users, posts
-	out.Metadata = map[string]string{"nodeName": instanceTitle}
+	out.Metadata.NodeName = instanceTitle
+	out.Metadata.Upstream.Name, out.Metadata.Upstream.Version = "mastodon", mastodonVersion
 	c.Response().Header().Set(echo.HeaderContentType, `application/json; profile="`+nodeInfoSchema+`#"`)
 	return c.JSON(http.StatusOK, out)
 }

@@ -34,6 +34,11 @@ func (o *oauthServer) token(c echo.Context) error {
 	if err := formBody(r); err != nil {
 		return o.accessError(c, nil, fosite.ErrInvalidRequest.WithHint(err.Error()))
 	}
+	// The password grant is gone from Mastodon 4 too (apps sign in on the
+	// authorize page), and is refused as Mastodon refuses it.
+	if r.PostForm.Get("grant_type") == "password" {
+		return o.accessError(c, nil, fosite.ErrUnsupportedGrantType)
+	}
 	// Mastodon grants an app "read" when it asks for no scope.
 	if r.PostForm.Get("grant_type") == "client_credentials" && r.PostForm.Get("scope") == "" {
 		r.PostForm.Set("scope", "read")

@@ -54,6 +54,7 @@ func (a *API) Routes(e *echo.Echo, natives map[string]echo.HandlerFunc) {
 	r := &router{e: e, a: a, natives: maps.Clone(natives)}
 	a.oauthRoutes(r)
 	a.instanceRoutes(r)
+	a.wellKnownRoutes(r)
 	a.accountRoutes(r)
 	a.statusRoutes(r)
 	a.timelineRoutes(r)

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"image/png"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"microblog/server/mastodon"
+)
+
+// What third-party Mastodon apps read that the client libraries of the
+// other tests do not: paths with a trailing slash, the /.well-known
+// documents, the default pictures, NodeInfo's upstream, the password grant.
+
+// get fetches path with no token and returns the answer and its body.
+func (ts *testServer) get(t *testing.T, path string, header http.Header) (*http.Response, []byte) {
+	t.Helper()
+	resp := ts.do(t, "GET", path, "", nil, header)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	return resp, body
+}
+
+// TestMastodonTrailingSlash: an API path with a trailing slash is the path
+// without it (Rails has it so, and apps write it), for reads and writes.
+func TestMastodonTrailingSlash(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	var v1 mastodon.InstanceV1
+	ts.mastodonJSON(t, "GET", "/api/v1/instance/", "", nil, &v1)
+	if !strings.HasPrefix(v1.Version, "4.") {
+		t.Errorf("GET /api/v1/instance/ version %q, want Mastodon 4's", v1.Version)
+	}
+	for _, path := range []string{"/api/v1/conversations/", "/api/v1/timelines/home/", "/api/v1/accounts/verify_credentials/"} {
+		ts.mastodonJSON(t, "GET", path, alice, nil, nil)
+	}
+	var st mastodon.Status
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses/", alice, map[string]string{"status": "slash"}, &st)
+	if st.ID == "" || !strings.Contains(st.Content, "slash") {
+		t.Errorf("POST /api/v1/statuses/ = %+v", st)
+	}
+	bob, _ := ts.mastodonUser(t, "bob", "")
+	var acct mastodon.Account
+	ts.mastodonJSON(t, "GET", "/api/v1/accounts/verify_credentials", bob, nil, &acct)
+	ts.mastodonJSON(t, "POST", "/api/v1/reports/", alice, map[string]any{"account_id": acct.ID, "comment": "spam"}, nil)
+	// The native API answers the same.
+	if status, body := ts.call(t, "GET", "/api/v1/timelines/public/", nativeOf(alice), nil); status != http.StatusOK {
+		t.Errorf("native GET /api/v1/timelines/public/: %d %s", status, body)
+	}
+}
+
+// TestMastodonWellKnown: WebFinger finds a local account by its handle
+// (and nobody else), host-meta points at WebFinger, the OAuth server's
+// metadata says PKCE S256, every /.well-known path is open to other
+// origins, and an unknown one is 404, never the web page.
+func TestMastodonWellKnown(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	ts.register(t, "alice")
+	host := strings.TrimPrefix(ts.URL, "http://")
+	bare, _, _ := strings.Cut(host, ":")
+
+	for _, res := range []string{"acct:alice@" + host, "acct:alice@" + bare, "acct:@alice@" + host, ts.URL + "/@alice"} {
+		resp, body := ts.get(t, "/.well-known/webfinger?resource="+url.QueryEscape(res), nil)
+		var jrd mastodon.JRD
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &jrd) != nil {
+			t.Fatalf("webfinger %s: %d %s", res, resp.StatusCode, body)
+		}
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/jrd+json") || jrd.Subject != "acct:alice@"+host ||
+			len(jrd.Links) == 0 || jrd.Links[0].Href != ts.URL+"/@alice" {
+			t.Errorf("webfinger %s: %s %+v", res, resp.Header.Get("Content-Type"), jrd)
+		}
+	}
+	for res, want := range map[string]int{
+		"acct:nobody@" + host:              http.StatusNotFound,
+		"acct:alice@elsewhere.example":     http.StatusNotFound,
+		"https://elsewhere.example/@alice": http.StatusNotFound,
+		"":                                 http.StatusBadRequest,
+	} {
+		resp, body := ts.get(t, "/.well-known/webfinger?resource="+url.QueryEscape(res), nil)
+		if resp.StatusCode != want || !strings.Contains(resp.Header.Get("Content-Type"), "json") {
+			t.Errorf("webfinger %q: %d %s %s, want %d", res, resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
+		}
+	}
+
+	resp, body := ts.get(t, "/.well-known/host-meta", nil)
+	var xrd struct {
+		Link struct {
+			Rel      string `xml:"rel,attr"`
+			Template string `xml:"template,attr"`
+		} `xml:"Link"`
+	}
+	if resp.StatusCode != http.StatusOK || xml.Unmarshal(body, &xrd) != nil ||
+		xrd.Link.Template != ts.URL+"/.well-known/webfinger?resource={uri}" || xrd.Link.Rel != "lrdd" {
+		t.Errorf("host-meta: %d %s", resp.StatusCode, body)
+	}
+
+	var meta mastodon.OAuthMetadata
+	ts.mastodonJSON(t, "GET", "/.well-known/oauth-authorization-server", "", nil, &meta)
+	if meta.AuthorizationEndpoint != ts.URL+"/oauth/authorize" || meta.TokenEndpoint != ts.URL+"/oauth/token" ||
+		len(meta.CodeChallengeMethodsSupported) != 1 || meta.CodeChallengeMethodsSupported[0] != "S256" ||
+		!strings.Contains(strings.Join(meta.ScopesSupported, " "), "read:statuses") {
+		t.Errorf("oauth-authorization-server = %+v", meta)
+	}
+
+	origin := http.Header{"Origin": {"https://app.example"}}
+	for _, path := range []string{"/.well-known/nodeinfo", "/nodeinfo/2.0", "/.well-known/webfinger?resource=acct:alice@" + host,
+		"/.well-known/host-meta", "/.well-known/oauth-authorization-server"} {
+		if resp, _ := ts.get(t, path, origin); resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("GET %s from another origin: Access-Control-Allow-Origin %q", path, resp.Header.Get("Access-Control-Allow-Origin"))
+		}
+	}
+	for _, path := range []string{"/.well-known/unknown", "/.well-known/change-password", "/.well-known/"} {
+		if resp, body := ts.get(t, path, nil); resp.StatusCode != http.StatusNotFound || strings.Contains(resp.Header.Get("Content-Type"), "html") {
+			t.Errorf("GET %s: %d %s %.80s, want 404 and no page", path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+}
+
+// TestMastodonDefaultPictures: an account without pictures points at an
+// avatar and a header that exist, as PNG (apps on Android draw no SVG),
+// and so does the instance's thumbnail.
+func TestMastodonDefaultPictures(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	var acct mastodon.Account
+	ts.mastodonJSON(t, "GET", "/api/v1/accounts/verify_credentials", alice, nil, &acct)
+	var v2 mastodon.InstanceV2
+	ts.mastodonJSON(t, "GET", "/api/v2/instance", "", nil, &v2)
+	for what, u := range map[string]string{"avatar": acct.Avatar, "avatar_static": acct.AvatarStatic, "header": acct.Header,
+		"header_static": acct.HeaderStatic, "instance thumbnail": v2.Thumbnail.URL} {
+		path, ok := strings.CutPrefix(u, ts.URL)
+		if !ok {
+			t.Errorf("%s %q is not on the service", what, u)
+			continue
+		}
+		resp := ts.do(t, "GET", path, "", nil, nil)
+		img, err := png.Decode(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" || err != nil || img.Bounds().Dx() < 100 {
+			t.Errorf("%s %s: %d %s, decoded: %v", what, u, resp.StatusCode, resp.Header.Get("Content-Type"), err)
+		}
+	}
+}
+
+// TestMastodonNodeInfoUpstream: NodeInfo names Mastodon as the API the
+// service speaks (metadata.upstream), which client libraries read to
+// know how to talk to a server whose software they do not know.
+func TestMastodonNodeInfoUpstream(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	var ni map[string]any
+	ts.mastodonJSON(t, "GET", "/nodeinfo/2.0", "", nil, &ni)
+	meta, _ := ni["metadata"].(map[string]any)
+	up, _ := meta["upstream"].(map[string]any)
+	if up["name"] != "mastodon" || !strings.HasPrefix(up["version"].(string), "4.") {
+		t.Errorf("nodeinfo metadata = %v, want upstream mastodon 4", meta)
+	}
+}
+
+// TestMastodonPasswordGrant: the password grant is refused as Mastodon 4
+// refuses it (unsupported_grant_type), and signs no one in.
+func TestMastodonPasswordGrant(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	ts.register(t, "alice")
+	cfg := ts.mastodonApp(t, "read")
+	form := url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {testPassword},
+		"client_id": {cfg.ClientID}, "client_secret": {cfg.ClientSecret}, "scope": {"read"}}
+	resp, err := http.PostForm(ts.URL+"/oauth/token", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var e struct {
+		Error       string `json:"error"`
+		AccessToken string `json:"access_token"`
+	}
+	json.NewDecoder(resp.Body).Decode(&e)
+	if resp.StatusCode != http.StatusBadRequest || e.Error != "unsupported_grant_type" || e.AccessToken != "" {
+		t.Errorf("password grant: %d %+v, want 400 unsupported_grant_type", resp.StatusCode, e)
+	}
+}
+
+// TestMastodonReblogNotification: a reblog notification's status is the
+// status that was reblogged, as Mastodon sends it, in the list and live.
+func TestMastodonReblogNotification(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	bob, _ := ts.mastodonUser(t, "bob", "")
+	var orig, reblog mastodon.Status
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]string{"status": "worth a boost"}, &orig)
+	ws, _ := ts.dialStream(t, "stream=user:notification", http.Header{"Authorization": {"Bearer " + alice}})
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses/"+orig.ID+"/reblog", bob, nil, &reblog)
+	var all []mastodon.Notification
+	for deadline := time.Now().Add(hangWait); len(all) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		all, _ = ts.mastodonNotifications(t, alice, "?types[]=reblog")
+	}
+	if len(all) != 1 || all[0].Type != "reblog" || all[0].Status == nil || all[0].Status.ID != orig.ID || all[0].Status.Reblog != nil {
+		t.Fatalf("reblog notifications = %+v, want one whose status is %s", all, orig.ID)
+	}
+	ev := ws.next(t, "notification")
+	var n mastodon.Notification
+	if err := json.Unmarshal([]byte(ev.Payload), &n); err != nil || n.Type != "reblog" || n.Status == nil || n.Status.ID != orig.ID {
+		t.Errorf("live reblog notification = %s (%v), want its status %s", ev.Payload, err, orig.ID)
+	}
+}
