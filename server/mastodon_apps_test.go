@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,5 +216,39 @@ func TestMastodonReblogNotification(t *testing.T) {
 	var n mastodon.Notification
 	if err := json.Unmarshal([]byte(ev.Payload), &n); err != nil || n.Type != "reblog" || n.Status == nil || n.Status.ID != orig.ID {
 		t.Errorf("live reblog notification = %s (%v), want its status %s", ev.Payload, err, orig.ID)
+	}
+}
+
+// TestMastodonStatusesByID: GET /api/v1/statuses?id[]= answers the
+// statuses asked for that the caller may see, in order, each once; a
+// protected account's post stays out for a stranger, as do ids of nothing.
+func TestMastodonStatusesByID(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	bob, _ := ts.mastodonUser(t, "bob", "")
+	carolNative, _ := ts.register(t, "carol")
+	var a1, a2 mastodon.Status
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]string{"status": "one"}, &a1)
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]string{"status": "two"}, &a2)
+	ts.wantStatus(t, "PATCH", "/api/v1/me", carolNative, map[string]any{"protected": true}, http.StatusOK, "")
+	hidden := ts.post(t, carolNative, "for fans only", 0)
+
+	var got []mastodon.Status
+	q := "?id[]=" + a2.ID + "&id[]=999999&id[]=" + a1.ID + "&id[]=" + a2.ID + "&id[]=x&id[]=" + idStr(hidden.ID)
+	ts.mastodonJSON(t, "GET", "/api/v1/statuses"+q, bob, nil, &got)
+	if len(got) != 2 || got[0].ID != a2.ID || got[1].ID != a1.ID {
+		t.Errorf("statuses by id = %+v, want %s then %s", got, a2.ID, a1.ID)
+	}
+	ts.mastodonJSON(t, "GET", "/api/v1/statuses?id[]="+a1.ID, "", nil, &got)
+	if len(got) != 1 || got[0].ID != a1.ID {
+		t.Errorf("anonymous statuses by id = %+v", got)
+	}
+	many := ""
+	for i := range 21 {
+		many += "&id[]=" + strconv.Itoa(i+1)
+	}
+	if resp := ts.do(t, "GET", "/api/v1/statuses?"+many[1:], bob, nil, nil); resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("21 ids: %d, want 422", resp.StatusCode)
 	}
 }

@@ -45,6 +45,7 @@ func (a *API) statusRoutes(r *router) {
 	people := a.auth("read:accounts", false)
 
 	r.add(http.MethodPost, base, a.createStatus, write)
+	r.add(http.MethodGet, base, a.statusesByID, read)
 	r.add(http.MethodGet, base+"/:id", a.getStatus, read)
 	r.add(http.MethodDelete, base+"/:id", a.deleteStatus, write)
 	r.add(http.MethodPut, base+"/:id", a.editStatus, write)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -188,4 +190,45 @@ func idsOf(vs []string, name string) ([]int64, error) {
 		ids = append(ids, n)
 	}
 	return ids, nil
+}
+
+// maxStatusesByID is how many ids one GET /api/v1/statuses may ask for.
+const maxStatusesByID = 20
+
+// statusesByID answers GET /api/v1/statuses?id[]=…: the statuses of those
+// ids that the caller may see, in the order asked, each once; an id that
+// is not a status the caller may see is left out, as Mastodon does.
+func (a *API) statusesByID(c echo.Context) error {
+	q := c.QueryParams()
+	raw := slices.Concat(q["id[]"], q["id"])
+	if len(raw) > maxStatusesByID {
+		return store.Invalid(store.CodeInvalidField, "at most "+strconv.Itoa(maxStatusesByID)+" ids")
+	}
+	ctx, uid := c.Request().Context(), viewer(c)
+	var posts []store.Post
+	seen := make(map[int64]bool, len(raw))
+	for _, v := range raw {
+		mid, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || mid <= 0 || seen[mid] {
+			continue
+		}
+		seen[mid] = true
+		p, err := a.st.Post(ctx, mid, uid)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		posts = append(posts, p)
+	}
+	out := make([]Status, 0, len(posts))
+	m, err := a.mapperFor(c, posts)
+	if err != nil {
+		return err
+	}
+	for _, p := range posts {
+		out = append(out, m.status(p))
+	}
+	return c.JSON(http.StatusOK, out)
 }
