@@ -122,7 +122,7 @@ type event struct {
 // concurrently). Everyone else hands frames to the writer through queue.
 type Conn struct {
 	h         *Hub
-	ws        *websocket.Conn
+	w         wire  // the WebSocket or the event stream (wire.go)
 	user      *user // set by Hub.join under Hub.mu
 	uid       int64
 	after     int64
@@ -192,7 +192,7 @@ type Conn struct {
 	msgGapMarked bool
 	msgGapFrom   int64
 	// scratch is reused for the frames c's format makes of one event.
-	scratch []*websocket.PreparedMessage
+	scratch []frame
 }
 
 // Start runs a connection until it ends and returns at once. ws must be
@@ -203,9 +203,20 @@ type Conn struct {
 // after it lets net/http drop the request and its buffers, which an open
 // connection would otherwise hold for as long as it lives.
 func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
+	if tc, ok := ws.NetConn().(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
+		tc.SetWriteBuffer(h.opt.SocketBuffer)
+	}
+	c := h.newConn(wsWire{ws}, cl, onClose)
+	if h.run(c) {
+		go c.read()
+	}
+}
+
+// newConn is a connection of cl over w, not yet registered.
+func (h *Hub) newConn(w wire, cl Client, onClose func()) *Conn {
 	c := &Conn{
 		h:         h,
-		ws:        ws,
+		w:         w,
 		uid:       cl.UserID,
 		tokenHash: cl.TokenHash,
 		after:     cl.After,
@@ -222,17 +233,20 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 	// The writer's place is taken from the start by the one that opens
 	// the connection.
 	c.writing.Store(true)
-	if tc, ok := ws.NetConn().(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
-		tc.SetWriteBuffer(h.opt.SocketBuffer)
-	}
+	return c
+}
+
+// run registers c and starts its opening writer; its reader is the
+// caller's to start. False means the hub is shutting down, and c is gone.
+func (h *Hub) run(c *Conn) bool {
 	if !h.register(c) {
 		c.closeWith(closeGoingAway, "server shutting down")
 		c.writeClose()
-		ws.Close()
-		if onClose != nil {
-			onClose()
+		c.w.close()
+		if c.onClose != nil {
+			c.onClose()
 		}
-		return
+		return false
 	}
 	c.mu.Lock()
 	c.pinger = time.AfterFunc(h.opt.PingPeriod, c.pingTick)
@@ -241,7 +255,7 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 	h.wg.Add(1)
 	c.opening.Add(1)
 	go c.openAndWrite()
-	go c.read()
+	return true
 }
 
 // Serve is Start that returns when the connection is gone.
@@ -284,20 +298,7 @@ func (c *Conn) read() {
 			c.logPanic("reader", r)
 		}
 	}()
-	c.ws.SetReadLimit(maxMessageSize)
-	c.ws.SetReadDeadline(time.Now().Add(c.h.opt.PongWait))
-	c.ws.SetPongHandler(func(string) error {
-		return c.ws.SetReadDeadline(time.Now().Add(c.h.opt.PongWait))
-	})
-	if c.format != nil {
-		c.readFormat()
-		return
-	}
-	for {
-		if _, _, err := c.ws.ReadMessage(); err != nil {
-			return
-		}
-	}
+	c.w.read(c)
 }
 
 // drop ends a connection whose reader has finished: the peer answered the
@@ -310,7 +311,7 @@ func (c *Conn) drop() {
 	c.gone = true
 	c.pinger.Stop()
 	c.mu.Unlock()
-	c.ws.Close()
+	c.w.close()
 	c.opening.Wait() // cancelled by closeWith, open returns soon
 	c.h.leave(c)
 	if c.onClose != nil {
@@ -421,7 +422,7 @@ func (c *Conn) writeQueued() {
 		}
 		c.mu.Unlock()
 		if ping {
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(c.h.opt.WriteWait)); err != nil {
+			if err := c.w.ping(time.Now().Add(c.h.opt.WriteWait)); err != nil {
 				c.closeWith(0, "")
 				c.finish()
 				return
@@ -435,14 +436,7 @@ func (c *Conn) writeQueued() {
 
 // writeFrame sends one frame; false means the connection is finished.
 func (c *Conn) writeFrame(f frame) bool {
-	c.ws.SetWriteDeadline(time.Now().Add(c.h.opt.WriteWait))
-	var err error
-	if f.shared != nil {
-		err = c.ws.WritePreparedMessage(f.shared)
-	} else {
-		err = c.ws.WriteMessage(websocket.TextMessage, f.own)
-	}
-	if err != nil {
+	if err := c.w.writeFrame(f, time.Now().Add(c.h.opt.WriteWait)); err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			// Too slow to take even one frame within WriteWait.
@@ -462,7 +456,7 @@ func (c *Conn) writeFrame(f frame) bool {
 // reader then drops it at once).
 func (c *Conn) finish() {
 	c.writeClose()
-	time.AfterFunc(closeGrace, func() { c.ws.Close() })
+	time.AfterFunc(closeGrace, c.w.close)
 }
 
 // writeClose sends the close frame decided by closeWith, if any.
@@ -470,8 +464,7 @@ func (c *Conn) writeClose() {
 	if c.closeCode == 0 {
 		return
 	}
-	msg := websocket.FormatCloseMessage(c.closeCode, c.closeText)
-	c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(c.h.opt.WriteWait))
+	c.w.writeClose(c.closeCode, c.closeText, time.Now().Add(c.h.opt.WriteWait))
 }
 
 // logPanic logs a panic of one of c's goroutines, which the caller

@@ -3,6 +3,11 @@
 // they need on the process's one subscriber connection, and forwards each
 // event to every local connection that wants it, encoded once.
 //
+// A connection may also be a stream of server-sent events (ServeEvents,
+// for the Mastodon API's streams over plain HTTP): everything above the
+// wire (topics, safety rule, queue, replays) is the same, and only wire.go
+// knows which of the two a connection is.
+//
 // The hub knows topics, not Redis: the store.Broker (pubsub.Subscriber) turns them
 // into channels and calls back Deliver, Interrupted and Resubscribed; the
 // store.LiveTimeline (redisdb.Store) answers the reads needed to replay what a client

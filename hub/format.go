@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/gorilla/websocket"
-
 	"microblog/store"
 )
 
@@ -22,7 +20,7 @@ type Format interface {
 	// AppendFrames appends to dst the frames the connection sends for ev,
 	// none when it wants none. The work that does not depend on the
 	// connection is done once per event through ev.Shared.
-	AppendFrames(dst []*websocket.PreparedMessage, ev *Event) []*websocket.PreparedMessage
+	AppendFrames(dst []Frame, ev *Event) []Frame
 	// Receive is one text message from the client, read once the
 	// connection is open and before the next one is read: what Receive
 	// changes (c.ListenPublic) is in force when the client's next frame,
@@ -102,9 +100,18 @@ func (c *Conn) Send(b []byte) {
 	c.kick()
 }
 
-// NewPreparedFrame frames b once as a text message for any number of
-// connections: what AppendFrames returns.
-func NewPreparedFrame(b []byte) *websocket.PreparedMessage { return prepare(b) }
+// Frame is one frame a Format makes for a connection.
+type Frame = frame
+
+// NewPreparedFrame frames b once as a WebSocket text message for any
+// number of WebSocket connections. An event stream (ServeEvents) cannot
+// send it, and leaves it out.
+func NewPreparedFrame(b []byte) Frame { return frame{shared: prepare(b)} }
+
+// NewDataFrame is b as it is sent, unframed: what a Format of an event
+// stream returns (b is then one whole server-sent event). A WebSocket
+// would send it as a text message, framed for each connection.
+func NewDataFrame(b []byte) Frame { return frame{own: b} }
 
 // ListenPublic makes c listen to store.PublicTopic, or stop listening, and
 // returns once the change is in force. A Format calls it from Receive; the
@@ -161,25 +168,7 @@ func (c *Conn) appendFramesLocked(out []frame, ev event) []frame {
 		return out
 	}
 	c.scratch = c.format.AppendFrames(c.scratch[:0], ev.src)
-	for i, pm := range c.scratch {
-		out = append(out, frame{shared: pm})
-		c.scratch[i] = nil
-	}
+	out = append(out, c.scratch...)
+	clear(c.scratch)
 	return out
-}
-
-// readFormat is the reader of a connection with a Format: once the
-// connection is open, it hands each text message the client sends to the
-// Format, in order.
-func (c *Conn) readFormat() {
-	c.opening.Wait() // what Receive changes needs the user joined
-	for {
-		kind, msg, err := c.ws.ReadMessage()
-		if err != nil {
-			return
-		}
-		if kind == websocket.TextMessage && !c.closing() {
-			c.format.Receive(c, msg)
-		}
-	}
 }

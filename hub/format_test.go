@@ -17,7 +17,7 @@ import (
 // listen to the public topic, "quiet" stop.
 type testFormat struct{ builds *atomic.Int64 }
 
-func (f *testFormat) AppendFrames(dst []*websocket.PreparedMessage, ev *hub.Event) []*websocket.PreparedMessage {
+func (f *testFormat) AppendFrames(dst []hub.Frame, ev *hub.Event) []hub.Frame {
 	if ev.Name != store.EventPost {
 		return dst
 	}
@@ -25,11 +25,11 @@ func (f *testFormat) AppendFrames(dst []*websocket.PreparedMessage, ev *hub.Even
 	if ev.Topic.Kind == store.TopicPublic {
 		name = "public_post"
 	}
-	pm := ev.Shared(name, func() any {
+	fr := ev.Shared(name, func() any {
 		f.builds.Add(1)
 		return hub.NewPreparedFrame(store.FrameOf(name, ev.Data))
-	}).(*websocket.PreparedMessage)
-	return append(dst, pm)
+	}).(hub.Frame)
+	return append(dst, fr)
 }
 
 func (f *testFormat) Receive(c *hub.Conn, msg []byte) {

@@ -2,6 +2,7 @@ package mastodon
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
@@ -25,6 +26,58 @@ func (a *API) StreamingRoutes(e *echo.Echo, h *hub.Hub, gate SocketGate) {
 	e.GET("/api/v1/streaming/health", func(c echo.Context) error {
 		return c.String(http.StatusOK, "OK")
 	})
+	for _, path := range eventStreamPaths {
+		e.GET("/api/v1/streaming/"+path, a.eventStream(gate), speaking)
+	}
+}
+
+// eventStreamPaths are the streams served as server-sent events, one
+// stream per request, at /api/v1/streaming/<path>: a path is the stream's
+// name with its colons as slashes (user/notification is user:notification).
+var eventStreamPaths = []string{
+	"user", "user/notification", "public", "public/local", "public/remote",
+	"hashtag", "hashtag/local", "list", "direct",
+}
+
+// eventStream serves GET /api/v1/streaming/<stream> as server-sent events
+// (text/event-stream), for clients that read a stream over plain HTTP:
+// each event is "event: <name>" and "data: <payload>" (the payload as the
+// WebSocket's, unquoted), a comment line keeps the stream alive, and
+// ?only_media=true takes a public stream's :media kind. The token, the
+// scopes, the socket caps and the events are the WebSocket's.
+func (a *API) eventStream(gate SocketGate) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		name := strings.ReplaceAll(strings.TrimPrefix(c.Path(), "/api/v1/streaming/"), "/", ":")
+		if name == "list" {
+			return errRecordNotFound // the service has no lists
+		}
+		if strings.HasPrefix(name, "public") && flag(c.QueryParam("only_media")) {
+			name += ":media"
+		}
+		tok, _ := bearer(r)
+		if tok == "" {
+			return store.NewError(store.ErrUnauthorized, store.CodeUnauthorized, "Missing access token")
+		}
+		who, err := a.resolve(r.Context(), tok)
+		if err != nil {
+			return err
+		}
+		f := &streamFormat{m: mapper{origin: a.origin(c)}, uid: who.UID, scopes: who.Scopes, sse: true}
+		s := newStream(name, c.QueryParam("tag"))
+		if err := f.check(s); err != nil {
+			return err
+		}
+		f.add(s)
+		f.listening = s.public()
+		release, err := gate(who.UID, c.RealIP())
+		if err != nil {
+			return err
+		}
+		cl := hub.Client{UserID: who.UID, TokenHash: who.TokenHash, Format: f, Public: s.public()}
+		a.hub.ServeEvents(c.Response(), r, cl, release)
+		return nil
+	}
 }
 
 // streaming upgrades GET /api/v1/streaming. The token comes as for any

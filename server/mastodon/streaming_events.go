@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gorilla/websocket"
-
 	"microblog/hub"
 	"microblog/store"
 )
@@ -20,13 +18,13 @@ var postEvents = map[string]string{
 
 // AppendFrames appends the frame of ev for each of the connection's
 // streams that takes it: the hub has applied the safety rule already.
-func (f *streamFormat) AppendFrames(dst []*websocket.PreparedMessage, ev *hub.Event) []*websocket.PreparedMessage {
+func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event) []hub.Frame {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range f.streams {
 		if name := f.eventFor(s, ev); name != "" {
-			if pm := f.frame(ev, s, name); pm != nil {
-				dst = append(dst, pm)
+			if fr, ok := f.frame(ev, s, name); ok {
+				dst = append(dst, fr)
 			}
 		}
 	}
@@ -95,6 +93,7 @@ type (
 	frameKey struct {
 		payloadKey
 		stream, tag string
+		sse         bool
 	}
 )
 
@@ -111,17 +110,23 @@ func postOf(ev *hub.Event) *store.Post {
 	return p
 }
 
-// frame is ev's frame as event name on stream s, built once per event;
-// nil if ev cannot be mapped.
-func (f *streamFormat) frame(ev *hub.Event, s stream, name string) *websocket.PreparedMessage {
+// frame is ev's frame as event name on stream s, built once per event:
+// a WebSocket message, or a server-sent event on an event stream (there
+// the stream is the connection's one, so the frame does not name it);
+// false if ev cannot be mapped.
+func (f *streamFormat) frame(ev *hub.Event, s stream, name string) (hub.Frame, bool) {
 	pk := payloadKey{origin: f.m.origin, event: name}
 	if name == evConversation {
 		pk.viewer = f.uid
 	}
-	pm, _ := ev.Shared(frameKey{payloadKey: pk, stream: s.name, tag: s.tag}, func() any {
+	key := frameKey{payloadKey: pk, stream: s.name, tag: s.tag, sse: f.sse}
+	fr, ok := ev.Shared(key, func() any {
 		payload, _ := ev.Shared(pk, func() any { return f.payload(ev, name) }).(string)
 		if payload == "" {
-			return (*websocket.PreparedMessage)(nil)
+			return nil
+		}
+		if f.sse {
+			return hub.NewDataFrame([]byte("event: " + name + "\ndata: " + payload + "\n\n"))
 		}
 		names := []string{s.name}
 		if strings.HasPrefix(s.name, "hashtag") {
@@ -133,11 +138,11 @@ func (f *streamFormat) frame(ev *hub.Event, s stream, name string) *websocket.Pr
 			Payload string   `json:"payload"`
 		}{names, name, payload})
 		if err != nil {
-			return (*websocket.PreparedMessage)(nil)
+			return nil
 		}
 		return hub.NewPreparedFrame(b)
-	}).(*websocket.PreparedMessage)
-	return pm
+	}).(hub.Frame)
+	return fr, ok
 }
 
 // payload is the payload of ev as Mastodon event name: the JSON of the

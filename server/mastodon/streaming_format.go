@@ -93,6 +93,9 @@ type streamFormat struct {
 	// listening: the connection listens to the public topic. Only Receive
 	// (the connection's reader) reads and writes it after the start.
 	listening bool
+	// sse: the connection is an event stream (server-sent events) of one
+	// stream, not a WebSocket.
+	sse bool
 }
 
 // StreamFormat is the hub.Format of a connection of user uid to the
