@@ -321,6 +321,8 @@ deps-test: deps-bench
 	@# The LDAP sign-in's tests start throwaway slapd servers (server/ldapauth/ldaptest).
 	@test -x /usr/sbin/slapd && command -v ldapsearch >/dev/null || { $(call apt_install,slapd ldap-utils); }
 	@test -x /usr/bin/chromium || { $(call apt_install,chromium); }
+	@# Mastodon.py, a Mastodon client library, drives the API in a server test (Debian's Python packages load under /usr/bin/python3).
+	@/usr/bin/python3 -c 'import mastodon' 2>/dev/null || { $(call apt_install,python3-mastodon); }
 	@command -v npm >/dev/null || { $(call apt_install,nodejs npm); }
 	@for p in $(E2E_PACKAGES); do test -f web/e2e/node_modules/$$p/package.json || { npm ci --prefix web/e2e --no-audit --no-fund; break; }; done
 	@# Chinese text in the screenshots; the tests pass without it.

@@ -249,7 +249,7 @@ func (h *Hub) run(c *Conn) bool {
 		return false
 	}
 	c.mu.Lock()
-	c.pinger = time.AfterFunc(h.opt.PingPeriod, c.pingTick)
+	c.pinger = time.AfterFunc(c.w.pingPeriod(h.opt.PingPeriod), c.pingTick)
 	c.mu.Unlock()
 	// register counted the reader in h.wg; the opening writer counts itself.
 	h.wg.Add(1)
@@ -327,7 +327,7 @@ func (c *Conn) pingTick() {
 		return
 	}
 	c.pingDue = true
-	c.pinger.Reset(c.h.opt.PingPeriod)
+	c.pinger.Reset(c.w.pingPeriod(c.h.opt.PingPeriod))
 	c.kick()
 }
 

@@ -18,8 +18,10 @@ type wire interface {
 	read(c *Conn)
 	// writeFrame writes f within deadline.
 	writeFrame(f frame, deadline time.Time) error
-	// ping asks the client (or the proxies on the way) to show it is there.
+	// ping asks the client (or the proxies on the way) to show it is there;
+	// pingPeriod is how often, given the hub's PingPeriod.
 	ping(deadline time.Time) error
+	pingPeriod(hub time.Duration) time.Duration
 	// writeClose says why the connection ends, if the protocol can.
 	writeClose(code int, text string, deadline time.Time)
 	// close drops the connection; nothing is written after it.
@@ -73,6 +75,8 @@ func (w wsWire) writeClose(code int, text string, deadline time.Time) {
 
 func (w wsWire) close() { w.ws.Close() }
 
+func (w wsWire) pingPeriod(hub time.Duration) time.Duration { return hub }
+
 // sseWire is a stream of server-sent events: the response to a GET that
 // stays open, each frame an event and a ping a comment line. The client
 // sends nothing; it is gone when its request's context ends.
@@ -89,9 +93,13 @@ type sseWire struct {
 // errEnded is a write to a stream that has ended.
 var errEnded = errors.New("hub: the event stream has ended")
 
-// sseHeartbeat is the comment line a ping writes, as Mastodon's
-// streaming server writes it.
+// sseHeartbeat is the comment line a ping writes, and sseHeartbeatPeriod
+// the longest time between two, as Mastodon's streaming server has them:
+// clients that read a stream in a blocking loop (Mastodon.py) notice that
+// they were asked to stop only when a line comes.
 var sseHeartbeat = []byte(":thump\n\n")
+
+const sseHeartbeatPeriod = 15 * time.Second
 
 func (w *sseWire) read(c *Conn) {
 	select {
@@ -123,6 +131,8 @@ func (w *sseWire) writeFrame(f frame, deadline time.Time) error {
 }
 
 func (w *sseWire) ping(deadline time.Time) error { return w.write(sseHeartbeat, deadline) }
+
+func (w *sseWire) pingPeriod(hub time.Duration) time.Duration { return min(hub, sseHeartbeatPeriod) }
 
 // writeClose ends the stream: server-sent events have no close message,
 // and a client that should come back (CloseResume) reconnects on its own.

@@ -5,6 +5,8 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -300,4 +302,29 @@ func goStatusIDs(list []*gomastodon.Status) []gomastodon.ID {
 		ids[i] = s.ID
 	}
 	return ids
+}
+
+// TestMastodonPyClient: Mastodon.py (Debian's python3-mastodon), a library
+// many bots are written with, drives the API: it reads the version at
+// /api/v1/instance/ and refuses what an older server lacks (lookup, edits,
+// markers, streaming), and it streams over server-sent events. The script
+// (testdata/mastodonpy_client.py) says what it checked.
+func TestMastodonPyClient(t *testing.T) {
+	parallel(t)
+	const python = "/usr/bin/python3" // Debian's packages load under it alone
+	if err := exec.Command(python, "-c", "import mastodon").Run(); err != nil {
+		t.Fatalf("Mastodon.py is missing (%v): make deps-test installs Debian's python3-mastodon", err)
+	}
+	ts := newTestServer(t)
+	reader, _ := ts.mastodonUser(t, "pyreader", "")
+	author, _ := ts.mastodonUser(t, "pyauthor", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*hangWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "testdata/mastodonpy_client.py")
+	cmd.Env = append(os.Environ(), "BASE_URL="+ts.URL, "READER_TOKEN="+reader, "AUTHOR_TOKEN="+author)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "all done") {
+		t.Fatalf("Mastodon.py: %v\n%s", err, out)
+	}
+	t.Logf("Mastodon.py:\n%s", out)
 }

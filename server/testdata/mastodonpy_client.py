@@ -1,0 +1,89 @@
+"""A real Mastodon app's library against the service: Mastodon.py (Debian's
+python3-mastodon). It reads the server's version from /api/v1/instance/
+(with its trailing slash) and refuses what that version lacks; it streams
+over server-sent events. Run by TestMastodonPyClient with BASE_URL,
+READER_TOKEN and AUTHOR_TOKEN; it prints what it did and exits non-zero,
+saying why, at the first thing that is not as on Mastodon."""
+
+import os
+import queue
+import secrets
+import sys
+import threading
+
+from mastodon import Mastodon, StreamListener
+
+BASE = os.environ["BASE_URL"]
+DEADLINE = 60  # seconds: a guard against a hang, not a speed check
+
+
+import time
+T0 = time.time()
+
+
+def check(ok, what):
+    if not ok:
+        print("FAIL:", what)
+        sys.exit(1)
+    print("ok: %.1fs" % (time.time() - T0), what)
+
+
+reader = Mastodon(access_token=os.environ["READER_TOKEN"], api_base_url=BASE)
+author = Mastodon(access_token=os.environ["AUTHOR_TOKEN"], api_base_url=BASE)
+
+version = reader.retrieve_mastodon_version()
+check(reader.version_check_worked and version.startswith("4."), "the version is read: " + version)
+
+me = reader.account_verify_credentials()
+them = author.account_verify_credentials()
+check(reader.account_lookup(them["username"])["id"] == them["id"], "account lookup (needs version 3.4)")
+reader.account_follow(them["id"])
+
+updates = queue.Queue()
+
+
+class Listener(StreamListener):
+    def on_update(self, status):
+        updates.put(status)
+
+    def on_abort(self, err):
+        updates.put(err)
+
+
+check(reader.stream_healthy(), "the streaming API is healthy")
+handle = reader.stream_user(Listener(), run_async=True)
+try:
+    # The stream is open once the server has written its first line; a
+    # post that reaches it proves it. Post until one does, a few at most.
+    word = "py" + secrets.token_hex(4)
+    status = None
+    for attempt in range(20):
+        posted = author.status_post("from Mastodon.py %s %d" % (word, attempt))
+        try:
+            got = updates.get(timeout=3)
+        except queue.Empty:
+            continue
+        check(not isinstance(got, Exception), "the stream stays up: %r" % (type(got),))
+        status = got
+        break
+    check(status is not None and word in status["content"], "a followed account's post arrives on the user stream (SSE)")
+    check(status["account"]["id"] == them["id"], "the streamed status names its author")
+finally:
+    # close() returns once the stream's reader wakes, at the next line the
+    # server sends: the edit below sends one at once.
+    closing = threading.Thread(target=handle.close)
+    closing.start()
+
+found = reader.search_v2(them["username"], result_type="accounts")
+check(any(a["id"] == them["id"] for a in found["accounts"]), "search v2 finds the account")
+edited = author.status_update(posted["id"], "edited by Mastodon.py " + word)
+check("edited" in edited["content"], "a status is edited (needs version 3.5)")
+closing.join(DEADLINE)
+check(not closing.is_alive(), "the stream closes")
+history = author.status_history(posted["id"])
+check(len(history) >= 2, "its history has both versions")
+home = reader.timeline_home(limit=40)
+check(any(s["id"] == posted["id"] for s in home), "the post is on the reader's home timeline")
+reader.markers_set(["home"], [home[0]["id"]])
+check(str(reader.markers_get(["home"])["home"]["last_read_id"]) == str(home[0]["id"]), "the home marker is set and read back")
+print("all done")
