@@ -360,6 +360,9 @@ func (c *Conn) openAndWrite() {
 		c.finish()
 		return
 	}
+	if g := c.w.greeting(); g != nil {
+		frames = append([]frame{{own: g}}, frames...)
+	}
 	for _, f := range frames {
 		if !c.writeFrame(f) {
 			c.finish()

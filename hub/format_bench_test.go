@@ -21,6 +21,9 @@ func BenchmarkDeliverFormat(b *testing.B) {
 	const text = "The weather is lovely today: let's walk in the park #weekend"
 	b.Run("native", func(b *testing.B) { hub.BenchDeliver(b, 10_000, text, nil) })
 	b.Run("mastodon", func(b *testing.B) {
-		hub.BenchDeliver(b, 10_000, text, func() hub.Format { return mastodon.StreamFormat("https://example.com", 100, "user") })
+		hub.BenchDeliver(b, 10_000, text, func() hub.Format { return mastodon.StreamFormat("https://example.com", 100, "user", false) })
+	})
+	b.Run("mastodon-sse", func(b *testing.B) {
+		hub.BenchDeliver(b, 10_000, text, func() hub.Format { return mastodon.StreamFormat("https://example.com", 100, "user", true) })
 	})
 }

@@ -26,6 +26,10 @@ type wire interface {
 	writeClose(code int, text string, deadline time.Time)
 	// close drops the connection; nothing is written after it.
 	close()
+	// greeting is what the connection sends first once it is open (its
+	// topics subscribed), if anything: it tells the client that what is
+	// published from then on reaches it.
+	greeting() []byte
 }
 
 // wsWire is a WebSocket (gorilla/websocket).
@@ -77,6 +81,10 @@ func (w wsWire) close() { w.ws.Close() }
 
 func (w wsWire) pingPeriod(hub time.Duration) time.Duration { return hub }
 
+// greeting: a WebSocket's feed says it is open in its own protocol (the
+// native feed's ready frame; a Format's client pings).
+func (w wsWire) greeting() []byte { return nil }
+
 // sseWire is a stream of server-sent events: the response to a GET that
 // stays open, each frame an event and a ping a comment line. The client
 // sends nothing; it is gone when its request's context ends.
@@ -94,10 +102,12 @@ type sseWire struct {
 var errEnded = errors.New("hub: the event stream has ended")
 
 // sseHeartbeat is the comment line a ping writes, and sseHeartbeatPeriod
-// the longest time between two, as Mastodon's streaming server has them:
+// the longest time between two, as Mastodon's streaming server has them
+// (a comment line alone, with no blank line after it: some clients take a
+// blank line for the end of an event, even an empty one):
 // clients that read a stream in a blocking loop (Mastodon.py) notice that
 // they were asked to stop only when a line comes.
-var sseHeartbeat = []byte(":thump\n\n")
+var sseHeartbeat = []byte(":thump\n")
 
 const sseHeartbeatPeriod = 15 * time.Second
 
@@ -134,6 +144,12 @@ func (w *sseWire) ping(deadline time.Time) error { return w.write(sseHeartbeat, 
 
 func (w *sseWire) pingPeriod(hub time.Duration) time.Duration { return min(hub, sseHeartbeatPeriod) }
 
+// sseGreeting is the comment an event stream starts with, as Mastodon's
+// streaming server sends it; here it comes once the stream is live.
+var sseGreeting = []byte(":)\n")
+
+func (w *sseWire) greeting() []byte { return sseGreeting }
+
 // writeClose ends the stream: server-sent events have no close message,
 // and a client that should come back (CloseResume) reconnects on its own.
 func (w *sseWire) writeClose(int, string, time.Time) { w.close() }
@@ -160,15 +176,8 @@ func (h *Hub) ServeEvents(rw http.ResponseWriter, r *http.Request, cl Client, on
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("X-Accel-Buffering", "no") // a proxy must not hold the events back
 	rw.WriteHeader(http.StatusOK)
+	rc.Flush() // the client has its answer's headers; the first line comes once the stream is live (greeting)
 	w := &sseWire{rw: rw, rc: rc, gone: r.Context().Done(), done: make(chan struct{})}
-	// A comment first, as Mastodon's streaming server sends, so that the
-	// client knows the stream is open before the first event.
-	if err := w.write([]byte(":)\n"), time.Now().Add(h.opt.WriteWait)); err != nil {
-		if onClose != nil {
-			onClose()
-		}
-		return
-	}
 	c := h.newConn(w, cl, onClose)
 	if h.run(c) {
 		c.read() // until the stream ends; the connection is dropped then

@@ -28,7 +28,8 @@ type sseClient struct {
 }
 
 // openSSE opens GET path as an event stream with token (as a bearer token,
-// unless "") and returns the answer; the stream is read only if it is 200.
+// unless "") and returns the answer; a 200 stream is read, and returned
+// once live (its greeting, the comment ":)", read).
 func (ts *testServer) openSSE(t *testing.T, path, token string) *sseClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -69,6 +70,14 @@ func (ts *testServer) openSSE(t *testing.T, path, token string) *sseClient {
 			}
 		}
 	}()
+	select { // the stream is live once its greeting is in
+	case ev := <-c.events:
+		if ev.Comment != ")" {
+			t.Fatalf("GET %s began with %+v, want the comment \":)\"", path, ev)
+		}
+	case <-time.After(hangWait):
+		t.Fatalf("GET %s: no greeting within %v", path, hangWait)
+	}
 	return c
 }
 
@@ -119,10 +128,6 @@ func TestMastodonSSE(t *testing.T) {
 			t.Fatalf("a stream answered %d", c.resp.StatusCode)
 		}
 	}
-	// The streams are open once their first line (a comment) is in; the
-	// hub has joined them when a post made after that reaches them.
-	time.Sleep(100 * time.Millisecond)
-
 	var st mastodon.Status
 	ts.mastodonJSON(t, "POST", "/api/v1/statuses", author, map[string]string{"status": "green #tea today"}, &st)
 	for what, c := range map[string]*sseClient{"user": user, "public": public, "hashtag": tag} {
@@ -145,14 +150,21 @@ func TestMastodonSSE(t *testing.T) {
 	if ev := user.next(t, "delete"); ev.Data != st.ID {
 		t.Errorf("delete data = %q, want the id %s", ev.Data, st.ID)
 	}
-	// Nothing without a picture reached the media stream; a comment-free
-	// look at what it holds shows no update.
-	select {
-	case ev := <-media.events:
-		if ev.Event != "" {
-			t.Errorf("the only_media stream got %s %s", ev.Event, ev.Data)
+	// The delete reaches every public stream (the post's tags are gone by
+	// then); the post, without a picture, never reached the media stream.
+	for deadline := time.After(hangWait); ; {
+		select {
+		case ev := <-media.events:
+			if ev.Event == "update" || ev.Event == "status.update" {
+				t.Errorf("the only_media stream got %s %s", ev.Event, ev.Data)
+			}
+			if ev.Event != "delete" {
+				continue
+			}
+		case <-deadline:
+			t.Fatalf("no delete on the only_media stream within %v", hangWait)
 		}
-	default:
+		break
 	}
 }
 

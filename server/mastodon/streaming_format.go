@@ -100,11 +100,12 @@ type streamFormat struct {
 
 // StreamFormat is the hub.Format of a connection of user uid to the
 // streaming API on stream name (user, public, ...), as GET
-// /api/v1/streaming?stream=name makes it with the statuses' URLs under
-// origin, its scopes unchecked: for the hub's BenchmarkDeliverFormat,
-// which puts its fan-out beside the native feed's.
-func StreamFormat(origin string, uid int64, name string) hub.Format {
-	f := &streamFormat{m: mapper{origin: origin}, uid: uid}
+// /api/v1/streaming?stream=name makes it (or, sse, GET
+// /api/v1/streaming/name) with the statuses' URLs under origin, its scopes
+// unchecked: for the hub's BenchmarkDeliverFormat, which puts its fan-out
+// beside the native feed's.
+func StreamFormat(origin string, uid int64, name string, sse bool) hub.Format {
+	f := &streamFormat{m: mapper{origin: origin}, uid: uid, sse: sse}
 	f.add(newStream(name, ""))
 	f.listening = f.public > 0
 	return f
