@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -88,4 +92,39 @@ func dialer(source string) *websocket.Dialer {
 		WriteBufferSize:  256,
 		HandshakeTimeout: 30 * time.Second,
 	}
+}
+
+// connectSSE opens every fan's user stream as server-sent events, has
+// start read each once it is live (its greeting, the comment ":)", read),
+// and returns the open responses.
+func (lt *loadTest) connectSSE(base, source string, fans []account, start func(*bufio.Reader)) ([]io.Closer, error) {
+	bodies := make([]io.Closer, len(fans))
+	client := &http.Client{Transport: &http.Transport{DialContext: dialer(source).NetDialContext,
+		MaxIdleConnsPerHost: 1, DisableCompression: true}}
+	err := parallel(len(fans), lt.par, func(i int) error {
+		resp, err := client.Get(base + "/api/v1/streaming/user?access_token=" + url.QueryEscape(fans[i].Mastodon))
+		if err != nil {
+			return fmt.Errorf("connect fan %d: %w", i, err)
+		}
+		bodies[i] = resp.Body
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("fan %d: GET /api/v1/streaming/user: %s", i, resp.Status)
+		}
+		rd := bufio.NewReaderSize(resp.Body, 1024)
+		line, err := rd.ReadString('\n')
+		if err != nil || line != ":)\n" {
+			return fmt.Errorf("fan %d: the stream began with %q (%v), want the greeting", i, line, err)
+		}
+		start(rd)
+		return nil
+	})
+	if err != nil {
+		for _, b := range bodies {
+			if b != nil {
+				b.Close()
+			}
+		}
+		return nil, err
+	}
+	return bodies, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -162,8 +163,11 @@ func (lt *loadTest) deliver(base, source, kind string, fans, authors []account, 
 		return res, err
 	}
 	parse := parsePost
-	if kind == kindMastodon {
+	switch kind {
+	case kindMastodon:
 		parse = parseStatus
+	case kindSSE:
+		parse = parseStatusEntity
 	}
 	start := time.Now()
 	f, err := lt.listen(base, source, kind, fans, parse)
@@ -201,7 +205,7 @@ func (lt *loadTest) deliver(base, source, kind string, fans, authors []account, 
 // feeds are the live feeds of some users, each read by a goroutine that
 // records the events it gets.
 type feeds struct {
-	conns   []*websocket.Conn
+	conns   []io.Closer
 	rec     *recorder
 	readers sync.WaitGroup
 }
@@ -210,6 +214,21 @@ type feeds struct {
 // the frames parse recognizes.
 func (lt *loadTest) listen(base, source, kind string, users []account, parse func([]byte) (int64, time.Time, bool)) (*feeds, error) {
 	f := &feeds{rec: &recorder{parse: parse}}
+	if kind == kindSSE {
+		bodies, err := lt.connectSSE(base, source, users, func(rd *bufio.Reader) {
+			f.readers.Add(1)
+			go func() {
+				defer f.readers.Done()
+				f.rec.readSSE(rd)
+			}()
+		})
+		if err != nil {
+			f.readers.Wait() // connectSSE closed what it opened
+			return nil, err
+		}
+		f.conns = bodies
+		return f, nil
+	}
 	conns, err := lt.connect(base, source, kind, users, func(c *websocket.Conn) {
 		f.readers.Add(1)
 		go func() {
@@ -221,7 +240,9 @@ func (lt *loadTest) listen(base, source, kind string, users []account, parse fun
 		f.readers.Wait() // connect closed what it opened
 		return nil, err
 	}
-	f.conns = conns
+	for _, c := range conns {
+		f.conns = append(f.conns, c)
+	}
 	return f, nil
 }
 
@@ -349,20 +370,62 @@ func (r *recorder) read(c *websocket.Conn) {
 		if _, err := buf.ReadFrom(rd); err != nil {
 			return
 		}
-		now := time.Now()
-		id, sent, ok := r.parse(buf.Bytes())
-		if !ok {
+		delays = r.note(buf.Bytes(), time.Now(), seen, delays)
+	}
+}
+
+// note counts one frame b that arrived at now, if parse recognizes it:
+// once per id (seen), its delay appended to delays.
+func (r *recorder) note(b []byte, now time.Time, seen map[int64]bool, delays []time.Duration) []time.Duration {
+	id, sent, ok := r.parse(b)
+	if !ok {
+		return delays
+	}
+	if seen[id] {
+		r.dups.Add(1)
+		return delays
+	}
+	seen[id] = true
+	if !sent.IsZero() {
+		delays = append(delays, now.Sub(sent))
+	}
+	r.delivered.Add(1)
+	return delays
+}
+
+// readSSE is read for a stream of server-sent events: each data line
+// after "event: update" is a frame (a Status), the rest is skipped.
+func (r *recorder) readSSE(rd *bufio.Reader) {
+	seen := make(map[int64]bool)
+	var delays []time.Duration
+	defer func() {
+		r.mu.Lock()
+		r.delays = append(r.delays, delays...)
+		r.mu.Unlock()
+	}()
+	update := false
+	var long []byte // a line longer than rd's buffer, put together
+	for {
+		line, err := rd.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, line...)
 			continue
 		}
-		if seen[id] {
-			r.dups.Add(1)
-			continue
+		if err != nil {
+			return
 		}
-		seen[id] = true
-		if !sent.IsZero() {
-			delays = append(delays, now.Sub(sent))
+		if long != nil {
+			line, long = append(long, line...), long[:0:0]
 		}
-		r.delivered.Add(1)
+		switch {
+		case bytes.Equal(line, []byte("event: update\n")):
+			update = true
+		case update && bytes.HasPrefix(line, []byte("data: ")):
+			delays = r.note(line[len("data: "):], time.Now(), seen, delays)
+			update = false
+		case len(line) == 1: // the blank line that ends an event
+			update = false
+		}
 	}
 }
 

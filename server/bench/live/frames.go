@@ -102,3 +102,22 @@ func parseStatus(b []byte) (id int64, sent time.Time, ok bool) {
 	}
 	return id, sent, true
 }
+
+// parseStatusEntity reads a Status as an event stream's data line carries
+// it (the payload itself, not quoted in a frame): its id and the send time
+// of a load post.
+func parseStatusEntity(b []byte) (id int64, sent time.Time, ok bool) {
+	rest, found := bytes.CutPrefix(b, []byte(`{"id":"`))
+	if !found {
+		return 0, time.Time{}, false
+	}
+	if id, ok = leadingInt(rest); !ok {
+		return 0, time.Time{}, false
+	}
+	if i := bytes.Index(rest, []byte(loadMark)); i >= 0 {
+		if ns, ok := leadingInt(rest[i+len(loadMark):]); ok {
+			return id, time.Unix(0, ns), true
+		}
+	}
+	return id, time.Time{}, true
+}

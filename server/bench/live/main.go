@@ -49,7 +49,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,7 +68,7 @@ func main() {
 		base     = flag.String("url", "", "run against the server at this base URL, started by hand")
 		servers  = flag.String("server", "", "run the whole bench on server build(s): path, or label=path,label=path")
 		fans     = flag.Int("fans", 10000, "WebSocket fans connected while the authors post")
-		kinds    = flag.String("kinds", kindNative+","+kindMastodon, "feeds the fans read while the authors post: native (/ws), mastodon (/api/v1/streaming), or both")
+		kinds    = flag.String("kinds", kindNative+","+kindMastodon, "feeds the fans read while the authors post: native (/ws), mastodon (/api/v1/streaming, WebSocket), sse (/api/v1/streaming/user, server-sent events), or several")
 		authors  = flag.Int("authors", 10, "authors posting; each fan follows one")
 		rate     = flag.Float64("rate", 20, "posts per second, all authors together")
 		duration = flag.Duration("duration", 20*time.Second, "how long the authors post")
@@ -213,7 +212,7 @@ func bench(cfg benchConfig) error {
 	if err == nil {
 		err = lt.follow(setup.URL, fans[:cfg.fans], 0, authors)
 	}
-	if err == nil && slices.Contains(cfg.kinds, kindMastodon) {
+	if err == nil && needsTokens(cfg.kinds) {
 		err = lt.mastodonLogin(setup.URL, fans[:cfg.fans])
 	}
 	var pairs []account
@@ -351,7 +350,7 @@ func external(cfg benchConfig, base string) error {
 	if err == nil {
 		err = lt.follow(base, fans, 0, authors)
 	}
-	if err == nil && slices.Contains(cfg.kinds, kindMastodon) {
+	if err == nil && needsTokens(cfg.kinds) {
 		err = lt.mastodonLogin(base, fans)
 	}
 	if err != nil {

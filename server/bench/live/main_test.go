@@ -48,7 +48,7 @@ func TestBenchSmallRun(t *testing.T) {
 	out := t.TempDir()
 	var stdout bytes.Buffer
 	cfg := benchConfig{
-		builds: []build{{"test", bin}}, kinds: []string{kindNative, kindMastodon}, fans: 12, authors: 3, rate: 50, duration: time.Second, msgUsers: 6, msgRate: 30,
+		builds: []build{{"test", bin}}, kinds: []string{kindNative, kindMastodon, kindSSE}, fans: 12, authors: 3, rate: 50, duration: time.Second, msgUsers: 6, msgRate: 30,
 		idle: []int{4, 10}, perProc: 6, redisBin: "redis-server", out: out, par: 8,
 		settle: 50 * time.Millisecond, stdout: &stdout,
 	}
@@ -63,8 +63,8 @@ func TestBenchSmallRun(t *testing.T) {
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Delivery) != 2 || res.Delivery[0].Kind != kindNative || res.Delivery[1].Kind != kindMastodon {
-		t.Fatalf("%d delivery runs, want one native, then one Mastodon", len(res.Delivery))
+	if len(res.Delivery) != 3 || res.Delivery[0].Kind != kindNative || res.Delivery[1].Kind != kindMastodon || res.Delivery[2].Kind != kindSSE {
+		t.Fatalf("%d delivery runs, want one native, one Mastodon, one Mastodon over server-sent events", len(res.Delivery))
 	}
 	for _, d := range res.Delivery {
 		if d.FailedPosts != 0 || d.Expected != 50*4 || d.Delivered != d.Expected || d.Duplicates != 0 || len(d.Delay) != 1001 {
@@ -74,7 +74,7 @@ func TestBenchSmallRun(t *testing.T) {
 			t.Errorf("%s delivery measured no delay, CPU or memory: delay %v…%v, CPU %+v, memory %+v", d.Kind, d.Delay[0], d.Delay[1000], d.CPU, d.MemAfter)
 		}
 	}
-	d, m := res.Delivery[0], res.Delivery[1]
+	d, m, e := res.Delivery[0], res.Delivery[1], res.Delivery[2]
 	if len(res.Messages) != 2 {
 		t.Fatalf("%d runs of messages and posts, want 2", len(res.Messages))
 	}
@@ -92,7 +92,9 @@ func TestBenchSmallRun(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("| test | native | 1 | 12 | 200 | 200 | 0 | %s |", chart.FmtMS(pct(d.Delay, 50))),
 		fmt.Sprintf("| test | mastodon | 1 | 12 | 200 | 200 | 0 | %s |", chart.FmtMS(pct(m.Delay, 50))),
+		fmt.Sprintf("| test | sse | 1 | 12 | 200 | 200 | 0 | %s |", chart.FmtMS(pct(e.Delay, 50))),
 		"test, Mastodon streaming beside native sockets over 1 and 1 runs: server CPU per delivery",
+		"test, Mastodon streaming as server-sent events beside native sockets over 1 and 1 runs: server CPU per delivery",
 		"| test | 4 | 1 |", "| test | 10 | 2 |", "live-latency.svg", "live-memory.svg",
 		"| test | 1 | message | 6 | 30 | 60 | 0 | 0 |", "| test | 1 | post, 1 fan | 6 | 30 | 60 | 0 | 0 |", "message / post =",
 	} {
@@ -181,6 +183,9 @@ func TestParseStatus(t *testing.T) {
 func TestParseKinds(t *testing.T) {
 	if k, err := parseKinds(" mastodon,native "); err != nil || !slices.Equal(k, []string{kindMastodon, kindNative}) {
 		t.Errorf("parseKinds = %v, %v", k, err)
+	}
+	if k, err := parseKinds("sse,native"); err != nil || !slices.Equal(k, []string{kindSSE, kindNative}) {
+		t.Errorf("parseKinds(sse,native) = %v, %v", k, err)
 	}
 	for _, bad := range []string{"", "native,rss"} {
 		if _, err := parseKinds(bad); err == nil {

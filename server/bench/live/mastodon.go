@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"microblog/server/bench/spawn"
@@ -25,7 +26,16 @@ import (
 const (
 	kindNative   = "native"
 	kindMastodon = "mastodon"
+	// kindSSE is the Mastodon streaming API's user stream as server-sent
+	// events (GET /api/v1/streaming/user), over the same hub.
+	kindSSE = "sse"
 )
+
+// needsTokens tells whether kinds has a Mastodon feed, whose fans need
+// access tokens.
+func needsTokens(kinds []string) bool {
+	return slices.Contains(kinds, kindMastodon) || slices.Contains(kinds, kindSSE)
+}
 
 // oauthRedirect is the redirect URI of the bench's app: nothing listens
 // there, as the bench reads the code from the redirect instead of
@@ -36,16 +46,16 @@ const oauthRedirect = "http://localhost/callback"
 // request, and checks on the redirect.
 const oauthState = "live-bench"
 
-// parseKinds reads -kinds: native, mastodon or both, in the order given.
+// parseKinds reads -kinds: native, mastodon, sse, or several, in the order given.
 func parseKinds(s string) ([]string, error) {
 	var kinds []string
 	for _, f := range strings.Split(s, ",") {
 		switch f = strings.TrimSpace(f); f {
-		case kindNative, kindMastodon:
+		case kindNative, kindMastodon, kindSSE:
 			kinds = append(kinds, f)
 		case "":
 		default:
-			return nil, fmt.Errorf("-kinds: %q is neither %s nor %s", f, kindNative, kindMastodon)
+			return nil, fmt.Errorf("-kinds: %q is none of %s, %s and %s", f, kindNative, kindMastodon, kindSSE)
 		}
 	}
 	if len(kinds) == 0 {

@@ -127,7 +127,8 @@ func quietest(runs []deliveryResult) []deliveryResult {
 }
 
 // printKindRatios says, for each build measured on both feeds, what a
-// Mastodon streaming connection costs beside a native one over all rounds:
+// Mastodon streaming connection (WebSocket, or server-sent events) costs
+// beside a native one over all rounds:
 // the server's CPU per delivery, and its resident memory per connection.
 func printKindRatios(w io.Writer, runs []deliveryResult) {
 	type sums struct{ cpu, delivered, rss, runs float64 }
@@ -144,18 +145,21 @@ func printKindRatios(w io.Writer, runs []deliveryResult) {
 		s := by[key]
 		s.cpu, s.delivered, s.rss, s.runs = s.cpu+r.CPU.Server, s.delivered+float64(r.Delivered), s.rss+r.residentPerConn(), s.runs+1
 	}
+	names := map[string]string{kindMastodon: "Mastodon streaming", kindSSE: "Mastodon streaming as server-sent events"}
 	for _, l := range labels {
-		n, m := by[[2]string{l, kindNative}], by[[2]string{l, kindMastodon}]
-		if m == nil || n.delivered == 0 || m.delivered == 0 || n.cpu == 0 {
-			continue
+		for _, kind := range []string{kindMastodon, kindSSE} {
+			n, m := by[[2]string{l, kindNative}], by[[2]string{l, kind}]
+			if m == nil || n.delivered == 0 || m.delivered == 0 || n.cpu == 0 {
+				continue
+			}
+			// A few connections are too few to tell their memory from the
+			// noise (the resident size may even shrink): no ratio then.
+			mem := "too few connections to compare"
+			if n.rss > 0 && m.rss > 0 {
+				mem = fmt.Sprintf("%.2f times", (m.rss/m.runs)/(n.rss/n.runs))
+			}
+			fmt.Fprintf(w, "\n%s, %s beside native sockets over %.0f and %.0f runs: server CPU per delivery %.2f times, resident memory per connection %s\n",
+				l, names[kind], m.runs, n.runs, (m.cpu/m.delivered)/(n.cpu/n.delivered), mem)
 		}
-		// A few connections are too few to tell their memory from the
-		// noise (the resident size may even shrink): no ratio then.
-		mem := "too few connections to compare"
-		if n.rss > 0 && m.rss > 0 {
-			mem = fmt.Sprintf("%.2f times", (m.rss/m.runs)/(n.rss/n.runs))
-		}
-		fmt.Fprintf(w, "\n%s, Mastodon streaming beside native sockets over %.0f and %.0f runs: server CPU per delivery %.2f times, resident memory per connection %s\n",
-			l, m.runs, n.runs, (m.cpu/m.delivered)/(n.cpu/n.delivered), mem)
 	}
 }
