@@ -3,7 +3,7 @@
 // they need on the process's one subscriber connection, and forwards each
 // event to every local connection that wants it, encoded once.
 //
-// A connection may also be a stream of server-sent events (ServeEvents,
+// A connection may also be a stream of server-sent events (StartEvents,
 // for the Mastodon API's streams over plain HTTP): everything above the
 // wire (topics, safety rule, queue, replays) is the same, and only wire.go
 // knows which of the two a connection is.

@@ -104,7 +104,7 @@ func (c *Conn) Send(b []byte) {
 type Frame = frame
 
 // NewPreparedFrame frames b once as a WebSocket text message for any
-// number of WebSocket connections. An event stream (ServeEvents) cannot
+// number of WebSocket connections. An event stream (StartEvents) cannot
 // send it, and leaves it out.
 func NewPreparedFrame(b []byte) Frame { return frame{shared: prepare(b)} }
 

@@ -1,12 +1,14 @@
 package hub
 
 import (
-	"errors"
+	"bytes"
+	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"microblog/store"
 )
 
 // wire is how a connection's frames reach its client: a WebSocket, or a
@@ -85,115 +87,106 @@ func (w wsWire) pingPeriod(hub time.Duration) time.Duration { return hub }
 // native feed's ready frame; a Format's client pings).
 func (w wsWire) greeting() []byte { return nil }
 
-// sseWire is a stream of server-sent events: the response to a GET that
-// stays open, each frame an event and a ping a comment line. The client
-// sends nothing; it is gone when its request's context ends.
-type sseWire struct {
-	rw   http.ResponseWriter
-	rc   *http.ResponseController
-	gone <-chan struct{} // the request's context's Done
-	done chan struct{}   // closed by close: the stream ends
-	mu   sync.Mutex      // guards ended, and serialises writes with close
-	// ended: close has run, and the handler may return at any moment.
-	ended bool
-}
-
-// errEnded is a write to a stream that has ended.
-var errEnded = errors.New("hub: the event stream has ended")
+// sseWire is a stream of server-sent events: the response to a GET, taken
+// over from net/http (hijacked) once its headers are out, as a WebSocket
+// is, so that an open stream holds what a WebSocket holds and no handler.
+// Each frame is an event, a ping a comment line; the body lasts until the
+// connection closes (Connection: close, no length). The client sends
+// nothing more: the reader only waits for it to go.
+type sseWire struct{ conn net.Conn }
 
 // sseHeartbeat is the comment line a ping writes, and sseHeartbeatPeriod
 // the longest time between two, as Mastodon's streaming server has them
 // (a comment line alone, with no blank line after it: some clients take a
-// blank line for the end of an event, even an empty one):
-// clients that read a stream in a blocking loop (Mastodon.py) notice that
-// they were asked to stop only when a line comes.
+// blank line for the end of an event, even an empty one). Clients that
+// read a stream in a blocking loop (Mastodon.py) notice that they were
+// asked to stop only when a line comes.
 var sseHeartbeat = []byte(":thump\n")
 
 const sseHeartbeatPeriod = 15 * time.Second
 
-func (w *sseWire) read(c *Conn) {
-	select {
-	case <-w.gone:
-	case <-w.done:
+// sseGreeting is the comment an event stream starts with, as Mastodon's
+// streaming server sends it; here it comes once the stream is live.
+var sseGreeting = []byte(":)\n")
+
+// read reads and drops what the client sends until it goes away (or the
+// connection is closed).
+func (w sseWire) read(*Conn) {
+	var buf [64]byte
+	for {
+		if _, err := w.conn.Read(buf[:]); err != nil {
+			return
+		}
 	}
 }
 
-func (w *sseWire) write(b []byte, deadline time.Time) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ended {
-		return errEnded
-	}
-	w.rc.SetWriteDeadline(deadline)
-	if _, err := w.rw.Write(b); err != nil {
-		return err
-	}
-	return w.rc.Flush()
+func (w sseWire) write(b []byte, deadline time.Time) error {
+	w.conn.SetWriteDeadline(deadline)
+	_, err := w.conn.Write(b)
+	return err
 }
 
 // writeFrame writes a frame's bytes; a frame framed only as a WebSocket
 // message (a Format's for WebSockets) has none and is left out.
-func (w *sseWire) writeFrame(f frame, deadline time.Time) error {
+func (w sseWire) writeFrame(f frame, deadline time.Time) error {
 	if f.own == nil {
 		return nil
 	}
 	return w.write(f.own, deadline)
 }
 
-func (w *sseWire) ping(deadline time.Time) error { return w.write(sseHeartbeat, deadline) }
+func (w sseWire) ping(deadline time.Time) error { return w.write(sseHeartbeat, deadline) }
 
-func (w *sseWire) pingPeriod(hub time.Duration) time.Duration { return min(hub, sseHeartbeatPeriod) }
+func (w sseWire) pingPeriod(hub time.Duration) time.Duration { return min(hub, sseHeartbeatPeriod) }
 
-// sseGreeting is the comment an event stream starts with, as Mastodon's
-// streaming server sends it; here it comes once the stream is live.
-var sseGreeting = []byte(":)\n")
-
-func (w *sseWire) greeting() []byte { return sseGreeting }
+func (w sseWire) greeting() []byte { return sseGreeting }
 
 // writeClose ends the stream: server-sent events have no close message,
 // and a client that should come back (CloseResume) reconnects on its own.
-func (w *sseWire) writeClose(int, string, time.Time) { w.close() }
+func (w sseWire) writeClose(int, string, time.Time) { w.close() }
 
-func (w *sseWire) close() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.ended {
-		w.ended = true
-		close(w.done)
-	}
-}
+func (w sseWire) close() { w.conn.Close() }
 
-// ServeEvents runs a connection of cl as a stream of server-sent events,
-// the response to r, until the client goes away or the hub ends it, and
-// returns then: the response is the connection, so the handler holds it
-// open. cl.Format makes the events (NewDataFrame). onClose, if not nil, is
-// called once when the connection is gone, before ServeEvents returns.
-func (h *Hub) ServeEvents(rw http.ResponseWriter, r *http.Request, cl Client, onClose func()) {
-	rc := http.NewResponseController(rw)
-	rc.SetReadDeadline(time.Time{}) // the request is read: the stream outlasts the server's read timeout
-	hd := rw.Header()
+// errNoHijack refuses an event stream over a connection that cannot be
+// taken over (HTTP/2, which the server does not speak itself).
+var errNoHijack = store.Invalid(store.CodeBadRequest, "event streams are served over HTTP/1.1 only")
+
+// StartEvents runs a connection of cl as a stream of server-sent events on
+// the response rw, and returns at once: it sends the answer's headers (those
+// set on rw so far, and the stream's own), then takes the connection over
+// from net/http, and the hub owns it from then on, as Start does a
+// WebSocket. cl.Format makes the events (NewDataFrame). onClose, if not
+// nil, is called once when the connection is gone. An error means nothing
+// was sent and the connection is still the handler's.
+func (h *Hub) StartEvents(rw http.ResponseWriter, cl Client, onClose func()) error {
+	hd := rw.Header().Clone()
 	hd.Set("Content-Type", "text/event-stream; charset=utf-8")
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("X-Accel-Buffering", "no") // a proxy must not hold the events back
-	rw.WriteHeader(http.StatusOK)
-	rc.Flush() // the client has its answer's headers; the first line comes once the stream is live (greeting)
-	w := &sseWire{rw: rw, rc: rc, gone: r.Context().Done(), done: make(chan struct{})}
+	hd.Set("Connection", "close")     // the body ends when the connection does
+	conn, _, err := http.NewResponseController(rw).Hijack()
+	if err != nil {
+		return errNoHijack
+	}
+	conn.SetDeadline(time.Time{}) // the server's deadlines were for the request
+	var head bytes.Buffer
+	head.WriteString("HTTP/1.1 200 OK\r\n")
+	hd.Write(&head)
+	head.WriteString("\r\n")
+	w := sseWire{conn}
+	if err := w.write(head.Bytes(), time.Now().Add(h.opt.WriteWait)); err != nil {
+		conn.Close()
+		if onClose != nil {
+			onClose()
+		}
+		return nil // the client is gone: there is no one to answer
+	}
+	if tc, ok := conn.(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
+		tc.SetWriteBuffer(h.opt.SocketBuffer)
+	}
 	c := h.newConn(w, cl, onClose)
 	if h.run(c) {
-		c.read() // until the stream ends; the connection is dropped then
+		go c.read()
 	}
-}
-
-// EndEventStreams ends every event stream (ServeEvents) as a shutdown
-// does, and keeps the WebSockets: an HTTP server that shuts down waits for
-// its handlers, and an event stream's handler lasts as long as its stream,
-// while a WebSocket was handed over by its handler (hijacked) long before.
-func (h *Hub) EndEventStreams() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for c := range h.conns {
-		if _, ok := c.w.(*sseWire); ok {
-			c.closeWith(closeGoingAway, "server shutting down")
-		}
-	}
+	return nil
 }

@@ -101,7 +101,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	hs, ln := newHTTPServer(cfg.Edges, srv, ln, logger, reg)
-	hs.RegisterOnShutdown(lv.hub.EndEventStreams) // their handlers end with them
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	url := "http://" + ln.Addr().String()

@@ -209,8 +209,7 @@ func TestMastodonSSERefusals(t *testing.T) {
 // TestMastodonSSEHeartbeatAndShutdown: an idle stream gets a comment line
 // every ping period, so that proxies keep it; a client that leaves frees
 // its connection; a server that shuts down ends its streams and stops
-// cleanly (an HTTP server waits for its handlers, and a stream's handler
-// lasts as long as the stream).
+// cleanly.
 func TestMastodonSSEHeartbeatAndShutdown(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_WS_PONG_WAIT=1s")

@@ -75,7 +75,10 @@ func (a *API) eventStream(gate SocketGate) echo.HandlerFunc {
 			return err
 		}
 		cl := hub.Client{UserID: who.UID, TokenHash: who.TokenHash, Format: f, Public: s.public()}
-		a.hub.ServeEvents(c.Response(), r, cl, release)
+		if err := a.hub.StartEvents(c.Response(), cl, release); err != nil {
+			release()
+			return err
+		}
 		return nil
 	}
 }
