@@ -7,12 +7,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/schema"
 )
 
 // UIDByName resolves a username, in any letter case or width, to its uid.
 func (s *Store) UIDByName(ctx context.Context, name string) (int64, error) {
-	uid, err := s.findUser(ctx, store.LookupNames(name))
+	uid, err := account.FindUser(ctx, s.Accounts, store.LookupNames(name))
 	if err == nil && uid == 0 {
 		return 0, store.ErrUserNotFound
 	}

@@ -121,7 +121,7 @@ func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.Us
 		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // for the processes that remember it
 		return nil
 	})
-	s.caches.authors.forget(uid)
+	s.caches.authors.Forget(uid)
 	if err != nil {
 		return store.User{}, s.Wrap("set avatar", err)
 	}

@@ -282,7 +282,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	cards := make(map[int64]authorCard, len(uids))
 	var missing []int64
 	for _, uid := range uids {
-		if c, ok := s.caches.authors.get(uid, now); ok {
+		if c, ok := s.caches.authors.Get(uid, now); ok {
 			cards[uid] = c
 		} else {
 			missing = append(missing, uid)
@@ -291,7 +291,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	if len(missing) == 0 {
 		return cards, nil
 	}
-	gen := s.caches.authors.gen.Load()
+	gen := s.caches.authors.Gen()
 	cmds := make([]*redis.SliceCmd, len(missing))
 	pins := make([]*redis.StringSliceCmd, len(missing))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -314,7 +314,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 		}
 		c.pins = schema.ParseIDs(pins[i].Val())
 		cards[uid] = c
-		s.caches.authors.put(uid, c, gen, now)
+		s.caches.authors.Put(uid, c, gen, now)
 	}
 	return cards, nil
 }

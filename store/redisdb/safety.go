@@ -191,5 +191,5 @@ func (s *Store) authorChanged(ctx context.Context, uid int64) {
 	if err := s.rdb.Publish(context.WithoutCancel(ctx), s.keys.AvatarsChannel(), uid).Err(); err != nil {
 		s.opt.Logger.WarnContext(ctx, "publish author change", "uid", uid, "err", err)
 	}
-	s.caches.authors.forget(uid)
+	s.caches.authors.Forget(uid)
 }

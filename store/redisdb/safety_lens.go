@@ -19,15 +19,15 @@ func (s *Store) lens(ctx context.Context, viewer int64) (*store.Lens, error) {
 		return nil, nil
 	}
 	now := time.Now()
-	if l, ok := s.caches.lenses.get(viewer, now); ok {
+	if l, ok := s.caches.lenses.Get(viewer, now); ok {
 		return l, nil
 	}
-	gen := s.caches.lenses.gen.Load()
+	gen := s.caches.lenses.Gen()
 	l, err := s.Lens(ctx, viewer)
 	if err != nil {
 		return nil, err
 	}
-	s.caches.lenses.put(viewer, l, gen, now)
+	s.caches.lenses.Put(viewer, l, gen, now)
 	return l, nil
 }
 
@@ -78,7 +78,7 @@ func (s *Store) lensChanged(ctx context.Context, uids ...int64) {
 		}
 		return nil
 	})
-	s.caches.lenses.forget(uids...)
+	s.caches.lenses.Forget(uids...)
 	if err != nil {
 		s.opt.Logger.WarnContext(ctx, "publish lens change", "users", uids, "err", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"microblog/store"
+	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/schema"
 )
 
@@ -472,7 +473,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return s.Wrap("migrate", err)
 		}
 	}
-	if err := s.migrateNames(ctx); err != nil {
+	if err := account.MigrateNames(ctx, s.Accounts); err != nil {
 		return err
 	}
 	if err := s.migrateLikes(ctx); err != nil {
@@ -484,7 +485,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.migrateArchivedLikes(ctx); err != nil {
 		return err
 	}
-	if err := s.migrateOAuthSessions(ctx); err != nil {
+	if err := account.MigrateOAuthSessions(ctx, s.Accounts); err != nil {
 		return err
 	}
 	return s.Wrap("migrate", s.rdb.Set(ctx, s.keys.Schema(), schemaVersion, 0).Err())

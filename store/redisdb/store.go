@@ -12,22 +12,23 @@ import (
 	"syscall"
 
 	"github.com/redis/go-redis/v9"
-	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/schema"
 )
 
 // Store reads and writes the microblog's data in Redis.
 type Store struct {
+	// Accounts serve sessions, passwords, names, OAuth and the other
+	// sign-in services (package account).
+	*account.Accounts
+
 	rdb  redis.UniversalClient
 	keys schema.Keys
 	opt  Options
 	// owned says the store made rdb itself (Open) and closes it.
 	owned bool
-	// dummyHash is compared against when a login names no user, so that a
-	// wrong name and a wrong password take the same time.
-	dummyHash []byte
 	// caches remember recently checked sessions and avatars (store_caches.go).
 	caches *caches
 	// syncs are the masters' ReplicaSync keys on a cluster (store_replicas.go).
@@ -39,10 +40,12 @@ type Store struct {
 // New returns a Store over rdb.
 func New(rdb redis.UniversalClient, opt Options) *Store {
 	opt = opt.withDefaults()
-	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
 	_, cluster := rdb.(*redis.ClusterClient)
-	return &Store{rdb: rdb, keys: schema.NewKeys(opt.Prefix, cluster), opt: opt, dummyHash: dummy,
+	s := &Store{rdb: rdb, keys: schema.NewKeys(opt.Prefix, cluster), opt: opt,
 		caches: &caches{}, syncs: &replicaSyncs{}, likeVersions: &atomic.Int64{}}
+	s.Accounts = account.New(rdb, s.keys, account.Options{Logger: opt.Logger, BcryptCost: opt.BcryptCost,
+		SessionTTL: opt.SessionTTL, Archive: opt.Archive}, accountCore{s}, &s.caches.sessions)
+	return s
 }
 
 // scanCount is how many keys one SCAN asks for.

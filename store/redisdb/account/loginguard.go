@@ -1,4 +1,4 @@
-package redisdb
+package account
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func (g guardedLogin) on() bool { return g.at.Guard.N > 0 && g.at.Guard.Per > 0 
 
 // guardCheck returns a *RateLimitError while the attempt must wait. uid is
 // the account's (0 when the name has none).
-func (s *Store) guardCheck(ctx context.Context, g guardedLogin, uid int64) error {
+func (s *Accounts) guardCheck(ctx context.Context, g guardedLogin, uid int64) error {
 	if !g.on() {
 		return nil
 	}
@@ -57,9 +57,9 @@ func (s *Store) guardCheck(ctx context.Context, g guardedLogin, uid int64) error
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.Wrap("login guard", err)
+		return s.core.Wrap("login guard", err)
 	}
-	now := s.Now()
+	now := s.core.Now()
 	if until := parseID(pair.Val()); until > now {
 		return waitUntil(until, now)
 	}
@@ -70,7 +70,7 @@ func (s *Store) guardCheck(ctx context.Context, g guardedLogin, uid int64) error
 				return nil
 			}
 			if !errors.Is(err, redis.Nil) {
-				return s.Wrap("login guard", err)
+				return s.core.Wrap("login guard", err)
 			}
 		}
 		return waitUntil(until, now)
@@ -83,11 +83,11 @@ func waitUntil(until, now int64) error {
 }
 
 // guardFail counts a failed attempt, for the address and for the account.
-func (s *Store) guardFail(ctx context.Context, g guardedLogin) {
+func (s *Accounts) guardFail(ctx context.Context, g guardedLogin) {
 	if !g.on() {
 		return
 	}
-	now, first, most, window := s.Now(), guardFirstWait.Milliseconds(), guardMaxWait.Milliseconds(), g.at.Guard.Per.Milliseconds()
+	now, first, most, window := s.core.Now(), guardFirstWait.Milliseconds(), guardMaxWait.Milliseconds(), g.at.Guard.Per.Milliseconds()
 	_, err := s.rdb.Pipelined(context.WithoutCancel(ctx), func(pl redis.Pipeliner) error {
 		schema.LoginFail.Eval(ctx, pl, []string{s.keys.LoginClientFailures(g.name, g.at.Client)}, now, g.at.Guard.N, first, most, window)
 		schema.LoginFail.Eval(ctx, pl, []string{s.keys.LoginFailures(g.name)}, now, guardAccountFactor*g.at.Guard.N, first, most, window)
@@ -100,14 +100,14 @@ func (s *Store) guardFail(ctx context.Context, g guardedLogin) {
 
 // queueGuardPass resets the counts after a success and remembers the
 // address as one the user logs in from.
-func (s *Store) queueGuardPass(ctx context.Context, pl redis.Pipeliner, g guardedLogin, uid int64) {
+func (s *Accounts) queueGuardPass(ctx context.Context, pl redis.Pipeliner, g guardedLogin, uid int64) {
 	if g.name != "" {
 		pl.Del(ctx, s.keys.LoginFailures(g.name))
 		pl.Del(ctx, s.keys.LoginClientFailures(g.name, g.at.Client))
 	}
 	if g.at.Client != "" {
 		known := s.keys.KnownClients(uid)
-		pl.ZAdd(ctx, known, redis.Z{Score: float64(s.Now()), Member: g.at.Client})
+		pl.ZAdd(ctx, known, redis.Z{Score: float64(s.core.Now()), Member: g.at.Client})
 		pl.ZRemRangeByRank(ctx, known, 0, -maxKnownClients-1)
 		pl.PExpire(ctx, known, knownClientsTTL)
 	}

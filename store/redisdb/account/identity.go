@@ -1,4 +1,4 @@
-package redisdb
+package account
 
 import (
 	"cmp"
@@ -70,7 +70,7 @@ func (h history) String() string {
 // archive's stamp again before it refuses). Processes starting at once
 // agree: the archive is stamped only if it has none and Redis's identity is
 // set with SET NX, and each reads back what won.
-func (s *Store) CheckIdentity(ctx context.Context, redisName, archiveName string) error {
+func (s *Accounts) CheckIdentity(ctx context.Context, redisName, archiveName string) error {
 	a, ok := s.opt.Archive.(IdentityArchive)
 	if !ok {
 		return nil
@@ -109,10 +109,10 @@ func (s *Store) CheckIdentity(ctx context.Context, redisName, archiveName string
 		return err
 	}
 	if err := s.rdb.SetNX(ctx, s.keys.HistoryIdentity(), arch.identity, 0).Err(); err != nil {
-		return s.Wrap("stamp identity", err)
+		return s.core.Wrap("stamp identity", err)
 	}
 	if rds.identity, err = s.rdb.Get(ctx, s.keys.HistoryIdentity()).Result(); err != nil {
-		return s.Wrap("stamp identity", err)
+		return s.core.Wrap("stamp identity", err)
 	}
 	if arch.identity != rds.identity {
 		return refuse("they were stamped by different histories")
@@ -121,7 +121,7 @@ func (s *Store) CheckIdentity(ctx context.Context, redisName, archiveName string
 }
 
 // history reads Redis's identity and the last ids it issued.
-func (s *Store) history(ctx context.Context) (history, error) {
+func (s *Accounts) history(ctx context.Context) (history, error) {
 	var identity, message, direct *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		identity = pl.Get(ctx, s.keys.HistoryIdentity())
@@ -130,7 +130,7 @@ func (s *Store) history(ctx context.Context) (history, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return history{}, s.Wrap("read identity", err)
+		return history{}, s.core.Wrap("read identity", err)
 	}
 	return history{identity: identity.Val(), message: parseID(message.Val()), direct: parseID(direct.Val())}, nil
 }

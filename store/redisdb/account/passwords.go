@@ -1,4 +1,4 @@
-package redisdb
+package account
 
 import (
 	"context"
@@ -34,16 +34,16 @@ type passwordRecord struct {
 	Key  string // the pre-hash key; empty for an old record
 }
 
-// preHash is what bcrypt hashes of a prepared password under key.
-func preHash(key, prepared string) []byte {
+// PreHash is what bcrypt hashes of a prepared password under key.
+func PreHash(key, prepared string) []byte {
 	mac := hmac.New(sha256.New, []byte(key))
 	mac.Write([]byte(prepared))
 	return []byte(base64.StdEncoding.EncodeToString(mac.Sum(nil)))
 }
 
-// legacyInput is what an old record's bcrypt hashed: the password's bytes,
+// LegacyInput is what an old record's bcrypt hashed: the password's bytes,
 // or base64(SHA-256) of them beyond 72 bytes.
-func legacyInput(pw string) []byte {
+func LegacyInput(pw string) []byte {
 	if len(pw) <= 72 {
 		return []byte(pw)
 	}
@@ -64,13 +64,13 @@ func looksPreHashed(pw string) bool {
 }
 
 // newPasswordRecord hashes a prepared password under a fresh key.
-func (s *Store) newPasswordRecord(prepared string) (passwordRecord, error) {
+func (s *Accounts) newPasswordRecord(prepared string) (passwordRecord, error) {
 	var k [16]byte
 	if _, err := rand.Read(k[:]); err != nil {
 		return passwordRecord{}, err
 	}
 	key := base64.RawStdEncoding.EncodeToString(k[:])
-	h, err := bcrypt.GenerateFromPassword(preHash(key, prepared), s.opt.BcryptCost)
+	h, err := bcrypt.GenerateFromPassword(PreHash(key, prepared), s.opt.BcryptCost)
 	if err != nil {
 		return passwordRecord{}, err
 	}
@@ -86,7 +86,7 @@ func matchPassword(rec passwordRecord, typed string) (ok, upgrade bool, prepared
 		if perr != nil {
 			return false, false, ""
 		}
-		return bcrypt.CompareHashAndPassword([]byte(rec.Hash), preHash(rec.Key, prepared)) == nil, false, prepared
+		return bcrypt.CompareHashAndPassword([]byte(rec.Hash), PreHash(rec.Key, prepared)) == nil, false, prepared
 	}
 	if len(typed) > store.MaxPassword || looksPreHashed(typed) {
 		return false, false, ""
@@ -98,7 +98,7 @@ func matchPassword(rec passwordRecord, typed string) (ok, upgrade bool, prepared
 		tries = append(tries, prepared)
 	}
 	for _, t := range tries {
-		if bcrypt.CompareHashAndPassword([]byte(rec.Hash), legacyInput(t)) == nil {
+		if bcrypt.CompareHashAndPassword([]byte(rec.Hash), LegacyInput(t)) == nil {
 			return true, perr == nil, prepared
 		}
 	}
@@ -107,26 +107,26 @@ func matchPassword(rec passwordRecord, typed string) (ok, upgrade bool, prepared
 
 // fakeMatch does the work of matchPassword against a record nobody has, so
 // that a login naming no user takes as long as one with a wrong password.
-func (s *Store) fakeMatch(typed string) {
+func (s *Accounts) fakeMatch(typed string) {
 	prepared, _ := store.PreparePassword(typed)
-	bcrypt.CompareHashAndPassword(s.dummyHash, preHash("dummy", prepared))
+	bcrypt.CompareHashAndPassword(s.dummyHash, PreHash("dummy", prepared))
 }
 
 // swapPassword replaces uid's password record old with one for prepared,
 // unless it changed meanwhile (then it reports false).
-func (s *Store) swapPassword(ctx context.Context, uid int64, old passwordRecord, prepared string) (bool, error) {
+func (s *Accounts) swapPassword(ctx context.Context, uid int64, old passwordRecord, prepared string) (bool, error) {
 	_, ok, err := s.swapPasswordRecord(ctx, uid, old, prepared)
 	return ok, err
 }
 
-func (s *Store) swapPasswordRecord(ctx context.Context, uid int64, old passwordRecord, prepared string) (passwordRecord, bool, error) {
+func (s *Accounts) swapPasswordRecord(ctx context.Context, uid int64, old passwordRecord, prepared string) (passwordRecord, bool, error) {
 	rec, err := s.newPasswordRecord(prepared)
 	if err != nil {
-		return old, false, s.Wrap("hash password", err)
+		return old, false, s.core.Wrap("hash password", err)
 	}
 	n, err := schema.PasswordSwap.Run(ctx, s.rdb, []string{s.keys.User(uid)}, old.Hash, rec.Hash, rec.Key).Int()
 	if err != nil {
-		return old, false, s.Wrap("store password", err)
+		return old, false, s.core.Wrap("store password", err)
 	}
 	if n != 1 {
 		return old, false, nil
@@ -137,7 +137,7 @@ func (s *Store) swapPasswordRecord(ctx context.Context, uid int64, old passwordR
 // upgradePassword rewrites an old record in the current form after a
 // successful login and returns the record as it stands; a failure only
 // leaves the old record in place.
-func (s *Store) upgradePassword(ctx context.Context, uid int64, old passwordRecord, prepared string) passwordRecord {
+func (s *Accounts) upgradePassword(ctx context.Context, uid int64, old passwordRecord, prepared string) passwordRecord {
 	rec, _, err := s.swapPasswordRecord(context.WithoutCancel(ctx), uid, old, prepared)
 	if err != nil {
 		s.opt.Logger.WarnContext(ctx, "upgrade password record", "uid", uid, "err", err)

@@ -1,4 +1,4 @@
-package redisdb
+package account
 
 import (
 	"context"
@@ -41,7 +41,7 @@ const nameTries = 20
 // user, the identity key's SET NX picks one, and the others remove theirs.
 // The user has no password: Login with any password fails for it as for a
 // name nobody has.
-func (s *Store) SignInExternal(ctx context.Context, provider, subject, preferredName string) (store.User, string, error) {
+func (s *Accounts) SignInExternal(ctx context.Context, provider, subject, preferredName string) (store.User, string, error) {
 	if err := checkIdentity(provider, subject); err != nil {
 		return store.User{}, "", err
 	}
@@ -55,21 +55,21 @@ func (s *Store) SignInExternal(ctx context.Context, provider, subject, preferred
 		}
 	}
 	s.pruneSessions(ctx, uid)
-	token, err := s.newSession(ctx, uid, nativeSession)
+	token, err := s.newSession(ctx, uid, NativeSession)
 	if err != nil {
 		return store.User{}, "", err
 	}
 	// Seen from now on, as after a sign-up: pushes reach the user again.
-	if _, _, err := s.touch(ctx, uid, nil); err != nil {
+	if err := s.core.Touch(ctx, uid); err != nil {
 		return store.User{}, "", err
 	}
-	u, err := s.User(ctx, uid, uid)
+	u, err := s.core.User(ctx, uid, uid)
 	return u, token, err
 }
 
 // LinkExternal links (provider, subject) to uid. A user has one subject per
 // provider: linking another gives the first back.
-func (s *Store) LinkExternal(ctx context.Context, uid int64, provider, subject string) error {
+func (s *Accounts) LinkExternal(ctx context.Context, uid int64, provider, subject string) error {
 	if err := checkIdentity(provider, subject); err != nil {
 		return err
 	}
@@ -77,18 +77,18 @@ func (s *Store) LinkExternal(ctx context.Context, uid int64, provider, subject s
 		if err == nil {
 			err = store.ErrUserNotFound
 		}
-		return s.Wrap("link identity", err)
+		return s.core.Wrap("link identity", err)
 	}
 	old, err := s.rdb.HGet(ctx, s.keys.UserIdentities(uid), provider).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.Wrap("link identity", err)
+		return s.core.Wrap("link identity", err)
 	}
 	key := s.keys.Identity(provider, subject)
 	if err := s.claimIdentity(ctx, key, uid); err != nil {
 		return err
 	}
 	if err := s.rdb.HSet(ctx, s.keys.UserIdentities(uid), provider, subject).Err(); err != nil {
-		return s.Wrap("link identity", err)
+		return s.core.Wrap("link identity", err)
 	}
 	if old != "" && old != subject {
 		s.releaseKey(ctx, s.keys.Identity(provider, old), uid)
@@ -97,10 +97,10 @@ func (s *Store) LinkExternal(ctx context.Context, uid int64, provider, subject s
 }
 
 // ExternalIdentities are the providers linked to uid, sorted.
-func (s *Store) ExternalIdentities(ctx context.Context, uid int64) ([]string, error) {
+func (s *Accounts) ExternalIdentities(ctx context.Context, uid int64) ([]string, error) {
 	providers, err := s.rdb.HKeys(ctx, s.keys.UserIdentities(uid)).Result()
 	if err != nil {
-		return nil, s.Wrap("list identities", err)
+		return nil, s.core.Wrap("list identities", err)
 	}
 	slices.Sort(providers)
 	return providers, nil
@@ -122,14 +122,14 @@ func checkIdentity(provider, subject string) error {
 
 // linkedUser is the uid linked to (provider, subject), 0 for none (or for a
 // link left by a deleted account, which it removes).
-func (s *Store) linkedUser(ctx context.Context, provider, subject string) (int64, error) {
+func (s *Accounts) linkedUser(ctx context.Context, provider, subject string) (int64, error) {
 	key := s.keys.Identity(provider, subject)
 	uid, err := s.rdb.Get(ctx, key).Int64()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, s.Wrap("find identity", err)
+		return 0, s.core.Wrap("find identity", err)
 	}
 	if stale, err := s.staleOwner(ctx, key, uid); err != nil || stale {
 		return 0, err
@@ -139,7 +139,7 @@ func (s *Store) linkedUser(ctx context.Context, provider, subject string) (int64
 
 // claimIdentity makes uid the owner of an identity key, or returns
 // ErrIdentityTaken. It is claimKey with identities' error.
-func (s *Store) claimIdentity(ctx context.Context, key string, uid int64) error {
+func (s *Accounts) claimIdentity(ctx context.Context, key string, uid int64) error {
 	err := s.claimKey(ctx, key, uid)
 	if errors.Is(err, store.ErrUsernameTaken) {
 		owner, gerr := s.rdb.Get(ctx, key).Int64()
@@ -154,10 +154,10 @@ func (s *Store) claimIdentity(ctx context.Context, key string, uid int64) error 
 // createExternal makes a user for (provider, subject) and links it, or,
 // when a concurrent sign-in of the same identity linked its own user
 // first, removes the one it made and returns the winner's uid.
-func (s *Store) createExternal(ctx context.Context, provider, subject, preferred string) (int64, error) {
+func (s *Accounts) createExternal(ctx context.Context, provider, subject, preferred string) (int64, error) {
 	uid, err := s.rdb.Incr(ctx, s.keys.LastUserID()).Result()
 	if err != nil {
-		return 0, s.Wrap("sign in: new user", err)
+		return 0, s.core.Wrap("sign in: new user", err)
 	}
 	name, lower, err := s.claimDerivedName(ctx, uid, preferred)
 	if err != nil {
@@ -167,7 +167,7 @@ func (s *Store) createExternal(ctx context.Context, provider, subject, preferred
 	// to give back.
 	if err := s.rdb.HSet(ctx, s.keys.UserIdentities(uid), provider, subject).Err(); err != nil {
 		s.discardUser(ctx, uid, name)
-		return 0, s.Wrap("sign in: link", err)
+		return 0, s.core.Wrap("sign in: link", err)
 	}
 	key := s.keys.Identity(provider, subject)
 	if err := s.claimKey(ctx, key, uid); err != nil {
@@ -177,21 +177,21 @@ func (s *Store) createExternal(ctx context.Context, provider, subject, preferred
 		}
 		winner, err := s.linkedUser(ctx, provider, subject)
 		if err == nil && winner == 0 {
-			err = s.Wrap("sign in", errors.New("the concurrent sign-in that linked this identity was undone; try again"))
+			err = s.core.Wrap("sign in", errors.New("the concurrent sign-in that linked this identity was undone; try again"))
 		}
 		return winner, err
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		s.indexUser(ctx, pl, uid, lower)
+		s.core.IndexUser(ctx, pl, uid, lower)
 		pl.ZAddNX(ctx, s.keys.Popular(), redis.Z{Member: uid})
 		return nil
 	})
-	return uid, s.Wrap("sign in: index user", err)
+	return uid, s.core.Wrap("sign in: index user", err)
 }
 
 // discardUser removes a user that lost the race for its identity: its list
 // of identities, its profile hash and its name.
-func (s *Store) discardUser(ctx context.Context, uid int64, name string) {
+func (s *Accounts) discardUser(ctx context.Context, uid int64, name string) {
 	ctx = context.WithoutCancel(ctx)
 	s.rdb.Del(ctx, s.keys.UserIdentities(uid))
 	if err := s.freeName(ctx, uid, name); err != nil {
@@ -202,8 +202,8 @@ func (s *Store) discardUser(ctx context.Context, uid int64, name string) {
 // claimDerivedName writes uid's profile hash (no password) and claims the
 // first free name among the forms of preferred (see nameCandidates),
 // returning it in display and index form.
-func (s *Store) claimDerivedName(ctx context.Context, uid int64, preferred string) (string, string, error) {
-	created := s.Now()
+func (s *Accounts) claimDerivedName(ctx context.Context, uid int64, preferred string) (string, string, error) {
+	created := s.core.Now()
 	for _, cand := range nameCandidates(preferred) {
 		name, lower, err := store.NormalizeUsername(cand)
 		if err != nil {
@@ -212,7 +212,7 @@ func (s *Store) claimDerivedName(ctx context.Context, uid int64, preferred strin
 		// The hash first, the name after, as in Register: an owner key
 		// never points at a missing hash.
 		if err := s.rdb.HSet(ctx, s.keys.User(uid), schema.UserHash{Username: name, Created: created}).Err(); err != nil {
-			return "", "", s.Wrap("sign in: new user", err)
+			return "", "", s.core.Wrap("sign in: new user", err)
 		}
 		err = s.claimName(ctx, uid, name, lower)
 		if err == nil {
@@ -224,20 +224,20 @@ func (s *Store) claimDerivedName(ctx context.Context, uid int64, preferred strin
 		}
 	}
 	s.rdb.Del(context.WithoutCancel(ctx), s.keys.User(uid))
-	return "", "", s.Wrap("sign in: new user", errors.New("no free username found"))
+	return "", "", s.core.Wrap("sign in: new user", errors.New("no free username found"))
 }
 
 // unlinkAll gives back every identity linked to uid (as the user is
 // deleted) and removes its list of them.
-func (s *Store) unlinkAll(ctx context.Context, uid int64) error {
+func (s *Accounts) unlinkAll(ctx context.Context, uid int64) error {
 	links, err := s.rdb.HGetAll(ctx, s.keys.UserIdentities(uid)).Result()
 	if err != nil {
-		return s.Wrap("delete account: identities", err)
+		return s.core.Wrap("delete account: identities", err)
 	}
 	for provider, subject := range links {
 		s.releaseKey(ctx, s.keys.Identity(provider, subject), uid)
 	}
-	return s.Wrap("delete account: identities", s.rdb.Del(ctx, s.keys.UserIdentities(uid)).Err())
+	return s.core.Wrap("delete account: identities", s.rdb.Del(ctx, s.keys.UserIdentities(uid)).Err())
 }
 
 // nameCandidates are the usernames a new account made from preferred
@@ -309,7 +309,7 @@ func randomDigits(n int) string {
 // not run and the attempt must wait; a wrong password counts, a right one
 // resets the counts. The guard is keyed by provider and name, apart from
 // the local account of that name.
-func (s *Store) GuardExternal(ctx context.Context, provider, name string, at store.Attempt, prove func() error) error {
+func (s *Accounts) GuardExternal(ctx context.Context, provider, name string, at store.Attempt, prove func() error) error {
 	key := provider + ":" + strings.ToLower(truncateRunes(name, maxGuardName))
 	g := guardedLogin{name: key, at: at}
 	if err := s.guardCheck(ctx, g, 0); err != nil {

@@ -1,4 +1,4 @@
-package redisdb
+package account
 
 import (
 	"context"
@@ -22,14 +22,14 @@ import (
 
 // findUser resolves a typed name's index forms (store.LookupNames), most
 // likely first, to a uid; 0 when none is taken.
-func (s *Store) findUser(ctx context.Context, names []string) (int64, error) {
+func (s *Accounts) findUser(ctx context.Context, names []string) (int64, error) {
 	for _, n := range names {
 		uid, err := s.rdb.Get(ctx, s.keys.UsernameIndex(n)).Int64()
 		if err == nil {
 			return uid, nil
 		}
 		if !errors.Is(err, redis.Nil) {
-			return 0, s.Wrap("find user", err)
+			return 0, s.core.Wrap("find user", err)
 		}
 	}
 	return 0, nil
@@ -37,7 +37,7 @@ func (s *Store) findUser(ctx context.Context, names []string) (int64, error) {
 
 // skeletonKeys are the skeleton index keys of a name, its display and index
 // forms.
-func (s *Store) skeletonKeys(display, lower string) []string {
+func (s *Accounts) skeletonKeys(display, lower string) []string {
 	var keys []string
 	for _, sk := range store.UsernameSkeletons(display, lower) {
 		keys = append(keys, s.keys.UsernameSkeleton(sk))
@@ -47,7 +47,7 @@ func (s *Store) skeletonKeys(display, lower string) []string {
 
 // nameTaken tells whether a name (display, with its index form lower), or a
 // name that looks like it, has an owner.
-func (s *Store) nameTaken(ctx context.Context, display, lower string) (bool, error) {
+func (s *Accounts) nameTaken(ctx context.Context, display, lower string) (bool, error) {
 	keys := append([]string{s.keys.UsernameIndex(lower)}, s.skeletonKeys(display, lower)...)
 	owners := make([]*redis.StringCmd, len(keys))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -57,7 +57,7 @@ func (s *Store) nameTaken(ctx context.Context, display, lower string) (bool, err
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return false, s.Wrap("check name", err)
+		return false, s.core.Wrap("check name", err)
 	}
 	for i, k := range keys {
 		if owner := parseID(owners[i].Val()); owner > 0 {
@@ -72,7 +72,7 @@ func (s *Store) nameTaken(ctx context.Context, display, lower string) (bool, err
 // claimName makes uid the owner of a name (display, with its index form
 // lower) and of its skeletons, or returns ErrUsernameTaken having claimed
 // nothing.
-func (s *Store) claimName(ctx context.Context, uid int64, display, lower string) error {
+func (s *Accounts) claimName(ctx context.Context, uid int64, display, lower string) error {
 	claimed := []string{s.keys.UsernameIndex(lower)}
 	if err := s.claimKey(ctx, claimed[0], uid); err != nil {
 		return err
@@ -91,11 +91,11 @@ func (s *Store) claimName(ctx context.Context, uid int64, display, lower string)
 
 // claimKey sets an owner key (username or skeleton index) to uid with SET
 // NX, taking it over only from an owner that no longer exists.
-func (s *Store) claimKey(ctx context.Context, key string, uid int64) error {
+func (s *Accounts) claimKey(ctx context.Context, key string, uid int64) error {
 	for range 2 {
 		ok, err := s.rdb.SetNX(ctx, key, uid, 0).Result()
 		if err != nil {
-			return s.Wrap("claim name", err)
+			return s.core.Wrap("claim name", err)
 		}
 		if ok {
 			return nil
@@ -105,7 +105,7 @@ func (s *Store) claimKey(ctx context.Context, key string, uid int64) error {
 			continue // given back meanwhile
 		}
 		if err != nil {
-			return s.Wrap("claim name", err)
+			return s.core.Wrap("claim name", err)
 		}
 		if stale, err := s.staleOwner(ctx, key, owner); err != nil || !stale {
 			if err == nil {
@@ -122,10 +122,10 @@ func (s *Store) claimKey(ctx context.Context, key string, uid int64) error {
 // profile and giving back the name), and if so removes it. A user's hash is
 // written before its name is claimed and removed before it is given back,
 // so a live account's keys never point at a missing hash.
-func (s *Store) staleOwner(ctx context.Context, key string, owner int64) (bool, error) {
+func (s *Accounts) staleOwner(ctx context.Context, key string, owner int64) (bool, error) {
 	n, err := s.rdb.Exists(ctx, s.keys.User(owner)).Result()
 	if err != nil || n > 0 {
-		return false, s.Wrap("check name", err)
+		return false, s.core.Wrap("check name", err)
 	}
 	s.releaseKey(ctx, key, owner)
 	return true, nil
@@ -133,7 +133,7 @@ func (s *Store) staleOwner(ctx context.Context, key string, owner int64) (bool, 
 
 // releaseKey deletes an owner key (username or skeleton index) if it still
 // holds uid, in one step, so that a new owner's key is never removed.
-func (s *Store) releaseKey(ctx context.Context, key string, uid int64) {
+func (s *Accounts) releaseKey(ctx context.Context, key string, uid int64) {
 	if err := schema.DelIfEquals.Run(ctx, s.rdb, []string{key}, id(uid)).Err(); err != nil {
 		s.opt.Logger.WarnContext(ctx, "release name", "key", key, "uid", uid, "err", err)
 	}
@@ -143,10 +143,10 @@ func (s *Store) releaseKey(ctx context.Context, key string, uid int64) {
 // through PRECIS up to date (schema 3): each user's name gets its PRECIS
 // index form (when that is free) and its skeleton index entries. Names that
 // already look alike keep both their owners; the second is logged.
-func (s *Store) migrateNames(ctx context.Context) error {
-	indexes, err := s.keysMatching(ctx, s.keys.UsernameIndex("*"))
+func (s *Accounts) migrateNames(ctx context.Context) error {
+	indexes, err := s.core.KeysMatching(ctx, s.keys.UsernameIndex("*"))
 	if err != nil {
-		return s.Wrap("migrate names", err)
+		return s.core.Wrap("migrate names", err)
 	}
 	for _, key := range indexes {
 		old := s.keys.NameOfUsernameIndex(key)
@@ -154,7 +154,7 @@ func (s *Store) migrateNames(ctx context.Context) error {
 		if err != nil {
 			continue
 		}
-		display, err := s.username(ctx, uid)
+		display, err := s.core.Username(ctx, uid)
 		if err != nil {
 			continue // an index left by a sign-up that lost
 		}
@@ -162,18 +162,18 @@ func (s *Store) migrateNames(ctx context.Context) error {
 		if _, l, err := store.NormalizeUsername(display); err == nil && l != old {
 			ok, err := s.rdb.SetNX(ctx, s.keys.UsernameIndex(l), uid, 0).Result()
 			if err != nil {
-				return s.Wrap("migrate names", err)
+				return s.core.Wrap("migrate names", err)
 			}
 			if ok {
 				lower = l
 				_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 					pl.Del(ctx, key)
 					pl.ZRem(ctx, s.keys.Usernames(), old+":"+id(uid))
-					s.indexUser(ctx, pl, uid, l)
+					s.core.IndexUser(ctx, pl, uid, l)
 					return nil
 				})
 				if err != nil {
-					return s.Wrap("migrate names", err)
+					return s.core.Wrap("migrate names", err)
 				}
 			} else if owner, _ := s.rdb.Get(ctx, s.keys.UsernameIndex(l)).Int64(); owner != uid {
 				s.opt.Logger.WarnContext(ctx, "migrate names: two accounts share a name's PRECIS form; the second keeps its old one", "name", l, "uid", owner, "other", uid)
@@ -182,13 +182,45 @@ func (s *Store) migrateNames(ctx context.Context) error {
 		for _, key := range s.skeletonKeys(display, lower) {
 			ok, err := s.rdb.SetNX(ctx, key, uid, 0).Result()
 			if err != nil {
-				return s.Wrap("migrate names", err)
+				return s.core.Wrap("migrate names", err)
 			}
 			if !ok {
 				if owner, _ := s.rdb.Get(ctx, key).Int64(); owner != uid {
 					s.opt.Logger.WarnContext(ctx, "migrate names: look-alike names exist", "skeleton", key, "uid", owner, "other", uid, "name", display)
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// freeName removes the profile hash and gives the name back: its index
+// forms and their skeletons and that of the name as written, each only while
+// it still names uid.
+func (s *Accounts) freeName(ctx context.Context, uid int64, display string) error {
+	names := store.LookupNames(display)
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for _, n := range names {
+			pl.ZRem(ctx, s.keys.Usernames(), n+":"+id(uid))
+		}
+		return nil
+	})
+	if err != nil {
+		return s.core.Wrap("delete account: name", err)
+	}
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.Del(ctx, s.keys.User(uid))
+		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // its avatar is gone too
+		return nil
+	})
+	s.core.ForgetAuthor(uid)
+	if err != nil {
+		return s.core.Wrap("delete account", err)
+	}
+	for _, n := range names {
+		s.releaseKey(ctx, s.keys.UsernameIndex(n), uid)
+		for _, key := range s.skeletonKeys(display, n) {
+			s.releaseKey(ctx, key, uid)
 		}
 	}
 	return nil
