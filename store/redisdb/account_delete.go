@@ -8,6 +8,7 @@ import (
 
 	"microblog/store"
 	"microblog/store/redisdb/account"
+	"microblog/store/redisdb/dm"
 	"microblog/store/redisdb/schema"
 )
 
@@ -64,7 +65,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	if err := s.leaveSafety(ctx, uid); err != nil {
 		return err
 	}
-	if err := s.leaveConversations(ctx, uid); err != nil {
+	if err := dm.LeaveConversations(ctx, s.DMs, uid); err != nil {
 		return err
 	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {

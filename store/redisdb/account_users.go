@@ -8,6 +8,7 @@ import (
 
 	"microblog/store"
 	"microblog/store/redisdb/account"
+	"microblog/store/redisdb/dm"
 	"microblog/store/redisdb/schema"
 )
 
@@ -44,7 +45,7 @@ func (s *Store) User(ctx context.Context, uid, viewer int64) (store.User, error)
 			return store.User{}, err
 		}
 		users[0].UnreadNotifications = &n
-		m, from, err := s.dmsOfMe(ctx, uid)
+		m, from, err := dm.OfMe(ctx, s.DMs, uid)
 		if err != nil {
 			return store.User{}, err
 		}

@@ -32,7 +32,7 @@
 // mode, its Idempotency-Key, a count against its rate limit and a new id
 // (INCR global:postid), the mode before the id. From the claim on, the
 // write belongs to the server: the client's going away does not stop it,
-// and writeTimeout bounds it. Then, in this order: the message's own keys
+// and reqpath.WriteTimeout bounds it. Then, in this order: the message's own keys
 // (the hash B, D, E); its indexes (for a post: its author's F with
 // posts_count, the author's own G, the public timeline, the reposts set of
 // what it reposts, its topics, its images; for a comment: its parent's C
@@ -68,27 +68,9 @@
 // retry make a second one. What Redis refuses even then, the checker
 // mends: every process runs it, one at a time under lock:repair, over the
 // ids issued since its checkpoint, leaving those younger than its grace
-// (longer than writeTimeout) to a later run. It indexes a message no index
+// (longer than reqpath.WriteTimeout) to a later run. It indexes a message no index
 // points at, as Create would have, or removes it when a retry holds its key
 // by now.
-//
-// # Private messages
-//
-// A private message (dm.go) has an id of its own (global:messageid)
-// and its hash pm:<id> under its own tag; each of its two users holds it
-// in keys under their own tag (conv:<uid>:<other>, conv:<uid> and the read
-// and unread marks), written by one script call per side. It is claimed as
-// a post is, in one round trip with the checks (blocks both ways, who may
-// write to the recipient, its images), and written in one more: on one
-// Redis its hash and both sides are one MULTI/EXEC; on a cluster the hash
-// goes first, and a write that fails half way is taken out again, what
-// Redis refuses even then the checker finishes or removes, walking the
-// message ids from its own checkpoint as it walks the posts'. Its event
-// goes out on both users' notify channels, after the writes. With an
-// archive, messages and their deletes are queued on archive:queue with the
-// write, and the archiver moves a message out of a side once archived and
-// past ConversationWindow, raising that side's conv:<uid>:archived mark:
-// readers go on in the archive below it.
 //
 // # Live events
 //

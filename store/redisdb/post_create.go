@@ -6,17 +6,13 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
-
-// writeTimeout bounds a write once claimed, whatever its request does: the
-// client's going away does not cut it short, Redis's not answering does.
-const writeTimeout = 10 * time.Second
 
 // draft is a message on its way into Redis, as the steps of Create pass it on.
 type draft struct {
@@ -66,7 +62,7 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	// From the claim on, the write belongs to the server, not to the
 	// client's connection: a client that gives up must not stop it half
 	// way, where its retry would find a message with no index.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reqpath.WriteTimeout)
 	defer cancel()
 	first, err := s.claim(ctx, d)
 	if err != nil {

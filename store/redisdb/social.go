@@ -13,6 +13,7 @@ import (
 
 	"microblog/store"
 	"microblog/store/redisdb/account"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -355,7 +356,7 @@ func (s *Store) seenTags(ctx context.Context, tags []store.TagCount, viewer int6
 			if err != nil {
 				return nil, err
 			}
-			ids[i] = mergeNewest(ids[i], older, tagProbe)
+			ids[i] = reqpath.MergeNewest(ids[i], older, tagProbe)
 		}
 		all = append(all, ids[i]...)
 	}

@@ -15,6 +15,8 @@ import (
 
 	"microblog/store"
 	"microblog/store/redisdb/account"
+	"microblog/store/redisdb/dm"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -23,6 +25,8 @@ type Store struct {
 	// Accounts serve sessions, passwords, names, OAuth and the other
 	// sign-in services (package account).
 	*account.Accounts
+	// DMs serve private messages (package dm).
+	*dm.DMs
 
 	rdb  redis.UniversalClient
 	keys schema.Keys
@@ -45,6 +49,7 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 		caches: &caches{}, syncs: &replicaSyncs{}, likeVersions: &atomic.Int64{}}
 	s.Accounts = account.New(rdb, s.keys, account.Options{Logger: opt.Logger, BcryptCost: opt.BcryptCost,
 		SessionTTL: opt.SessionTTL, Archive: opt.Archive}, accountCore{s}, &s.caches.sessions)
+	s.DMs = dm.New(rdb, s.keys, dm.Options{Archive: opt.Archive}, dmCore{s})
 	return s
 }
 
@@ -107,7 +112,7 @@ func (s *Store) Wrap(op string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	if isOOM(err) {
+	if reqpath.IsOOM(err) {
 		s.opt.Metrics.storageFull.Inc()
 		return fmt.Errorf("redisdb: %s: %w: %w", op, store.ErrStorageFull, err)
 	}
@@ -115,14 +120,6 @@ func (s *Store) Wrap(op string, err error) error {
 		return fmt.Errorf("redisdb: %s: %w: %w", op, store.ErrUnavailable, err)
 	}
 	return fmt.Errorf("redisdb: %s: %w", op, err)
-}
-
-// isOOM tells whether err is Redis refusing a write for lack of memory (its
-// maxmemory reached, with nothing it may evict), as a command, a script or a
-// transaction's EXECABORT says it.
-func isOOM(err error) bool {
-	msg := err.Error()
-	return strings.HasPrefix(msg, "OOM ") || strings.Contains(msg, "OOM command not allowed")
 }
 
 // Writable tells whether Redis takes writes now: store.ErrStorageFull when

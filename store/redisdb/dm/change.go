@@ -1,4 +1,4 @@
-package redisdb
+package dm
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
 // DeleteDM deletes private message pmid, hot or archived, for both of
 // its users: only its sender may (403), and to anyone else but its
 // recipient it does not exist (404). Both users' live readers are told.
-func (s *Store) DeleteDM(ctx context.Context, uid, pmid int64) error {
+func (s *DMs) DeleteDM(ctx context.Context, uid, pmid int64) error {
 	for attempt := 0; ; attempt++ {
 		m, hot, err := s.lookupDM(ctx, pmid)
 		switch {
@@ -26,10 +27,10 @@ func (s *Store) DeleteDM(ctx context.Context, uid, pmid int64) error {
 		}
 		// Once: of two concurrent deletes only one goes on.
 		n, err := schema.DeleteMessage.Run(ctx, s.rdb, []string{s.keys.DM(pmid)},
-			flag(s.opt.Archive != nil), flag(!hot)).Int()
+			reqpath.Flag(s.opt.Archive != nil), reqpath.Flag(!hot)).Int()
 		switch {
 		case err != nil:
-			return s.Wrap("delete message", err)
+			return s.core.Wrap("delete message", err)
 		case n < 0 && attempt == 0:
 			continue // its hash left Redis meanwhile: look again, in the archive
 		case n <= 0:
@@ -39,10 +40,10 @@ func (s *Store) DeleteDM(ctx context.Context, uid, pmid int64) error {
 			s.queueUnlinkDM(ctx, pl, m)
 			return nil
 		})
-		if err != nil && !errors.Is(err, redis.Nil) && !isOOM(err) {
-			return s.Wrap("delete message: conversations", err)
+		if err != nil && !errors.Is(err, redis.Nil) && !reqpath.IsOOM(err) {
+			return s.core.Wrap("delete message: conversations", err)
 		}
-		s.DropMedia(ctx, m.Media)
+		s.core.DropMedia(ctx, m.Media)
 		return nil
 	}
 }
@@ -50,7 +51,7 @@ func (s *Store) DeleteDM(ctx context.Context, uid, pmid int64) error {
 // MarkConversationRead marks uid's conversation with other read up to
 // upTo (at most its newest message; never back), and tells uid's live
 // readers when the mark moved.
-func (s *Store) MarkConversationRead(ctx context.Context, uid, other, upTo int64) error {
+func (s *DMs) MarkConversationRead(ctx context.Context, uid, other, upTo int64) error {
 	if upTo <= 0 {
 		return store.Invalid(store.CodeInvalidField, "up_to must be a message id")
 	}
@@ -63,11 +64,11 @@ func (s *Store) MarkConversationRead(ctx context.Context, uid, other, upTo int64
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.Wrap("mark conversation read", err)
+		return s.core.Wrap("mark conversation read", err)
 	}
 	text, _ := mark.Text()
 	if read := parseID(text); read > 0 {
-		s.publish(ctx, s.keys.NotifyChannel(uid), store.EventConversationRead,
+		s.core.Publish(ctx, s.keys.NotifyChannel(uid), store.EventConversationRead,
 			store.ConversationReadData{With: store.Party{ID: other, Username: name.Val()}, UpTo: read})
 	}
 	return nil
@@ -75,11 +76,11 @@ func (s *Store) MarkConversationRead(ctx context.Context, uid, other, upTo int64
 
 // SetDMsFrom sets who may write to uid: everyone, or only the users it
 // follows.
-func (s *Store) SetDMsFrom(ctx context.Context, uid int64, from string) error {
+func (s *DMs) SetDMsFrom(ctx context.Context, uid int64, from string) error {
 	if err := store.CheckDMsFrom(from); err != nil {
 		return err
 	}
-	if _, err := s.username(ctx, uid); err != nil {
+	if _, err := s.core.Username(ctx, uid); err != nil {
 		return err
 	}
 	var err error
@@ -88,15 +89,15 @@ func (s *Store) SetDMsFrom(ctx context.Context, uid int64, from string) error {
 	} else {
 		err = s.rdb.HDel(ctx, s.keys.User(uid), schema.FieldDMsFrom).Err()
 	}
-	return s.Wrap("set messages_from", err)
+	return s.core.Wrap("set messages_from", err)
 }
 
 // leaveConversations removes a deleted account's own side of its
 // conversations; the other users keep theirs, and the messages.
-func (s *Store) leaveConversations(ctx context.Context, uid int64) error {
+func (s *DMs) leaveConversations(ctx context.Context, uid int64) error {
 	others, err := s.rdb.ZRange(ctx, s.keys.Conversations(uid), 0, -1).Result()
 	if err != nil {
-		return s.Wrap("delete account: conversations", err)
+		return s.core.Wrap("delete account: conversations", err)
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, o := range others {
@@ -106,5 +107,5 @@ func (s *Store) leaveConversations(ctx context.Context, uid int64) error {
 			s.keys.ConversationsUnread(uid), s.keys.ConversationsArchived(uid))
 		return nil
 	})
-	return s.Wrap("delete account: conversations", err)
+	return s.core.Wrap("delete account: conversations", err)
 }

@@ -1,4 +1,4 @@
-package redisdb
+package dm
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -21,13 +22,13 @@ import (
 // queueArchiveDM adds a message (archiveDMPut) or its delete to a
 // pipeline, as one entry carrying the whole row. A delete is queued even
 // when Redis is out of memory.
-func (s *Store) queueArchiveDM(ctx context.Context, pl redis.Pipeliner, op string, a store.ArchivedDM) {
-	s.queueArchiveRow(ctx, pl, op, a, op == schema.ArchiveDMDelete)
+func (s *DMs) queueArchiveDM(ctx context.Context, pl redis.Pipeliner, op string, a store.ArchivedDM) {
+	s.core.QueueArchiveRow(ctx, pl, op, a, op == schema.ArchiveDMDelete)
 }
 
 // archivedDM is m as the archive keeps it.
 func archivedDM(m *store.DM) store.ArchivedDM {
 	return store.ArchivedDM{ID: m.ID, Sender: m.Sender.ID, Recipient: m.Recipient.ID,
 		SenderName: m.Sender.Username, RecipientName: m.Recipient.Username, Content: m.Content,
-		Created: int64(m.CreatedAt), Media: jsonOr(m.Media, "[]")}
+		Created: int64(m.CreatedAt), Media: reqpath.JSONOr(m.Media, "[]")}
 }

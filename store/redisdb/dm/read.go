@@ -1,4 +1,4 @@
-package redisdb
+package dm
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -18,13 +19,13 @@ import (
 // loadDMs reads private messages by id, in one round trip for those
 // in Redis and one query of the archive for those that left it. A message
 // deleted, or never written, is nil.
-func (s *Store) loadDMs(ctx context.Context, ids []int64) ([]*store.DM, error) {
+func (s *DMs) loadDMs(ctx context.Context, ids []int64) ([]*store.DM, error) {
 	out, _, err := s.loadDMsHot(ctx, ids)
 	return out, err
 }
 
 // loadDMsHot is loadDMs that also tells which ids were found in Redis.
-func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.DM, []bool, error) {
+func (s *DMs) loadDMsHot(ctx context.Context, ids []int64) ([]*store.DM, []bool, error) {
 	out := make([]*store.DM, len(ids))
 	hot := make([]bool, len(ids))
 	if len(ids) == 0 {
@@ -38,7 +39,7 @@ func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.DM, []boo
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, nil, s.Wrap("load messages", err)
+		return nil, nil, s.core.Wrap("load messages", err)
 	}
 	var cold []int64
 	for i, c := range cmds {
@@ -57,7 +58,7 @@ func (s *Store) loadDMsHot(ctx context.Context, ids []int64) ([]*store.DM, []boo
 	}
 	rows, err := s.opt.Archive.DMs(ctx, cold)
 	if err != nil {
-		return nil, nil, s.Wrap("load archived messages", err)
+		return nil, nil, s.core.Wrap("load archived messages", err)
 	}
 	for i, pmid := range ids {
 		if a, ok := rows[pmid]; ok && out[i] == nil && !a.Deleted {
@@ -78,7 +79,7 @@ func dmOf(pmid, from, to int64, fromName, toName, content string, at int64, medi
 
 // lookupDM reads one message, and whether its hash is in Redis; nil
 // when it is gone.
-func (s *Store) lookupDM(ctx context.Context, pmid int64) (*store.DM, bool, error) {
+func (s *DMs) lookupDM(ctx context.Context, pmid int64) (*store.DM, bool, error) {
 	ms, hot, err := s.loadDMsHot(ctx, []int64{pmid})
 	if err != nil {
 		return nil, false, err
@@ -89,7 +90,7 @@ func (s *Store) lookupDM(ctx context.Context, pmid int64) (*store.DM, bool, erro
 // ConversationDMs is a page of the messages between uid and other,
 // newest first: the conversation's hot window, then, with the same cursor,
 // its archived part, down to its first message.
-func (s *Store) ConversationDMs(ctx context.Context, uid, other int64, q store.PageQuery) (store.Page[store.DM], error) {
+func (s *DMs) ConversationDMs(ctx context.Context, uid, other int64, q store.PageQuery) (store.Page[store.DM], error) {
 	limit := q.Size()
 	before, after := q.Cursor.Score, max(q.After, q.Cursor.After)
 	page := store.Page[store.DM]{Items: make([]store.DM, 0, limit)}
@@ -126,16 +127,16 @@ func (s *Store) ConversationDMs(ctx context.Context, uid, other int64, q store.P
 // conversationIDs are the n newest ids of the messages between uid and
 // other below before (0: no bound) and above after: from Redis, and from
 // the archive where the range reaches below what the archiver moved out.
-func (s *Store) conversationIDs(ctx context.Context, uid, other, before, after int64, n int) ([]int64, error) {
+func (s *DMs) conversationIDs(ctx context.Context, uid, other, before, after int64, n int) ([]int64, error) {
 	var hot *redis.StringSliceCmd
 	var moved *redis.FloatCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		hot = pl.ZRevRangeByScore(ctx, s.keys.Conversation(uid, other), rangeBy(before, after, n))
+		hot = pl.ZRevRangeByScore(ctx, s.keys.Conversation(uid, other), reqpath.RangeBy(before, after, n))
 		moved = pl.ZScore(ctx, s.keys.ConversationsArchived(uid), id(other))
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.Wrap("read conversation", err)
+		return nil, s.core.Wrap("read conversation", err)
 	}
 	ids := schema.ParseIDs(hot.Val())
 	return s.conversationTail(ctx, uid, other, ids, int64(moved.Val()), before, after, n)
@@ -145,26 +146,26 @@ func (s *Store) conversationIDs(ctx context.Context, uid, other, before, after i
 // window in a range, from the archive when they are fewer than n and the
 // range reaches at or below movedUpTo, the highest id the archiver moved
 // out of that window: only there may messages be missing from Redis.
-func (s *Store) conversationTail(ctx context.Context, uid, other int64, ids []int64, movedUpTo, before, after int64, n int) ([]int64, error) {
+func (s *DMs) conversationTail(ctx context.Context, uid, other int64, ids []int64, movedUpTo, before, after int64, n int) ([]int64, error) {
 	if len(ids) >= n || s.opt.Archive == nil || movedUpTo <= after {
 		return ids, nil
 	}
 	older, err := s.opt.Archive.ConversationIDs(ctx, store.ConversationQuery{A: uid, B: other, Before: before, After: after, Limit: n})
 	if err != nil {
-		return nil, s.Wrap("read archived conversation", err)
+		return nil, s.core.Wrap("read archived conversation", err)
 	}
-	return mergeNewest(ids, older, n), nil
+	return reqpath.MergeNewest(ids, older, n), nil
 }
 
 // ConversationList is a page of uid's conversations, latest activity
 // first, each with its other user as uid sees it, its last message and
 // how many of its messages uid has not read. Conversations with a user
 // that is gone, or without a message left, are skipped.
-func (s *Store) ConversationList(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Conversation], error) {
+func (s *DMs) ConversationList(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Conversation], error) {
 	limit := q.Size()
-	zs, err := s.rdb.ZRevRangeByScoreWithScores(ctx, s.keys.Conversations(uid), rangeBy(q.Cursor.Score, 0, limit+1)).Result()
+	zs, err := s.rdb.ZRevRangeByScoreWithScores(ctx, s.keys.Conversations(uid), reqpath.RangeBy(q.Cursor.Score, 0, limit+1)).Result()
 	if err != nil {
-		return store.Page[store.Conversation]{}, s.Wrap("list conversations", err)
+		return store.Page[store.Conversation]{}, s.core.Wrap("list conversations", err)
 	}
 	page := store.Page[store.Conversation]{Items: make([]store.Conversation, 0, limit)}
 	if len(zs) > limit {
@@ -182,9 +183,9 @@ func (s *Store) ConversationList(ctx context.Context, uid int64, q store.PageQue
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return store.Page[store.Conversation]{}, s.Wrap("list conversations", err)
+		return store.Page[store.Conversation]{}, s.core.Wrap("list conversations", err)
 	}
-	users, err := s.users(ctx, others, uid)
+	users, err := s.core.Users(ctx, others, uid)
 	if err != nil {
 		return store.Page[store.Conversation]{}, err
 	}
@@ -217,10 +218,10 @@ func (s *Store) ConversationList(ctx context.Context, uid int64, q store.PageQue
 // summarize reads the reply of lua/conv_summary.lua for uid's conversation
 // with other: the id of its last message and how many uid has not read,
 // asking the archive for what left Redis.
-func (s *Store) summarize(ctx context.Context, uid, other int64, c *redis.Cmd) (last, unread int64, err error) {
+func (s *DMs) summarize(ctx context.Context, uid, other int64, c *redis.Cmd) (last, unread int64, err error) {
 	v, _ := c.StringSlice()
 	if len(v) < 5 {
-		return 0, 0, s.Wrap("list conversations: summary", c.Err())
+		return 0, 0, s.core.Wrap("list conversations: summary", c.Err())
 	}
 	newest, oldest, mark, hotUnread, moved := parseID(v[0]), parseID(v[1]), parseID(v[2]), parseID(v[3]), parseID(v[4])
 	last, unread = newest, hotUnread
@@ -237,7 +238,7 @@ func (s *Store) summarize(ctx context.Context, uid, other int64, c *redis.Cmd) (
 	// Unread messages that left Redis: the archive's below the oldest hot one.
 	cold, err := s.opt.Archive.CountConversation(ctx, store.ConversationQuery{A: uid, B: other, After: mark, Before: oldest})
 	if err != nil {
-		return 0, 0, s.Wrap("count archived unread messages", err)
+		return 0, 0, s.core.Wrap("count archived unread messages", err)
 	}
 	return last, unread + cold, nil
 }
@@ -246,13 +247,13 @@ func (s *Store) summarize(ctx context.Context, uid, other int64, c *redis.Cmd) (
 // oldest first: the newest max of them when there are more. The newest max
 // messages are all in the max conversations most lately active, so only
 // those are read.
-func (s *Store) DMsSince(ctx context.Context, uid, after int64, max int) ([]store.DM, error) {
+func (s *DMs) DMsSince(ctx context.Context, uid, after int64, max int) ([]store.DM, error) {
 	if max <= 0 {
 		return nil, nil
 	}
-	others, err := s.rdb.ZRevRangeByScore(ctx, s.keys.Conversations(uid), rangeBy(0, after, max)).Result()
+	others, err := s.rdb.ZRevRangeByScore(ctx, s.keys.Conversations(uid), reqpath.RangeBy(0, after, max)).Result()
 	if err != nil {
-		return nil, s.Wrap("messages since", err)
+		return nil, s.core.Wrap("messages since", err)
 	}
 	if len(others) == 0 {
 		return nil, nil
@@ -261,13 +262,13 @@ func (s *Store) DMsSince(ctx context.Context, uid, after int64, max int) ([]stor
 	moved := make([]*redis.FloatCmd, len(others))
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, o := range others {
-			hot[i] = pl.ZRevRangeByScore(ctx, s.keys.Conversation(uid, parseID(o)), rangeBy(0, after, max))
+			hot[i] = pl.ZRevRangeByScore(ctx, s.keys.Conversation(uid, parseID(o)), reqpath.RangeBy(0, after, max))
 			moved[i] = pl.ZScore(ctx, s.keys.ConversationsArchived(uid), o)
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.Wrap("messages since", err)
+		return nil, s.core.Wrap("messages since", err)
 	}
 	var all []int64
 	for i, o := range others {
@@ -275,7 +276,7 @@ func (s *Store) DMsSince(ctx context.Context, uid, after int64, max int) ([]stor
 		if err != nil {
 			return nil, err
 		}
-		all = mergeNewest(all, ids, max)
+		all = reqpath.MergeNewest(all, ids, max)
 	}
 	ms, err := s.loadDMs(ctx, all)
 	if err != nil {
@@ -291,17 +292,17 @@ func (s *Store) DMsSince(ctx context.Context, uid, after int64, max int) ([]stor
 }
 
 // LastDMID is the id of uid's newest message, 0 when it has none.
-func (s *Store) LastDMID(ctx context.Context, uid int64) (int64, error) {
+func (s *DMs) LastDMID(ctx context.Context, uid int64) (int64, error) {
 	zs, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.Conversations(uid), 0, 0).Result()
 	if err != nil || len(zs) == 0 {
-		return 0, s.Wrap("last message id", err)
+		return 0, s.core.Wrap("last message id", err)
 	}
 	return int64(zs[0].Score), nil
 }
 
 // dmsOfMe reads what /me shows of uid's messages: how many of its
 // conversations hold unread messages, and who may write to it.
-func (s *Store) dmsOfMe(ctx context.Context, uid int64) (unread int64, from string, err error) {
+func (s *DMs) dmsOfMe(ctx context.Context, uid int64) (unread int64, from string, err error) {
 	var n *redis.IntCmd
 	var f *redis.StringCmd
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -310,7 +311,7 @@ func (s *Store) dmsOfMe(ctx context.Context, uid int64) (unread int64, from stri
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return 0, "", s.Wrap("unread messages", err)
+		return 0, "", s.core.Wrap("unread messages", err)
 	}
 	if from = f.Val(); from == "" {
 		from = store.DMsFromEveryone
