@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/text/unicode/norm"
 
 	"microblog/store"
 	"microblog/store/redisdb/account"
@@ -139,4 +140,9 @@ func (s *Store) username(ctx context.Context, uid int64) (string, error) {
 func found(c *redis.FloatCmd) *bool {
 	yes := c.Err() == nil
 	return &yes
+}
+
+// indexUser makes a user findable by name prefix.
+func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lowerName string) {
+	pl.ZAdd(ctx, s.keys.Usernames(), redis.Z{Member: norm.NFC.String(lowerName) + ":" + id(uid)})
 }

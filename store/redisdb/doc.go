@@ -4,24 +4,36 @@
 // and the live events published when they change. It implements the
 // interfaces of package store.
 //
-// The store is three packages, and the compiler holds them apart:
+// The store is these packages, and the compiler holds them apart:
 //
 //   - schema: every key and channel (schema.Keys), every hash's fields,
 //     the queues' entries, the values of an Idempotency-Key and every Lua
-//     script. It does no I/O; both others write through it.
-//   - redisdb (this package): the request path. Its files are named by
-//     area, as package store's interfaces and the handlers are: account_*,
-//     post_*, timeline_*, social_*, safety_*, dm_*, media_*, keeps_*.
+//     script. It does no I/O; all the others write through it.
+//   - redisdb (this package): the request path's core, Store. Its files
+//     are named by area, as package store's interfaces and the handlers
+//     are: post_*, timeline_*, media_*, account_* (users, deleting an
+//     account), store_* (the client, caches, options, metrics).
+//   - account, dm, social: the request path's other areas (accounts and
+//     sessions; private messages; follows, likes, notifications, trends,
+//     search, safety, bookmarks and pins). Store embeds each, so their
+//     methods are its own; each asks the core for what it needs through a
+//     Core interface of its own (the adapters are account.go, dm.go,
+//     social.go here), and the core reaches their private steps through
+//     the functions of their hooks.go. They never import redisdb, nor each
+//     other.
 //   - runner: the work off the request path that each server process runs
 //     (the fan-out workers, the archiver, the checker of half-written
 //     messages, the media janitor, the caches' listener). It asks the
 //     request path for anything beyond its own queues through one written
 //     list, runner.Ops, which Store has (runner_ops.go, post_repair.go);
 //     it never reaches a private step of this package.
+//   - internal/livecache (the caches' type), internal/reqpath (helpers
+//     the areas share with the core), internal/retry.
 //
-// Imports run one way: redisdb and runner import schema; nothing imports
-// runner but the server's wiring and tests; pubsub (the live feed's
-// subscriber) imports schema only. No other package speaks to Redis.
+// Imports run one way: redisdb imports its areas; the areas, redisdb and
+// runner import schema; nothing imports runner but the server's wiring and
+// tests; pubsub (the live feed's subscriber) imports schema only. No other
+// package speaks to Redis.
 //
 // Any number of server processes share one Redis (or one Redis Cluster).
 // What follows is what each of them may count on from the others.
@@ -209,24 +221,6 @@
 // has the delete) says it is gone; a page that runs past a Redis set goes
 // on in the archive with the same cursor. Without an archive, messages
 // stay in Redis and only G sets and the public timeline are trimmed.
-//
-// # Likes and topics of archived messages
-//
-// A message's likes set likes:<mid>, its entries in its likers' own sets
-// (user:userid:<uid>:likes) and, for a post, its entries in the T: sets of
-// its topics live as long as its hash, and leave Redis with it
-// (runner/archiver_evict.go): the hash and the likes set together, in one script,
-// and only when the archive holds every like of that set and the set is
-// as the archiver read it (a like still on its way keeps both, until the
-// batch that saves it lets them go); then the liker and topic entries. A
-// crash between the two is mended by running the second again, with what
-// it needs read from the archive. Once a message is out of Redis its likes
-// are in the archive alone: its count and likers are read there, whether a
-// reader likes it is asked there, and a like or an unlike of it is written
-// there at once and queued too, so that the archive applies it after the
-// likes queued while the message was hot (social_likes.go). The archive keeps the
-// posts' topics in a table of its own, written with each post and edit, and
-// a topic's page goes on there below its T: set.
 //
 // # Caches and their invalidation
 //

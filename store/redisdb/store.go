@@ -8,7 +8,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/redis/go-redis/v9"
@@ -18,6 +17,7 @@ import (
 	"microblog/store/redisdb/dm"
 	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
+	"microblog/store/redisdb/social"
 )
 
 // Store reads and writes the microblog's data in Redis.
@@ -27,6 +27,10 @@ type Store struct {
 	*account.Accounts
 	// DMs serve private messages (package dm).
 	*dm.DMs
+	// Social serves follows, likes, notifications, trends, search, blocks,
+	// mutes, moderation, protected accounts, bookmarks and pins (package
+	// social).
+	*social.Social
 
 	rdb  redis.UniversalClient
 	keys schema.Keys
@@ -37,8 +41,6 @@ type Store struct {
 	caches *caches
 	// syncs are the masters' ReplicaSync keys on a cluster (store_replicas.go).
 	syncs *replicaSyncs
-	// likeVersions is the newest version likeVersion gave out (social_likes.go).
-	likeVersions *atomic.Int64
 }
 
 // New returns a Store over rdb.
@@ -46,9 +48,12 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	opt = opt.withDefaults()
 	_, cluster := rdb.(*redis.ClusterClient)
 	s := &Store{rdb: rdb, keys: schema.NewKeys(opt.Prefix, cluster), opt: opt,
-		caches: &caches{}, syncs: &replicaSyncs{}, likeVersions: &atomic.Int64{}}
+		caches: &caches{}, syncs: &replicaSyncs{}}
 	s.Accounts = account.New(rdb, s.keys, account.Options{Logger: opt.Logger, BcryptCost: opt.BcryptCost,
 		SessionTTL: opt.SessionTTL, Archive: opt.Archive}, accountCore{s}, &s.caches.sessions)
+	s.Social = social.New(rdb, s.keys, social.Options{Logger: opt.Logger, Archive: opt.Archive, HotWindow: opt.HotWindow,
+		MaxBlocks: opt.MaxBlocks, MaxMutes: opt.MaxMutes, TrendsWindow: opt.TrendsWindow, TrendsRefresh: opt.TrendsRefresh,
+		Now: opt.Now}, socialCore{s}, &s.caches.lenses)
 	s.DMs = dm.New(rdb, s.keys, dm.Options{Archive: opt.Archive}, dmCore{s})
 	return s
 }

@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -19,7 +19,7 @@ const searchRounds = 5
 // while hot), and kept only while they still hold the words as read, so a
 // post edited or deleted a moment ago, and not archived as such yet, is
 // not shown for what it no longer says.
-func (s *Store) SearchPosts(ctx context.Context, q string, pq store.PageQuery) (store.Page[store.Post], error) {
+func (s *Social) SearchPosts(ctx context.Context, q string, pq store.PageQuery) (store.Page[store.Post], error) {
 	words, err := store.ParseQuery(q)
 	if err != nil {
 		return store.Page[store.Post]{}, err
@@ -46,7 +46,7 @@ func (s *Store) SearchPosts(ctx context.Context, q string, pq store.PageQuery) (
 			before = res.Next
 		}
 		n := len(page.Items)
-		if page.Items, err = s.hydrate(ctx, nil, mids, pq.Viewer, store.InSearch, page.Items); err != nil {
+		if page.Items, err = s.core.Hydrate(ctx, nil, mids, pq.Viewer, store.InSearch, page.Items); err != nil {
 			return store.Page[store.Post]{}, err
 		}
 		kept := page.Items[:n]

@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -28,7 +28,7 @@ var (
 
 // Block makes uid block target (on) or not. A block ends the follows both
 // ways and the follow requests between them; unblocking restores none.
-func (s *Store) Block(ctx context.Context, uid, target int64, on bool) error {
+func (s *Social) Block(ctx context.Context, uid, target int64, on bool) error {
 	if err := s.relationTarget(ctx, uid, target); err != nil {
 		return err
 	}
@@ -39,13 +39,13 @@ func (s *Store) Block(ctx context.Context, uid, target int64, on bool) error {
 			return nil
 		})
 		if err != nil {
-			return s.Wrap("unblock", err)
+			return s.core.Wrap("unblock", err)
 		}
 		s.lensChanged(ctx, uid, target)
 		return nil
 	}
 	if n, err := s.rdb.ZCard(ctx, s.keys.Blocking(uid)).Result(); err != nil {
-		return s.Wrap("block", err)
+		return s.core.Wrap("block", err)
 	} else if n >= int64(s.opt.MaxBlocks) {
 		if _, err := s.rdb.ZScore(ctx, s.keys.Blocking(uid), id(target)).Result(); err != nil {
 			return errBlockLimit // full, and not a block already made
@@ -58,7 +58,7 @@ func (s *Store) Block(ctx context.Context, uid, target int64, on bool) error {
 		return nil
 	})
 	if err != nil {
-		return s.Wrap("block", err)
+		return s.core.Wrap("block", err)
 	}
 	if err := s.addCapped(ctx, s.keys.Blocking(uid), target, s.opt.MaxBlocks, errBlockLimit); err != nil {
 		// Two blocks raced for the last place: the mirror of this one goes.
@@ -75,7 +75,7 @@ func (s *Store) Block(ctx context.Context, uid, target int64, on bool) error {
 }
 
 // Mute makes uid mute target (on) or not.
-func (s *Store) Mute(ctx context.Context, uid, target int64, on bool) error {
+func (s *Social) Mute(ctx context.Context, uid, target int64, on bool) error {
 	if err := s.relationTarget(ctx, uid, target); err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Store) Mute(ctx context.Context, uid, target int64, on bool) error {
 		return nil
 	})
 	if err != nil {
-		return s.Wrap("mute", err)
+		return s.core.Wrap("mute", err)
 	}
 	s.lensChanged(ctx, uid)
 	return nil
@@ -102,20 +102,20 @@ func (s *Store) Mute(ctx context.Context, uid, target int64, on bool) error {
 
 // relationTarget checks that uid may block or mute target: not itself, and
 // an existing user.
-func (s *Store) relationTarget(ctx context.Context, uid, target int64) error {
+func (s *Social) relationTarget(ctx context.Context, uid, target int64) error {
 	if uid == target {
 		return store.ErrBlockSelf
 	}
-	_, err := s.username(ctx, target)
+	_, err := s.core.Username(ctx, target)
 	return err
 }
 
 // addCapped adds member to the ZSET key unless it holds max members
 // already (full).
-func (s *Store) addCapped(ctx context.Context, key string, member int64, max int, full error) error {
-	n, err := schema.ZaddCapped.Run(ctx, s.rdb, []string{key}, s.Now(), member, max).Int64()
+func (s *Social) addCapped(ctx context.Context, key string, member int64, max int, full error) error {
+	n, err := schema.ZaddCapped.Run(ctx, s.rdb, []string{key}, s.core.Now(), member, max).Int64()
 	if err != nil {
-		return s.Wrap("add to "+key, err)
+		return s.core.Wrap("add to "+key, err)
 	}
 	if n < 0 {
 		return full
@@ -124,7 +124,7 @@ func (s *Store) addCapped(ctx context.Context, key string, member int64, max int
 }
 
 // unfollow is Unfollow for a block: following nobody is no error.
-func (s *Store) unfollow(ctx context.Context, fan, star int64) error {
+func (s *Social) unfollow(ctx context.Context, fan, star int64) error {
 	if err := s.Unfollow(ctx, fan, star); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -132,22 +132,22 @@ func (s *Store) unfollow(ctx context.Context, fan, star int64) error {
 }
 
 // Blocks is a page of the users uid blocks, newest first.
-func (s *Store) Blocks(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.User], error) {
+func (s *Social) Blocks(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.User], error) {
 	q.Viewer = uid
 	return s.relationPage(ctx, s.keys.Blocking(uid), q)
 }
 
 // Mutes is a page of the users uid mutes, newest first.
-func (s *Store) Mutes(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.User], error) {
+func (s *Social) Mutes(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.User], error) {
 	q.Viewer = uid
 	return s.relationPage(ctx, s.keys.Muting(uid), q)
 }
 
 // Filters are uid's filtered words.
-func (s *Store) Filters(ctx context.Context, uid int64) ([]string, error) {
+func (s *Social) Filters(ctx context.Context, uid int64) ([]string, error) {
 	raw, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldFilters).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.Wrap("load filters", err)
+		return nil, s.core.Wrap("load filters", err)
 	}
 	words := decodeWords(raw)
 	if words == nil {
@@ -157,7 +157,7 @@ func (s *Store) Filters(ctx context.Context, uid int64) ([]string, error) {
 }
 
 // SetFilters replaces uid's filtered words.
-func (s *Store) SetFilters(ctx context.Context, uid int64, words []string) ([]string, error) {
+func (s *Social) SetFilters(ctx context.Context, uid int64, words []string) ([]string, error) {
 	words, err := store.CheckFilters(words)
 	if err != nil {
 		return nil, err
@@ -172,24 +172,24 @@ func (s *Store) SetFilters(ctx context.Context, uid int64, words []string) ([]st
 
 // setExisting sets a field of uid's hash, only while the user exists, so
 // that a deleted account is not revived.
-func (s *Store) setExisting(ctx context.Context, uid int64, field, value string) error {
+func (s *Social) setExisting(ctx context.Context, uid int64, field, value string) error {
 	n, err := s.rdb.Exists(ctx, s.keys.User(uid)).Result()
 	if err != nil {
-		return s.Wrap("set "+field, err)
+		return s.core.Wrap("set "+field, err)
 	}
 	if n == 0 {
 		return store.ErrUserNotFound
 	}
 	if value == "" {
-		return s.Wrap("set "+field, s.rdb.HDel(ctx, s.keys.User(uid), field).Err())
+		return s.core.Wrap("set "+field, s.rdb.HDel(ctx, s.keys.User(uid), field).Err())
 	}
-	return s.Wrap("set "+field, s.rdb.HSet(ctx, s.keys.User(uid), field, value).Err())
+	return s.core.Wrap("set "+field, s.rdb.HSet(ctx, s.keys.User(uid), field, value).Err())
 }
 
 // authorChanged tells every process that uid's author card changed.
-func (s *Store) authorChanged(ctx context.Context, uid int64) {
+func (s *Social) authorChanged(ctx context.Context, uid int64) {
 	if err := s.rdb.Publish(context.WithoutCancel(ctx), s.keys.AvatarsChannel(), uid).Err(); err != nil {
 		s.opt.Logger.WarnContext(ctx, "publish author change", "uid", uid, "err", err)
 	}
-	s.caches.authors.Forget(uid)
+	s.core.ForgetAuthor(uid)
 }

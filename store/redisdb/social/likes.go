@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -47,7 +47,7 @@ import (
 // likeVersion returns the version of a like or an unlike taken now: the
 // time in microseconds, or one more than the last version it returned when
 // the clock has not moved on (or went back).
-func (s *Store) likeVersion() int64 {
+func (s *Social) likeVersion() int64 {
 	for {
 		last, now := s.likeVersions.Load(), s.opt.Now().UnixMicro()
 		if now <= last {
@@ -65,13 +65,13 @@ func (s *Store) likeVersion() int64 {
 // above theirs should another process's clock be ahead; its queue entry,
 // sent with it, carries its own version, so saving it changes nothing. It
 // returns 1 when the like changed, else 0.
-func (s *Store) likeArchived(ctx context.Context, l store.ArchivedLike, on bool) (int64, error) {
+func (s *Social) likeArchived(ctx context.Context, l store.ArchivedLike, on bool) (int64, error) {
 	if s.opt.Archive == nil {
 		return 0, store.ErrPostNotFound // no hash and no archive: gone
 	}
 	changed, err := s.opt.Archive.LikeNow(ctx, l, on)
 	if err != nil {
-		return 0, s.Wrap("like: archive", err)
+		return 0, s.core.Wrap("like: archive", err)
 	}
 	if !changed {
 		return 0, nil
@@ -81,11 +81,11 @@ func (s *Store) likeArchived(ctx context.Context, l store.ArchivedLike, on bool)
 
 // archivedLikers is Likers of an archived message: its likes in the
 // archive, paged by the same (time, uid) cursor as likes:<mid>.
-func (s *Store) archivedLikers(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.User], error) {
+func (s *Social) archivedLikers(ctx context.Context, mid int64, q store.PageQuery) (store.Page[store.User], error) {
 	limit := q.Size()
 	likes, err := s.opt.Archive.Likes(ctx, store.LikeQuery{MID: mid, BeforeAt: q.Cursor.Score, BeforeID: q.Cursor.Member, Limit: limit + 1})
 	if err != nil {
-		return store.Page[store.User]{}, s.Wrap("likers: archive", err)
+		return store.Page[store.User]{}, s.core.Wrap("likers: archive", err)
 	}
 	page := store.Page[store.User]{Items: []store.User{}}
 	if len(likes) > limit {
@@ -97,7 +97,7 @@ func (s *Store) archivedLikers(ctx context.Context, mid int64, q store.PageQuery
 	for i, l := range likes {
 		uids[i] = l.UID
 	}
-	users, err := s.users(ctx, uids, q.Viewer)
+	users, err := s.core.Users(ctx, uids, q.Viewer)
 	if err != nil {
 		return store.Page[store.User]{}, err
 	}
@@ -107,7 +107,7 @@ func (s *Store) archivedLikers(ctx context.Context, mid int64, q store.PageQuery
 
 // likedArchived sets Liked on the posts of out read from the archive (the
 // indexes cold into mids): whether viewer likes them, as the archive says.
-func (s *Store) likedArchived(ctx context.Context, viewer int64, mids, cold []int64, out []*store.Post) error {
+func (s *Social) likedArchived(ctx context.Context, viewer int64, mids, cold []int64, out []*store.Post) error {
 	ids := make([]int64, 0, len(cold))
 	for _, i := range cold {
 		if out[i] != nil {
@@ -119,7 +119,7 @@ func (s *Store) likedArchived(ctx context.Context, viewer int64, mids, cold []in
 	}
 	liked, err := s.opt.Archive.Liked(ctx, viewer, ids)
 	if err != nil {
-		return s.Wrap("load posts: archive likes", err)
+		return s.core.Wrap("load posts: archive likes", err)
 	}
 	yes := make(map[int64]bool, len(liked))
 	for _, mid := range liked {
@@ -137,14 +137,14 @@ func (s *Store) likedArchived(ctx context.Context, viewer int64, mids, cold []in
 // likedTail is the part of uid's liked messages that only the archive
 // holds, for Liked (keptPage): below the cursor c, newest like first, at
 // most n, as (mid, when) pairs.
-func (s *Store) likedTail(uid int64) keptTail {
+func (s *Social) likedTail(uid int64) keptTail {
 	if s.opt.Archive == nil {
 		return nil
 	}
 	return func(ctx context.Context, c store.Cursor, n int) (mids, scores []int64, err error) {
 		likes, err := s.opt.Archive.Likes(ctx, store.LikeQuery{UID: uid, BeforeAt: c.Score, BeforeID: c.Member, Limit: n})
 		if err != nil {
-			return nil, nil, s.Wrap("liked: archive", err)
+			return nil, nil, s.core.Wrap("liked: archive", err)
 		}
 		for _, l := range likes {
 			mids, scores = append(mids, l.MID), append(scores, l.At)

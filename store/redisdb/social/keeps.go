@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"cmp"
@@ -34,8 +34,8 @@ var (
 // idempotently. Another's message is 403 not_yours, a comment 400, and a
 // pin past store.MaxPins 409 pin_limit with nothing written. Unpinning a
 // message that is gone succeeds (and removes what was left of its pin).
-func (s *Store) Pin(ctx context.Context, uid, mid int64, on bool) error {
-	m, err := s.message(ctx, mid)
+func (s *Social) Pin(ctx context.Context, uid, mid int64, on bool) error {
+	m, err := s.core.Message(ctx, mid)
 	switch {
 	case errors.Is(err, store.ErrNotFound) && !on && mid > 0:
 		return s.unpin(ctx, uid, mid)
@@ -69,7 +69,7 @@ func (s *Store) Pin(ctx context.Context, uid, mid int64, on bool) error {
 	}
 	// A delete that ran meanwhile may have cleaned the pins before this one
 	// was added: look once more, as the delete made the message gone first.
-	if _, err := s.message(ctx, mid); err != nil {
+	if _, err := s.core.Message(ctx, mid); err != nil {
 		s.unpin(ctx, uid, mid)
 		return err
 	}
@@ -78,10 +78,10 @@ func (s *Store) Pin(ctx context.Context, uid, mid int64, on bool) error {
 }
 
 // unpin takes mid out of uid's pins.
-func (s *Store) unpin(ctx context.Context, uid, mid int64) error {
+func (s *Social) unpin(ctx context.Context, uid, mid int64) error {
 	n, err := s.rdb.ZRem(ctx, s.keys.Pinned(uid), mid).Result()
 	if err != nil {
-		return s.Wrap("unpin", err)
+		return s.core.Wrap("unpin", err)
 	}
 	if n > 0 {
 		s.authorChanged(ctx, uid)
@@ -91,12 +91,12 @@ func (s *Store) unpin(ctx context.Context, uid, mid int64) error {
 
 // dropGonePins takes the pins of messages that are gone out of uid's pins,
 // and tells how many there were.
-func (s *Store) dropGonePins(ctx context.Context, uid int64) (int, error) {
+func (s *Social) dropGonePins(ctx context.Context, uid int64) (int, error) {
 	mids, err := s.rdb.ZRange(ctx, s.keys.Pinned(uid), 0, -1).Result()
 	if err != nil {
-		return 0, s.Wrap("pin: read pins", err)
+		return 0, s.core.Wrap("pin: read pins", err)
 	}
-	ms, err := s.loadPosts(ctx, schema.ParseIDs(mids), 0)
+	ms, err := s.core.LoadPosts(ctx, schema.ParseIDs(mids), 0)
 	if err != nil {
 		return 0, err
 	}
@@ -110,21 +110,21 @@ func (s *Store) dropGonePins(ctx context.Context, uid int64) (int, error) {
 		return 0, nil
 	}
 	if err := s.rdb.ZRem(ctx, s.keys.Pinned(uid), gone...).Err(); err != nil {
-		return 0, s.Wrap("pin: drop gone pins", err)
+		return 0, s.core.Wrap("pin: drop gone pins", err)
 	}
 	return len(gone), nil
 }
 
 // Pinned are uid's pinned posts as viewer sees them (none for whom may not
 // see uid's posts), newest pin first.
-func (s *Store) Pinned(ctx context.Context, uid, viewer int64) ([]store.Post, error) {
-	if _, err := s.username(ctx, uid); err != nil {
+func (s *Social) Pinned(ctx context.Context, uid, viewer int64) ([]store.Post, error) {
+	if _, err := s.core.Username(ctx, uid); err != nil {
 		return nil, err
 	}
 	key := s.keys.Pinned(uid)
 	mids, err := s.rdb.ZRevRange(ctx, key, 0, -1).Result()
 	if err != nil {
-		return nil, s.Wrap("pinned posts", err)
+		return nil, s.core.Wrap("pinned posts", err)
 	}
 	return s.kept(ctx, key, schema.ParseIDs(mids), viewer)
 }
@@ -132,24 +132,24 @@ func (s *Store) Pinned(ctx context.Context, uid, viewer int64) ([]store.Post, er
 // Bookmark saves message mid (a post or a comment) for uid (on) or not,
 // idempotently: saving again keeps the first time. Only what uid may open
 // can be saved (404 otherwise); letting go needs nothing but the id.
-func (s *Store) Bookmark(ctx context.Context, uid, mid int64, on bool) error {
+func (s *Social) Bookmark(ctx context.Context, uid, mid int64, on bool) error {
 	if mid <= 0 {
 		return store.ErrPostNotFound
 	}
 	key := s.keys.Bookmarks(uid)
 	if !on {
-		return s.Wrap("unbookmark", s.rdb.ZRem(ctx, key, mid).Err())
+		return s.core.Wrap("unbookmark", s.rdb.ZRem(ctx, key, mid).Err())
 	}
-	if _, err := s.Post(ctx, mid, uid); err != nil {
+	if _, err := s.core.Post(ctx, mid, uid); err != nil {
 		return err
 	}
 	// A delete that runs meanwhile leaves an id readers skip and drop.
-	return s.Wrap("bookmark", s.rdb.ZAddNX(ctx, key, redis.Z{Score: float64(s.Now()), Member: mid}).Err())
+	return s.core.Wrap("bookmark", s.rdb.ZAddNX(ctx, key, redis.Z{Score: float64(s.core.Now()), Member: mid}).Err())
 }
 
 // Bookmarks is a page of uid's bookmarked messages as it may see them now,
 // newest bookmark first, paged by bookmark time (see keptPage).
-func (s *Store) Bookmarks(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
+func (s *Social) Bookmarks(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
 	return s.keptPage(ctx, "bookmarks", s.keys.Bookmarks(uid), uid, q, nil)
 }
 
@@ -163,7 +163,7 @@ type keptTail func(ctx context.Context, c store.Cursor, n int) (mids, scores []i
 // are skipped and dropped; those it may no longer see (a block, a
 // protected author it no longer follows) skipped and kept, should that
 // change again. what names the list in errors.
-func (s *Store) keptPage(ctx context.Context, what, key string, uid int64, q store.PageQuery, tail keptTail) (store.Page[store.Post], error) {
+func (s *Social) keptPage(ctx context.Context, what, key string, uid int64, q store.PageQuery, tail keptTail) (store.Page[store.Post], error) {
 	limit := q.Size()
 	page := store.Page[store.Post]{Items: make([]store.Post, 0, limit)}
 	c, more := q.Cursor, true
@@ -172,7 +172,7 @@ func (s *Store) keptPage(ctx context.Context, what, key string, uid int64, q sto
 		want := limit - len(page.Items)
 		mids, scores, err := s.byTime(ctx, key, c, want+1)
 		if err != nil {
-			return store.Page[store.Post]{}, s.Wrap(what, err)
+			return store.Page[store.Post]{}, s.core.Wrap(what, err)
 		}
 		if tail != nil {
 			tm, ts, err := tail(ctx, c, want+1)
@@ -204,8 +204,8 @@ func (s *Store) keptPage(ctx context.Context, what, key string, uid int64, q sto
 // may open them, in order: as a timeline hydrates them, and for comments
 // as Post would give them (see openThreads). Those gone are dropped from
 // key.
-func (s *Store) kept(ctx context.Context, key string, mids []int64, viewer int64) ([]store.Post, error) {
-	items, err := s.hydrate(ctx, []string{key}, mids, viewer, store.InView, make([]store.Post, 0, len(mids)))
+func (s *Social) kept(ctx context.Context, key string, mids []int64, viewer int64) ([]store.Post, error) {
+	items, err := s.core.Hydrate(ctx, []string{key}, mids, viewer, store.InView, make([]store.Post, 0, len(mids)))
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -16,17 +16,17 @@ import (
 // fan's home timeline (a celebrity's too: should it be demoted, its older
 // posts are not backfilled), a follow event to the star and a stars event to
 // the fan's own live connections.
-func (s *Store) Follow(ctx context.Context, fan, star int64) error {
+func (s *Social) Follow(ctx context.Context, fan, star int64) error {
 	if fan == star {
 		return store.ErrFollowSelf
 	}
-	if _, err := s.username(ctx, star); err != nil {
+	if _, err := s.core.Username(ctx, star); err != nil {
 		return err
 	}
 	if err := s.mayAct(ctx, fan, star); err != nil {
 		return err
 	}
-	now := s.Now()
+	now := s.core.Now()
 	var added *redis.IntCmd
 	var since *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -37,10 +37,10 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.Wrap("follow", err)
+		return s.core.Wrap("follow", err)
 	}
 	// Also on a repeated follow, to mend a change of mode cut short before.
-	if err := s.Reconsider(ctx, star); err != nil {
+	if err := s.core.Reconsider(ctx, star); err != nil {
 		return err
 	}
 	// The star's posts come also on a repeated follow: the one before may
@@ -49,25 +49,25 @@ func (s *Store) Follow(ctx context.Context, fan, star int64) error {
 	// fan following a star whose posts up to the failover never came).
 	recent, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.UserPosts(star), 0, int64(s.opt.HotWindow-1)).Result()
 	if err != nil {
-		return s.Wrap("follow: read star's posts", err)
+		return s.core.Wrap("follow: read star's posts", err)
 	}
 	var cut float64 // a whole window: the star may have older posts
 	if len(recent) == s.opt.HotWindow {
 		cut = recent[len(recent)-1].Score
 	}
-	if err := s.fillHome(ctx, fan, recent, cut); err != nil {
-		return s.Wrap("follow: fill home timeline", err)
+	if err := s.core.FillHome(ctx, fan, recent, cut); err != nil {
+		return s.core.Wrap("follow: fill home timeline", err)
 	}
 	if added.Val() == 0 {
 		return nil
 	}
 	announce := s.firstFollowLately(ctx, fan, star)
-	u, uerr := s.User(ctx, fan, star)
+	u, uerr := s.core.User(ctx, fan, star)
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		if uerr == nil && announce {
-			s.queuePublish(ctx, p, s.keys.NotifyChannel(star), store.EventFollow, store.FollowData{User: u})
+			s.core.QueuePublish(ctx, p, s.keys.NotifyChannel(star), store.EventFollow, store.FollowData{User: u})
 		}
-		s.queuePublish(ctx, p, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: true, Since: parseID(since.Val())})
+		s.core.QueuePublish(ctx, p, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: true, Since: parseID(since.Val())})
 		return nil
 	})
 	if err != nil {
@@ -88,7 +88,7 @@ const followNoteTTL = time.Hour
 // firstFollowLately tells whether fan's follow of star should be announced
 // (a follow event and a notification): not when one was announced, or fan
 // unfollowed star, within followNoteTTL. When Redis cannot tell, it is.
-func (s *Store) firstFollowLately(ctx context.Context, fan, star int64) bool {
+func (s *Social) firstFollowLately(ctx context.Context, fan, star int64) bool {
 	ok, err := s.rdb.SetNX(ctx, s.keys.FollowNoted(star, fan), 1, followNoteTTL).Result()
 	return ok || err != nil
 }
@@ -96,11 +96,11 @@ func (s *Store) firstFollowLately(ctx context.Context, fan, star int64) bool {
 // Unfollow ends fan's following of star (or withdraws its request to
 // follow), idempotently, and takes the star's posts out of the fan's home
 // timeline.
-func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
+func (s *Social) Unfollow(ctx context.Context, fan, star int64) error {
 	if fan == star {
 		return store.ErrFollowSelf
 	}
-	if _, err := s.username(ctx, star); err != nil {
+	if _, err := s.core.Username(ctx, star); err != nil {
 		return err
 	}
 	var removed *redis.IntCmd
@@ -111,9 +111,9 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 		return nil
 	})
 	if err != nil {
-		return s.Wrap("unfollow", err)
+		return s.core.Wrap("unfollow", err)
 	}
-	if err := s.Reconsider(ctx, star); err != nil {
+	if err := s.core.Reconsider(ctx, star); err != nil {
 		return err
 	}
 	if removed.Val() == 1 {
@@ -124,13 +124,13 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 		s.unnotify(ctx, star, fan, store.NotifyFollow, 0)
 		// Tell live connections first, so no new post of the star arrives
 		// after its old ones were taken away.
-		s.publish(ctx, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: false})
+		s.core.Publish(ctx, s.keys.NotifyChannel(fan), store.EventStars, store.StarsData{StarID: star, Following: false})
 	}
 	// The star's posts go also on a repeated unfollow: the one before may
 	// have failed after taking the fan away, and its retry lands here.
 	mids, err := s.rdb.ZRange(ctx, s.keys.UserPosts(star), 0, -1).Result()
 	if err != nil {
-		return s.Wrap("unfollow: read star's posts", err)
+		return s.core.Wrap("unfollow: read star's posts", err)
 	}
 	for len(mids) > 0 {
 		n := min(len(mids), 1000)
@@ -139,7 +139,7 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 			batch[i] = m
 		}
 		if err := s.rdb.ZRem(ctx, s.keys.Home(fan), batch...).Err(); err != nil {
-			return s.Wrap("unfollow: clean home timeline", err)
+			return s.core.Wrap("unfollow: clean home timeline", err)
 		}
 		mids = mids[n:]
 	}
@@ -147,10 +147,10 @@ func (s *Store) Unfollow(ctx context.Context, fan, star int64) error {
 }
 
 // Stars returns the uids user uid follows.
-func (s *Store) Stars(ctx context.Context, uid int64) ([]int64, error) {
+func (s *Social) Stars(ctx context.Context, uid int64) ([]int64, error) {
 	ms, err := s.rdb.ZRange(ctx, s.keys.Stars(uid), 0, -1).Result()
 	if err != nil {
-		return nil, s.Wrap("load stars", err)
+		return nil, s.core.Wrap("load stars", err)
 	}
 	out := make([]int64, 0, len(ms))
 	for _, m := range ms {
@@ -163,19 +163,19 @@ func (s *Store) Stars(ctx context.Context, uid int64) ([]int64, error) {
 
 // Followers returns a page of user uid's fans, newest follow first; empty
 // for a viewer who may not see uid's people (collectionHidden).
-func (s *Store) Followers(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
+func (s *Social) Followers(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
 	return s.collection(ctx, uid, viewer, s.keys.Fans(uid), q)
 }
 
 // Following returns a page of the users uid follows, newest follow first;
 // empty for a viewer who may not see uid's people (collectionHidden).
-func (s *Store) Following(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
+func (s *Social) Following(ctx context.Context, uid, viewer int64, q store.PageQuery) (store.Page[store.User], error) {
 	return s.collection(ctx, uid, viewer, s.keys.Stars(uid), q)
 }
 
 // collection is a page of the set key of uid's people (fans or stars).
-func (s *Store) collection(ctx context.Context, uid, viewer int64, key string, q store.PageQuery) (store.Page[store.User], error) {
-	if _, err := s.username(ctx, uid); err != nil {
+func (s *Social) collection(ctx context.Context, uid, viewer int64, key string, q store.PageQuery) (store.Page[store.User], error) {
+	if _, err := s.core.Username(ctx, uid); err != nil {
 		return store.Page[store.User]{}, err
 	}
 	hidden, err := s.collectionHidden(ctx, uid, viewer)
@@ -192,20 +192,20 @@ func (s *Store) collection(ctx context.Context, uid, viewer int64, key string, q
 // on Twitter); a suspended account's and a blocker's by nobody else. The
 // rule is the one of people on a post (store.Lens.HidesPerson). The
 // counts stay on the profile, as its posts_count does.
-func (s *Store) collectionHidden(ctx context.Context, uid, viewer int64) (bool, error) {
+func (s *Social) collectionHidden(ctx context.Context, uid, viewer int64) (bool, error) {
 	if uid == viewer {
 		return false, nil
 	}
-	cards, err := s.authorCards(ctx, []int64{uid})
+	cards, err := s.core.Cards(ctx, []int64{uid})
 	if err != nil {
 		return false, err
 	}
 	c := cards[uid]
-	a := store.Author{ID: uid, Protected: c.protected, Suspended: c.suspended}
+	a := store.Author{ID: uid, Protected: c.Protected, Suspended: c.Suspended}
 	if a.Protected && viewer > 0 {
 		n, err := s.rdb.ZScore(ctx, s.keys.Fans(uid), id(viewer)).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return false, s.Wrap("check protected account", err)
+			return false, s.core.Wrap("check protected account", err)
 		}
 		a.Approved = err == nil && n != 0
 	}
@@ -219,18 +219,18 @@ func (s *Store) collectionHidden(ctx context.Context, uid, viewer int64) (bool, 
 // relationPage pages a set of users by time (an A set by follow time, a
 // likes set by like time). Its cursor is the last item's
 // (score, member), so that follows made while paging shift nothing.
-func (s *Store) relationPage(ctx context.Context, key string, q store.PageQuery) (store.Page[store.User], error) {
+func (s *Social) relationPage(ctx context.Context, key string, q store.PageQuery) (store.Page[store.User], error) {
 	limit := q.Size()
 	uids, scores, err := s.byTime(ctx, key, q.Cursor, limit+1)
 	if err != nil {
-		return store.Page[store.User]{}, s.Wrap("list relations", err)
+		return store.Page[store.User]{}, s.core.Wrap("list relations", err)
 	}
 	page := store.Page[store.User]{Items: []store.User{}}
 	if len(uids) > limit {
 		uids, scores = uids[:limit], scores[:limit]
 		page.NextCursor = store.NextCursor(store.Cursor{Score: scores[limit-1], Member: uids[limit-1]})
 	}
-	users, err := s.users(ctx, uids, q.Viewer)
+	users, err := s.core.Users(ctx, uids, q.Viewer)
 	if err != nil {
 		return store.Page[store.User]{}, err
 	}
@@ -241,7 +241,7 @@ func (s *Store) relationPage(ctx context.Context, key string, q store.PageQuery)
 // byTime reads the n newest members of a set of ids scored by time (ms),
 // with their scores, below the cursor c: the (score, member) of the last
 // item of the page before, or zero for the first page.
-func (s *Store) byTime(ctx context.Context, key string, c store.Cursor, n int) (ids, scores []int64, err error) {
+func (s *Social) byTime(ctx context.Context, key string, c store.Cursor, n int) (ids, scores []int64, err error) {
 	max, skipTo := "+inf", ""
 	if !c.IsZero() {
 		max, skipTo = strconv.FormatInt(c.Score, 10), strconv.FormatInt(c.Member, 10)

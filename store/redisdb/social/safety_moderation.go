@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -25,14 +25,14 @@ type reportHash struct {
 var errNotTargetsPost = store.Invalid(store.CodeInvalidReport, "post_ids must be posts or comments of the reported user")
 
 // Report files reporter's report of nr.Target (and some of its messages).
-func (s *Store) Report(ctx context.Context, reporter int64, nr store.NewReport) (store.Report, error) {
+func (s *Social) Report(ctx context.Context, reporter int64, nr store.NewReport) (store.Report, error) {
 	if err := nr.Check(); err != nil {
 		return store.Report{}, err
 	}
 	if nr.Target == reporter {
 		return store.Report{}, store.Invalid(store.CodeInvalidReport, "you cannot report yourself")
 	}
-	if _, err := s.username(ctx, nr.Target); err != nil {
+	if _, err := s.core.Username(ctx, nr.Target); err != nil {
 		return store.Report{}, err
 	}
 	if len(nr.PostIDs) > 0 {
@@ -41,7 +41,7 @@ func (s *Store) Report(ctx context.Context, reporter int64, nr store.NewReport) 
 		// an id exists, nor whose it is.
 		ps := make([]store.Post, len(nr.PostIDs))
 		for i, mid := range nr.PostIDs { // a few (store.MaxReportPost)
-			p, err := s.Post(ctx, mid, reporter)
+			p, err := s.core.Post(ctx, mid, reporter)
 			if err != nil {
 				return store.Report{}, err
 			}
@@ -55,10 +55,10 @@ func (s *Store) Report(ctx context.Context, reporter int64, nr store.NewReport) 
 	}
 	rid, err := s.rdb.Incr(ctx, s.keys.LastReportID()).Result()
 	if err != nil {
-		return store.Report{}, s.Wrap("report", err)
+		return store.Report{}, s.core.Wrap("report", err)
 	}
 	posts, _ := json.Marshal(nr.PostIDs)
-	h := reportHash{Reporter: reporter, Target: nr.Target, Posts: string(posts), Reason: nr.Reason, Created: s.Now()}
+	h := reportHash{Reporter: reporter, Target: nr.Target, Posts: string(posts), Reason: nr.Reason, Created: s.core.Now()}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.HSet(ctx, s.keys.Report(rid), "reporter", h.Reporter, "target", h.Target, "posts", h.Posts,
 			"reason", h.Reason, "created", h.Created)
@@ -66,7 +66,7 @@ func (s *Store) Report(ctx context.Context, reporter int64, nr store.NewReport) 
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, s.Wrap("report", err)
+		return store.Report{}, s.core.Wrap("report", err)
 	}
 	r, err := s.report(ctx, rid)
 	if err != nil {
@@ -92,13 +92,13 @@ func (s *Store) Report(ctx context.Context, reporter int64, nr store.NewReport) 
 }
 
 // Reports is a page of the reports, resolved or open, oldest first.
-func (s *Store) Reports(ctx context.Context, resolved bool, q store.PageQuery) (store.Page[store.Report], error) {
+func (s *Social) Reports(ctx context.Context, resolved bool, q store.PageQuery) (store.Page[store.Report], error) {
 	limit := q.Size()
 	ids, err := s.rdb.ZRangeByScore(ctx, s.keys.Reports(resolved), &redis.ZRangeBy{
 		Min: "(" + strconv.FormatInt(q.Cursor.Score, 10), Max: "+inf", Count: int64(limit + 1),
 	}).Result()
 	if err != nil {
-		return store.Page[store.Report]{}, s.Wrap("list reports", err)
+		return store.Page[store.Report]{}, s.core.Wrap("list reports", err)
 	}
 	rids := schema.ParseIDs(ids)
 	page := store.Page[store.Report]{Items: []store.Report{}}
@@ -120,7 +120,7 @@ func (s *Store) Reports(ctx context.Context, resolved bool, q store.PageQuery) (
 }
 
 // ResolveReport marks report rid resolved.
-func (s *Store) ResolveReport(ctx context.Context, rid int64) (store.Report, error) {
+func (s *Social) ResolveReport(ctx context.Context, rid int64) (store.Report, error) {
 	if _, err := s.report(ctx, rid); err != nil {
 		return store.Report{}, err
 	}
@@ -131,26 +131,26 @@ func (s *Store) ResolveReport(ctx context.Context, rid int64) (store.Report, err
 		return nil
 	})
 	if err != nil {
-		return store.Report{}, s.Wrap("resolve report", err)
+		return store.Report{}, s.core.Wrap("resolve report", err)
 	}
 	return s.report(ctx, rid)
 }
 
 // report reads one report as an operator sees it: its users, and those of
 // its posts that are still there, whoever may see them.
-func (s *Store) report(ctx context.Context, rid int64) (store.Report, error) {
+func (s *Social) report(ctx context.Context, rid int64) (store.Report, error) {
 	var h reportHash
 	res := s.rdb.HGetAll(ctx, s.keys.Report(rid))
 	if err := res.Err(); err != nil {
-		return store.Report{}, s.Wrap("load report", err)
+		return store.Report{}, s.core.Wrap("load report", err)
 	}
 	if len(res.Val()) == 0 {
 		return store.Report{}, store.ErrReportNotFound
 	}
 	if err := res.Scan(&h); err != nil {
-		return store.Report{}, s.Wrap("load report", err)
+		return store.Report{}, s.core.Wrap("load report", err)
 	}
-	users, err := s.users(ctx, []int64{h.Reporter, h.Target}, 0)
+	users, err := s.core.Users(ctx, []int64{h.Reporter, h.Target}, 0)
 	if err != nil {
 		return store.Report{}, err
 	}
@@ -166,7 +166,7 @@ func (s *Store) report(ctx context.Context, rid int64) (store.Report, error) {
 	var mids []int64
 	json.Unmarshal([]byte(h.Posts), &mids)
 	if len(mids) > 0 {
-		ps, err := s.posts(ctx, mids, 0)
+		ps, err := s.core.Posts(ctx, mids, 0)
 		if err != nil {
 			return store.Report{}, err
 		}
@@ -183,7 +183,7 @@ func (s *Store) report(ctx context.Context, rid int64) (store.Report, error) {
 // (every read then leaves its posts out) and, when suspended, every session
 // it has ends at once, live connections included; a new one is refused
 // (newSession). Nothing is deleted.
-func (s *Store) Suspend(ctx context.Context, uid int64, on bool) error {
+func (s *Social) Suspend(ctx context.Context, uid int64, on bool) error {
 	value := ""
 	if on {
 		value = "1"
@@ -193,16 +193,16 @@ func (s *Store) Suspend(ctx context.Context, uid int64, on bool) error {
 	}
 	s.authorChanged(ctx, uid)
 	if on {
-		return s.LogoutAll(ctx, uid)
+		return s.core.LogoutAll(ctx, uid)
 	}
 	return nil
 }
 
 // Remove deletes message mid as its author could, for an operator.
-func (s *Store) Remove(ctx context.Context, mid int64) error {
-	m, err := s.message(ctx, mid)
+func (s *Social) Remove(ctx context.Context, mid int64) error {
+	m, err := s.core.Message(ctx, mid)
 	if err != nil {
 		return err
 	}
-	return s.Delete(ctx, m.Author.ID, mid)
+	return s.core.Delete(ctx, m.Author.ID, mid)
 }

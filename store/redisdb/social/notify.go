@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func undoField(kind string, actor, post int64) string {
 // kind (on post, 0 for none): it stores the notifications and publishes
 // them live. A notification is a side effect of a write that has already
 // succeeded, so failures are logged, not returned.
-func (s *Store) notify(ctx context.Context, actor int64, kind string, post int64, recipients ...int64) {
+func (s *Social) notify(ctx context.Context, actor int64, kind string, post int64, recipients ...int64) {
 	var to []int64
 	for _, r := range recipients {
 		if r != actor && r > 0 && !slices.Contains(to, r) {
@@ -62,7 +62,7 @@ func (s *Store) notify(ctx context.Context, actor int64, kind string, post int64
 // that their unread count does not count what they would never be shown.
 // When Redis cannot tell, all of them (a reader's lens still hides the
 // notification).
-func (s *Store) notHiding(ctx context.Context, actor int64, to []int64) []int64 {
+func (s *Social) notHiding(ctx context.Context, actor int64, to []int64) []int64 {
 	out := to[:0:0]
 	for _, uid := range to {
 		if lens, err := s.lens(ctx, uid); err != nil || !lens.HidesUser(actor, store.InFeed) {
@@ -72,12 +72,12 @@ func (s *Store) notHiding(ctx context.Context, actor int64, to []int64) []int64 
 	return out
 }
 
-func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post int64, to []int64) error {
+func (s *Social) storeNotes(ctx context.Context, actor int64, kind string, post int64, to []int64) error {
 	last, err := s.rdb.IncrBy(ctx, s.keys.LastNotificationID(), int64(len(to))).Result()
 	if err != nil {
 		return err
 	}
-	n := note{Kind: kind, Actor: actor, Post: post, At: s.Now(), Undo: undoField(kind, actor, post)}
+	n := note{Kind: kind, Actor: actor, Post: post, At: s.core.Now(), Undo: undoField(kind, actor, post)}
 	raw, _ := json.Marshal(n)
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range to {
@@ -107,7 +107,7 @@ func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post i
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range to {
 			if frames[i] != nil {
-				s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(uid), frames[i])
+				s.core.QueuePublishFrame(ctx, pl, s.keys.NotifyChannel(uid), frames[i])
 			}
 		}
 		return nil
@@ -116,7 +116,7 @@ func (s *Store) storeNotes(ctx context.Context, actor int64, kind string, post i
 }
 
 // unnotify takes back the notification of an undone like or follow.
-func (s *Store) unnotify(ctx context.Context, to, actor int64, kind string, post int64) {
+func (s *Social) unnotify(ctx context.Context, to, actor int64, kind string, post int64) {
 	res, err := schema.NotifyRemove.Run(ctx, s.rdb, []string{s.keys.Notifications(to), s.keys.Notes(to)}, undoField(kind, actor, post)).Result()
 	if errors.Is(err, redis.Nil) {
 		return
@@ -126,12 +126,12 @@ func (s *Store) unnotify(ctx context.Context, to, actor int64, kind string, post
 		return
 	}
 	nid, _ := strconv.ParseInt(fmt.Sprint(res), 10, 64)
-	s.publish(ctx, s.keys.NotifyChannel(to), store.EventNotificationRemoved, store.DeleteData{ID: nid})
+	s.core.Publish(ctx, s.keys.NotifyChannel(to), store.EventNotificationRemoved, store.DeleteData{ID: nid})
 }
 
 // Notifications is a page of uid's notifications, newest first; those
 // about a post that is gone are left out.
-func (s *Store) Notifications(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Notification], error) {
+func (s *Social) Notifications(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Notification], error) {
 	limit := q.Size()
 	before := "+inf"
 	if q.Cursor.Score > 0 {
@@ -145,7 +145,7 @@ func (s *Store) Notifications(ctx context.Context, uid int64, q store.PageQuery)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return store.Page[store.Notification]{}, s.Wrap("notifications", err)
+		return store.Page[store.Notification]{}, s.core.Wrap("notifications", err)
 	}
 	nids := schema.ParseIDs(ids.Val())
 	page := store.Page[store.Notification]{Items: []store.Notification{}}
@@ -162,7 +162,7 @@ func (s *Store) Notifications(ctx context.Context, uid int64, q store.PageQuery)
 	}
 	raws, err := s.rdb.HMGet(ctx, s.keys.Notes(uid), fields...).Result()
 	if err != nil {
-		return store.Page[store.Notification]{}, s.Wrap("notifications", err)
+		return store.Page[store.Notification]{}, s.core.Wrap("notifications", err)
 	}
 	notes := make([]note, len(nids))
 	for i, r := range raws {
@@ -176,7 +176,7 @@ func (s *Store) Notifications(ctx context.Context, uid int64, q store.PageQuery)
 
 // hydrateNotes turns stored notes into Notifications as uid sees them,
 // dropping those whose actor or post is gone or hidden from uid's feed. Ids up to readUpTo are read.
-func (s *Store) hydrateNotes(ctx context.Context, uid int64, nids []int64, notes []note, readUpTo int64) ([]store.Notification, error) {
+func (s *Social) hydrateNotes(ctx context.Context, uid int64, nids []int64, notes []note, readUpTo int64) ([]store.Notification, error) {
 	var actors, posts []int64
 	for _, n := range notes {
 		actors = append(actors, n.Actor)
@@ -184,7 +184,7 @@ func (s *Store) hydrateNotes(ctx context.Context, uid int64, nids []int64, notes
 			posts = append(posts, n.Post)
 		}
 	}
-	users, err := s.users(ctx, actors, uid)
+	users, err := s.core.Users(ctx, actors, uid)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (s *Store) hydrateNotes(ctx context.Context, uid int64, nids []int64, notes
 	for _, u := range users {
 		byUser[u.ID] = u
 	}
-	ps, err := s.posts(ctx, posts, uid)
+	ps, err := s.core.Posts(ctx, posts, uid)
 	if err != nil {
 		return nil, err
 	}
@@ -223,26 +223,26 @@ func (s *Store) hydrateNotes(ctx context.Context, uid int64, nids []int64, notes
 }
 
 // MarkRead marks uid's notifications up to upTo read (never unread again).
-func (s *Store) MarkRead(ctx context.Context, uid, upTo int64) error {
+func (s *Social) MarkRead(ctx context.Context, uid, upTo int64) error {
 	if upTo <= 0 {
 		return store.Invalid(store.CodeInvalidField, "up_to must be a notification id")
 	}
 	read, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldNotificationsRead).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.Wrap("mark read", err)
+		return s.core.Wrap("mark read", err)
 	}
 	if upTo <= parseID(read) {
 		return nil
 	}
-	return s.Wrap("mark read", s.rdb.HSet(ctx, s.keys.User(uid), schema.FieldNotificationsRead, upTo).Err())
+	return s.core.Wrap("mark read", s.rdb.HSet(ctx, s.keys.User(uid), schema.FieldNotificationsRead, upTo).Err())
 }
 
 // unread counts uid's notifications newer than its read mark.
-func (s *Store) unread(ctx context.Context, uid int64) (int64, error) {
+func (s *Social) unread(ctx context.Context, uid int64) (int64, error) {
 	read, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldNotificationsRead).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return 0, s.Wrap("unread notifications", err)
+		return 0, s.core.Wrap("unread notifications", err)
 	}
 	n, err := s.rdb.ZCount(ctx, s.keys.Notifications(uid), "("+id(parseID(read)), "+inf").Result()
-	return n, s.Wrap("unread notifications", err)
+	return n, s.core.Wrap("unread notifications", err)
 }

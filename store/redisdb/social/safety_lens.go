@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -14,27 +14,27 @@ import (
 
 // lens is what viewer may see (store.Lens; nil for an anonymous viewer),
 // from memory when read lately.
-func (s *Store) lens(ctx context.Context, viewer int64) (*store.Lens, error) {
+func (s *Social) lens(ctx context.Context, viewer int64) (*store.Lens, error) {
 	if viewer <= 0 {
 		return nil, nil
 	}
 	now := time.Now()
-	if l, ok := s.caches.lenses.Get(viewer, now); ok {
+	if l, ok := s.lenses.Get(viewer, now); ok {
 		return l, nil
 	}
-	gen := s.caches.lenses.Gen()
+	gen := s.lenses.Gen()
 	l, err := s.Lens(ctx, viewer)
 	if err != nil {
 		return nil, err
 	}
-	s.caches.lenses.Put(viewer, l, gen, now)
+	s.lenses.Put(viewer, l, gen, now)
 	return l, nil
 }
 
 // Lens reads what viewer may see, now: whom it blocks, who blocks it, whom
 // it mutes and its filtered words, in one round trip. The live feed holds
 // it per user and reads it again on each lens_changed event.
-func (s *Store) Lens(ctx context.Context, viewer int64) (*store.Lens, error) {
+func (s *Social) Lens(ctx context.Context, viewer int64) (*store.Lens, error) {
 	if viewer <= 0 {
 		return nil, nil
 	}
@@ -48,7 +48,7 @@ func (s *Store) Lens(ctx context.Context, viewer int64) (*store.Lens, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, s.Wrap("load lens", err)
+		return nil, s.core.Wrap("load lens", err)
 	}
 	l := &store.Lens{Viewer: viewer}
 	l.Hidden = schema.IDSet(blocking.Val(), blockedBy.Val())
@@ -70,15 +70,15 @@ func decodeWords(raw string) []string {
 
 // lensChanged tells every process that uids' lenses changed: each forgets
 // them, and their live connections read them again.
-func (s *Store) lensChanged(ctx context.Context, uids ...int64) {
+func (s *Social) lensChanged(ctx context.Context, uids ...int64) {
 	_, err := s.rdb.Pipelined(context.WithoutCancel(ctx), func(pl redis.Pipeliner) error {
 		for _, uid := range uids {
 			pl.Publish(ctx, s.keys.LensChannel(), uid)
-			s.queuePublish(ctx, pl, s.keys.NotifyChannel(uid), store.EventLensChanged, struct{}{})
+			s.core.QueuePublish(ctx, pl, s.keys.NotifyChannel(uid), store.EventLensChanged, struct{}{})
 		}
 		return nil
 	})
-	s.caches.lenses.Forget(uids...)
+	s.lenses.Forget(uids...)
 	if err != nil {
 		s.opt.Logger.WarnContext(ctx, "publish lens change", "users", uids, "err", err)
 	}
@@ -88,7 +88,7 @@ func (s *Store) lensChanged(ctx context.Context, uids ...int64) {
 // at place at, by the one rule of store.Lens: this is where every read of
 // posts applies it. Protected authors' posts are checked against viewer's
 // stars in one round trip, only when the page has some.
-func (s *Store) sieve(ctx context.Context, posts []*store.Post, viewer int64, at store.Place) error {
+func (s *Social) sieve(ctx context.Context, posts []*store.Post, viewer int64, at store.Place) error {
 	lens, err := s.lens(ctx, viewer)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (s *Store) sieve(ctx context.Context, posts []*store.Post, viewer int64, at
 
 // approve sets Author.Approved on the posts (and originals) of protected
 // authors whom viewer follows: their approved fans.
-func (s *Store) approve(ctx context.Context, posts []*store.Post, viewer int64) error {
+func (s *Social) approve(ctx context.Context, posts []*store.Post, viewer int64) error {
 	var authors []*store.Author
 	for _, p := range posts {
 		if p == nil {
@@ -128,7 +128,7 @@ func (s *Store) approve(ctx context.Context, posts []*store.Post, viewer int64) 
 	}
 	scores, err := s.rdb.ZMScore(ctx, s.keys.Stars(viewer), members...).Result()
 	if err != nil {
-		return s.Wrap("check protected authors", err)
+		return s.core.Wrap("check protected authors", err)
 	}
 	for i, a := range authors {
 		a.Approved = i < len(scores) && scores[i] != 0
@@ -138,7 +138,7 @@ func (s *Store) approve(ctx context.Context, posts []*store.Post, viewer int64) 
 
 // mayAct refuses (ErrBlocked) what actor would do to owner's account or
 // posts when one of them blocks the other.
-func (s *Store) mayAct(ctx context.Context, actor, owner int64) error {
+func (s *Social) mayAct(ctx context.Context, actor, owner int64) error {
 	if actor == owner || actor <= 0 || owner <= 0 {
 		return nil
 	}
@@ -149,7 +149,7 @@ func (s *Store) mayAct(ctx context.Context, actor, owner int64) error {
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s.Wrap("check blocks", err)
+		return s.core.Wrap("check blocks", err)
 	}
 	if a.Err() == nil || b.Err() == nil {
 		return store.ErrBlocked
@@ -160,8 +160,8 @@ func (s *Store) mayAct(ctx context.Context, actor, owner int64) error {
 // target loads the message actor acts on (likes, reposts, comments on):
 // 404 when actor may not see it (nor the post of its thread), blocks
 // included, as for a message that does not exist (CONTRACT.md §17).
-func (s *Store) target(ctx context.Context, actor, mid int64) (*store.Post, error) {
-	seen, err := s.Post(ctx, mid, actor)
+func (s *Social) target(ctx context.Context, actor, mid int64) (*store.Post, error) {
+	seen, err := s.core.Post(ctx, mid, actor)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +174,8 @@ func (s *Store) target(ctx context.Context, actor, mid int64) (*store.Post, erro
 // What a reader may not see is never told apart from what is not there
 // (CONTRACT.md §17), not even by the error of an act it may not do. It
 // runs on the refusals only, at no cost to the acts that succeed.
-func (s *Store) hiddenOr(ctx context.Context, viewer, mid int64, why error) error {
-	if _, err := s.Post(ctx, mid, viewer); err != nil {
+func (s *Social) hiddenOr(ctx context.Context, viewer, mid int64, why error) error {
+	if _, err := s.core.Post(ctx, mid, viewer); err != nil {
 		return err
 	}
 	return why

@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"cmp"
@@ -30,12 +30,6 @@ import (
 // see (protected or suspended accounts) do not count; that is read when
 // trends are worked out, so a change of account shows at once.
 const (
-	// DefaultTrendsWindow is how far back trends count.
-	DefaultTrendsWindow = 24 * time.Hour
-	// DefaultTrendsRefresh is how long worked-out trends are reused, by
-	// every process (trends:cache), so that they cost Redis little however
-	// often they are read.
-	DefaultTrendsRefresh = 5 * time.Second
 	// trendBuckets is how many buckets the window is cut into.
 	trendBuckets = 24
 	// trendCandidates is how many of the most posted topics are counted by
@@ -44,12 +38,12 @@ const (
 )
 
 // trendBucketLen is the length of a bucket, in milliseconds.
-func (s *Store) trendBucketLen() int64 {
+func (s *Social) trendBucketLen() int64 {
 	return max(s.opt.TrendsWindow/trendBuckets, time.Second).Truncate(time.Second).Milliseconds()
 }
 
 // trendBucket is the bucket of ms (unix ms): its first second.
-func (s *Store) trendBucket(ms int64) int64 {
+func (s *Social) trendBucket(ms int64) int64 {
 	l := s.trendBucketLen()
 	return ms / l * l / 1000
 }
@@ -57,7 +51,7 @@ func (s *Store) trendBucket(ms int64) int64 {
 // queueTrends counts (delta 1) or takes out (-1) the topics (by name or
 // key) of a post that author wrote at created (unix ms), unless its bucket
 // has left the window.
-func (s *Store) queueTrends(ctx context.Context, pl redis.Pipeliner, tags []string, author, created int64, delta float64) {
+func (s *Social) queueTrends(ctx context.Context, pl redis.Pipeliner, tags []string, author, created int64, delta float64) {
 	b := s.trendBucket(created)
 	expire := time.UnixMilli(b*1000 + s.trendBucketLen() + s.opt.TrendsWindow.Milliseconds())
 	if len(tags) == 0 || !expire.After(s.opt.Now()) {
@@ -78,7 +72,7 @@ func (s *Store) queueTrends(ctx context.Context, pl redis.Pipeliner, tags []stri
 // Trends are the topics the most people used in the window, with how many
 // posts and people, most people first (then most posts, then by name), at
 // most store.MaxTrends.
-func (s *Store) Trends(ctx context.Context) ([]store.Trend, error) {
+func (s *Social) Trends(ctx context.Context) ([]store.Trend, error) {
 	if s.opt.TrendsRefresh > 0 {
 		raw, err := s.rdb.Get(ctx, s.keys.TrendsCache()).Bytes()
 		var ts []store.Trend
@@ -86,7 +80,7 @@ func (s *Store) Trends(ctx context.Context) ([]store.Trend, error) {
 			return ts, nil
 		}
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return nil, s.Wrap("read trends", err)
+			return nil, s.core.Wrap("read trends", err)
 		}
 	}
 	ts, err := s.trends(ctx)
@@ -103,8 +97,8 @@ func (s *Store) Trends(ctx context.Context) ([]store.Trend, error) {
 }
 
 // trends works the trends out.
-func (s *Store) trends(ctx context.Context) ([]store.Trend, error) {
-	now := s.Now()
+func (s *Social) trends(ctx context.Context) ([]store.Trend, error) {
+	now := s.core.Now()
 	var buckets []int64
 	for b := s.trendBucket(now - s.opt.TrendsWindow.Milliseconds()); b <= s.trendBucket(now); b += s.trendBucketLen() / 1000 {
 		buckets = append(buckets, b)
@@ -115,7 +109,7 @@ func (s *Store) trends(ctx context.Context) ([]store.Trend, error) {
 	}
 	tags, err := s.rdb.ZUnionWithScores(ctx, redis.ZStore{Keys: tagKeys}).Result()
 	if err != nil {
-		return nil, s.Wrap("read trends", err)
+		return nil, s.core.Wrap("read trends", err)
 	}
 	slices.SortFunc(tags, func(a, b redis.Z) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Member.(string), b.Member.(string)))
@@ -133,7 +127,7 @@ func (s *Store) trends(ctx context.Context) ([]store.Trend, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, s.Wrap("read trends", err)
+		return nil, s.core.Wrap("read trends", err)
 	}
 	var uids []int64
 	for _, u := range users {
@@ -142,7 +136,7 @@ func (s *Store) trends(ctx context.Context) ([]store.Trend, error) {
 		}
 	}
 	slices.Sort(uids)
-	cards, err := s.authorCards(ctx, slices.Compact(uids))
+	cards, err := s.core.Cards(ctx, slices.Compact(uids))
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +144,7 @@ func (s *Store) trends(ctx context.Context) ([]store.Trend, error) {
 	for i, t := range tags {
 		tr := store.Trend{Tag: t.Member.(string)}
 		for _, z := range users[i].Val() {
-			if c := cards[parseID(z.Member.(string))]; !c.protected && !c.suspended && z.Score > 0 {
+			if c := cards[parseID(z.Member.(string))]; !c.Protected && !c.Suspended && z.Score > 0 {
 				tr.People++
 				tr.Posts += int64(z.Score)
 			}

@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 
 // SetProtected turns uid's protection on or off. Turning it off lets the
 // waiting follow requests in.
-func (s *Store) SetProtected(ctx context.Context, uid int64, on bool) (store.User, error) {
+func (s *Social) SetProtected(ctx context.Context, uid int64, on bool) (store.User, error) {
 	value := ""
 	if on {
 		value = "1"
@@ -38,7 +38,7 @@ func (s *Store) SetProtected(ctx context.Context, uid int64, on bool) (store.Use
 			return store.User{}, err
 		}
 	}
-	return s.User(ctx, uid, uid)
+	return s.core.User(ctx, uid, uid)
 }
 
 // tidyPublic takes uid's hot posts out of the public timeline (protect) or
@@ -47,10 +47,10 @@ func (s *Store) SetProtected(ctx context.Context, uid int64, on bool) (store.Use
 // more are read: the switch takes as long for 100,000 posts as for 10
 // (BenchmarkProtect). An older one still there (an archiver lagging behind)
 // is hidden by every read all the same.
-func (s *Store) tidyPublic(ctx context.Context, uid int64, protect bool) error {
+func (s *Social) tidyPublic(ctx context.Context, uid int64, protect bool) error {
 	zs, err := s.rdb.ZRevRangeWithScores(ctx, s.keys.UserPosts(uid), 0, int64(s.opt.HotWindow-1)).Result()
 	if err != nil || len(zs) == 0 {
-		return s.Wrap("tidy public timeline", err)
+		return s.core.Wrap("tidy public timeline", err)
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		if protect {
@@ -67,14 +67,14 @@ func (s *Store) tidyPublic(ctx context.Context, uid int64, protect bool) error {
 		}
 		return nil
 	})
-	return s.Wrap("tidy public timeline", err)
+	return s.core.Wrap("tidy public timeline", err)
 }
 
 // approveAll lets every waiting follow request of uid in.
-func (s *Store) approveAll(ctx context.Context, uid int64) error {
+func (s *Social) approveAll(ctx context.Context, uid int64) error {
 	fans, err := s.rdb.ZRange(ctx, s.keys.FollowRequests(uid), 0, -1).Result()
 	if err != nil {
-		return s.Wrap("approve follow requests", err)
+		return s.core.Wrap("approve follow requests", err)
 	}
 	for _, f := range fans {
 		if err := s.AnswerFollowRequest(ctx, uid, parseID(f), true); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -87,21 +87,21 @@ func (s *Store) approveAll(ctx context.Context, uid int64) error {
 // FollowOrAsk makes fan follow star, or asks star when it is protected and
 // fan is not its fan yet: the request waits in star's FollowRequests and
 // star is notified once.
-func (s *Store) FollowOrAsk(ctx context.Context, fan, star int64) (bool, error) {
+func (s *Social) FollowOrAsk(ctx context.Context, fan, star int64) (bool, error) {
 	if fan == star {
 		return false, store.ErrFollowSelf
 	}
 	if err := s.mayAct(ctx, fan, star); err != nil {
 		return false, err
 	}
-	cards, err := s.authorCards(ctx, []int64{star})
+	cards, err := s.core.Cards(ctx, []int64{star})
 	if err != nil {
 		return false, err
 	}
-	if !cards[star].protected {
+	if !cards[star].Protected {
 		return false, s.Follow(ctx, fan, star)
 	}
-	if _, err := s.username(ctx, star); err != nil {
+	if _, err := s.core.Username(ctx, star); err != nil {
 		return false, err
 	}
 	err = s.rdb.ZScore(ctx, s.keys.Fans(star), id(fan)).Err()
@@ -109,11 +109,11 @@ func (s *Store) FollowOrAsk(ctx context.Context, fan, star int64) (bool, error) 
 		return false, nil // a fan already: nothing to ask
 	}
 	if !errors.Is(err, redis.Nil) {
-		return false, s.Wrap("ask to follow", err)
+		return false, s.core.Wrap("ask to follow", err)
 	}
-	added, err := s.rdb.ZAddNX(ctx, s.keys.FollowRequests(star), redis.Z{Score: float64(s.Now()), Member: fan}).Result()
+	added, err := s.rdb.ZAddNX(ctx, s.keys.FollowRequests(star), redis.Z{Score: float64(s.core.Now()), Member: fan}).Result()
 	if err != nil {
-		return false, s.Wrap("ask to follow", err)
+		return false, s.core.Wrap("ask to follow", err)
 	}
 	if added == 1 {
 		s.notify(ctx, fan, store.NotifyFollowRequest, 0, star)
@@ -122,16 +122,16 @@ func (s *Store) FollowOrAsk(ctx context.Context, fan, star int64) (bool, error) 
 }
 
 // FollowRequests is a page of the users asking to follow uid, newest first.
-func (s *Store) FollowRequests(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.User], error) {
+func (s *Social) FollowRequests(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.User], error) {
 	q.Viewer = uid
 	return s.relationPage(ctx, s.keys.FollowRequests(uid), q)
 }
 
 // AnswerFollowRequest approves fan's request (fan follows uid) or rejects it.
-func (s *Store) AnswerFollowRequest(ctx context.Context, uid, fan int64, approve bool) error {
+func (s *Social) AnswerFollowRequest(ctx context.Context, uid, fan int64, approve bool) error {
 	n, err := s.rdb.ZRem(ctx, s.keys.FollowRequests(uid), fan).Result()
 	if err != nil {
-		return s.Wrap("answer follow request", err)
+		return s.core.Wrap("answer follow request", err)
 	}
 	if n == 0 {
 		return errNoRequest
@@ -141,7 +141,7 @@ func (s *Store) AnswerFollowRequest(ctx context.Context, uid, fan int64, approve
 	}
 	if err := s.Follow(ctx, fan, uid); err != nil {
 		// Back in the list, so that the answer can be given again.
-		s.rdb.ZAdd(ctx, s.keys.FollowRequests(uid), redis.Z{Score: float64(s.Now()), Member: fan})
+		s.rdb.ZAdd(ctx, s.keys.FollowRequests(uid), redis.Z{Score: float64(s.core.Now()), Member: fan})
 		return err
 	}
 	return nil

@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -11,6 +11,6 @@ import (
 // UserLikes), which holds the hot ones, with the archive's likes of the
 // user beside it (social_likes.go), read as bookmarks are (keptPage), for the
 // Mastodon API's favourites.
-func (s *Store) Liked(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
+func (s *Social) Liked(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
 	return s.keptPage(ctx, "liked", s.keys.UserLikes(uid), uid, q, s.likedTail(uid))
 }

@@ -1,4 +1,4 @@
-package redisdb
+package social
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // the ids of the comments whose thread is gone too, as ZREM takes them. The
 // threads are read a level at a time for all the comments at once: one
 // round trip per level, and one for the threads' posts.
-func (s *Store) openThreads(ctx context.Context, items []store.Post, viewer int64) ([]store.Post, []any, error) {
+func (s *Social) openThreads(ctx context.Context, items []store.Post, viewer int64) ([]store.Post, []any, error) {
 	next := make(map[int]int64) // index in items → the message above it, to read next
 	for i, p := range items {
 		if p.ParentID != nil {
@@ -30,7 +30,7 @@ func (s *Store) openThreads(ctx context.Context, items []store.Post, viewer int6
 	var gone []any
 	for depth := 0; len(next) > 0 && depth < schema.MaxThreadDepth; depth++ {
 		mids := distinctValues(next)
-		ms, err := s.loadPosts(ctx, mids, 0)
+		ms, err := s.core.LoadPosts(ctx, mids, 0)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -51,7 +51,7 @@ func (s *Store) openThreads(ctx context.Context, items []store.Post, viewer int6
 	}
 	// Deeper threads than that are rare: their comments are checked one by one.
 	for i := range next {
-		_, err := s.Post(ctx, items[i].ID, viewer)
+		_, err := s.core.Post(ctx, items[i].ID, viewer)
 		if errors.Is(err, store.ErrNotFound) {
 			shut[i] = true
 		} else if err != nil {
@@ -60,7 +60,7 @@ func (s *Store) openThreads(ctx context.Context, items []store.Post, viewer int6
 	}
 	if len(roots) > 0 {
 		mids := distinctValues(roots)
-		posts, err := s.posts(ctx, mids, viewer)
+		posts, err := s.core.Posts(ctx, mids, viewer)
 		if err != nil {
 			return nil, nil, err
 		}
