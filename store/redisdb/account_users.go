@@ -10,6 +10,7 @@ import (
 	"microblog/store"
 	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/dm"
+	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
 )
 
@@ -91,7 +92,7 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 		u := store.User{ID: uid, Username: h.Username, Bio: h.Bio,
 			CreatedAt:      store.Time(h.Created),
 			PostsCount:     h.Posts,
-			AvatarURL:      avatarURL(h.Avatar),
+			AvatarURL:      media.AvatarURL(h.Avatar),
 			FollowersCount: all[i].fans.Val(),
 			FollowingCount: all[i].stars.Val(),
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/media"
 )
 
 // The private messages live in package dm; the Store embeds them.
@@ -64,7 +65,7 @@ func (c dmCore) QueueMediaRead(ctx context.Context, pl redis.Pipeliner, ids []in
 }
 
 func (dmCore) OwnMedia(owner int64, ids []int64, cmds []*redis.MapStringStringCmd) ([]store.Media, error) {
-	return ownMedia(owner, ids, cmds)
+	return media.Own(owner, ids, cmds)
 }
 
 func (c dmCore) QueueAttach(ctx context.Context, pl redis.Pipeliner, media []store.Media, mid int64) {

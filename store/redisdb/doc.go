@@ -11,16 +11,16 @@
 //     script. It does no I/O; all the others write through it.
 //   - redisdb (this package): the request path's core, Store. Its files
 //     are named by area, as package store's interfaces and the handlers
-//     are: post_*, timeline_*, media_*, account_* (users, deleting an
-//     account), store_* (the client, caches, options, metrics).
-//   - account, dm, social: the request path's other areas (accounts and
-//     sessions; private messages; follows, likes, notifications, trends,
-//     search, safety, bookmarks and pins). Store embeds each, so their
-//     methods are its own; each asks the core for what it needs through a
-//     Core interface of its own (the adapters are account.go, dm.go,
-//     social.go here), and the core reaches their private steps through
-//     the functions of their hooks.go. They never import redisdb, nor each
-//     other.
+//     are: post_*, timeline_*, account_* (users, deleting an account),
+//     store_* (the client, caches, options, metrics).
+//   - account, dm, social, media: the request path's other areas
+//     (accounts and sessions; private messages; follows, likes,
+//     notifications, trends, search, safety, bookmarks and pins; uploads
+//     and avatars). Store embeds each, so their methods are its own; each
+//     asks the core for what it needs through a Core interface of its own
+//     (the adapters are account.go, dm.go, social.go, media.go here), and
+//     the core reaches their private steps through functions, not methods
+//     (hooks.go in each). They never import redisdb, nor each other.
 //   - runner: the work off the request path that each server process runs
 //     (the fan-out workers, the archiver, the checker of half-written
 //     messages, the media janitor, the caches' listener). It asks the

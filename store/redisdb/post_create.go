@@ -11,6 +11,7 @@ import (
 
 	"microblog/store"
 	"microblog/store/redisdb/internal/reqpath"
+	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
 )
 
@@ -271,7 +272,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 func (d *draft) shape(mid int64, name, avatar string, now int64) {
 	np := d.np
 	d.post = store.Post{ID: mid, Kind: store.KindPost,
-		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: avatarURL(avatar)},
+		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: media.AvatarURL(avatar)},
 		Content: np.Content, CreatedAt: store.Time(now), RepostOf: d.orig}
 	if d.parent != nil {
 		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID
@@ -356,7 +357,7 @@ func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	}
 	mentions, _ := json.Marshal(d.mentions)
 	tags, _ := json.Marshal(d.tags)
-	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
+	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), media.JSON(d.media)
 	d.row = h.Archived(p.ID)
 	t.HSet(ctx, s.keys.Post(p.ID), h)
 	if d.idemKey != "" { // for the checker, should the request stop half way
@@ -635,4 +636,23 @@ func (s *Store) afterWrite(ctx context.Context, d *draft) {
 		}
 	}
 	s.notify(ctx, actor, store.NotifyMention, mid, mentioned...)
+}
+
+// resolveMedia checks that every image a post would carry is an upload of
+// its author's that no post has taken yet.
+func (s *Store) resolveMedia(ctx context.Context, d *draft) error {
+	d.media = []store.Media{}
+	if len(d.np.MediaIDs) == 0 {
+		return nil
+	}
+	var cmds []*redis.MapStringStringCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		cmds = s.queueMediaRead(ctx, pl, d.np.MediaIDs)
+		return nil
+	})
+	if err != nil {
+		return s.Wrap("create post: media", err)
+	}
+	d.media, err = media.Own(d.np.Author, d.np.MediaIDs, cmds)
+	return err
 }

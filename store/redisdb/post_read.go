@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
 )
 
@@ -266,7 +267,7 @@ func (s *Store) fillAuthors(ctx context.Context, posts []*store.Post, viewer int
 	}
 	for _, p := range all {
 		c := cards[p.Author.ID]
-		p.Author.AvatarURL = avatarURL(c.avatar)
+		p.Author.AvatarURL = media.AvatarURL(c.avatar)
 		p.Author.Protected, p.Author.Suspended = c.protected, c.suspended
 		if viewer > 0 {
 			pinned := slices.Contains(c.pins, p.ID)

@@ -16,6 +16,7 @@ import (
 	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/dm"
 	"microblog/store/redisdb/internal/reqpath"
+	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
 	"microblog/store/redisdb/social"
 )
@@ -31,6 +32,8 @@ type Store struct {
 	// mutes, moderation, protected accounts, bookmarks and pins (package
 	// social).
 	*social.Social
+	// Uploads serve uploads, their descriptions and avatars (package media).
+	*media.Uploads
 
 	rdb  redis.UniversalClient
 	keys schema.Keys
@@ -54,6 +57,7 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	s.Social = social.New(rdb, s.keys, social.Options{Logger: opt.Logger, Archive: opt.Archive, HotWindow: opt.HotWindow,
 		MaxBlocks: opt.MaxBlocks, MaxMutes: opt.MaxMutes, TrendsWindow: opt.TrendsWindow, TrendsRefresh: opt.TrendsRefresh,
 		Now: opt.Now}, socialCore{s}, &s.caches.lenses)
+	s.Uploads = media.New(rdb, s.keys, media.Options{Files: opt.Files}, mediaCore{s})
 	s.DMs = dm.New(rdb, s.keys, dm.Options{Archive: opt.Archive}, dmCore{s})
 	return s
 }

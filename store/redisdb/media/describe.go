@@ -1,4 +1,4 @@
-package redisdb
+package media
 
 import (
 	"context"
@@ -14,11 +14,11 @@ var errNoUpload = store.NewError(store.ErrNotFound, store.CodeNotFound, "no such
 
 // Upload is owner's upload id as it is now; ErrNotFound when it is no
 // upload of owner's (or was removed, unattached, after a day).
-func (s *Store) Upload(ctx context.Context, owner, id int64) (store.Media, error) {
+func (s *Uploads) Upload(ctx context.Context, owner, id int64) (store.Media, error) {
 	var h schema.MediaHash
 	c := s.rdb.HGetAll(ctx, s.keys.Media(id))
 	if err := c.Err(); err != nil {
-		return store.Media{}, s.Wrap("read upload", err)
+		return store.Media{}, s.core.Wrap("read upload", err)
 	}
 	if len(c.Val()) == 0 || c.Scan(&h) != nil || h.Owner != owner {
 		return store.Media{}, errNoUpload
@@ -29,7 +29,7 @@ func (s *Store) Upload(ctx context.Context, owner, id int64) (store.Media, error
 // DescribeUpload replaces the alt text of owner's upload id while no post
 // has taken it (a post keeps its images as it took them): ErrNotFound
 // when it is no upload of owner's, 400 invalid_media once a post has it.
-func (s *Store) DescribeUpload(ctx context.Context, owner, id int64, alt string) (store.Media, error) {
+func (s *Uploads) DescribeUpload(ctx context.Context, owner, id int64, alt string) (store.Media, error) {
 	key := s.keys.Media(id)
 	var out store.Media
 	err := s.rdb.Watch(ctx, func(tx *redis.Tx) error {
@@ -53,7 +53,7 @@ func (s *Store) DescribeUpload(ctx context.Context, owner, id int64, alt string)
 		return err
 	}, key)
 	if err != nil {
-		return store.Media{}, s.Wrap("describe upload", err)
+		return store.Media{}, s.core.Wrap("describe upload", err)
 	}
 	return out, nil
 }
