@@ -227,7 +227,7 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 	if err != nil {
 		return s.Wrap("load posts: archive", err)
 	}
-	// Their likes are in the archive alone, counted with the row (social_likes.go).
+	// Their likes are in the archive alone, counted with the row (social/likes.go).
 	for _, i := range cold {
 		if a, ok := rows[mids[i]]; ok && !a.Deleted {
 			out[i] = archivedPost(a)

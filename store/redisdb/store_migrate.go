@@ -12,7 +12,7 @@ import (
 
 // schemaVersion is the data model Migrate brings Redis to: 2 adds the
 // username search index and the popularity ranking, 3 the PRECIS forms of
-// names and their skeleton index (account_names.go), 4 the likes_count field of
+// names and their skeleton index (account/names.go), 4 the likes_count field of
 // every liked message's hash and each user's set of liked messages, 5 the
 // skeleton of each name as written beside that of its lower-case form, 6
 // the readers' record of pulled authors (fanout:pushing, and on a cluster

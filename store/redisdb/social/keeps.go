@@ -19,7 +19,7 @@ import (
 // deleted is skipped by every reader and dropped from the set (its author's
 // pins are cleaned by Delete at once, so that a deleted pin frees its place).
 //
-// Whether its author pinned a post travels with the author's card (post_read.go),
+// Whether its author pinned a post travels with the author's card (redisdb/post_read.go),
 // which is remembered and forgotten everywhere on each change like an
 // avatar: a page learns it without a round trip. Whether the reader saved it
 // is asked of the reader's bookmarks in the pipeline that reads the page.

@@ -19,7 +19,7 @@ import (
 // change notifies the author (or takes the notification back) and sends the
 // message's new counts to live readers. A hot message keeps its likes in
 // Redis (likes:<mid>, and the liker's own set); an archived one in the
-// archive alone (social_likes.go).
+// archive alone (likes.go).
 func (s *Social) Like(ctx context.Context, uid, mid int64, on bool) error {
 	// Unliking too is only for what uid may see: its answer must not tell
 	// a hidden message from a missing one (CONTRACT.md §17).
@@ -66,7 +66,7 @@ func (s *Social) Like(ctx context.Context, uid, mid int64, on bool) error {
 		}
 	case version > l.Version && s.opt.Archive != nil:
 		// Another process's clock ran ahead of this one's: the archive
-		// gets the version Redis's order gave (social_likes.go). Should this
+		// gets the version Redis's order gave (likes.go). Should this
 		// fail, the request does, and its retry queues it.
 		l.Version = version
 		op := schema.ArchiveLike
@@ -265,7 +265,7 @@ func (s *Social) byFans(ctx context.Context, uids []int64, limit int) ([]int64, 
 // (CONTRACT.md §17): a topic is free text, and one that only a protected
 // or suspended account used, or only one that blocks the reader or is
 // blocked, would tell what it wrote. Trends leave such authors out by the
-// same rule (social_trends.go); here each reader gets its own answer, by
+// same rule (trends.go); here each reader gets its own answer, by
 // store.Lens at InSearch: a protected author's topics for itself and its
 // approved fans, a suspended author's for nobody else, a blocked or
 // blocking author's (and a muted one's) not when theirs are all that was
