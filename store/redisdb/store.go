@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -54,9 +55,10 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 		caches: &caches{}, syncs: &replicaSyncs{}}
 	s.Accounts = account.New(rdb, s.keys, account.Options{Logger: opt.Logger, BcryptCost: opt.BcryptCost,
 		SessionTTL: opt.SessionTTL, Archive: opt.Archive}, accountCore{s}, &s.caches.sessions)
+	// Social reads the Store's clock, which a test may replace after New.
 	s.Social = social.New(rdb, s.keys, social.Options{Logger: opt.Logger, Archive: opt.Archive, HotWindow: opt.HotWindow,
 		MaxBlocks: opt.MaxBlocks, MaxMutes: opt.MaxMutes, TrendsWindow: opt.TrendsWindow, TrendsRefresh: opt.TrendsRefresh,
-		Now: opt.Now}, socialCore{s}, &s.caches.lenses)
+		Now: func() time.Time { return s.opt.Now() }}, socialCore{s}, &s.caches.lenses)
 	s.Uploads = media.New(rdb, s.keys, media.Options{Files: opt.Files}, mediaCore{s})
 	s.DMs = dm.New(rdb, s.keys, dm.Options{Archive: opt.Archive}, dmCore{s})
 	return s
