@@ -7,6 +7,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/account"
+	"microblog/store/redisdb/dm"
 	"microblog/store/redisdb/schema"
 )
 
@@ -33,14 +35,7 @@ const relationBatch = 500
 // What it wrote elsewhere stays: comments on others' posts and likes, and
 // the private messages the other users of its conversations hold.
 func (s *Store) DeleteAccount(ctx context.Context, uid int64, password string, at store.Attempt) error {
-	g, err := s.ownGuard(ctx, uid, at)
-	if err != nil {
-		return err
-	}
-	if err := s.guardCheck(ctx, g, uid); err != nil {
-		return err
-	}
-	if _, err := s.provePassword(ctx, g, uid, password); err != nil {
+	if err := account.ProveOwner(ctx, s.Accounts, uid, password, at); err != nil {
 		return err
 	}
 	return s.removeAccount(context.WithoutCancel(ctx), uid)
@@ -55,7 +50,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	if h.Username == "" {
 		return store.ErrUserNotFound
 	}
-	if err := s.endSessions(ctx, uid, ""); err != nil {
+	if err := s.LogoutAll(ctx, uid); err != nil {
 		return err
 	}
 	if err := s.deleteAllPosts(ctx, uid); err != nil {
@@ -70,7 +65,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	if err := s.leaveSafety(ctx, uid); err != nil {
 		return err
 	}
-	if err := s.leaveConversations(ctx, uid); err != nil {
+	if err := dm.LeaveConversations(ctx, s.DMs, uid); err != nil {
 		return err
 	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -90,10 +85,10 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	if h.Avatar != "" && s.opt.Files != nil {
 		s.opt.Files.Remove(h.Avatar)
 	}
-	if err := s.unlinkAll(ctx, uid); err != nil {
+	if err := account.UnlinkAll(ctx, s.Accounts, uid); err != nil {
 		return err
 	}
-	return s.freeName(ctx, uid, h.Username)
+	return account.FreeName(ctx, s.Accounts, uid, h.Username)
 }
 
 // deleteAllPosts deletes each of uid's posts with Delete, a page at a time.
@@ -172,38 +167,6 @@ func (s *Store) leaveFans(ctx context.Context, uid int64) error {
 			return s.Wrap("delete account: fans", err)
 		}
 	}
-}
-
-// freeName removes the profile hash and gives the name back: its index
-// forms and their skeletons and that of the name as written, each only while
-// it still names uid.
-func (s *Store) freeName(ctx context.Context, uid int64, display string) error {
-	names := store.LookupNames(display)
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for _, n := range names {
-			pl.ZRem(ctx, s.keys.Usernames(), n+":"+id(uid))
-		}
-		return nil
-	})
-	if err != nil {
-		return s.Wrap("delete account: name", err)
-	}
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.Del(ctx, s.keys.User(uid))
-		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // its avatar is gone too
-		return nil
-	})
-	s.caches.authors.forget(uid)
-	if err != nil {
-		return s.Wrap("delete account", err)
-	}
-	for _, n := range names {
-		s.releaseKey(ctx, s.keys.UsernameIndex(n), uid)
-		for _, key := range s.skeletonKeys(display, n) {
-			s.releaseKey(ctx, key, uid)
-		}
-	}
-	return nil
 }
 
 func toAny(ss []string) []any {

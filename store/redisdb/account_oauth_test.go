@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"microblog/store"
+	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/schema"
 )
 
@@ -120,7 +121,7 @@ func TestMigrateOAuthSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	legacy, err := s.newSession(s.ctx, u.ID, nativeSession) // as version 1 opened a grant's
+	legacy, err := account.NewSession(s.ctx, s.Accounts, u.ID, account.NativeSession) // as version 1 opened a grant's
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestMigrateOAuthSessions(t *testing.T) {
 	if err := s.Migrate(s.ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.caches.sessions.forget(h)
+	s.caches.sessions.Forget(h)
 	if _, _, err := s.Authenticate(s.ctx, legacy); !errors.Is(err, store.ErrNotLoggedIn) {
 		t.Fatalf("the grant's session on the native side after Migrate: %v, want not logged in", err)
 	}
@@ -154,7 +155,7 @@ func TestMigrateOAuthSessions(t *testing.T) {
 
 	// One an older process opens after Migrate ran (a rolling upgrade) is
 	// told by its grant at its first use, and marked then.
-	late, err := s.newSession(s.ctx, u.ID, nativeSession)
+	late, err := account.NewSession(s.ctx, s.Accounts, u.ID, account.NativeSession)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestMigrateOAuthSessions(t *testing.T) {
 	if _, _, err := s.Authenticate(s.ctx, late); !errors.Is(err, store.ErrNotLoggedIn) {
 		t.Fatalf("an unmarked grant's session on the native side: %v, want not logged in", err)
 	}
-	if v := s.rdb.Get(s.ctx, s.keys.Session(lh)).Val(); v != oauthSession.value(u.ID) {
+	if v := s.rdb.Get(s.ctx, s.keys.Session(lh)).Val(); v != account.OAuthSession.Value(u.ID) {
 		t.Fatalf("the unmarked grant's session holds %q after its use", v)
 	}
 	if uid, _, err := s.AuthenticateOAuth(s.ctx, late); err != nil || uid != u.ID {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"microblog/store"
+	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
@@ -25,7 +26,7 @@ import (
 // base64(SHA-256) of them beyond 72 bytes.
 func (s testStore) setLegacyPassword(uid int64, pw string) {
 	s.t.Helper()
-	h, err := bcrypt.GenerateFromPassword(legacyInput(pw), bcrypt.MinCost)
+	h, err := bcrypt.GenerateFromPassword(account.LegacyInput(pw), bcrypt.MinCost)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestLegacyPasswordsLogInAndAreUpgraded(t *testing.T) {
 	}
 	// Neither the old pre-hash nor the new one is a password now.
 	key, _ := s.rdb.HGet(s.ctx, s.keys.User(2), schema.FieldPasswordKey).Result()
-	for _, p := range []string{pre, string(preHash(key, long))} {
+	for _, p := range []string{pre, string(account.PreHash(key, long))} {
 		if err := s.login("long", p); !errors.Is(err, store.ErrBadCredential) {
 			t.Fatalf("pre-hash %s logs in: %v", p, err)
 		}

@@ -5,14 +5,18 @@ import (
 	"errors"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/text/unicode/norm"
 
 	"microblog/store"
+	"microblog/store/redisdb/account"
+	"microblog/store/redisdb/dm"
+	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
 )
 
 // UIDByName resolves a username, in any letter case or width, to its uid.
 func (s *Store) UIDByName(ctx context.Context, name string) (int64, error) {
-	uid, err := s.findUser(ctx, store.LookupNames(name))
+	uid, err := account.FindUser(ctx, s.Accounts, store.LookupNames(name))
 	if err == nil && uid == 0 {
 		return 0, store.ErrUserNotFound
 	}
@@ -43,7 +47,7 @@ func (s *Store) User(ctx context.Context, uid, viewer int64) (store.User, error)
 			return store.User{}, err
 		}
 		users[0].UnreadNotifications = &n
-		m, from, err := s.dmsOfMe(ctx, uid)
+		m, from, err := dm.OfMe(ctx, s.DMs, uid)
 		if err != nil {
 			return store.User{}, err
 		}
@@ -88,7 +92,7 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 		u := store.User{ID: uid, Username: h.Username, Bio: h.Bio,
 			CreatedAt:      store.Time(h.Created),
 			PostsCount:     h.Posts,
-			AvatarURL:      avatarURL(h.Avatar),
+			AvatarURL:      media.AvatarURL(h.Avatar),
 			FollowersCount: all[i].fans.Val(),
 			FollowingCount: all[i].stars.Val(),
 		}
@@ -137,4 +141,9 @@ func (s *Store) username(ctx context.Context, uid int64) (string, error) {
 func found(c *redis.FloatCmd) *bool {
 	yes := c.Err() == nil
 	return &yes
+}
+
+// indexUser makes a user findable by name prefix.
+func (s *Store) indexUser(ctx context.Context, pl redis.Pipeliner, uid int64, lowerName string) {
+	pl.ZAdd(ctx, s.keys.Usernames(), redis.Z{Member: norm.NFC.String(lowerName) + ":" + id(uid)})
 }

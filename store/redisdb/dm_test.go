@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"microblog/store"
+	"microblog/store/redisdb/dm"
 	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
@@ -319,15 +318,11 @@ func TestRepairHalfWrittenMessage(t *testing.T) {
 	s, m := newRepairStore(t)
 	alice, bob := s.user("alice"), s.user("bob")
 	half := func(nm store.NewDM) int64 {
-		d := &dmDraft{nm: nm}
-		if first, err := s.claimDM(s.ctx, d); err != nil || first != nil {
-			t.Fatalf("claim: %v, %v", first, err)
-		}
-		_, err := s.rdb.TxPipelined(s.ctx, func(pl redis.Pipeliner) error { s.queueDM(s.ctx, pl, d); return nil })
+		mid, err := dm.WriteHalf(s.ctx, s.DMs, nm)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return d.msg.ID
+		return mid
 	}
 	lost := half(store.NewDM{From: alice, To: bob, Content: "stopped half way"})
 	retried := half(store.NewDM{From: alice, To: bob, Content: "retried", IdempotencyKey: "k"})

@@ -4,24 +4,36 @@
 // and the live events published when they change. It implements the
 // interfaces of package store.
 //
-// The store is three packages, and the compiler holds them apart:
+// The store is these packages, and the compiler holds them apart:
 //
 //   - schema: every key and channel (schema.Keys), every hash's fields,
 //     the queues' entries, the values of an Idempotency-Key and every Lua
-//     script. It does no I/O; both others write through it.
-//   - redisdb (this package): the request path. Its files are named by
-//     area, as package store's interfaces and the handlers are: account_*,
-//     post_*, timeline_*, social_*, safety_*, dm_*, media_*, keeps_*.
+//     script. It does no I/O; all the others write through it.
+//   - redisdb (this package): the request path's core, Store. Its files
+//     are named by area, as package store's interfaces and the handlers
+//     are: post_*, timeline_*, account_* (users, deleting an account),
+//     store_* (the client, caches, options, metrics).
+//   - account, dm, social, media: the request path's other areas
+//     (accounts and sessions; private messages; follows, likes,
+//     notifications, trends, search, safety, bookmarks and pins; uploads
+//     and avatars). Store embeds each, so their methods are its own; each
+//     asks the core for what it needs through a Core interface of its own
+//     (the adapters are account.go, dm.go, social.go, media.go here), and
+//     the core reaches their private steps through functions, not methods
+//     (hooks.go in each). They never import redisdb, nor each other.
 //   - runner: the work off the request path that each server process runs
 //     (the fan-out workers, the archiver, the checker of half-written
 //     messages, the media janitor, the caches' listener). It asks the
 //     request path for anything beyond its own queues through one written
 //     list, runner.Ops, which Store has (runner_ops.go, post_repair.go);
 //     it never reaches a private step of this package.
+//   - internal/livecache (the caches' type), internal/reqpath (helpers
+//     the areas share with the core), internal/retry.
 //
-// Imports run one way: redisdb and runner import schema; nothing imports
-// runner but the server's wiring and tests; pubsub (the live feed's
-// subscriber) imports schema only. No other package speaks to Redis.
+// Imports run one way: redisdb imports its areas; the areas, redisdb and
+// runner import schema; nothing imports runner but the server's wiring and
+// tests; pubsub (the live feed's subscriber) imports schema only. No other
+// package speaks to Redis.
 //
 // Any number of server processes share one Redis (or one Redis Cluster).
 // What follows is what each of them may count on from the others.
@@ -32,7 +44,7 @@
 // mode, its Idempotency-Key, a count against its rate limit and a new id
 // (INCR global:postid), the mode before the id. From the claim on, the
 // write belongs to the server: the client's going away does not stop it,
-// and writeTimeout bounds it. Then, in this order: the message's own keys
+// and reqpath.WriteTimeout bounds it. Then, in this order: the message's own keys
 // (the hash B, D, E); its indexes (for a post: its author's F with
 // posts_count, the author's own G, the public timeline, the reposts set of
 // what it reposts, its topics, its images; for a comment: its parent's C
@@ -68,27 +80,9 @@
 // retry make a second one. What Redis refuses even then, the checker
 // mends: every process runs it, one at a time under lock:repair, over the
 // ids issued since its checkpoint, leaving those younger than its grace
-// (longer than writeTimeout) to a later run. It indexes a message no index
+// (longer than reqpath.WriteTimeout) to a later run. It indexes a message no index
 // points at, as Create would have, or removes it when a retry holds its key
 // by now.
-//
-// # Private messages
-//
-// A private message (dm.go) has an id of its own (global:messageid)
-// and its hash pm:<id> under its own tag; each of its two users holds it
-// in keys under their own tag (conv:<uid>:<other>, conv:<uid> and the read
-// and unread marks), written by one script call per side. It is claimed as
-// a post is, in one round trip with the checks (blocks both ways, who may
-// write to the recipient, its images), and written in one more: on one
-// Redis its hash and both sides are one MULTI/EXEC; on a cluster the hash
-// goes first, and a write that fails half way is taken out again, what
-// Redis refuses even then the checker finishes or removes, walking the
-// message ids from its own checkpoint as it walks the posts'. Its event
-// goes out on both users' notify channels, after the writes. With an
-// archive, messages and their deletes are queued on archive:queue with the
-// write, and the archiver moves a message out of a side once archived and
-// past ConversationWindow, raising that side's conv:<uid>:archived mark:
-// readers go on in the archive below it.
 //
 // # Live events
 //
@@ -227,24 +221,6 @@
 // has the delete) says it is gone; a page that runs past a Redis set goes
 // on in the archive with the same cursor. Without an archive, messages
 // stay in Redis and only G sets and the public timeline are trimmed.
-//
-// # Likes and topics of archived messages
-//
-// A message's likes set likes:<mid>, its entries in its likers' own sets
-// (user:userid:<uid>:likes) and, for a post, its entries in the T: sets of
-// its topics live as long as its hash, and leave Redis with it
-// (runner/archiver_evict.go): the hash and the likes set together, in one script,
-// and only when the archive holds every like of that set and the set is
-// as the archiver read it (a like still on its way keeps both, until the
-// batch that saves it lets them go); then the liker and topic entries. A
-// crash between the two is mended by running the second again, with what
-// it needs read from the archive. Once a message is out of Redis its likes
-// are in the archive alone: its count and likers are read there, whether a
-// reader likes it is asked there, and a like or an unlike of it is written
-// there at once and queued too, so that the archive applies it after the
-// likes queued while the message was hot (social_likes.go). The archive keeps the
-// posts' topics in a table of its own, written with each post and edit, and
-// a topic's page goes on there below its T: set.
 //
 // # Caches and their invalidation
 //

@@ -2,145 +2,28 @@ package redisdb
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"slices"
 
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
-	"microblog/store/redisdb/schema"
+	"microblog/store/redisdb/media"
 )
 
-// SaveMedia records an upload of owner's; it stays unattached until a post
-// takes it, and is removed after UnattachedMediaTTL if none does.
-func (s *Store) SaveMedia(ctx context.Context, owner int64, f store.MediaFile) (store.Media, error) {
-	mediaID, err := s.rdb.Incr(ctx, s.keys.LastMediaID()).Result()
-	if err != nil {
-		return store.Media{}, s.Wrap("save media", err)
-	}
-	now := s.Now()
-	h := schema.MediaHash{Owner: owner, Name: f.Name, Thumb: f.ThumbName, Width: f.Width, Height: f.Height, Alt: f.Alt, Created: now}
-	_, err = s.rdb.TxPipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.HSet(ctx, s.keys.Media(mediaID), h)
-		return nil
-	})
-	if err == nil {
-		err = s.rdb.ZAdd(ctx, s.keys.UnattachedMedia(), redis.Z{Score: float64(now), Member: mediaID}).Err()
-	}
-	if err != nil {
-		return store.Media{}, s.Wrap("save media", err)
-	}
-	return h.Media(mediaID), nil
-}
+// Uploads, their descriptions and avatars live in package media; the Store
+// embeds them. The steps of it that the rest of the request path takes
+// are below, by the names they had here.
 
-// resolveMedia checks that every image a post would carry is an upload of
-// its author's that no post has taken yet.
-func (s *Store) resolveMedia(ctx context.Context, d *draft) error {
-	d.media = []store.Media{}
-	if len(d.np.MediaIDs) == 0 {
-		return nil
-	}
-	var cmds []*redis.MapStringStringCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		cmds = s.queueMediaRead(ctx, pl, d.np.MediaIDs)
-		return nil
-	})
-	if err != nil {
-		return s.Wrap("create post: media", err)
-	}
-	d.media, err = ownMedia(d.np.Author, d.np.MediaIDs, cmds)
-	return err
-}
-
-// queueMediaRead reads the uploads ids in a pipeline, for ownMedia.
 func (s *Store) queueMediaRead(ctx context.Context, pl redis.Pipeliner, ids []int64) []*redis.MapStringStringCmd {
-	cmds := make([]*redis.MapStringStringCmd, len(ids))
-	for i, m := range ids {
-		cmds[i] = pl.HGetAll(ctx, s.keys.Media(m))
-	}
-	return cmds
+	return media.QueueRead(ctx, s.Uploads, pl, ids)
 }
 
-// ownMedia checks that the uploads ids, read by queueMediaRead, are
-// owner's, each once, and taken by no post or message yet.
-func ownMedia(owner int64, ids []int64, cmds []*redis.MapStringStringCmd) ([]store.Media, error) {
-	media := []store.Media{}
-	for i, c := range cmds {
-		var h schema.MediaHash
-		mediaID := ids[i]
-		if c.Scan(&h) != nil || h.Owner != owner || h.Post != 0 || slices.Index(ids, mediaID) != i {
-			return nil, store.Invalid(store.CodeInvalidMedia, "media_ids must name your own uploads, each once, not yet in a post")
-		}
-		media = append(media, h.Media(mediaID))
-	}
-	return media, nil
+func (s *Store) queueAttach(ctx context.Context, pl redis.Pipeliner, m []store.Media, mid int64) {
+	media.QueueAttach(ctx, s.Uploads, pl, m, mid)
 }
 
-// queueAttach marks a post's images taken by it.
-func (s *Store) queueAttach(ctx context.Context, pl redis.Pipeliner, media []store.Media, mid int64) {
-	for _, m := range media {
-		pl.HSet(ctx, s.keys.Media(m.ID), "post", mid)
-		pl.ZRem(ctx, s.keys.UnattachedMedia(), m.ID)
-	}
-}
+// mediaCore is what the uploads ask of the Store (media.Core).
+type mediaCore struct{ *Store }
 
-// DropMedia forgets images and removes their files.
-func (s *Store) DropMedia(ctx context.Context, media []store.Media) {
-	if len(media) == 0 {
-		return
-	}
-	var names []string
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		for _, m := range media {
-			pl.Del(ctx, s.keys.Media(m.ID))
-			pl.ZRem(ctx, s.keys.UnattachedMedia(), m.ID)
-			names = append(names, fileName(m.URL), fileName(m.ThumbURL))
-		}
-		return nil
-	})
-	if err == nil && s.opt.Files != nil {
-		s.opt.Files.Remove(names...)
-	}
-}
-
-// fileName is the media folder's name of a media URL.
-func fileName(url string) string { return url[len(schema.MediaURL("")):] }
-
-// SetAvatar makes the media file name uid's avatar, removing the old one.
-func (s *Store) SetAvatar(ctx context.Context, uid int64, name string) (store.User, error) {
-	old, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldAvatar).Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return store.User{}, s.Wrap("set avatar", err)
-	}
-	if _, err := s.username(ctx, uid); err != nil {
-		return store.User{}, err
-	}
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.HSet(ctx, s.keys.User(uid), schema.FieldAvatar, name)
-		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // for the processes that remember it
-		return nil
-	})
-	s.caches.authors.forget(uid)
-	if err != nil {
-		return store.User{}, s.Wrap("set avatar", err)
-	}
-	if old != "" && old != name && s.opt.Files != nil {
-		s.opt.Files.Remove(old)
-	}
-	return s.User(ctx, uid, uid)
-}
-
-func avatarURL(name string) *string {
-	if name == "" {
-		return nil
-	}
-	u := schema.MediaURL(name)
-	return &u
-}
-
-// mediaJSON is the media field of a message hash.
-func mediaJSON(media []store.Media) string {
-	b, _ := json.Marshal(media)
-	return string(b)
+func (c mediaCore) Username(ctx context.Context, uid int64) (string, error) {
+	return c.username(ctx, uid)
 }

@@ -3,11 +3,11 @@ package redisdb
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -61,16 +61,8 @@ func archived(p *store.Post) store.Archived {
 	if p.ParentID != nil {
 		a.Parent = *p.ParentID
 	}
-	a.Mentions, a.Tags, a.Media = jsonOr(p.Mentions, "[]"), jsonOr(p.Tags, "[]"), jsonOr(p.Media, "[]")
+	a.Mentions, a.Tags, a.Media = reqpath.JSONOr(p.Mentions, "[]"), reqpath.JSONOr(p.Tags, "[]"), reqpath.JSONOr(p.Media, "[]")
 	return a
-}
-
-func jsonOr[T any](v []T, empty string) string {
-	if len(v) == 0 {
-		return empty
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // archivedPost is an archived message as readers see it; repost_of holds
@@ -129,16 +121,6 @@ func (s *Store) homeTail(uid int64) tail {
 		if err != nil {
 			return nil, err
 		}
-		return mergeNewest(hot, cold, n), nil
+		return reqpath.MergeNewest(hot, cold, n), nil
 	}
-}
-
-// mergeNewest merges two lists of ids, each newest first, into the n newest
-// of both, without duplicates.
-func mergeNewest(a, b []int64, n int) []int64 {
-	all := append(slices.Clone(a), b...)
-	slices.Sort(all)
-	all = slices.Compact(all)
-	slices.Reverse(all)
-	return all[:min(n, len(all))]
 }

@@ -6,17 +6,14 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
+	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
 )
-
-// writeTimeout bounds a write once claimed, whatever its request does: the
-// client's going away does not cut it short, Redis's not answering does.
-const writeTimeout = 10 * time.Second
 
 // draft is a message on its way into Redis, as the steps of Create pass it on.
 type draft struct {
@@ -66,7 +63,7 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	// From the claim on, the write belongs to the server, not to the
 	// client's connection: a client that gives up must not stop it half
 	// way, where its retry would find a message with no index.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reqpath.WriteTimeout)
 	defer cancel()
 	first, err := s.claim(ctx, d)
 	if err != nil {
@@ -275,7 +272,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 func (d *draft) shape(mid int64, name, avatar string, now int64) {
 	np := d.np
 	d.post = store.Post{ID: mid, Kind: store.KindPost,
-		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: avatarURL(avatar)},
+		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: media.AvatarURL(avatar)},
 		Content: np.Content, CreatedAt: store.Time(now), RepostOf: d.orig}
 	if d.parent != nil {
 		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID
@@ -360,7 +357,7 @@ func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	}
 	mentions, _ := json.Marshal(d.mentions)
 	tags, _ := json.Marshal(d.tags)
-	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
+	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), media.JSON(d.media)
 	d.row = h.Archived(p.ID)
 	t.HSet(ctx, s.keys.Post(p.ID), h)
 	if d.idemKey != "" { // for the checker, should the request stop half way
@@ -639,4 +636,23 @@ func (s *Store) afterWrite(ctx context.Context, d *draft) {
 		}
 	}
 	s.notify(ctx, actor, store.NotifyMention, mid, mentioned...)
+}
+
+// resolveMedia checks that every image a post would carry is an upload of
+// its author's that no post has taken yet.
+func (s *Store) resolveMedia(ctx context.Context, d *draft) error {
+	d.media = []store.Media{}
+	if len(d.np.MediaIDs) == 0 {
+		return nil
+	}
+	var cmds []*redis.MapStringStringCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		cmds = s.queueMediaRead(ctx, pl, d.np.MediaIDs)
+		return nil
+	})
+	if err != nil {
+		return s.Wrap("create post: media", err)
+	}
+	d.media, err = media.Own(d.np.Author, d.np.MediaIDs, cmds)
+	return err
 }

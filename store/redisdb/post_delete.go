@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -63,7 +64,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) && !isOOM(err) {
+	if err != nil && !errors.Is(err, redis.Nil) && !reqpath.IsOOM(err) {
 		return s.Wrap("delete post: indexes", err)
 	}
 	// Out of memory, Redis still removed the keys and index entries (and
@@ -100,7 +101,7 @@ func (s *Store) claimDelete(ctx context.Context, uid, mid int64) (*store.Post, e
 			return nil, s.hiddenOr(ctx, uid, mid, store.ErrNotAuthor)
 		}
 		n, err := schema.DeleteMessage.Run(ctx, s.rdb, []string{s.keys.Post(mid)},
-			flag(s.opt.Archive != nil), flag(!hot)).Int()
+			reqpath.Flag(s.opt.Archive != nil), reqpath.Flag(!hot)).Int()
 		switch {
 		case err != nil:
 			return nil, s.Wrap("delete post", err)
@@ -112,12 +113,4 @@ func (s *Store) claimDelete(ctx context.Context, uid, mid int64) (*store.Post, e
 			return nil, store.ErrPostNotFound // deleted meanwhile
 		}
 	}
-}
-
-// flag is a boolean as a script argument.
-func flag(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -91,7 +92,7 @@ func (s *Store) Edit(ctx context.Context, uid, mid int64, content string) (store
 		return store.Post{}, err
 	}
 	// As with a new message, an edit once begun is carried through.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reqpath.WriteTimeout)
 	defer cancel()
 	c := &change{uid: uid, mid: mid, content: content, blank: store.CheckContent(content, false),
 		mentions: d.mentions, tags: d.tags}
@@ -116,7 +117,7 @@ func (s *Store) editHot(ctx context.Context, c *change) (bool, error) {
 	mentions, _ := json.Marshal(c.mentions)
 	tags, _ := json.Marshal(c.tags)
 	args := append([]any{c.uid, c.content, mentions, tags, s.Now(), store.MaxEdits,
-		flag(s.opt.Archive != nil), flag(c.blank != nil)}, schema.PostFieldArgs...)
+		reqpath.Flag(s.opt.Archive != nil), reqpath.Flag(c.blank != nil)}, schema.PostFieldArgs...)
 	res, err := schema.EditMessage.Run(ctx, s.rdb, []string{s.keys.Post(c.mid), s.keys.History(c.mid)}, args...).Slice()
 	if err != nil {
 		return false, s.Wrap("edit post", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
 )
 
@@ -226,7 +227,7 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 	if err != nil {
 		return s.Wrap("load posts: archive", err)
 	}
-	// Their likes are in the archive alone, counted with the row (social_likes.go).
+	// Their likes are in the archive alone, counted with the row (social/likes.go).
 	for _, i := range cold {
 		if a, ok := rows[mids[i]]; ok && !a.Deleted {
 			out[i] = archivedPost(a)
@@ -266,7 +267,7 @@ func (s *Store) fillAuthors(ctx context.Context, posts []*store.Post, viewer int
 	}
 	for _, p := range all {
 		c := cards[p.Author.ID]
-		p.Author.AvatarURL = avatarURL(c.avatar)
+		p.Author.AvatarURL = media.AvatarURL(c.avatar)
 		p.Author.Protected, p.Author.Suspended = c.protected, c.suspended
 		if viewer > 0 {
 			pinned := slices.Contains(c.pins, p.ID)
@@ -282,7 +283,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	cards := make(map[int64]authorCard, len(uids))
 	var missing []int64
 	for _, uid := range uids {
-		if c, ok := s.caches.authors.get(uid, now); ok {
+		if c, ok := s.caches.authors.Get(uid, now); ok {
 			cards[uid] = c
 		} else {
 			missing = append(missing, uid)
@@ -291,7 +292,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	if len(missing) == 0 {
 		return cards, nil
 	}
-	gen := s.caches.authors.gen.Load()
+	gen := s.caches.authors.Gen()
 	cmds := make([]*redis.SliceCmd, len(missing))
 	pins := make([]*redis.StringSliceCmd, len(missing))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -314,7 +315,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 		}
 		c.pins = schema.ParseIDs(pins[i].Val())
 		cards[uid] = c
-		s.caches.authors.put(uid, c, gen, now)
+		s.caches.authors.Put(uid, c, gen, now)
 	}
 	return cards, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -30,7 +31,7 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		// As Delete does: with the archive on, the hash becomes a tombstone
 		// and the archive is told, for its index pipeline may have queued
 		// the message for the archive already.
-		schema.DeleteMessage.Eval(ctx, pl, []string{s.keys.Post(mid)}, flag(s.opt.Archive != nil), "1")
+		schema.DeleteMessage.Eval(ctx, pl, []string{s.keys.Post(mid)}, reqpath.Flag(s.opt.Archive != nil), "1")
 		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid))
 		s.queueArchive(ctx, pl, schema.ArchiveDelete, archived(&d.post))
 		pl.Del(ctx, s.keys.Comments(mid))

@@ -27,10 +27,10 @@ func (s *Store) Archive() store.Archive { return s.opt.Archive }
 func (s *Store) SetCachesLive(on bool) { s.caches.setLive(on) }
 
 // ForgetSession drops an ended session from this process's cache.
-func (s *Store) ForgetSession(tokenHash string) { s.caches.sessions.forget(tokenHash) }
+func (s *Store) ForgetSession(tokenHash string) { s.caches.sessions.Forget(tokenHash) }
 
 // ForgetAuthor drops user uid's card (name, avatar) from this process's cache.
-func (s *Store) ForgetAuthor(uid int64) { s.caches.authors.forget(uid) }
+func (s *Store) ForgetAuthor(uid int64) { s.caches.authors.Forget(uid) }
 
 // ForgetLens drops what user uid may see from this process's cache.
-func (s *Store) ForgetLens(uid int64) { s.caches.lenses.forget(uid) }
+func (s *Store) ForgetLens(uid int64) { s.caches.lenses.Forget(uid) }

@@ -8,41 +8,60 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
-	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
+	"microblog/store/redisdb/account"
+	"microblog/store/redisdb/dm"
+	"microblog/store/redisdb/internal/reqpath"
+	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
+	"microblog/store/redisdb/social"
 )
 
 // Store reads and writes the microblog's data in Redis.
 type Store struct {
+	// Accounts serve sessions, passwords, names, OAuth and the other
+	// sign-in services (package account).
+	*account.Accounts
+	// DMs serve private messages (package dm).
+	*dm.DMs
+	// Social serves follows, likes, notifications, trends, search, blocks,
+	// mutes, moderation, protected accounts, bookmarks and pins (package
+	// social).
+	*social.Social
+	// Uploads serve uploads, their descriptions and avatars (package media).
+	*media.Uploads
+
 	rdb  redis.UniversalClient
 	keys schema.Keys
 	opt  Options
 	// owned says the store made rdb itself (Open) and closes it.
 	owned bool
-	// dummyHash is compared against when a login names no user, so that a
-	// wrong name and a wrong password take the same time.
-	dummyHash []byte
 	// caches remember recently checked sessions and avatars (store_caches.go).
 	caches *caches
 	// syncs are the masters' ReplicaSync keys on a cluster (store_replicas.go).
 	syncs *replicaSyncs
-	// likeVersions is the newest version likeVersion gave out (social_likes.go).
-	likeVersions *atomic.Int64
 }
 
 // New returns a Store over rdb.
 func New(rdb redis.UniversalClient, opt Options) *Store {
 	opt = opt.withDefaults()
-	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
 	_, cluster := rdb.(*redis.ClusterClient)
-	return &Store{rdb: rdb, keys: schema.NewKeys(opt.Prefix, cluster), opt: opt, dummyHash: dummy,
-		caches: &caches{}, syncs: &replicaSyncs{}, likeVersions: &atomic.Int64{}}
+	s := &Store{rdb: rdb, keys: schema.NewKeys(opt.Prefix, cluster), opt: opt,
+		caches: &caches{}, syncs: &replicaSyncs{}}
+	s.Accounts = account.New(rdb, s.keys, account.Options{Logger: opt.Logger, BcryptCost: opt.BcryptCost,
+		SessionTTL: opt.SessionTTL, Archive: opt.Archive}, accountCore{s}, &s.caches.sessions)
+	// Social reads the Store's clock, which a test may replace after New.
+	s.Social = social.New(rdb, s.keys, social.Options{Logger: opt.Logger, Archive: opt.Archive, HotWindow: opt.HotWindow,
+		MaxBlocks: opt.MaxBlocks, MaxMutes: opt.MaxMutes, TrendsWindow: opt.TrendsWindow, TrendsRefresh: opt.TrendsRefresh,
+		Now: func() time.Time { return s.opt.Now() }}, socialCore{s}, &s.caches.lenses)
+	s.Uploads = media.New(rdb, s.keys, media.Options{Files: opt.Files}, mediaCore{s})
+	s.DMs = dm.New(rdb, s.keys, dm.Options{Archive: opt.Archive}, dmCore{s})
+	return s
 }
 
 // scanCount is how many keys one SCAN asks for.
@@ -104,7 +123,7 @@ func (s *Store) Wrap(op string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	if isOOM(err) {
+	if reqpath.IsOOM(err) {
 		s.opt.Metrics.storageFull.Inc()
 		return fmt.Errorf("redisdb: %s: %w: %w", op, store.ErrStorageFull, err)
 	}
@@ -112,14 +131,6 @@ func (s *Store) Wrap(op string, err error) error {
 		return fmt.Errorf("redisdb: %s: %w: %w", op, store.ErrUnavailable, err)
 	}
 	return fmt.Errorf("redisdb: %s: %w", op, err)
-}
-
-// isOOM tells whether err is Redis refusing a write for lack of memory (its
-// maxmemory reached, with nothing it may evict), as a command, a script or a
-// transaction's EXECABORT says it.
-func isOOM(err error) bool {
-	msg := err.Error()
-	return strings.HasPrefix(msg, "OOM ") || strings.Contains(msg, "OOM command not allowed")
 }
 
 // Writable tells whether Redis takes writes now: store.ErrStorageFull when

@@ -21,7 +21,7 @@ func runCaches(t testing.TB, s *Store) {
 	done := make(chan struct{})
 	go func() { defer close(done); runner.NewCacheListener(s, runner.CacheListenerOptions{}).Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	waitFor(t, "the session cache to go live", func() bool { return s.caches.sessions.live.Load() })
+	waitFor(t, "the session cache to go live", func() bool { return s.caches.sessions.Live() })
 }
 
 func waitFor(t testing.TB, what string, ok func() bool) {
@@ -139,7 +139,7 @@ func TestSessionCacheOffWhileDeaf(t *testing.T) {
 		_, _, err := b.Authenticate(b.ctx, tok)
 		return errors.Is(err, store.ErrNotLoggedIn)
 	})
-	waitFor(t, "b's cache to be live again", func() bool { return b.caches.sessions.live.Load() })
+	waitFor(t, "b's cache to be live again", func() bool { return b.caches.sessions.Live() })
 	if _, _, err := b.Authenticate(b.ctx, tok); !errors.Is(err, store.ErrNotLoggedIn) {
 		t.Fatalf("after the subscriber came back: %v", err)
 	}

@@ -44,6 +44,12 @@ const (
 	// block, and mute (docs/performance.md measures a reader at the limit).
 	DefaultMaxBlocks = 10000
 	DefaultMaxMutes  = 10000
+	// DefaultTrendsWindow is how far back trends count.
+	DefaultTrendsWindow = 24 * time.Hour
+	// DefaultTrendsRefresh is how long worked-out trends are reused, by
+	// every process (trends:cache), so that they cost Redis little however
+	// often they are read.
+	DefaultTrendsRefresh = 5 * time.Second
 )
 
 // DefaultArchiveQueueMax is the cap of the archive queue: entries

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -59,7 +59,7 @@ func (s *Store) postPage(ctx context.Context, keys []string, tail tail, q store.
 
 // firstRound is the range of the first round of postPage for q.
 func firstRound(q store.PageQuery) *redis.ZRangeBy {
-	return rangeBy(q.Cursor.Score, max(q.After, q.Cursor.After), q.Size()+1)
+	return reqpath.RangeBy(q.Cursor.Score, max(q.After, q.Cursor.After), q.Size()+1)
 }
 
 // postPageFrom is postPage whose first round's ids (the range of
@@ -87,7 +87,7 @@ func (s *Store) postPageFrom(ctx context.Context, keys []string, tail tail, q st
 			if err != nil {
 				return store.Page[store.Post]{}, err
 			}
-			mids = mergeNewest(mids, older, want+1)
+			mids = reqpath.MergeNewest(mids, older, want+1)
 		}
 		if more = len(mids) > want; more {
 			mids = mids[:want]
@@ -178,7 +178,7 @@ func (s *Store) dropGone(ctx context.Context, keys []string, mids []int64) {
 // newest returns the n newest ids of the union of keys below before (0: no
 // bound) and above after, newest first, in one round trip.
 func (s *Store) newest(ctx context.Context, keys []string, before, after int64, n int) ([]int64, error) {
-	ids, err := s.newestEach(ctx, keys, rangeBy(before, after, n))
+	ids, err := s.newestEach(ctx, keys, reqpath.RangeBy(before, after, n))
 	if err != nil {
 		return nil, err
 	}
@@ -216,14 +216,4 @@ func (s *Store) newestEach(ctx context.Context, keys []string, ranges ...*redis.
 		out[r] = all[:min(int(by.Count), len(all))]
 	}
 	return out, nil
-}
-
-// rangeBy is the range of the n newest ids below before (0: no bound) and
-// above after.
-func rangeBy(before, after int64, n int) *redis.ZRangeBy {
-	maxScore := "+inf"
-	if before > 0 {
-		maxScore = "(" + strconv.FormatInt(before, 10)
-	}
-	return &redis.ZRangeBy{Max: maxScore, Min: "(" + strconv.FormatInt(after, 10), Count: int64(n)}
 }

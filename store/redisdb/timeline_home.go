@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/schema"
 )
 
@@ -75,9 +76,9 @@ func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int, skip [
 // one with pulled stars one more. On a cluster the lookup's second part
 // goes with the loading of the posts, or alone when there are none to load.
 func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int, skip []int64) ([]store.Post, int64, error) {
-	ranges := []*redis.ZRangeBy{rangeBy(0, 0, 1)}
+	ranges := []*redis.ZRangeBy{reqpath.RangeBy(0, 0, 1)}
 	if max > 0 {
-		ranges = append(ranges, rangeBy(0, after, max+len(skip)))
+		ranges = append(ranges, reqpath.RangeBy(0, after, max+len(skip)))
 	}
 	pulls, got, err := s.touch(ctx, uid, ranges)
 	if err != nil {

@@ -348,7 +348,7 @@ func (e *hrBench) measure(reads int) []*hrRow {
 		}
 	}
 	for _, sys := range e.systems {
-		waitFor(e.b, "the caches to be live again", func() bool { return sys.reader.caches.authors.live.Load() })
+		waitFor(e.b, "the caches to be live again", func() bool { return sys.reader.caches.authors.Live() })
 	}
 	// The new path: the latencies one read of each row in turn, so that any
 	// drift of the machine hits them alike; then the CPU and commands, a

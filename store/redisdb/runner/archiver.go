@@ -79,7 +79,7 @@ func (a *Archiver) do(ctx context.Context, msgs []redis.XMessage) {
 type archiveBatch struct {
 	put, del, edits []store.Archived
 	likes, unlikes  []store.ArchivedLike
-	pmPut, pmDel    []store.ArchivedDM // private messages (redisdb/dm_archive.go)
+	pmPut, pmDel    []store.ArchivedDM // private messages (redisdb/dm/archive.go)
 }
 
 // parse reads a batch of the queue; of the likes and unlikes of one pair in

@@ -127,7 +127,7 @@ func UnmarshalList[T any](field string, dst *[]T) {
 // UserHash is the user:userid:<uid> hash of one user.
 type UserHash struct {
 	Username string `redis:"username"`
-	Password string `redis:"password"` // bcrypt (see redisdb/account_passwords.go)
+	Password string `redis:"password"` // bcrypt (see redisdb/account/passwords.go)
 	// PasswordKey is the password's pre-hash key; empty in records made
 	// before every password was pre-hashed.
 	PasswordKey string `redis:"password_key"`
@@ -144,7 +144,7 @@ type UserHash struct {
 const (
 	FieldUsername = "username"
 	FieldPassword = "password"
-	// FieldPasswordKey is the pre-hash key of the password (redisdb/account_passwords.go).
+	// FieldPasswordKey is the pre-hash key of the password (redisdb/account/passwords.go).
 	FieldPasswordKey = "password_key"
 	FieldBio         = "bio"
 	FieldPosts       = "posts_count"

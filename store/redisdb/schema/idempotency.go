@@ -37,7 +37,7 @@ func ParseIdem(v string) IdemState {
 	switch kind {
 	case "claim":
 		return IdemState{Running: true, ReqHash: hash}
-	case "post", "message": // a post's id, or a private message's (redisdb/dm.go)
+	case "post", "message": // a post's id, or a private message's (redisdb/dm/send.go)
 		return IdemState{Mid: ParseID(first), ReqHash: hash}
 	case "0":
 		return IdemState{Running: true}

@@ -196,7 +196,7 @@ func (k Keys) TagNames() string { return k.prefix + "global:tagnames" }
 
 // Trend is the ZSET trend:<tag key>:<bucket> of the users whose posts
 // carried a topic in a time bucket (bucket: its first second, unix), score =
-// how many of their posts did (redisdb/social_trends.go). On a cluster the tag key is a
+// how many of their posts did (redisdb/social/trends.go). On a cluster the tag key is a
 // hash tag, so that the buckets of one topic, which a read unites, share a
 // slot.
 func (k Keys) Trend(tagKey string, bucket int64) string {

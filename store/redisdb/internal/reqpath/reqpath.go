@@ -1,0 +1,63 @@
+// Package reqpath holds what the request path's packages (redisdb and the
+// areas below it) share besides the schema: the bound of a write and small
+// helpers over script arguments, id lists and errors.
+package reqpath
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// WriteTimeout bounds a write once claimed, whatever its request does: the
+// client's going away does not cut it short, Redis's not answering does.
+const WriteTimeout = 10 * time.Second
+
+// Flag is a boolean as a script argument.
+func Flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// JSONOr is v as JSON, or empty when v is empty.
+func JSONOr[T any](v []T, empty string) string {
+	if len(v) == 0 {
+		return empty
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// MergeNewest merges two lists of ids, each newest first, into the n newest
+// of both, without duplicates.
+func MergeNewest(a, b []int64, n int) []int64 {
+	all := append(slices.Clone(a), b...)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	slices.Reverse(all)
+	return all[:min(n, len(all))]
+}
+
+// RangeBy is the range of the n newest ids below before (0: no bound) and
+// above after.
+func RangeBy(before, after int64, n int) *redis.ZRangeBy {
+	maxScore := "+inf"
+	if before > 0 {
+		maxScore = "(" + strconv.FormatInt(before, 10)
+	}
+	return &redis.ZRangeBy{Max: maxScore, Min: "(" + strconv.FormatInt(after, 10), Count: int64(n)}
+}
+
+// IsOOM tells whether err is Redis refusing a write for lack of memory (its
+// maxmemory reached, with nothing it may evict), as a command, a script or a
+// transaction's EXECABORT says it.
+func IsOOM(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "OOM ") || strings.Contains(msg, "OOM command not allowed")
+}
