@@ -412,12 +412,17 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 		s.queueFinish(ctx, pl, d)
 		return nil
 	}
-	schema.PostAdd.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, schema.FieldPosts)
-	s.QueueHomeAdd(ctx, pl, author, z)
-	if !d.post.Author.Protected { // its fans' only: unprotecting puts it back (tidyPublic)
-		pl.ZAdd(ctx, s.keys.PublicTimeline(), z)
-		if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
-			pl.ZRemRangeByRank(ctx, s.keys.PublicTimeline(), 0, int64(-s.opt.HotWindow-1))
+	single := !s.keys.Cluster()
+	if single {
+		s.queuePostIndex(ctx, pl, d)
+	} else {
+		schema.PostAdd.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, schema.FieldPosts)
+		s.QueueHomeAdd(ctx, pl, author, z)
+		if !d.post.Author.Protected { // its fans' only: unprotecting puts it back (tidyPublic)
+			pl.ZAdd(ctx, s.keys.PublicTimeline(), z)
+			if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
+				pl.ZRemRangeByRank(ctx, s.keys.PublicTimeline(), 0, int64(-s.opt.HotWindow-1))
+			}
 		}
 	}
 	if d.orig != nil {
@@ -429,12 +434,36 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	s.queueAttach(ctx, pl, d.media, mid)
 	if d.pulled {
 		mode = pl.HMGet(ctx, s.keys.User(author), schema.FieldFanOut, schema.FieldPullFrom)
-	} else {
+	} else if !single { // else post_index.lua queued it
 		s.queueJob(ctx, pl, schema.OpPush, author, mid)
 	}
 	s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 	s.queueFinish(ctx, pl, d)
 	return mode
+}
+
+// queuePostIndex queues, on one Redis, post_index.lua for the post of d: in
+// one script call what a cluster takes up to eight commands and two scripts
+// for (see queueIndex): its entry in F and posts_count, in its author's own
+// home timeline and the public one, and its push job with its in-flight
+// mark (markPending), unless claimed in pull mode.
+func (s *Store) queuePostIndex(ctx context.Context, pl redis.Pipeliner, d *draft) {
+	mid, author := d.post.ID, d.np.Author
+	n := s.keys.PullShard(author)
+	public := "" // its fans' only: unprotecting puts it back (tidyPublic)
+	if !d.post.Author.Protected {
+		public = "trim"
+		if s.opt.Archive != nil { // the archiver trims it, once what it trims is archived
+			public = "add"
+		}
+	}
+	args := []any{mid, author, schema.FieldPosts, s.opt.HotWindow, public, ""}
+	if !d.pulled {
+		args[5] = "1"
+		args = append(args, schema.Job{Op: schema.OpPush, Author: author, Mid: mid, At: s.Now()}.Values()...)
+	}
+	schema.PostIndex.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author), s.keys.Home(author),
+		s.keys.PublicTimeline(), s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n), s.keys.FanOutQueue()}, args...)
 }
 
 // indexed finishes index once its writes have run with err: a post claimed

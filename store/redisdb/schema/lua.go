@@ -132,6 +132,10 @@ var (
 	pendingAddSrc string
 	PendingAdd    = newScript(pendingAddSrc)
 
+	//go:embed lua/post_index.lua
+	postIndexSrc string
+	PostIndex    = newScript(postIndexSrc)
+
 	//go:embed lua/pending_done.lua
 	pendingDoneSrc string
 	PendingDone    = newScript(pendingDoneSrc)
