@@ -362,7 +362,7 @@ func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	tags, _ := json.Marshal(d.tags)
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), mediaJSON(d.media)
 	d.row = h.Archived(p.ID)
-	t.HSet(ctx, s.keys.Post(p.ID), h)
+	t.HSet(ctx, s.keys.Post(p.ID), h.Args()...)
 	if d.idemKey != "" { // for the checker, should the request stop half way
 		t.HSet(ctx, s.keys.Post(p.ID), schema.FieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
