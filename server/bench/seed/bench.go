@@ -305,9 +305,9 @@ func measureTarget(stdout io.Writer, cfg config, t target) (targetResult, error)
 // printRun says how one main run went, as it ends.
 func printRun(w io.Writer, what string, m measured) {
 	c := m.Cost
-	fmt.Fprintf(w, "  %d %s in %.1f s: %.0f/s, p50 %.2f ms, p99 %.2f ms; per request: %.1f Redis commands, %.1f Redis reads, %s round trips on the request path, server CPU %.0f µs, Redis CPU %.0f µs",
+	fmt.Fprintf(w, "  %d %s in %.1f s: %.0f/s, p50 %.2f ms, p99 %.2f ms; per request: %.1f Redis commands, %.1f Redis reads, %.0f bytes sent to Redis, %s round trips on the request path, server CPU %.0f µs, Redis CPU %.0f µs",
 		m.AB.Complete, what, m.AB.Seconds, m.AB.PerSec, m.AB.p(50), m.AB.p(99),
-		c.RedisCommands, c.RedisReads, fmtTrips(c.RoundTrips), c.ServerCPUus, c.RedisCPUus)
+		c.RedisCommands, c.RedisReads, c.RedisBytesIn, fmtTrips(c.RoundTrips), c.ServerCPUus, c.RedisCPUus)
 	if c.Settle > 0 {
 		fmt.Fprintf(w, "; the queues emptied %.1f s after ab ended: %.0f/s with the fan-out done", c.Settle, m.AB.sustained(c.Settle))
 	}

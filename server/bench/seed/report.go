@@ -31,14 +31,14 @@ func printTables(w io.Writer, res results) {
 	}
 
 	fmt.Fprintf(w, "\nPosts: %s, after a warm-up. \"With the fan-out done\" counts the time the fan-out queue took to empty after ab ended; the CPU and Redis figures include that work.\n\n", res.PostShape)
-	fmt.Fprintln(w, "| target | posts/s | vs the paper's 611/s | with the fan-out done | p50 | p99 | Redis commands per post | Redis reads per post | round trips on the request path | server CPU per post | Redis CPU per post | server CPU vs bare | Redis CPU vs bare |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| target | posts/s | vs the paper's 611/s | with the fan-out done | p50 | p99 | Redis commands per post | Redis reads per post | bytes sent to Redis per post | round trips on the request path | server CPU per post | Redis CPU per post | server CPU vs bare | Redis CPU vs bare |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, t = range res.Targets {
 		m := t.Posts
-		fmt.Fprintf(w, "| %s | %s | %.1f× | %s | %s | %s | %.1f | %.1f | %s | %.0f µs | %.0f µs | %s | %s |\n", t.Label,
+		fmt.Fprintf(w, "| %s | %s | %.1f× | %s | %s | %s | %.1f | %.1f | %s | %s | %.0f µs | %.0f µs | %s | %s |\n", t.Label,
 			chart.Thousands(m.AB.PerSec), m.AB.PerSec/float64(res.Seed), chart.Thousands(m.AB.sustained(m.Cost.Settle)),
 			chart.FmtMS(m.AB.p(50)), chart.FmtMS(m.AB.p(99)),
-			m.Cost.RedisCommands, m.Cost.RedisReads, fmtTrips(m.Cost.RoundTrips), m.Cost.ServerCPUus, m.Cost.RedisCPUus,
+			m.Cost.RedisCommands, m.Cost.RedisReads, chart.Thousands(m.Cost.RedisBytesIn), fmtTrips(m.Cost.RoundTrips), m.Cost.ServerCPUus, m.Cost.RedisCPUus,
 			vsBare(m.Cost.ServerCPUus, func(t targetResult) float64 { return t.Posts.Cost.ServerCPUus }),
 			vsBare(m.Cost.RedisCPUus, func(t targetResult) float64 { return t.Posts.Cost.RedisCPUus }))
 	}
