@@ -41,6 +41,9 @@ type draft struct {
 	// cluster, that its keys and indexes are all in, only its finish not.
 	events  []liveEvent
 	written bool
+	// encoded tells that queueIndex encoded the events already, sent that
+	// post_index.lua publishes them (queueFinish does neither again).
+	encoded, sent bool
 	// row is the message as the archive will keep it, made from its hash.
 	row store.Archived
 }
@@ -344,7 +347,8 @@ func (s *Store) writePost(ctx context.Context, d *draft) error {
 	return s.Wrap("create post", err)
 }
 
-// queuePost queues the writes of the message's own keys (B, D, E).
+// queuePost queues the writes of the message's own keys (B, D, E; a post's
+// D and E on one Redis come with its index, post_index.lua).
 func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	p := d.post
 	h := schema.PostHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
@@ -359,15 +363,17 @@ func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	tags, _ := json.Marshal(d.tags)
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), media.JSON(d.media)
 	d.row = h.Archived(p.ID)
-	t.HSet(ctx, s.keys.Post(p.ID), h)
+	t.HSet(ctx, s.keys.Post(p.ID), h.Args()...)
 	if d.idemKey != "" { // for the checker, should the request stop half way
 		t.HSet(ctx, s.keys.Post(p.ID), schema.FieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
 	if s.keys.Cluster() { // hidden until finish: its indexes follow on other masters
 		t.HSet(ctx, s.keys.Post(p.ID), schema.FieldUnfinished, "1")
 	}
-	t.Set(ctx, s.keys.PublicTime(p.ID), int64(p.CreatedAt), 0)
-	t.Set(ctx, s.keys.Author(p.ID), p.Author.ID, 0)
+	if s.keys.Cluster() || d.parent != nil { // else post_index.lua writes them, in the same transaction
+		t.Set(ctx, s.keys.PublicTime(p.ID), int64(p.CreatedAt), 0)
+		t.Set(ctx, s.keys.Author(p.ID), p.Author.ID, 0)
+	}
 }
 
 // index writes the indexes that point at the message in one round trip: a
@@ -402,6 +408,7 @@ func (s *Store) index(ctx context.Context, d *draft) error {
 func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (mode *redis.SliceCmd) {
 	mid, author := d.post.ID, d.np.Author
 	z := redis.Z{Score: float64(mid), Member: mid}
+	d.encoded, d.sent = false, false
 	if d.parent != nil {
 		pl.ZAdd(ctx, s.keys.Comments(d.parent.ID), z)
 		schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, schema.FieldComments)
@@ -409,12 +416,17 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 		s.queueFinish(ctx, pl, d)
 		return nil
 	}
-	schema.PostAdd.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, schema.FieldPosts)
-	s.QueueHomeAdd(ctx, pl, author, z)
-	if !d.post.Author.Protected { // its fans' only: unprotecting puts it back (tidyPublic)
-		pl.ZAdd(ctx, s.keys.PublicTimeline(), z)
-		if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
-			pl.ZRemRangeByRank(ctx, s.keys.PublicTimeline(), 0, int64(-s.opt.HotWindow-1))
+	single := !s.keys.Cluster()
+	if single {
+		s.queuePostIndex(ctx, pl, d)
+	} else {
+		schema.PostAdd.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, schema.FieldPosts)
+		s.QueueHomeAdd(ctx, pl, author, z)
+		if !d.post.Author.Protected { // its fans' only: unprotecting puts it back (tidyPublic)
+			pl.ZAdd(ctx, s.keys.PublicTimeline(), z)
+			if s.opt.Archive == nil { // else the archiver trims it, once what it trims is archived
+				pl.ZRemRangeByRank(ctx, s.keys.PublicTimeline(), 0, int64(-s.opt.HotWindow-1))
+			}
 		}
 	}
 	if d.orig != nil {
@@ -426,12 +438,48 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	s.queueAttach(ctx, pl, d.media, mid)
 	if d.pulled {
 		mode = pl.HMGet(ctx, s.keys.User(author), schema.FieldFanOut, schema.FieldPullFrom)
-	} else {
+	} else if !single { // else post_index.lua queued it
 		s.queueJob(ctx, pl, schema.OpPush, author, mid)
 	}
 	s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 	s.queueFinish(ctx, pl, d)
 	return mode
+}
+
+// queuePostIndex queues, on one Redis, post_index.lua for the post of d: in
+// one script call what a cluster takes up to ten commands and two scripts
+// for (see queuePost, queueIndex and queueFinish): its D and E keys, its
+// entry in F and posts_count, in its author's own home timeline and the
+// public one, its push job with its in-flight mark (markPending) unless
+// claimed in pull mode, and its live events when it stands whatever
+// happens. They go out inside the transaction that writes the message, as
+// before at its end: nobody sees any of it before all of it.
+func (s *Store) queuePostIndex(ctx context.Context, pl redis.Pipeliner, d *draft) {
+	mid, author := d.post.ID, d.np.Author
+	n := s.keys.PullShard(author)
+	public := "" // its fans' only: unprotecting puts it back (tidyPublic)
+	if !d.post.Author.Protected {
+		public = "trim"
+		if s.opt.Archive != nil { // the archiver trims it, once what it trims is archived
+			public = "add"
+		}
+	}
+	args := []any{mid, author, schema.FieldPosts, s.opt.HotWindow, public, "", int64(d.post.CreatedAt), 0}
+	if !d.pulled {
+		job := schema.Job{Op: schema.OpPush, Author: author, Mid: mid, At: s.Now()}.Values()
+		args[5], args[7] = "1", len(job)
+		args = append(args, job...)
+	}
+	s.encodeEvents(ctx, d)
+	d.encoded = true
+	if d.sent = d.stands(); d.sent {
+		for _, e := range d.events {
+			args = append(args, e.channel, e.frame)
+		}
+	}
+	schema.PostIndex.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author), s.keys.Home(author),
+		s.keys.PublicTimeline(), s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n), s.keys.FanOutQueue(),
+		s.keys.PublicTime(mid), s.keys.Author(mid)}, args...)
 }
 
 // indexed finishes index once its writes have run with err: a post claimed
@@ -477,29 +525,44 @@ func (s *Store) repush(ctx context.Context, d *draft) error {
 // checks so and finishes it, last in the same transaction; on a cluster the
 // events wait in d.events for finish.
 func (s *Store) queueFinish(ctx context.Context, pl redis.Pipeliner, d *draft) {
-	p := d.post
-	d.events, d.finished = nil, nil
-	// The post is encoded once, for its event and for the writer's answer.
-	raw, err := json.Marshal(p)
-	if err != nil {
-		s.opt.Logger.ErrorContext(ctx, "encode live event", "post", p.ID, "err", err)
-	} else {
-		d.post.Encoded = raw
-		var parentAuthor int64
-		if d.parent != nil {
-			parentAuthor = d.parent.Author.ID
-		}
-		d.events = s.liveEvents(p, raw, parentAuthor)
+	d.finished = nil
+	if !d.encoded {
+		s.encodeEvents(ctx, d)
 	}
 	switch {
 	case s.keys.Cluster():
-	case d.idemKey == "" && d.orig == nil: // it stands whatever happened: no script to ask
-		for _, e := range d.events {
-			s.queuePublishFrame(ctx, pl, e.channel, e.frame)
+	case d.stands():
+		if !d.sent {
+			for _, e := range d.events {
+				s.queuePublishFrame(ctx, pl, e.channel, e.frame)
+			}
 		}
 	default:
 		d.finished = s.queuePostFinish(ctx, pl, d, d.events)
 	}
+}
+
+// stands tells that the message of d stands whatever happens, so that its
+// live events need no script to ask first (see queueFinish): it has no
+// Idempotency-Key and is not a repost.
+func (d *draft) stands() bool { return d.idemKey == "" && d.orig == nil }
+
+// encodeEvents encodes the message of d once, for its live events and for
+// the writer's answer, into d.events and d.post.Encoded.
+func (s *Store) encodeEvents(ctx context.Context, d *draft) {
+	p := d.post
+	d.events = nil
+	raw, err := json.Marshal(p)
+	if err != nil {
+		s.opt.Logger.ErrorContext(ctx, "encode live event", "post", p.ID, "err", err)
+		return
+	}
+	d.post.Encoded = raw
+	var parentAuthor int64
+	if d.parent != nil {
+		parentAuthor = d.parent.Author.ID
+	}
+	d.events = s.liveEvents(p, raw, parentAuthor)
 }
 
 // liveEvent is one frame to publish on one channel.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -20,12 +21,15 @@ import (
 	"microblog/store"
 )
 
-// bareServer is the floor the service is compared with: Echo and go-redis
-// with nothing else, no auth, no validation, no fan-out queue. A post is
-// written with the contract's keys in two round trips: INCR the id and
-// read the author's fans, then one pipeline with the message's own keys,
-// its indexes, each fan's home timeline and the live event. A home read is
-// a ZREVRANGE and one pipeline of HGETALL.
+// bareServer is the naive port the service is compared with: Echo and
+// go-redis with nothing else: a token check, no validation, no limits, no
+// idempotency, no safety rules, no fan-out queue. A post checks its bearer
+// token against the contract's session key (GET auth:<sha256-hex of
+// token>, which must hold the author's uid), draws its id and reads the
+// author's fans in one round trip, then writes in one pipeline the
+// message's own keys, its indexes (the A–G writes), each fan's home
+// timeline and the live event. A home read is a ZREVRANGE and one pipeline
+// of HGETALL.
 type bareServer struct {
 	rdb      *redis.Client
 	author   int64
@@ -89,15 +93,24 @@ func (b *bareServer) createPost(c echo.Context) error {
 		return c.JSON(http.StatusBadRequest, map[string]string{"error": err.Error()})
 	}
 	ctx := b.trips.on(c.Request().Context(), &b.trips.posts)
+	token, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
+	if !ok || token == "" {
+		return c.JSON(http.StatusUnauthorized, map[string]string{"error": "not_logged_in"})
+	}
+	var session *redis.StringCmd
 	var next *redis.IntCmd
 	var fans *redis.StringSliceCmd
 	_, err := b.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		session = pl.Get(ctx, "auth:"+store.TokenHash(token))
 		next = pl.Incr(ctx, "global:postid")
 		fans = pl.ZRange(ctx, "A:"+id(b.author)+":fansID", 0, -1)
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+	}
+	if session.Val() != id(b.author) {
+		return c.JSON(http.StatusUnauthorized, map[string]string{"error": "not_logged_in"})
 	}
 	mid, now := next.Val(), time.Now().UnixMilli()
 	no := false

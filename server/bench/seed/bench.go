@@ -39,6 +39,7 @@ type results struct {
 type targetResult struct {
 	Label  string       `json:"label"`
 	Kind   string       `json:"kind"`
+	Round  int          `json:"round,omitempty"` // with -rounds above 1: which round, from 1
 	Binary string       `json:"binary,omitempty"`
 	Posts  measured     `json:"posts"`
 	Reads  measured     `json:"reads"`
@@ -70,13 +71,40 @@ func (s sweepPoint) sustained() float64 {
 	return n / (n/s.PerSec + s.Cost.Settle)
 }
 
+// benchRateLimits are the server's rate limits in the benchmark: each
+// checked as make run's are, but none reached.
+const benchRateLimits = "signup=100000/1h,login=100000/1m,post=1000000000/1m,follow=100000/1m"
+
 // target is what to start: the bare handler, or a build with or without
 // the SQLite archive.
 type target struct {
 	label, kind, bin string
+	round            int // 0 with one round
 }
 
+// targetsOf lists the targets in the order they run: with several rounds,
+// every other round in reverse order.
 func targetsOf(cfg config) []target {
+	one := targetsOfRound(cfg)
+	if cfg.rounds <= 1 {
+		return one
+	}
+	var ts []target
+	for r := range cfg.rounds {
+		for i := range one {
+			t := one[i]
+			if r%2 == 1 {
+				t = one[len(one)-1-i]
+			}
+			t.round = r + 1
+			t.label += fmt.Sprintf(" (round %d)", r+1)
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+func targetsOfRound(cfg config) []target {
 	var ts []target
 	for _, k := range cfg.kinds {
 		if k == kindBare {
@@ -128,7 +156,7 @@ func bench(stdout io.Writer, cfg config) (results, error) {
 // measureTarget starts a fresh Redis and the target, sets up the users,
 // and runs the posts, the reads and the sweep.
 func measureTarget(stdout io.Writer, cfg config, t target) (targetResult, error) {
-	res := targetResult{Label: t.label, Kind: t.kind, Binary: t.bin}
+	res := targetResult{Label: t.label, Kind: t.kind, Binary: t.bin, Round: t.round}
 	fmt.Fprintf(stdout, "\n== %s\n", t.label)
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "microblog-seedbench-")
@@ -168,7 +196,9 @@ func measureTarget(stdout io.Writer, cfg config, t target) (targetResult, error)
 			return res, err
 		}
 	default:
-		var env []string
+		// The rate limits stay on, as make run has them, only high enough
+		// for the benchmark's one author and its sign-ups.
+		env := []string{"MICROBLOG_RATE_LIMITS=" + benchRateLimits}
 		if t.kind == kindSQLite {
 			env = append(env, "MICROBLOG_ARCHIVE=sqlite:"+filepath.Join(dir, "archive.db"))
 		}
@@ -275,9 +305,9 @@ func measureTarget(stdout io.Writer, cfg config, t target) (targetResult, error)
 // printRun says how one main run went, as it ends.
 func printRun(w io.Writer, what string, m measured) {
 	c := m.Cost
-	fmt.Fprintf(w, "  %d %s in %.1f s: %.0f/s, p50 %.2f ms, p99 %.2f ms; per request: %.1f Redis commands, %.1f Redis reads, %s round trips on the request path, server CPU %.0f µs, Redis CPU %.0f µs",
+	fmt.Fprintf(w, "  %d %s in %.1f s: %.0f/s, p50 %.2f ms, p99 %.2f ms; per request: %.1f Redis commands, %.1f Redis reads, %.0f bytes sent to Redis, %s round trips on the request path, server CPU %.0f µs, Redis CPU %.0f µs",
 		m.AB.Complete, what, m.AB.Seconds, m.AB.PerSec, m.AB.p(50), m.AB.p(99),
-		c.RedisCommands, c.RedisReads, fmtTrips(c.RoundTrips), c.ServerCPUus, c.RedisCPUus)
+		c.RedisCommands, c.RedisReads, c.RedisBytesIn, fmtTrips(c.RoundTrips), c.ServerCPUus, c.RedisCPUus)
 	if c.Settle > 0 {
 		fmt.Fprintf(w, "; the queues emptied %.1f s after ab ended: %.0f/s with the fan-out done", c.Settle, m.AB.sustained(c.Settle))
 	}

@@ -9,10 +9,13 @@
 //
 // The targets:
 //
-//   - bare: a bare Echo + go-redis handler inside this binary (started
-//     again as its own process, `seedbench bare`), with no auth and no
-//     validation, that does the Redis writes of a post in two round trips.
-//     It is the floor: what Echo, go-redis and Redis cost on their own.
+//   - bare: the naive port, a bare Echo + go-redis handler inside this
+//     binary (started again as its own process, `seedbench bare`): a
+//     token check against the contract's session key, then the Redis
+//     writes of a post (the message's keys and indexes, each fan's home
+//     timeline, the live event) in two round trips; no validation, no
+//     limits, no idempotency, no safety rules. It is the floor: what Echo,
+//     go-redis and Redis cost on their own.
 //   - microblog: the server build (-server), archive off.
 //   - microblog+sqlite: the same build with the SQLite archive that `make
 //     run` uses, to show what the archive costs.
@@ -27,6 +30,7 @@
 //	go run -C server/bench ./seed -quick           # a quick look
 //	go run -C server/bench ./seed -redraw ../../bench-out/seed/results.json   # tables and charts again
 //	go run -C server/bench ./seed -server before=/tmp/microblog-old,after=../../bin/microblog -targets microblog
+//	go run -C server/bench ./seed -targets bare,microblog -rounds 2 -sweep "" -reads 2000   # a post against the naive port, side by side
 package main
 
 import (
@@ -74,6 +78,7 @@ type config struct {
 	sweepPosts   int
 	sweepReads   int
 	fans         int
+	rounds       int
 	abBin        string
 	redisBin     string
 	out          string
@@ -110,6 +115,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.IntVar(&cfg.sweepPosts, "sweep-posts", 3000, "post requests at each concurrency of the sweep")
 	fs.IntVar(&cfg.sweepReads, "sweep-reads", 10000, "reads at each concurrency of the sweep")
 	fs.IntVar(&cfg.fans, "fans", 10, "fans of the author, each following it")
+	fs.IntVar(&cfg.rounds, "rounds", 1, "measure the targets this many times, every other round in reverse order, so that a drift of the machine's load weighs on each alike")
 	fs.StringVar(&cfg.abBin, "ab", "ab", "the ApacheBench binary (Debian: apache2-utils)")
 	fs.StringVar(&cfg.redisBin, "redis-server", "redis-server", "the redis-server to start")
 	fs.StringVar(&cfg.out, "out", "../../bench-out/seed", "folder for results.json and the SVG charts (empty: none)")
@@ -154,6 +160,7 @@ func run(args []string, stdout io.Writer) error {
 		spawn.Flag{Name: "-reads", Value: float64(cfg.reads)},
 		spawn.Flag{Name: "-read-c", Value: float64(cfg.readC)},
 		spawn.Flag{Name: "-fans", Value: float64(cfg.fans)},
+		spawn.Flag{Name: "-rounds", Value: float64(cfg.rounds)},
 	); err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ type snapshot struct {
 	serverCPU, redisCPU      time.Duration
 	redisCalls               int64 // commands Redis ran, from INFO commandstats
 	redisReads, redisCmdsAll int64 // total_reads_processed, total_commands_processed
+	redisBytesIn             int64 // total_net_input_bytes: what Redis was sent
 	trips                    map[string]float64
 	tripsOK                  bool // whether the server has tripsMetric
 }
@@ -49,6 +50,7 @@ func (p *probe) snap(ctx context.Context) (snapshot, error) {
 	f := infoFields(stats)
 	s.redisReads, _ = strconv.ParseInt(f["total_reads_processed"], 10, 64)
 	s.redisCmdsAll, _ = strconv.ParseInt(f["total_commands_processed"], 10, 64)
+	s.redisBytesIn, _ = strconv.ParseInt(f["total_net_input_bytes"], 10, 64)
 	text, err := p.metrics()
 	if err != nil {
 		return s, err
@@ -110,6 +112,7 @@ type costs struct {
 	Requests      int     `json:"requests"`
 	RedisCommands float64 `json:"redis_commands_per_request"`
 	RedisReads    float64 `json:"redis_read_events_per_request"`
+	RedisBytesIn  float64 `json:"redis_bytes_in_per_request"`           // sent to Redis, the benchmark's INFO included
 	RoundTrips    float64 `json:"request_path_round_trips_per_request"` // -1: the server does not count them
 	ServerCPUus   float64 `json:"server_cpu_us_per_request"`
 	RedisCPUus    float64 `json:"redis_cpu_us_per_request"`
@@ -123,6 +126,7 @@ func per(a, b snapshot, requests int, route string) costs {
 	c := costs{Requests: requests,
 		RedisCommands: float64(b.redisCalls-a.redisCalls) / n,
 		RedisReads:    float64(b.redisReads-a.redisReads) / n,
+		RedisBytesIn:  float64(b.redisBytesIn-a.redisBytesIn) / n,
 		ServerCPUus:   float64((b.serverCPU - a.serverCPU).Microseconds()) / n,
 		RedisCPUus:    float64((b.redisCPU - a.redisCPU).Microseconds()) / n,
 		RoundTrips:    -1,

@@ -15,35 +15,38 @@ import (
 // printTables prints the results as Markdown tables.
 func printTables(w io.Writer, res results) {
 	fmt.Fprintf(w, "\n%s; %d CPUs, load average %s before, %s after\n", res.Command, res.CPUs, res.LoadAvg[0], res.LoadAvg[1])
-	var bare *targetResult
+	bares := map[int]*targetResult{} // by round
 	for i := range res.Targets {
 		if res.Targets[i].Kind == kindBare {
-			bare = &res.Targets[i]
+			bares[res.Targets[i].Round] = &res.Targets[i]
 		}
 	}
+	var t targetResult // the row being printed: compared with the bare handler of its round
 	vsBare := func(cpu float64, pick func(targetResult) float64) string {
+		bare := bares[t.Round]
 		if bare == nil || pick(*bare) <= 0 {
 			return "–"
 		}
-		return fmt.Sprintf("%.1f×", cpu/pick(*bare))
+		return fmt.Sprintf("%.2f×", cpu/pick(*bare))
 	}
 
 	fmt.Fprintf(w, "\nPosts: %s, after a warm-up. \"With the fan-out done\" counts the time the fan-out queue took to empty after ab ended; the CPU and Redis figures include that work.\n\n", res.PostShape)
-	fmt.Fprintln(w, "| target | posts/s | vs the paper's 611/s | with the fan-out done | p50 | p99 | Redis commands per post | Redis reads per post | round trips on the request path | server CPU per post | Redis CPU per post | server CPU vs bare |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	for _, t := range res.Targets {
+	fmt.Fprintln(w, "| target | posts/s | vs the paper's 611/s | with the fan-out done | p50 | p99 | Redis commands per post | Redis reads per post | bytes sent to Redis per post | round trips on the request path | server CPU per post | Redis CPU per post | server CPU vs bare | Redis CPU vs bare |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, t = range res.Targets {
 		m := t.Posts
-		fmt.Fprintf(w, "| %s | %s | %.1f× | %s | %s | %s | %.1f | %.1f | %s | %.0f µs | %.0f µs | %s |\n", t.Label,
+		fmt.Fprintf(w, "| %s | %s | %.1f× | %s | %s | %s | %.1f | %.1f | %s | %s | %.0f µs | %.0f µs | %s | %s |\n", t.Label,
 			chart.Thousands(m.AB.PerSec), m.AB.PerSec/float64(res.Seed), chart.Thousands(m.AB.sustained(m.Cost.Settle)),
 			chart.FmtMS(m.AB.p(50)), chart.FmtMS(m.AB.p(99)),
-			m.Cost.RedisCommands, m.Cost.RedisReads, fmtTrips(m.Cost.RoundTrips), m.Cost.ServerCPUus, m.Cost.RedisCPUus,
-			vsBare(m.Cost.ServerCPUus, func(t targetResult) float64 { return t.Posts.Cost.ServerCPUus }))
+			m.Cost.RedisCommands, m.Cost.RedisReads, chart.Thousands(m.Cost.RedisBytesIn), fmtTrips(m.Cost.RoundTrips), m.Cost.ServerCPUus, m.Cost.RedisCPUus,
+			vsBare(m.Cost.ServerCPUus, func(t targetResult) float64 { return t.Posts.Cost.ServerCPUus }),
+			vsBare(m.Cost.RedisCPUus, func(t targetResult) float64 { return t.Posts.Cost.RedisCPUus }))
 	}
 
 	fmt.Fprintf(w, "\nHome timeline reads: %s; the goal is %s/s with p99 under %d ms.\n\n", res.ReadShape, chart.Thousands(goalReadsPerSec), goalReadP99MS)
 	fmt.Fprintln(w, "| target | reads/s | p50 | p99 | goal met | Redis commands per read | round trips on the request path | server CPU per read | Redis CPU per read | server CPU vs bare |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|:---:|---:|---:|---:|---:|---:|")
-	for _, t := range res.Targets {
+	for _, t = range res.Targets {
 		m := t.Reads
 		met := "no"
 		if m.AB.PerSec >= goalReadsPerSec && m.AB.p(99) < goalReadP99MS {

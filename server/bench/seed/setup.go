@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/server/bench/spawn"
+	"microblog/store"
 )
 
 // account is a user the benchmark signed up, with its session token.
@@ -56,9 +57,11 @@ func setUpUsers(client *http.Client, base string, fans int) (author account, fan
 }
 
 // setUpBare writes what the bare handler needs: the author's fans in
-// A:<uid>:fansID (uids 2 to fans+1; the author is 1) and the last user id.
+// A:<uid>:fansID (uids 2 to fans+1; the author is 1), the last user id and
+// the author's session, auth:<sha256-hex of its token> holding its uid, as
+// the contract keeps it.
 func setUpBare(ctx context.Context, rdb *redis.Client, fans int) (author account, fanAccts []account, err error) {
-	author = account{ID: 1, Name: "seedauthor"}
+	author = account{ID: 1, Name: "seedauthor", Token: "1.seedbench-bare-session"}
 	now := float64(time.Now().UnixMilli())
 	zs := make([]redis.Z, fans)
 	for i := range fans {
@@ -69,6 +72,7 @@ func setUpBare(ctx context.Context, rdb *redis.Client, fans int) (author account
 	_, err = rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.ZAdd(ctx, "A:1:fansID", zs...)
 		pl.Set(ctx, "global:userid", fans+1, 0)
+		pl.Set(ctx, "auth:"+store.TokenHash(author.Token), author.ID, 24*time.Hour)
 		return nil
 	})
 	return author, fanAccts, err

@@ -233,20 +233,39 @@ func (f *FanOut) pushToFans(ctx context.Context, jobs []schema.Job, fans map[int
 	if err != nil {
 		return err
 	}
-	posts := make([][]redis.Z, len(uids))
+	// The fans that get each post: those active when it was written that
+	// do not mute its author (the others' home timelines are rebuilt by
+	// pulling when they come back, or would hide it).
+	gets := func(j schema.Job, cutoff float64, fan int64, i int) bool {
+		return (seen[i] == 0 || seen[i] >= cutoff) && !muters[j.Author][fan]
+	}
+	// Counted first, so that all the pushes share one array, and each
+	// post's member boxed once for all its fans: a batch of 50 posts to 10
+	// fans allocated about 60 slices and 500 members, now 1 and 50.
+	counts := make([]int, len(uids))
 	pushed := 0
 	for _, j := range jobs {
 		cutoff := f.activeSince(j.At)
 		for _, fan := range fans[j.Author] {
-			i := index[fan]
-			if seen[i] != 0 && seen[i] < cutoff {
-				continue // away: rebuilt by pulling when it comes back
+			if i := index[fan]; gets(j, cutoff, fan, i) {
+				counts[i]++
+				pushed++
 			}
-			if muters[j.Author][fan] {
-				continue // mutes the author: its home timeline would hide the post
+		}
+	}
+	all := make([]redis.Z, pushed)
+	posts := make([][]redis.Z, len(uids))
+	for i, off := 0, 0; i < len(uids); i++ {
+		posts[i] = all[off : off : off+counts[i]]
+		off += counts[i]
+	}
+	for _, j := range jobs {
+		cutoff := f.activeSince(j.At)
+		z := redis.Z{Score: float64(j.Mid), Member: j.Mid}
+		for _, fan := range fans[j.Author] {
+			if i := index[fan]; gets(j, cutoff, fan, i) {
+				posts[i] = append(posts[i], z)
 			}
-			posts[i] = append(posts[i], redis.Z{Score: float64(j.Mid), Member: j.Mid})
-			pushed++
 		}
 	}
 	return f.addToHomes(ctx, uids, posts, pushed)

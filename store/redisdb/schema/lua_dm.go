@@ -1,10 +1,6 @@
 package schema
 
-import (
-	_ "embed"
-
-	"github.com/redis/go-redis/v9"
-)
+import _ "embed"
 
 // The Lua scripts of private messages (lua/conv_*.lua), each touching the
 // keys of one user only, as the Cluster rule asks: a message's two sides
@@ -12,17 +8,17 @@ import (
 var (
 	//go:embed lua/conv_add.lua
 	convAddSrc string
-	ConvAdd    = redis.NewScript(convAddSrc)
+	ConvAdd    = newScript(convAddSrc)
 
 	//go:embed lua/conv_read.lua
 	convReadSrc string
-	ConvRead    = redis.NewScript(convReadSrc)
+	ConvRead    = newScript(convReadSrc)
 
 	//go:embed lua/conv_unlink.lua
 	convUnlinkSrc string
-	ConvUnlink    = redis.NewScript(convUnlinkSrc)
+	ConvUnlink    = newScript(convUnlinkSrc)
 
 	//go:embed lua/conv_summary.lua
 	convSummarySrc string
-	ConvSummary    = redis.NewScript(convSummarySrc)
+	ConvSummary    = newScript(convSummarySrc)
 )

@@ -1,0 +1,50 @@
+-- Indexes a new post on one Redis, in the transaction that writes its
+-- hash: its D and E keys, and what post_add.lua, the author's own home
+-- timeline, the public timeline and pending_add.lua with the push job took
+-- up to eight commands and two scripts for, in one call; with its live
+-- events when nothing is left to decide about them (no Idempotency-Key, not
+-- a repost: see post_finish.lua). A cluster, where these keys live on
+-- different masters, keeps those steps.
+-- KEYS[1]: ZSET F:<uid>:messageID; KEYS[2]: HASH user:userid:<uid>;
+-- KEYS[3]: ZSET G:<uid>:messageID (the author's own home timeline);
+-- KEYS[4]: ZSET global:timeline; KEYS[5]: HASH fanout:pending and KEYS[6]:
+-- ZSET fanout:pushing of the author's shard; KEYS[7]: STREAM fanout:queue;
+-- KEYS[8]: STRING D:<mid>:publicTime; KEYS[9]: STRING E:<mid>:personID
+-- ARGV[1]: the post's mid; ARGV[2]: its author; ARGV[3]: the counter's
+-- field (posts_count); ARGV[4]: how many posts a home timeline keeps (the
+-- hot window); ARGV[5]: "trim" to add the post to the public timeline and
+-- trim that as G, "add" to add it untrimmed (the archiver trims it), ""
+-- for neither (a protected author's post); ARGV[6]: "1" to mark its push
+-- in flight and queue its job, "" for neither (its author is pulled);
+-- ARGV[7]: when it was written (unix ms), for D; ARGV[8]: n, the number of
+-- the job's fields and values that follow; ARGV[9..8+n]: those; then
+-- channel, frame pairs to publish.
+-- The same write sent again counts the post once and marks it once
+-- (post_add.lua, pending_add.lua); the job it queues again pushes the post
+-- again, which changes nothing.
+local mid = ARGV[1]
+redis.call('SET', KEYS[8], ARGV[7])
+redis.call('SET', KEYS[9], ARGV[2])
+if redis.call('ZADD', KEYS[1], mid, mid) == 1 then
+  redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+end
+local keep = -tonumber(ARGV[4]) - 1
+local n = tonumber(ARGV[8])
+redis.call('ZADD', KEYS[3], mid, mid)
+redis.call('ZREMRANGEBYRANK', KEYS[3], 0, keep)
+if ARGV[5] ~= '' then
+  redis.call('ZADD', KEYS[4], mid, mid)
+  if ARGV[5] == 'trim' then
+    redis.call('ZREMRANGEBYRANK', KEYS[4], 0, keep)
+  end
+end
+if ARGV[6] == '1' then
+  if redis.call('HSETNX', KEYS[5], mid, ARGV[2]) == 1 then
+    redis.call('ZINCRBY', KEYS[6], 1, ARGV[2])
+  end
+  redis.call('XADD', KEYS[7], '*', unpack(ARGV, 9, 8 + n))
+end
+for i = 9 + n, #ARGV - 1, 2 do
+  redis.call('PUBLISH', ARGV[i], ARGV[i + 1])
+end
+return 0
