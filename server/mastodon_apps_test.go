@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -250,5 +251,48 @@ func TestMastodonStatusesByID(t *testing.T) {
 	}
 	if resp := ts.do(t, "GET", "/api/v1/statuses?"+many[1:], bob, nil, nil); resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Errorf("21 ids: %d, want 422", resp.StatusCode)
+	}
+}
+
+// TestMastodonSearchFindsWhomYouBlock: an account the caller blocks is
+// found by search v2 and the accounts search (so that an app can unblock
+// it by name, as on Mastodon); an account that blocks the caller is not.
+func TestMastodonSearchFindsWhomYouBlock(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	_, blockedID := ts.register(t, "bobby")
+	carol, _ := ts.register(t, "bobcat")
+	ts.register(t, "bobsled")
+	ts.mastodonJSON(t, "POST", "/api/v1/accounts/"+idStr(blockedID)+"/block", alice, nil, nil)
+	ts.wantStatus(t, "PUT", "/api/v1/users/alice/block", carol, nil, http.StatusNoContent, "")
+
+	names := func(accts []mastodon.Account) []string {
+		var out []string
+		for _, a := range accts {
+			out = append(out, a.Username)
+		}
+		slices.Sort(out)
+		return out
+	}
+	var res mastodon.SearchResults
+	ts.mastodonJSON(t, "GET", "/api/v2/search?type=accounts&q=bob", alice, nil, &res)
+	if got := names(res.Accounts); !slices.Equal(got, []string{"bobby", "bobsled"}) {
+		t.Errorf("search v2 for bob = %v, want bobby (blocked by alice) and bobsled, not bobcat (who blocks alice)", got)
+	}
+	ts.mastodonJSON(t, "GET", "/api/v2/search?type=accounts&q=bobby", alice, nil, &res)
+	if len(res.Accounts) != 1 || res.Accounts[0].Username != "bobby" {
+		t.Errorf("search v2 for bobby = %v", names(res.Accounts))
+	}
+	var accts []mastodon.Account
+	ts.mastodonJSON(t, "GET", "/api/v1/accounts/search?q=bob", alice, nil, &accts)
+	if got := names(accts); !slices.Equal(got, []string{"bobby", "bobsled"}) {
+		t.Errorf("accounts search for bob = %v, want bobby and bobsled", got)
+	}
+	// Others still do not meet bobby through alice's block.
+	dave, _ := ts.mastodonUser(t, "dave", "")
+	ts.mastodonJSON(t, "GET", "/api/v2/search?type=accounts&q=bob", dave, nil, &res)
+	if got := names(res.Accounts); !slices.Equal(got, []string{"bobby", "bobcat", "bobsled"}) {
+		t.Errorf("dave's search for bob = %v, want all three", got)
 	}
 }

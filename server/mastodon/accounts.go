@@ -129,13 +129,13 @@ func (a *API) searchAccounts(c echo.Context) error {
 	if q == "" {
 		return c.JSON(http.StatusOK, out)
 	}
-	p.Cursor = store.Cursor{} // a search has no pages here: offset is not supported
-	page, err := a.st.SearchUsers(c.Request().Context(), q, p.PageQuery)
+	// A search has no pages here: offset is not supported.
+	users, err := a.findAccounts(c.Request().Context(), q, viewer(c), p.Limit)
 	if err != nil {
 		return err
 	}
 	m := mapperOf(c)
-	for _, u := range page.Items {
+	for _, u := range users {
 		out = append(out, m.account(u))
 	}
 	return c.JSON(http.StatusOK, out)

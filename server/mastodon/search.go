@@ -1,6 +1,7 @@
 package mastodon
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -92,12 +93,12 @@ func (a *API) search(c echo.Context) error {
 	out := SearchResults{Accounts: []Account{}, Statuses: []Status{}, Hashtags: []Tag{}}
 	want := func(kind string) bool { return s.kind == "" || s.kind == kind }
 	if name, ok := localName(s.q, hostOf(m.origin)); ok && want("accounts") {
-		pg, err := a.st.SearchUsers(ctx, name, store.PageQuery{Limit: s.offset + s.limit, Viewer: uid})
-		if err != nil && !errors.Is(err, store.ErrInvalid) {
+		users, err := a.findAccounts(ctx, name, uid, s.offset+s.limit)
+		if err != nil {
 			return err
 		}
-		from, to := s.window(len(pg.Items))
-		for _, u := range pg.Items[from:to] {
+		from, to := s.window(len(users))
+		for _, u := range users[from:to] {
 			out.Accounts = append(out.Accounts, m.account(u))
 		}
 	}
@@ -172,4 +173,51 @@ func (a *API) trendTags(c echo.Context) error {
 		out = append(out, m.trend(t, now))
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// maxBlockPages bounds how many pages of the caller's blocks an account
+// search reads for the accounts it blocks (store.MaxLimit each).
+const maxBlockPages = 10
+
+// findAccounts are the accounts whose name starts with prefix, at most
+// limit, as the caller uid finds them: as the store's user search has them
+// (no one across a block), and, as on Mastodon, the accounts the caller
+// blocks too (among its first maxBlockPages pages of blocks), so that an
+// app can find one to unblock it. Accounts that block the caller stay out.
+// A prefix that cannot be a name finds none.
+func (a *API) findAccounts(ctx context.Context, prefix string, uid int64, limit int) ([]store.User, error) {
+	pg, err := a.st.SearchUsers(ctx, prefix, store.PageQuery{Limit: limit, Viewer: uid})
+	if errors.Is(err, store.ErrInvalid) {
+		return nil, nil
+	}
+	if err != nil || uid == 0 {
+		return pg.Items, err
+	}
+	found := pg.Items
+	lower := strings.ToLower(prefix)
+	q := store.PageQuery{Limit: store.MaxLimit, Viewer: uid}
+	for range maxBlockPages {
+		blocked, err := a.st.Blocks(ctx, uid, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range blocked.Items {
+			name := strings.ToLower(u.Username)
+			if !strings.HasPrefix(name, lower) {
+				continue
+			}
+			if name == lower { // an exact match first, as the store's search puts it
+				found = append([]store.User{u}, found...)
+			} else {
+				found = append(found, u)
+			}
+		}
+		if blocked.NextCursor == nil {
+			break
+		}
+		if q.Cursor, err = store.DecodeCursor(*blocked.NextCursor); err != nil {
+			return nil, err
+		}
+	}
+	return found[:min(len(found), limit)], nil
 }
