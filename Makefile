@@ -47,51 +47,53 @@ run: build
 # test runs every Go test: each test starts its own throwaway redis-server
 # on a free port in a temporary directory (the archive's tests a MariaDB
 # server too), and the browser tests drive Debian's headless Chromium
-# through playwright-core. Three passes run side by side, since most of a
-# test's time is spent waiting: every test but the browser's under the
-# race detector; the browser tests (their lines start with "browser:"),
-# which drive the whole server end to end and mostly wait on Chromium; and
-# the store and server suites again on a Redis Cluster of 3 masters (lines
-# "cluster:"). The race detector, which multiplies the CPU a test takes,
-# watches the first pass only: the others run the same code end to end or
-# against another backend, and on a busy 2-core machine the suite is bound
-# by CPU. A browser test file that fails is run once more; one that then
-# passes is listed as FLAKY at the end of the run (server/browser_test.go).
-# Beside them the benchmarks' harnesses run once each, tiny (test-bench;
-# lines "bench:"), which keeps both cores busy while the passes wait.
-# The -timeout values are deadlines against hangs, far above what a busy
-# 2-core machine needs. On one Redis each test has a redis-server of its
-# own, and most of a test's time is spent waiting (a claim going idle, a
-# Redis coming back), so the store's and server's tests run side by side
-# there (two at a time, go test's default on 2 cores; -parallel 4 took
-# another 20 s off the store's tests, but put more tests' timings at risk
-# on a busy machine); the tests that measure the test process itself (its
-# heap, its CPU time) are not parallel.
-# The first pass, which needs neither the mobile app nor the server's
-# binary, starts at once (compiling everything for the race detector takes
-# minutes on a cold cache); the others start once the mobile app is built
-# with Cordova (app) and the server too (build). A failed build stops make
-# test. go vet's checks, which go test runs first, run in the first pass
-# only: the others test the same code. (Running 3 packages at a time in
-# the first pass, -p 3, took up to a minute off, but the higher load made
-# timings fail in 3 of 5 fresh-clone runs.)
-# The image tests (store/media), which decode and build pictures of up to
-# 8000 × 8000 pixels in one goroutine, and the archive's (store/archive),
-# SQL against SQLite and MariaDB, run in the cluster pass, without the race
-# detector: under it they took 47 s and 62–76 s of the first pass, the
-# longest, against 3 s and 10 s. The archive's code still runs under the
-# race detector in the store's tests, whose archivers save to it.
-# make test prints each pass's wall time and CPU at its end.
+# through playwright-core. Four passes run side by side, since most of a
+# test's time is spent waiting:
+# - every test but the browser's on one Redis under the race detector, with
+#   go vet's checks (go test -race); it starts at once, as compiling for the
+#   race detector takes minutes on a cold cache;
+# - the browser tests (lines "browser:"), which drive the whole server end
+#   to end and mostly wait on Chromium. A file that fails is run once more;
+#   one that then passes is listed as FLAKY at the end (browser_test.go);
+# - the store and server suites again on a Redis Cluster of 3 masters
+#   (lines "cluster:"; CLUSTER_SKIP below), with the image (store/media) and
+#   archive (store/archive) tests, which under the race detector took 47 s
+#   and 62–76 s against 3 s and 10 s (the archive's code still runs under it
+#   in the store's tests, whose archivers save to it);
+# - the benchmarks' harnesses, once each and tiny (test-bench; "bench:").
+# The race detector, which multiplies the CPU a test takes, watches the
+# first pass only: the others run the same code end to end or against
+# another backend, and on a busy 2-core machine the suite is bound by CPU,
+# over half of it compiling. So no package is compiled twice the same way:
+# once the mobile app (app) and the server (build) are built (a failed
+# build stops make test), the bench pass starts, and one go test -c builds
+# the browser and cluster passes' test binaries, without the race detector,
+# on the server build's packages; both passes run them as go test would
+# (RUN_TESTS), the server's from one binary. The first pass's packages are
+# listed before make app rewrites mobile/cordova/build, which go list ./...
+# walks.
+# On one Redis each test has a redis-server of its own, so the store's and
+# server's tests run side by side (two at a time, go test's default on 2
+# cores; -parallel 4 and -p 3 were faster, but the higher load made timings
+# fail on a busy machine); the tests that measure the test process itself
+# (its heap, its CPU time) are not parallel. The -timeout values are
+# deadlines against hangs, far above what a busy 2-core machine needs.
+# make test prints each pass's wall time and CPU at its end, and those of
+# compiling the test binaries.
 test: deps-test
 	@echo "--- every test on one Redis (the browser tests beside them), the store and server suites on a Redis Cluster of 3 masters, and the benchmarks' harnesses, once each and tiny"
 	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
-	( set -o pipefail; TIMEFORMAT='one Redis: %0R s, CPU %0U s user + %0S s system'; { time { $(GO) test -race -count=1 -timeout 30m -skip TestBrowser $$($(GO) list ./... | grep -v -e '/store/media$$' -e '/store/archive$$') 2>&1 | tee $$logs/single; }; } 2>>$$logs/times ) & single=$$!; \
+	racepkgs=$$($(GO) list ./...) || exit 1; racepkgs=$$(printf '%s\n' $$racepkgs | grep -v -e '/store/media$$' -e '/store/archive$$'); \
+	( set -o pipefail; TIMEFORMAT='one Redis: %0R s, CPU %0U s user + %0S s system'; { time { $(GO) test -race $(TEST_NODWARF) -count=1 -timeout 30m -skip TestBrowser $$racepkgs 2>&1 | tee $$logs/single; }; } 2>>$$logs/times ) & single=$$!; \
 	killtree() { for c in $$(pgrep -P $$1); do killtree $$c; done; kill $$1 2>/dev/null; }; \
 	$(MAKE) --no-print-directory app build deps-bench || { killtree $$single; wait $$single; echo "FAIL: the mobile app or the server did not build"; exit 1; }; \
-	( set -o pipefail; TIMEFORMAT='browser: %0R s, CPU %0U s user + %0S s system'; { time { FLAKY_LOG=$$logs/flaky $(GO) test -vet=off -count=1 -timeout 30m -run TestBrowser ./server 2>&1 | sed -u 's/^/browser: /' | tee $$logs/browser; }; } 2>>$$logs/times ) & browser=$$!; \
-	( set -o pipefail; TIMEFORMAT='cluster: %0R s, CPU %0U s user + %0S s system'; { time { MICROBLOG_TEST_REDIS=cluster $(GO) test -vet=off -count=1 -timeout 30m \
-		-skip '$(CLUSTER_SKIP)' ./store/redisdb/... ./server ./store/media ./store/archive 2>&1 | sed -u 's/^/cluster: /' | tee $$logs/cluster; }; } 2>>$$logs/times ) & cluster=$$!; \
-	( set -o pipefail; cd server/bench && TIMEFORMAT='bench: %0R s, CPU %0U s user + %0S s system'; { time { BENCH_SERVER=$(CURDIR)/$(BIN) $(GO) test -vet=off -count=1 -timeout 30m ./... 2>&1 | sed -u 's/^/bench: /' | tee $$logs/bench; }; } 2>>$$logs/times ) & bench=$$!; \
+	( set -o pipefail; cd server/bench && TIMEFORMAT='bench: %0R s, CPU %0U s user + %0S s system'; { time { BENCH_SERVER=$(CURDIR)/$(BIN) $(GO) test -vet=off -ldflags=-w -count=1 -timeout 30m ./... 2>&1 | sed -u 's/^/bench: /' | tee $$logs/bench; }; } 2>>$$logs/times ) & bench=$$!; \
+	pkgs=$$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./store/redisdb/... ./server ./store/media ./store/archive); \
+	TIMEFORMAT='test binaries (browser, cluster): %0R s, CPU %0U s user + %0S s system'; \
+	{ time $(GO) test -c -vet=off -ldflags=-w -o $$logs/bin/ $$pkgs 2>&1; } 2>>$$logs/times || { killtree $$single; killtree $$bench; wait $$single $$bench; echo "FAIL: the browser and cluster tests did not build"; exit 1; }; \
+	$(RUN_TESTS); \
+	( set -o pipefail; TIMEFORMAT='browser: %0R s, CPU %0U s user + %0S s system'; { time { FLAKY_LOG=$$logs/flaky runtests -test.run=TestBrowser $$($(GO) list ./server) 2>&1 | sed -u 's/^/browser: /' | tee $$logs/browser; }; } 2>>$$logs/times ) & browser=$$!; \
+	( set -o pipefail; TIMEFORMAT='cluster: %0R s, CPU %0U s user + %0S s system'; { time { MICROBLOG_TEST_REDIS=cluster runtests '-test.skip=$(CLUSTER_SKIP)' $$pkgs 2>&1 | sed -u 's/^/cluster: /' | tee $$logs/cluster; }; } 2>>$$logs/times ) & cluster=$$!; \
 	wait $$single; s=$$?; wait $$browser; b=$$?; wait $$cluster; c=$$?; wait $$bench; h=$$?; \
 	echo "--- each pass's time (wall, then the CPU of its processes)"; cat $$logs/times; \
 	if [ -s $$logs/flaky ]; then echo "--- browser test files that passed only when run again (fix them)"; cat $$logs/flaky; fi; \
@@ -102,6 +104,38 @@ test: deps-test
 	[ $$s -eq 0 ] || echo "FAIL: the tests on one Redis"; [ $$b -eq 0 ] || echo "FAIL: the browser tests"; \
 	[ $$c -eq 0 ] || echo "FAIL: the tests on a Redis Cluster"; [ $$h -eq 0 ] || echo "FAIL: the benchmarks' harnesses"; \
 	[ $$s -eq 0 ] && [ $$b -eq 0 ] && [ $$c -eq 0 ] && [ $$h -eq 0 ]
+
+# TEST_NODWARF leaves out of the race detector's build what only a debugger
+# reads (DWARF): a sixth of its CPU on a cold cache. Its reports, and
+# panics, name files and lines all the same. The builds without the race
+# detector keep DWARF in their packages, which they share with make build,
+# and leave it out of the test binaries only (-ldflags=-w), which nothing
+# shares.
+TEST_NODWARF := -gcflags=all=-dwarf=false -ldflags=-w
+
+# RUN_TESTS defines, for make test, runtests FLAG PACKAGE...: it runs the
+# test binaries that go test -c wrote into $$logs/bin as go test runs them
+# (in the package's folder, with go test's flags and FLAG, two at a time),
+# and prints, as go test does, a failed package's output, then "ok" or
+# "FAIL" with the package and its time; it fails if any package did.
+RUN_TESTS = \
+	runtest() { \
+		local dir=$${1\#$$($(GO) list -m)/} out=$$logs/$${1//\//_}.out t0=$$(date +%s%N) rc t; \
+		( cd $$dir && exec $$logs/bin/$${1\#\#*/}.test -test.paniconexit0 -test.timeout=30m0s -test.count=1 "$$2" ) </dev/null >$$out 2>&1; rc=$$?; \
+		t=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
+		{ flock 9; if [ $$rc -eq 0 ]; then printf 'ok  \t%s\t%d.%03ds\n' $$1 $$((t / 1000)) $$((t % 1000)); \
+			else cat $$out; printf 'FAIL\t%s\t%d.%03ds\n' $$1 $$((t / 1000)) $$((t % 1000)); fi; } 9>>$$logs/lock; \
+		return $$rc; \
+	}; \
+	runtests() { \
+		local flag=$$1 n=0 rc=0 p; shift; \
+		for p in "$$@"; do \
+			if [ $$n -eq 2 ]; then wait -n || rc=1; n=$$((n - 1)); fi; \
+			runtest $$p "$$flag" & n=$$((n + 1)); \
+		done; \
+		while [ $$n -gt 0 ]; do wait -n || rc=1; n=$$((n - 1)); done; \
+		return $$rc; \
+	}
 
 # CLUSTER_SKIP are the tests the cluster pass leaves to the one on a single
 # Redis: the browser tests; the TestCluster ones, which start a cluster of
