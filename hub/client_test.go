@@ -71,7 +71,7 @@ func newTestHub(t *testing.T, opt hub.Options) *testHub {
 		h.Serve(ws, cl)
 	}))
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangWait)
 		defer cancel()
 		if err := h.Shutdown(ctx); err != nil {
 			t.Errorf("hub shutdown: %v", err)
@@ -102,6 +102,11 @@ func (th *testHub) stars(fan, star int64, following bool) {
 func (th *testHub) revoke(uid int64, tokenHash string) {
 	th.broker.publish(store.NotifyTopic(uid), store.EventSessionRevoked, store.SessionRevokedData{TokenHash: tokenHash})
 }
+
+// hangWait bounds each wait of these tests for what must come (a frame, a
+// close, a count): a deadline against a hang, never a speed check, far
+// above what a busy 2-core machine under the race detector needs.
+const hangWait = time.Minute
 
 // client is one WebSocket peer of a test hub.
 type client struct {
@@ -152,7 +157,7 @@ func describe(f wstest.Frame) string {
 func (c *client) expect(want ...string) {
 	c.t.Helper()
 	for i, w := range want {
-		if got := describe(c.Next(c.t, 3*time.Second)); got != w {
+		if got := describe(c.Next(c.t, hangWait)); got != w {
 			c.t.Fatalf("frame %d: got %q, want %q of %q", i, got, w, want)
 		}
 	}
@@ -161,7 +166,7 @@ func (c *client) expect(want ...string) {
 // closed reads until the connection ends and returns the frames read on the
 // way and the close code (0: the connection ended without one).
 func (c *client) closed() (frames []string, code int) {
-	fs, code := c.Drain(5 * time.Second)
+	fs, code := c.Drain(hangWait)
 	for _, f := range fs {
 		frames = append(frames, describe(f))
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-	"time"
 
 	"microblog/hub"
 	"microblog/hub/wstest"
@@ -36,7 +35,7 @@ func wantDM(id int64) string { return fmt.Sprintf("message %d", id) }
 func (c *client) expectDM(want ...string) {
 	c.t.Helper()
 	for i, w := range want {
-		if got := describeDM(c.Next(c.t, 3*time.Second)); got != w {
+		if got := describeDM(c.Next(c.t, hangWait)); got != w {
 			c.t.Fatalf("frame %d: got %q, want %q of %q", i, got, w, want)
 		}
 	}

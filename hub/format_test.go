@@ -73,7 +73,7 @@ func TestFormatSharesTheFanOut(t *testing.T) {
 	want := func(cl *client, ids ...int64) {
 		t.Helper()
 		for _, id := range ids {
-			if f := cl.Next(t, 3*time.Second); f.Event != "public_post" || f.ID() != id {
+			if f := cl.Next(t, hangWait); f.Event != "public_post" || f.ID() != id {
 				t.Fatalf("got %s, want public_post %d", f, id)
 			}
 		}
@@ -87,7 +87,7 @@ func TestFormatSharesTheFanOut(t *testing.T) {
 	}
 	home := th.post(amy)
 	native.expect(wantPost(home)) // and none of the public posts before it
-	if f := a.Next(t, 3*time.Second); f.Event != "home_post" || f.ID() != home {
+	if f := a.Next(t, hangWait); f.Event != "home_post" || f.ID() != home {
 		t.Fatalf("got %s, want home_post %d", f, home)
 	}
 

@@ -55,7 +55,7 @@ func newStack(t *testing.T, opt hub.Options) *stack {
 		h.Serve(ws, hub.Client{UserID: uid, TokenHash: tokenHash})
 	}))
 	t.Cleanup(func() {
-		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		sctx, scancel := context.WithTimeout(context.Background(), hangWait)
 		defer scancel()
 		if err := h.Shutdown(sctx); err != nil {
 			t.Errorf("hub shutdown: %v", err)
@@ -80,7 +80,7 @@ func (s *stack) user(t *testing.T, name string) int64 {
 func (s *stack) connect(t *testing.T, uid int64) *wstest.Client {
 	t.Helper()
 	c := wstest.Dial(t, s.url+"/?uid="+jsonInt(uid), nil)
-	if f := c.Next(t, 3*time.Second); f.Event != "ready" {
+	if f := c.Next(t, hangWait); f.Event != "ready" {
 		t.Fatalf("first frame %q, want ready", f.Event)
 	}
 	return c
@@ -101,7 +101,7 @@ func (s *stack) numSub(t *testing.T, channel string) int64 {
 // waitFor polls cond (a Redis-side count the hub cannot signal) until true.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(hangWait)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -134,7 +134,7 @@ func TestSubscriptionsAreSharedAndLinger(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, conn := range []*wstest.Client{a, b, c} {
-		if f := conn.Next(t, 3*time.Second); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
+		if f := conn.Next(t, hangWait); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
 			t.Fatalf("got %s %s", f.Event, f.Data)
 		}
 	}
@@ -172,7 +172,7 @@ func TestReconnectWithinLingerKeepsSubscription(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := c.Next(t, 3*time.Second); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
+	if f := c.Next(t, hangWait); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(p.ID)) {
 		t.Fatalf("got %s %s", f.Event, f.Data)
 	}
 }
@@ -182,12 +182,12 @@ func TestReconnectWithinLingerKeepsSubscription(t *testing.T) {
 func TestShutdownClosesWithGoingAway(t *testing.T) {
 	s := newStack(t, hub.Options{})
 	c := s.connect(t, s.user(t, "alice"))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangWait)
 	defer cancel()
 	if err := s.hub.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if frames, code := c.Drain(3 * time.Second); len(frames) > 0 || code != websocket.CloseGoingAway {
+	if frames, code := c.Drain(hangWait); len(frames) > 0 || code != websocket.CloseGoingAway {
 		t.Fatalf("read after shutdown: %v and close %d, want close 1001", frames, code)
 	}
 }
@@ -205,7 +205,7 @@ func (s *stack) create(t *testing.T, np store.NewPost) store.Post {
 // expectPost fails unless c's next frame is post id.
 func expectPost(t *testing.T, c *wstest.Client, id int64) {
 	t.Helper()
-	if f := c.Next(t, 3*time.Second); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(id)+",") {
+	if f := c.Next(t, hangWait); f.Event != store.EventPost || !strings.Contains(string(f.Data), `"id":`+jsonInt(id)+",") {
 		t.Fatalf("got %s %s, want post %d", f.Event, f.Data, id)
 	}
 }
@@ -263,13 +263,13 @@ func TestSuspendClosesSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := wstest.Dial(t, s.url+"/?uid="+jsonInt(u.ID)+"&token="+url.QueryEscape(token), nil)
-	if f := c.Next(t, 3*time.Second); f.Event != store.EventReady {
+	if f := c.Next(t, hangWait); f.Event != store.EventReady {
 		t.Fatalf("first frame %q, want ready", f.Event)
 	}
 	if err := s.st.Suspend(ctx, u.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	if frames, code := c.Drain(3 * time.Second); code != hub.CloseLoggedOut || len(frames) > 0 {
+	if frames, code := c.Drain(hangWait); code != hub.CloseLoggedOut || len(frames) > 0 {
 		t.Fatalf("got %v and close %d, want close %d", frames, code, hub.CloseLoggedOut)
 	}
 }

@@ -206,7 +206,7 @@ func TestShutdownWaitsForConnections(t *testing.T) {
 	for _, c := range []*client{a, b} {
 		go func() { _, code := c.closed(); codes <- code }()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangWait)
 	defer cancel()
 	if err := th.Shutdown(ctx); err != nil {
 		t.Fatal(err)
@@ -251,7 +251,7 @@ func TestDeliverNeverBlocks(t *testing.T) {
 	}()
 	select {
 	case <-delivered:
-	case <-time.After(5 * time.Second):
+	case <-time.After(hangWait):
 		t.Fatal("Deliver blocked behind the stalled stars events")
 	}
 	c.expect(wantPost(th.post(fan)))

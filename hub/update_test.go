@@ -3,7 +3,6 @@ package hub_test
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
 	"microblog/hub"
 	"microblog/store"
@@ -29,7 +28,7 @@ func TestLivePostUpdate(t *testing.T) {
 	}
 	next := func(want string) {
 		t.Helper()
-		f := c.Next(t, 3*time.Second)
+		f := c.Next(t, hangWait)
 		var got store.Post
 		json.Unmarshal(f.Data, &got)
 		if f.Event != store.EventPostUpdate || got.ID != p.ID || got.Content != want {

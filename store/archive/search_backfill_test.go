@@ -22,7 +22,7 @@ func TestMigrateToSearch(t *testing.T) {
 			ctx := context.Background()
 			dsn := dsn(t)
 			db, want := oldArchive(t, dsn, 3, 2*backfillChunk+234, func(m *store.Archived) { m.Content = fmt.Sprint("旧的 old ", m.ID) })
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) { // against a hang only
 				res, err := db.Search(ctx, store.SearchQuery{Words: []string{"旧的"}, Limit: len(want) + 1})
 				if err != nil {
 					t.Fatal(err)
@@ -66,7 +66,7 @@ func TestMigrateToTags(t *testing.T) {
 			ctx := context.Background()
 			dsn := dsn(t)
 			db, want := oldArchive(t, dsn, 5, backfillChunk+34, func(m *store.Archived) { m.Content, m.Tags = "old", `["Old"]` })
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) { // against a hang only
 				ids, err := db.IDs(ctx, store.ArchiveQuery{Tag: "old", Limit: len(want) + 1})
 				if err != nil {
 					t.Fatal(err)

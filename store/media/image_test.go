@@ -240,7 +240,7 @@ func TestProcessStopsWhenContextEnds(t *testing.T) {
 	defer cancel()
 	start = time.Now()
 	_, err := Process(ctx, file, false)
-	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || took > whole/4+30*time.Millisecond {
+	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || took > whole/2+30*time.Millisecond {
 		t.Fatalf("Process with a context ending after 30ms: %v after %v (a whole one took %v), want the context's error at once", err, took, whole)
 	}
 	// It gave its turn back.
@@ -274,7 +274,7 @@ func TestTurns(t *testing.T) {
 		t.Fatalf("waiting with an ended context: %v", err)
 	}
 	done := make(chan error)
-	decodeWait = 5 * time.Second
+	decodeWait = time.Minute // against a hang: the turn is free in 20 ms
 	go func() { _, err := Process(context.Background(), small, false); done <- err }()
 	time.Sleep(20 * time.Millisecond)
 	releases[0]()

@@ -56,7 +56,7 @@ func newTestStoreWith(t *testing.T, opt Options) testStore {
 // settle waits until the fan-out queue is empty: every job is done.
 func (s testStore) settle() {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(storetest.HangWait)
 	for {
 		n, err := s.rdb.XLen(s.ctx, s.keys.FanOutQueue()).Result()
 		if err == nil && n == 0 {

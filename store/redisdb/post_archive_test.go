@@ -14,6 +14,7 @@ import (
 	"microblog/store/archive"
 	"microblog/store/archive/archivetest"
 	"microblog/store/redisdb/runner"
+	"microblog/store/storetest"
 )
 
 // engines are the archives every archive test runs on: the embedded SQLite
@@ -51,7 +52,7 @@ func newArchivedStore(t *testing.T, dsn string, opt Options) testStore {
 func (s testStore) archived() {
 	s.t.Helper()
 	s.settle()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(storetest.HangWait)
 	for {
 		n, err := s.rdb.XLen(s.ctx, s.keys.ArchiveQueue()).Result()
 		if err == nil && n == 0 {

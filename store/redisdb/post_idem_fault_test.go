@@ -60,7 +60,7 @@ func TestRetryAfterLostClaimReply(t *testing.T) {
 			if !errors.Is(err, store.ErrInProgress) {
 				t.Fatalf("%s: a retry answers %v", c.what, err)
 			}
-			if time.Since(start) > schema.ClaimTTL/3 {
+			if time.Since(start) > schema.ClaimTTL/2 {
 				t.Fatalf("%s: retries still refused as in progress after %v", c.what, time.Since(start))
 			}
 			time.Sleep(20 * time.Millisecond)

@@ -12,6 +12,7 @@ import (
 	"microblog/store"
 	"microblog/store/redisdb/runner"
 	"microblog/store/redisdb/schema"
+	"microblog/store/storetest"
 )
 
 // runCaches runs s's caches until the test ends and waits until they are live.
@@ -26,7 +27,7 @@ func runCaches(t testing.TB, s *Store) {
 
 func waitFor(t testing.TB, what string, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(2 * time.Millisecond) {
+	for deadline := time.Now().Add(storetest.HangWait); !ok(); time.Sleep(2 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}

@@ -55,7 +55,7 @@ func TestRetryAcknowledgedOnlyOnceEventsOut(t *testing.T) {
 	first := retryUntilServed(t, s, np, time.Now(), "the retry once the channel's master is back")
 	next := s.post(store.NewPost{Author: alice, Content: "the next one", IdempotencyKey: "k2"})
 	var got []int64
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	for end := time.Now().Add(storetest.HangWait); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if got = seen(); slices.Contains(got, next.ID) {
 			break
 		}
@@ -109,7 +109,7 @@ func TestDMAcknowledgedOnlyOnceEventOut(t *testing.T) {
 			first = m
 			break
 		}
-		if !errors.Is(err, store.ErrInProgress) || time.Since(start) > schema.ClaimTTL/3 {
+		if !errors.Is(err, store.ErrInProgress) || time.Since(start) > schema.ClaimTTL/2 {
 			t.Fatalf("the retry once the channel is back answers %v after %v", err, time.Since(start))
 		}
 	}
@@ -118,7 +118,7 @@ func TestDMAcknowledgedOnlyOnceEventOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []int64
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	for end := time.Now().Add(storetest.HangWait); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if got = seen(); slices.Contains(got, next.ID) {
 			break
 		}

@@ -185,7 +185,7 @@ func (m *modeFaults) down(mode faultMode) time.Duration {
 // once the survivor's client answers again (go-redis's pool answers with
 // its last dial error for a moment after the server is back).
 func (m *modeFaults) loadScripts() {
-	for deadline := time.Now().Add(5 * time.Second); m.survivor.rdb.Ping(m.survivor.ctx).Err() != nil; {
+	for deadline := time.Now().Add(storetest.HangWait); m.survivor.rdb.Ping(m.survivor.ctx).Err() != nil; {
 		if time.Now().After(deadline) {
 			m.t.Fatal("the survivor's client does not reach Redis again")
 		}
@@ -251,7 +251,7 @@ func (m *modeFaults) work() (stop func()) {
 // repair runs the survivor's checker, its workers running, until the
 // author is in a valid state with no job left, and returns that state.
 func (m *modeFaults) repair(star int64, what string) modeState {
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(storetest.HangWait)
 	for {
 		if _, err := m.checker.Check(m.survivor.ctx); err != nil {
 			m.t.Logf("%s: checker: %v", what, err)
@@ -263,7 +263,7 @@ func (m *modeFaults) repair(star int64, what string) modeState {
 			return st
 		}
 		if time.Now().After(deadline) {
-			m.t.Fatalf("%s: after 15 s of repairs the author is %+v: %s", what, st, problem)
+			m.t.Fatalf("%s: after %v of repairs the author is %+v: %s", what, storetest.HangWait, st, problem)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -351,7 +351,7 @@ func (s testStore) roundTrips(f func(ctx context.Context) error) int64 {
 func (s testStore) settleAndWait() {
 	s.t.Helper()
 	s.settle()
-	for deadline := time.Now().Add(10 * time.Second); s.pendingMarks() > 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(storetest.HangWait); s.pendingMarks() > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("%d in-flight marks left with the queue empty", s.pendingMarks())
 		}

@@ -72,8 +72,9 @@ func settle(ctx context.Context, w *world, fans []*liveFan, timeout time.Duratio
 }
 
 // liveWait is how long settle waits for the live feeds once the queues are
-// empty: a resume after a fault takes a second or two.
-const liveWait = 20 * time.Second
+// empty: a resume after a fault takes a second or two, many more on a busy
+// machine.
+const liveWait = time.Minute
 
 // owed are the acknowledged posts fan i is owed live: those of its stars
 // after its first ready's last_id.

@@ -49,7 +49,7 @@ func StartRedis(bin, dir string) (*Proc, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) { // against a hang only
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.SetDeadline(time.Now().Add(time.Second))
 			fmt.Fprint(c, "PING\r\n")
@@ -107,7 +107,7 @@ func StartHTTP(name string, cmd *exec.Cmd, addr string) (*Proc, error) {
 	}
 	p.URL = "http://" + addr
 	client := &http.Client{Timeout: time.Second}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) { // against a hang only
 		if resp, err := client.Get(p.URL + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {

@@ -192,7 +192,7 @@ func (s *Server) startCmd() error {
 
 // waitReady waits until slapd accepts connections, or fails with its log.
 func (s *Server) waitReady() error {
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(time.Minute) // against a hang: a busy machine starts several at once
 	for {
 		c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
 		if err == nil {

@@ -132,7 +132,7 @@ func (s *Server) run(install, server string, options []string) error {
 
 // waitReady waits until the server answers, or fails with its log.
 func (s *Server) waitReady(server string) error {
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(time.Minute) // against a hang: a busy machine starts several at once
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		err := s.admin.PingContext(ctx)

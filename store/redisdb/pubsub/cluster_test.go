@@ -181,7 +181,7 @@ func TestClusterSubscriberPartitions(t *testing.T) {
 	st := redisdb.New(c.Client(), redisdb.Options{Prefix: "t:", BcryptCost: bcrypt.MinCost})
 	fan := newLiveFan(t)
 	sub := runSubscriber(t, st, fan)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	if err := sub.Sync(ctx); err != nil {
 		t.Fatalf("Sync with no partition in use: %v", err)
@@ -278,10 +278,10 @@ func TestClusterSubscriberPartitions(t *testing.T) {
 	}
 }
 
-// eventually polls cond for up to 10s.
+// eventually polls cond for up to waitLimit.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -312,7 +312,7 @@ func followedAuthors(t *testing.T, st *redisdb.Store, sub *Subscriber, n int) (f
 		authors = append(authors, a.ID)
 		topics = append(topics, store.AuthorTopic(a.ID))
 	}
-	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	sctx, cancel := context.WithTimeout(ctx, waitLimit)
 	defer cancel()
 	if err := sub.Subscribe(sctx, topics...); err != nil {
 		t.Fatal(err)
@@ -368,7 +368,7 @@ func (p *poster) end() []int64 {
 // twice.
 func checkExactlyOnce(t *testing.T, st *redisdb.Store, sub *Subscriber, fan *liveFan, uid int64, made []int64, resent bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	// Once no connection is in a gap, a Sync is read after every event
 	// published before it.
@@ -461,7 +461,7 @@ func TestClusterSubscriberKilled(t *testing.T) {
 		}
 		killed += int(n)
 		if n > 0 {
-			fan.waitBack(t, 10*time.Second)
+			fan.waitBack(t, waitLimit)
 		}
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -484,7 +484,7 @@ func TestClusterSubscriberMasterRestart(t *testing.T) {
 	p := startPosting(st, authors)
 	time.Sleep(200 * time.Millisecond)
 	c.Restart(1)
-	fan.waitBack(t, 20*time.Second)
+	fan.waitBack(t, waitLimit)
 	time.Sleep(300 * time.Millisecond)
 	made := p.end()
 	t.Logf("%d posts refused while the master was down", p.errs)
@@ -499,7 +499,7 @@ func TestClusterSubscriberSlotMoved(t *testing.T) {
 	st := redisdb.New(c.Client(), redisdb.Options{BcryptCost: bcrypt.MinCost})
 	fan := newLiveFan(t)
 	sub := runSubscriber(t, st, fan)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	topics := []store.Topic{store.AuthorTopic(9), store.NotifyTopic(9), store.AuthorTopic(73), store.AuthorTopic(10)}
 	if err := sub.Subscribe(ctx, topics...); err != nil {
@@ -514,7 +514,7 @@ func TestClusterSubscriberSlotMoved(t *testing.T) {
 	from, to := slotOwner(t, c, slot), -1
 	to = (from + 1) % len(c.Masters)
 	moveSlot(t, c, slot, from, to)
-	fan.waitBack(t, 10*time.Second)
+	fan.waitBack(t, waitLimit)
 
 	for _, tp := range topics {
 		ch := sub.channel(tp)

@@ -25,7 +25,7 @@ func TestClusterSubscriberFailover(t *testing.T) {
 	st := clusterStore(t, c)
 	fan := newLiveFan(t)
 	sub := runSubscriber(t, st, fan)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*waitLimit)
 	defer cancel()
 	uid, authors := followedAuthors(t, st, sub, 12)
 	p := startPosting(st, authors)
@@ -35,7 +35,7 @@ func TestClusterSubscriberFailover(t *testing.T) {
 	failed := slotOwner(t, c, int(rc.ClusterKeySlot(ctx, victim).Val()))
 	c.Fail(failed)
 	took := c.FailedOver(failed)
-	fan.waitBack(t, 20*time.Second)
+	fan.waitBack(t, waitLimit)
 	time.Sleep(300 * time.Millisecond)
 	made := p.end()
 	t.Logf("master %d (%s) failed over in %v; %d posts refused meanwhile", failed, victim, took, p.errs)
@@ -65,7 +65,7 @@ func TestClusterSubscriberFailover(t *testing.T) {
 // again it subscribes on the master and hears what is published.
 func TestClusterSubscriberRefusesReplica(t *testing.T) {
 	c := storetest.StartReplicatedCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*waitLimit)
 	defer cancel()
 	truth := c.Client()
 	replica := c.Replicas[0]
@@ -116,7 +116,7 @@ func TestClusterSubscriberRefusesReplica(t *testing.T) {
 	}
 
 	stale.Store(false)
-	fan.waitBack(t, 20*time.Second)
+	fan.waitBack(t, waitLimit)
 	if err := sub.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -59,10 +59,10 @@ func TestStopHandsBackJobs(t *testing.T) {
 	start := time.Now()
 	stopStuck()
 	stopped := time.Since(start)
-	if stopped > FinishWithin+time.Second {
+	if stopped > FinishWithin+storetest.HangWait { // not the batch's hour
 		t.Fatalf("the stuck worker took %v to stop, want about finishWithin (%v)", stopped, FinishWithin)
 	}
-	s.settleWithin(time.Second)
+	s.settleWithin(claimIdle / 2) // within reclaimTick, where it used to take claimIdle
 	t.Logf("stopped in %v, jobs done by the other %v after", stopped, time.Since(start)-stopped)
 	s.everyFanHas([]int64{fans[0], fans[len(fans)-1]}, big.ID, true)
 	s.everyFanHas([]int64{fan}, few.ID, true)
@@ -75,11 +75,11 @@ func TestStopHandsBackJobs(t *testing.T) {
 		"a consumer that stopped holding nothing is still in the group")
 }
 
-// waitConsumers waits up to 5 s for the group's consumers to satisfy ok,
-// and fails with what if they do not.
+// waitConsumers waits until the group's consumers satisfy ok, and fails
+// with what if they do not within storetest.HangWait.
 func (s testStore) waitConsumers(ok func([]string) bool, what string) {
 	s.t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !ok(s.consumers()); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(storetest.HangWait); !ok(s.consumers()); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("%s: %v", what, s.consumers())
 		}
@@ -90,7 +90,7 @@ func (s testStore) waitConsumers(ok func([]string) bool, what string) {
 // acknowledged.
 func (s testStore) waitPending(n int64) {
 	s.t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(storetest.HangWait); ; time.Sleep(5 * time.Millisecond) {
 		if p, err := s.rdb.XPending(s.ctx, s.keys.FanOutQueue(), schema.FanOutGroup).Result(); err == nil && p.Count == n {
 			return
 		}
@@ -135,6 +135,7 @@ func TestHandBackWithRedisAwayKeepsJobs(t *testing.T) {
 	// look came after, and rightly took the jobs over).
 	const claimIdle = 8 * time.Second
 	w := s.worker(FanOutOptions{ClaimIdle: claimIdle})
+	reading := time.Now()
 	s.take(w, 3)
 	taken := time.Now()
 
@@ -159,10 +160,15 @@ func TestHandBackWithRedisAwayKeepsJobs(t *testing.T) {
 	if err := other.c.reclaim(s.ctx, 1, other.takeOver); err != nil {
 		t.Fatal(err)
 	}
+	// A machine so slow that the look came after the claim idle time
+	// proves nothing here (and rightly lost the jobs), but fails nothing.
+	early := time.Since(reading) < claimIdle
 	held, err := s.rdb.XPendingExt(s.ctx, &redis.XPendingExtArgs{Stream: s.keys.FanOutQueue(), Group: schema.FanOutGroup,
 		Start: "-", End: "+", Count: 10, Consumer: w.c.name}).Result()
-	if err != nil || len(held) != 3 {
+	if err != nil || len(held) != 3 && early {
 		t.Fatalf("the stopped worker holds %d jobs (%v), want the 3 it read", len(held), err)
+	} else if len(held) != 3 {
+		t.Logf("the first look came %v after the jobs were read, past the claim idle time: the early look proves nothing", time.Since(reading))
 	}
 	time.Sleep(time.Until(taken.Add(claimIdle)))
 	if err := other.c.reclaim(s.ctx, 1, other.takeOver); err != nil {

@@ -107,7 +107,7 @@ func newArchivedStore(t *testing.T, dsn string, opt redisdb.Options) testStore {
 	return s
 }
 
-// waitEmpty waits until stream is empty.
+// waitEmpty waits until stream is empty, and fails if it is not within.
 func (s testStore) waitEmpty(stream, what string, within time.Duration) {
 	s.t.Helper()
 	deadline := time.Now().Add(within)
@@ -124,12 +124,12 @@ func (s testStore) waitEmpty(stream, what string, within time.Duration) {
 }
 
 // settle waits until the fan-out queue is empty: every job is done.
-func (s testStore) settle() { s.waitEmpty(s.keys.FanOutQueue(), "the fan-out queue", 10*time.Second) }
+func (s testStore) settle() { s.waitEmpty(s.keys.FanOutQueue(), "the fan-out queue", storetest.HangWait) }
 
 // archived waits until the fan-out and archive queues are empty.
 func (s testStore) archived() {
 	s.settle()
-	s.waitEmpty(s.keys.ArchiveQueue(), "the archive queue", 20*time.Second)
+	s.waitEmpty(s.keys.ArchiveQueue(), "the archive queue", storetest.HangWait)
 }
 
 // inHome tells whether mid is in uid's G set (pushed), not merely shown.
