@@ -124,7 +124,9 @@ func (s testStore) waitEmpty(stream, what string, within time.Duration) {
 }
 
 // settle waits until the fan-out queue is empty: every job is done.
-func (s testStore) settle() { s.waitEmpty(s.keys.FanOutQueue(), "the fan-out queue", storetest.HangWait) }
+func (s testStore) settle() {
+	s.waitEmpty(s.keys.FanOutQueue(), "the fan-out queue", storetest.HangWait)
+}
 
 // archived waits until the fan-out and archive queues are empty.
 func (s testStore) archived() {
