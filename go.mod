@@ -3,6 +3,7 @@ module microblog
 go 1.26.8
 
 require (
+	github.com/buckket/go-blurhash v1.1.0
 	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/go-ldap/ldap/v3 v3.4.15
 	github.com/go-sql-driver/mysql v1.10.1

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"microblog/server/mastodon"
+	"microblog/store"
 )
 
 // What third-party Mastodon apps read that the client libraries of the
@@ -294,5 +296,47 @@ func TestMastodonSearchFindsWhomYouBlock(t *testing.T) {
 	ts.mastodonJSON(t, "GET", "/api/v2/search?type=accounts&q=bob", dave, nil, &res)
 	if got := names(res.Accounts); !slices.Equal(got, []string{"bobby", "bobcat", "bobsled"}) {
 		t.Errorf("dave's search for bob = %v, want all three", got)
+	}
+}
+
+// TestImagesHaveBlurhash: an upload's answer carries its BlurHash, in the
+// native API and as the Mastodon attachment's blurhash (one client library
+// failed on a null one), and the post's images keep it, read back from
+// Redis as from the archive.
+func TestImagesHaveBlurhash(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t, "MICROBLOG_HOT_WINDOW=10")
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	native := nativeOf(alice)
+
+	status, body := ts.upload(t, "POST", "/media", native, "p.png", pngBytes(testImage(40, 30)), "")
+	var m store.Media
+	if status != http.StatusCreated || json.Unmarshal(body, &m) != nil || len(m.Blurhash) != 28 {
+		t.Fatalf("native upload: %d %s, want a blurhash", status, body)
+	}
+	var att mastodon.MediaAttachment
+	status, body = ts.multipart(t, "POST", "/api/v2/media", alice, nil, "file", "q.png", pngBytes(testImage(40, 30)))
+	if status/100 != 2 || json.Unmarshal(body, &att) != nil || att.Blurhash == nil || len(*att.Blurhash) != 28 {
+		t.Fatalf("Mastodon upload: %d %s, want a blurhash", status, body)
+	}
+	status, body = ts.call(t, "POST", "/api/v1/posts", native, map[string]any{"content": "with a picture", "media_ids": []int64{m.ID}})
+	var p store.Post
+	if status != http.StatusCreated || json.Unmarshal(body, &p) != nil || len(p.Media) != 1 || p.Media[0].Blurhash != m.Blurhash {
+		t.Fatalf("post with the picture: %d %s", status, body)
+	}
+	var st mastodon.Status
+	ts.mastodonJSON(t, "GET", "/api/v1/statuses/"+idStr(p.ID), alice, nil, &st)
+	if len(st.MediaAttachments) != 1 || st.MediaAttachments[0].Blurhash == nil || *st.MediaAttachments[0].Blurhash != m.Blurhash {
+		t.Fatalf("status attachments %+v, want blurhash %q", st.MediaAttachments, m.Blurhash)
+	}
+	for i := range 11 { // past the hot window of 10: the post leaves Redis
+		ts.post(t, native, fmt.Sprint("later ", i), 0)
+	}
+	archiveSettled(t, ts.rdb())
+	waitEvicted(t, ts.rdb(), p.ID)
+	var got store.Post
+	ts.getJSON(t, "", fmt.Sprintf("/api/v1/posts/%d", p.ID), &got)
+	if len(got.Media) != 1 || got.Media[0].Blurhash != m.Blurhash {
+		t.Errorf("archived post's media %+v, want blurhash %q", got.Media, m.Blurhash)
 	}
 }

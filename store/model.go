@@ -89,6 +89,10 @@ type Media struct {
 	Width    int    `json:"width"`
 	Height   int    `json:"height"`
 	Alt      string `json:"alt"`
+	// Blurhash is a few dozen characters that draw a blurred likeness of
+	// the image (blurha.sh) while it loads; empty for uploads made before
+	// there were any.
+	Blurhash string `json:"blurhash,omitempty"`
 }
 
 // MaxMedia is how many images one post may carry.

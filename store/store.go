@@ -208,6 +208,7 @@ type MediaFile struct {
 	Name, ThumbName string // file names in the media folder
 	Width, Height   int
 	Alt             string
+	Blurhash        string
 }
 
 // Uploads keeps the metadata of uploaded images; their bytes live outside

@@ -345,6 +345,10 @@ func (m mapper) media(f store.Media) MediaAttachment {
 		alt := f.Alt
 		a.Description = &alt
 	}
+	if f.Blurhash != "" {
+		hash := f.Blurhash
+		a.Blurhash = &hash
+	}
 	return a
 }
 

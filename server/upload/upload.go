@@ -114,7 +114,7 @@ func Prepare(c echo.Context, file []byte, avatar bool) (*media.Image, error) {
 // text: its files in the media folder and its record in the store.
 func SaveImage(ctx context.Context, st store.Uploads, files *media.Folder, owner int64, img *media.Image, alt string) (store.Media, error) {
 	f := store.MediaFile{Name: media.NewName(img.Ext), ThumbName: media.NewName(img.ThumbExt),
-		Width: img.Width, Height: img.Height, Alt: alt}
+		Width: img.Width, Height: img.Height, Alt: alt, Blurhash: img.Blurhash}
 	if err := saveFiles(files, f.Name, img.Full, f.ThumbName, img.Thumb); err != nil {
 		return store.Media{}, err
 	}

@@ -140,6 +140,10 @@ func processGIF(ctx context.Context, b []byte) (*Image, error) {
 		}
 	}
 	thumb, thumbExt, err := encode(ctx, first)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := blurhashOf(ctx, first)
 	return &Image{Full: full.Bytes(), Ext: ".gif", Thumb: thumb, ThumbExt: thumbExt,
-		Width: cw, Height: ch}, err
+		Width: cw, Height: ch, Blurhash: hash}, err
 }

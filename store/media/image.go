@@ -45,6 +45,7 @@ type Image struct {
 	Full, Thumb   []byte
 	Ext, ThumbExt string // ".jpg", ".png" or ".gif"
 	Width, Height int
+	Blurhash      string // of the thumbnail (blurhash.go); "" for an avatar
 }
 
 // Errors of an upload, as the contract answers them.
@@ -134,9 +135,13 @@ func Process(ctx context.Context, b []byte, avatar bool) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
+	hash, err := blurhashOf(ctx, small)
+	if err != nil {
+		return nil, err
+	}
 	full, ext, err := encode(ctx, img)
 	return &Image{Full: full, Ext: ext, Thumb: thumb, ThumbExt: thumbExt,
-		Width: img.Bounds().Dx(), Height: img.Bounds().Dy()}, err
+		Width: img.Bounds().Dx(), Height: img.Bounds().Dy(), Blurhash: hash}, err
 }
 
 // decode decodes the first frame of b, reading through ctx.

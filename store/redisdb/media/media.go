@@ -20,7 +20,8 @@ func (s *Uploads) SaveMedia(ctx context.Context, owner int64, f store.MediaFile)
 		return store.Media{}, s.core.Wrap("save media", err)
 	}
 	now := s.core.Now()
-	h := schema.MediaHash{Owner: owner, Name: f.Name, Thumb: f.ThumbName, Width: f.Width, Height: f.Height, Alt: f.Alt, Created: now}
+	h := schema.MediaHash{Owner: owner, Name: f.Name, Thumb: f.ThumbName, Width: f.Width, Height: f.Height, Alt: f.Alt,
+		Blurhash: f.Blurhash, Created: now}
 	_, err = s.rdb.TxPipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.HSet(ctx, s.keys.Media(mediaID), h)
 		return nil

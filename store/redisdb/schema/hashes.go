@@ -200,7 +200,9 @@ type MediaHash struct {
 	Width   int    `redis:"width"`
 	Height  int    `redis:"height"`
 	Alt     string `redis:"alt"`
-	Created int64  `redis:"created"`
+	// Blurhash is store.Media's; absent from uploads made before it was.
+	Blurhash string `redis:"blurhash"`
+	Created  int64  `redis:"created"`
 	Post    int64  `redis:"post"` // 0 until a post (or a private message) takes it
 }
 
@@ -238,7 +240,8 @@ func (h *PostHash) Archived(mid int64) store.Archived {
 }
 
 func (h MediaHash) Media(mediaID int64) store.Media {
-	return store.Media{ID: mediaID, URL: MediaURL(h.Name), ThumbURL: MediaURL(h.Thumb), Width: h.Width, Height: h.Height, Alt: h.Alt}
+	return store.Media{ID: mediaID, URL: MediaURL(h.Name), ThumbURL: MediaURL(h.Thumb), Width: h.Width, Height: h.Height,
+		Alt: h.Alt, Blurhash: h.Blurhash}
 }
 
 // The fan-out modes an author's FieldFanOut holds besides push (empty).
