@@ -194,16 +194,16 @@ var UserFields = []string{FieldUsername, FieldBio, "created", FieldPosts, FieldA
 
 // MediaHash is the M:<id> hash of one uploaded image.
 type MediaHash struct {
-	Owner   int64  `redis:"owner"`
-	Name    string `redis:"name"`
-	Thumb   string `redis:"thumb"`
-	Width   int    `redis:"width"`
-	Height  int    `redis:"height"`
-	Alt     string `redis:"alt"`
+	Owner  int64  `redis:"owner"`
+	Name   string `redis:"name"`
+	Thumb  string `redis:"thumb"`
+	Width  int    `redis:"width"`
+	Height int    `redis:"height"`
+	Alt    string `redis:"alt"`
 	// Blurhash is store.Media's; absent from uploads made before it was.
 	Blurhash string `redis:"blurhash"`
 	Created  int64  `redis:"created"`
-	Post    int64  `redis:"post"` // 0 until a post (or a private message) takes it
+	Post     int64  `redis:"post"` // 0 until a post (or a private message) takes it
 }
 
 // MediaURL is where the server serves a file of the media folder.
