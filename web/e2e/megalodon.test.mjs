@@ -13,6 +13,17 @@ import { REDIRECT_URI, area, authorize, codeFrom } from './mastodon-client.mjs';
 
 const SCOPES = ['read', 'write', 'follow'];
 
+// megalodon's stream arms a 10 s ping timer when it opens and keeps it
+// after stop(), which held this file's process for 10 s after its last
+// test. Its long timers are made not to hold the process (unref); they
+// still fire while anything else keeps it alive.
+const setTimeoutOf = globalThis.setTimeout;
+globalThis.setTimeout = (fn, ms, ...args) => {
+  const t = setTimeoutOf(fn, ms, ...args);
+  if (ms >= 10_000) t.unref?.();
+  return t;
+};
+
 /** signIn registers a user and signs it in through megalodon: an app, the authorize page, the code exchange. */
 async function signIn(prefix) {
   const u = await newUser(prefix);
