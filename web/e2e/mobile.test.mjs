@@ -84,6 +84,9 @@ test('mobile: installable, and opens offline from the service worker cache', asy
   for (const icon of manifest.icons) {
     const res = await fetch(new URL(icon.src, `${BASE_URL}/m/`));
     assert.equal(res.status, 200, icon.src);
+    // Read whole: a body left unread holds its connection, and with it
+    // this file's process, until the server's idle timeout.
+    assert.ok((await res.arrayBuffer()).byteLength > 0, `${icon.src} is empty`);
   }
   assert.ok(manifest.icons.some((i) => i.sizes === '512x512' && i.type === 'image/png'));
 
