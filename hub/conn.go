@@ -74,8 +74,9 @@ type Client struct {
 	DMsAfter    int64
 	HasDMsAfter bool
 	// Format, when set, speaks another protocol over the connection
-	// (format.go): no ready or replays then, and UserID may be 0 for a
-	// client that is no user (it gets the public topic alone).
+	// (format.go): no ready then, replayed posts go through it as if heard
+	// on their authors' topics, and UserID may be 0 for a client that is
+	// no user (it gets the public topic alone).
 	Format Format
 	// Public: listen to store.PublicTopic from the start (ListenPublic).
 	Public bool

@@ -12,7 +12,8 @@ import (
 // connection (the Mastodon streaming API): the connection gets the frames
 // it makes of the hub's events instead of the native frames. The events
 // reach it through the same topics, safety rule and queue as the native
-// feed's; ready, replays and internal events are not given to it.
+// feed's; ready and internal events are not given to it, and replayed posts
+// (Client.After) come as if heard on their authors' topics.
 //
 // A Format is one connection's. AppendFrames is called under the hub's
 // locks and must not block; Receive is called on the connection's reader.

@@ -126,6 +126,14 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 		if !c.firstLocked(event{postID: p.ID, postAt: p.CreatedAt}) {
 			continue
 		}
+		if c.format != nil { // as if heard on its author's topic (HomeMark)
+			ev, err := ownEvent(store.AuthorTopic(p.Author.ID), store.EventPost, p)
+			if err != nil {
+				return nil, err
+			}
+			out = c.appendFramesLocked(out, ev)
+			continue
+		}
 		f, err := encodeFrame(store.EventPost, p)
 		if err != nil {
 			return nil, err
@@ -164,4 +172,15 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 	}
 	c.live, c.pending = true, nil
 	return out, nil
+}
+
+// HomeMark is the newest id of uid's home timeline (0 when it is empty), for
+// a client whose protocol has no ?after= of its own (Mastodon's streams): a
+// handler reads it before it answers the upgrade and opens the connection
+// with it as Client.After, so that a post written between the client's
+// "connected" and the hub's subscriptions, which no live event brings, is
+// replayed (fan-outs in flight included) instead of lost.
+func (h *Hub) HomeMark(ctx context.Context, uid int64) (int64, error) {
+	_, last, err := h.tl.HomeSinceLast(ctx, uid, 0, 0, nil)
+	return last, err
 }

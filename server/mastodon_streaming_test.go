@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -270,5 +272,57 @@ func TestMastodonStreamingRefusals(t *testing.T) {
 	c.send(t, "subscribe", "nonsense", "")
 	if m := c.next(t, "error"); m.Error == "" {
 		t.Fatalf("unknown stream answered %+v", m)
+	}
+}
+
+// TestMastodonStreamingUserFromConnect: a client of the user stream counts
+// on everything posted after its WebSocket (or event stream) is connected,
+// as megalodon's and Mastodon.py's listeners do, with no ping to learn
+// when the server has subscribed: a followed account posts the moment
+// the connection is up, round after round, and every post arrives once.
+func TestMastodonStreamingUserFromConnect(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	amyNative, _ := ts.register(t, "amy")
+	amy := ts.mastodonToken(t, "amy", amyNative, "")
+	bob, _ := ts.register(t, "bob")
+	ts.follow(t, amyNative, "bob", true)
+	user := []string{"user"}
+	for round := range 8 {
+		c, _ := ts.dialStream(t, "stream=user", http.Header{"Authorization": {"Bearer " + amy}})
+		pid := ts.newPost(t, bob, fmt.Sprint("the moment you connected, round ", round))
+		c.expectStatus(t, user, "update", pid)
+		c.ws.Close()
+
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/v1/streaming/user", nil)
+		req.Header.Set("Authorization", "Bearer "+amy)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			cancel()
+			t.Fatalf("GET /api/v1/streaming/user: %v %v", resp, err)
+		}
+		pid = ts.newPost(t, bob, fmt.Sprint("the moment the events began, round ", round))
+		found := make(chan bool, 1)
+		go func() {
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				if strings.HasPrefix(sc.Text(), "data: {") && strings.Contains(sc.Text(), fmt.Sprintf(`"id":"%d"`, pid)) {
+					found <- true
+					return
+				}
+			}
+			found <- false
+		}()
+		select {
+		case ok := <-found:
+			if !ok {
+				t.Fatalf("round %d: the event stream ended without post %d", round, pid)
+			}
+		case <-time.After(hangWait):
+			t.Fatalf("round %d: post %d, written once the event stream had begun, never came", round, pid)
+		}
+		cancel()
+		resp.Body.Close()
 	}
 }

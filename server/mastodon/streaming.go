@@ -75,6 +75,9 @@ func (a *API) eventStream(gate SocketGate) echo.HandlerFunc {
 			return err
 		}
 		cl := hub.Client{UserID: who.UID, TokenHash: who.TokenHash, Format: f, Public: s.public()}
+		if err := a.markHome(c, &cl, s); err != nil {
+			return err
+		}
 		if err := a.hub.StartEvents(c.Response(), cl, release); err != nil {
 			release()
 			return err
@@ -119,6 +122,9 @@ func (a *API) streaming(gate SocketGate) echo.HandlerFunc {
 			}
 			f.add(s)
 			cl.Public, f.listening = s.public(), s.public()
+			if err := a.markHome(c, &cl, s); err != nil {
+				return err
+			}
 		}
 		if !websocket.IsWebSocketUpgrade(r) {
 			return store.Invalid(store.CodeNotWebSocket, "GET /api/v1/streaming must be a WebSocket upgrade")
@@ -136,6 +142,22 @@ func (a *API) streaming(gate SocketGate) echo.HandlerFunc {
 		a.hub.Start(ws, cl, release)
 		return nil
 	}
+}
+
+// markHome has a user stream s open from the newest post of the user's
+// home timeline as the request found it (hub.HomeMark), so that what is
+// posted while the stream opens reaches it. A stream subscribed to later
+// over the WebSocket starts when it is subscribed, as in Mastodon.
+func (a *API) markHome(c echo.Context, cl *hub.Client, s stream) error {
+	if s.name != "user" || cl.UserID == 0 {
+		return nil
+	}
+	mark, err := a.hub.HomeMark(c.Request().Context(), cl.UserID)
+	if err != nil {
+		return err
+	}
+	cl.After, cl.HasAfter = mark, true
+	return nil
 }
 
 // origin is the service's origin as request c reached it, for the URLs
