@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -160,8 +161,10 @@ func TestBrowser(t *testing.T) {
 	t.Logf("running %d browser test files against %s; screenshots go to %s", len(files), srv.URL, filepath.Join(dir, "screenshots"))
 	// Each file is a subtest of its own, so that a failure names its file
 	// (and, in the log, node names the test) and one file's hang cannot
-	// use up the others' time.
-	for _, file := range files {
+	// use up the others' time. The files that stop the server run alone,
+	// after the others, which run browserFilesAtOnce at a time: a file
+	// spends most of its time waiting on its pages.
+	runFile := func(file string) {
 		name := strings.TrimSuffix(filepath.Base(file), ".test.mjs")
 		t.Run(name, func(t *testing.T) {
 			if srv.cancel == nil { // a file that stopped the server and failed before starting it again
@@ -198,7 +201,45 @@ func TestBrowser(t *testing.T) {
 			reportFlaky(fmt.Sprintf("FLAKY: %s failed, then passed when run again; its first run: %v", filepath.Base(file), first))
 		})
 	}
+	var alone []string
+	slots := make(chan struct{}, browserFilesAtOnce)
+	var wg sync.WaitGroup
+	for _, file := range files {
+		if stopsServer(t, file) {
+			alone = append(alone, file)
+			continue
+		}
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			runFile(file)
+		}()
+	}
+	wg.Wait()
+	for _, file := range alone {
+		runFile(file)
+	}
 }
+
+// browserFilesAtOnce is how many browser test files run side by side (each
+// its own node and Chromium, against the one server): they wait on their
+// pages most of the time, and the pass took the longest of make test's.
+const browserFilesAtOnce = 2
+
+// stopsServer tells whether a browser test file stops or restarts the
+// server (helpers.mjs's control), which the files running beside it would
+// see: such a file runs alone.
+func stopsServer(t *testing.T, file string) bool {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return controlCall.Match(b)
+}
+
+var controlCall = regexp.MustCompile(`\bcontrol\(\s*['"]`)
 
 // controlReq is a node test's request to stop, start or restart the server.
 type controlReq struct {

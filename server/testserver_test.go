@@ -107,6 +107,7 @@ func startOn(t testing.TB, b *storetest.Backend, env ...string) *testServer {
 		"MICROBLOG_MEDIA_DIR":   dir + "/media",
 		"MICROBLOG_ARCHIVE":     "sqlite:" + dir + "/archive.db",
 	}
+	copyArchiveTemplate(t, dir+"/archive.db")
 	for _, kv := range append(b.Env(), env...) {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
@@ -145,8 +146,6 @@ func keysOf(rdb redis.UniversalClient) schema.Keys {
 	_, cluster := rdb.(*redis.ClusterClient)
 	return schema.NewKeys("", cluster)
 }
-
-func TestMain(m *testing.M) { storetest.Main(m) }
 
 // Stop shuts the server down gracefully and waits for run to return.
 func (ts *testServer) Stop() {

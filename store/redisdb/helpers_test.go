@@ -41,13 +41,19 @@ func newTestStore(t *testing.T) testStore { return newTestStoreWith(t, Options{}
 // until the test ends.
 func newTestStoreWith(t *testing.T, opt Options) testStore {
 	t.Helper()
+	return newTestStoreFanOut(t, opt, runner.FanOutOptions{ClaimIdle: time.Second})
+}
+
+// newTestStoreFanOut is newTestStoreWith with its fan-out workers' options.
+func newTestStoreFanOut(t *testing.T, opt Options, fo runner.FanOutOptions) testStore {
+	t.Helper()
 	opt.BcryptCost = bcrypt.MinCost
 	s := testStore{Store: New(storetest.NewBackend(t).Client(), opt), t: t, ctx: context.Background()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		runner.NewFanOut(s.Store, runner.FanOutOptions{ClaimIdle: time.Second}).Run(ctx)
+		runner.NewFanOut(s.Store, fo).Run(ctx)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return s

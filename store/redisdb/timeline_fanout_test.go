@@ -11,14 +11,17 @@ import (
 	"microblog/store/redisdb/schema"
 )
 
-// TestFanOutReachesEveryFan follows one star by more fans than one pipeline
-// batch holds, and checks the workers push a post into, and its delete takes
-// it out of, every fan's G set.
+// TestFanOutReachesEveryFan follows one star by more fans than one batch of
+// the fan-out holds (a batch of 10 here, so that the fans sign up and
+// follow through the store in a moment; runner's tests walk batches of the
+// real size over seeded fans), and checks the workers push a post into, and
+// its delete takes it out of, every fan's G set.
 func TestFanOutReachesEveryFan(t *testing.T) {
 	parallel(t)
-	s := newTestStore(t)
+	const batch = 10
+	s := newTestStoreFanOut(t, Options{}, runner.FanOutOptions{ClaimIdle: time.Second, Batch: batch})
 	star := s.user("star")
-	uids := make([]int64, runner.FanOutBatch+7)
+	uids := make([]int64, 3*batch+7)
 	for i := range uids {
 		uids[i] = s.user(fmt.Sprintf("fan%d", i))
 		s.follow(uids[i], star)

@@ -125,14 +125,18 @@ func (c *Cluster) stop() {
 	}
 }
 
-// Main runs the tests of m and then stops the shared cluster, if any, and
-// exits. Packages whose tests use NewBackend call it from TestMain:
+// Main runs the tests of m, then stops the shared cluster, if any, runs
+// cleanups, and exits. Packages whose tests use NewBackend call it from
+// TestMain:
 //
 //	func TestMain(m *testing.M) { storetest.Main(m) }
-func Main(m *testing.M) {
+func Main(m *testing.M, cleanups ...func()) {
 	code := m.Run()
 	if shared.c != nil {
 		shared.c.stop()
+	}
+	for _, c := range cleanups {
+		c()
 	}
 	os.Exit(code)
 }

@@ -11,17 +11,18 @@ import (
 )
 
 // FanOutBatch is how many fans one read of a walk takes, and how many home
-// timelines one script call (or pipeline, on a cluster) writes: a script of
-// FanOutBatch fans keeps Redis busy a millisecond or two.
+// timelines one script call (or pipeline, on a cluster) writes, unless
+// FanOutOptions.Batch says otherwise: a script of FanOutBatch fans keeps
+// Redis busy a millisecond or two.
 const FanOutBatch = 1000
 
-// walkFans calls batch with the author's fans, FanOutBatch at a time, in
+// walkFans calls batch with the author's fans, a Batch at a time, in
 // follow order; an error stops the walk.
 func (f *FanOut) walkFans(ctx context.Context, author int64, batch func(fans []int64) error) error {
 	return f.walkSpan(ctx, author, schema.AllFans, batch)
 }
 
-// walkSpan calls batch with the author's fans within sp, FanOutBatch at a
+// walkSpan calls batch with the author's fans within sp, a Batch at a
 // time, in follow order; an error stops the walk. It goes on from the last
 // follow time seen (skipping the fans of that same millisecond already
 // seen), not from a rank, so that unfollows during a long walk skip no one.
@@ -29,7 +30,7 @@ func (f *FanOut) walkSpan(ctx context.Context, author int64, sp schema.Span, bat
 	from, skip := sp.Lo, int64(0)
 	for {
 		zs, err := f.rdb.ZRangeByScoreWithScores(ctx, f.keys.Fans(author), &redis.ZRangeBy{
-			Min: from, Max: sp.Max(), Offset: skip, Count: FanOutBatch}).Result()
+			Min: from, Max: sp.Max(), Offset: skip, Count: int64(f.opt.Batch)}).Result()
 		if err != nil {
 			return f.s.Wrap("read fans", err)
 		}
@@ -44,7 +45,7 @@ func (f *FanOut) walkSpan(ctx context.Context, author int64, sp schema.Span, bat
 				return err
 			}
 		}
-		if len(zs) < FanOutBatch {
+		if len(zs) < f.opt.Batch {
 			return nil
 		}
 		last := zs[len(zs)-1].Score

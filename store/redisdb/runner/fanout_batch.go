@@ -52,7 +52,7 @@ func (f *FanOut) doBatch(ctx context.Context, jobs []schema.Job) {
 }
 
 // pushBatch does push jobs together and acknowledges them: those of
-// authors with fewer than FanOutBatch fans all at once (pushFew), those of
+// authors with fewer than a Batch of fans all at once (pushFew), those of
 // each author with more one author at a time (pushByAuthor). It returns the
 // jobs of authors with more than PartFans fans, for the one-job path, which
 // splits them. On an error every job it would have done stays pending, to
@@ -69,7 +69,7 @@ func (f *FanOut) pushBatch(ctx context.Context, jobs []schema.Job, h *holding) (
 	}
 	var few, many []schema.Job
 	for _, j := range jobs {
-		if list, ok := fans[j.Author]; ok && len(list) < FanOutBatch {
+		if list, ok := fans[j.Author]; ok && len(list) < f.opt.Batch {
 			few = append(few, j)
 		} else {
 			many = append(many, j)
@@ -86,7 +86,7 @@ func (f *FanOut) pushBatch(ctx context.Context, jobs []schema.Job, h *holding) (
 	return split, err
 }
 
-// pushByAuthor does the push jobs of authors with FanOutBatch fans or more,
+// pushByAuthor does the push jobs of authors with a Batch of fans or more,
 // one author at a time: one walk of an author's fans pushes all its posts
 // of the batch, each fan's in one ZADD, where a job alone walks them once a
 // post and writes each fan once a post. A worker behind an author who posts
@@ -188,16 +188,16 @@ func (f *FanOut) settlePushes(ctx context.Context, jobs []schema.Job, h *holding
 	return nil
 }
 
-// fansOf reads the first FanOutBatch fans of each of authors, in follow
-// order as walkFans does, in one round trip. An author with FanOutBatch fans
-// read may have more.
+// fansOf reads the first Batch fans of each of authors, in follow order as
+// walkFans does, in one round trip. An author with a whole Batch read may
+// have more.
 func (f *FanOut) fansOf(ctx context.Context, authors []int64) (map[int64][]int64, error) {
 	cmds := make(map[int64]*redis.StringSliceCmd, len(authors))
 	_, err := f.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for _, a := range authors {
 			if _, ok := cmds[a]; !ok {
 				cmds[a] = pl.ZRangeByScore(ctx, f.keys.Fans(a), &redis.ZRangeBy{
-					Min: "-inf", Max: "+inf", Count: FanOutBatch})
+					Min: "-inf", Max: "+inf", Count: int64(f.opt.Batch)})
 			}
 		}
 		return nil

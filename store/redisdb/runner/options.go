@@ -58,6 +58,10 @@ type FanOutOptions struct {
 	// BatchDelay sleeps between the batches of a job: a hook for tests that
 	// must catch a fan-out in flight. Zero in production.
 	BatchDelay time.Duration
+	// Batch is how many fans one read of a walk takes and one script call
+	// (or pipeline) writes: FanOutBatch when zero. Tests make it small to
+	// walk many batches through the store's own sign-ups and follows.
+	Batch int
 	// Metrics receives the counters (runner.NewMetrics); nil counts into
 	// nothing.
 	Metrics *Metrics
@@ -75,6 +79,9 @@ func (o FanOutOptions) withDefaults() FanOutOptions {
 	}
 	if o.ClaimIdle <= 0 {
 		o.ClaimIdle = DefaultClaimIdle
+	}
+	if o.Batch <= 0 {
+		o.Batch = FanOutBatch
 	}
 	o.Logger = cmp.Or(o.Logger, slog.Default())
 	return o
