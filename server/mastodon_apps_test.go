@@ -340,3 +340,50 @@ func TestImagesHaveBlurhash(t *testing.T) {
 		t.Errorf("archived post's media %+v, want blurhash %q", got.Media, m.Blurhash)
 	}
 }
+
+// TestMastodonStatusAccountCreatedAt: the account a status carries says
+// when its author signed up, as the account itself does: on a status just
+// posted, one read back from a timeline, a reblog's original, and one
+// streamed live (apps show it as "joined"; it was 1970 everywhere).
+func TestMastodonStatusAccountCreatedAt(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	bob, _ := ts.mastodonUser(t, "bob", "")
+	var acct mastodon.Account
+	ts.mastodonJSON(t, "GET", "/api/v1/accounts/verify_credentials", alice, nil, &acct)
+	if acct.CreatedAt == "" || strings.HasPrefix(acct.CreatedAt, "1970") {
+		t.Fatalf("the account's created_at is %q", acct.CreatedAt)
+	}
+	var followed mastodon.Relationship
+	ts.mastodonJSON(t, "POST", "/api/v1/accounts/"+acct.ID+"/follow", bob, nil, &followed)
+	c, _ := ts.dialStream(t, "stream=user", http.Header{"Authorization": {"Bearer " + bob}})
+	c.send(t, "", "", "")
+
+	var posted mastodon.Status
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]string{"status": "joined long ago"}, &posted)
+	var home []mastodon.Status
+	ts.mastodonJSON(t, "GET", "/api/v1/timelines/home", bob, nil, &home)
+	var reblog mastodon.Status
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses/"+posted.ID+"/reblog", bob, nil, &reblog)
+	streamed := c.expectStatus(t, []string{"user"}, "update", mustID(t, posted.ID))
+	if len(home) == 0 || reblog.Reblog == nil {
+		t.Fatalf("home %d statuses, reblog %+v", len(home), reblog)
+	}
+	for what, s := range map[string]mastodon.Account{"posted": posted.Account, "home": home[0].Account,
+		"reblogged original": reblog.Reblog.Account, "streamed": streamed.Account} {
+		if s.CreatedAt != acct.CreatedAt {
+			t.Errorf("%s status: account created_at %q, want %q", what, s.CreatedAt, acct.CreatedAt)
+		}
+	}
+}
+
+// mustID is a status or account id as a number.
+func mustID(t *testing.T, id string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		t.Fatalf("id %q: %v", id, err)
+	}
+	return n
+}

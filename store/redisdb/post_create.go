@@ -228,7 +228,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
 		queued = s.queueArchiveRoom(ctx, pl)
-		author = pl.HMGet(ctx, s.keys.User(np.Author), schema.FieldUsername, schema.FieldFanOut, schema.FieldAvatar, schema.FieldProtected)
+		author = pl.HMGet(ctx, s.keys.User(np.Author), schema.FieldUsername, schema.FieldFanOut, schema.FieldAvatar, schema.FieldProtected, schema.FieldCreated)
 		if np.IdempotencyKey != "" {
 			d.reqHash = requestHash(np)
 			d.idemKey, d.claim, held = s.queueIdemClaim(ctx, pl, np.Author, np.IdempotencyKey, d.reqHash)
@@ -266,6 +266,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	}
 	d.shape(next.Val(), name, avatar, s.Now())
 	d.post.Author.Protected = author.Val()[3] == "1"
+	d.post.Author.CreatedAt = store.Time(parseInt(author.Val()[4]))
 	d.pulled = mode == schema.ModePull
 	return nil, nil
 }
