@@ -387,3 +387,40 @@ func mustID(t *testing.T, id string) int64 {
 	}
 	return n
 }
+
+// TestMastodonAccountStatusesWithReplies: an account's statuses list its
+// replies among its posts, newest first, paged with no gap or duplicate
+// whatever the page size; exclude_replies=true leaves them out, as in
+// Mastodon (they were never listed, so the flag changed nothing).
+func TestMastodonAccountStatusesWithReplies(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	bob, _ := ts.mastodonUser(t, "bob", "")
+	var me mastodon.Account
+	ts.mastodonJSON(t, "GET", "/api/v1/accounts/verify_credentials", alice, nil, &me)
+	var all, posts []string // newest last
+	for i := range 4 {
+		var theirs, mine, reply mastodon.Status
+		ts.mastodonJSON(t, "POST", "/api/v1/statuses", bob, map[string]string{"status": fmt.Sprint("bob ", i)}, &theirs)
+		ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]string{"status": fmt.Sprint("alice ", i)}, &mine)
+		ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]string{"status": fmt.Sprint("re ", i), "in_reply_to_id": theirs.ID}, &reply)
+		all, posts = append(all, mine.ID, reply.ID), append(posts, mine.ID)
+	}
+	slices.Reverse(all)
+	slices.Reverse(posts)
+	path := "/api/v1/accounts/" + me.ID + "/statuses"
+	for _, limit := range []int{1, 3, 20} {
+		if got := ts.mastodonPages(t, fmt.Sprint(path, "?limit=", limit), bob); !slices.Equal(got, all) {
+			t.Fatalf("limit %d: %v, want posts and replies %v", limit, got, all)
+		}
+	}
+	if got := ts.mastodonPages(t, path+"?limit=3&exclude_replies=true", bob); !slices.Equal(got, posts) {
+		t.Fatalf("exclude_replies: %v, want the posts %v", got, posts)
+	}
+	var page []mastodon.Status
+	ts.mastodonJSON(t, "GET", path+"?limit=2", "", nil, &page)
+	if len(page) != 2 || page[0].ID != all[0] || page[0].InReplyToID == nil || *page[0].InReplyToID == "" {
+		t.Fatalf("the newest status %+v, want the newest reply %s", page, all[0])
+	}
+}
