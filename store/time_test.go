@@ -11,7 +11,7 @@ import (
 // four-digit years, where the layout takes over), and reads back.
 func TestTimeText(t *testing.T) {
 	for _, ms := range []int64{0, 1, 999, 1000, 59_999, 86_399_999, 951_782_400_000 /* 2000-02-29 */, 1_796_194_703_347,
-		time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC).UnixMilli(), -1, -62_135_596_800_000 /* year 1 */,
+		time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC).UnixMilli(), -1, -62_135_596_800_000, /* year 1 */
 		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()} {
 		want, _ := json.Marshal(time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00"))
 		got, err := json.Marshal(Time(ms))
