@@ -53,7 +53,8 @@ run: build
 #   go vet's checks (go test -race); it starts at once, as compiling for the
 #   race detector takes minutes on a cold cache;
 # - the browser tests (lines "browser:"), which drive the whole server end
-#   to end and mostly wait on Chromium. A file that fails is run once more;
+#   to end and mostly wait on Chromium: two files at a time, the ones that
+#   stop the server alone after them. A file that fails is run once more;
 #   one that then passes is listed as FLAKY at the end (browser_test.go);
 # - the store and server suites again on a Redis Cluster of 3 masters
 #   (lines "cluster:"; CLUSTER_SKIP below), with the image (store/media) and
