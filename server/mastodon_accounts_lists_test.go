@@ -161,15 +161,18 @@ func TestMastodonAccountStatuses(t *testing.T) {
 	for i := range 5 {
 		posts = append(posts, ts.post(t, aNative, "post "+strconv.Itoa(i), 0).ID)
 	}
-	ts.comment(t, aNative, posts[0], "a reply") // comments are not an account's statuses, as natively
+	reply := ts.comment(t, aNative, posts[0], "a reply").ID // replies are statuses too, as in Mastodon
 	repost := ts.repost(t, aNative, posts[1])
 	if status, b := ts.call(t, "PUT", "/api/v1/posts/"+sid(posts[2])+"/pin", aNative, nil); status != http.StatusNoContent {
 		t.Fatalf("pin: %d %s", status, b)
 	}
 	base := "/api/v1/accounts/" + sid(aid) + "/statuses"
 	own := []string{sid(posts[4]), sid(posts[3]), sid(posts[2]), sid(posts[1]), sid(posts[0])}
-	if got := ts.mastodonPages(t, base+"?limit=2", aTok); !slices.Equal(got, append([]string{sid(repost)}, own...)) {
+	if got := ts.mastodonPages(t, base+"?limit=2", aTok); !slices.Equal(got, append([]string{sid(repost), sid(reply)}, own...)) {
 		t.Fatalf("all statuses: %v", got)
+	}
+	if got := ts.mastodonPages(t, base+"?exclude_reblogs=1&limit=2", aTok); !slices.Equal(got, append([]string{sid(reply)}, own...)) {
+		t.Fatalf("without reblogs: %v", got)
 	}
 	if got := ts.mastodonPages(t, base+"?exclude_replies=true&exclude_reblogs=1&limit=2", aTok); !slices.Equal(got, own) {
 		t.Fatalf("without replies and reblogs: %v", got)
@@ -179,7 +182,7 @@ func TestMastodonAccountStatuses(t *testing.T) {
 	if len(page) != 2 || page[0].ID != sid(posts[3]) || page[1].ID != sid(posts[2]) {
 		t.Fatalf("min_id page: %+v", page)
 	}
-	ts.mastodonJSON(t, "GET", base+"?since_id="+sid(posts[3])+"&exclude_reblogs=true", aTok, nil, &page)
+	ts.mastodonJSON(t, "GET", base+"?since_id="+sid(posts[3])+"&exclude_reblogs=true&exclude_replies=true", aTok, nil, &page)
 	if len(page) != 1 || page[0].ID != sid(posts[4]) || page[0].Account.ID != sid(aid) {
 		t.Fatalf("since_id page: %+v", page)
 	}

@@ -420,7 +420,8 @@ func TestMastodonAccountStatusesWithReplies(t *testing.T) {
 	}
 	var page []mastodon.Status
 	ts.mastodonJSON(t, "GET", path+"?limit=2", "", nil, &page)
-	if len(page) != 2 || page[0].ID != all[0] || page[0].InReplyToID == nil || *page[0].InReplyToID == "" {
+	if len(page) != 2 || page[0].ID != all[0] || page[0].InReplyToID == nil || *page[0].InReplyToID == "" ||
+		page[0].InReplyToAccountID == nil || *page[0].InReplyToAccountID == me.ID {
 		t.Fatalf("the newest status %+v, want the newest reply %s", page, all[0])
 	}
 }

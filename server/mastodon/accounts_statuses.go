@@ -64,6 +64,9 @@ func (a *API) accountStatuses(c echo.Context) error {
 	if err != nil {
 		return recordNotFound(err)
 	}
+	if m, err = a.mapperFor(c, posts); err != nil { // whom the replies answer, what the reader reblogged
+		return err
+	}
 	for _, post := range posts {
 		out = append(out, m.status(post))
 	}
