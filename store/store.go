@@ -244,6 +244,7 @@ type Service interface {
 	Social
 	Safety
 	Keeps
+	Lists
 	Edits
 	Reposts
 	Conversations
