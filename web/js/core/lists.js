@@ -182,7 +182,7 @@ export function listsPicker(user, ctx) {
         return h('label', { class: 'lists-choice' }, box, own(l.title));
       });
       panel.replaceChildren(panel.firstChild, ...(boxes.length ? boxes
-        : [h('p', { class: 'muted' }, t('lists.none'), ' ', h('a', { href: ctx.href('/lists') }, t('lists.make_one')))]));
+        : [h('p', { class: 'muted' }, t('lists.none'), ' ', h('a', { href: ctx.href('/lists') }, t('lists.create_first')))]));
     } catch (err) {
       panel.replaceChildren(panel.firstChild, h('p', { class: 'muted' }, errorText(err)));
     }

@@ -427,7 +427,7 @@ export default {
   'lists.deleted': 'List deleted.',
   'lists.confirm_delete': 'Delete this list? The people in it stay followed.',
   'lists.none': 'You have no lists yet.',
-  'lists.make_one': 'Make one',
+  'lists.create_first': 'Make one',
   'lists.members_count_one': '{{count}} person',
   'lists.members_count_other': '{{count, count}} people',
   'lists.members': 'People in this list',

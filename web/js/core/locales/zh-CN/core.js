@@ -415,7 +415,7 @@ export default {
   'lists.deleted': '分组已删除。',
   'lists.confirm_delete': '删除这个分组吗？组里的人仍然是你的关注。',
   'lists.none': '你还没有分组。',
-  'lists.make_one': '新建一个',
+  'lists.create_first': '新建一个',
   'lists.members_count_other': '{{count, count}} 人',
   'lists.members': '组内成员',
   'lists.members_empty': '这个分组还没有人，把你关注的人加进来吧。',
