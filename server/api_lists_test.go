@@ -126,3 +126,24 @@ func TestListsAPI(t *testing.T) {
 	ts.wantStatus(t, "DELETE", base, ann, nil, 204, "")
 	ts.wantStatus(t, "GET", base, ann, nil, 404, "list_not_found")
 }
+
+// TestListsNativeFeedQuiet: the store's list_members events, published on
+// the owner's channel for the Mastodon API's list streams, never reach the
+// native live feed: after members come and go, the owner's /ws next frame
+// is a followed user's post.
+func TestListsNativeFeedQuiet(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	ann, _ := ts.register(t, "ann")
+	bob, _ := ts.register(t, "bob")
+	ts.follow(t, ann, "bob", true)
+	l := ts.newList(t, ann, "friends")
+	ws := ts.dialWS(t, ann, "")
+	ws.ready(t)
+	base := fmt.Sprintf("/api/v1/me/lists/%d", l.ID)
+	ts.wantStatus(t, "PUT", base+"/members/bob", ann, nil, 204, "")
+	ts.wantStatus(t, "DELETE", base+"/members/bob", ann, nil, 204, "")
+	ts.wantStatus(t, "DELETE", base, ann, nil, 204, "")
+	p := ts.post(t, bob, "after the list changes", 0)
+	ws.expect(t, "post", p.ID)
+}

@@ -76,6 +76,17 @@ func TestMastodonLists(t *testing.T) {
 	// cat is not followed: the whole request is refused.
 	ts.mastodonError(t, "POST", base+"/accounts", reader, map[string]any{"account_ids": []string{idStr(annID), idStr(catID)}}, 404)
 	ts.mastodonError(t, "POST", base+"/accounts", reader, map[string]any{}, 422)
+	many := make([]string, 101)
+	for i := range many {
+		many[i] = idStr(annID)
+	}
+	many[100] = idStr(bobID) // 101 accounts, but only 2 distinct: accepted
+	ts.mastodonJSON(t, "POST", base+"/accounts", reader, map[string]any{"account_ids": many}, nil)
+	ts.mastodonJSON(t, "DELETE", base+"/accounts", reader, map[string]any{"account_ids": []string{idStr(annID), idStr(bobID)}}, nil)
+	for i := range many {
+		many[i] = idStr(int64(100000 + i))
+	}
+	ts.mastodonError(t, "POST", base+"/accounts", reader, map[string]any{"account_ids": many}, 422) // over 100 in one request
 	var accts []mastodon.Account
 	ts.mastodonJSON(t, "GET", base+"/accounts", reader, nil, &accts)
 	if len(accts) != 0 {
