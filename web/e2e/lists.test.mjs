@@ -6,11 +6,12 @@
 // 分组 / 关注分组 and hold no English. In the mobile app at 360 px, run from
 // its own origin as Cordova runs it, the Me tab's bar leads to the lists,
 // in English and in Chinese, and a list's page shows its members' posts;
-// nothing is wider than the screen. Each step leaves a screenshot.
+// nothing is wider than the screen. Each step leaves a screenshot, and
+// axe-core finds no violation on the main screens.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, APP_ORIGIN, launch, newUser, post, follow, api, desktop, phone, serveApp, shot, clean, fits, englishLeft } from './helpers.mjs';
+import { BASE_URL, APP_ORIGIN, launch, newUser, post, follow, api, desktop, phone, serveApp, shot, clean, fits, englishLeft, axeViolations } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -46,6 +47,7 @@ test('desktop (1280 px, English): make a list, add by name, read it, add from a 
   await row.waitFor();
   assert.match(await row.textContent(), /0 people/);
   await shot(page, 'lists-desktop-lists');
+  assert.deepEqual(await axeViolations(page), [], 'axe: the Lists page');
 
   await row.getByRole('link', { name: 'Friends' }).click();
   await page.getByRole('heading', { name: 'Friends' }).waitFor();
@@ -61,6 +63,7 @@ test('desktop (1280 px, English): make a list, add by name, read it, add from a 
   await page.locator('.list-members .user-row', { hasText: one.username }).waitFor();
   assert.deepEqual(await feedPosts(page), [onePost.id], 'only the member’s posts');
   await shot(page, 'lists-desktop-list');
+  assert.deepEqual(await axeViolations(page), [], 'axe: a list’s page');
 
   // From cat's profile: the Lists picker puts her in.
   await page.goto(`${BASE_URL}/u/${two.username}`);
@@ -71,6 +74,7 @@ test('desktop (1280 px, English): make a list, add by name, read it, add from a 
   await box.check();
   await page.locator('.toast', { hasText: 'Added to the list.' }).waitFor();
   await shot(page, 'lists-desktop-profile-picker');
+  assert.deepEqual(await axeViolations(page), [], 'axe: the profile with the Lists picker open');
   const lists = await api('GET', `/users/${two.username}/lists`, { token: reader.token });
   assert.deepEqual(lists.items.map((l) => l.title), ['Friends']);
 
@@ -162,6 +166,7 @@ test('mobile (360 px, English): the Me tab leads to Lists; make one, add from a 
   assert.equal(await page.locator(`.list-page .post[data-id="${twoPost.id}"]`).count(), 0, 'a non-member’s post stays out');
   assert.ok(await fits(page), 'the list fits 360 px');
   await shot(page, 'lists-mobile-list');
+  assert.deepEqual(await axeViolations(page), [], 'axe: a list’s page on the phone');
   clean(w, 'mobile');
   await M.context.close();
 });

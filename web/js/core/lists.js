@@ -110,7 +110,9 @@ export function listPage(ctx, id, { onTitle = () => {} } = {}) {
   }));
   const members = new Feed({
     load: (p) => ctx.api.listMembers(id, p),
-    render: (u) => userRow(u, ctx, { actions: h('button', { type: 'button', class: 'btn btn-small list-remove', on: { click: () => take(u) } }, t('lists.remove')) }),
+    // A feed's items are articles.
+    render: (u) => h('article', { class: 'list-member' },
+      userRow(u, ctx, { actions: h('button', { type: 'button', class: 'btn btn-small list-remove', on: { click: () => take(u) } }, t('lists.remove')) })),
     empty: t('lists.members_empty'), label: t('lists.members'), canRefresh: false, loadMore: true,
   });
   const name = h('input', { type: 'text', class: 'input', attrs: { 'aria-label': t('lists.add_label'), placeholder: t('lists.add_placeholder'), autocapitalize: 'none' } });
