@@ -378,5 +378,8 @@ export function lists(ctx) {
 /** list is one of the reader's lists: its posts and its members. */
 export function list(ctx, id) {
   const page = listPage(ctx, id, { onTitle: (title) => { const el = document.getElementById('title'); el.textContent = title; el.translate = false; } });
-  return { el: h('div', { class: 'view' }, page.el), title: t('mobile.lists.title'), back: true, feed: page.feed, refresh: () => page.feed.refresh() };
+  return {
+    el: h('div', { class: 'view' }, page.el), title: t('mobile.lists.title'), back: true, feed: page.feed,
+    refresh: () => page.feed.refresh(), onEvent: page.onEvent, destroy: page.destroy,
+  };
 }

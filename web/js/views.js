@@ -371,5 +371,7 @@ export function list(ctx, id) {
     onTitle: (title) => { view.title = title; ctx.app.title = t('desktop.title', { page: title }); document.title = ctx.app.title; },
   });
   view.el = h('div', { class: 'view' }, h('div', { class: 'card list-card' }, page.el));
+  view.onEvent = page.onEvent;
+  view.destroy = page.destroy;
   return view;
 }

@@ -10,7 +10,11 @@
 import { h, own, icon, clear } from './dom.js';
 import { Feed } from './feed.js';
 import { postCard, userRow } from './render.js';
+import { pollNewer } from './views.js';
 import { t, errorText } from './i18n.js';
+
+/** LIST_POLL is how often (ms) an open list's page asks for new posts, besides the live feed. */
+const LIST_POLL = 15_000;
 
 const MAX_TITLE = 100;
 
@@ -101,6 +105,9 @@ export function listsPanel(ctx) {
  * listPage is one of the reader's lists: its title, its posts (a Feed,
  * newest first) and its members, with a box to add someone the reader
  * follows by name. onTitle(title) is told the list's title once known.
+ * A member's new post joins at once from the live feed (onEvent: the
+ * reader follows every member, so the feed carries their posts), and the
+ * page asks for newer posts now and then besides. destroy() stops that.
  */
 export function listPage(ctx, id, { onTitle = () => {} } = {}) {
   const head = h('div', { class: 'list-head' }, h('div', { class: 'spinner' }));
@@ -120,6 +127,21 @@ export function listPage(ctx, id, { onTitle = () => {} } = {}) {
   const membersBox = h('details', { class: 'list-members' }, h('summary', {}, t('lists.members')), add, members.el);
   membersBox.addEventListener('toggle', () => { if (membersBox.open && !members.watching && members.size === 0) members.reset(); }, { once: true });
 
+  // Who is in the list, for the live feed's posts; read again on each change.
+  let memberIds = new Set();
+  async function readMembers() {
+    const ids = new Set();
+    let page = { limit: 100 };
+    for (let i = 0; i < 11; i++) { // 1,000 members at most
+      const got = await ctx.api.listMembers(id, page);
+      for (const u of got.items) ids.add(u.id);
+      if (!got.next_cursor) break;
+      page = { limit: 100, cursor: got.next_cursor };
+    }
+    memberIds = ids;
+  }
+  let stop = () => {};
+
   async function put(e) {
     e.preventDefault();
     const who = name.value.trim().replace(/^@/, '');
@@ -130,6 +152,7 @@ export function listPage(ctx, id, { onTitle = () => {} } = {}) {
       ctx.toast(t('lists.added'));
       members.reset();
       feed.reset();
+      readMembers().catch(() => {});
     } catch (err) {
       ctx.toast(errorText(err));
     }
@@ -141,6 +164,7 @@ export function listPage(ctx, id, { onTitle = () => {} } = {}) {
       ctx.toast(t('lists.removed'));
       members.reset();
       feed.reset();
+      readMembers().catch(() => {});
     } catch (err) { ctx.toast(errorText(err)); }
   }
 
@@ -149,11 +173,17 @@ export function listPage(ctx, id, { onTitle = () => {} } = {}) {
       h('p', { class: 'muted' }, t('lists.about'), ' ', h('a', { href: ctx.href('/lists') }, t('lists.all'))));
     onTitle(l.title);
     feed.reset();
+    readMembers().catch(() => {});
+    stop = pollNewer(feed, (p) => ctx.api.listPosts(id, p), LIST_POLL);
   }, (err) => {
     head.replaceChildren(h('h1', {}, t('lists.not_found')), h('p', { class: 'muted' }, errorText(err)));
     membersBox.hidden = true;
   });
-  return { el: h('div', { class: 'list-page' }, head, membersBox, feed.el), feed };
+  return {
+    el: h('div', { class: 'list-page' }, head, membersBox, feed.el), feed,
+    onEvent(type, post) { if (type === 'post' && post.author && memberIds.has(post.author.id)) feed.add(post); },
+    destroy: () => stop(),
+  };
 }
 
 /**
