@@ -163,6 +163,9 @@ func (h *Hub) leavePublicLocked(u *user) {
 // or what c's Format makes of it. The caller holds c.mu.
 func (c *Conn) appendFramesLocked(out []frame, ev event) []frame {
 	if c.format == nil {
+		if ev.src != nil && ev.src.Name == store.EventListMembers {
+			return out // for a Format's list streams alone
+		}
 		return append(out, ev.f)
 	}
 	if ev.src == nil {

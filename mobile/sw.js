@@ -33,6 +33,7 @@ const SHELL = [
   'js/core/highlight.js',
   'js/core/i18n.js',
   'js/core/keeps.js',
+  'js/core/lists.js',
   'js/core/live.js',
   'js/core/media.js',
   'js/core/menu.js',

@@ -246,6 +246,7 @@ type Service interface {
 	Social
 	Safety
 	Keeps
+	Lists
 	Edits
 	Reposts
 	Conversations

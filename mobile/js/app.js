@@ -30,6 +30,7 @@ const backBtn = document.getElementById('back');
 const settingsLink = document.getElementById('settings');
 const bookmarksLink = document.getElementById('bookmarks');
 const actionSlot = document.getElementById('action'); // a view's own button (view.action), if any
+const listsLink = document.getElementById('lists');
 const tabbar = document.getElementById('tabbar');
 const conn = document.getElementById('conn');
 const offlineBanner = document.getElementById('offline');
@@ -112,6 +113,8 @@ const routes = [
   [/^\/messages$/, () => dm.messages(ctx), 'messages'],
   [/^\/messages\/([^/]+)$/, (m) => dm.conversation(ctx, decodeURIComponent(m[1])), 'messages'],
   [/^\/bookmarks$/, () => views.bookmarks(ctx), null],
+  [/^\/lists$/, () => views.lists(ctx), null],
+  [/^\/lists\/(\d+)$/, (m) => views.list(ctx, m[1]), null],
   [/^\/login$/, () => views.auth(ctx, 'login'), null],
   [/^\/signup$/, () => views.auth(ctx, 'signup'), null],
   [/^\/settings$/, () => views.settings(ctx), null],
@@ -139,6 +142,7 @@ function render() {
   actionSlot.replaceChildren(...(view.action ? [view.action] : []));
   settingsLink.hidden = !(tab === 'me');
   bookmarksLink.hidden = !(tab === 'me');
+  listsLink.hidden = !(tab === 'me');
   tabbar.hidden = !app.user || !!view.noTabs;
   document.body.classList.toggle('has-tabs', !tabbar.hidden);
   for (const a of tabbar.querySelectorAll('.tab')) {
@@ -170,6 +174,7 @@ backBtn.append(icon('back', 24));
 backBtn.addEventListener('click', () => (history.length > 1 ? history.back() : go('/home')));
 settingsLink.append(icon('settings', 22));
 bookmarksLink.append(icon('bookmark', 22));
+listsLink.append(icon('list', 22));
 for (const el of tabbar.querySelectorAll('[data-icon]')) el.prepend(icon(el.dataset.icon, 24));
 tabbar.addEventListener('click', (e) => {
   // Tapping the tab you are on scrolls to the top and shows held posts, as phone apps do.

@@ -7,6 +7,7 @@ import { h, icon, fill } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar } from './core/render.js';
 import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed, relationParts, pinnedFeed, bookmarksFeed } from './core/views.js';
+import { listsPanel, listPage, listsPicker } from './core/lists.js';
 import { charCounter } from './core/editor.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
@@ -132,6 +133,7 @@ export function profile(ctx, name, tab) {
       // A block or mute from the menu: draw again, and give the menu back the focus.
       changed: () => { draw(user); const m = header.querySelector('.menu-btn'); if (m) m.focus(); },
     });
+    const lists = listsPicker(user, ctx);
     const bio = user.bio ? h('p', { class: 'bio', translate: false }, user.bio) : self ? h('p', { class: 'bio muted' }, t('mobile.profile.no_bio')) : null;
     fill(header,
       h('div', { class: 'profile-top' }, avatar(user, 'xl'),
@@ -139,7 +141,7 @@ export function profile(ctx, name, tab) {
           avatarPicker(ctx, { accept: 'image/*', cls: 'btn btn-small', onDone: (u) => { Object.assign(user, { avatar_url: u.avatar_url }); ctx.avatarChanged(u); draw(user); } }),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => bio.replaceWith(bioEditor(ctx, user, () => draw(user))) } }, t('mobile.profile.edit_bio')),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), t('mobile.profile.log_out')))
-          : me ? h('div', { class: 'profile-actions' }, rel.button, messageButton(user, ctx), rel.menu) : null),
+          : me ? h('div', { class: 'profile-actions' }, rel.button, messageButton(user, ctx), lists.button, rel.menu) : null),
       h('h2', { class: 'profile-name' }, h('span', { translate: false }, user.username), rel.lock),
       rel.states,
       bio,
@@ -148,6 +150,7 @@ export function profile(ctx, name, tab) {
         h('a', { href: base }, h('strong', {}, count(user.posts_count)), ' ' + t('mobile.profile.posts')),
         h('a', { href: base + '/following' }, h('strong', {}, count(user.following_count)), ' ' + t('mobile.profile.following')),
         h('a', { href: base + '/followers' }, followers, ' ' + t('mobile.profile.followers'))),
+      lists.panel,
       rel.note);
     // A block or a protected account leaves no posts to list; once that changes, they load.
     if (!loaded && (rel.showsPosts || tab !== 'posts')) {
@@ -361,4 +364,22 @@ const NAME = '\u2063';
 function withName(text, name) {
   const [before, after = ''] = text.split(NAME);
   return [before, h('span', { translate: false }, name), after];
+}
+
+/** lists is the reader's lists (关注分组; the list icon on the Me tab's bar leads here). */
+export function lists(ctx) {
+  const panel = listsPanel(ctx);
+  return {
+    el: h('div', { class: 'view' }, h('p', { class: 'topic-sub muted' }, t('mobile.lists.about')), panel.el),
+    title: t('mobile.lists.title'), back: true, refresh: () => panel.refresh(),
+  };
+}
+
+/** list is one of the reader's lists: its posts and its members. */
+export function list(ctx, id) {
+  const page = listPage(ctx, id, { onTitle: (title) => { const el = document.getElementById('title'); el.textContent = title; el.translate = false; } });
+  return {
+    el: h('div', { class: 'view' }, page.el), title: t('mobile.lists.title'), back: true, feed: page.feed,
+    refresh: () => page.feed.refresh(), onEvent: page.onEvent, destroy: page.destroy,
+  };
 }

@@ -91,6 +91,17 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 	v1.DELETE("/me/follow_requests/:username", handleFollowRequest(st, false), member)
 	share(http.MethodPost, "/reports", handleReport(st, rl.Post), member)
 
+	v1.GET("/me/lists", handleLists(st), member)
+	v1.POST("/me/lists", handleCreateList(st), member)
+	v1.GET("/me/lists/:id", handleList(st), member)
+	v1.PATCH("/me/lists/:id", handleUpdateList(st), member)
+	v1.DELETE("/me/lists/:id", handleDeleteList(st), member)
+	v1.GET("/me/lists/:id/members", handleListMembers(st), member)
+	v1.PUT("/me/lists/:id/members/:username", handleListMember(st, true), member)
+	v1.DELETE("/me/lists/:id/members/:username", handleListMember(st, false), member)
+	v1.GET("/me/lists/:id/posts", handleListPosts(st), member)
+	v1.GET("/users/:username/lists", handleListsWith(st), member)
+
 	v1.POST("/conversations/:username/messages", handleSendDM(st, rl.DM), member)
 	share(http.MethodGet, "/conversations", handleConversations(st), member)
 	v1.GET("/conversations/:username/messages", handleConversationDMs(st), member)

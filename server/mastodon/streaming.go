@@ -49,9 +49,6 @@ func (a *API) eventStream(gate SocketGate) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		name := strings.ReplaceAll(strings.TrimPrefix(c.Path(), "/api/v1/streaming/"), "/", ":")
-		if name == "list" {
-			return errRecordNotFound // the service has no lists
-		}
 		if strings.HasPrefix(name, "public") && flag(c.QueryParam("only_media")) {
 			name += ":media"
 		}
@@ -64,8 +61,12 @@ func (a *API) eventStream(gate SocketGate) echo.HandlerFunc {
 			return err
 		}
 		f := &streamFormat{m: mapper{origin: a.origin(c)}, uid: who.UID, scopes: who.Scopes, sse: true}
-		s := newStream(name, c.QueryParam("tag"))
+		f.members = a.listMembers(who.UID)
+		s := newStream(name, c.QueryParam("tag"), c.QueryParam("list"))
 		if err := f.check(s); err != nil {
+			return err
+		}
+		if err := f.loadList(s); err != nil {
 			return err
 		}
 		f.add(s)
@@ -114,10 +115,14 @@ func (a *API) streaming(gate SocketGate) echo.HandlerFunc {
 			return err
 		}
 		f := &streamFormat{m: mapper{origin: a.origin(c)}, uid: who.UID, scopes: who.Scopes}
+		f.members = a.listMembers(who.UID)
 		cl := hub.Client{UserID: who.UID, TokenHash: who.TokenHash, Format: f}
 		if name := c.QueryParam("stream"); name != "" {
-			s := newStream(name, c.QueryParam("tag"))
+			s := newStream(name, c.QueryParam("tag"), c.QueryParam("list"))
 			if err := f.check(s); err != nil {
+				return err
+			}
+			if err := f.loadList(s); err != nil {
 				return err
 			}
 			f.add(s)

@@ -38,11 +38,14 @@ func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event) []hub.Frame 
 func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 	switch ev.Topic.Kind {
 	case store.TopicAuthor:
-		if s.name == "user" {
+		if s.name == "user" || s.name == "list" && f.inListLocked(s.key, ev.Topic.UID) {
 			return postEvents[ev.Name]
 		}
 	case store.TopicNotify:
 		switch {
+		case ev.Name == store.EventListMembers && s.name == "list":
+			f.listChangedLocked(ev, s.key)
+			return ""
 		case ev.Name == store.EventNotification && (s.name == "user" || s.name == "user:notification"):
 			return evNotification
 		case ev.Name == store.EventDM && s.name == "direct":
@@ -129,7 +132,7 @@ func (f *streamFormat) frame(ev *hub.Event, s stream, name string) (hub.Frame, b
 			return hub.NewDataFrame([]byte("event: " + name + "\ndata: " + payload + "\n\n"))
 		}
 		names := []string{s.name}
-		if strings.HasPrefix(s.name, "hashtag") {
+		if strings.HasPrefix(s.name, "hashtag") || s.name == "list" {
 			names = append(names, s.tag)
 		}
 		b, err := json.Marshal(struct {

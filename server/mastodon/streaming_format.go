@@ -1,6 +1,7 @@
 package mastodon
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -30,8 +31,12 @@ const maxStreams = 100
 // as tags compare (store.TagKey). A stream that is no hashtag's has no tag.
 type stream struct{ name, tag, key string }
 
-// newStream is the stream name, of tag for a hashtag stream.
-func newStream(name, tag string) stream {
+// newStream is the stream name, of tag for a hashtag stream and of list
+// (an id) for a list stream (streaming_lists.go).
+func newStream(name, tag, list string) stream {
+	if name == "list" {
+		return stream{name: name, tag: list, key: list}
+	}
 	if !strings.HasPrefix(name, "hashtag") {
 		return stream{name: name}
 	}
@@ -60,6 +65,7 @@ var streamScopes = map[string]string{
 	"public:remote:media": "read:statuses",
 	"hashtag":             "read:statuses",
 	"hashtag:local":       "read:statuses",
+	"list":                "read:statuses",
 }
 
 // public tells whether s needs the hub's public topic.
@@ -68,7 +74,9 @@ func (s stream) public() bool {
 }
 
 // personal tells whether s is one of the caller's own: a user is needed.
-func (s stream) personal() bool { return strings.HasPrefix(s.name, "user") || s.name == "direct" }
+func (s stream) personal() bool {
+	return strings.HasPrefix(s.name, "user") || s.name == "direct" || s.name == "list"
+}
 
 // streamFormat is a streaming connection's hub.Format: its streams, and
 // Mastodon's frames of the hub's events. What a frame holds does not
@@ -96,6 +104,11 @@ type streamFormat struct {
 	// sse: the connection is an event stream (server-sent events) of one
 	// stream, not a WebSocket.
 	sse bool
+	// lists holds the members of each list the connection streams, by
+	// list id, and members reads them from the store (streaming_lists.go);
+	// lists is guarded by mu.
+	lists   map[string]map[int64]struct{}
+	members func(ctx context.Context, list string) ([]int64, error)
 }
 
 // StreamFormat is the hub.Format of a connection of user uid to the
@@ -106,7 +119,7 @@ type streamFormat struct {
 // beside the native feed's.
 func StreamFormat(origin string, uid int64, name string, sse bool) hub.Format {
 	f := &streamFormat{m: mapper{origin: origin}, uid: uid, sse: sse}
-	f.add(newStream(name, ""))
+	f.add(newStream(name, "", ""))
 	f.listening = f.public > 0
 	return f
 }
@@ -117,6 +130,7 @@ type clientMessage struct {
 	Type   string `json:"type"`
 	Stream string `json:"stream"`
 	Tag    string `json:"tag"`
+	List   string `json:"list"`
 }
 
 // check tells whether the caller may subscribe to s.
@@ -146,7 +160,7 @@ func (f *streamFormat) Receive(c *hub.Conn, msg []byte) {
 		c.Send(errorFrame("Invalid JSON", 400))
 		return
 	}
-	s := newStream(in.Stream, in.Tag)
+	s := newStream(in.Stream, in.Tag, in.List)
 	switch in.Type {
 	case "subscribe":
 		if err := f.check(s); err != nil {
@@ -157,12 +171,18 @@ func (f *streamFormat) Receive(c *hub.Conn, msg []byte) {
 			c.Send(errorFrame(err.Error(), status))
 			return
 		}
+		if err := f.loadList(s); err != nil {
+			c.Send(errorFrame(err.Error(), listErrorStatus(err)))
+			return
+		}
 		if !f.add(s) {
+			f.dropList(s)
 			c.Send(errorFrame(fmt.Sprintf("Too many streams: at most %d on one connection", maxStreams), 400))
 			return
 		}
 	case "unsubscribe":
 		f.remove(s)
+		f.dropList(s)
 	default:
 		c.Send(errorFrame("Unknown message type", 400))
 		return

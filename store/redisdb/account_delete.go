@@ -10,6 +10,7 @@ import (
 	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/dm"
 	"microblog/store/redisdb/schema"
+	"microblog/store/redisdb/social"
 )
 
 // relationBatch is how many follows one pipeline of a deletion undoes.
@@ -66,6 +67,9 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		return err
 	}
 	if err := dm.LeaveConversations(ctx, s.DMs, uid); err != nil {
+		return err
+	}
+	if err := social.DropLists(ctx, s.Social, uid); err != nil {
 		return err
 	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -152,6 +156,9 @@ func (s *Store) leaveFans(ctx context.Context, uid int64) error {
 		}
 		if len(fans) == 0 {
 			return nil
+		}
+		if err := social.LeaveListsOf(ctx, s.Social, schema.ParseIDs(fans), uid); err != nil {
+			return err
 		}
 		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for _, f := range fans {

@@ -504,3 +504,61 @@ test('live both ways: a native follow and post reach masto, a masto post reaches
   const followers = await alice.rest.v1.accounts.$select(alice.id).followers.list();
   member(followers, String(u.user.id), 'a native follow as a Mastodon follower');
 }));
+
+test('lists: create, add accounts, the list timeline paged, the list stream, rename, remove', area(async () => {
+  const { alice, bob, carol } = await session();
+  await alice.rest.v1.accounts.$select(carol.id).follow();
+  await alice.rest.v1.accounts.$select(bob.id).follow();
+  const list = await alice.rest.v1.lists.create({ title: 'Friends ' + word() });
+  assert.equal(typeof list.id, 'string');
+  assert.equal(list.repliesPolicy, 'list');
+  await alice.rest.v1.lists.$select(list.id).accounts.create({ accountIds: [carol.id] });
+  const accounts = await alice.rest.v1.lists.$select(list.id).accounts.list();
+  assert.deepEqual(accounts.map((a) => a.id), [carol.id]);
+  member(await alice.rest.v1.accounts.$select(carol.id).lists.list(), list.id, 'the lists holding carol');
+  member(await alice.rest.v1.lists.list(), list.id, 'alice\'s lists');
+  await rejects(bob.rest.v1.lists.$select(list.id).fetch(), 404, 'another user\'s list');
+  const stranger = await newUser('mstranger');
+  await rejects(alice.rest.v1.lists.$select(list.id).accounts.create({ accountIds: [String(stranger.user.id)] }), 404, 'an account alice does not follow');
+
+  const mine = [];
+  for (let i = 0; i < 3; i++) mine.unshift((await carol.rest.v1.statuses.create({ status: `for the list ${i} ${word()}` })).id);
+  const bobs = await bob.rest.v1.statuses.create({ status: 'not in the list ' + word() });
+  const seen = [];
+  for await (const page of alice.rest.v1.timelines.list.$select(list.id).list({ limit: 2 })) {
+    seen.push(...page.map((s) => s.id));
+    if (seen.length > 10) break;
+  }
+  assert.deepEqual(seen.slice(0, 3), mine, 'the list timeline, newest first, through masto\'s paginator');
+  assert.ok(!seen.includes(bobs.id), 'no post of bob\'s, whom alice follows but did not list');
+
+  const instance = await alice.rest.v2.instance.fetch();
+  const streaming = createStreamingAPIClient({ streamingApiUrl: instance.configuration.urls.streaming, accessToken: alice.mtoken, retry: 3 });
+  try {
+    const stream = events(streaming.list.subscribe({ list: list.id }));
+    const probes = new Set();
+    let got;
+    await until(async () => {
+      probes.add((await carol.rest.v1.statuses.create({ status: 'live ' + word() })).id);
+      got = await stream.next((e) => e.event === 'update' && probes.has(e.payload.id), 'carol\'s post', 1000).catch((e) => {
+        if (e.timeout) return null;
+        throw e;
+      });
+      return got !== null;
+    }, 'the list stream to carry carol\'s post');
+    assert.ok(got.stream.includes('list'), 'the event names the list stream');
+    const b = await bob.rest.v1.statuses.create({ status: 'bob is not in it ' + word() });
+    const c = await carol.rest.v1.statuses.create({ status: 'carol again ' + word() });
+    const next = await stream.next((e) => e.event === 'update' && !probes.has(e.payload.id), 'carol\'s next post');
+    assert.equal(next.payload.id, c.id, `the next update is carol's, not bob's ${b.id}`);
+  } finally {
+    streaming.close();
+  }
+
+  const renamed = await alice.rest.v1.lists.$select(list.id).update({ title: '分组' });
+  assert.equal(renamed.title, '分组');
+  await alice.rest.v1.lists.$select(list.id).accounts.remove({ accountIds: [carol.id] });
+  assert.deepEqual(await alice.rest.v1.lists.$select(list.id).accounts.list(), []);
+  await alice.rest.v1.lists.$select(list.id).remove();
+  await rejects(alice.rest.v1.lists.$select(list.id).fetch(), 404, 'a deleted list');
+}));

@@ -119,12 +119,14 @@ const routes = [
   [/^\/messages$/, () => dm.messages(ctx)],
   [/^\/messages\/([^/]+)$/, (m) => dm.conversation(ctx, decodeURIComponent(m[1]))],
   [/^\/bookmarks$/, () => views.bookmarks(ctx)],
+  [/^\/lists$/, () => views.lists(ctx)],
+  [/^\/lists\/(\d+)$/, (m) => views.list(ctx, m[1])],
   [/^\/account$/, () => views.account(ctx)],
   [/^\/settings$/, () => views.settings(ctx)],
   [/^\/requests$/, () => views.requests(ctx)],
   [/^\/admin$/, () => (app.user.admin ? admin(ctx) : views.notFound(ctx))],
 ];
-const private_ = new Set(['/', '/notifications', '/bookmarks', '/account', '/settings', '/requests', '/admin']); // pages that need a session
+const private_ = new Set(['/', '/notifications', '/bookmarks', '/lists', '/account', '/settings', '/requests', '/admin']); // pages that need a session
 
 /** rendered tells whether render has drawn a view yet. */
 let rendered = false;
@@ -132,7 +134,7 @@ let rendered = false;
 function render() {
   const path = location.pathname;
   if (!app.user && path === '/') return go('/login', { replace: true });
-  if (!app.user && (private_.has(path) || path.startsWith('/messages'))) return go('/login?next=' + encodeURIComponent(path), { replace: true });
+  if (!app.user && (private_.has(path) || path.startsWith('/messages') || path.startsWith('/lists/'))) return go('/login?next=' + encodeURIComponent(path), { replace: true });
   if (app.user && (path === '/login' || path === '/signup')) return go('/', { replace: true });
   const { view } = openView(app, routes, path, () => views.notFound(ctx));
   clear(main).append(view.el);
@@ -172,6 +174,7 @@ function renderNav() {
       bell,
       chats,
       link('/bookmarks', t('desktop.nav.bookmarks'), 'bookmark', path === '/bookmarks', 'nav-bookmarks'),
+      link('/lists', t('desktop.nav.lists'), 'list', path.startsWith('/lists'), 'nav-lists'),
       link(mine, t('desktop.nav.profile'), 'user', path.startsWith(mine)));
     // Operators (MICROBLOG_ADMINS) have the reports page.
     if (app.user.admin) nav.append(link('/admin', t('desktop.nav.reports'), 'shield', path === '/admin'));

@@ -6,6 +6,7 @@ import { Feed } from './core/feed.js';
 import { postCard, avatar } from './core/render.js';
 import { avatarPicker } from './core/media.js';
 import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed, relationParts, pinnedFeed, bookmarksFeed } from './core/views.js';
+import { listsPanel, listPage, listsPicker } from './core/lists.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea, settingsSection } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
@@ -119,6 +120,7 @@ export function profile(ctx, name, tab) {
     const me = ctx.me();
     const self = me && me.id === user.id;
     const rel = relationParts(ctx, user, { followed, changed });
+    const lists = listsPicker(user, ctx);
     const stat = (key, n, label, href) => {
       counts[key] = h('strong', {}, count(n));
       return h('a', { class: 'stat', href }, counts[key], ' ', label);
@@ -133,6 +135,7 @@ export function profile(ctx, name, tab) {
           self ? h('a', { class: 'btn', href: '/settings' }, icon('settings', 18), t('desktop.settings.title')) : null,
           self ? h('a', { class: 'btn', href: '/account' }, icon('user', 18), t('desktop.account.title')) : rel.button,
           messageButton(user, ctx),
+          lists.button,
           rel.menu)),
       h('h1', { class: 'profile-name' }, own(user.username), rel.lock),
       rel.states,
@@ -142,6 +145,7 @@ export function profile(ctx, name, tab) {
         stat('posts', user.posts_count, t('desktop.profile.posts'), base),
         stat('following', user.following_count, t('desktop.profile.following'), base + '/following'),
         stat('followers', user.followers_count, t('desktop.profile.followers'), base + '/followers')),
+      lists.panel,
       rel.note);
     // A block or a protected account leaves no posts to list; once that changes, they load.
     if (!loaded && (rel.showsPosts || tab !== 'posts')) {
@@ -351,4 +355,23 @@ export function notFound() {
       h('h1', {}, t('desktop.notFound.title')), h('p', {}, h('a', { href: '/' }, t('desktop.notFound.home'))))),
     title: t('desktop.notFound.short'),
   };
+}
+
+/** lists is the reader's lists (关注分组): make, rename, delete, open. */
+export function lists(ctx) {
+  const panel = listsPanel(ctx);
+  const el = h('div', { class: 'view' }, pageHead(t('desktop.lists.title'), t('desktop.lists.sub')), h('div', { class: 'card' }, panel.el));
+  return { el, title: t('desktop.lists.title') };
+}
+
+/** list is one of the reader's lists: its posts and its members. */
+export function list(ctx, id) {
+  const view = { title: t('desktop.lists.title') };
+  const page = listPage(ctx, id, {
+    onTitle: (title) => { view.title = title; ctx.app.title = t('desktop.title', { page: title }); document.title = ctx.app.title; },
+  });
+  view.el = h('div', { class: 'view' }, h('div', { class: 'card list-card' }, page.el));
+  view.onEvent = page.onEvent;
+  view.destroy = page.destroy;
+  return view;
 }

@@ -573,3 +573,25 @@ const MaxThreadDepth = 16
 
 // UnattachedMediaTTL is how long an upload waits for a post to take it.
 const UnattachedMediaTTL = 24 * time.Hour
+
+// LastListID is the STRING global:listid, INCRed for each new list.
+func (k Keys) LastListID() string { return k.prefix + "global:listid" }
+
+// Lists is the ZSET user:userid:<uid>:lists of the ids of the user's lists
+// (关注分组), score = when made (ms); at most store.MaxLists.
+func (k Keys) Lists(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":lists" }
+
+// List is the HASH user:userid:<uid>:list:<lid> of one of the user's lists:
+// title, replies_policy, exclusive ("1" or absent). Its owner's hash tag
+// puts it on the slot of the owner's follows, which the script that adds
+// members reads.
+func (k Keys) List(uid, lid int64) string {
+	return k.prefix + "user:userid:" + k.tag(uid) + ":list:" + ID(lid)
+}
+
+// ListMembers is the ZSET user:userid:<uid>:list:<lid>:members of the
+// uids in one of the user's lists, score = when added (ms); at most
+// store.MaxListMembers, each one the user follows.
+func (k Keys) ListMembers(uid, lid int64) string {
+	return k.prefix + "user:userid:" + k.tag(uid) + ":list:" + ID(lid) + ":members"
+}

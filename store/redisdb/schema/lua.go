@@ -168,3 +168,14 @@ var (
 	modeSetSrc string
 	ModeSet    = newScript(modeSetSrc)
 )
+
+// The scripts of lists (关注分组), each over the keys of one owner.
+var (
+	//go:embed lua/list_create.lua
+	listCreateSrc string
+	ListCreate    = newScript(listCreateSrc)
+
+	//go:embed lua/list_add.lua
+	listAddSrc string
+	ListAdd    = newScript(listAddSrc)
+)

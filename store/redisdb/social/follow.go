@@ -113,6 +113,10 @@ func (s *Social) Unfollow(ctx context.Context, fan, star int64) error {
 	if err != nil {
 		return s.core.Wrap("unfollow", err)
 	}
+	// Also on a repeated unfollow, to finish one cut short (lists.go).
+	if err := s.leaveLists(ctx, fan, star); err != nil {
+		return err
+	}
 	if err := s.core.Reconsider(ctx, star); err != nil {
 		return err
 	}

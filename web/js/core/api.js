@@ -202,6 +202,17 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     bookmark: (id) => request('PUT', '/posts/' + enc(id) + '/bookmark'),
     unbookmark: (id) => request('DELETE', '/posts/' + enc(id) + '/bookmark'),
     bookmarks: (page) => request('GET', '/me/bookmarks' + query(page)),
+    // Lists (关注分组; docs/api.md, Lists).
+    lists: () => request('GET', '/me/lists'),
+    list: (id) => request('GET', '/me/lists/' + enc(id)),
+    createList: (title) => request('POST', '/me/lists', { title }),
+    updateList: (id, change) => request('PATCH', '/me/lists/' + enc(id), change),
+    deleteList: (id) => request('DELETE', '/me/lists/' + enc(id)),
+    listPosts: (id, page) => request('GET', '/me/lists/' + enc(id) + '/posts' + query(page)),
+    listMembers: (id, page) => request('GET', '/me/lists/' + enc(id) + '/members' + query(page)),
+    addToList: (id, name) => request('PUT', '/me/lists/' + enc(id) + '/members/' + enc(name)),
+    removeFromList: (id, name) => request('DELETE', '/me/lists/' + enc(id) + '/members/' + enc(name)),
+    listsWith: (name) => request('GET', '/users/' + enc(name) + '/lists'),
 
     // Pictures. Uploads go through XMLHttpRequest, whose
     // upload progress fetch does not report; onProgress gets 0…1.

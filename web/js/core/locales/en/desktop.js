@@ -152,4 +152,8 @@ export default {
   'desktop.admin.removePostId': 'Remove post {{id}}',
   'desktop.admin.removeConfirm': 'Remove this post by {{name}} for everyone?',
   'desktop.admin.removed': 'Post removed.',
+
+  'desktop.nav.lists': 'Lists',
+  'desktop.lists.title': 'Lists',
+  'desktop.lists.sub': 'Group the people you follow and read each group on its own. Only you can see your lists.',
 };

@@ -122,4 +122,8 @@ export default {
   'outbox.saved': 'Not sent yet: kept on this phone, and sent when the connection is back.',
   'outbox.refused': 'Not sent: “{{text}}”. {{reason}}',
   'outbox.discard': 'Discard',
+
+  'mobile.app.lists': 'Lists',
+  'mobile.lists.title': 'Lists',
+  'mobile.lists.about': 'Group the people you follow and read each group on its own. Only you can see your lists.',
 };

@@ -149,4 +149,8 @@ export default {
   'desktop.admin.removePostId': '删除微博 {{id}}',
   'desktop.admin.removeConfirm': '要删除 {{name}} 的这条微博吗？所有人都将看不到它。',
   'desktop.admin.removed': '微博已删除。',
+
+  'desktop.nav.lists': '分组',
+  'desktop.lists.title': '关注分组',
+  'desktop.lists.sub': '把你关注的人分成组，单独看每一组的微博。分组只有你自己能看到。',
 };

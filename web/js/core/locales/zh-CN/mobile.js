@@ -121,4 +121,8 @@ export default {
   'outbox.saved': '暂未发出：已保存在本机，网络恢复后会自动发送。',
   'outbox.refused': '“{{text}}”未能发送：{{reason}}',
   'outbox.discard': '放弃发送',
+
+  'mobile.app.lists': '分组',
+  'mobile.lists.title': '关注分组',
+  'mobile.lists.about': '把你关注的人分成组，单独看每一组的微博。分组只有你自己能看到。',
 };
