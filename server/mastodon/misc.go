@@ -12,7 +12,7 @@ import (
 // What apps call at start: the caller's word filters as Mastodon's
 // filters, its preferences, suggestions of whom to follow, markers
 // (markers.go), and valid empty answers for what the service does not
-// have (custom emojis, lists, announcements, featured and followed tags,
+// have (custom emojis, lists, announcements, featured tags,
 // endorsements, domain blocks, push subscriptions).
 
 // miscRoutes registers those routes.
@@ -27,7 +27,6 @@ func (a *API) miscRoutes(r *router) {
 	for path, scope := range map[string]string{
 		"/api/v1/lists":                     "read:lists",
 		"/api/v1/announcements":             "read",
-		"/api/v1/followed_tags":             "read:follows",
 		"/api/v1/featured_tags":             "read:accounts",
 		"/api/v1/endorsements":              "read:accounts",
 		"/api/v1/domain_blocks":             "read:blocks",

@@ -62,6 +62,7 @@ func (a *API) Routes(e *echo.Echo, natives map[string]echo.HandlerFunc) {
 	a.searchRoutes(r)
 	a.conversationRoutes(r)
 	a.miscRoutes(r)
+	a.tagRoutes(r)
 	for route, native := range r.natives { // shared paths the API does not serve yet
 		method, path, _ := strings.Cut(route, " ")
 		e.Add(method, path, native)
@@ -79,5 +80,6 @@ var SharedPaths = []string{
 	http.MethodPost + " /api/v1/conversations/:username/read",
 	http.MethodPost + " /api/v1/reports",
 	http.MethodGet + " /api/v1/trends/tags",
+	http.MethodGet + " /api/v1/tags/:tag",
 	http.MethodPost + " /api/v1/media",
 }
