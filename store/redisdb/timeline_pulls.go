@@ -57,8 +57,8 @@ type pullLookup struct {
 	celebs, pushing, stars *redis.StringSliceCmd
 	// tags are the keys of the topics the reader follows (tags_follow.go),
 	// whose posts its home timeline merges too.
-	tags *redis.StringSliceCmd
-	shards                 []shardLookup // on a cluster, once sent
+	tags   *redis.StringSliceCmd
+	shards []shardLookup // on a cluster, once sent
 	// settled: on a cluster, a star stopped being pulled since the read
 	// began (or ClockSkew before), and the read's G must be read again.
 	settled bool
