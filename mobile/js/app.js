@@ -29,6 +29,7 @@ const titleEl = document.getElementById('title');
 const backBtn = document.getElementById('back');
 const settingsLink = document.getElementById('settings');
 const bookmarksLink = document.getElementById('bookmarks');
+const topicsLink = document.getElementById('topics');
 const tabbar = document.getElementById('tabbar');
 const conn = document.getElementById('conn');
 const offlineBanner = document.getElementById('offline');
@@ -111,6 +112,7 @@ const routes = [
   [/^\/messages$/, () => dm.messages(ctx), 'messages'],
   [/^\/messages\/([^/]+)$/, (m) => dm.conversation(ctx, decodeURIComponent(m[1])), 'messages'],
   [/^\/bookmarks$/, () => views.bookmarks(ctx), null],
+  [/^\/topics$/, () => views.topics(ctx), null],
   [/^\/login$/, () => views.auth(ctx, 'login'), null],
   [/^\/signup$/, () => views.auth(ctx, 'signup'), null],
   [/^\/settings$/, () => views.settings(ctx), null],
@@ -137,6 +139,7 @@ function render() {
   backBtn.hidden = !view.back;
   settingsLink.hidden = !(tab === 'me');
   bookmarksLink.hidden = !(tab === 'me');
+  topicsLink.hidden = !(tab === 'me');
   tabbar.hidden = !app.user || !!view.noTabs;
   document.body.classList.toggle('has-tabs', !tabbar.hidden);
   for (const a of tabbar.querySelectorAll('.tab')) {
@@ -168,6 +171,7 @@ backBtn.append(icon('back', 24));
 backBtn.addEventListener('click', () => (history.length > 1 ? history.back() : go('/home')));
 settingsLink.append(icon('settings', 22));
 bookmarksLink.append(icon('bookmark', 22));
+topicsLink.append(icon('hash', 22));
 for (const el of tabbar.querySelectorAll('[data-icon]')) el.prepend(icon(el.dataset.icon, 24));
 tabbar.addEventListener('click', (e) => {
   // Tapping the tab you are on scrolls to the top and shows held posts, as phone apps do.

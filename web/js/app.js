@@ -119,12 +119,13 @@ const routes = [
   [/^\/messages$/, () => dm.messages(ctx)],
   [/^\/messages\/([^/]+)$/, (m) => dm.conversation(ctx, decodeURIComponent(m[1]))],
   [/^\/bookmarks$/, () => views.bookmarks(ctx)],
+  [/^\/topics$/, () => views.topics(ctx)],
   [/^\/account$/, () => views.account(ctx)],
   [/^\/settings$/, () => views.settings(ctx)],
   [/^\/requests$/, () => views.requests(ctx)],
   [/^\/admin$/, () => (app.user.admin ? admin(ctx) : views.notFound(ctx))],
 ];
-const private_ = new Set(['/', '/notifications', '/bookmarks', '/account', '/settings', '/requests', '/admin']); // pages that need a session
+const private_ = new Set(['/', '/notifications', '/bookmarks', '/topics', '/account', '/settings', '/requests', '/admin']); // pages that need a session
 
 /** rendered tells whether render has drawn a view yet. */
 let rendered = false;
@@ -172,6 +173,7 @@ function renderNav() {
       bell,
       chats,
       link('/bookmarks', t('desktop.nav.bookmarks'), 'bookmark', path === '/bookmarks', 'nav-bookmarks'),
+      link('/topics', t('desktop.nav.topics'), 'hash', path === '/topics', 'nav-topics'),
       link(mine, t('desktop.nav.profile'), 'user', path.startsWith(mine)));
     // Operators (MICROBLOG_ADMINS) have the reports page.
     if (app.user.admin) nav.append(link('/admin', t('desktop.nav.reports'), 'shield', path === '/admin'));

@@ -410,4 +410,14 @@ export default {
   'likers.empty': 'Nobody has liked this yet.',
   'likers.label': 'Liked by',
   'home.show_their_posts': 'Show their posts',
+  // Followed topics (tags.js).
+  'tags.follow': 'Follow topic',
+  'tags.following': 'Following',
+  'tags.follow_name': 'Follow the topic {{tag}}',
+  'tags.unfollow_name': 'Following: unfollow the topic {{tag}}',
+  'tags.followed_toast': 'You follow {{tag}}: its posts come to your home timeline.',
+  'tags.unfollowed_toast': 'You no longer follow {{tag}}.',
+  'tags.title': 'Followed topics',
+  'tags.loading': 'Loading…',
+  'tags.empty': 'You follow no topic yet. Follow one on its page: its posts come to your home timeline.',
 };

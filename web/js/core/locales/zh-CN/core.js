@@ -398,4 +398,14 @@ export default {
   'likers.empty': '还没有人赞过。',
   'likers.label': '赞过的人',
   'home.show_their_posts': '查看他们的微博',
+  // 关注的话题（tags.js）。
+  'tags.follow': '关注话题',
+  'tags.following': '已关注',
+  'tags.follow_name': '关注话题 {{tag}}',
+  'tags.unfollow_name': '已关注：取消关注话题 {{tag}}',
+  'tags.followed_toast': '已关注 {{tag}}：它的微博会出现在你的首页。',
+  'tags.unfollowed_toast': '已取消关注 {{tag}}。',
+  'tags.title': '关注的话题',
+  'tags.loading': '加载中…',
+  'tags.empty': '你还没有关注话题。在话题页关注一个：它的微博会出现在你的首页。',
 };

@@ -1,0 +1,111 @@
+// tags.test.mjs: following topics (docs/api.md, "Followed topics") in both
+// front ends and both languages. On the desktop page at 1280 px alice opens
+// a topic's page, follows it with its button ("Follow topic" → "Following",
+// aria-pressed), finds a stranger's post about it in her home timeline, a
+// new one arrives there live, the Topics page lists the topic, and she
+// unfollows it there. The same in Chinese (关注话题 / 已关注, 关注的话题). In
+// the mobile app at 360 px, in English and in Chinese, the topic page's
+// button follows the topic, its posts come to Home (a new one live), the #
+// on the Me tab's bar opens the followed topics, and nothing is wider than
+// the screen.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE_URL, launch, newUser, post, api, desktop, phone, shot, clean, fits } from './helpers.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+/** topicName is a topic no other test writes about. */
+function topicName(prefix) {
+  return prefix + Date.now().toString(36) + Math.floor(Math.random() * 1296).toString(36);
+}
+
+/** followed are the topics u follows, as the server has them. */
+async function followed(u) {
+  return (await api('GET', '/me/tags', { token: u.token })).items.map((ft) => ft.name);
+}
+
+for (const lang of [
+  { locale: 'en-US', follow: 'Follow topic', following: 'Following', nav: 'Topics', title: 'Followed topics' },
+  { locale: 'zh-CN', follow: '关注话题', following: '已关注', nav: '话题', title: '关注的话题' },
+]) {
+  test(`desktop (${lang.locale}): follow a topic, its posts come home (live too), the Topics page lists it`, async () => {
+    const alice = await newUser('alice'), carol = await newUser('carol');
+    const tag = topicName('tea');
+    const before_ = await post(carol, `Before the follow #${tag}`);
+    const D = await desktop(browser, alice, { locale: lang.locale });
+    const { page } = D;
+    await page.goto(`${BASE_URL}/t/${encodeURIComponent(tag)}`);
+    await page.locator(`.post[data-id="${before_.id}"]`).waitFor();
+    const btn = page.locator('.btn-tag-follow');
+    await btn.waitFor();
+    assert.equal(await btn.textContent(), lang.follow);
+    assert.equal(await btn.getAttribute('aria-pressed'), 'false');
+    await btn.click();
+    await page.locator('.btn-tag-follow[aria-pressed="true"]').waitFor();
+    assert.equal(await btn.textContent(), lang.following);
+    assert.deepEqual(await followed(alice), [tag]);
+    await shot(page, `tags-desktop-topic-${lang.locale}`);
+
+    await page.goto(`${BASE_URL}/`);
+    await page.locator(`[role=feed] .post[data-id="${before_.id}"]`).waitFor();
+    await page.locator('#conn[data-state="connected"]').waitFor();
+    const live = await post(carol, `Live now #${tag}`);
+    await page.locator(`[role=feed] .post[data-id="${live.id}"]`).waitFor();
+    assert.equal(await page.locator(`[role=feed] .post[data-id="${live.id}"]`).count(), 1, 'the live post shows once');
+    await shot(page, `tags-desktop-home-${lang.locale}`);
+
+    await page.getByRole('link', { name: lang.nav, exact: true }).click();
+    await page.getByRole('heading', { name: lang.title }).waitFor();
+    const row = page.locator(`.tag-row[data-tag="${tag}"]`);
+    await row.waitFor();
+    assert.equal(await row.locator('.topic-name').textContent(), '#' + tag);
+    await shot(page, `tags-desktop-list-${lang.locale}`);
+    await row.locator('.btn-tag-follow').click();
+    await row.locator('.btn-tag-follow[aria-pressed="false"]').waitFor();
+    assert.equal(await row.locator('.btn-tag-follow').textContent(), lang.follow);
+    assert.deepEqual(await followed(alice), []);
+    clean(D.w);
+    await D.context.close();
+  });
+
+  test(`mobile 360 px (${lang.locale}): follow on the topic page, posts come home (live too), the Me tab lists the topics`, async () => {
+    const gus = await newUser('gus'), hal = await newUser('hal');
+    const tag = topicName('雨');
+    const before_ = await post(hal, `#${tag}# 下雨了`);
+    const M = await phone(browser, gus, { locale: lang.locale });
+    const { page } = M;
+    await page.goto(`${BASE_URL}/m/#/t/${encodeURIComponent(tag)}`);
+    await page.locator(`.post[data-id="${before_.id}"]`).waitFor();
+    const btn = page.locator('.btn-tag-follow');
+    await btn.waitFor();
+    assert.equal(await btn.textContent(), lang.follow);
+    await btn.tap();
+    await page.locator('.btn-tag-follow[aria-pressed="true"]').waitFor();
+    assert.equal(await btn.textContent(), lang.following);
+    assert.ok(await fits(page), 'the topic page fits 360 px');
+    await shot(page, `tags-mobile-topic-${lang.locale}`);
+
+    await page.goto(`${BASE_URL}/m/#/home`);
+    await page.locator(`[role=feed] .post[data-id="${before_.id}"]`).waitFor();
+    await page.locator('#conn[data-state="connected"]').waitFor();
+    const live = await post(hal, `#${tag}# 还在下`);
+    await page.locator(`[role=feed] .post[data-id="${live.id}"]`).waitFor();
+    await shot(page, `tags-mobile-home-${lang.locale}`);
+
+    await page.goto(`${BASE_URL}/m/#/u/${encodeURIComponent(gus.username)}`);
+    await page.locator('#topics:not([hidden])').tap();
+    const row = page.locator(`.tag-row[data-tag="${tag}"]`);
+    await row.waitFor();
+    assert.equal(await page.locator('#title').textContent(), lang.title);
+    assert.ok(await fits(page), 'the followed topics fit 360 px');
+    await shot(page, `tags-mobile-list-${lang.locale}`);
+    await row.locator('.btn-tag-follow').tap();
+    await row.locator('.btn-tag-follow[aria-pressed="false"]').waitFor();
+    assert.deepEqual(await followed(gus), []);
+    clean(M.w);
+    await M.context.close();
+  });
+}
