@@ -11,7 +11,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, post, api, desktop, phone, shot, clean, fits } from './helpers.mjs';
+import { BASE_URL, launch, newUser, post, api, desktop, phone, shot, clean, fits, axeViolations } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -47,6 +47,7 @@ for (const lang of [
     await page.locator('.btn-tag-follow[aria-pressed="true"]').waitFor();
     assert.equal(await btn.textContent(), lang.following);
     assert.deepEqual(await followed(alice), [tag]);
+    assert.deepEqual(await axeViolations(page), [], 'the topic page with its button passes axe');
     await shot(page, `tags-desktop-topic-${lang.locale}`);
 
     await page.goto(`${BASE_URL}/`);
@@ -62,6 +63,7 @@ for (const lang of [
     const row = page.locator(`.tag-row[data-tag="${tag}"]`);
     await row.waitFor();
     assert.equal(await row.locator('.topic-name').textContent(), '#' + tag);
+    assert.deepEqual(await axeViolations(page), [], 'the Topics page passes axe');
     await shot(page, `tags-desktop-list-${lang.locale}`);
     await row.locator('.btn-tag-follow').click();
     await row.locator('.btn-tag-follow[aria-pressed="false"]').waitFor();
@@ -101,6 +103,7 @@ for (const lang of [
     await row.waitFor();
     assert.equal(await page.locator('#title').textContent(), lang.title);
     assert.ok(await fits(page), 'the followed topics fit 360 px');
+    assert.deepEqual(await axeViolations(page), [], 'the followed topics pass axe');
     await shot(page, `tags-mobile-list-${lang.locale}`);
     await row.locator('.btn-tag-follow').tap();
     await row.locator('.btn-tag-follow[aria-pressed="false"]').waitFor();
