@@ -130,7 +130,7 @@ func countOf(xs []int64, x int64) int {
 // TestWSFollowTags: a new post with a followed topic reaches the open live
 // feed once, even when its author is followed too; the safety rules hold
 // it back as they do the rest of the feed; a follow made while connected
-// is heard.
+// is heard. The edit and the delete of a post heard so follow it.
 func TestWSFollowTags(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
@@ -161,6 +161,11 @@ func TestWSFollowTags(t *testing.T) {
 	ts.newPost(t, fay, "another topic #rust")
 	seen := ts.newPost(t, fay, "seen #go")
 	ws.expect(t, store.EventPost, seen)
+	// Its edit and its delete follow it there.
+	ts.editPost(t, fay, seen, "seen, edited #go")
+	ws.expect(t, store.EventPostUpdate, seen)
+	ts.wantStatus(t, "DELETE", fmt.Sprintf("/api/v1/posts/%d", seen), fay, nil, http.StatusNoContent, "")
+	ws.expect(t, store.EventDelete, seen)
 
 	ts.wantStatus(t, "PUT", "/api/v1/tags/rust/follow", amy, nil, http.StatusNoContent, "")
 	ws.expectSoon(t, func() int64 { return ts.newPost(t, fay, "now heard #rust") })

@@ -105,7 +105,7 @@ func TestMastodonFollowTags(t *testing.T) {
 
 // TestMastodonStreamingFollowedTag: the user stream gets a followed
 // topic's new post once, even when its author is followed too, and never
-// a blocked or protected author's.
+// a blocked or protected author's; its delete follows it.
 func TestMastodonStreamingFollowedTag(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
@@ -129,6 +129,10 @@ func TestMastodonStreamingFollowedTag(t *testing.T) {
 	stranger := ts.newPost(t, fay, "fay's #Tea")
 	c.expectStatus(t, user, "update", both)
 	c.expectStatus(t, user, "update", stranger)
+	ts.wantStatus(t, "DELETE", postPath(stranger), fay, nil, http.StatusNoContent, "")
+	if m := c.expect(t, user, "delete", nil); m.Payload != sid(stranger) {
+		t.Fatalf("delete payload %q, want %d", m.Payload, stranger)
+	}
 }
 
 // TestMastodonGoClientFollowTags follows, lists, reads and unfollows a

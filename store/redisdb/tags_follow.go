@@ -109,3 +109,23 @@ func (s *Store) TagKeys(ctx context.Context, uid int64) ([]string, error) {
 	}
 	return keys, nil
 }
+
+// queueTagEvents adds to pl event on the channel of each of tags, the
+// topics of a post, unless its author is protected: what liveEvents
+// publishes of a new post, for its edits (post_update) and its delete, so
+// that a topic's followers who saw it live see those too. A follower who
+// is also the author's fan may get such an event twice; both kinds are
+// idempotent where a client applies them.
+func (s *Store) queueTagEvents(ctx context.Context, pl redis.Pipeliner, tags []string, protected bool, event string, data any) {
+	if protected || len(tags) == 0 {
+		return
+	}
+	frame, err := store.EncodeFrame(event, data)
+	if err != nil {
+		s.opt.Logger.ErrorContext(ctx, "encode live event", "event", event, "err", err)
+		return
+	}
+	for _, key := range schema.TagKeys(tags) {
+		s.queuePublishFrame(ctx, pl, s.keys.TagChannel(key), frame)
+	}
+}
