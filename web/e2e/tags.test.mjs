@@ -7,11 +7,15 @@
 // the mobile app at 360 px, in English and in Chinese, the topic page's
 // button follows the topic, its posts come to Home (a new one live), the #
 // on the Me tab's bar opens the followed topics, and nothing is wider than
-// the screen.
+// the screen. Then masto (the Mastodon client library of Elk and Phanpy)
+// follows hashtags, pages its followed tags, reads one, gets a followed
+// tag's post on its user stream, and unfollows.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, post, api, desktop, phone, shot, clean, fits, axeViolations } from './helpers.mjs';
+import { createStreamingAPIClient } from 'masto';
+import { BASE_URL, launch, newUser, post, api, desktop, phone, shot, clean, fits, axeViolations, until } from './helpers.mjs';
+import { area, events, login } from './mastodon-client.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -112,3 +116,46 @@ for (const lang of [
     await M.context.close();
   });
 }
+
+test('masto: follow hashtags, page followed_tags, a followed tag\'s post on the user stream, unfollow', area(async () => {
+  const u = await newUser('mtags'), writer = await newUser('mwriter');
+  const { token, rest } = await login(u.username);
+  const tags = [topicName('ma'), topicName('mb'), topicName('mc')];
+  for (const name of tags) {
+    const tag = await rest.v1.tags.$select(name).follow();
+    assert.equal(tag.name, name);
+    assert.equal(tag.following, true);
+    assert.ok(Array.isArray(tag.history), 'history is a list');
+  }
+  const listed = [];
+  for await (const page of rest.v1.followedTags.list({ limit: 2 })) {
+    assert.ok(page.length <= 2, 'a page holds at most limit');
+    listed.push(...page.map((t) => t.name));
+    if (listed.length > 10) break;
+  }
+  assert.deepEqual(listed, [...tags].reverse(), 'newest follow first, through the Link header');
+  assert.equal((await rest.v1.tags.$select(tags[0]).fetch()).following, true);
+
+  const instance = await rest.v2.instance.fetch();
+  const streaming = createStreamingAPIClient({ streamingApiUrl: instance.configuration.urls.streaming, accessToken: token, retry: 3 });
+  try {
+    const user = events(streaming.user.subscribe());
+    // The subscription is in place once a post of the user's own arrives on it.
+    await until(async () => {
+      const mine = await rest.v1.statuses.create({ status: 'probe ' + topicName('p') });
+      return user.next((e) => e.event === 'update' && e.payload.id === mine.id, 'a probe', 1000).then(() => true, (e) => {
+        if (e.timeout) return false;
+        throw e;
+      });
+    }, 'the user stream to carry the user\'s own post');
+    const p = await post(writer, `about #${tags[1]}`);
+    const up = await user.next((e) => e.event === 'update' && e.payload.id === String(p.id), 'the followed tag\'s post');
+    assert.equal(up.payload.account.username, writer.username);
+  } finally {
+    streaming.close();
+  }
+
+  const gone = await rest.v1.tags.$select(tags[1]).unfollow();
+  assert.equal(gone.following, false);
+  assert.equal((await rest.v1.tags.$select(tags[1]).fetch()).following, false);
+}));
