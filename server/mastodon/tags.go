@@ -47,9 +47,13 @@ func (a *API) getTag(c echo.Context) error {
 	return a.answerTag(c, key, nil)
 }
 
-// followTag answers POST /api/v1/tags/:name/follow and .../unfollow.
+// followTag answers POST /api/v1/tags/:name/follow and .../unfollow,
+// counted in the follow rate limit.
 func (a *API) followTag(on bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if err := a.allowFollow(c.Request().Context(), viewer(c)); err != nil {
+			return err
+		}
 		key, err := a.st.FollowTag(c.Request().Context(), viewer(c), tagParam(c), on)
 		if err != nil {
 			return err
