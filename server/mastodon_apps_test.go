@@ -340,3 +340,87 @@ func TestImagesHaveBlurhash(t *testing.T) {
 		t.Errorf("archived post's media %+v, want blurhash %q", got.Media, m.Blurhash)
 	}
 }
+
+// TestMastodonStatusAccountCreatedAt: the account a status carries says
+// when its author signed up, as the account itself does: on a status just
+// posted, one read back from a timeline, a reblog's original, and one
+// streamed live (apps show it as "joined"; it was 1970 everywhere).
+func TestMastodonStatusAccountCreatedAt(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	bob, _ := ts.mastodonUser(t, "bob", "")
+	var acct mastodon.Account
+	ts.mastodonJSON(t, "GET", "/api/v1/accounts/verify_credentials", alice, nil, &acct)
+	if acct.CreatedAt == "" || strings.HasPrefix(acct.CreatedAt, "1970") {
+		t.Fatalf("the account's created_at is %q", acct.CreatedAt)
+	}
+	var followed mastodon.Relationship
+	ts.mastodonJSON(t, "POST", "/api/v1/accounts/"+acct.ID+"/follow", bob, nil, &followed)
+	c, _ := ts.dialStream(t, "stream=user", http.Header{"Authorization": {"Bearer " + bob}})
+	c.send(t, "", "", "")
+
+	var posted mastodon.Status
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]string{"status": "joined long ago"}, &posted)
+	var home []mastodon.Status
+	ts.mastodonJSON(t, "GET", "/api/v1/timelines/home", bob, nil, &home)
+	var reblog mastodon.Status
+	ts.mastodonJSON(t, "POST", "/api/v1/statuses/"+posted.ID+"/reblog", bob, nil, &reblog)
+	streamed := c.expectStatus(t, []string{"user"}, "update", mustID(t, posted.ID))
+	if len(home) == 0 || reblog.Reblog == nil {
+		t.Fatalf("home %d statuses, reblog %+v", len(home), reblog)
+	}
+	for what, s := range map[string]mastodon.Account{"posted": posted.Account, "home": home[0].Account,
+		"reblogged original": reblog.Reblog.Account, "streamed": streamed.Account} {
+		if s.CreatedAt != acct.CreatedAt {
+			t.Errorf("%s status: account created_at %q, want %q", what, s.CreatedAt, acct.CreatedAt)
+		}
+	}
+}
+
+// mustID is a status or account id as a number.
+func mustID(t *testing.T, id string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		t.Fatalf("id %q: %v", id, err)
+	}
+	return n
+}
+
+// TestMastodonAccountStatusesWithReplies: an account's statuses list its
+// replies among its posts, newest first, paged with no gap or duplicate
+// whatever the page size; exclude_replies=true leaves them out, as in
+// Mastodon (they were never listed, so the flag changed nothing).
+func TestMastodonAccountStatusesWithReplies(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.mastodonUser(t, "alice", "")
+	bob, _ := ts.mastodonUser(t, "bob", "")
+	var me mastodon.Account
+	ts.mastodonJSON(t, "GET", "/api/v1/accounts/verify_credentials", alice, nil, &me)
+	var all, posts []string // newest last
+	for i := range 4 {
+		var theirs, mine, reply mastodon.Status
+		ts.mastodonJSON(t, "POST", "/api/v1/statuses", bob, map[string]string{"status": fmt.Sprint("bob ", i)}, &theirs)
+		ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]string{"status": fmt.Sprint("alice ", i)}, &mine)
+		ts.mastodonJSON(t, "POST", "/api/v1/statuses", alice, map[string]string{"status": fmt.Sprint("re ", i), "in_reply_to_id": theirs.ID}, &reply)
+		all, posts = append(all, mine.ID, reply.ID), append(posts, mine.ID)
+	}
+	slices.Reverse(all)
+	slices.Reverse(posts)
+	path := "/api/v1/accounts/" + me.ID + "/statuses"
+	for _, limit := range []int{1, 3, 20} {
+		if got := ts.mastodonPages(t, fmt.Sprint(path, "?limit=", limit), bob); !slices.Equal(got, all) {
+			t.Fatalf("limit %d: %v, want posts and replies %v", limit, got, all)
+		}
+	}
+	if got := ts.mastodonPages(t, path+"?limit=3&exclude_replies=true", bob); !slices.Equal(got, posts) {
+		t.Fatalf("exclude_replies: %v, want the posts %v", got, posts)
+	}
+	var page []mastodon.Status
+	ts.mastodonJSON(t, "GET", path+"?limit=2", "", nil, &page)
+	if len(page) != 2 || page[0].ID != all[0] || page[0].InReplyToID == nil || *page[0].InReplyToID == "" {
+		t.Fatalf("the newest status %+v, want the newest reply %s", page, all[0])
+	}
+}

@@ -294,8 +294,19 @@ func TestMastodonConversations(t *testing.T) {
 		t.Fatalf("bob's conversation after the direct reply: %d %s", status, body)
 	}
 	ts.mastodonJSON(t, "DELETE", "/api/v1/conversations/"+c.ID, alice, nil, nil)
-	if status, _ := ts.call(t, "POST", "/api/v1/conversations/"+c.ID+"/unread", alice, nil); status != http.StatusUnprocessableEntity {
-		t.Errorf("unread: %d, want 422", status)
+	var unread mastodon.Conversation
+	ts.mastodonJSON(t, "POST", "/api/v1/conversations/"+c.ID+"/unread", alice, nil, &unread)
+	var listed []mastodon.Conversation
+	ts.mastodonJSON(t, "GET", "/api/v1/conversations", alice, nil, &listed)
+	if !unread.Unread || len(listed) != 1 || !listed[0].Unread {
+		t.Errorf("marked unread: %+v, listed %+v; want unread", unread, listed)
+	}
+	ts.mastodonJSON(t, "POST", "/api/v1/conversations/"+c.ID+"/read", alice, nil, &unread)
+	if unread.Unread {
+		t.Errorf("read again: %+v", unread)
+	}
+	if status, _ := ts.call(t, "POST", "/api/v1/conversations/999/unread", alice, nil); status != http.StatusNotFound {
+		t.Errorf("unread of no conversation: %d, want 404", status)
 	}
 	if status, _ := ts.call(t, "POST", "/api/v1/conversations/999/read", alice, nil); status != http.StatusNotFound {
 		t.Errorf("read of no conversation: %d, want 404", status)

@@ -151,3 +151,62 @@ func TestWSDMsDuringReconnect(t *testing.T) {
 		t.Fatalf("bob's connections got %d messages, want the %d sent once each in order;\n got %v\nsent %v", len(got), len(sent), got, sent)
 	}
 }
+
+// TestConversationUnread: a read conversation marked unread counts its
+// newest message unread again, in the list, in /me and on the user's
+// sockets (conversation_unread), and reads as before afterwards; marking
+// one with something unread changes nothing; one with no messages is 404.
+func TestConversationUnread(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, aliceID := ts.register(t, "alice")
+	bob, _ := ts.register(t, "bob")
+	ts.register(t, "carol")
+	ts.sendDM(t, alice, "bob", "one")
+	m := ts.sendDM(t, alice, "bob", "two")
+	ts.wantStatus(t, "POST", "/api/v1/conversations/alice/read", bob, map[string]any{"up_to": m.ID}, 204, "")
+	ws := ts.dialWS(t, bob, "")
+	ws.readyDMID(t)
+
+	unread := func(want int64) {
+		t.Helper()
+		var page store.Page[store.Conversation]
+		ts.getJSON(t, bob, "/api/v1/conversations", &page)
+		var me store.User
+		ts.getJSON(t, bob, "/api/v1/me", &me)
+		if len(page.Items) != 1 || page.Items[0].UnreadCount != want || me.UnreadDMs == nil || *me.UnreadDMs != min(want, 1) {
+			t.Fatalf("bob's conversations %+v, /me unread_messages %v; want %d unread", page.Items, me.UnreadDMs, want)
+		}
+	}
+	unread(0)
+	var got struct {
+		UnreadCount int64 `json:"unread_count"`
+	}
+	markUnread := func(name string) {
+		t.Helper()
+		status, body := ts.call(t, "POST", "/api/v1/conversations/"+name+"/unread", bob, nil)
+		if status != 200 {
+			t.Fatalf("unread %s: %d %s", name, status, body)
+		}
+		mustDecode(t, body, &got)
+	}
+	markUnread("ALICE")
+	if got.UnreadCount != 1 {
+		t.Fatalf("unread_count %d, want 1", got.UnreadCount)
+	}
+	f := ws.expect(t, store.EventConversationUnread, 0)
+	var d store.ConversationUnreadData
+	if json.Unmarshal(f.Data, &d); d.With != (store.Party{ID: aliceID, Username: "alice"}) || d.UnreadCount != 1 {
+		t.Fatalf("conversation_unread frame %s", f)
+	}
+	unread(1)
+	ts.sendDM(t, alice, "bob", "three")
+	unread(2)
+	markUnread("alice")
+	if got.UnreadCount != 2 {
+		t.Fatalf("marking a conversation with 2 unread: unread_count %d", got.UnreadCount)
+	}
+	unread(2)
+	ts.wantStatus(t, "POST", "/api/v1/conversations/carol/unread", bob, nil, 404, "message_not_found")
+	ts.wantStatus(t, "POST", "/api/v1/conversations/nobody/unread", bob, nil, 404, "user_not_found")
+}

@@ -61,12 +61,14 @@ type LikeQuery struct {
 // deleted messages are never returned.
 type ArchiveQuery struct {
 	Authors []int64 // posts and reposts (not comments) by any of these users; may hold thousands
-	Parent  int64   // comments on this message
-	Public  bool    // every post
-	Tag     string  // the posts carrying this topic (its TagKey)
-	Before  int64   // only ids below this; 0: no bound
-	After   int64   // only ids above this
-	Limit   int
+	// CommentsBy: the comments this user wrote.
+	CommentsBy int64
+	Parent     int64  // comments on this message
+	Public     bool   // every post
+	Tag        string // the posts carrying this topic (its TagKey)
+	Before     int64  // only ids below this; 0: no bound
+	After      int64  // only ids above this
+	Limit      int
 }
 
 // Archive is the SQL archive behind the Redis hot window. Every method is

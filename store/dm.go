@@ -65,7 +65,16 @@ const (
 	// EventConversationRead: the user read a conversation, to the user's
 	// own connections: ConversationReadData.
 	EventConversationRead = "conversation_read"
+	// EventConversationUnread: the user marked a conversation unread, to
+	// the user's own connections: ConversationUnreadData.
+	EventConversationUnread = "conversation_unread"
 )
+
+// ConversationUnreadData is the data of a conversation_unread event.
+type ConversationUnreadData struct {
+	With        Party `json:"with"`
+	UnreadCount int64 `json:"unread_count"`
+}
 
 // ConversationReadData is the data of a conversation_read event.
 type ConversationReadData struct {
@@ -136,6 +145,11 @@ type Conversations interface {
 	// MarkConversationRead marks uid's conversation with other read up to
 	// upTo (never unread again).
 	MarkConversationRead(ctx context.Context, uid, other, upTo int64) error
+	// MarkConversationUnread marks uid's conversation with other unread:
+	// its newest message, unless something is unread already. It answers
+	// how many messages are unread, ErrDMNotFound when the conversation
+	// has none.
+	MarkConversationUnread(ctx context.Context, uid, other int64) (int64, error)
 	// DeleteDM deletes message id for both users; only its sender may.
 	DeleteDM(ctx context.Context, uid, id int64) error
 	// SetDMsFrom sets who may write to uid (DMsFromEveryone or

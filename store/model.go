@@ -42,6 +42,9 @@ type Author struct {
 	ID        int64   `json:"id"`
 	Username  string  `json:"username"`
 	AvatarURL *string `json:"avatar_url,omitempty"` // set on posts read back; absent in mentions
+	// CreatedAt is when the author signed up; absent in mentions (and
+	// in posts of the archive's own tools, which do not know it).
+	CreatedAt Time `json:"created_at,omitempty"`
 	// Protected: the author's posts are for its approved fans only (so
 	// they cannot be reposted).
 	Protected bool `json:"protected,omitempty"`

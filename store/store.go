@@ -102,6 +102,8 @@ type Posts interface {
 	Delete(ctx context.Context, uid, mid int64) error
 	Comments(ctx context.Context, mid int64, q PageQuery) (Page[Post], error)
 	UserPosts(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
+	// UserComments pages the comments uid wrote, newest first.
+	UserComments(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
 	HomeTimeline(ctx context.Context, uid int64, q PageQuery) (Page[Post], error)
 	PublicTimeline(ctx context.Context, q PageQuery) (Page[Post], error)
 }

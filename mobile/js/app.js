@@ -29,6 +29,7 @@ const titleEl = document.getElementById('title');
 const backBtn = document.getElementById('back');
 const settingsLink = document.getElementById('settings');
 const bookmarksLink = document.getElementById('bookmarks');
+const actionSlot = document.getElementById('action'); // a view's own button (view.action), if any
 const topicsLink = document.getElementById('topics');
 const tabbar = document.getElementById('tabbar');
 const conn = document.getElementById('conn');
@@ -137,6 +138,7 @@ function render() {
   app.title = view.title ? t('mobile.app.title', { title: view.title }) : t('mobile.app.name');
   showTitle();
   backBtn.hidden = !view.back;
+  actionSlot.replaceChildren(...(view.action ? [view.action] : []));
   settingsLink.hidden = !(tab === 'me');
   bookmarksLink.hidden = !(tab === 'me');
   topicsLink.hidden = !(tab === 'me');

@@ -4,7 +4,7 @@
 // do is shared with the desktop page (core/messages.js, core/chat.js).
 
 import { h } from './core/dom.js';
-import { conversationsList } from './core/messages.js';
+import { conversationsList, unreadButton } from './core/messages.js';
 import { chatView } from './core/chat.js';
 import { t } from './core/i18n.js';
 
@@ -20,5 +20,8 @@ export function messages(ctx) {
 /** conversation is the conversation with name. */
 export function conversation(ctx, name) {
   const chat = chatView(ctx, name);
-  return { el: h('div', { class: 'view chat-view' }, chat.el), title: name, userTitle: true, back: true, noTabs: true, onEvent: chat.onEvent, destroy: chat.destroy };
+  return {
+    el: h('div', { class: 'view chat-view' }, chat.el), title: name, userTitle: true, back: true, noTabs: true,
+    action: unreadButton(ctx, name, { cls: 'appbar-btn', iconOnly: true }), onEvent: chat.onEvent, destroy: chat.destroy,
+  };
 }

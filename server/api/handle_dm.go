@@ -89,6 +89,24 @@ func handleReadConversation(st dmService) echo.HandlerFunc {
 	}
 }
 
+// handleUnreadConversation marks the caller's conversation with the user
+// in the path unread: 200 {"unread_count": n}, the messages now unread
+// (its newest, unless some were unread already); 404 when the two have no
+// messages.
+func handleUnreadConversation(st dmService) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		other, err := otherParam(c, st)
+		if err != nil {
+			return err
+		}
+		n, err := st.MarkConversationUnread(c.Request().Context(), viewer(c), other)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]int64{"unread_count": n})
+	}
+}
+
 // handleDeleteDM deletes one of the caller's private messages, for
 // both users.
 func handleDeleteDM(st dmService) echo.HandlerFunc {

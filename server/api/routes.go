@@ -99,6 +99,7 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 	share(http.MethodGet, "/conversations", handleConversations(st), member)
 	v1.GET("/conversations/:username/messages", handleConversationDMs(st), member)
 	share(http.MethodPost, "/conversations/:username/read", handleReadConversation(st), member)
+	share(http.MethodPost, "/conversations/:username/unread", handleUnreadConversation(st), member)
 	v1.DELETE("/messages/:id", handleDeleteDM(st), member)
 
 	admin := v1.Group("/admin", member, ops.only)

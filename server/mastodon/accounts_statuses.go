@@ -53,9 +53,14 @@ func (a *API) accountStatuses(c echo.Context) error {
 	keep := func(s store.Post) bool {
 		return !(noReplies && s.ParentID != nil) && !(noReblogs && s.RepostOf != nil) && !(onlyMedia && len(s.Media) == 0)
 	}
-	posts, next, err := collect(p, keep, func(pq store.PageQuery) (store.Page[store.Post], error) {
-		return a.st.UserPosts(ctx, id, pq)
-	})
+	fetch := func(pq store.PageQuery) (store.Page[store.Post], error) { return a.st.UserPosts(ctx, id, pq) }
+	if !noReplies { // replies are statuses too, as in Mastodon
+		fetch = func(pq store.PageQuery) (store.Page[store.Post], error) {
+			return mergedPage(pq, func(pq store.PageQuery) (store.Page[store.Post], error) { return a.st.UserPosts(ctx, id, pq) },
+				func(pq store.PageQuery) (store.Page[store.Post], error) { return a.st.UserComments(ctx, id, pq) })
+		}
+	}
+	posts, next, err := collect(p, keep, fetch)
 	if err != nil {
 		return recordNotFound(err)
 	}
@@ -120,4 +125,66 @@ func flag(s string) bool {
 		return true
 	}
 	return false
+}
+
+// mergedPage is the page q asks of the union of lists a and b, each paged
+// newest first by message id (store.Cursor's Score): the newest q.Size()
+// of both pages. A list that has more stopped reading at its cursor, and
+// nothing of the other list below that is taken, for the next page goes
+// on below the last id taken in both.
+func mergedPage(q store.PageQuery, a, b func(store.PageQuery) (store.Page[store.Post], error)) (store.Page[store.Post], error) {
+	pa, err := a(q)
+	if err != nil {
+		return pa, err
+	}
+	pb, err := b(q)
+	if err != nil {
+		return pb, err
+	}
+	// Below floor one of the lists is unread (0: both are read to their end).
+	floor := max(scannedTo(pa), scannedTo(pb))
+	size := q.Size()
+	out := store.Page[store.Post]{Items: make([]store.Post, 0, size)}
+	i, j := 0, 0
+	for len(out.Items) < size {
+		fromA := i < len(pa.Items) && (j == len(pb.Items) || pa.Items[i].ID > pb.Items[j].ID)
+		var next store.Post
+		switch {
+		case fromA:
+			next = pa.Items[i]
+		case j < len(pb.Items):
+			next = pb.Items[j]
+		}
+		if next.ID == 0 || next.ID < floor {
+			break
+		}
+		out.Items = append(out.Items, next)
+		if fromA {
+			i++
+		} else {
+			j++
+		}
+	}
+	after := max(q.After, q.Cursor.After)
+	switch {
+	case len(out.Items) == size:
+		out.NextCursor = store.NextCursor(store.Cursor{Score: out.Items[size-1].ID, After: after})
+	case floor > 0:
+		out.NextCursor = store.NextCursor(store.Cursor{Score: floor, After: after})
+	}
+	return out, nil
+}
+
+// scannedTo is the id a page of a list read down to, the last it holds or
+// skipped (its cursor's), when the list has more below it; 0 when it has
+// no more.
+func scannedTo(p store.Page[store.Post]) int64 {
+	if p.NextCursor == nil {
+		return 0
+	}
+	c, err := store.DecodeCursor(*p.NextCursor)
+	if err != nil {
+		return 0
+	}
+	return c.Score
 }

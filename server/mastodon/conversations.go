@@ -12,9 +12,9 @@ import (
 // Conversations are the service's private messages (§9) as Mastodon's
 // direct conversations: one per other user, whose uid is its id, with its
 // last message as a direct status (DirectIDBase keeps those ids apart from
-// posts'). The service keeps every conversation and never makes a read
-// one unread: removing one (DELETE) marks it read and answers as Mastodon
-// does, and POST :id/unread is refused (422).
+// posts'). The service keeps every conversation: removing one (DELETE)
+// marks it read and answers as Mastodon does; POST :id/unread, which
+// Mastodon lacks, marks it unread as the native route does.
 
 // conversationRoutes registers the conversation routes. The paths with an
 // id carry the native API's parameter name, :username, as the shared
@@ -24,7 +24,7 @@ func (a *API) conversationRoutes(r *router) {
 	write := a.auth("write:conversations", true)
 	r.add(http.MethodGet, "/api/v1/conversations", a.conversations, a.auth("read:statuses", true))
 	r.add(http.MethodPost, "/api/v1/conversations/:username/read", a.readConversation, write)
-	r.add(http.MethodPost, "/api/v1/conversations/:username/unread", refuseUnread, write)
+	r.add(http.MethodPost, "/api/v1/conversations/:username/unread", a.unreadConversation, write)
 	r.add(http.MethodDelete, "/api/v1/conversations/:username", a.removeConversation, write)
 }
 
@@ -75,9 +75,23 @@ func (a *API) removeConversation(c echo.Context) error {
 	return emptyObject(c)
 }
 
-// refuseUnread answers POST /api/v1/conversations/:id/unread.
-func refuseUnread(c echo.Context) error {
-	return store.Invalid(store.CodeInvalidField, "a read conversation cannot be made unread")
+// unreadConversation answers POST /api/v1/conversations/:id/unread: the
+// conversation marked unread (its newest message), answered as Conversation.
+func (a *API) unreadConversation(c echo.Context) error {
+	other, err := strconv.ParseInt(c.ParamValues()[0], 10, 64)
+	if err != nil || other <= 0 {
+		return errRecordNotFound
+	}
+	ctx, uid := c.Request().Context(), viewer(c)
+	unread, err := a.st.MarkConversationUnread(ctx, uid, other)
+	if err != nil {
+		return recordNotFound(err)
+	}
+	conv, err := a.conversationWith(c, uid, other, unread, nil)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, conv)
 }
 
 // markConversationRead marks the caller's conversation of the path read up
@@ -95,9 +109,25 @@ func (a *API) markConversationRead(c echo.Context) (Conversation, error) {
 	if len(last.Items) == 0 {
 		return Conversation{}, errRecordNotFound
 	}
-	msg := last.Items[0]
-	if err := a.st.MarkConversationRead(ctx, uid, other, msg.ID); err != nil {
+	if err := a.st.MarkConversationRead(ctx, uid, other, last.Items[0].ID); err != nil {
 		return Conversation{}, err
+	}
+	return a.conversationWith(c, uid, other, 0, &last.Items[0])
+}
+
+// conversationWith is uid's conversation with other as Conversation, with
+// unread messages and its last message msg (read when nil).
+func (a *API) conversationWith(c echo.Context, uid, other, unread int64, msg *store.DM) (Conversation, error) {
+	ctx := c.Request().Context()
+	if msg == nil {
+		last, err := a.st.ConversationDMs(ctx, uid, other, store.PageQuery{Limit: 1, Viewer: uid})
+		if err != nil {
+			return Conversation{}, err
+		}
+		if len(last.Items) == 0 {
+			return Conversation{}, errRecordNotFound
+		}
+		msg = &last.Items[0]
 	}
 	me, err := a.st.User(ctx, uid, uid)
 	if err != nil {
@@ -107,5 +137,5 @@ func (a *API) markConversationRead(c echo.Context) (Conversation, error) {
 	if err != nil {
 		return Conversation{}, err
 	}
-	return mapperOf(c).conversation(store.Conversation{With: with, LastDM: &msg, UpdatedAt: msg.CreatedAt}, me), nil
+	return mapperOf(c).conversation(store.Conversation{With: with, LastDM: msg, UpdatedAt: msg.CreatedAt, UnreadCount: unread}, me), nil
 }

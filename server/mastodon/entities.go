@@ -274,7 +274,7 @@ func (m mapper) account(u store.User) Account {
 
 // author maps the short form of a user a post carries.
 func (m mapper) author(a store.Author) Account {
-	return m.account(store.User{ID: a.ID, Username: a.Username, AvatarURL: a.AvatarURL, Protected: a.Protected, Suspended: a.Suspended})
+	return m.account(store.User{ID: a.ID, Username: a.Username, AvatarURL: a.AvatarURL, Protected: a.Protected, Suspended: a.Suspended, CreatedAt: a.CreatedAt})
 }
 
 // status maps a Post: a comment is a reply to its parent, a repost a

@@ -78,6 +78,7 @@ var SharedPaths = []string{
 	http.MethodGet + " /api/v1/notifications",
 	http.MethodGet + " /api/v1/conversations",
 	http.MethodPost + " /api/v1/conversations/:username/read",
+	http.MethodPost + " /api/v1/conversations/:username/unread",
 	http.MethodPost + " /api/v1/reports",
 	http.MethodGet + " /api/v1/trends/tags",
 	http.MethodGet + " /api/v1/tags/:tag",

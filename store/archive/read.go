@@ -83,13 +83,13 @@ func (db *DB) has(ctx context.Context, table string, ids []int64) ([]int64, erro
 // wraps store.ErrInvalid.
 func (db *DB) IDs(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
 	n := 0
-	for _, set := range []bool{q.Authors != nil, q.Parent != 0, q.Public, q.Tag != ""} {
+	for _, set := range []bool{q.Authors != nil, q.Parent != 0, q.Public, q.Tag != "", q.CommentsBy != 0} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 || q.Limit <= 0 {
-		return nil, fmt.Errorf("archive: ids: %w: want exactly one of Authors, Parent, Public and Tag, and a positive Limit; got %d and Limit %d",
+		return nil, fmt.Errorf("archive: ids: %w: want exactly one of Authors, Parent, Public, Tag and CommentsBy, and a positive Limit; got %d and Limit %d",
 			store.ErrInvalid, n, q.Limit)
 	}
 	var ids []int64
@@ -97,6 +97,8 @@ func (db *DB) IDs(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
 	switch {
 	case q.Parent != 0:
 		ids, err = db.page(ctx, q, "parent = ?", q.Parent)
+	case q.CommentsBy != 0: // a seek on messages_author (author, kind, deleted, id)
+		ids, err = db.page(ctx, q, "author = ? AND kind = ?", q.CommentsBy, store.KindComment)
 	case q.Public:
 		ids, err = db.page(ctx, q, "kind = ?", store.KindPost)
 	case q.Tag != "":

@@ -69,7 +69,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		return err
 	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.Del(ctx, s.keys.Home(uid), s.keys.UserPosts(uid))
+		pl.Del(ctx, s.keys.Home(uid), s.keys.UserPosts(uid), s.keys.UserComments(uid))
 		pl.Del(ctx, s.keys.Fans(uid), s.keys.Stars(uid))
 		pl.Del(ctx, s.keys.Notifications(uid), s.keys.Notes(uid))
 		pl.Del(ctx, s.keys.KnownClients(uid), s.keys.UserSessions(uid), s.keys.UserLikes(uid))

@@ -228,7 +228,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
 		queued = s.queueArchiveRoom(ctx, pl)
-		author = pl.HMGet(ctx, s.keys.User(np.Author), schema.FieldUsername, schema.FieldFanOut, schema.FieldAvatar, schema.FieldProtected)
+		author = pl.HMGet(ctx, s.keys.User(np.Author), schema.FieldUsername, schema.FieldFanOut, schema.FieldAvatar, schema.FieldProtected, schema.FieldCreated)
 		if np.IdempotencyKey != "" {
 			d.reqHash = requestHash(np)
 			d.idemKey, d.claim, held = s.queueIdemClaim(ctx, pl, np.Author, np.IdempotencyKey, d.reqHash)
@@ -266,6 +266,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	}
 	d.shape(next.Val(), name, avatar, s.Now())
 	d.post.Author.Protected = author.Val()[3] == "1"
+	d.post.Author.CreatedAt = store.Time(parseInt(author.Val()[4]))
 	d.pulled = mode == schema.ModePull
 	return nil, nil
 }
@@ -412,6 +413,7 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	if d.parent != nil {
 		pl.ZAdd(ctx, s.keys.Comments(d.parent.ID), z)
 		schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, schema.FieldComments)
+		s.queueUserComment(ctx, pl, author, z)
 		s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 		s.queueFinish(ctx, pl, d)
 		return nil
@@ -661,6 +663,17 @@ func (s *Store) finish(ctx context.Context, d *draft) error {
 		return s.Wrap("finish post", err)
 	}
 	return s.Wrap("finish post", s.publishEvents(ctx, d.events))
+}
+
+// queueUserComment adds comment z to its author's R set, which with an
+// archive keeps the newest HotWindow of them (UserComments reads the older
+// ones there: a comment is archived long before its author writes a
+// HotWindow more).
+func (s *Store) queueUserComment(ctx context.Context, pl redis.Pipeliner, author int64, z redis.Z) {
+	pl.ZAdd(ctx, s.keys.UserComments(author), z)
+	if s.opt.Archive != nil {
+		pl.ZRemRangeByRank(ctx, s.keys.UserComments(author), 0, int64(-s.opt.HotWindow-1))
+	}
 }
 
 // queueTags adds post mid to (delta 1) or takes it from (-1) the index of

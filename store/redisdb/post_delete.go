@@ -43,6 +43,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.Comments(*m.ParentID), mid)
 			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(*m.ParentID), s.keys.Comments(*m.ParentID)}, schema.FieldComments)
+			pl.ZRem(ctx, s.keys.UserComments(uid), mid)
 			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, gone)
 			return nil
 		}

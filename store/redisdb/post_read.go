@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -269,6 +270,7 @@ func (s *Store) fillAuthors(ctx context.Context, posts []*store.Post, viewer int
 		c := cards[p.Author.ID]
 		p.Author.AvatarURL = media.AvatarURL(c.avatar)
 		p.Author.Protected, p.Author.Suspended = c.protected, c.suspended
+		p.Author.CreatedAt = store.Time(c.created)
 		if viewer > 0 {
 			pinned := slices.Contains(c.pins, p.ID)
 			p.Pinned = &pinned
@@ -297,7 +299,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	pins := make([]*redis.StringSliceCmd, len(missing))
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range missing {
-			cmds[i] = pl.HMGet(ctx, s.keys.User(uid), schema.FieldAvatar, schema.FieldProtected, schema.FieldSuspended)
+			cmds[i] = pl.HMGet(ctx, s.keys.User(uid), schema.FieldAvatar, schema.FieldProtected, schema.FieldSuspended, schema.FieldCreated)
 			pins[i] = pl.ZRange(ctx, s.keys.Pinned(uid), 0, -1)
 		}
 		return nil
@@ -308,10 +310,11 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	for i, uid := range missing {
 		v := cmds[i].Val()
 		var c authorCard
-		if len(v) == 3 {
+		if len(v) == 4 {
 			c.avatar, _ = v[0].(string)
 			c.protected = v[1] == "1"
 			c.suspended = v[2] == "1"
+			c.created = parseInt(v[3])
 		}
 		c.pins = schema.ParseIDs(pins[i].Val())
 		cards[uid] = c
@@ -327,4 +330,12 @@ func hmgetPost(ctx context.Context, key string) *redis.SliceCmd {
 	args := make([]any, 2, 2+len(schema.PostFieldArgs))
 	args[0], args[1] = "hmget", key
 	return redis.NewSliceCmd(ctx, append(args, schema.PostFieldArgs...)...)
+}
+
+// parseInt is the integer an HMGET reply's field holds, 0 when it is
+// missing or not one.
+func parseInt(v any) int64 {
+	s, _ := v.(string)
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
 }

@@ -39,6 +39,7 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		if d.parent != nil {
 			pl.ZRem(ctx, s.keys.Comments(d.parent.ID), mid)
 			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, schema.FieldComments)
+			pl.ZRem(ctx, s.keys.UserComments(author), mid)
 		} else {
 			schema.PostRemove.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, schema.FieldPosts)
 			pl.ZRem(ctx, s.keys.Home(author), mid)

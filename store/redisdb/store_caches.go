@@ -37,6 +37,7 @@ type caches struct {
 // posts it pinned.
 type authorCard struct {
 	avatar               string // file name; "" for none
+	created              int64  // when the author signed up, unix ms
 	protected, suspended bool
 	pins                 []int64 // at most store.MaxPins
 }

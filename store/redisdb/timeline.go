@@ -21,6 +21,17 @@ func (s *Store) UserPosts(ctx context.Context, uid int64, q store.PageQuery) (st
 	return s.postPage(ctx, []string{s.keys.UserPosts(uid)}, tail, q, store.InView)
 }
 
+// UserComments is a page of the comments uid wrote, newest first, as the
+// reader may see them: the newest from uid's R set, the older ones from the
+// archive.
+func (s *Store) UserComments(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
+	if _, err := s.username(ctx, uid); err != nil {
+		return store.Page[store.Post]{}, err
+	}
+	tail := s.archiveTail(store.ArchiveQuery{CommentsBy: uid})
+	return s.postPage(ctx, []string{s.keys.UserComments(uid)}, tail, q, store.InView)
+}
+
 // PublicTimeline is a page of everyone's newest posts, newest first.
 func (s *Store) PublicTimeline(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
 	return s.postPage(ctx, []string{s.keys.PublicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true}), q, store.InPublic)

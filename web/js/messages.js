@@ -5,7 +5,7 @@
 
 import { h, icon, fill, own } from './core/dom.js';
 import { avatar, userLink } from './core/render.js';
-import { conversationsList } from './core/messages.js';
+import { conversationsList, unreadButton } from './core/messages.js';
 import { chatView } from './core/chat.js';
 import { t } from './core/i18n.js';
 
@@ -28,7 +28,7 @@ export function conversation(ctx, name) {
   const el = h('div', { class: 'view chat-page' },
     h('div', { class: 'page-head page-head-back' },
       h('a', { class: 'btn btn-ghost btn-icon', href: '/messages', attrs: { 'aria-label': t('desktop.messages.all') } }, icon('back')),
-      who),
+      who, unreadButton(ctx, name)),
     chat.el);
   setTimeout(() => chat.input.focus(), 0);
   return { el, title: t('desktop.messages.with', { name }), keepFocus: true, onEvent: chat.onEvent, destroy: chat.destroy };

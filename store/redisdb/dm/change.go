@@ -74,6 +74,29 @@ func (s *DMs) MarkConversationRead(ctx context.Context, uid, other, upTo int64) 
 	return nil
 }
 
+// MarkConversationUnread marks uid's conversation with other unread (its
+// newest message, when nothing is unread yet) and tells uid's live readers.
+func (s *DMs) MarkConversationUnread(ctx context.Context, uid, other int64) (int64, error) {
+	var n *redis.Cmd
+	var name *redis.StringCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		n = schema.ConvUnread.Eval(ctx, pl, []string{s.keys.Conversation(uid, other),
+			s.keys.ConversationsRead(uid), s.keys.ConversationsUnread(uid)}, other)
+		name = pl.HGet(ctx, s.keys.User(other), schema.FieldUsername)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return 0, s.core.Wrap("mark conversation unread", err)
+	}
+	unread, _ := n.Int64()
+	if unread == 0 {
+		return 0, store.ErrDMNotFound
+	}
+	s.core.Publish(ctx, s.keys.NotifyChannel(uid), store.EventConversationUnread,
+		store.ConversationUnreadData{With: store.Party{ID: other, Username: name.Val()}, UnreadCount: unread})
+	return unread, nil
+}
+
 // SetDMsFrom sets who may write to uid: everyone, or only the users it
 // follows.
 func (s *DMs) SetDMsFrom(ctx context.Context, uid int64, from string) error {

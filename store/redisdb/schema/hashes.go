@@ -163,8 +163,10 @@ const (
 	// FieldPasswordKey is the pre-hash key of the password (redisdb/account/passwords.go).
 	FieldPasswordKey = "password_key"
 	FieldBio         = "bio"
-	FieldPosts       = "posts_count"
-	FieldAvatar      = "avatar"
+	// FieldCreated is when the user signed up, unix ms.
+	FieldCreated = "created"
+	FieldPosts   = "posts_count"
+	FieldAvatar  = "avatar"
 	// FieldFanOut is the author's fan-out mode: "" (push), ModePull or ModeDrain.
 	FieldFanOut = "fanout"
 	// FieldPullFrom is the last message id before the author's posts were
@@ -190,7 +192,7 @@ const (
 )
 
 // UserFields are the fields of userHash a profile shows, in HMGET order.
-var UserFields = []string{FieldUsername, FieldBio, "created", FieldPosts, FieldAvatar, FieldProtected, FieldSuspended}
+var UserFields = []string{FieldUsername, FieldBio, FieldCreated, FieldPosts, FieldAvatar, FieldProtected, FieldSuspended}
 
 // MediaHash is the M:<id> hash of one uploaded image.
 type MediaHash struct {

@@ -156,6 +156,12 @@ func (k Keys) Author(mid int64) string { return k.prefix + "E:" + k.tag(mid) + "
 // UserPosts is the ZSET F:<uid>:messageID of the posts a user wrote, score = mid.
 func (k Keys) UserPosts(uid int64) string { return k.prefix + "F:" + k.tag(uid) + ":messageID" }
 
+// UserComments is the ZSET R:<uid>:commentID of the comments a user
+// wrote, score = mid: the newest store.HotWindow-sized part of them when
+// there is an archive (the older ones are read there), all of them when
+// there is none. Mastodon's account statuses list them with the posts.
+func (k Keys) UserComments(uid int64) string { return k.prefix + "R:" + k.tag(uid) + ":commentID" }
+
 // Home is the ZSET G:<uid>:messageID of the posts delivered to a user's home timeline, score = mid.
 func (k Keys) Home(uid int64) string { return k.prefix + "G:" + k.tag(uid) + ":messageID" }
 

@@ -14,6 +14,10 @@ var (
 	convReadSrc string
 	ConvRead    = newScript(convReadSrc)
 
+	//go:embed lua/conv_unread.lua
+	convUnreadSrc string
+	ConvUnread    = newScript(convUnreadSrc)
+
 	//go:embed lua/conv_unlink.lua
 	convUnlinkSrc string
 	ConvUnlink    = newScript(convUnlinkSrc)

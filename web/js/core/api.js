@@ -195,6 +195,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     sendMessage: (name, content, key = newKey()) => request('POST', '/conversations/' + enc(name) + '/messages',
       { content }, { headers: { 'Idempotency-Key': key }, retries: 2 }),
     readConversation: (name, upTo) => request('POST', '/conversations/' + enc(name) + '/read', { up_to: upTo }),
+    unreadConversation: (name) => request('POST', '/conversations/' + enc(name) + '/unread'),
     deleteMessage: (id) => request('DELETE', '/messages/' + enc(id)),
     // Editing, pinning and bookmarks (docs/api.md, section 11).
     editPost: (id, content) => request('PATCH', '/posts/' + enc(id), { content }),

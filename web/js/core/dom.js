@@ -168,4 +168,5 @@ const ICONS = {
   bookmark: ['M6 3.5h12V21l-6-4.2L6 21z'],
   pin: ['M9 3h6', 'M10 3v6l-4 4h12l-4-4V3', 'M12 13v8'],
   history: ['M4 12a8 8 0 1 0 2.3-5.6', 'M4 4v4h4', 'M12 8v4l3 2'],
+  mail: ['M3 6h18v12H3z', 'M3 6l9 7 9-7'],
 };

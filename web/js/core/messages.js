@@ -109,6 +109,11 @@ export class Inbox extends EventTarget {
     clearTimeout(this.syncTimer);
   }
 
+  /** markedUnread says that the conversation with name was marked unread, here or on another device: n messages are. */
+  markedUnread(name, n) {
+    this._set(name, Math.max(1, Number(n) || 1), true);
+  }
+
   /** _set sets name's unread messages to n; with counts, the count follows a conversation becoming unread or read. */
   _set(name, n, counts) {
     const key = name.toLowerCase();
@@ -148,6 +153,11 @@ export function trackMessages(ctx, live, paint) {
     tell('message', e.detail);
   });
   live.addEventListener('message_delete', (e) => { if (e.detail) tell('message_delete', e.detail); });
+  live.addEventListener('conversation_unread', (e) => {
+    const d = e.detail;
+    if (!d || !d.with) return;
+    inbox.markedUnread(typeof d.with === 'string' ? d.with : d.with.username, d.unread_count);
+  });
   live.addEventListener('conversation_read', (e) => {
     const d = e.detail;
     if (!d || !d.with) return;
@@ -278,6 +288,33 @@ export function conversationsList(ctx) {
     },
     destroy() { inbox.removeEventListener('conversation', redraw); },
   };
+}
+
+/**
+ * unreadButton marks the conversation with name unread (POST …/unread) and
+ * goes back to the list, where it shows as unread, as a mail client's
+ * "Mark as unread" does; a failure is said in a toast.
+ */
+export function unreadButton(ctx, name, { cls = 'btn btn-ghost', iconOnly = false } = {}) {
+  const label = t('messages.mark_unread');
+  const b = h('button', {
+    type: 'button', class: cls + ' btn-unread', attrs: iconOnly ? { 'aria-label': label, title: label } : {},
+    on: {
+      click: async () => {
+        b.disabled = true;
+        try {
+          const r = await ctx.api.unreadConversation(name);
+          ctx.app.inbox.markedUnread(name, r && r.unread_count);
+          ctx.toast(t('messages.marked_unread'));
+          ctx.go('/messages');
+        } catch (err) {
+          ctx.toast(err.message);
+          b.disabled = false;
+        }
+      },
+    },
+  }, icon('mail', iconOnly ? 20 : 18), iconOnly ? null : h('span', { class: 'btn-label' }, label));
+  return b;
 }
 
 /**

@@ -185,6 +185,8 @@ export default {
   'messages.too_fast': 'You’re sending messages too fast. Wait a moment and try again.',
   'messages.none': 'No messages',
   'messages.picture': 'Picture',
+  'messages.mark_unread': 'Mark as unread',
+  'messages.marked_unread': 'Marked as unread',
   'messages.row_unread': '{{n}} unread',
   'messages.empty': 'No messages yet. To start a conversation, open someone’s profile and choose Message.',
   'messages.label': 'Conversations',

@@ -179,6 +179,8 @@ export default {
   'messages.too_fast': '私信发得太快了，请稍等一下再试。',
   'messages.none': '没有私信',
   'messages.picture': '[图片]',
+  'messages.mark_unread': '标为未读',
+  'messages.marked_unread': '已标为未读',
   'messages.row_unread': '{{n}} 条未读',
   'messages.empty': '还没有私信。要开始对话，打开某人的主页，选择“私信”。',
   'messages.label': '对话',
