@@ -19,7 +19,8 @@
 // creates it, in userLoading, and loads it: the user's own topics
 // (notify:<id>, author:<id>) are subscribed and brought in force first, so
 // that every follow or unfollow from then on is heard, then its lens and
-// stars are read and the stars' author topics subscribed. Stars events
+// stars are read and the stars' author topics subscribed, with the tag
+// topics of the topics it follows (tags.go). Stars events
 // heard during the read are newer than it and win over it. If the broker
 // came back from a gap during the read, lens and stars are read again: the
 // read may have missed changes whose events were lost in the gap, and the

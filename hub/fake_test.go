@@ -179,6 +179,7 @@ type fakeTimeline struct {
 	stars  map[int64]map[int64]bool // fan → stars
 	home   map[int64][]store.Post   // user → posts, oldest first
 	lenses map[int64]*store.Lens    // user → what it may see; none: an empty lens
+	tags   map[int64][]string       // user → followed topics' keys
 	lastID int64
 	gates  map[gateKey]*gate
 	fails  map[gateKey]error // the next call fails with this error
@@ -377,6 +378,11 @@ func (tl *fakeTimeline) Lens(ctx context.Context, uid int64) (*store.Lens, error
 		}
 		return &store.Lens{Viewer: uid}
 	})
+}
+
+// TagKeys returns uid's followed topics.
+func (tl *fakeTimeline) TagKeys(ctx context.Context, uid int64) ([]string, error) {
+	return call(ctx, tl, "TagKeys", uid, func() []string { return slices.Clone(tl.tags[uid]) })
 }
 
 func (tl *fakeTimeline) Stars(ctx context.Context, uid int64) ([]int64, error) {

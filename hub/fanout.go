@@ -45,6 +45,11 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 			h.lensChanged(t.UID)
 		}
 		return
+	case store.EventTagsChanged:
+		if t.Kind == store.TopicNotify {
+			h.tagsChanged(t.UID)
+		}
+		return
 	}
 	about, err := decodeSubject(f.Event, f.Data)
 	if err != nil {
@@ -78,7 +83,11 @@ func (h *Hub) Deliver(t store.Topic, payload []byte) {
 		}
 	}
 	if about != nil {
-		about.approveLocked(t, h.users[t.UID])
+		var u *user // a tag topic's readers are no one's fans (tags.go)
+		if t.Kind != store.TopicTag {
+			u = h.users[t.UID]
+		}
+		about.approveLocked(t, u)
 	}
 	for u := range tp.users.all() {
 		if u.holding.Load() {

@@ -119,6 +119,11 @@ func (h *Hub) resyncUser(u *user) {
 	if err == nil {
 		stars, err = h.readStars(ctx, u)
 	}
+	var tn uint64
+	var tags []string
+	if err == nil {
+		tn, tags, err = h.readTags(ctx, u)
+	}
 	if err == nil {
 		err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
 			want := u.endStarsReadLocked(stars)
@@ -126,7 +131,9 @@ func (h *Hub) resyncUser(u *user) {
 			if h.users[u.id] != u || u.setLensLocked(n, lens, nil) != nil {
 				return nil, nil
 			}
-			return h.diffStarsLocked(u, want)
+			add, remove = h.diffStarsLocked(u, want)
+			tagAdd, tagRemove := u.diffTagsLocked(tn, tags)
+			return append(add, tagAdd...), append(remove, tagRemove...)
 		})
 	}
 	if err == nil {

@@ -156,5 +156,6 @@ func (h *Hub) leave(c *Conn) {
 	for s := range u.stars.all() {
 		topics = append(topics, store.AuthorTopic(s))
 	}
+	topics = append(topics, u.tagTopicsLocked()...)
 	h.removeListenerLocked(u, topics)
 }

@@ -65,6 +65,11 @@ type user struct {
 	// public counts the connections that listen to the public topic
 	// (format.go); the user listens while it is not 0. Guarded by Hub.mu.
 	public int
+
+	// tags are its followed topics (tags.go); tagsDue: a read of them is
+	// queued on the control goroutine.
+	tags    userTags
+	tagsDue atomic.Bool
 }
 
 func newUser(id int64) *user {
@@ -191,6 +196,10 @@ func (h *Hub) loadStars(ctx context.Context, u *user) (ready bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	tn, tags, err := h.readTags(ctx, u)
+	if err != nil {
+		return false, err
+	}
 	var lensErr error
 	err = h.changeTopics(ctx, u, func() (add, remove []store.Topic) {
 		// Checked under mu, where the catch-up picks the ready users: a
@@ -203,7 +212,9 @@ func (h *Hub) loadStars(ctx context.Context, u *user) (ready bool, err error) {
 			return nil, nil
 		}
 		ready, u.state = true, userReady
-		return h.diffStarsLocked(u, want)
+		add, remove = h.diffStarsLocked(u, want)
+		tagAdd, tagRemove := u.diffTagsLocked(tn, tags)
+		return append(add, tagAdd...), append(remove, tagRemove...)
 	})
 	if lensErr != nil {
 		return false, lensErr

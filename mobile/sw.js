@@ -46,6 +46,7 @@ const SHELL = [
   'js/core/safety.js',
   'js/core/search.js',
   'js/core/social.js',
+  'js/core/tags.js',
   'js/core/sso.js',
   'js/core/text.js',
   'js/core/time.js',

@@ -31,6 +31,9 @@ const (
 	// EventLensChanged says what the user may see changed (a block, a mute,
 	// its word filters, someone blocking it): connections read its Lens again.
 	EventLensChanged = "lens_changed"
+	// EventTagsChanged says the user followed or unfollowed a topic: its
+	// connections read its followed topics again (LiveTimeline.TagKeys).
+	EventTagsChanged = "tags_changed"
 )
 
 // Frame is one live event as published and as sent over a WebSocket.

@@ -247,6 +247,7 @@ type Service interface {
 	Safety
 	Keeps
 	Lists
+	FollowedTags
 	Edits
 	Reposts
 	Conversations
@@ -275,6 +276,9 @@ type LiveTimeline interface {
 	// Lens is what uid may see, read now (not from a cache): the live feed
 	// holds back what it hides, and reads it again on EventLensChanged.
 	Lens(ctx context.Context, uid int64) (*Lens, error)
+	// TagKeys are the keys (TagKey) of the topics uid follows, whose
+	// TagTopic its live feed listens to; read again on EventTagsChanged.
+	TagKeys(ctx context.Context, uid int64) ([]string, error)
 	LiveDMs
 }
 

@@ -17,6 +17,9 @@ const (
 	// protected authors' posts), its edits and its deletes, for the
 	// Mastodon API's public and hashtag streams. Its UID is 0.
 	TopicPublic
+	// TopicTag carries the new public posts that carry one topic (its Tag,
+	// a TagKey), for the users who follow it. Its UID is 0.
+	TopicTag
 )
 
 // Topic is one live channel, named without its spelling in the event bus so
@@ -24,6 +27,7 @@ const (
 type Topic struct {
 	Kind TopicKind
 	UID  int64
+	Tag  string // a TopicTag's topic key
 }
 
 // AuthorTopic is the topic of uid's posts.
@@ -35,8 +39,14 @@ func NotifyTopic(uid int64) Topic { return Topic{Kind: TopicNotify, UID: uid} }
 // PublicTopic is the topic of every public post.
 func PublicTopic() Topic { return Topic{Kind: TopicPublic} }
 
+// TagTopic is the topic of the new public posts that carry the topic of
+// key (a TagKey).
+func TagTopic(key string) Topic { return Topic{Kind: TopicTag, Tag: key} }
+
 func (t Topic) String() string {
 	switch t.Kind {
+	case TopicTag:
+		return "tag/" + t.Tag
 	case TopicNotify:
 		return "notify/" + strconv.FormatInt(t.UID, 10)
 	case TopicPublic:

@@ -31,6 +31,7 @@ const settingsLink = document.getElementById('settings');
 const bookmarksLink = document.getElementById('bookmarks');
 const actionSlot = document.getElementById('action'); // a view's own button (view.action), if any
 const listsLink = document.getElementById('lists');
+const topicsLink = document.getElementById('topics');
 const tabbar = document.getElementById('tabbar');
 const conn = document.getElementById('conn');
 const offlineBanner = document.getElementById('offline');
@@ -115,6 +116,7 @@ const routes = [
   [/^\/bookmarks$/, () => views.bookmarks(ctx), null],
   [/^\/lists$/, () => views.lists(ctx), null],
   [/^\/lists\/(\d+)$/, (m) => views.list(ctx, m[1]), null],
+  [/^\/topics$/, () => views.topics(ctx), null],
   [/^\/login$/, () => views.auth(ctx, 'login'), null],
   [/^\/signup$/, () => views.auth(ctx, 'signup'), null],
   [/^\/settings$/, () => views.settings(ctx), null],
@@ -143,6 +145,7 @@ function render() {
   settingsLink.hidden = !(tab === 'me');
   bookmarksLink.hidden = !(tab === 'me');
   listsLink.hidden = !(tab === 'me');
+  topicsLink.hidden = !(tab === 'me');
   tabbar.hidden = !app.user || !!view.noTabs;
   document.body.classList.toggle('has-tabs', !tabbar.hidden);
   for (const a of tabbar.querySelectorAll('.tab')) {
@@ -175,6 +178,7 @@ backBtn.addEventListener('click', () => (history.length > 1 ? history.back() : g
 settingsLink.append(icon('settings', 22));
 bookmarksLink.append(icon('bookmark', 22));
 listsLink.append(icon('list', 22));
+topicsLink.append(icon('hash', 22));
 for (const el of tabbar.querySelectorAll('[data-icon]')) el.prepend(icon(el.dataset.icon, 24));
 tabbar.addEventListener('click', (e) => {
   // Tapping the tab you are on scrolls to the top and shows held posts, as phone apps do.

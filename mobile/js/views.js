@@ -19,6 +19,7 @@ import { shortDate, timeElement } from './core/time.js';
 import { MAX_POST } from './core/api.js';
 import { attachments, avatarPicker } from './core/media.js';
 import { messageButton } from './core/messages.js';
+import { tagFollowButton, followedTags } from './core/tags.js';
 import { t, count, errorText, LANGUAGES, lang, setLang } from './core/i18n.js';
 import { waitingList } from './waiting.js';
 
@@ -246,7 +247,8 @@ export function likers(ctx, id) {
 export function topic(ctx, tag) {
   const tf = topicFeed(ctx, tag);
   const el = h('div', { class: 'view' },
-    h('p', { class: 'topic-sub muted' }, t('mobile.topic.about')),
+    h('div', { class: 'topic-head' }, h('p', { class: 'topic-sub muted' }, t('mobile.topic.about')),
+      ctx.me() ? tagFollowButton(ctx, tag) : null),
     tf.feed.el);
   return { el, title: '#' + tag, userTitle: true, back: true, feed: tf.feed, refresh: () => tf.feed.refresh(), onEvent: tf.onEvent, destroy: tf.destroy };
 }
@@ -278,6 +280,15 @@ export function notifications(ctx) {
   return {
     el: h('div', { class: 'view' }, list.feed.el), title: t('mobile.notifications.title'), feed: list.feed,
     refresh: () => list.feed.reset(), onEvent: list.onEvent, destroy: list.destroy,
+  };
+}
+
+/** topics lists the topics the reader follows (the # on the Me tab's bar leads here). */
+export function topics(ctx) {
+  const list = followedTags(ctx);
+  return {
+    el: h('div', { class: 'view' }, h('p', { class: 'topic-sub muted' }, t('mobile.topics.about')), list.el),
+    title: t('mobile.topics.title'), back: true,
   };
 }
 

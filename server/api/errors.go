@@ -24,6 +24,7 @@ var statusOf = []struct {
 	{store.ErrNotFound, http.StatusNotFound, store.CodeNotFound, "no such endpoint"},
 	{store.ErrMethodNotAllowed, http.StatusMethodNotAllowed, store.CodeMethodNotAllowed, "method not allowed here"},
 	{store.ErrConflict, http.StatusConflict, store.CodeConflict, "conflict"},
+	{store.ErrUnprocessable, http.StatusUnprocessableEntity, store.CodeTagFollowLimit, "unprocessable"},
 	{store.ErrTooLarge, http.StatusRequestEntityTooLarge, store.CodeBodyTooLarge, bodyTooLargeMsg},
 	{store.ErrUnsupported, http.StatusUnsupportedMediaType, store.CodeUnsupportedMedia, "request body must be application/json"},
 	{store.ErrRateLimited, http.StatusTooManyRequests, store.CodeRateLimited, ""},

@@ -12,7 +12,7 @@ import (
 // What apps call at start: the caller's word filters as Mastodon's
 // filters, its preferences, suggestions of whom to follow, markers
 // (markers.go), and valid empty answers for what the service does not
-// have (custom emojis, announcements, featured and followed tags,
+// have (custom emojis, announcements, featured tags,
 // endorsements, domain blocks, push subscriptions).
 
 // miscRoutes registers those routes.
@@ -26,7 +26,6 @@ func (a *API) miscRoutes(r *router) {
 	r.add(http.MethodGet, "/api/v2/suggestions", a.suggestionsV2, read)
 	for path, scope := range map[string]string{
 		"/api/v1/announcements":             "read",
-		"/api/v1/followed_tags":             "read:follows",
 		"/api/v1/featured_tags":             "read:accounts",
 		"/api/v1/endorsements":              "read:accounts",
 		"/api/v1/domain_blocks":             "read:blocks",

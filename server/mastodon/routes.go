@@ -63,6 +63,7 @@ func (a *API) Routes(e *echo.Echo, natives map[string]echo.HandlerFunc) {
 	a.conversationRoutes(r)
 	a.miscRoutes(r)
 	a.listRoutes(r)
+	a.tagRoutes(r)
 	for route, native := range r.natives { // shared paths the API does not serve yet
 		method, path, _ := strings.Cut(route, " ")
 		e.Add(method, path, native)
@@ -81,5 +82,6 @@ var SharedPaths = []string{
 	http.MethodPost + " /api/v1/conversations/:username/unread",
 	http.MethodPost + " /api/v1/reports",
 	http.MethodGet + " /api/v1/trends/tags",
+	http.MethodGet + " /api/v1/tags/:tag",
 	http.MethodPost + " /api/v1/media",
 }

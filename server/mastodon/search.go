@@ -118,6 +118,7 @@ func (a *API) search(c echo.Context) error {
 				out.Hashtags = append(out.Hashtags, m.tag(t.Tag, nil))
 			}
 		}
+		a.markFollowing(c, out.Hashtags)
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -172,6 +173,7 @@ func (a *API) trendTags(c echo.Context) error {
 	for _, t := range ts {
 		out = append(out, m.trend(t, now))
 	}
+	a.markFollowing(c, out)
 	return c.JSON(http.StatusOK, out)
 }
 

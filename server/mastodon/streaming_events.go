@@ -33,12 +33,13 @@ func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event) []hub.Frame 
 
 // eventFor is the Mastodon event that ev is on stream s, "" if s does not
 // take it. The user stream is the home timeline (its own and its stars'
-// author topics) and the notifications; the public and hashtag streams
+// author topics, and its followed topics' tag topics) and the
+// notifications; the public and hashtag streams
 // hear the public topic, which carries no protected author's post.
 func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 	switch ev.Topic.Kind {
-	case store.TopicAuthor:
-		if s.name == "user" || s.name == "list" && f.inListLocked(s.key, ev.Topic.UID) {
+	case store.TopicAuthor, store.TopicTag: // a followed topic's posts join home, not lists
+		if s.name == "user" || s.name == "list" && ev.Topic.Kind == store.TopicAuthor && f.inListLocked(s.key, ev.Topic.UID) {
 			return postEvents[ev.Name]
 		}
 	case store.TopicNotify:

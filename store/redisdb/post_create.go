@@ -574,8 +574,9 @@ type liveEvent struct {
 }
 
 // liveEvents are the live events of new message p, encoded as raw: a post
-// to its author's channel, and to the public one unless it is a repost or
-// its author is protected; a comment (parentAuthor is its parent's author)
+// to its author's channel, to the public one unless it is a repost or its
+// author is protected, and to the channel of each of its topics unless its
+// author is protected; a comment (parentAuthor is its parent's author)
 // to the parent's author unless they wrote it themselves.
 func (s *Store) liveEvents(p store.Post, raw []byte, parentAuthor int64) []liveEvent {
 	switch {
@@ -584,6 +585,11 @@ func (s *Store) liveEvents(p store.Post, raw []byte, parentAuthor int64) []liveE
 		events := []liveEvent{{s.keys.AuthorChannel(p.Author.ID), frame}}
 		if p.RepostOf == nil && !p.Author.Protected {
 			events = append(events, liveEvent{s.keys.PublicChannel(), frame})
+		}
+		if !p.Author.Protected {
+			for _, key := range schema.TagKeys(p.Tags) { // for the topics' followers (tags_follow.go)
+				events = append(events, liveEvent{s.keys.TagChannel(key), frame})
+			}
 		}
 		return events
 	case parentAuthor != p.Author.ID:

@@ -59,6 +59,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		if m.RepostOf == nil && !m.Author.Protected { // as queueFinish published it
 			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, gone)
 		}
+		s.queueTagEvents(ctx, pl, m.Tags, m.Author.Protected, store.EventDelete, gone)
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
 			schema.RepostRemove.Eval(ctx, pl, []string{s.keys.Reposts(m.RepostOf.ID), s.keys.Post(m.RepostOf.ID)}, uid, mid, schema.FieldReposts)

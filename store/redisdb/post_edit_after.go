@@ -92,6 +92,10 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 			s.queuePublishFrame(ctx, pl, s.keys.AuthorChannel(author), frame)
 			if !c.post.Author.Protected {
 				s.queuePublishFrame(ctx, pl, s.keys.PublicChannel(), frame)
+				// The followers of the topics it carried or carries now (tags_follow.go).
+				for _, key := range schema.TagKeys(slices.Concat(c.was.tags, c.tags)) {
+					s.queuePublishFrame(ctx, pl, s.keys.TagChannel(key), frame)
+				}
 			}
 		case parentAuthor != 0 && parentAuthor != author:
 			s.queuePublishFrame(ctx, pl, s.keys.NotifyChannel(parentAuthor), frame)

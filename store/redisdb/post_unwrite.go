@@ -60,6 +60,9 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		if d.parent == nil && d.np.RepostOf == 0 && !d.post.Author.Protected { // as queueFinish published it
 			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, gone)
 		}
+		if d.parent == nil {
+			s.queueTagEvents(ctx, pl, d.tags, d.post.Author.Protected, store.EventDelete, gone)
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {

@@ -150,9 +150,13 @@ func (s *Store) homePosts(ctx context.Context, uid int64, mids []int64) ([]store
 	return out, nil
 }
 
-// homeKeys returns the sets uid's home timeline merges: its G, and the F
+// homeKeys returns the sets uid's home timeline merges: its G, the F
 // sets of the stars it follows whose posts are pulled (celebrities) or
-// whose fan-out is in flight, as pulls finds them (timeline_pulls.go).
+// whose fan-out is in flight, as pulls finds them (timeline_pulls.go), and
+// the T sets of the topics it follows (tags_follow.go). The merge keeps
+// each id once, and the posts go through the reader's lens at InFeed like
+// the rest of home: blocks, mutes, word filters and protected authors it
+// does not follow.
 func (s *Store) homeKeys(ctx context.Context, uid int64, pulls *pullLookup) ([]string, error) {
 	authors, err := pulls.authors(ctx)
 	if err != nil {
@@ -161,6 +165,9 @@ func (s *Store) homeKeys(ctx context.Context, uid int64, pulls *pullLookup) ([]s
 	keys := []string{s.keys.Home(uid)}
 	for _, a := range authors {
 		keys = append(keys, s.keys.UserPosts(a))
+	}
+	for _, tag := range pulls.tags.Val() { // followed topics (tags_follow.go)
+		keys = append(keys, s.keys.TagPosts(tag))
 	}
 	s.opt.Metrics.pulls.Observe(float64(len(authors)))
 	if pulls.settled {

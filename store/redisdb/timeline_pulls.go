@@ -55,7 +55,10 @@ type pullLookup struct {
 	// On a single Redis, the stars in global:celebrities and in
 	// fanout:pushing; on a cluster, all the stars.
 	celebs, pushing, stars *redis.StringSliceCmd
-	shards                 []shardLookup // on a cluster, once sent
+	// tags are the keys of the topics the reader follows (tags_follow.go),
+	// whose posts its home timeline merges too.
+	tags   *redis.StringSliceCmd
+	shards []shardLookup // on a cluster, once sent
 	// settled: on a cluster, a star stopped being pulled since the read
 	// began (or ClockSkew before), and the read's G must be read again.
 	settled bool
@@ -73,6 +76,7 @@ type shardLookup struct {
 // uid's pulled stars.
 func (s *Store) queuePullLookup(ctx context.Context, pl redis.Pipeliner, uid int64) *pullLookup {
 	l := &pullLookup{s: s, began: time.Now()}
+	l.tags = pl.ZRange(ctx, s.keys.FollowedTags(uid), 0, -1)
 	stars := s.keys.Stars(uid)
 	if s.keys.PullShards() > 1 {
 		l.stars = pl.ZRange(ctx, stars, 0, -1)

@@ -121,12 +121,13 @@ const routes = [
   [/^\/bookmarks$/, () => views.bookmarks(ctx)],
   [/^\/lists$/, () => views.lists(ctx)],
   [/^\/lists\/(\d+)$/, (m) => views.list(ctx, m[1])],
+  [/^\/topics$/, () => views.topics(ctx)],
   [/^\/account$/, () => views.account(ctx)],
   [/^\/settings$/, () => views.settings(ctx)],
   [/^\/requests$/, () => views.requests(ctx)],
   [/^\/admin$/, () => (app.user.admin ? admin(ctx) : views.notFound(ctx))],
 ];
-const private_ = new Set(['/', '/notifications', '/bookmarks', '/lists', '/account', '/settings', '/requests', '/admin']); // pages that need a session
+const private_ = new Set(['/', '/notifications', '/bookmarks', '/lists', '/topics', '/account', '/settings', '/requests', '/admin']); // pages that need a session
 
 /** rendered tells whether render has drawn a view yet. */
 let rendered = false;
@@ -175,6 +176,7 @@ function renderNav() {
       chats,
       link('/bookmarks', t('desktop.nav.bookmarks'), 'bookmark', path === '/bookmarks', 'nav-bookmarks'),
       link('/lists', t('desktop.nav.lists'), 'list', path.startsWith('/lists'), 'nav-lists'),
+      link('/topics', t('desktop.nav.topics'), 'hash', path === '/topics', 'nav-topics'),
       link(mine, t('desktop.nav.profile'), 'user', path.startsWith(mine)));
     // Operators (MICROBLOG_ADMINS) have the reports page.
     if (app.user.admin) nav.append(link('/admin', t('desktop.nav.reports'), 'shield', path === '/admin'));

@@ -16,6 +16,7 @@ import { shortDate } from './core/time.js';
 import { composer } from './compose.js';
 import { searchPage } from './search.js';
 import { messageButton } from './core/messages.js';
+import { tagFollowButton, followedTags } from './core/tags.js';
 import { t, count, errorText } from './core/i18n.js';
 import { tWith, languageSelect, languageFooter } from './lang.js';
 
@@ -289,7 +290,8 @@ export function topic(ctx, tag) {
   const topicList = topicFeed(ctx, tag);
   const el = h('div', { class: 'view' },
     h('div', { class: 'page-head page-head-back' }, backButton(ctx),
-      h('div', {}, own('#' + tag, 'h1', { class: 'topic-title' }), h('p', { class: 'muted' }, t('desktop.topic.sub')))),
+      h('div', {}, own('#' + tag, 'h1', { class: 'topic-title' }), h('p', { class: 'muted' }, t('desktop.topic.sub'))),
+      ctx.me() ? tagFollowButton(ctx, tag) : null),
     topicList.feed.el);
   return { el, title: '#' + tag, destroy: topicList.destroy, onEvent: topicList.onEvent };
 }
@@ -306,6 +308,13 @@ export function notifications(ctx) {
   const list = notificationsList(ctx, ctx.app.unread);
   const el = h('div', { class: 'view' }, pageHead(t('desktop.notifications.title')), list.feed.el);
   return { el, title: t('desktop.notifications.title'), onEvent: list.onEvent, destroy: list.destroy };
+}
+
+/** topics lists the topics the reader follows, each with its Following button. */
+export function topics(ctx) {
+  const list = followedTags(ctx);
+  const el = h('div', { class: 'view' }, pageHead(t('desktop.topics.title'), t('desktop.topics.sub')), list.el);
+  return { el, title: t('desktop.topics.title') };
 }
 
 /** bookmarks lists the posts the reader bookmarked, newest bookmark first. */

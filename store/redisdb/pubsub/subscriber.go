@@ -109,6 +109,8 @@ func (sub *Subscriber) channel(t store.Topic) string {
 		return sub.keys.NotifyChannel(t.UID)
 	case store.TopicPublic:
 		return sub.keys.PublicChannel()
+	case store.TopicTag:
+		return sub.keys.TagChannel(t.Tag)
 	}
 	return sub.keys.AuthorChannel(t.UID)
 }
@@ -117,6 +119,9 @@ func (sub *Subscriber) channel(t store.Topic) string {
 func (sub *Subscriber) connOf(t store.Topic) *subConn {
 	if sub.cluster == nil {
 		return sub.conns[0]
+	}
+	if t.Kind == store.TopicTag {
+		return sub.conns[schema.TagPartition(t.Tag)]
 	}
 	return sub.conns[schema.LivePartition(t.UID)]
 }

@@ -192,6 +192,11 @@ func (k Keys) Reposts(mid int64) string { return k.prefix + "reposts:" + k.tag(m
 // score = mid (the tag key is store.TagKey of the topic).
 func (k Keys) TagPosts(tagKey string) string { return k.prefix + "T:" + tagKey + ":messageID" }
 
+// FollowedTags is the ZSET user:userid:<uid>:tags of the topics (tag keys)
+// the user follows, score = when (ms), at most store.MaxFollowedTags: its
+// home timeline merges their TagPosts sets.
+func (k Keys) FollowedTags(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":tags" }
+
 // TagCounts is the ZSET global:tags of topics (tag keys) by how many posts
 // carry them.
 func (k Keys) TagCounts() string { return k.prefix + "global:tags" }
@@ -401,6 +406,17 @@ func (k Keys) NotifyChannel(uid int64) string {
 // its edits and its deletes (store.TopicPublic). On a cluster it is the
 // shard channel {p0}public, in partition 0 like the topic's UID.
 func (k Keys) PublicChannel() string { return k.prefix + k.channelTag(0) + "public" }
+
+// TagChannel is the pub/sub channel tag:<tag key> carrying the new public
+// posts that carry a topic (store.TopicTag), for its followers' live feeds.
+// On a cluster it is the shard channel {p<n>}tag:<tag key>, n the topic's
+// live partition (TagPartition).
+func (k Keys) TagChannel(tagKey string) string {
+	if !k.cluster {
+		return k.prefix + "tag:" + tagKey
+	}
+	return k.prefix + partitionTag(TagPartition(tagKey)) + "tag:" + tagKey
+}
 
 // SessionsChannel is the pub/sub channel sessions:revoked on which every
 // ended session's token hash is published, for the processes that remember

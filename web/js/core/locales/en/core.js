@@ -450,4 +450,14 @@ export default {
   'error.list_members_limit': 'A list holds at most 1,000 people.',
   'error.list_not_found': 'This list does not exist, or it is not yours.',
   'error.invalid_title': 'Give the list a name of at most 100 characters.',
+  // Followed topics (tags.js).
+  'tags.follow': 'Follow topic',
+  'tags.following': 'Following',
+  'tags.follow_name': 'Follow the topic {{tag}}',
+  'tags.unfollow_name': 'Following: unfollow the topic {{tag}}',
+  'tags.followed_toast': 'You follow {{tag}}: its posts come to your home timeline.',
+  'tags.unfollowed_toast': 'You no longer follow {{tag}}.',
+  'tags.title': 'Followed topics',
+  'tags.loading': 'Loading…',
+  'tags.empty': 'You follow no topic yet. Follow one on its page: its posts come to your home timeline.',
 };

@@ -22,6 +22,7 @@ export default {
   'desktop.nav.notifications': 'Notifications',
   'desktop.nav.messages': 'Messages',
   'desktop.nav.bookmarks': 'Bookmarks',
+  'desktop.nav.topics': 'Topics',
   'desktop.nav.profile': 'Profile',
   'desktop.nav.reports': 'Reports',
   'desktop.nav.unread_one': '({{count, count}} unread)',
@@ -94,6 +95,8 @@ export default {
   // the other pages (views.js, messages.js)
   'desktop.notifications.title': 'Notifications',
   'desktop.bookmarks.title': 'Bookmarks',
+  'desktop.topics.title': 'Followed topics',
+  'desktop.topics.sub': 'The posts of the topics you follow come to your home timeline.',
   'desktop.bookmarks.sub': 'Posts you saved to read later. Only you can see them.',
   'desktop.settings.title': 'Settings',
   'desktop.settings.sub': 'Privacy and safety: who sees your posts, and whose posts you see.',

@@ -6,6 +6,7 @@ export default {
   'mobile.app.title': '{{title}} · Microblog',
   'mobile.app.back': 'Back',
   'mobile.app.bookmarks': 'Bookmarks',
+  'mobile.app.topics': 'Followed topics',
   'mobile.app.settings': 'Settings',
   'mobile.app.connecting': 'Connecting…',
   'mobile.app.offline': 'You’re offline. Showing saved posts; new ones arrive when you’re back online.',
@@ -93,6 +94,8 @@ export default {
   'mobile.search.help': 'Posts that contain every word are listed too.',
   'mobile.notifications.title': 'Notifications',
   'mobile.bookmarks.title': 'Bookmarks',
+  'mobile.topics.title': 'Followed topics',
+  'mobile.topics.about': 'The posts of the topics you follow come to your home timeline.',
   'mobile.bookmarks.about': 'Posts you saved to read later. Only you can see them.',
   'mobile.messages.title': 'Messages',
 

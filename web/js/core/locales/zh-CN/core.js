@@ -437,4 +437,14 @@ export default {
   'error.list_members_limit': '一个分组最多 1000 人。',
   'error.list_not_found': '这个分组不存在，或者不是你的。',
   'error.invalid_title': '请给分组起一个不超过 100 个字的名称。',
+  // 关注的话题（tags.js）。
+  'tags.follow': '关注话题',
+  'tags.following': '已关注',
+  'tags.follow_name': '关注话题 {{tag}}',
+  'tags.unfollow_name': '已关注：取消关注话题 {{tag}}',
+  'tags.followed_toast': '已关注 {{tag}}：它的微博会出现在你的首页。',
+  'tags.unfollowed_toast': '已取消关注 {{tag}}。',
+  'tags.title': '关注的话题',
+  'tags.loading': '加载中…',
+  'tags.empty': '你还没有关注话题。在话题页关注一个：它的微博会出现在你的首页。',
 };

@@ -21,6 +21,7 @@ export default {
   'desktop.nav.notifications': '通知',
   'desktop.nav.messages': '私信',
   'desktop.nav.bookmarks': '收藏',
+  'desktop.nav.topics': '话题',
   'desktop.nav.profile': '我的主页',
   'desktop.nav.reports': '举报',
   'desktop.nav.unread_other': '（{{count, count}} 条未读）',
@@ -92,6 +93,8 @@ export default {
   // the other pages (views.js, messages.js)
   'desktop.notifications.title': '通知',
   'desktop.bookmarks.title': '收藏',
+  'desktop.topics.title': '关注的话题',
+  'desktop.topics.sub': '你关注的话题的微博会出现在你的首页。',
   'desktop.bookmarks.sub': '你收藏下来稍后再看的微博，只有你自己能看到。',
   'desktop.settings.title': '设置',
   'desktop.settings.sub': '隐私与安全：谁能看到你的微博，你想看到谁的微博。',

@@ -5,6 +5,7 @@ export default {
   'mobile.app.title': '{{title}} · 微博客',
   'mobile.app.back': '返回',
   'mobile.app.bookmarks': '收藏',
+  'mobile.app.topics': '关注的话题',
   'mobile.app.settings': '设置',
   'mobile.app.connecting': '正在连接…',
   'mobile.app.offline': '你已离线，正在显示已保存的微博；恢复联网后会收到新微博。',
@@ -92,6 +93,8 @@ export default {
   'mobile.search.help': '包含全部关键词的微博也会列出。',
   'mobile.notifications.title': '通知',
   'mobile.bookmarks.title': '收藏',
+  'mobile.topics.title': '关注的话题',
+  'mobile.topics.about': '你关注的话题的微博会出现在你的首页。',
   'mobile.bookmarks.about': '你收藏起来稍后阅读的微博，只有你自己能看到。',
   'mobile.messages.title': '私信',
 
