@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"microblog/server/mastodon"
 )
 
 // minIDWalk reads the page right above the index-th id of want (oldest
@@ -54,13 +56,13 @@ func (ts *testServer) minIDWalk(t *testing.T, path, token string, want []string,
 // posts are pushed and a celebrity whose posts are pulled post 66
 // statuses (tagged, and some replies), most of them archived. From an old
 // min_id, the prev links of the home, public and tag timelines and of the
-// writer's statuses give every status above it exactly once, in order, each
+// writer's statuses, and of a list of both, give every status above it exactly once, in order, each
 // page the one right above the last.
 func TestMastodonMinIDThroughArchive(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t, "MICROBLOG_HOT_WINDOW=10", "MICROBLOG_CELEBRITY_FANS=2")
 	writer, writerID := ts.mastodonUser(t, "writer", "")
-	celeb, _ := ts.mastodonUser(t, "celeb", "")
+	celeb, celebID := ts.mastodonUser(t, "celeb", "")
 	reader, _ := ts.mastodonUser(t, "reader", "")
 	fan, _ := ts.mastodonUser(t, "fan", "")
 	ts.follow(t, nativeOf(reader), "writer", true)
@@ -85,10 +87,13 @@ func TestMastodonMinIDThroughArchive(t *testing.T) {
 			}
 		}
 	}
+	var list mastodon.List // the writer and the celebrity
+	ts.mastodonJSON(t, "POST", "/api/v1/lists", reader, map[string]any{"title": "catching up"}, &list)
+	ts.mastodonJSON(t, "POST", "/api/v1/lists/"+list.ID+"/accounts", reader, map[string]any{"account_ids": []string{sid(writerID), sid(celebID)}}, nil)
 	archiveSettled(t, ts.rdb())
 	// The next links are checked where the newest-first pages are whole:
-	// those of a home timeline that merges a pulled celebrity's F set, and
-	// of a topic, read the archive only below the sets they merge, which
+	// those of a home timeline that merges a pulled celebrity's F set, of
+	// a list (its members' F sets) and of a topic, read the archive only below the sets they merge, which
 	// are not windows of the same time (the writer's older posts left Redis
 	// while the celebrity's of that time are still there): they skip what
 	// lies between. The min_id pages do not.
@@ -101,6 +106,7 @@ func TestMastodonMinIDThroughArchive(t *testing.T) {
 		{"/api/v1/timelines/home", reader, posts, false},
 		{"/api/v1/timelines/public", reader, posts, true},
 		{"/api/v1/timelines/tag/catchup", reader, tagged, false},
+		{"/api/v1/timelines/list/" + list.ID, reader, posts, false},
 		{"/api/v1/accounts/" + sid(writerID) + "/statuses", reader, writers, true},
 	} {
 		down := ts.mastodonPages(t, l.path+"?limit=9", l.token)
