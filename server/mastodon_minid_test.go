@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	gomastodon "github.com/mattn/go-mastodon"
 
 	"microblog/server/mastodon"
 )
@@ -125,7 +128,8 @@ func TestMastodonMinIDThroughArchive(t *testing.T) {
 
 // TestMastodonMinIDFarBelow: 2,010 statuses above min_id (more than the
 // 2,000 a min_id page used to read on its way down): the public timeline's
-// and the author's min_id pages are still the ones right above it.
+// and the author's min_id pages are still the ones right above it, over
+// HTTP and through go-mastodon's Pagination.MinID.
 func TestMastodonMinIDFarBelow(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
@@ -144,5 +148,19 @@ func TestMastodonMinIDFarBelow(t *testing.T) {
 		if prev := nextLink(t, link, "prev"); !strings.HasSuffix(prev, "min_id="+ids[5]) {
 			t.Errorf("%s above the oldest: prev link %q, want one from %s", path, prev, ids[5])
 		}
+	}
+	ctx := context.Background()
+	gc, _ := ts.goMastodonClient(t, ctx, "catcher")
+	var want []gomastodon.ID
+	for i := 9; i >= 3; i-- {
+		want = append(want, gomastodon.ID(ids[i]))
+	}
+	public, err := gc.GetTimelinePublic(ctx, false, &gomastodon.Pagination{MinID: gomastodon.ID(ids[2]), Limit: 7})
+	if err != nil || !slices.Equal(goStatusIDs(public), want) {
+		t.Errorf("go-mastodon public timeline above %s: %v, %v; want %v", ids[2], goStatusIDs(public), err, want)
+	}
+	mine, err := gc.GetAccountStatuses(ctx, gomastodon.ID(sid(uid)), &gomastodon.Pagination{MinID: gomastodon.ID(ids[2]), Limit: 7})
+	if err != nil || !slices.Equal(goStatusIDs(mine), want) {
+		t.Errorf("go-mastodon account statuses above %s: %v, %v; want %v", ids[2], goStatusIDs(mine), err, want)
 	}
 }
