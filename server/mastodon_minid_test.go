@@ -149,6 +149,11 @@ func TestMastodonMinIDFarBelow(t *testing.T) {
 			t.Errorf("%s above the oldest: prev link %q, want one from %s", path, prev, ids[5])
 		}
 	}
+	// Above the newest: an empty page, [] and no links, as Mastodon answers.
+	resp := ts.do(t, "GET", "/api/v1/timelines/public?min_id="+ids[len(ids)-1], tok, nil, nil)
+	if body := strings.TrimSpace(string(readAll(t, resp))); body != "[]" || resp.Header.Get("Link") != "" {
+		t.Errorf("above the newest: %s, Link %q; want [] and none", body, resp.Header.Get("Link"))
+	}
 	ctx := context.Background()
 	gc, _ := ts.goMastodonClient(t, ctx, "catcher")
 	var want []gomastodon.ID
