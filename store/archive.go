@@ -69,6 +69,9 @@ type ArchiveQuery struct {
 	Before     int64  // only ids below this; 0: no bound
 	After      int64  // only ids above this
 	Limit      int
+	// Ascending: the Limit OLDEST ids within the bounds, oldest first
+	// (ORDER BY id ASC), instead of the newest, newest first.
+	Ascending bool
 }
 
 // Archive is the SQL archive behind the Redis hot window. Every method is

@@ -16,11 +16,25 @@ const (
 // PageQuery is what a caller asks of a list: how many items, where to go on
 // from (the cursor of the previous page), and optionally only items newer
 // than After. ParsePageQuery is the one place that checks what a client sent.
+//
+// A page is the newest items of its range (below Cursor.Score, above After
+// and Cursor.After), newest first. With Ascending it is the other end of
+// the same range: the Size() OLDEST items above After (and above
+// Cursor.After, below Cursor.Score when set), answered OLDEST first, under
+// the same rules (what is gone or hidden from the reader is skipped, so a
+// page may hold fewer). Its NextCursor, when newer items may follow,
+// keeps the upper bound as Score and moves After up to what the page read:
+// the next ascending page goes on right above it. It is what a Mastodon
+// min_id page needs (the page right above an id, however far below the
+// newest). The lists of posts paged by message id answer it (UserPosts,
+// UserComments, PublicTimeline, TagPosts, HomeTimeline, Comments); other
+// lists ignore it.
 type PageQuery struct {
-	Limit  int    // 1 to MaxLimit; 0 means DefaultLimit
-	Cursor Cursor // zero for the first page
-	After  int64  // 0: no lower bound
-	Viewer int64  // who reads (for Post.Liked, User.Following); 0: anonymous
+	Limit     int    // 1 to MaxLimit; 0 means DefaultLimit
+	Cursor    Cursor // zero for the first page
+	After     int64  // 0: no lower bound
+	Viewer    int64  // who reads (for Post.Liked, User.Following); 0: anonymous
+	Ascending bool   // the oldest items of the range, oldest first (see above)
 }
 
 // Size is the number of items the page holds at most.

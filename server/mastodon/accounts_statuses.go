@@ -11,11 +11,8 @@ import (
 
 // maxRounds bounds the store pages one request of an account's statuses
 // reads when its filters (exclude_replies, exclude_reblogs, only_media)
-// leave pages short, or to reach min_id (the store reads newest first):
-// past it, a page ends early with a next link where it stopped, and a
-// min_id page is the oldest of what was read (a client that comes back
-// with min_id after a while of the account's posting more than that many
-// pages gets the newer part of the gap first).
+// leave pages short: past it, a page ends early with a next link where it
+// stopped. A min_id page reads upwards from min_id (collectUp, minid.go).
 const maxRounds = 10
 
 // accountStatuses answers GET /api/v1/accounts/:id/statuses: the
@@ -60,7 +57,20 @@ func (a *API) accountStatuses(c echo.Context) error {
 				func(pq store.PageQuery) (store.Page[store.Post], error) { return a.st.UserComments(ctx, id, pq) })
 		}
 	}
-	posts, next, err := collect(p, keep, fetch)
+	var posts []store.Post
+	var next, prev string
+	if p.MinID != 0 { // the page right above min_id, however far below the newest
+		var top int64
+		posts, top, err = collectUp(p.PageQuery, keep, fetch)
+		if top > 0 {
+			prev = strconv.FormatInt(top, 10)
+		}
+		if len(posts) > 0 { // older posts lie below min_id
+			next = strconv.FormatInt(posts[len(posts)-1].ID, 10)
+		}
+	} else if posts, next, err = collect(p, keep, fetch); len(posts) > 0 {
+		prev = strconv.FormatInt(posts[0].ID, 10)
+	}
 	if err != nil {
 		return recordNotFound(err)
 	}
@@ -70,16 +80,16 @@ func (a *API) accountStatuses(c echo.Context) error {
 	for _, post := range posts {
 		out = append(out, m.status(post))
 	}
-	if len(posts) > 0 {
-		links(c, next, strconv.FormatInt(posts[0].ID, 10))
+	if next != "" || prev != "" {
+		links(c, next, prev)
 	}
 	return c.JSON(http.StatusOK, out)
 }
 
 // collect reads the page p asks of a list in message-id order (fetch),
-// newest first, keeping the posts keep takes: with min_id, the ones right
-// above it; otherwise the newest below max_id (and above since_id). next
-// is the max_id of the page below, "" when there is none.
+// newest first, keeping the posts keep takes: the newest below max_id (and
+// above since_id). next is the max_id of the page below, "" when there is
+// none. (A min_id page is collectUp's.)
 func collect(p page, keep func(store.Post) bool, fetch func(store.PageQuery) (store.Page[store.Post], error)) ([]store.Post, string, error) {
 	q := p.PageQuery
 	var out []store.Post
@@ -93,7 +103,7 @@ func collect(p page, keep func(store.Post) bool, fetch func(store.PageQuery) (st
 				continue
 			}
 			out = append(out, post)
-			if p.MinID == 0 && len(out) == p.Limit {
+			if len(out) == p.Limit {
 				if i < len(page.Items)-1 || page.NextCursor != nil {
 					return out, strconv.FormatInt(post.ID, 10), nil
 				}
@@ -106,19 +116,11 @@ func collect(p page, keep func(store.Post) bool, fetch func(store.PageQuery) (st
 		if q.Cursor, err = store.DecodeCursor(*page.NextCursor); err != nil {
 			return nil, "", err
 		}
-		if round == maxRounds-1 && p.MinID == 0 {
+		if round == maxRounds-1 {
 			return out, strconv.FormatInt(q.Cursor.Score, 10), nil
 		}
 	}
-	if p.MinID != 0 && len(out) > p.Limit {
-		// The page right above min_id: the oldest of what is newer.
-		out = out[len(out)-p.Limit:]
-	}
-	next := ""
-	if len(out) > 0 && p.MinID != 0 {
-		next = strconv.FormatInt(out[len(out)-1].ID, 10)
-	}
-	return out, next, nil
+	return out, "", nil
 }
 
 // flag reads a boolean parameter as Mastodon (Rails) does.
@@ -135,7 +137,12 @@ func flag(s string) bool {
 // of both pages. A list that has more stopped reading at its cursor, and
 // nothing of the other list below that is taken, for the next page goes
 // on below the last id taken in both.
+//
+// An ascending query is mergedPageUp's.
 func mergedPage(q store.PageQuery, a, b func(store.PageQuery) (store.Page[store.Post], error)) (store.Page[store.Post], error) {
+	if q.Ascending {
+		return mergedPageUp(q, a, b)
+	}
 	pa, err := a(q)
 	if err != nil {
 		return pa, err

@@ -13,11 +13,6 @@ import (
 // rules as the native API's (protection, blocks, mutes and word filters are
 // the store's, by the reader in PageQuery.Viewer), paged as Mastodon pages.
 
-// maxMinIDScan bounds how many posts a min_id page reads on its way down
-// to min_id: past it, the page is the oldest that was reached, and the
-// client's next prev page goes on from there.
-const maxMinIDScan = 2000
-
 // postLister reads one page of a list of posts.
 type postLister func(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error)
 
@@ -62,16 +57,16 @@ func (a *API) timeline(c echo.Context, list postLister, onlyMedia bool) error {
 	if err != nil {
 		return err
 	}
-	posts, more, err := readPage(c.Request().Context(), list, p)
+	posts, more, top, err := readPage(c.Request().Context(), list, p)
 	if err != nil {
 		return err
 	}
-	if len(posts) > 0 {
-		next := ""
-		if more {
+	if len(posts) > 0 || top > 0 {
+		next, prev := "", idString(top)
+		if more && len(posts) > 0 {
 			next = idString(posts[len(posts)-1].ID)
 		}
-		links(c, next, idString(posts[0].ID))
+		links(c, next, prev)
 	}
 	if onlyMedia {
 		posts = withMedia(posts)
@@ -83,39 +78,22 @@ func (a *API) timeline(c echo.Context, list postLister, onlyMedia bool) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// readPage reads the page p asks of list, newest first, and tells whether
-// older posts may follow it. Without min_id, that is the store's page.
-// With it, the page is the posts right above min_id: the store pages down
-// from the newest, so the pages are read down to min_id (at most
-// maxMinIDScan posts) keeping the oldest p.Limit of them.
-func readPage(ctx context.Context, list postLister, p page) ([]store.Post, bool, error) {
-	if p.MinID == 0 {
-		pg, err := list(ctx, p.PageQuery)
-		if err != nil {
-			return nil, false, err
-		}
-		return pg.Items, pg.NextCursor != nil, nil
+// readPage reads the page p asks of list, newest first, tells whether
+// older posts may follow it, and the id its prev link starts from (0 for
+// none: an empty page). Without min_id, that is the store's page. With it,
+// the page is the posts right above min_id, however far below the newest:
+// the store reads upwards from min_id (store.PageQuery.Ascending).
+func readPage(ctx context.Context, list postLister, p page) ([]store.Post, bool, int64, error) {
+	if p.MinID != 0 {
+		posts, top, err := readPageUp(p.PageQuery, func(q store.PageQuery) (store.Page[store.Post], error) { return list(ctx, q) })
+		// Older posts lie below min_id, where the next page goes.
+		return posts, true, top, err
 	}
-	q := p.PageQuery
-	q.Limit = store.MaxLimit
-	var window []store.Post
-	for read := 0; read < maxMinIDScan; {
-		pg, err := list(ctx, q)
-		if err != nil {
-			return nil, false, err
-		}
-		read += len(pg.Items)
-		window = append(window, pg.Items...)
-		window = window[len(window)-min(len(window), p.Limit):]
-		if pg.NextCursor == nil {
-			break
-		}
-		if q.Cursor, err = store.DecodeCursor(*pg.NextCursor); err != nil {
-			return nil, false, err
-		}
+	pg, err := list(ctx, p.PageQuery)
+	if err != nil || len(pg.Items) == 0 {
+		return nil, false, 0, err
 	}
-	// Older posts lie below min_id, where the next page goes.
-	return window, true, nil
+	return pg.Items, pg.NextCursor != nil, pg.Items[0].ID, nil
 }
 
 // withMedia keeps the posts (or reposts of posts) with images.

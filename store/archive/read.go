@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -77,7 +78,8 @@ func (db *DB) has(ctx context.Context, table string, ids []int64) ([]int64, erro
 	return slices.DeleteFunc(ids, func(id int64) bool { return !found[id] }), nil
 }
 
-// IDs returns the ids q selects, newest first (see store.ArchiveQuery).
+// IDs returns the ids q selects, newest first, or with q.Ascending the
+// oldest, oldest first (see store.ArchiveQuery).
 // Exactly one of q.Authors (which may be empty, selecting nothing), q.Parent,
 // q.Public and q.Tag must be set, and q.Limit must be positive; else the error
 // wraps store.ErrInvalid.
@@ -117,6 +119,11 @@ func (db *DB) IDs(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
 // Limit ids are at hand, later queries need only look above the oldest.
 func (db *DB) ofAuthors(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
 	authors, per := uniq(q.Authors), db.d.authorsPerQuery
+	if q.Ascending && q.Before == 0 {
+		// merge lowers Before as After rises in a newest-first read: the
+		// prepared query must have its bound from the start.
+		q.Before = math.MaxInt64
+	}
 	var full *sql.Stmt // the query of a full chunk, when more than one will run
 	if len(authors) >= 2*per {
 		s, _ := authorsSQL(q, authors[:per])
@@ -128,6 +135,16 @@ func (db *DB) ofAuthors(ctx context.Context, q store.ArchiveQuery) ([]int64, err
 	}
 	var ids []int64
 	merge := func() {
+		if q.Ascending { // once Limit are at hand, later queries look below the newest
+			slices.Sort(ids)
+			if len(ids) >= q.Limit {
+				ids = ids[:q.Limit]
+				if last := ids[q.Limit-1]; q.Before == 0 || last < q.Before {
+					q.Before = last
+				}
+			}
+			return
+		}
 		slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(b, a) })
 		if len(ids) >= q.Limit {
 			ids = ids[:q.Limit]
@@ -171,11 +188,11 @@ func authorsSQL(q store.ArchiveQuery, chunk []int64) (string, []any) {
 		fmt.Fprintf(&b, "SELECT id FROM (%s) AS a%d", page, i)
 		args = append(args, pageArgs...)
 	}
-	b.WriteString(") AS u ORDER BY id DESC LIMIT ?")
+	b.WriteString(") AS u ORDER BY id " + order(q) + " LIMIT ?")
 	return b.String(), append(args, q.Limit)
 }
 
-// page returns the newest ids of the messages that are not deleted and that
+// page returns the newest ids (with q.Ascending the oldest) of the messages that are not deleted and that
 // where (with its args) selects, within q's bounds.
 func (db *DB) page(ctx context.Context, q store.ArchiveQuery, where string, args ...any) ([]int64, error) {
 	s, args := pageSQL(q, where, args...)
@@ -190,7 +207,16 @@ func pageSQL(q store.ArchiveQuery, where string, args ...any) (string, []any) {
 		s += " AND id < ?"
 		args = append(args, q.Before)
 	}
-	return s + " ORDER BY id DESC LIMIT ?", append(args, q.Limit)
+	return s + " ORDER BY id " + order(q) + " LIMIT ?", append(args, q.Limit)
+}
+
+// order is the SQL order of q's ids: DESC (newest first), or ASC with
+// q.Ascending.
+func order(q store.ArchiveQuery) string {
+	if q.Ascending {
+		return "ASC"
+	}
+	return "DESC"
 }
 
 // column reads the rows of a query of one integer column.

@@ -88,7 +88,7 @@ func putTags(ctx context.Context, tx *sql.Tx, tags []tagRow, onConflict string) 
 	return nil
 }
 
-// tagPage returns the newest ids of the posts that carry topic key and are
+// tagPage returns the newest ids (with q.Ascending the oldest) of the posts that carry topic key and are
 // not deleted, within q's bounds.
 func (db *DB) tagPage(ctx context.Context, q store.ArchiveQuery) ([]int64, error) {
 	s := "SELECT t.mid FROM tags t JOIN messages m ON m.id = t.mid WHERE t.tag = ? AND m.deleted = 0 AND t.mid > ?"
@@ -97,7 +97,7 @@ func (db *DB) tagPage(ctx context.Context, q store.ArchiveQuery) ([]int64, error
 		s += " AND t.mid < ?"
 		args = append(args, q.Before)
 	}
-	return column(db.read.QueryContext(ctx, s+" ORDER BY t.mid DESC LIMIT ?", append(args, q.Limit)...))
+	return column(db.read.QueryContext(ctx, s+" ORDER BY t.mid "+order(q)+" LIMIT ?", append(args, q.Limit)...))
 }
 
 // tagBackfillOnce indexes the topics of the next chunk of the posts

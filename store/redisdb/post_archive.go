@@ -81,11 +81,13 @@ func archivedPost(a store.Archived) *store.Post {
 }
 
 // tail continues a page below the Redis sets it reads: the ids below before
-// (0: no bound) and above after, newest first, at most n.
+// (0: no bound) and above after, newest first, at most n. The tail of an
+// ascending page (postPageUp) answers the n oldest, oldest first: there it
+// holds the older part of the list, and the sets the newer.
 type tail func(ctx context.Context, before, after int64, n int) ([]int64, error)
 
 // archiveTail is the tail of a page whose older ids are only in the
-// archive; nil when there is no archive.
+// archive; nil when there is no archive. It answers as q.Ascending says.
 func (s *Store) archiveTail(q store.ArchiveQuery) tail {
 	if s.opt.Archive == nil {
 		return nil

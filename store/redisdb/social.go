@@ -100,7 +100,7 @@ func (c socialCore) Hydrate(ctx context.Context, keys []string, mids []int64, vi
 
 func (c socialCore) TagPage(ctx context.Context, key string, q store.PageQuery) (store.Page[store.Post], error) {
 	// T: holds the hot posts; the archive, all of them (archiveTail).
-	return c.postPage(ctx, []string{c.keys.TagPosts(key)}, c.archiveTail(store.ArchiveQuery{Tag: key}), q, store.InPublic)
+	return c.postPageGapped(ctx, []string{c.keys.TagPosts(key)}, c.archiveTail(store.ArchiveQuery{Tag: key, Ascending: q.Ascending}), q, store.InPublic)
 }
 
 func (c socialCore) ArchiveTail(q store.ArchiveQuery) func(ctx context.Context, before, after int64, n int) ([]int64, error) {

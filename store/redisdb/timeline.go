@@ -17,7 +17,7 @@ func (s *Store) UserPosts(ctx context.Context, uid int64, q store.PageQuery) (st
 	if _, err := s.username(ctx, uid); err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	tail := s.archiveTail(store.ArchiveQuery{Authors: []int64{uid}})
+	tail := s.archiveTail(store.ArchiveQuery{Authors: []int64{uid}, Ascending: q.Ascending})
 	return s.postPage(ctx, []string{s.keys.UserPosts(uid)}, tail, q, store.InView)
 }
 
@@ -28,13 +28,13 @@ func (s *Store) UserComments(ctx context.Context, uid int64, q store.PageQuery) 
 	if _, err := s.username(ctx, uid); err != nil {
 		return store.Page[store.Post]{}, err
 	}
-	tail := s.archiveTail(store.ArchiveQuery{CommentsBy: uid})
+	tail := s.archiveTail(store.ArchiveQuery{CommentsBy: uid, Ascending: q.Ascending})
 	return s.postPage(ctx, []string{s.keys.UserComments(uid)}, tail, q, store.InView)
 }
 
 // PublicTimeline is a page of everyone's newest posts, newest first.
 func (s *Store) PublicTimeline(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
-	return s.postPage(ctx, []string{s.keys.PublicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true}), q, store.InPublic)
+	return s.postPage(ctx, []string{s.keys.PublicTimeline()}, s.archiveTail(store.ArchiveQuery{Public: true, Ascending: q.Ascending}), q, store.InPublic)
 }
 
 // Comments is a page of the comments on message mid, newest first, when
@@ -50,9 +50,9 @@ func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (sto
 	}
 	var tail tail
 	if !hot {
-		tail = s.archiveTail(store.ArchiveQuery{Parent: mid})
+		tail = s.archiveTail(store.ArchiveQuery{Parent: mid, Ascending: q.Ascending})
 	}
-	return s.postPage(ctx, []string{s.keys.Comments(mid)}, tail, q, store.InView)
+	return s.postPageGapped(ctx, []string{s.keys.Comments(mid)}, tail, q, store.InView)
 }
 
 // postPage pages the union of sorted sets of message ids (score = id),
@@ -63,8 +63,13 @@ func (s *Store) Comments(ctx context.Context, mid int64, q store.PageQuery) (sto
 // one cursor pages through both with no gap and no duplicate at the seam.
 // Ids whose message is gone are skipped, and dropped from the sets so the
 // next reader does not meet them again; those the reader may not see at
-// place at are skipped.
+// place at are skipped. An ascending query (q.Ascending, with a tail that
+// answers oldest first) is postPageUp's, for sets that are windows of
+// their lists (else postPageGapped).
 func (s *Store) postPage(ctx context.Context, keys []string, tail tail, q store.PageQuery, at store.Place) (store.Page[store.Post], error) {
+	if q.Ascending {
+		return s.postPageUp(ctx, keys, tail, q, at, true)
+	}
 	return s.postPageFrom(ctx, keys, tail, q, at, nil)
 }
 

@@ -28,6 +28,9 @@ const maxSeenWrite = time.Minute
 // read is the page's first round. On a cluster the lookup's second part
 // goes with the loading of those ids' posts.
 func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) (store.Page[store.Post], error) {
+	if q.Ascending {
+		return s.homeTimelineUp(ctx, uid, q)
+	}
 	pulls, got, err := s.touch(ctx, uid, []*redis.ZRangeBy{firstRound(q)})
 	if err != nil {
 		return store.Page[store.Post]{}, err

@@ -24,5 +24,5 @@ func (s *Store) ListTimeline(ctx context.Context, uid, lid int64, q store.PageQu
 		keys[i] = s.keys.UserPosts(m)
 	}
 	q.Viewer = uid
-	return s.postPage(ctx, keys, s.archiveTail(store.ArchiveQuery{Authors: members}), q, store.InFeed)
+	return s.postPage(ctx, keys, s.archiveTail(store.ArchiveQuery{Authors: members, Ascending: q.Ascending}), q, store.InFeed)
 }

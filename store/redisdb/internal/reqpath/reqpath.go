@@ -44,8 +44,17 @@ func MergeNewest(a, b []int64, n int) []int64 {
 	return all[:min(n, len(all))]
 }
 
+// MergeOldest merges two lists of ids, each oldest first, into the n oldest
+// of both, oldest first, without duplicates.
+func MergeOldest(a, b []int64, n int) []int64 {
+	all := append(slices.Clone(a), b...)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	return all[:min(n, len(all))]
+}
+
 // RangeBy is the range of the n newest ids below before (0: no bound) and
-// above after.
+// above after (with ZRANGEBYSCORE, the n oldest).
 func RangeBy(before, after int64, n int) *redis.ZRangeBy {
 	maxScore := "+inf"
 	if before > 0 {
