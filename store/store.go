@@ -249,6 +249,8 @@ type Service interface {
 	Edits
 	Reposts
 	Conversations
+	Push
+	PushDeliveries
 	Search
 	Uploads
 	AppState
