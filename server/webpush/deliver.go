@@ -145,8 +145,11 @@ func (s *Service) Deliver(ctx context.Context, job store.PushJob) error {
 			return err
 		}
 		it = item{id: strconv.FormatInt(n.ID, 10), kind: n.Kind, typ: cmpOr(types[n.Kind], n.Kind), actor: n.Actor}
-		if n.Post != nil {
-			it.body = n.Post.Content
+		if p := n.Post; p != nil {
+			if p.RepostOf != nil && p.Content == "" {
+				p = p.RepostOf // a plain repost: what it reposted
+			}
+			it.body = p.Content
 		}
 	case job.DM > 0:
 		actor, err := s.st.User(ctx, job.Actor, job.UID)
