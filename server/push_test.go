@@ -65,7 +65,9 @@ func TestPushDelivery(t *testing.T) {
 		notifcation bool
 	}{
 		{func() { ts.post(t, bob, "hi @alice how are you", 0) }, "mention", "@bob mentioned you", "hi @alice how are you", "high", true},
-		{func() { ts.wantStatus(t, "PUT", "/api/v1/posts/"+strconv.FormatInt(mine.ID, 10)+"/like", bob, nil, 204, "") }, "favourite", "@bob liked your post", "hello there", "normal", true},
+		{func() {
+			ts.wantStatus(t, "PUT", "/api/v1/posts/"+strconv.FormatInt(mine.ID, 10)+"/like", bob, nil, 204, "")
+		}, "favourite", "@bob liked your post", "hello there", "normal", true},
 		{func() { ts.follow(t, bob, "alice", true) }, "follow", "@bob followed you", "", "normal", true},
 		{func() { ts.sendDM(t, bob, "alice", "a secret between us") }, "mention", "@bob sent you a message", "a secret between us", "high", false},
 		{func() { ts.post(t, bob, "", mine.ID) }, "reblog", "@bob reposted your post", "hello there", "normal", true},
