@@ -122,4 +122,13 @@ export default {
   'outbox.saved': 'Not sent yet: kept on this phone, and sent when the connection is back.',
   'outbox.refused': 'Not sent: “{{text}}”. {{reason}}',
   'outbox.discard': 'Discard',
+
+  // Notifications on this phone (Settings; js/push.js and sw.js).
+  'mobile.push.title': 'Notifications',
+  'mobile.push.label': 'Notify me on this phone',
+  'mobile.push.help': 'Mentions, comments, likes, reposts, new followers and messages arrive even when the app is closed.',
+  'mobile.push.on': 'This phone will be notified.',
+  'mobile.push.off': 'This phone will not be notified.',
+  'mobile.push.denied': 'Notifications are blocked for this app. Allow them in the browser’s site settings.',
+  'mobile.push.failed': 'This phone could not subscribe to notifications. Try again later.',
 };
