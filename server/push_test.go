@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"microblog/server/mastodon"
+	"microblog/store"
+	"microblog/store/redisdb/schema"
 )
 
 // pushEnv makes failed pushes retried at once, for the tests.
@@ -232,4 +237,46 @@ func TestPushGoneAndRetried(t *testing.T) {
 	}
 	var sub mastodon.WebPushSubscription
 	ts.mastodonJSON(t, "GET", "/api/v1/push/subscription", kim, nil, &sub) // still there
+}
+
+// TestPushTakenOverAfterACrash: a push job that a process took and never
+// finished (it died) is taken over by the next process after the claim's
+// idle time, and delivered: nothing is lost.
+func TestPushTakenOverAfterACrash(t *testing.T) {
+	env := append(pushEnv, "MICROBLOG_FANOUT_CLAIM_IDLE=300ms")
+	r := startRedis(t)
+	ts := startServer(t, r, env...)
+	ps := newPushService(t, ts.vapidKey(t))
+	qi, qiID := ts.mastodonUser(t, "qi", "")
+	_, renID := ts.register(t, "ren")
+	ts.subscribe(t, ps, qi, "/qi", newDevice(t), map[string]any{"alerts": allAlerts})
+	ts.Stop()
+
+	// A process took the job of a message's push and died before pushing.
+	ctx := context.Background()
+	rdb, keys := ts.rdb(), keysOf(ts.rdb())
+	rdb.XGroupCreateMkStream(ctx, keys.PushQueue(), schema.PushGroup, "0")
+	job := store.PushJob{UID: qiID, DM: 99, Actor: renID, Text: "left by a dead process"}
+	if err := rdb.XAdd(ctx, &redis.XAddArgs{Stream: keys.PushQueue(), Values: schema.PushEntry(job)}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: schema.PushGroup, Consumer: "dead",
+		Streams: []string{keys.PushQueue(), ">"}, Count: 10, Block: -1}).Result()
+	if err != nil || len(taken) != 1 || len(taken[0].Messages) != 1 {
+		t.Fatalf("the dead process's read: %v %v", taken, err)
+	}
+
+	startServer(t, r, env...)
+	got := ps.waitPushes(t, "/qi", 1)
+	time.Sleep(500 * time.Millisecond)
+	if got = ps.pushes("/qi"); len(got) != 1 || got[0].Payload["body"] != "left by a dead process" || got[0].Payload["notification_id"] != "dm-99" {
+		t.Fatalf("pushes %v, want the dead process's job delivered once", got)
+	}
+	deadline := time.Now().Add(hangWait)
+	for rdb.XLen(ctx, keys.PushQueue()).Val() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the job stays on the queue after its push")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
