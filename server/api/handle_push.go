@@ -57,7 +57,7 @@ func handleGetPush(st store.Push, push *webpush.Service) echo.HandlerFunc {
 		switch {
 		case err == nil:
 			out.Subscription = &pushSubOut{Endpoint: sub.Endpoint, Lang: sub.Lang, Alerts: sub.Alerts}
-		case !errorsIsNotFound(err):
+		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
 		return c.JSON(http.StatusOK, out)
@@ -104,5 +104,3 @@ func handleDeletePush(st store.Push) echo.HandlerFunc {
 		return noContent(c)
 	}
 }
-
-func errorsIsNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

@@ -1,6 +1,7 @@
 package webpush
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,20 +91,13 @@ func (it item) payload(sub store.PushSubscription) []byte {
 			icon = strings.TrimRight(sub.Origin, "/") + icon
 		}
 	}
-	p := Payload{NotificationID: it.id, NotificationType: it.typ, PreferredLocale: cmpOr(sub.Lang, "en"), Icon: icon,
+	p := Payload{NotificationID: it.id, NotificationType: it.typ, PreferredLocale: cmp.Or(sub.Lang, "en"), Icon: icon,
 		Title: strings.Replace(title, "%s", "@"+it.actor.Username, 1), Body: clip(it.body)}
 	if it.kind == kindDM {
 		p.Conversation = it.actor.Username
 	}
 	raw, _ := json.Marshal(p)
 	return raw
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // clip shortens s to bodyMax runes.
@@ -144,7 +138,7 @@ func (s *Service) Deliver(ctx context.Context, job store.PushJob) error {
 		if err != nil || !ok {
 			return err
 		}
-		it = item{id: strconv.FormatInt(n.ID, 10), kind: n.Kind, typ: cmpOr(types[n.Kind], n.Kind), actor: n.Actor}
+		it = item{id: strconv.FormatInt(n.ID, 10), kind: n.Kind, typ: cmp.Or(types[n.Kind], n.Kind), actor: n.Actor}
 		if p := n.Post; p != nil {
 			if p.RepostOf != nil && p.Content == "" {
 				p = p.RepostOf // a plain repost: what it reposted

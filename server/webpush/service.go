@@ -2,12 +2,15 @@ package webpush
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ecdh"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -130,19 +133,17 @@ func (s *Service) PublicKey(ctx context.Context) (string, error) {
 }
 
 // subject is the VAPID contact for a subscription made through origin, as
-// webpush-go takes it (it adds "mailto:" to what is not an https URL).
+// webpush-go takes it: an https URL, or an e-mail address (it adds
+// "mailto:").
 func (s *Service) subject(origin string) string {
-	sub := s.opt.Subject
-	if sub == "" {
-		sub = origin
+	sub := cmp.Or(s.opt.Subject, origin)
+	if strings.HasPrefix(sub, "https://") {
+		return sub
 	}
-	if len(sub) < 8 || sub[:8] != "https://" {
-		if len(sub) > 7 && sub[:7] == "mailto:" {
-			return sub[7:]
-		}
-		return "webpush@localhost"
+	if addr, ok := strings.CutPrefix(sub, "mailto:"); ok {
+		return addr
 	}
-	return sub
+	return "webpush@localhost" // a service reached over plain http (development)
 }
 
 // errGone is a subscription its push service no longer knows (404, 410).
@@ -161,6 +162,12 @@ func (s *Service) send(ctx context.Context, sub store.PushSubscription, payload 
 		&webpush.Options{HTTPClient: s.opt.Client, Subscriber: s.subject(sub.Origin), TTL: int(s.opt.TTL / time.Second),
 			Urgency: urgency, VAPIDPublicKey: pub, VAPIDPrivateKey: priv})
 	if err != nil {
+		// Not the *url.Error itself: its text holds the endpoint, a
+		// capability URL that stays out of the logs.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return fmt.Errorf("webpush: send: %w", err)
 	}
 	resp.Body.Close()
