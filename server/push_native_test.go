@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // nativePush is what GET and PUT /api/v1/me/push answer.
@@ -98,5 +100,46 @@ func TestNativePush(t *testing.T) {
 	ts.wantStatus(t, "DELETE", "/api/v1/me", ola, map[string]string{"password": testPassword + "2"}, http.StatusNoContent, "")
 	if n := count(); n != 0 {
 		t.Fatalf("after the account's deletion: %d subscriptions", n)
+	}
+}
+
+// TestPushEndsWithItsToken: a Mastodon token's subscription ends with the
+// token: at once when it is revoked, and, when its session expires (which
+// names no user), at the next push due to it, which is not sent.
+func TestPushEndsWithItsToken(t *testing.T) {
+	ts := newTestServer(t, pushEnv...)
+	ps := newPushService(t, ts.vapidKey(t))
+	_, uid := ts.register(t, "sam")
+	tia, _ := ts.register(t, "tia")
+	ctx := context.Background()
+	subs := keysOf(ts.rdb()).PushSubscriptions(uid)
+	count := func() int64 { return ts.rdb().HLen(ctx, subs).Val() }
+
+	cfg := ts.mastodonApp(t, "read write follow push")
+	tok := ts.oauthLogin(t, cfg, "sam").AccessToken
+	ts.subscribe(t, ps, tok, "/sam", newDevice(t), map[string]any{"alerts": allAlerts})
+	ts.revoke(t, cfg, tok)
+	if n := count(); n != 0 {
+		t.Fatalf("after the token's revocation: %d subscriptions", n)
+	}
+
+	tok = ts.oauthLogin(t, cfg, "sam").AccessToken
+	ts.subscribe(t, ps, tok, "/sam", newDevice(t), map[string]any{"alerts": allAlerts})
+	owners := ts.rdb().HKeys(ctx, subs).Val()
+	if len(owners) != 1 || !strings.HasPrefix(owners[0], "m:") {
+		t.Fatalf("owners %v", owners)
+	}
+	// The session's key expires (as its TTL would have it).
+	ts.rdb().Del(ctx, keysOf(ts.rdb()).Session(strings.TrimPrefix(owners[0], "m:")))
+	ts.post(t, tia, "@sam still there?", 0)
+	deadline := time.Now().Add(hangWait)
+	for count() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("an expired token's subscription stays")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := ps.triesOf("/sam"); n != 0 {
+		t.Fatalf("an ended token's device was pushed to %d times", n)
 	}
 }
