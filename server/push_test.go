@@ -45,8 +45,8 @@ func (ts *testServer) vapidKey(t testing.TB) string {
 var allAlerts = map[string]any{"mention": true, "status": true, "reblog": true, "follow": true,
 	"follow_request": true, "favourite": true, "poll": true, "update": true}
 
-// TestPushDelivery: a mention, a like, a follow, a comment, a repost and a
-// private message each reach the user's device as one push, encrypted to
+// TestPushDelivery: a mention, a like, a follow, a private message, a
+// repost and a comment each reach the user's device as one push, encrypted to
 // it and signed with the server's VAPID key, with Mastodon's payload and
 // no access token in it.
 func TestPushDelivery(t *testing.T) {
@@ -76,6 +76,7 @@ func TestPushDelivery(t *testing.T) {
 		{func() { ts.follow(t, bob, "alice", true) }, "follow", "@bob followed you", "", "normal", true},
 		{func() { ts.sendDM(t, bob, "alice", "a secret between us") }, "mention", "@bob sent you a message", "a secret between us", "high", false},
 		{func() { ts.post(t, bob, "", mine.ID) }, "reblog", "@bob reposted your post", "hello there", "normal", true},
+		{func() { ts.comment(t, bob, mine.ID, "nice one") }, "mention", "@bob commented on your post", "nice one", "high", true},
 	}
 	for i, s := range steps {
 		s.do()
