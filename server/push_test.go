@@ -67,7 +67,7 @@ func TestPushDelivery(t *testing.T) {
 		typ, title  string
 		body        string
 		urgency     string
-		notifcation bool
+		notification bool
 	}{
 		{func() { ts.post(t, bob, "hi @alice how are you", 0) }, "mention", "@bob mentioned you", "hi @alice how are you", "high", true},
 		{func() {
@@ -98,7 +98,7 @@ func TestPushDelivery(t *testing.T) {
 			t.Errorf("step %d: Urgency %q TTL %q", i, p.Urgency, p.TTL)
 		}
 		id, _ := p.Payload["notification_id"].(string)
-		if s.notifcation {
+		if s.notification {
 			// The id is the notification's, as the Mastodon API lists it.
 			var n mastodon.Notification
 			ts.mastodonJSON(t, "GET", "/api/v1/notifications/"+id, alice, nil, &n)
