@@ -55,4 +55,5 @@ func newPush(pc pushConfig, st webpush.Store, logger *slog.Logger) *webpush.Serv
 		Subject: pc.Subject, RetryBase: pc.RetryBase, Logger: logger})
 }
 
+// The store every API is given is what the pushes need.
 var _ webpush.Store = store.Service(nil)

@@ -63,10 +63,10 @@ func TestPushDelivery(t *testing.T) {
 	mine := ts.post(t, aliceNative, "hello there", 0)
 
 	steps := []struct {
-		do          func()
-		typ, title  string
-		body        string
-		urgency     string
+		do           func()
+		typ, title   string
+		body         string
+		urgency      string
 		notification bool
 	}{
 		{func() { ts.post(t, bob, "hi @alice how are you", 0) }, "mention", "@bob mentioned you", "hi @alice how are you", "high", true},

@@ -17,9 +17,15 @@ import (
 // Web Push subscriptions (docs/mastodon.md): one per access token, as
 // Mastodon keeps them. The pushes are sent by server/webpush.
 
-// pushRoutes registers /api/v1/push/subscription.
+// pushRoutes registers /api/v1/push/subscription. Without a push
+// service (Deps.Push nil) there is never a subscription, as Mastodon
+// answers a server that has no Web Push.
 func (a *API) pushRoutes(r *router) {
 	push := a.auth("push", true)
+	if a.d.Push == nil {
+		r.add(http.MethodGet, "/api/v1/push/subscription", func(echo.Context) error { return errRecordNotFound }, push)
+		return
+	}
 	r.add(http.MethodPost, "/api/v1/push/subscription", a.createPushSubscription, push)
 	r.add(http.MethodGet, "/api/v1/push/subscription", a.getPushSubscription, push)
 	r.add(http.MethodPut, "/api/v1/push/subscription", a.updatePushSubscription, push)
