@@ -19,10 +19,11 @@ function keyBytes(b64) {
   return Uint8Array.from(s, (c) => c.charCodeAt(0));
 }
 
-/** registration is the app's service worker registration, once it is active. */
+/** registration is the app's service worker registration once it is active; null when there is none within 3 s (refused, or blocked). */
 async function registration() {
   const reg = await navigator.serviceWorker.getRegistration('./');
-  return reg ? navigator.serviceWorker.ready : null;
+  const none = new Promise((resolve) => setTimeout(() => resolve(null), reg ? 30_000 : 3_000));
+  return Promise.race([navigator.serviceWorker.ready, none]);
 }
 
 /** pushArea is the Settings section; null where the browser cannot be pushed to. */
@@ -68,13 +69,23 @@ export function pushArea(ctx) {
     }
   });
 
-  // Whether this phone is subscribed now: the browser's subscription and
-  // the server's for this session must be the same one. One made in
-  // another language is made again in this one.
+  const el = h('div', { class: 'push-area', hidden: true },
+    h('h2', { class: 'settings-title' }, t('mobile.push.title')),
+    h('label', { class: 'switch', htmlFor: 'push-on' }, box,
+      h('span', { class: 'switch-track', attrs: { 'aria-hidden': 'true' } }), h('span', { class: 'switch-label' }, t('mobile.push.label'))),
+    h('p', { class: 'help', id: 'push-help' }, t('mobile.push.help')), msg);
+
+  // Shown once the app's service worker is there (a browser may refuse
+  // one, as in private windows), with whether this phone is subscribed
+  // now: the browser's subscription and the server's for this session must
+  // be the same one. One made in another language is made again in this one.
   (async () => {
+    const reg = await registration().catch(() => null);
+    if (!reg) return;
+    el.hidden = false;
     try {
-      const [reg, server] = await Promise.all([registration(), ctx.api.push()]);
-      const sub = reg && await reg.pushManager.getSubscription();
+      const server = await ctx.api.push();
+      const sub = await reg.pushManager.getSubscription();
       const mine = server.subscription;
       box.checked = !!(sub && mine && mine.endpoint === sub.endpoint && Notification.permission === 'granted');
       if (box.checked && mine.lang !== (lang().startsWith('zh') ? 'zh' : 'en')) {
@@ -85,10 +96,5 @@ export function pushArea(ctx) {
     box.disabled = false;
   })();
 
-  return {
-    el: h('div', { class: 'push-area' },
-      h('label', { class: 'switch', htmlFor: 'push-on' }, box,
-        h('span', { class: 'switch-track', attrs: { 'aria-hidden': 'true' } }), h('span', { class: 'switch-label' }, t('mobile.push.label'))),
-      h('p', { class: 'help', id: 'push-help' }, t('mobile.push.help')), msg),
-  };
+  return { el };
 }

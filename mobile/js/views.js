@@ -325,7 +325,7 @@ export function settings(ctx) {
   return {
     el: h('div', { class: 'view settings' },
       languageField('language'),
-      push ? h('h2', { class: 'settings-title' }, t('mobile.push.title')) : null, push && push.el,
+      push && push.el,
       privacy ? h('h2', { class: 'settings-title' }, t('mobile.settings.privacy')) : null, privacy && privacy.el,
       acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.server')) : null, form,
       acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.account')) : null, links && links.el, acct && acct.el),

@@ -158,3 +158,16 @@ test('mobile: notifications blocked in the browser leave the switch off and say 
   assert.equal((await api('GET', '/me/push', { token: u.token })).subscription, null);
   await M.context.close();
 });
+
+test('mobile: without its service worker (a browser that refuses one) Settings offers no push', async () => {
+  const u = await newUser('pushnosw');
+  const M = await phone(browser, u); // service workers blocked
+  const { page } = M;
+  await page.goto(`${BASE_URL}/m/#/settings`);
+  await page.getByRole('switch', { name: 'Protect my posts' }).waitFor();
+  await page.waitForTimeout(3500); // the app waits 3 s for a worker
+  assert.equal(await page.locator('.push-area').isHidden(), true);
+  assert.equal(await page.getByRole('switch', { name: 'Notify me on this phone' }).count(), 0);
+  clean(M.w);
+  await M.context.close();
+});
