@@ -8,6 +8,9 @@
 // by; the cache keeps each file once, at its plain URL, whatever version the
 // page asked for, and answers any version of it when offline.
 // The API and the live feed are never cached: they are not in the shell.
+// It also shows the server's Web Push notifications (a mention, a comment,
+// a like, a repost, a follow, a message) while the app is closed, and
+// opens the app on the one tapped (see js/push.js and docs/frontends.md).
 
 const CACHE = 'microblog-shell-v2'; // v2: one entry per file, without ?v=
 // The page itself is cached as './' (the server redirects index.html there).
@@ -22,6 +25,7 @@ const SHELL = [
   'js/config.js',
   'js/messages.js',
   'js/waiting.js',
+  'js/push.js',
   'js/core/account.js',
   'js/core/api.js',
   'js/core/app.js',
@@ -95,5 +99,56 @@ self.addEventListener('fetch', (event) => {
       if (hit) return hit;
       throw err;
     }
+  })());
+});
+
+// PUSH_TEXT is what a push without a title or body of its own says, in the
+// phone's language: the server writes each push in the language the app
+// subscribed in (preferred_locale), so this is seldom shown.
+const PUSH_TEXT = {
+  en: { title: 'Microblog', body: 'You have a new notification.' },
+  zh: { title: '微博客', body: '你有一条新通知。' },
+};
+
+/** pushLang is the language of a push: the one it names, else the phone's. */
+function pushLang(data) {
+  return String(data.preferred_locale || self.navigator.language || 'en').toLowerCase().startsWith('zh') ? 'zh' : 'en';
+}
+
+/** pushTarget is the screen of the app a push opens: the conversation of a message, else the notifications. */
+function pushTarget(data) {
+  return data.conversation ? './#/messages/' + encodeURIComponent(data.conversation) : './#/notifications';
+}
+
+self.addEventListener('push', (event) => {
+  let data = {};
+  try {
+    data = (event.data && event.data.json()) || {};
+  } catch {
+    data = { body: event.data ? event.data.text() : '' };
+  }
+  const lang = pushLang(data);
+  const title = data.title || PUSH_TEXT[lang].title;
+  event.waitUntil(self.registration.showNotification(title, {
+    body: data.body || PUSH_TEXT[lang].body,
+    icon: data.icon || 'icons/icon-192.png',
+    lang: lang === 'zh' ? 'zh-CN' : 'en',
+    tag: data.notification_id ? 'n-' + data.notification_id : undefined,
+    data: { url: new URL(pushTarget(data), self.registration.scope).href },
+  }));
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const url = (event.notification.data && event.notification.data.url) || self.registration.scope;
+  event.waitUntil((async () => {
+    const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+    const open = windows.find((w) => w.url.startsWith(self.registration.scope));
+    if (open) {
+      await open.focus();
+      if ('navigate' in open) await open.navigate(url);
+      return;
+    }
+    await self.clients.openWindow(url);
   })());
 });

@@ -42,6 +42,7 @@ type config struct {
 	Auth             authConfig     // local sign-up and the other ways to sign in (authconfig.go)
 	OIDC             oidcConfig     // the OpenID Connect sign-in (oidc_config.go)
 	Safety           safetyConfig   // operators and the limits of blocks and mutes (safety_config.go)
+	Push             pushConfig     // Web Push: the VAPID keys and contact (push_config.go)
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -143,6 +144,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	if err := readSafetySettings(getenv, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := readPushSettings(getenv, &cfg); err != nil {
 		return config{}, err
 	}
 	return cfg, nil

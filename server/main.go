@@ -233,6 +233,7 @@ func startRunners(st *redisdb.Store, cfg config, reg prometheus.Registerer, logg
 		runner.NewCacheListener(st, runner.CacheListenerOptions{Logger: logger}),
 		runner.NewChecker(st, runner.CheckerOptions{Interval: cfg.Repair.Interval, Metrics: m, Logger: logger}),
 		runner.NewMediaJanitor(st, runner.MediaJanitorOptions{Logger: logger}),
+		runner.NewPusher(st, runner.PusherOptions{Deliver: newPush(cfg.Push, st, logger).Deliver, ClaimIdle: tc.ClaimIdle, Logger: logger}),
 	} {
 		wg.Go(func() { r.Run(ctx) })
 	}

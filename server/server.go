@@ -48,17 +48,20 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 // with the settings it reads.
 func newAPIs(cfg config, st store.Service, files *media.Folder, logger *slog.Logger) (*api.API, *mastodon.API) {
 	rl, auth, o := cfg.RateLimits, cfg.Auth, cfg.OIDC
+	push := newPush(cfg.Push, st, logger)
 	native := api.New(api.Deps{
 		Store: st, Media: files, SessionTTL: cfg.SessionTTL, AllowedOrigins: cfg.AllowedOrigins,
 		Limits: api.Limits{Signup: rl.Signup, Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM},
 		Admins: cfg.Safety.Admins, Signup: auth.LocalSignup, LDAP: auth.LDAP, LDAPName: auth.LDAPName,
 		OIDC:   api.OIDC{Client: o.newRelyingParty(), Name: o.Name, RedirectURL: o.RedirectURL},
+		Push:   push,
 		Logger: logger,
 	})
 	mst := mastodon.New(mastodon.Deps{
 		Store: st, Media: files, Origin: origin,
 		Limits: mastodon.Limits{Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM},
 		Admins: cfg.Safety.Admins, Signup: auth.LocalSignup,
+		Push:   push,
 		Logger: logger,
 	})
 	return native, mst

@@ -251,6 +251,8 @@ type Service interface {
 	Edits
 	Reposts
 	Conversations
+	Push
+	PushDeliveries
 	Search
 	Uploads
 	AppState

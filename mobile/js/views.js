@@ -22,6 +22,7 @@ import { messageButton } from './core/messages.js';
 import { tagFollowButton, followedTags } from './core/tags.js';
 import { t, count, errorText, LANGUAGES, lang, setLang } from './core/i18n.js';
 import { waitingList } from './waiting.js';
+import { pushArea } from './push.js';
 
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
@@ -334,9 +335,11 @@ export function settings(ctx) {
   // only when its server serves it (at /m/), not from Cordova's origin.
   const links = ctx.me() && ctx.config.server() === location.origin ? linkArea(ctx, { mobile: true }) : null;
   const privacy = ctx.me() ? privacyArea(ctx) : null;
+  const push = ctx.me() ? pushArea(ctx) : null;
   return {
     el: h('div', { class: 'view settings' },
       languageField('language'),
+      push && push.el,
       privacy ? h('h2', { class: 'settings-title' }, t('mobile.settings.privacy')) : null, privacy && privacy.el,
       acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.server')) : null, form,
       acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.account')) : null, links && links.el, acct && acct.el),

@@ -8,6 +8,7 @@ import (
 
 	"microblog/server/ldapauth"
 	"microblog/server/oidcauth"
+	"microblog/server/webpush"
 	"microblog/store"
 	"microblog/store/media"
 )
@@ -37,7 +38,9 @@ type Deps struct {
 	LDAP     *ldapauth.Directory
 	LDAPName string
 	OIDC     OIDC
-	Logger   *slog.Logger
+	// Push is the Web Push service (handle_push.go).
+	Push   *webpush.Service
+	Logger *slog.Logger
 }
 
 // Limits are the service's rate limits (MICROBLOG_RATE_LIMITS), which the

@@ -112,6 +112,11 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 	share(http.MethodPost, "/conversations/:username/read", handleReadConversation(st), member)
 	share(http.MethodPost, "/conversations/:username/unread", handleUnreadConversation(st), member)
 	v1.DELETE("/messages/:id", handleDeleteDM(st), member)
+	if a.d.Push != nil {
+		v1.GET("/me/push", handleGetPush(st, a.d.Push), member)
+		v1.PUT("/me/push", handlePutPush(st, a.d.Push), member)
+		v1.DELETE("/me/push", handleDeletePush(st), member)
+	}
 
 	admin := v1.Group("/admin", member, ops.only)
 	admin.GET("/reports", handleReports(st))

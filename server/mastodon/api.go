@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"microblog/hub"
+	"microblog/server/webpush"
 	"microblog/store"
 	"microblog/store/media"
 )
@@ -27,6 +28,9 @@ type Deps struct {
 	// Signup tells whether anyone may make an account here
 	// (MICROBLOG_LOCAL_SIGNUP), which the instance shows as registrations.
 	Signup bool
+	// Push is the Web Push service: its VAPID key and the check of a
+	// subscription (push.go).
+	Push   *webpush.Service
 	Logger *slog.Logger
 }
 

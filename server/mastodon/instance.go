@@ -177,6 +177,7 @@ func (a *API) instanceV2(c echo.Context) error {
 	out.Languages, out.Rules = languages, []struct{}{}
 	c2 := &out.Configuration
 	c2.URLs.Streaming = streamingURL(m.origin)
+	c2.Vapid.PublicKey = a.vapidKey(c.Request().Context())
 	c2.Statuses, c2.MediaAttachments, c2.Polls, c2.Accounts = limits()
 	out.Registrations.Enabled = a.d.Signup
 	out.Contact.Account = a.contact(c)

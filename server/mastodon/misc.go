@@ -13,7 +13,7 @@ import (
 // filters, its preferences, suggestions of whom to follow, markers
 // (markers.go), and valid empty answers for what the service does not
 // have (custom emojis, announcements, featured tags,
-// endorsements, domain blocks, push subscriptions).
+// endorsements, domain blocks); push subscriptions are in push.go.
 
 // miscRoutes registers those routes.
 func (a *API) miscRoutes(r *router) {
@@ -34,7 +34,7 @@ func (a *API) miscRoutes(r *router) {
 		r.add(http.MethodGet, path, emptyList, a.auth(scope, true))
 	}
 	r.add(http.MethodGet, "/api/v1/accounts/:id/featured_tags", emptyList, anyone)
-	r.add(http.MethodGet, "/api/v1/push/subscription", noPushSubscription, a.auth("push", true))
+	a.pushRoutes(r)
 	a.markerRoutes(r)
 }
 
@@ -162,7 +162,3 @@ func (a *API) suggestionsV2(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, out)
 }
-
-// noPushSubscription answers GET /api/v1/push/subscription: the service
-// sends no Web Push, so there is never one.
-func noPushSubscription(echo.Context) error { return errRecordNotFound }

@@ -156,6 +156,7 @@ func (a *API) createApp(c echo.Context) error {
 		return err
 	}
 	out := application(clientID, app)
+	out.VapidKey = a.vapidKey(ctx)
 	var never int64
 	out.ClientID, out.ClientSecret, out.ClientSecretExpiresAt = clientID, secret, &never
 	return c.JSON(http.StatusOK, out)
@@ -175,5 +176,7 @@ func (a *API) verifyApp(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, application(w.ClientID, app))
+	out := application(w.ClientID, app)
+	out.VapidKey = a.vapidKey(c.Request().Context())
+	return c.JSON(http.StatusOK, out)
 }

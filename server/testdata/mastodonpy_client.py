@@ -86,4 +86,32 @@ home = reader.timeline_home(limit=40)
 check(any(s["id"] == posted["id"] for s in home), "the post is on the reader's home timeline")
 reader.markers_set(["home"], [home[0]["id"]])
 check(str(reader.markers_get(["home"])["home"]["last_read_id"]) == str(home[0]["id"]), "the home marker is set and read back")
+
+# Web Push: the app's keys, made by Mastodon.py; the subscription is the
+# token's one. (Mastodon.py's push_subscription_decrypt_push needs
+# http_ece, which Debian does not ship: TestPushDelivery decrypts.)
+from mastodon import MastodonNotFoundError, MastodonAPIError
+priv, pub = reader.push_subscription_generate_keys()
+sub = reader.push_subscription_set("https://push.example.invalid/py", pub, mention_events=True,
+                                   follow_events=True, policy="followed")
+check(sub["endpoint"] == "https://push.example.invalid/py" and sub["alerts"]["mention"]
+      and sub["alerts"]["follow"] and not sub["alerts"]["favourite"] and sub["policy"] == "followed",
+      "push_subscription_set subscribes with the alerts and policy given")
+check(sub["server_key"] and sub["server_key"] == reader.app_verify_credentials()["vapid_key"],
+      "its server_key is the app's vapid_key")
+check(reader.push_subscription()["id"] == sub["id"], "push_subscription reads it back")
+updated = reader.push_subscription_update(favourite_events=True, mention_events=False)
+check(updated["alerts"]["favourite"] and not updated["alerts"]["mention"] and updated["alerts"]["follow"],
+      "push_subscription_update changes the alerts given and keeps the others")
+try:
+    reader.push_subscription_set("http://push.example.invalid/py", pub)
+    check(False, "an http endpoint is refused")
+except MastodonAPIError as e:
+    check("422" in str(e) or getattr(e, "args", [None, 0])[1] == 422, "an http endpoint is refused with 422: %s" % (e,))
+reader.push_subscription_delete()
+try:
+    reader.push_subscription()
+    check(False, "the subscription is gone after push_subscription_delete")
+except MastodonNotFoundError:
+    check(True, "the subscription is gone after push_subscription_delete")
 print("all done")

@@ -13,7 +13,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createDecipheriv, createECDH, createPublicKey, hkdfSync, randomBytes, verify } from 'node:crypto';
+import { createServer } from 'node:http';
 import { MastoHttpError, createOAuthAPIClient, createRestAPIClient, createStreamingAPIClient } from 'masto';
 import { BASE_URL, PASSWORD, api, follow, newUser, png, post, until } from './helpers.mjs';
 import { REDIRECT_URI, SCOPES, area, authorize, codeFrom, events, login, newApp, pkce } from './mastodon-client.mjs';
@@ -561,4 +562,69 @@ test('lists: create, add accounts, the list timeline paged, the list stream, ren
   assert.deepEqual(await alice.rest.v1.lists.$select(list.id).accounts.list(), []);
   await alice.rest.v1.lists.$select(list.id).remove();
   await rejects(alice.rest.v1.lists.$select(list.id).fetch(), 404, 'a deleted list');
+test('push: masto subscribes a device; a mention is pushed to it, signed with the server key and decryptable', area(async () => {
+  const { alice } = await session();
+  const n = await newUser('mpush');
+  const { rest } = await login(n.username);
+  // The device: a P-256 key pair and an auth secret, as a browser makes them.
+  const device = createECDH('prime256v1');
+  const p256dh = device.generateKeys();
+  const auth = randomBytes(16);
+  const b64u = (b) => Buffer.from(b).toString('base64url');
+  // The push service, on the loopback address the server takes over http.
+  const got = [];
+  const service = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => { got.push({ headers: req.headers, body: Buffer.concat(chunks) }); res.writeHead(201).end(); });
+  });
+  await new Promise((r) => service.listen(0, '127.0.0.1', r));
+  try {
+    const origin = `http://127.0.0.1:${service.address().port}`;
+    const sub = await rest.v1.push.subscription.create({
+      subscription: { endpoint: origin + '/device', keys: { p256dh: b64u(p256dh), auth: b64u(auth) } },
+      data: { alerts: { mention: true, favourite: false }, policy: 'all' },
+    });
+    assert.equal(sub.endpoint, origin + '/device');
+    assert.equal(sub.alerts.mention, true);
+    assert.equal(sub.alerts.favourite, false);
+    const instance = await rest.v2.instance.fetch();
+    assert.equal(sub.serverKey, instance.configuration.vapid.publicKey, 'server_key is the instance\'s VAPID key');
+    assert.equal((await rest.v1.push.subscription.fetch()).id, sub.id);
+
+    await alice.rest.v1.statuses.create({ status: `@${n.username} pushed ${word()}` });
+    await until(() => got.length > 0, 'the push');
+    const { headers, body } = got[0];
+    assert.equal(headers['content-encoding'], 'aes128gcm');
+    // VAPID (RFC 8292): k is the server key, t a JWT it signed for this origin.
+    const [, t, k] = headers.authorization.match(/^vapid t=([^,]+), k=(.+)$/);
+    assert.equal(k, sub.serverKey);
+    const [h64, c64, s64] = t.split('.');
+    const point = Buffer.from(k, 'base64url');
+    const pub = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: b64u(point.subarray(1, 33)), y: b64u(point.subarray(33)) }, format: 'jwk' });
+    assert.ok(verify('sha256', Buffer.from(h64 + '.' + c64), { key: pub, dsaEncoding: 'ieee-p1363' }, Buffer.from(s64, 'base64url')), 'the JWT is signed with the server key');
+    assert.equal(JSON.parse(Buffer.from(c64, 'base64url')).aud, origin);
+    // The body (RFC 8291, aes128gcm), opened with the device's keys.
+    const salt = body.subarray(0, 16), idlen = body[20], asPub = body.subarray(21, 21 + idlen), records = body.subarray(21 + idlen);
+    const shared = device.computeSecret(asPub);
+    const ikm = Buffer.from(hkdfSync('sha256', shared, auth, Buffer.concat([Buffer.from('WebPush: info\0'), p256dh, asPub]), 32));
+    const cek = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
+    const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
+    const decipher = createDecipheriv('aes-128-gcm', cek, nonce);
+    decipher.setAuthTag(records.subarray(records.length - 16));
+    const plain = Buffer.concat([decipher.update(records.subarray(0, records.length - 16)), decipher.final()]);
+    const payload = JSON.parse(plain.subarray(0, plain.lastIndexOf(2)).toString());
+    assert.equal(payload.notification_type, 'mention');
+    assert.equal(payload.title, `@${alice.username} mentioned you`);
+    assert.match(payload.body, /pushed/);
+    assert.equal(payload.access_token, undefined, 'no token in the payload');
+
+    const updated = await rest.v1.push.subscription.update({ data: { alerts: { favourite: true } } });
+    assert.equal(updated.alerts.favourite, true);
+    assert.equal(updated.alerts.mention, true, 'alerts not given stay');
+    await rest.v1.push.subscription.remove();
+    await rejects(rest.v1.push.subscription.fetch(), 404, 'the removed subscription');
+  } finally {
+    service.close();
+  }
 }));

@@ -299,6 +299,7 @@ func (s *Accounts) Logout(ctx context.Context, uid int64, tokenHash string) erro
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, s.keys.Session(tokenHash))
 		p.SRem(ctx, s.keys.UserSessions(uid), tokenHash)
+		p.HDel(ctx, s.keys.PushSubscriptions(uid), "s:"+tokenHash, "m:"+tokenHash) // its device hears no more
 		s.queueRevoke(ctx, p, uid, tokenHash)
 		return nil
 	})
@@ -328,6 +329,7 @@ func (s *Accounts) endSessions(ctx context.Context, uid int64, keep string) erro
 			}
 			p.Del(ctx, s.keys.Session(h))
 			p.SRem(ctx, s.keys.UserSessions(uid), h)
+			p.HDel(ctx, s.keys.PushSubscriptions(uid), "s:"+h, "m:"+h) // its device hears no more
 			s.queueRevoke(ctx, p, uid, h)
 		}
 		if keep == "" {

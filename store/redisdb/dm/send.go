@@ -46,6 +46,8 @@ type dmDraft struct {
 	idemKey, claim, reqHash string
 	finished                *redis.Cmd
 	row                     store.ArchivedDM
+	// push tells whether the recipient has a device to push to (push.go).
+	push *redis.IntCmd
 }
 
 // SendDM writes a private message from nm.From to nm.To: 403 blocked
@@ -68,6 +70,7 @@ func (s *DMs) SendDM(ctx context.Context, nm store.NewDM) (store.DM, error) {
 	if err := s.writeDM(ctx, d); err != nil {
 		return store.DM{}, err
 	}
+	s.queuePush(ctx, d)
 	return d.msg, nil
 }
 
@@ -103,6 +106,7 @@ func (s *DMs) claimDM(ctx context.Context, d *dmDraft) (*store.DM, error) {
 			d.idemKey, d.claim, held = s.core.QueueIdemClaim(ctx, pl, nm.From, nm.IdempotencyKey, d.reqHash)
 		}
 		next = pl.Incr(ctx, s.keys.LastDMID())
+		d.push = pl.Exists(ctx, s.keys.PushSubscriptions(nm.To))
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {

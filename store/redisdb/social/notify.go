@@ -79,10 +79,12 @@ func (s *Social) storeNotes(ctx context.Context, actor int64, kind string, post 
 	}
 	n := note{Kind: kind, Actor: actor, Post: post, At: s.core.Now(), Undo: undoField(kind, actor, post)}
 	raw, _ := json.Marshal(n)
+	pushes := make([]*redis.IntCmd, len(to)) // whether each has a device to push to (push.go)
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range to {
 			nid := last - int64(len(to)) + 1 + int64(i)
 			schema.NotifyAdd.Eval(ctx, pl, []string{s.keys.Notifications(uid), s.keys.Notes(uid)}, nid, raw, n.Undo, maxNotifications)
+			pushes[i] = pl.Exists(ctx, s.keys.PushSubscriptions(uid))
 		}
 		return nil
 	})
@@ -108,6 +110,9 @@ func (s *Social) storeNotes(ctx context.Context, actor int64, kind string, post 
 		for i, uid := range to {
 			if frames[i] != nil {
 				s.core.QueuePublishFrame(ctx, pl, s.keys.NotifyChannel(uid), frames[i])
+				if pushes[i].Val() > 0 {
+					s.queuePush(ctx, pl, store.PushJob{UID: uid, Notification: last - int64(len(to)) + 1 + int64(i)})
+				}
 			}
 		}
 		return nil

@@ -129,4 +129,12 @@ export default {
   'mobile.app.lists': 'Lists',
   'mobile.lists.title': 'Lists',
   'mobile.lists.about': 'Group the people you follow and read each group on its own. Only you can see your lists.',
+  // Notifications on this phone (Settings; js/push.js and sw.js).
+  'mobile.push.title': 'Notifications',
+  'mobile.push.label': 'Notify me on this phone',
+  'mobile.push.help': 'Mentions, comments, likes, reposts, new followers and messages arrive even when the app is closed.',
+  'mobile.push.on': 'This phone will be notified.',
+  'mobile.push.off': 'This phone will not be notified.',
+  'mobile.push.denied': 'Notifications are blocked for this app. Allow them in the browser’s site settings.',
+  'mobile.push.failed': 'This phone could not subscribe to notifications. Try again later.',
 };

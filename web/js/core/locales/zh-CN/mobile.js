@@ -128,4 +128,12 @@ export default {
   'mobile.app.lists': '分组',
   'mobile.lists.title': '关注分组',
   'mobile.lists.about': '把你关注的人分成组，单独看每一组的微博。分组只有你自己能看到。',
+  // 本机通知（设置；js/push.js 与 sw.js）。
+  'mobile.push.title': '通知',
+  'mobile.push.label': '在这台手机上通知我',
+  'mobile.push.help': '有人提到、评论、赞、转发你，关注你或给你发私信时，即使应用已关闭也会收到通知。',
+  'mobile.push.on': '这台手机将收到通知。',
+  'mobile.push.off': '这台手机将不再收到通知。',
+  'mobile.push.denied': '此应用的通知已被阻止。请在浏览器的网站设置中允许通知。',
+  'mobile.push.failed': '这台手机无法订阅通知，请稍后再试。',
 };
