@@ -124,7 +124,7 @@ TEST_NODWARF := -gcflags='all=-dwarf=false -d=checkptr=0' -ldflags=-w
 # "FAIL" with the package and its time; it fails if any package did.
 RUN_TESTS = \
 	runtest() { \
-		local dir=$${1\#$$($(GO) list -m)/} out=$$logs/$${1//\//_}.out t0=$$(date +%s%N) rc t; \
+		local dir=$${1\#$$($(GO) list -m)/} out=$$logs/$${1//\//_}.$$BASHPID.out t0=$$(date +%s%N) rc t; \
 		( cd $$dir && exec $$logs/bin/$${1\#\#*/}.test -test.paniconexit0 -test.timeout=30m0s -test.count=1 "$$2" ) </dev/null >$$out 2>&1; rc=$$?; \
 		t=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
 		{ flock 9; if [ $$rc -eq 0 ]; then printf 'ok  \t%s\t%d.%03ds\n' $$1 $$((t / 1000)) $$((t % 1000)); \

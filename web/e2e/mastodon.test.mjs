@@ -562,6 +562,8 @@ test('lists: create, add accounts, the list timeline paged, the list stream, ren
   assert.deepEqual(await alice.rest.v1.lists.$select(list.id).accounts.list(), []);
   await alice.rest.v1.lists.$select(list.id).remove();
   await rejects(alice.rest.v1.lists.$select(list.id).fetch(), 404, 'a deleted list');
+}));
+
 test('push: masto subscribes a device; a mention is pushed to it, signed with the server key and decryptable', area(async () => {
   const { alice } = await session();
   const n = await newUser('mpush');
