@@ -393,11 +393,11 @@ func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 // backfill that ends the pull starts above pull_from.
 func (s *Store) index(ctx context.Context, d *draft) error {
 	var mode *redis.SliceCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		mode = s.queueIndex(ctx, pl, d)
 		return nil
 	})
-	if err = s.indexed(ctx, d, mode, err); err != nil || !s.keys.Cluster() || d.lost() != nil {
+	if err = s.indexed(ctx, d, mode, reqpath.PipeErr(cmds, err)); err != nil || !s.keys.Cluster() || d.lost() != nil {
 		return err
 	}
 	d.written = true

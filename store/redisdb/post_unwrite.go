@@ -2,7 +2,6 @@ package redisdb
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -27,7 +26,7 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 	defer cancel()
 	mid, author := d.post.ID, d.np.Author
 	var tagged []*redis.IntCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		// As Delete does: with the archive on, the hash becomes a tombstone
 		// and the archive is told, for its index pipeline may have queued
 		// the message for the archive already.
@@ -65,10 +64,12 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	// Every undo must have happened before the claim goes back (below):
+	// a nil reply ahead of a command that failed does not pass for done.
+	if err = reqpath.PipeErr(cmds, err); err != nil {
 		return s.Wrap("undo post", err)
 	}
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, c := range tagged { // counted only if the index got that far
 			if c.Val() == 1 {
 				pl.ZIncrBy(ctx, s.keys.TagCounts(), -1, store.TagKey(d.tags[i]))
@@ -76,7 +77,7 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		}
 		return nil
 	})
-	if err != nil {
+	if err = reqpath.PipeErr(cmds, err); err != nil {
 		return s.Wrap("undo post: topics", err)
 	}
 	s.release(ctx, d)

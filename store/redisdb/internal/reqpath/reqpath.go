@@ -5,6 +5,7 @@ package reqpath
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,4 +70,26 @@ func RangeBy(before, after int64, n int) *redis.ZRangeBy {
 func IsOOM(err error) bool {
 	msg := err.Error()
 	return strings.HasPrefix(msg, "OOM ") || strings.Contains(msg, "OOM command not allowed")
+}
+
+// PipeErr is the error of the first of cmds that failed other than with
+// redis.Nil, nil when none did; err is what Pipelined answered with them.
+// go-redis answers a pipeline with its first failed command's error, in
+// the commands' order, and a nil reply (a key not there, a script that
+// answers nothing) is one: so a command that failed after it (on a
+// cluster, a master that timed out while another answered) went unseen,
+// and a write that had not all happened passed for done.
+func PipeErr(cmds []redis.Cmder, err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, c := range cmds {
+		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) {
+			return e
+		}
+	}
+	if errors.Is(err, redis.Nil) {
+		return nil
+	}
+	return err // not a command's: the pipeline's own
 }
