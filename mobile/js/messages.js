@@ -22,6 +22,7 @@ export function conversation(ctx, name) {
   const chat = chatView(ctx, name);
   return {
     el: h('div', { class: 'view chat-view' }, chat.el), title: name, userTitle: true, back: true, noTabs: true,
-    action: unreadButton(ctx, name, { cls: 'appbar-btn', iconOnly: true }), onEvent: chat.onEvent, destroy: chat.destroy,
+    action: unreadButton(ctx, name, { cls: 'appbar-btn', iconOnly: true, before: () => chat.stopRead() }),
+    onEvent: chat.onEvent, destroy: chat.destroy,
   };
 }

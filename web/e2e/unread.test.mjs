@@ -64,7 +64,8 @@ for (const lang of [
     const M = await phone(browser, bob, { locale: lang.locale });
     await M.page.goto(`${BASE_URL}/m/#/messages/${alice.username}`);
     await M.page.locator('.msg', { hasText: '在吗？' }).waitFor();
-    await M.page.locator('#dm-badge').waitFor({ state: 'hidden' });
+    // Tapped at once, before or while opening the conversation marks it
+    // read: the read mark on its way must not read it again after.
     const button = M.page.getByRole('button', { name: lang.button });
     const box = await button.boundingBox();
     assert.ok(box.width >= 44 && box.height >= 44, `the button is a 44 px target: ${JSON.stringify(box)}`);
@@ -77,7 +78,9 @@ for (const lang of [
     assert.match(await M.page.locator(`.conv[data-with="${alice.username}"]`).textContent(), new RegExp(lang.unread));
     // The action belongs to the conversation: the list has none.
     assert.equal(await M.page.getByRole('button', { name: lang.button }).count(), 0);
-    assert.equal(await unreadMessages(bob), 1);
+    await new Promise((r) => { setTimeout(r, 1000); }); // a stray read mark would have come by now
+    assert.equal(await unreadMessages(bob), 1, 'the conversation stays unread');
+    await M.page.locator('#dm-badge', { hasText: '1' }).waitFor();
     await shot(M.page, `unread-mobile-list-${lang.locale}`);
     clean(M.w, 'phone');
     await M.context.close();

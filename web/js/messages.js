@@ -28,7 +28,7 @@ export function conversation(ctx, name) {
   const el = h('div', { class: 'view chat-page' },
     h('div', { class: 'page-head page-head-back' },
       h('a', { class: 'btn btn-ghost btn-icon', href: '/messages', attrs: { 'aria-label': t('desktop.messages.all') } }, icon('back')),
-      who, unreadButton(ctx, name)),
+      who, unreadButton(ctx, name, { before: () => chat.stopRead() })),
     chat.el);
   setTimeout(() => chat.input.focus(), 0);
   return { el, title: t('desktop.messages.with', { name }), keepFocus: true, onEvent: chat.onEvent, destroy: chat.destroy };

@@ -48,7 +48,8 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
   const pending = [];      // {key, content, node, state: 'sending' | 'waiting' | 'failed'} being sent, oldest first
   const held = new Map();  // id → one's own live message waiting for a send of the same text
   let cursor = null, done = false, loading = false, started = false;
-  let readUpTo = 0, readTimer = null;
+  let readUpTo = 0, readTimer = null, readStopped = false;
+  let reading = Promise.resolve(); // the read mark on its way, if any
 
   const who = () => ({ name: own(name) });
   const top = h('div', { class: 'chat-top' });
@@ -320,22 +321,35 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
    */
   function markRead(opening = false) {
     clearTimeout(readTimer);
-    readTimer = setTimeout(async () => {
-      if (document.hidden) return;
-      const theirs = [...shown.keys()].filter((mid) => !shown.get(mid).classList.contains('msg-mine'));
-      const upTo = Math.max(0, ...[...shown.keys()].map(Number));
-      if (!theirs.length || upTo <= readUpTo) return;
-      const known = inbox.unread.has(name.toLowerCase());
-      if (opening && known && inbox.unreadWith(name) === 0) { readUpTo = upTo; return; }
-      const before = readUpTo;
-      readUpTo = upTo;
-      try {
-        await ctx.api.readConversation(name, upTo);
-        inbox.read(name);
-      } catch {
-        readUpTo = before; // the next message or visit tries again
-      }
-    }, 250);
+    if (readStopped) return;
+    readTimer = setTimeout(() => { reading = readNow(opening); }, 250);
+  }
+  /** readNow sends the read mark, if one is due; stopRead waits for it. */
+  async function readNow(opening) {
+    if (document.hidden || readStopped) return;
+    const theirs = [...shown.keys()].filter((mid) => !shown.get(mid).classList.contains('msg-mine'));
+    const upTo = Math.max(0, ...[...shown.keys()].map(Number));
+    if (!theirs.length || upTo <= readUpTo) return;
+    const known = inbox.unread.has(name.toLowerCase());
+    if (opening && known && inbox.unreadWith(name) === 0) { readUpTo = upTo; return; }
+    const before = readUpTo;
+    readUpTo = upTo;
+    try {
+      await ctx.api.readConversation(name, upTo);
+      inbox.read(name);
+    } catch {
+      readUpTo = before; // the next message or visit tries again
+    }
+  }
+  /**
+   * stopRead ends the marking of this conversation read, once a read mark
+   * on its way has arrived: "Mark as unread" waits for it, or that mark,
+   * answered after the unread one, would read the conversation again.
+   */
+  function stopRead() {
+    readStopped = true;
+    clearTimeout(readTimer);
+    return reading;
   }
   const visible = () => { if (!document.hidden) markRead(); };
   document.addEventListener('visibilitychange', visible);
@@ -374,6 +388,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
   return {
     el,
     input,
+    stopRead,
     onEvent(type, data) {
       if (type === 'message_delete') { unshow(data.id); return; }
       if (type === 'messages_truncated') { reload(); return; }

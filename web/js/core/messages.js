@@ -111,7 +111,10 @@ export class Inbox extends EventTarget {
 
   /** markedUnread says that the conversation with name was marked unread, here or on another device: n messages are. */
   markedUnread(name, n) {
+    const known = this.unread.has(name.toLowerCase());
     this._set(name, Math.max(1, Number(n) || 1), true);
+    // The count from /me may have held it already, unknown by name.
+    if (!known) this.sync();
   }
 
   /** _set sets name's unread messages to n; with counts, the count follows a conversation becoming unread or read. */
@@ -293,9 +296,10 @@ export function conversationsList(ctx) {
 /**
  * unreadButton marks the conversation with name unread (POST …/unread) and
  * goes back to the list, where it shows as unread, as a mail client's
- * "Mark as unread" does; a failure is said in a toast.
+ * "Mark as unread" does; a failure is said in a toast. before runs first:
+ * the open conversation's chat.stopRead.
  */
-export function unreadButton(ctx, name, { cls = 'btn btn-ghost', iconOnly = false } = {}) {
+export function unreadButton(ctx, name, { cls = 'btn btn-ghost', iconOnly = false, before = async () => {} } = {}) {
   const label = t('messages.mark_unread');
   const b = h('button', {
     type: 'button', class: cls + ' btn-unread', attrs: iconOnly ? { 'aria-label': label, title: label } : {},
@@ -303,6 +307,7 @@ export function unreadButton(ctx, name, { cls = 'btn btn-ghost', iconOnly = fals
       click: async () => {
         b.disabled = true;
         try {
+          await before(); // the open conversation's read mark, if one is on its way
           const r = await ctx.api.unreadConversation(name);
           ctx.app.inbox.markedUnread(name, r && r.unread_count);
           ctx.toast(t('messages.marked_unread'));
