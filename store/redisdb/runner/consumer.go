@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/internal/retry"
 
 	"github.com/redis/go-redis/v9"
@@ -246,9 +247,15 @@ func (c *consumer) renew(ctx context.Context, ids []string) {
 // ack acknowledges and deletes entries done, with also's commands (nil:
 // none) in the same round trip. It goes on when ctx has ended: done is done,
 // even if the runner is stopping.
+//
+// On a cluster also's commands may go to another master than the stream's,
+// and fail while the entries are deleted: nothing would ever do them then
+// (a fan-out's in-flight mark stayed, and its author's fans pulled its F
+// set for good). So they are sent again, alone, until they succeed or
+// ackRetries have failed; they are idempotent.
 func (c *consumer) ack(ctx context.Context, ids []string, also func(context.Context, redis.Pipeliner)) {
 	actx := context.WithoutCancel(ctx)
-	_, err := c.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
+	cmds, err := c.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
 		pl.XAck(actx, c.stream, c.group, ids...)
 		pl.XDel(actx, c.stream, ids...)
 		if also != nil {
@@ -256,7 +263,28 @@ func (c *consumer) ack(ctx context.Context, ids []string, also func(context.Cont
 		}
 		return nil
 	})
-	if err != nil {
-		c.log.Warn(c.what+": acknowledge", "entries", ids, "err", err)
+	if err == nil {
+		return
 	}
+	c.log.Warn(c.what+": acknowledge", "entries", ids, "err", err)
+	if also == nil || len(cmds) < 2 || cmds[0].Err() != nil || cmds[1].Err() != nil || reqpath.PipeErr(cmds[2:], err) == nil {
+		return // the entries stay, and are done again; or also's part went through
+	}
+	wait := 50 * time.Millisecond
+	for try := 0; try < ackRetries; try++ {
+		time.Sleep(wait)
+		wait *= 2
+		cmds, err = c.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
+			also(actx, pl)
+			return nil
+		})
+		if err = reqpath.PipeErr(cmds, err); err == nil {
+			return
+		}
+	}
+	c.log.Error(c.what+": acknowledged, but what goes with it failed", "entries", ids, "err", err)
 }
+
+// ackRetries is how many times ack sends again what goes with an
+// acknowledgement (50 ms, then twice as long each time: 1.55 s in all).
+const ackRetries = 5
