@@ -179,7 +179,7 @@ func (s *Store) resolveEntities(ctx context.Context, d *draft) error {
 		return nil
 	}
 	cmds := make([]*redis.StringCmd, len(ents.Mentions))
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	piped, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, name := range ents.Mentions {
 			if lower, ok := store.LookupName(name); ok {
 				cmds[i] = pl.Get(ctx, s.keys.UsernameIndex(lower))
@@ -187,7 +187,7 @@ func (s *Store) resolveEntities(ctx context.Context, d *draft) error {
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(piped, err); err != nil {
 		return s.Wrap("create post: mentions", err)
 	}
 	var uids []int64

@@ -3,6 +3,7 @@ package redisdb
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"slices"
 	"strconv"
 	"time"
@@ -297,14 +298,14 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	gen := s.caches.authors.Gen()
 	cmds := make([]*redis.SliceCmd, len(missing))
 	pins := make([]*redis.StringSliceCmd, len(missing))
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	piped, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range missing {
 			cmds[i] = pl.HMGet(ctx, s.keys.User(uid), schema.FieldAvatar, schema.FieldProtected, schema.FieldSuspended, schema.FieldCreated)
 			pins[i] = pl.ZRange(ctx, s.keys.Pinned(uid), 0, -1)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(piped, err); err != nil {
 		return nil, s.Wrap("load authors", err)
 	}
 	for i, uid := range missing {

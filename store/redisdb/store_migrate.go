@@ -3,6 +3,7 @@ package redisdb
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 
 	"github.com/redis/go-redis/v9"
 
@@ -91,7 +92,7 @@ func (s *Store) migrateLikes(ctx context.Context) error {
 		if err != nil {
 			return s.Wrap("migrate likes", err)
 		}
-		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(mid), key}, schema.FieldLikes)
 			for _, z := range likers {
 				uid, _ := z.Member.(string)
@@ -99,7 +100,7 @@ func (s *Store) migrateLikes(ctx context.Context) error {
 			}
 			return nil
 		})
-		if err != nil && !errors.Is(err, redis.Nil) {
+		if err := reqpath.PipeErr(cmds, err); err != nil {
 			return s.Wrap("migrate likes", err)
 		}
 	}

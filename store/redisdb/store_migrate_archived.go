@@ -2,7 +2,7 @@ package redisdb
 
 import (
 	"context"
-	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"slices"
 	"strings"
 
@@ -135,13 +135,13 @@ func (s *Store) migrateTopic(ctx context.Context, key string) error {
 // archive holds.
 func (s *Store) archivedOut(ctx context.Context, mids []int64) ([]int64, error) {
 	exists := make([]*redis.IntCmd, len(mids))
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			exists[i] = pl.Exists(ctx, s.keys.Post(mid))
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, s.Wrap("migrate archived", err)
 	}
 	var out []int64

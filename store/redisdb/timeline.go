@@ -2,7 +2,6 @@ package redisdb
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -163,13 +162,13 @@ func (s *Store) hydrate(ctx context.Context, keys []string, mids []int64, viewer
 func (s *Store) dropGone(ctx context.Context, keys []string, mids []int64) {
 	if s.keys.Cluster() {
 		kinds := make([]*redis.SliceCmd, len(mids))
-		_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			for i, mid := range mids {
 				kinds[i] = pl.HMGet(ctx, s.keys.Post(mid), "kind", schema.FieldDeleted)
 			}
 			return nil
 		})
-		if err != nil && !errors.Is(err, redis.Nil) {
+		if err := reqpath.PipeErr(cmds, err); err != nil {
 			return // left for a later reader
 		}
 		var gone []int64

@@ -190,7 +190,7 @@ func (s *Store) homeKeys(ctx context.Context, uid int64, pulls *pullLookup) ([]s
 // It also reads the ids of G in each of ranges, in the same round trip.
 func (s *Store) touch(ctx context.Context, uid int64, ranges []*redis.ZRangeBy) (pulls *pullLookup, got []*redis.StringSliceCmd, err error) {
 	var seen *redis.FloatCmd
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		seen = pl.ZScore(ctx, s.keys.LastSeen(), id(uid))
 		pulls = s.queuePullLookup(ctx, pl, uid)
 		for _, by := range ranges {
@@ -198,7 +198,7 @@ func (s *Store) touch(ctx context.Context, uid int64, ranges []*redis.ZRangeBy) 
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, nil, s.Wrap("touch", err)
 	}
 	now := s.Now()

@@ -3,7 +3,7 @@ package redisdb
 import (
 	"context"
 	"crypto/rand"
-	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -226,13 +226,13 @@ func (s *Store) readMode(ctx context.Context, author int64) (modeState, error) {
 	var fans *redis.IntCmd
 	var hash *redis.SliceCmd
 	var member *redis.BoolCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		fans = pl.ZCard(ctx, s.keys.Fans(author))
 		hash = pl.HMGet(ctx, s.keys.User(author), schema.FieldUsername, schema.FieldFanOut, schema.FieldDrain, schema.FieldDrainJob)
 		member = pl.SIsMember(ctx, s.keys.CelebritiesShard(s.keys.PullShard(author)), author)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return st, s.Wrap("fan-out mode", err)
 	}
 	v := hash.Val()

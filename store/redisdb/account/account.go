@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"strconv"
 	"strings"
 	"time"
@@ -177,7 +178,7 @@ func (s *Accounts) newSession(ctx context.Context, uid int64, kind SessionKind) 
 	token := id(uid) + "." + base64.RawURLEncoding.EncodeToString(b[:])
 	h := store.TokenHash(token)
 	var suspended *redis.StringCmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.SAdd(ctx, s.keys.UserSessions(uid), h)
 		p.Set(ctx, s.keys.Session(h), kind.Value(uid), s.opt.SessionTTL)
 		// Read after the session is written: a suspension ending every
@@ -185,7 +186,7 @@ func (s *Accounts) newSession(ctx context.Context, uid int64, kind SessionKind) 
 		suspended = p.HGet(ctx, s.keys.User(uid), schema.FieldSuspended)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return "", s.core.Wrap("new session", err)
 	}
 	if suspended.Val() == "1" {

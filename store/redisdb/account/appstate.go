@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 
 	"github.com/redis/go-redis/v9"
 
@@ -79,11 +80,11 @@ func (s *Accounts) ClearNotifications(ctx context.Context, uid int64) error {
 // cluster).
 func (s *Accounts) Totals(ctx context.Context) (users, messages int64, err error) {
 	var u, m *redis.StringCmd
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		u, m = pl.Get(ctx, s.keys.LastUserID()), pl.Get(ctx, s.keys.LastPostID())
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return 0, 0, s.core.Wrap("read totals", err)
 	}
 	users, _ = u.Int64()

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"microblog/store/redisdb/internal/reqpath"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -123,13 +124,13 @@ func (s *Accounts) CheckIdentity(ctx context.Context, redisName, archiveName str
 // history reads Redis's identity and the last ids it issued.
 func (s *Accounts) history(ctx context.Context) (history, error) {
 	var identity, message, direct *redis.StringCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		identity = pl.Get(ctx, s.keys.HistoryIdentity())
 		message = pl.Get(ctx, s.keys.LastPostID())
 		direct = pl.Get(ctx, s.keys.LastDMID())
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return history{}, s.core.Wrap("read identity", err)
 	}
 	return history{identity: identity.Val(), message: parseID(message.Val()), direct: parseID(direct.Val())}, nil

@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -51,12 +52,12 @@ func (s *Accounts) guardCheck(ctx context.Context, g guardedLogin, uid int64) er
 		return nil
 	}
 	var acct, pair *redis.StringCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		acct = pl.HGet(ctx, s.keys.LoginFailures(g.name), "until")
 		pair = pl.HGet(ctx, s.keys.LoginClientFailures(g.name, g.at.Client), "until")
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return s.core.Wrap("login guard", err)
 	}
 	now := s.core.Now()

@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 
 	"github.com/redis/go-redis/v9"
 
@@ -50,13 +51,13 @@ func (s *Accounts) skeletonKeys(display, lower string) []string {
 func (s *Accounts) nameTaken(ctx context.Context, display, lower string) (bool, error) {
 	keys := append([]string{s.keys.UsernameIndex(lower)}, s.skeletonKeys(display, lower)...)
 	owners := make([]*redis.StringCmd, len(keys))
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, k := range keys {
 			owners[i] = pl.Get(ctx, k)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return false, s.core.Wrap("check name", err)
 	}
 	for i, k := range keys {

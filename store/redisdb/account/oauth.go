@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"slices"
 	"strings"
 	"time"
@@ -106,13 +107,13 @@ func (s *Accounts) migrateOAuthSessions(ctx context.Context) error {
 	prefix := s.keys.OAuth(store.OAuthToken, "")
 	for chunk := range slices.Chunk(grants, migrateChunk) {
 		gets := make([]*redis.StringCmd, len(chunk))
-		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, k := range chunk {
 				gets[i] = p.Get(ctx, s.keys.Session(strings.TrimPrefix(k, prefix)))
 			}
 			return nil
 		})
-		if err != nil && !errors.Is(err, redis.Nil) {
+		if err := reqpath.PipeErr(cmds, err); err != nil {
 			return s.core.Wrap("migrate oauth sessions", err)
 		}
 		_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {

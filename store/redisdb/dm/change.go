@@ -2,7 +2,6 @@ package dm
 
 import (
 	"context"
-	"errors"
 
 	"github.com/redis/go-redis/v9"
 
@@ -36,11 +35,11 @@ func (s *DMs) DeleteDM(ctx context.Context, uid, pmid int64) error {
 		case n <= 0:
 			return store.ErrDMNotFound // deleted meanwhile
 		}
-		_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		piped, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 			s.queueUnlinkDM(ctx, pl, m)
 			return nil
 		})
-		if err != nil && !errors.Is(err, redis.Nil) && !reqpath.IsOOM(err) {
+		if err := reqpath.PipeErr(piped, err); err != nil && !reqpath.IsOOM(err) {
 			return s.core.Wrap("delete message: conversations", err)
 		}
 		s.core.DropMedia(ctx, m.Media)
@@ -57,13 +56,13 @@ func (s *DMs) MarkConversationRead(ctx context.Context, uid, other, upTo int64) 
 	}
 	var mark *redis.Cmd
 	var name *redis.StringCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		mark = schema.ConvRead.Eval(ctx, pl, []string{s.keys.Conversation(uid, other),
 			s.keys.ConversationsRead(uid), s.keys.ConversationsUnread(uid)}, other, upTo)
 		name = pl.HGet(ctx, s.keys.User(other), schema.FieldUsername)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return s.core.Wrap("mark conversation read", err)
 	}
 	text, _ := mark.Text()
@@ -79,13 +78,13 @@ func (s *DMs) MarkConversationRead(ctx context.Context, uid, other, upTo int64) 
 func (s *DMs) MarkConversationUnread(ctx context.Context, uid, other int64) (int64, error) {
 	var n *redis.Cmd
 	var name *redis.StringCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		n = schema.ConvUnread.Eval(ctx, pl, []string{s.keys.Conversation(uid, other),
 			s.keys.ConversationsRead(uid), s.keys.ConversationsUnread(uid)}, other)
 		name = pl.HGet(ctx, s.keys.User(other), schema.FieldUsername)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return 0, s.core.Wrap("mark conversation unread", err)
 	}
 	unread, _ := n.Int64()

@@ -2,7 +2,6 @@ package dm
 
 import (
 	"context"
-	"errors"
 
 	"github.com/redis/go-redis/v9"
 
@@ -32,13 +31,13 @@ func (s *DMs) loadDMsHot(ctx context.Context, ids []int64) ([]*store.DM, []bool,
 		return out, hot, nil
 	}
 	cmds := make([]*redis.SliceCmd, len(ids))
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	piped, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, pmid := range ids {
 			cmds[i] = pl.HMGet(ctx, s.keys.DM(pmid), schema.DMFields...)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(piped, err); err != nil {
 		return nil, nil, s.core.Wrap("load messages", err)
 	}
 	var cold []int64
@@ -130,12 +129,12 @@ func (s *DMs) ConversationDMs(ctx context.Context, uid, other int64, q store.Pag
 func (s *DMs) conversationIDs(ctx context.Context, uid, other, before, after int64, n int) ([]int64, error) {
 	var hot *redis.StringSliceCmd
 	var moved *redis.FloatCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		hot = pl.ZRevRangeByScore(ctx, s.keys.Conversation(uid, other), reqpath.RangeBy(before, after, n))
 		moved = pl.ZScore(ctx, s.keys.ConversationsArchived(uid), id(other))
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, s.core.Wrap("read conversation", err)
 	}
 	ids := schema.ParseIDs(hot.Val())
@@ -174,7 +173,7 @@ func (s *DMs) ConversationList(ctx context.Context, uid int64, q store.PageQuery
 	}
 	others := make([]int64, len(zs))
 	summaries := make([]*redis.Cmd, len(zs))
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, z := range zs {
 			others[i] = parseID(z.Member.(string))
 			summaries[i] = schema.ConvSummary.Eval(ctx, pl, []string{s.keys.Conversation(uid, others[i]),
@@ -182,7 +181,7 @@ func (s *DMs) ConversationList(ctx context.Context, uid int64, q store.PageQuery
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return store.Page[store.Conversation]{}, s.core.Wrap("list conversations", err)
 	}
 	users, err := s.core.Users(ctx, others, uid)
@@ -260,14 +259,14 @@ func (s *DMs) DMsSince(ctx context.Context, uid, after int64, max int) ([]store.
 	}
 	hot := make([]*redis.StringSliceCmd, len(others))
 	moved := make([]*redis.FloatCmd, len(others))
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, o := range others {
 			hot[i] = pl.ZRevRangeByScore(ctx, s.keys.Conversation(uid, parseID(o)), reqpath.RangeBy(0, after, max))
 			moved[i] = pl.ZScore(ctx, s.keys.ConversationsArchived(uid), o)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, s.core.Wrap("messages since", err)
 	}
 	var all []int64
@@ -305,12 +304,12 @@ func (s *DMs) LastDMID(ctx context.Context, uid int64) (int64, error) {
 func (s *DMs) dmsOfMe(ctx context.Context, uid int64) (unread int64, from string, err error) {
 	var n *redis.IntCmd
 	var f *redis.StringCmd
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		n = pl.SCard(ctx, s.keys.ConversationsUnread(uid))
 		f = pl.HGet(ctx, s.keys.User(uid), schema.FieldDMsFrom)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return 0, "", s.core.Wrap("unread messages", err)
 	}
 	if from = f.Val(); from == "" {

@@ -3,7 +3,7 @@ package dm
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -27,13 +27,13 @@ func (s *DMs) FinishDM(ctx context.Context, pmid int64, v map[string]string) (st
 	from, to := m.Sender.ID, m.Recipient.ID
 	var sent, got *redis.FloatCmd
 	var moved *redis.FloatCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		sent = pl.ZScore(ctx, s.keys.Conversation(from, to), id(m.ID))
 		got = pl.ZScore(ctx, s.keys.Conversation(to, from), id(m.ID))
 		moved = pl.ZScore(ctx, s.keys.ConversationsArchived(from), id(to))
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return "", s.core.Wrap("repair messages: read sides", err)
 	}
 	if sent.Err() == nil && got.Err() == nil || int64(moved.Val()) >= m.ID {
@@ -60,11 +60,11 @@ func (s *DMs) FinishDM(ctx context.Context, pmid int64, v map[string]string) (st
 	if !s.keys.Cluster() { // on a cluster the event follows the writes
 		indexFrame = frame
 	}
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	piped, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		s.queueDMIndex(ctx, pl, d, indexFrame)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(piped, err); err != nil {
 		return "", s.core.Wrap("repair messages: index", err)
 	}
 	if s.keys.Cluster() {

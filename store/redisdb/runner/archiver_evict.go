@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -109,14 +110,14 @@ func (a *Archiver) inspect(ctx context.Context, mids []int64) (map[int64]*evictS
 	}
 	hashes := make([]*redis.SliceCmd, len(mids))
 	likes := make([]*redis.StringSliceCmd, len(mids))
-	_, err := a.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := a.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			hashes[i] = pl.HMGet(ctx, a.keys.Post(mid), "kind", "tags", schema.FieldEditPending)
 			likes[i] = pl.ZRange(ctx, a.keys.Likes(mid), 0, -1)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, a.s.Wrap("archive: evict: read", err)
 	}
 	archived, err := a.s.Archive().Likers(ctx, mids)
@@ -243,13 +244,13 @@ func (a *Archiver) likedPosts(ctx context.Context, likes []store.ArchivedLike) (
 		}
 	}
 	cmds := make([]*redis.SliceCmd, len(mids))
-	_, err := a.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	piped, err := a.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			cmds[i] = pl.HMGet(ctx, a.keys.Post(mid), "kind", "author", "parent")
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(piped, err); err != nil {
 		return nil, a.s.Wrap("archive: evict: liked messages", err)
 	}
 	var out []store.Archived

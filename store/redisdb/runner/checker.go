@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -112,12 +113,12 @@ func (c *Checker) Check(ctx context.Context) (int, error) {
 func (c *Checker) pass(ctx context.Context, checkpointKey, lastKey string, check chunkCheck) (int, error) {
 	s := c.s
 	var cp, last *redis.StringCmd
-	_, err := c.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := c.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		cp = pl.Get(ctx, checkpointKey)
 		last = pl.Get(ctx, lastKey)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return 0, s.Wrap("repair: checkpoint", err)
 	}
 	top := parseID(last.Val())

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 
 	"microblog/store/redisdb/schema"
 
@@ -306,13 +307,13 @@ func (f *FanOut) lastSeen(ctx context.Context, uids []int64, jobs []schema.Job) 
 // trip, and asks the archive only about the messages no longer in Redis.
 func (f *FanOut) gone(ctx context.Context, mids []int64) ([]bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
-	_, err := f.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	piped, err := f.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			cmds[i] = pl.HMGet(ctx, f.keys.Post(mid), "kind", schema.FieldDeleted)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(piped, err); err != nil {
 		return nil, f.s.Wrap("fan out: check posts", err)
 	}
 	out := make([]bool, len(mids))

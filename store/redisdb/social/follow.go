@@ -3,6 +3,7 @@ package social
 import (
 	"context"
 	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"strconv"
 	"time"
 
@@ -29,14 +30,14 @@ func (s *Social) Follow(ctx context.Context, fan, star int64) error {
 	now := s.core.Now()
 	var added *redis.IntCmd
 	var since *redis.StringCmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		since = p.Get(ctx, s.keys.LastPostID())
 		added = p.ZAddNX(ctx, s.keys.Stars(fan), redis.Z{Score: float64(now), Member: star})
 		// Written even when the fan already followed, to mend a half-done earlier follow.
 		p.ZAddNX(ctx, s.keys.Fans(star), redis.Z{Score: float64(now), Member: fan})
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return s.core.Wrap("follow", err)
 	}
 	// Also on a repeated follow, to mend a change of mode cut short before.

@@ -2,7 +2,7 @@ package social
 
 import (
 	"context"
-	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -77,14 +77,14 @@ func (s *Social) List(ctx context.Context, uid, lid int64) (store.List, error) {
 func (s *Social) readLists(ctx context.Context, uid int64, lids []int64) ([]store.List, error) {
 	hashes := make([]*redis.MapStringStringCmd, len(lids))
 	counts := make([]*redis.IntCmd, len(lids))
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, lid := range lids {
 			hashes[i] = pl.HGetAll(ctx, s.keys.List(uid, lid))
 			counts[i] = pl.ZCard(ctx, s.keys.ListMembers(uid, lid))
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, s.core.Wrap("read lists", err)
 	}
 	out := make([]store.List, 0, len(lids))
@@ -212,12 +212,12 @@ func (s *Social) ListMembers(ctx context.Context, uid, lid int64, q store.PageQu
 func (s *Social) ListMemberIDs(ctx context.Context, uid, lid int64) ([]int64, error) {
 	var exists *redis.IntCmd
 	var ids *redis.StringSliceCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		exists = pl.Exists(ctx, s.keys.List(uid, lid))
 		ids = pl.ZRange(ctx, s.keys.ListMembers(uid, lid), 0, -1)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, s.core.Wrap("read list members", err)
 	}
 	if lid <= 0 || exists.Val() == 0 {
@@ -234,13 +234,13 @@ func (s *Social) ListsWith(ctx context.Context, uid, member int64) ([]store.List
 	}
 	lids := schema.ParseIDs(ids)
 	scores := make([]*redis.FloatCmd, len(lids))
-	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, lid := range lids {
 			scores[i] = pl.ZScore(ctx, s.keys.ListMembers(uid, lid), id(member))
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, s.core.Wrap("read lists", err)
 	}
 	var with []int64

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"microblog/store/redisdb/internal/reqpath"
 	"slices"
 	"strconv"
 
@@ -144,12 +145,12 @@ func (s *Social) Notifications(ctx context.Context, uid int64, q store.PageQuery
 	}
 	var ids *redis.StringSliceCmd
 	var read *redis.StringCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		ids = pl.ZRevRangeByScore(ctx, s.keys.Notifications(uid), &redis.ZRangeBy{Max: before, Min: "-inf", Count: int64(limit + 1)})
 		read = pl.HGet(ctx, s.keys.User(uid), schema.FieldNotificationsRead)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return store.Page[store.Notification]{}, s.core.Wrap("notifications", err)
 	}
 	nids := schema.ParseIDs(ids.Val())

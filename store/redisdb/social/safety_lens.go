@@ -3,7 +3,7 @@ package social
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"microblog/store/redisdb/internal/reqpath"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -40,14 +40,14 @@ func (s *Social) Lens(ctx context.Context, viewer int64) (*store.Lens, error) {
 	}
 	var blocking, blockedBy, muting *redis.StringSliceCmd
 	var filters *redis.StringCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		blocking = pl.ZRange(ctx, s.keys.Blocking(viewer), 0, -1)
 		blockedBy = pl.SMembers(ctx, s.keys.BlockedBy(viewer))
 		muting = pl.ZRange(ctx, s.keys.Muting(viewer), 0, -1)
 		filters = pl.HGet(ctx, s.keys.User(viewer), schema.FieldFilters)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, s.core.Wrap("load lens", err)
 	}
 	l := &store.Lens{Viewer: viewer}
@@ -143,12 +143,12 @@ func (s *Social) mayAct(ctx context.Context, actor, owner int64) error {
 		return nil
 	}
 	var a, b *redis.FloatCmd
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		a = pl.ZScore(ctx, s.keys.Blocking(actor), id(owner))
 		b = pl.ZScore(ctx, s.keys.Blocking(owner), id(actor))
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return s.core.Wrap("check blocks", err)
 	}
 	if a.Err() == nil || b.Err() == nil {
