@@ -21,7 +21,8 @@ E2E_PACKAGES := playwright-core i18next axe-core masto megalodon
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
-	$(GO) build -o $(BIN) ./server
+	@if [ ! -e $(BIN) ]; then echo "microblog: building $(BIN); the first build downloads and compiles every module (a few minutes on a slow machine), naming each package as it goes"; fi
+	$(GO) build $(if $(wildcard $(BIN)),,-v) -o $(BIN) ./server
 
 # run serves on http://127.0.0.1:8080. With REDIS_URL unset and nothing on
 # 127.0.0.1:$(REDIS_PORT), it starts a project-local redis-server with

@@ -59,7 +59,7 @@ type rateLimits struct {
 }
 
 var defaultRateLimits = rateLimits{
-	Signup:       store.Limit{N: 10, Per: time.Hour},
+	Signup:       store.Limit{N: 100, Per: time.Hour},
 	Login:        store.Limit{N: 20, Per: time.Minute},
 	LoginAccount: store.Limit{N: 10, Per: 15 * time.Minute},
 	Post:         store.Limit{N: 30, Per: time.Minute},
@@ -87,7 +87,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.BoolVar(&cfg.RedisCluster, "redis-cluster", env("MICROBLOG_REDIS_CLUSTER", "") == "true", "REDIS_URL names a Redis Cluster, as redis://host1:port1?addr=host2:port2&addr=... (MICROBLOG_REDIS_CLUSTER=true)")
 	fs.StringVar(&cfg.RedisCAFile, "redis-ca", env("MICROBLOG_REDIS_CA", ""), "PEM file of CAs trusted for rediss:// (MICROBLOG_REDIS_CA; default: the system's)")
 	fs.StringVar(&origins, "allowed-origins", env("MICROBLOG_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the server's own (MICROBLOG_ALLOWED_ORIGINS)")
-	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=10/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m,message=60/1m" (MICROBLOG_RATE_LIMITS)`)
+	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=100/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m,message=60/1m" (MICROBLOG_RATE_LIMITS)`)
 	fs.StringVar(&cost, "bcrypt-cost", env("MICROBLOG_BCRYPT_COST", strconv.Itoa(redisdb.DefaultBcryptCost)), "bcrypt work factor of password hashes, 4-31 (MICROBLOG_BCRYPT_COST)")
 	fs.StringVar(&ttl, "session-ttl", env("MICROBLOG_SESSION_TTL", redisdb.DefaultSessionTTL.String()), "how long an unused session lives; each use slides it (MICROBLOG_SESSION_TTL)")
 	fs.StringVar(&level, "log-level", env("MICROBLOG_LOG_LEVEL", "info"), "debug, info, warn or error (MICROBLOG_LOG_LEVEL)")

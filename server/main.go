@@ -106,6 +106,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	url := "http://" + ln.Addr().String()
 	logger.Info("serving", "url", url, "redis", cfg.redisAddrForLog())
 	fmt.Fprintf(stdout, "microblog: serving on %s\n", url)
+	fmt.Fprintf(stdout, "microblog: the desktop page is %s/, the mobile app %s/m/\n", url, url)
 
 	var stopped error
 	select {

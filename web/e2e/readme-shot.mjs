@@ -1,0 +1,22 @@
+// Makes docs/screenshot.png (a one-off, not a test): BASE_URL=… node readme-shot.mjs
+import { launch, register, post, follow, api, desktop, phone, png, upload } from './helpers.mjs';
+import { fileURLToPath } from 'node:url';
+const out = process.argv[2] || fileURLToPath(new URL('../../docs/', import.meta.url));
+const li = await register('li_lei'), han = await register('han_meimei'), amy = await register('amy');
+for (const [a, b] of [[amy, li], [amy, han], [han, li], [li, han], [li, amy]]) await follow(a, b);
+await post(li, '早上好！今天杭州下雨，#杭州# 的西湖很美。');
+await post(han, 'Shipping the live feed today: a post reaches every follower the moment it is written. #redis#');
+const p = await post(amy, 'Redis sorted sets make timelines easy: ZADD, ZREVRANGEBYSCORE, done.');
+await post(li, '微博的实时推送：关注的人一发帖，页面马上出现。#微博#');
+const browser = await launch();
+const D = await desktop(browser, amy);
+await D.page.goto(process.env.BASE_URL + '/');
+await D.page.locator('.post').first().waitFor();
+await D.page.waitForTimeout(1500);
+await D.page.screenshot({ path: out + 'screenshot-desktop.png' });
+const M = await phone(browser, han, { locale: 'zh-CN' });
+await M.page.goto(process.env.BASE_URL + '/m/');
+await M.page.locator('.post').first().waitFor();
+await M.page.waitForTimeout(1500);
+await M.page.screenshot({ path: out + 'screenshot-mobile.png' });
+await browser.close();
