@@ -50,6 +50,12 @@ func TestSuspend(t *testing.T) {
 	if !s.sees(m, mp.ID) {
 		t.Error("the suspended user cannot open its own post")
 	}
+	b := s.user("bob")
+	_, err = s.FollowOrAsk(s.ctx, b, m)
+	wantCode(t, err, store.ErrForbidden, store.CodeSuspended)
+	if fans := s.rdb.ZCard(s.ctx, s.keys.Fans(m)).Val(); fans != 1 {
+		t.Errorf("the suspended user has %d fans, want alice alone", fans)
+	}
 	u := s.viewed(m, a)
 	if !u.Suspended || u.PostsCount != countBefore {
 		t.Errorf("suspended user: suspended %v, posts_count %d (was %d)", u.Suspended, u.PostsCount, countBefore)
@@ -60,6 +66,9 @@ func TestSuspend(t *testing.T) {
 	}
 	if _, _, err := s.Login(s.ctx, "mallory", "password123", store.Attempt{}); err != nil {
 		t.Fatalf("login after the suspension: %v", err)
+	}
+	if _, err := s.FollowOrAsk(s.ctx, b, m); err != nil {
+		t.Fatalf("follow after the suspension: %v", err)
 	}
 	wantIn(t, "alice's home after", s.homeIDs(a), []int64{mp.ID}, nil)
 	wantIn(t, "public timeline after", s.pageIDs(s.PublicTimeline(s.ctx, store.PageQuery{})), []int64{mp.ID}, nil)

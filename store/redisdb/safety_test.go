@@ -476,3 +476,40 @@ func TestFilters(t *testing.T) {
 		t.Errorf("alice's notifications %v, want the like of her own post and the plain mention", kinds)
 	}
 }
+
+// TestSuggestionsLeaveOutMutedAndBlocked: "who to follow" offers neither
+// whom the reader muted nor whom it blocks, nor the suspended; a search
+// by name still finds the muted (the reader may look them up).
+func TestSuggestionsLeaveOutMutedAndBlocked(t *testing.T) {
+	parallel(t)
+	s := newTestStore(t)
+	reader, fan := s.user("reader"), s.user("fan")
+	muted, blocked, suspended, plain := s.user("muted"), s.user("blocked"), s.user("suspended"), s.user("plain")
+	for _, u := range []int64{muted, blocked, suspended, plain} {
+		s.follow(fan, u)
+		s.post(store.NewPost{Author: u, Content: "hello"})
+	}
+	s.settle()
+	if err := s.Mute(s.ctx, reader, muted, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Block(s.ctx, reader, blocked, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Suspend(s.ctx, suspended, true); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.Suggestions(s.ctx, store.PageQuery{Viewer: reader, Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, u := range page.Items {
+		got = append(got, u.ID)
+	}
+	wantIn(t, "suggestions", got, []int64{plain}, []int64{muted, blocked, suspended, reader})
+	found, err := s.SearchUsers(s.ctx, "mut", store.PageQuery{Viewer: reader})
+	if err != nil || len(found.Items) != 1 || found.Items[0].ID != muted {
+		t.Fatalf("searching the muted user's name: %v, %v", found.Items, err)
+	}
+}

@@ -86,7 +86,8 @@ func (s *Social) approveAll(ctx context.Context, uid int64) error {
 
 // FollowOrAsk makes fan follow star, or asks star when it is protected and
 // fan is not its fan yet: the request waits in star's FollowRequests and
-// star is notified once.
+// star is notified once. A suspended star takes no new fans (403
+// suspended); those it had stay.
 func (s *Social) FollowOrAsk(ctx context.Context, fan, star int64) (bool, error) {
 	if fan == star {
 		return false, store.ErrFollowSelf
@@ -97,6 +98,9 @@ func (s *Social) FollowOrAsk(ctx context.Context, fan, star int64) (bool, error)
 	cards, err := s.core.Cards(ctx, []int64{star})
 	if err != nil {
 		return false, err
+	}
+	if cards[star].Suspended {
+		return false, store.ErrSuspended // its posts are out of every view: following would bring none
 	}
 	if !cards[star].Protected {
 		return false, s.Follow(ctx, fan, star)

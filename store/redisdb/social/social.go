@@ -228,13 +228,19 @@ func (s *Social) SearchUsers(ctx context.Context, prefix string, q store.PageQue
 // unhidden are those of uids whom viewer may meet in a list of users:
 // neither blocking nor blocked (store.Lens).
 func (s *Social) unhidden(ctx context.Context, uids []int64, viewer int64) ([]int64, error) {
+	return s.unhiddenAt(ctx, uids, viewer, store.InView)
+}
+
+// unhiddenAt is unhidden at a place of the lens: at store.InFeed (what is
+// offered unasked, as suggestions are) the muted leave too.
+func (s *Social) unhiddenAt(ctx context.Context, uids []int64, viewer int64, at store.Place) ([]int64, error) {
 	lens, err := s.lens(ctx, viewer)
 	if err != nil || lens == nil {
 		return uids, err
 	}
 	out := uids[:0:0]
 	for _, u := range uids {
-		if !lens.HidesUser(u, store.InView) {
+		if !lens.HidesUser(u, at) {
 			out = append(out, u)
 		}
 	}
@@ -412,7 +418,7 @@ func (s *Social) Suggestions(ctx context.Context, q store.PageQuery) (store.Page
 			}
 		}
 	}
-	if candidates, err = s.unhidden(ctx, candidates, q.Viewer); err != nil {
+	if candidates, err = s.unhiddenAt(ctx, candidates, q.Viewer, store.InFeed); err != nil {
 		return store.Page[store.User]{}, err
 	}
 	users, err := s.core.Users(ctx, candidates[:min(limit, len(candidates))], q.Viewer)
