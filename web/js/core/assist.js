@@ -322,7 +322,17 @@ function caretBox(area, layer, i) {
 
 // ---- the emoji picker ----
 
-const GROUP_ICON = { smileys: '😀', people: '👋', nature: '🌸', food: '🍜', travel: '🌏', activities: '🎉', objects: '💡', symbols: '❤️' };
+// Each group of emoji-data.js: its tab's emoji, and its name (the catalogs' keys, written out for i18n.test.mjs).
+const GROUPS = {
+  smileys: ['😀', () => t('assist.group.smileys')],
+  people: ['👋', () => t('assist.group.people')],
+  nature: ['🌸', () => t('assist.group.nature')],
+  food: ['🍜', () => t('assist.group.food')],
+  travel: ['🌏', () => t('assist.group.travel')],
+  activities: ['🎉', () => t('assist.group.activities')],
+  objects: ['💡', () => t('assist.group.objects')],
+  symbols: ['❤️', () => t('assist.group.symbols')],
+};
 
 /**
  * emojiPicker is the button that opens the grid of emoji for area, and the
@@ -344,7 +354,8 @@ function emojiPicker(area, id) {
     const tabs = h('div', { class: 'emoji-tabs' });
     const scroll = h('div', { class: 'emoji-scroll' });
     for (const [group, emoji] of groups) {
-      const name = t('assist.group.' + group);
+      if (!GROUPS[group]) continue;
+      const [tab, name] = [GROUPS[group][0], GROUPS[group][1]()];
       const labelId = `${id}-emoji-${group}`;
       const grid = h('div', { class: 'emoji-grid' }, emoji.map(([e, en, zhName]) => {
         const label = zh ? zhName : en;
@@ -358,7 +369,7 @@ function emojiPicker(area, id) {
       tabs.append(h('button', {
         type: 'button', class: 'emoji-tab', attrs: { 'aria-label': name, title: name },
         on: { click: () => { section.scrollIntoView({ block: 'start' }); roam(buttons.indexOf(grid.firstChild)); } },
-      }, h('span', { attrs: { 'aria-hidden': 'true' } }, GROUP_ICON[group] || '•')));
+      }, h('span', { attrs: { 'aria-hidden': 'true' } }, tab)));
     }
     el.append(tabs, scroll);
     roam(0, false);
