@@ -117,7 +117,7 @@ export function composeAssist(area, ctx, { max }) {
     if (!f || !f.query) { close(); return; }
     if (key(f) === key(dismissed)) return;
     dismissed = null;
-    if (frag && key(f) === key(frag) && !list.hidden) return;
+    if (frag && key(f) === key(frag)) return; // shown, or being asked for
     narrow(f);
     frag = f;
     clearTimeout(timer);
@@ -248,6 +248,7 @@ export function composeAssist(area, ctx, { max }) {
   // ---- over the limit ----
   let overShown = false;
   function sync() {
+    if (frag) check(); // the page changed the text (sent it): the list may be for text that is gone
     const chars = [...area.value];
     if (chars.length <= max) {
       if (overShown) { over.hidden = true; over.replaceChildren(); overShown = false; el.classList.remove('assist-is-over'); }
@@ -260,7 +261,7 @@ export function composeAssist(area, ctx, { max }) {
     over.hidden = false;
     over.scrollTop = area.scrollTop;
   }
-  area.addEventListener('input', sync);
+  area.addEventListener('input', () => sync());
   area.addEventListener('scroll', () => { over.scrollTop = area.scrollTop; });
   if (window.ResizeObserver) new ResizeObserver(() => { if (overShown) sync(); }).observe(area);
 
