@@ -346,7 +346,7 @@ function emojiPicker(area, id) {
     attrs: { 'aria-label': t('assist.emoji'), title: t('assist.emoji'), 'aria-haspopup': 'dialog', 'aria-expanded': 'false', 'aria-controls': id + '-emoji' },
   }, icon('smile', 22));
   const el = h('div', { id: id + '-emoji', class: 'emoji-pop', hidden: true, attrs: { role: 'dialog', 'aria-label': t('assist.emoji_title') } });
-  let built = false, buttons = [], focus = 0;
+  let built = null, buttons = [], focus = 0; // built: the promise of the grid, made on first open
   let start = 0, end = 0; // the selection the emoji replaces
 
   async function build() {
@@ -374,7 +374,6 @@ function emojiPicker(area, id) {
     }
     el.append(tabs, scroll);
     roam(0, false);
-    built = true;
   }
 
   /** roam makes buttons[i] the one Tab reaches, and focuses it. */
@@ -396,7 +395,8 @@ function emojiPicker(area, id) {
   async function open() {
     start = area.selectionStart;
     end = area.selectionEnd;
-    if (!built) await build();
+    built = built || build();
+    try { await built; } catch { built = null; return; } // the list could not load (offline, not cached): the next press tries again
     el.hidden = false;
     follow(true);
     button.setAttribute('aria-expanded', 'true');
