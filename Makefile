@@ -319,9 +319,14 @@ cordova_pin = $$(node -p "require('$(CURDIR)/mobile/cordova/package.json').devDe
 
 # vendor copies i18next's ES module build, as web/e2e's lock file pins it,
 # to web/js/core/vendor/, from where both front ends load it (they have no
-# build step); web/e2e/i18n.test.mjs checks the copy is unchanged.
+# build step); web/e2e/i18n.test.mjs checks the copy is unchanged. It also
+# writes the emoji picker's list from emojibase-data (EMOJIBASE_VERSION).
+EMOJIBASE_VERSION = 17.0.0
 vendor: deps-test
 	cp web/e2e/node_modules/i18next/dist/esm/i18next.js web/js/core/vendor/i18next.js
+	@# The emoji picker's list (js/core/emoji-data.js), from emojibase-data, installed apart for this alone.
+	tmp=$$(mktemp -d) && npm install --prefix $$tmp --no-save --no-audit --no-fund emojibase-data@$(EMOJIBASE_VERSION) >/dev/null && \
+		EMOJIBASE=$$tmp/node_modules/emojibase-data node web/e2e/gen-emoji.mjs > web/js/core/emoji-data.js; s=$$?; rm -rf $$tmp; exit $$s
 
 vet:
 	$(GO) vet ./...
@@ -366,3 +371,5 @@ deps-test: deps-bench
 	@for p in $(E2E_PACKAGES); do test -f web/e2e/node_modules/$$p/package.json || { npm ci --prefix web/e2e --no-audit --no-fund; break; }; done
 	@# Chinese text in the screenshots; the tests pass without it.
 	@fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || ( $(call apt_install,fonts-noto-cjk) ) || echo "screenshots will show Chinese as boxes"
+	@# Emoji in the screenshots (the composers' picker draws them with the system's font); the tests pass without it.
+	@fc-list 2>/dev/null | grep -qi "Noto Color Emoji" || ( $(call apt_install,fonts-noto-color-emoji) ) || echo "screenshots will show emoji as boxes"

@@ -9,6 +9,7 @@ import { postCard, avatar } from './core/render.js';
 import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed, relationParts, pinnedFeed, bookmarksFeed } from './core/views.js';
 import { listsPanel, listPage, listsPicker } from './core/lists.js';
 import { charCounter } from './core/editor.js';
+import { composeAssist } from './core/assist.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
@@ -78,10 +79,12 @@ export function compose(ctx) {
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   // A phone's picker offers the camera and the gallery for image/*.
   const media = repost ? null : attachments(ctx, { accept: 'image/*', onChange: () => update() });
+  const assist = composeAssist(area, ctx, { max: MAX_POST });
   const update = () => {
     const left = counter.show(area.value);
     const empty = area.value.trim() === '' && !(media && media.count() > 0);
     submit.disabled = left < 0 || (!repost && empty) || (media && media.failed());
+    assist.sync();
   };
   area.addEventListener('input', update);
   const form = h('form', { class: 'compose', on: { submit: async (e) => {
@@ -104,13 +107,13 @@ export function compose(ctx) {
     }
   } } },
   h('div', { class: 'compose-top' }, avatar(ctx.me()),
-    h('label', { htmlFor: 'compose', class: 'visually-hidden' }, repost ? t('mobile.compose.repost_label') : t('mobile.compose.label')), area),
+    h('label', { htmlFor: 'compose', class: 'visually-hidden' }, repost ? t('mobile.compose.repost_label') : t('mobile.compose.label')), assist.el),
   repost ? h('div', { class: 'quote' },
     h('div', { class: 'post-head' }, avatar(repost.author, 'sm'), h('span', { class: 'name', translate: false }, repost.author.username), h('span', { class: 'dot' }, '·'), timeElement(repost.created_at)),
     h('p', { class: 'content', translate: false }, repost.content)) : null,
   media ? media.el : null,
   error,
-  h('div', { class: 'compose-bar' }, media ? media.button : null, media ? media.input : null, counter.el, submit));
+  h('div', { class: 'compose-bar' }, assist.button, media ? media.button : null, media ? media.input : null, counter.el, submit));
   update();
   setTimeout(() => area.focus(), 50);
   return { el: h('div', { class: 'view' }, form), title: repost ? t('mobile.compose.repost_title') : t('mobile.compose.title'), back: true };
@@ -193,7 +196,8 @@ export function thread(ctx, id) {
     const area = h('textarea', { id: id + '-text', class: 'compose-input reply-input', rows: 1, placeholder: t('mobile.thread.reply_placeholder'), attrs: { 'aria-describedby': id, maxlength: String(MAX_POST * 4) } });
     const counter = charCounter(MAX_POST, id);
     const send = h('button', { type: 'submit', class: 'btn btn-primary btn-small', disabled: true }, t('mobile.thread.reply'));
-    const update = () => { const left = counter.show(area.value); send.disabled = !area.value.trim() || left < 0; };
+    const assist = composeAssist(area, ctx, { max: MAX_POST });
+    const update = () => { const left = counter.show(area.value); send.disabled = !area.value.trim() || left < 0; assist.sync(); };
     area.addEventListener('input', update);
     update();
     return h('form', { class: 'reply', on: { submit: async (e) => {
@@ -210,7 +214,7 @@ export function thread(ctx, id) {
         area.value = '';
       } catch (err) { ctx.toast(errorText(err)); }
       update();
-    } } }, label, area, counter.el, send);
+    } } }, label, assist.el, assist.button, counter.el, send);
   }
   function node(c, depth) {
     const form = ctx.me() ? replyForm(c, (nc) => { answers.list.add(nc, { hold: false }); answers.added(); }) : null;

@@ -7,6 +7,7 @@ import { charCounter } from './core/editor.js';
 import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { attachments, imageFiles } from './core/media.js';
+import { composeAssist } from './core/assist.js';
 import { t, errorText } from './core/i18n.js';
 import { tWith } from './lang.js';
 
@@ -17,9 +18,11 @@ let seq = 0;
  * the box keeps the text and images when it does. allowEmpty is for reposts,
  * whose own text is optional. With ctx (the app's), the box takes up to four
  * images: from its button, pasted, or dropped on it. label names the box
- * (text, or what tWith makes of a sentence naming someone).
+ * (text, or what tWith makes of a sentence naming someone). With suggest
+ * (the app's ctx; ctx by default), the box suggests @people and #topics#,
+ * has an emoji button and marks what is over the limit (core/assist.js).
  */
-export function composer({ placeholder = t('desktop.compose.placeholder'), label = t('desktop.compose.label'), button = t('desktop.compose.post'), onSubmit, allowEmpty = false, rows = 2, me = null, toast, ctx = null }) {
+export function composer({ placeholder = t('desktop.compose.placeholder'), label = t('desktop.compose.label'), button = t('desktop.compose.post'), onSubmit, allowEmpty = false, rows = 2, me = null, toast, ctx = null, suggest = ctx }) {
   const id = 'compose-' + ++seq;
   const area = h('textarea', {
     id, rows, placeholder, class: 'compose-input',
@@ -29,15 +32,16 @@ export function composer({ placeholder = t('desktop.compose.placeholder'), label
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', disabled: !allowEmpty }, button);
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   const media = ctx ? attachments(ctx, { onChange: () => update() }) : null;
+  const assist = suggest ? composeAssist(area, suggest, { max: MAX_POST }) : null;
   const form = h('form', { class: 'composer', on: { submit: send } },
     me ? h('div', { class: 'composer-avatar' }, avatar(me)) : null,
     h('div', { class: 'composer-main' },
       h('label', { class: 'visually-hidden', htmlFor: id }, label),
-      area,
+      assist ? assist.el : area,
       media ? media.el : null,
       error,
       h('div', { class: 'composer-bar' },
-        media ? media.button : null, media ? media.input : null,
+        assist ? assist.button : null, media ? media.button : null, media ? media.input : null,
         h('span', { class: 'hint' }, tWith('desktop.compose.hint', { keys: h('kbd', { attrs: { translate: 'no' } }, 'Ctrl+Enter') })),
         counter.el, submit)));
 
@@ -48,6 +52,7 @@ export function composer({ placeholder = t('desktop.compose.placeholder'), label
     // Grow with the text, up to a point; empty, it is back to its CSS size.
     area.style.height = '';
     if (area.value && area.isConnected) area.style.height = Math.min(area.scrollHeight + 2, 320) + 'px';
+    if (assist) assist.sync();
   }
 
   async function send(e) {
@@ -102,7 +107,7 @@ export function repostDialog(post, ctx, onDone) {
   const dialog = h('dialog', { class: 'dialog', attrs: { 'aria-labelledby': 'repost-title' } });
   const box = composer({
     placeholder: t('desktop.repost.placeholder'), label: t('desktop.repost.label'), button: t('desktop.repost.title'), allowEmpty: true, rows: 2,
-    toast: ctx.toast,
+    toast: ctx.toast, suggest: ctx,
     onSubmit: async (text) => {
       const created = await ctx.api.createPost(text, post.id);
       dialog.close();

@@ -218,7 +218,7 @@ export function thread(ctx, id) {
   function replyBox(parent, onPosted) {
     return composer({
       placeholder: t('desktop.thread.replyPlaceholder'), label: tWith('desktop.thread.replyTo', { name: parent.author.username }), button: t('desktop.thread.reply'),
-      rows: 2, me: ctx.me(), toast: ctx.toast,
+      rows: 2, me: ctx.me(), toast: ctx.toast, suggest: ctx,
       onSubmit: async (text) => {
         const since = performance.now();
         const c = await ctx.api.comment(parent.id, text);

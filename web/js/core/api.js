@@ -53,7 +53,7 @@ const enc = encodeURIComponent;
  * 401 from any call but login.
  */
 export function createApi({ base = '', getToken = () => null, onUnauthorized = () => {} } = {}) {
-  async function request(method, path, body, { headers = {}, quiet401 = false, retries = 0 } = {}) {
+  async function request(method, path, body, { headers = {}, quiet401 = false, retries = 0, signal } = {}) {
     const h = { Accept: 'application/json', ...headers };
     const token = getToken();
     if (token) h.Authorization = 'Bearer ' + token;
@@ -64,10 +64,11 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
         res = await fetch(base + '/api/v1' + path, {
           method, headers: h,
           body: body === undefined ? undefined : JSON.stringify(body),
-          credentials: token ? 'omit' : 'same-origin',
+          credentials: token ? 'omit' : 'same-origin', signal,
         });
         break;
       } catch (err) {
+        if (signal && signal.aborted) throw err; // the caller gave up on it: no retry, no "offline"
         // A network failure: retry writes that are safe to retry (those with an idempotency key).
         if (attempt < retries) { await new Promise((r) => setTimeout(r, 400 * (attempt + 1))); continue; }
         throw new ApiError(0, 'offline', t('error.offline'));
@@ -163,8 +164,8 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     followTag: (tag) => request('PUT', '/tags/' + enc(tag) + '/follow'),
     unfollowTag: (tag) => request('DELETE', '/tags/' + enc(tag) + '/follow'),
     followedTags: (page) => request('GET', '/me/tags' + query(page)),
-    searchUsers: (q, page) => request('GET', '/search/users' + query({ ...page, q })),
-    searchTags: (q, page) => request('GET', '/search/tags' + query({ ...page, q })),
+    searchUsers: (q, page, opts) => request('GET', '/search/users' + query({ ...page, q }), undefined, opts),
+    searchTags: (q, page, opts) => request('GET', '/search/tags' + query({ ...page, q }), undefined, opts),
     searchPosts: (q, page) => request('GET', '/search/posts' + query({ ...page, q })),
     trends: () => request('GET', '/trends/tags'),
     suggestions: (page) => request('GET', '/suggestions/users' + query(page)),

@@ -27,6 +27,7 @@ import { timeElement } from './time.js';
 import { mediaGrid } from './media.js';
 import { MAX_MESSAGE, otherOf, same, sendError } from './messages.js';
 import { leftLabel } from './editor.js';
+import { composeAssist } from './assist.js';
 
 const PAGE = 30;
 const NEAR_BOTTOM = 80; // px: closer than this to the end, new messages scroll into view
@@ -62,11 +63,12 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     id, rows: 1, class: 'chat-input', placeholder: t('chat.placeholder'),
     attrs: { 'aria-describedby': id + '-count', maxlength: String(MAX_MESSAGE * 2), enterkeyhint: 'send', autocomplete: 'off' },
   });
+  const assist = composeAssist(input, ctx, { max: MAX_MESSAGE });
   const count = h('span', { class: 'chat-count', id: id + '-count' });
   const send = h('button', { type: 'submit', class: 'btn btn-primary chat-send', disabled: true, attrs: { 'aria-label': t('chat.send') } }, icon('send', 20));
   const note = h('p', { class: 'chat-note muted', hidden: true });
   const form = h('form', { class: 'chat-form', on: { submit: (e) => { e.preventDefault(); submit(); } } },
-    h('label', { class: 'visually-hidden', htmlFor: id }, phrase(t('chat.input', slots('name')), who())), input, count, send);
+    h('label', { class: 'visually-hidden', htmlFor: id }, phrase(t('chat.input', slots('name')), who())), assist.el, assist.button, count, send);
   const el = h('section', { class: 'chat' }, logName.el, h('div', { class: 'chat-frame' }, scroller, pill), note, form);
 
   // ---- the box ----
@@ -79,6 +81,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     count.setAttribute('aria-label', leftLabel(left));
     input.style.height = '';
     if (input.value) input.style.height = Math.min(input.scrollHeight + 2, 160) + 'px';
+    assist.sync();
   }
   input.addEventListener('input', update);
   input.addEventListener('keydown', (e) => {

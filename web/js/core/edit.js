@@ -119,7 +119,7 @@ export function startEdit(ctx, card, post, done = () => {}) {
     label: post.kind === 'comment' ? t('edit.label_comment') : t('edit.label_post'),
     // A repost's own text and the text under pictures may be left out; a post's may not.
     allowEmpty: !!post.repost_of || (post.media || []).length > 0,
-    cancel: close,
+    cancel: close, suggest: ctx,
     save: async (text) => {
       const edited = await ctx.api.editPost(post.id, text);
       close();

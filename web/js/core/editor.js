@@ -8,6 +8,7 @@
 import { h } from './dom.js';
 import { t } from './i18n.js';
 import { countChars } from './api.js';
+import { composeAssist } from './assist.js';
 
 /** leftLabel says how many characters are left (left ≥ 0) or over the limit, for assistive technology. */
 export function leftLabel(left) {
@@ -47,15 +48,20 @@ let editSeq = 0;
  * and its error shows in the form, which keeps the text. Cancel, or Escape,
  * calls cancel(). label names the box for assistive technology; without
  * allowEmpty, an empty box cannot be saved. The box takes the focus, with
- * the caret at the end of the text.
+ * the caret at the end of the text. With suggest (the app's ctx), the box
+ * has the composers' suggestions, emoji and over-length mark (assist.js).
  */
-export function textEditor({ value, max, label, cls, rows = 3, allowEmpty = true, save, cancel }) {
+export function textEditor({ value, max, label, cls, rows = 3, allowEmpty = true, save, cancel, suggest = null }) {
   const id = 'text-edit-' + ++editSeq;
   const area = h('textarea', { id, class: 'compose-input', rows, value, attrs: { maxlength: String(max * 4), 'aria-describedby': id + '-count' } });
   const counter = charCounter(max, id + '-count');
   const saveBtn = h('button', { type: 'submit', class: 'btn btn-primary btn-small' }, t('common.save'));
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
-  const upd = () => { saveBtn.disabled = counter.show(area.value) < 0 || (!allowEmpty && !area.value.trim()); };
+  const assist = suggest ? composeAssist(area, suggest, { max }) : null;
+  const upd = () => {
+    saveBtn.disabled = counter.show(area.value) < 0 || (!allowEmpty && !area.value.trim());
+    if (assist) assist.sync();
+  };
   const form = h('form', { class: cls, on: { submit: async (e) => {
     e.preventDefault();
     if (saveBtn.disabled) return;
@@ -72,8 +78,8 @@ export function textEditor({ value, max, label, cls, rows = 3, allowEmpty = true
       area.removeAttribute('aria-busy');
     }
   } } },
-  h('label', { htmlFor: id, class: 'visually-hidden' }, label), area, error,
-  h('div', { class: 'composer-bar' }, counter.el,
+  h('label', { htmlFor: id, class: 'visually-hidden' }, label), assist ? assist.el : area, error,
+  h('div', { class: 'composer-bar' }, assist ? assist.button : null, counter.el,
     h('button', { type: 'button', class: 'btn btn-ghost btn-small', on: { click: () => cancel() } }, t('common.cancel')), saveBtn));
   area.addEventListener('input', upd);
   area.addEventListener('keydown', (e) => {

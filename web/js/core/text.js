@@ -9,13 +9,13 @@
 
 import { h } from './dom.js';
 
-const NAME = /[\p{L}\p{Nd}_]/u;         // what a username is made of
+export const NAME = /[\p{L}\p{Nd}_]/u;         // what a username is made of
 const TAG = /[\p{L}\p{Nd}_\p{M}]/u;      // what a #tag is made of (with the vowel signs of Indic scripts)
 const LETTER = /\p{L}/u;
-const SPACE = /\s/u;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-const NAME_MIN = 2, NAME_MAX = 30;       // characters of a username
-const TAG_MAX = 50;                      // characters of a topic
+export const SPACE = /\s/u;
+export const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+export const NAME_MIN = 2, NAME_MAX = 30;       // characters of a username
+export const TAG_MAX = 50;               // characters of a topic
 
 /** nameKey and tagKey are how names and topics compare (the server's TagKey: NFC, lower case). */
 const nameKey = (s) => s.toLowerCase();
@@ -27,7 +27,7 @@ const tagKey = (s) => s.normalize('NFC').toLowerCase();
  * topic. Chinese and Japanese put mentions right after text, so only ASCII
  * letters and digits glue.
  */
-const glued = (c) => /^[A-Za-z0-9_.@+\-&/]$/.test(c);
+export const glued = (c) => /^[A-Za-z0-9_.@+\-&/]$/.test(c);
 
 /** span is how many of chars, from i on, match re (stopping after max). */
 function span(chars, i, re, max) {
@@ -40,7 +40,7 @@ function span(chars, i, re, max) {
  * weibo reads a #话题# whose first # is at chars[i]: the topic and how many
  * characters it spans with both #, or null.
  */
-function weibo(chars, i) {
+export function weibo(chars, i) {
   let end = i + 1;
   while (end < chars.length && chars[end] !== '#' && chars[end] !== '\n' && chars[end] !== '\r') end++;
   if (end >= chars.length || chars[end] !== '#' || end === i + 1) return null;

@@ -205,6 +205,22 @@ export default {
   // No plural: the browser tests expect "1 characters over the limit".
   'editor.over': '{{n}} characters over the limit',
 
+  // Writing help in every composer (assist.js): suggestions and emoji.
+  'assist.suggestions': 'Suggestions',
+  'assist.count_one': '{{count}} suggestion. Up and down arrows to choose, Enter to insert.',
+  'assist.count_other': '{{count}} suggestions. Up and down arrows to choose, Enter to insert.',
+  'assist.none': 'No suggestions',
+  'assist.emoji': 'Insert an emoji',
+  'assist.emoji_title': 'Emoji',
+  'assist.group.smileys': 'Smileys and hearts',
+  'assist.group.people': 'Hands and people',
+  'assist.group.nature': 'Animals and plants',
+  'assist.group.food': 'Food and drink',
+  'assist.group.travel': 'Places, time and weather',
+  'assist.group.activities': 'Celebrations and sports',
+  'assist.group.objects': 'Objects',
+  'assist.group.symbols': 'Symbols',
+
   // Editing (edit.js).
   'edit.edited': 'edited',
   'edit.edited_at': 'Edited {{time}}',

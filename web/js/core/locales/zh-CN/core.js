@@ -197,6 +197,21 @@ export default {
   'editor.left_other': '还可以输入 {{count}} 个字',
   'editor.over': '已超出 {{n}} 个字',
 
+  // 每个输入框的写作帮手（assist.js）：联想和表情。
+  'assist.suggestions': '联想',
+  'assist.count_other': '{{count}} 条联想。用上下方向键选择，回车插入。',
+  'assist.none': '没有联想',
+  'assist.emoji': '插入表情',
+  'assist.emoji_title': '表情',
+  'assist.group.smileys': '笑脸和爱心',
+  'assist.group.people': '手势和人物',
+  'assist.group.nature': '动物和植物',
+  'assist.group.food': '食物和饮料',
+  'assist.group.travel': '地点、时间和天气',
+  'assist.group.activities': '节庆和运动',
+  'assist.group.objects': '物品',
+  'assist.group.symbols': '符号',
+
   // 编辑（edit.js）。
   'edit.edited': '已编辑',
   'edit.edited_at': '编辑于 {{time}}',
