@@ -16,6 +16,11 @@ type User struct {
 	PostsCount     int64   `json:"posts_count"`
 	Following      *bool   `json:"following"`
 	AvatarURL      *string `json:"avatar_url"` // nil: none (front ends draw a letter)
+	// DisplayName ("" for none: the username is shown), HeaderURL (nil
+	// for none) and Fields are the profile of CONTRACT.md §15 (profile.go).
+	DisplayName string  `json:"display_name"`
+	HeaderURL   *string `json:"header_url"`
+	Fields      []Field `json:"fields"`
 	// UnreadNotifications is set only on the user's own User (/me).
 	UnreadNotifications *int64 `json:"unread_notifications,omitempty"`
 	// UnreadDMs (the conversations with unread messages) and
@@ -42,6 +47,9 @@ type Author struct {
 	ID        int64   `json:"id"`
 	Username  string  `json:"username"`
 	AvatarURL *string `json:"avatar_url,omitempty"` // set on posts read back; absent in mentions
+	// DisplayName is the author's display name as it is now (read with its
+	// avatar); absent when it has none, and in mentions.
+	DisplayName string `json:"display_name,omitempty"`
 	// CreatedAt is when the author signed up; absent in mentions (and
 	// in posts of the archive's own tools, which do not know it).
 	CreatedAt Time `json:"created_at,omitempty"`

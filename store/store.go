@@ -255,6 +255,7 @@ type Service interface {
 	PushDeliveries
 	Search
 	Uploads
+	Profiles
 	AppState
 	Limiter
 	// Ping tells whether the database answers.

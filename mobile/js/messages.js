@@ -7,6 +7,7 @@ import { h } from './core/dom.js';
 import { conversationsList, unreadButton } from './core/messages.js';
 import { chatView } from './core/chat.js';
 import { t } from './core/i18n.js';
+import { shownName } from './core/profile.js';
 
 /** messages lists the reader's conversations, latest activity first, updated live. */
 export function messages(ctx) {
@@ -19,7 +20,8 @@ export function messages(ctx) {
 
 /** conversation is the conversation with name. */
 export function conversation(ctx, name) {
-  const chat = chatView(ctx, name);
+  // The app bar shows the display name once the user is read.
+  const chat = chatView(ctx, name, { onUser: (user) => { const title = document.getElementById('title'); if (title && user.display_name && location.hash.startsWith('#/messages/')) title.textContent = shownName(user); } });
   return {
     el: h('div', { class: 'view chat-view' }, chat.el), title: name, userTitle: true, back: true, noTabs: true,
     action: unreadButton(ctx, name, { cls: 'appbar-btn', iconOnly: true, before: () => chat.stopRead() }),

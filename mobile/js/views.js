@@ -24,6 +24,7 @@ import { tagFollowButton, followedTags } from './core/tags.js';
 import { t, count, errorText, LANGUAGES, lang, setLang } from './core/i18n.js';
 import { waitingList } from './waiting.js';
 import { pushArea } from './push.js';
+import { profileHeading, headerBanner, profileFields, profileSettings, shownName } from './core/profile.js';
 
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
@@ -109,7 +110,7 @@ export function compose(ctx) {
   h('div', { class: 'compose-top' }, avatar(ctx.me()),
     h('label', { htmlFor: 'compose', class: 'visually-hidden' }, repost ? t('mobile.compose.repost_label') : t('mobile.compose.label')), assist.el),
   repost ? h('div', { class: 'quote' },
-    h('div', { class: 'post-head' }, avatar(repost.author, 'sm'), h('span', { class: 'name', translate: false }, repost.author.username), h('span', { class: 'dot' }, '·'), timeElement(repost.created_at)),
+    h('div', { class: 'post-head' }, avatar(repost.author, 'sm'), h('span', { class: 'name', translate: false }, shownName(repost.author)), h('span', { class: 'dot' }, '·'), timeElement(repost.created_at)),
     h('p', { class: 'content', translate: false }, repost.content)) : null,
   media ? media.el : null,
   error,
@@ -141,15 +142,17 @@ export function profile(ctx, name, tab) {
     const lists = listsPicker(user, ctx);
     const bio = user.bio ? h('p', { class: 'bio', translate: false }, user.bio) : self ? h('p', { class: 'bio muted' }, t('mobile.profile.no_bio')) : null;
     fill(header,
+      headerBanner(user),
       h('div', { class: 'profile-top' }, avatar(user, 'xl'),
         self ? h('div', { class: 'profile-actions' },
           avatarPicker(ctx, { accept: 'image/*', cls: 'btn btn-small', onDone: (u) => { Object.assign(user, { avatar_url: u.avatar_url }); ctx.avatarChanged(u); draw(user); } }),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => bio.replaceWith(bioEditor(ctx, user, () => draw(user))) } }, t('mobile.profile.edit_bio')),
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), t('mobile.profile.log_out')))
           : me ? h('div', { class: 'profile-actions' }, rel.button, messageButton(user, ctx), lists.button, rel.menu) : null),
-      h('h2', { class: 'profile-name' }, h('span', { translate: false }, user.username), rel.lock),
+      profileHeading(user, 'h2', rel.lock),
       rel.states,
       bio,
+      profileFields(user),
       h('p', { class: 'muted small' }, t('mobile.profile.joined', { date: shortDate(user.created_at) })),
       h('div', { class: 'stats' },
         h('a', { href: base }, h('strong', {}, count(user.posts_count)), ' ' + t('mobile.profile.posts')),
@@ -157,6 +160,8 @@ export function profile(ctx, name, tab) {
         h('a', { href: base + '/followers' }, followers, ' ' + t('mobile.profile.followers'))),
       lists.panel,
       rel.note);
+    const title = document.getElementById('title'); // the app bar: the name shown, once known
+    if (!self && user.display_name && title && location.hash.startsWith('#/u/')) title.textContent = user.display_name;
     // A block or a protected account leaves no posts to list; once that changes, they load.
     if (!loaded && (rel.showsPosts || tab !== 'posts')) {
       loaded = true;
@@ -343,6 +348,7 @@ export function settings(ctx) {
   return {
     el: h('div', { class: 'view settings' },
       languageField('language'),
+      ctx.me() ? profileSettings(ctx) : null,
       push && push.el,
       privacy ? h('h2', { class: 'settings-title' }, t('mobile.settings.privacy')) : null, privacy && privacy.el,
       acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.server')) : null, form,

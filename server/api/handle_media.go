@@ -19,12 +19,13 @@ const (
 
 // UploadPaths are the upload routes' whole paths, which the server's body
 // limit leaves to them.
-var UploadPaths = []string{"/api/v1" + UploadPath, "/api/v1" + AvatarPath}
+var UploadPaths = []string{"/api/v1" + UploadPath, "/api/v1" + AvatarPath, "/api/v1" + HeaderPath}
 
 // uploader is what storing an upload needs: the rate limit, then the record.
 type uploader interface {
 	store.Limiter
 	store.Uploads
+	store.Profiles
 }
 
 // receive counts an upload against the post limit, reads its form (the

@@ -24,25 +24,30 @@ func handleMe(st store.Accounts, ops operators) echo.HandlerFunc {
 	}
 }
 
-// handleUpdateMe changes the caller's bio, turns its protection on or off,
-// or sets who may write to it (messages_from), or any of them at once.
+// handleUpdateMe changes the caller's bio, display name or fields
+// (profileIn), turns its protection on or off, or sets who may write to
+// it (messages_from), or any of them at once.
 func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Bio       *string `json:"bio"`
 			Protected *bool   `json:"protected"`
 			DMsFrom   *string `json:"messages_from"`
+			profileIn
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		if in.Bio == nil && in.Protected == nil && in.DMsFrom == nil {
+		if in.Bio == nil && in.Protected == nil && in.DMsFrom == nil && in.profileIn.empty() {
 			return store.Invalid(store.CodeInvalidBio, "bio is missing (send bio, protected, messages_from, or several)")
 		}
 		if in.DMsFrom != nil {
 			if err := store.CheckDMsFrom(*in.DMsFrom); err != nil {
 				return err
 			}
+		}
+		if err := in.profileIn.check(); err != nil {
+			return err
 		}
 		ctx := c.Request().Context()
 		if in.Bio != nil {
@@ -52,6 +57,9 @@ func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 			if _, err := st.SetBio(ctx, viewer(c), *in.Bio); err != nil {
 				return err
 			}
+		}
+		if err := in.profileIn.save(c, st); err != nil {
+			return err
 		}
 		if in.Protected != nil {
 			if _, err := st.SetProtected(ctx, viewer(c), *in.Protected); err != nil {

@@ -127,6 +127,7 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 
 	share(http.MethodPost, UploadPath, handleUpload(st, a.d.Media, rl.Post), member)
 	v1.PUT(AvatarPath, handleAvatar(st, a.d.Media, rl.Post), member)
+	v1.PUT(HeaderPath, handleHeader(st, a.d.Media, rl.Post), member)
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/media/:name", handleMediaFile(a.d.Media))
 
 	frontEndRoutes(e)

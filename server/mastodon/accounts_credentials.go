@@ -29,16 +29,18 @@ func (a *API) verifyCredentials(c echo.Context) error {
 }
 
 // updateCredentials changes the caller's profile as the native PATCH
-// /api/v1/me and PUT /api/v1/me/avatar do: note is the bio, locked the
-// protection, avatar (a multipart form's file) the avatar. What the
-// service has no place for (display_name, header, fields ...) is left as
-// it is. It answers the account as verify_credentials does.
+// /api/v1/me, PUT /api/v1/me/avatar and PUT /api/v1/me/header do: note is
+// the bio, locked the protection, display_name and fields_attributes the
+// profile's, avatar and header (a multipart form's files) its pictures.
+// What the service has no place for (bot, discoverable ...) is left as it
+// is. Everything is checked before anything is written. It answers the
+// account as verify_credentials does.
 func (a *API) updateCredentials(c echo.Context) error {
 	ctx, uid := c.Request().Context(), viewer(c)
 	var (
-		params url.Values
-		avatar []byte
-		err    error
+		params         url.Values
+		avatar, header []byte
+		err            error
 	)
 	if mt, _, _ := mime.ParseMediaType(c.Request().Header.Get("Content-Type")); mt == "multipart/form-data" {
 		// A multipart form brings an image, as a native upload does: it
@@ -46,12 +48,16 @@ func (a *API) updateCredentials(c echo.Context) error {
 		if err := upload.Allow(ctx, a.st, uid, a.d.Limits.Post); err != nil {
 			return err
 		}
-		form, err := upload.Read(c, "avatar")
+		form, err := upload.ReadImages(c, "avatar", "header")
 		if err != nil {
 			return err
 		}
-		params, avatar = form.Values, form.File
+		params, avatar, header = form.Values, form.Files["avatar"], form.Files["header"]
 	} else if params, err = readParams(c); err != nil {
+		return err
+	}
+	profile := profileParams(params)
+	if err := checkProfile(profile); err != nil {
 		return err
 	}
 	if params.Has("note") {
@@ -60,6 +66,11 @@ func (a *API) updateCredentials(c echo.Context) error {
 			return err
 		}
 		if _, err := a.st.SetBio(ctx, uid, bio); err != nil {
+			return err
+		}
+	}
+	if profile.DisplayName != nil || profile.Fields != nil {
+		if _, err := a.st.SetProfile(ctx, uid, profile); err != nil {
 			return err
 		}
 	}
@@ -77,6 +88,18 @@ func (a *API) updateCredentials(c echo.Context) error {
 			return err
 		}
 		if _, err := upload.SaveAvatar(ctx, a.st, a.d.Media, uid, img); err != nil {
+			return err
+		}
+	}
+	if header != nil {
+		if a.d.Media == nil {
+			return errNoUploads
+		}
+		img, err := upload.Prepare(c, header, false)
+		if err != nil {
+			return err
+		}
+		if _, err := upload.SaveHeader(ctx, a.st, a.d.Media, uid, img); err != nil {
 			return err
 		}
 	}

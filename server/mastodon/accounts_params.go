@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -85,7 +86,8 @@ func readBody(c echo.Context) ([]byte, error) {
 }
 
 // jsonParams reads a JSON object's scalar members (and arrays of them) as
-// parameters; nested objects are not parameters this API takes.
+// parameters, and nested objects and arrays of them as forms spell
+// them (flatten).
 func jsonParams(b []byte) (url.Values, error) {
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return url.Values{}, nil
@@ -96,17 +98,40 @@ func jsonParams(b []byte) (url.Values, error) {
 	}
 	out := url.Values{}
 	for k, raw := range obj {
-		var list []json.RawMessage
-		if json.Unmarshal(raw, &list) != nil {
-			list = []json.RawMessage{raw}
-		}
-		for _, v := range list {
-			if s, ok := scalar(v); ok {
-				out.Add(k, s)
-			}
-		}
+		flatten(out, k, raw, 0)
 	}
 	return out, nil
+}
+
+// flatten adds a JSON member's value under key: a scalar as it is, an
+// array's scalars under key itself, and an object's members (an array's
+// objects by index) under key[member], as forms spell them
+// (fields_attributes[0][name]). It goes at most a few levels down.
+func flatten(out url.Values, key string, raw json.RawMessage, depth int) {
+	if s, ok := scalar(raw); ok {
+		out.Add(key, s)
+		return
+	}
+	if depth > 2 {
+		return
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) == nil {
+		for i, v := range list {
+			if s, ok := scalar(v); ok {
+				out.Add(key, s)
+			} else {
+				flatten(out, key+"["+strconv.Itoa(i)+"]", v, depth+1)
+			}
+		}
+		return
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		for k, v := range obj {
+			flatten(out, key+"["+k+"]", v, depth+1)
+		}
+	}
 }
 
 // scalar is a JSON string, number or boolean as a parameter's text.

@@ -57,7 +57,7 @@ type Emoji struct {
 	VisibleInPicker bool   `json:"visible_in_picker"`
 }
 
-// Field is a profile field; the service has none.
+// Field is a profile field (accounts_profile.go).
 type Field struct {
 	Name       string  `json:"name"`
 	Value      string  `json:"value"`
@@ -261,12 +261,12 @@ func (m mapper) abs(path string) string {
 func (m mapper) account(u store.User) Account {
 	url := m.origin + "/@" + u.Username
 	a := Account{
-		ID: idString(u.ID), Username: u.Username, Acct: u.Username, DisplayName: u.Username,
+		ID: idString(u.ID), Username: u.Username, Acct: u.Username, DisplayName: store.ShownName(u.Username, u.DisplayName),
 		Locked: u.Protected, HideCollection: u.Protected, Discoverable: true, Indexable: !u.Protected,
 		CreatedAt: timeString(u.CreatedAt), Note: noteHTML(u.Bio), URL: url, URI: url,
-		Avatar: m.avatar(u.AvatarURL), Header: m.origin + "/img/header.png",
+		Avatar: m.avatar(u.AvatarURL), Header: m.header(u.HeaderURL),
 		FollowersCount: u.FollowersCount, FollowingCount: u.FollowingCount, StatusesCount: u.PostsCount,
-		Emojis: []Emoji{}, Fields: []Field{}, Roles: []string{}, Suspended: u.Suspended,
+		Emojis: []Emoji{}, Fields: fields(u.Fields), Roles: []string{}, Suspended: u.Suspended,
 	}
 	a.AvatarStatic, a.HeaderStatic = a.Avatar, a.Header
 	return a
@@ -274,7 +274,7 @@ func (m mapper) account(u store.User) Account {
 
 // author maps the short form of a user a post carries.
 func (m mapper) author(a store.Author) Account {
-	return m.account(store.User{ID: a.ID, Username: a.Username, AvatarURL: a.AvatarURL, Protected: a.Protected, Suspended: a.Suspended, CreatedAt: a.CreatedAt})
+	return m.account(store.User{ID: a.ID, Username: a.Username, DisplayName: a.DisplayName, AvatarURL: a.AvatarURL, Protected: a.Protected, Suspended: a.Suspended, CreatedAt: a.CreatedAt})
 }
 
 // status maps a Post: a comment is a reply to its parent, a repost a
@@ -548,7 +548,7 @@ func (m mapper) credentialAccount(u store.User, followRequests int64, admin bool
 	if u.Protected {
 		privacy = "private"
 	}
-	a.Source = &Source{Privacy: privacy, Note: u.Bio, Fields: []Field{}, FollowRequestsCount: followRequests}
+	a.Source = &Source{Privacy: privacy, Note: u.Bio, Fields: sourceFields(u.Fields), FollowRequestsCount: followRequests}
 	a.Role = &Role{ID: "-99", Permissions: "65536"}
 	if admin {
 		a.Role = &Role{ID: "3", Name: "Admin", Permissions: "1", Highlighted: true}

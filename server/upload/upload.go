@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -33,13 +34,26 @@ type Form struct {
 	File []byte
 	// Values are the text parts by name, each cut at maxField bytes.
 	Values url.Values
+	// Files are the image parts by name (ReadImages); File is one of them.
+	Files map[string][]byte
 }
 
 // Read reads a multipart/form-data body: the image in the part named file
 // and the text parts beside it. It streams the parts, keeping at most
 // media.MaxBytes of the image in memory and nothing on disk.
 func Read(c echo.Context, file string) (Form, error) {
-	f := Form{Values: url.Values{}}
+	f, err := ReadImages(c, file)
+	f.File = f.Files[file]
+	return f, err
+}
+
+// ReadImages is Read of a form that may carry several images (the
+// Mastodon API's avatar and header), each in a part of its own, all in
+// one body of at most media.MaxBytes and a little more. files[0] names
+// the form in errors.
+func ReadImages(c echo.Context, files ...string) (Form, error) {
+	file := files[0]
+	f := Form{Values: url.Values{}, Files: map[string][]byte{}}
 	mt, _, err := mime.ParseMediaType(c.Request().Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
 		return f, store.NewError(store.ErrUnsupported, store.CodeUnsupportedMedia, "an upload must be multipart/form-data with the image in the part \""+file+"\"")
@@ -61,8 +75,8 @@ func Read(c echo.Context, file string) (Form, error) {
 		if err != nil {
 			return f, store.Invalid(store.CodeInvalidBody, "the upload is not a valid multipart form")
 		}
-		if name := part.FormName(); name == file {
-			if f.File, err = media.Read(part); err != nil {
+		if name := part.FormName(); slices.Contains(files, name) {
+			if f.Files[name], err = media.Read(part); err != nil {
 				return f, err
 			}
 		} else if name != "" {

@@ -92,7 +92,7 @@ func (it item) payload(sub store.PushSubscription) []byte {
 		}
 	}
 	p := Payload{NotificationID: it.id, NotificationType: it.typ, PreferredLocale: cmp.Or(sub.Lang, "en"), Icon: icon,
-		Title: strings.Replace(title, "%s", "@"+it.actor.Username, 1), Body: clip(it.body)}
+		Title: strings.Replace(title, "%s", store.ShownName("@"+it.actor.Username, it.actor.DisplayName), 1), Body: clip(it.body)}
 	if it.kind == kindDM {
 		p.Conversation = it.actor.Username
 	}

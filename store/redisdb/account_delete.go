@@ -81,14 +81,21 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		pl.Del(ctx, s.keys.PushSubscriptions(uid))
 		pl.ZRem(ctx, s.keys.Popular(), uid)
 		pl.ZRem(ctx, s.keys.LastSeen(), uid)
+		if h.DisplayName != "" {
+			pl.ZRem(ctx, s.keys.DisplayNames(), displayNameEntry(h.DisplayName, uid))
+		}
 		s.removeCelebrity(ctx, pl, uid)
 		return nil
 	})
 	if err != nil {
 		return s.Wrap("delete account: keys", err)
 	}
-	if h.Avatar != "" && s.opt.Files != nil {
-		s.opt.Files.Remove(h.Avatar)
+	if s.opt.Files != nil {
+		for _, f := range []string{h.Avatar, h.Header} {
+			if f != "" {
+				s.opt.Files.Remove(f)
+			}
+		}
 	}
 	if err := account.UnlinkAll(ctx, s.Accounts, uid); err != nil {
 		return err

@@ -93,10 +93,14 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 			CreatedAt:      store.Time(h.Created),
 			PostsCount:     h.Posts,
 			AvatarURL:      media.AvatarURL(h.Avatar),
+			DisplayName:    h.DisplayName,
+			HeaderURL:      media.AvatarURL(h.Header),
+			Fields:         []store.Field{},
 			FollowersCount: all[i].fans.Val(),
 			FollowingCount: all[i].stars.Val(),
 		}
 		u.Protected, u.Suspended = h.Protected, h.Suspended
+		schema.UnmarshalList(h.Fields, &u.Fields)
 		if viewer > 0 {
 			u.Following = found(all[i].following)
 			u.Blocking = found(all[i].blocking)

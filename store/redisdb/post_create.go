@@ -209,7 +209,7 @@ func (s *Store) resolveEntities(ctx context.Context, d *draft) error {
 // postBucket is the rate-limit bucket of posts (see store.NewPost.Limit).
 const postBucket = "post"
 
-// claim takes the author's name, avatar and fan-out mode, the idempotency
+// claim takes the author's name, display name, avatar and fan-out mode, the idempotency
 // key, a count against the author's rate limit and a new id in one round
 // trip (the mode before the id: see promote), and fills in d.post. When an
 // earlier request holds the key, it returns that request's post instead. An
@@ -228,7 +228,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
 		queued = s.queueArchiveRoom(ctx, pl)
-		author = pl.HMGet(ctx, s.keys.User(np.Author), schema.FieldUsername, schema.FieldFanOut, schema.FieldAvatar, schema.FieldProtected, schema.FieldCreated)
+		author = pl.HMGet(ctx, s.keys.User(np.Author), schema.FieldUsername, schema.FieldFanOut, schema.FieldAvatar, schema.FieldProtected, schema.FieldCreated, schema.FieldDisplayName)
 		if np.IdempotencyKey != "" {
 			d.reqHash = requestHash(np)
 			d.idemKey, d.claim, held = s.queueIdemClaim(ctx, pl, np.Author, np.IdempotencyKey, d.reqHash)
@@ -267,6 +267,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	d.shape(next.Val(), name, avatar, s.Now())
 	d.post.Author.Protected = author.Val()[3] == "1"
 	d.post.Author.CreatedAt = store.Time(parseInt(author.Val()[4]))
+	d.post.Author.DisplayName, _ = author.Val()[5].(string)
 	d.pulled = mode == schema.ModePull
 	return nil, nil
 }

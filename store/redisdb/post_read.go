@@ -240,7 +240,7 @@ func (s *Store) loadArchived(ctx context.Context, mids, cold []int64, out []*sto
 }
 
 // fillAuthors sets what each post shows of its author (and of the
-// originals' authors): the avatar, and the protected and suspended flags
+// originals' authors): the avatar and display name, and the protected and suspended flags
 // the safety rule reads; and, for a viewer who is not anonymous, whether
 // the author pinned it. Authors read lately come from memory; the others in
 // one round trip.
@@ -270,6 +270,7 @@ func (s *Store) fillAuthors(ctx context.Context, posts []*store.Post, viewer int
 	for _, p := range all {
 		c := cards[p.Author.ID]
 		p.Author.AvatarURL = media.AvatarURL(c.avatar)
+		p.Author.DisplayName = c.displayName
 		p.Author.Protected, p.Author.Suspended = c.protected, c.suspended
 		p.Author.CreatedAt = store.Time(c.created)
 		if viewer > 0 {
@@ -300,7 +301,7 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	pins := make([]*redis.StringSliceCmd, len(missing))
 	piped, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, uid := range missing {
-			cmds[i] = pl.HMGet(ctx, s.keys.User(uid), schema.FieldAvatar, schema.FieldProtected, schema.FieldSuspended, schema.FieldCreated)
+			cmds[i] = pl.HMGet(ctx, s.keys.User(uid), schema.FieldAvatar, schema.FieldProtected, schema.FieldSuspended, schema.FieldCreated, schema.FieldDisplayName)
 			pins[i] = pl.ZRange(ctx, s.keys.Pinned(uid), 0, -1)
 		}
 		return nil
@@ -311,11 +312,12 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 	for i, uid := range missing {
 		v := cmds[i].Val()
 		var c authorCard
-		if len(v) == 4 {
+		if len(v) == 5 {
 			c.avatar, _ = v[0].(string)
 			c.protected = v[1] == "1"
 			c.suspended = v[2] == "1"
 			c.created = parseInt(v[3])
+			c.displayName, _ = v[4].(string)
 		}
 		c.pins = schema.ParseIDs(pins[i].Val())
 		cards[uid] = c

@@ -33,10 +33,11 @@ type caches struct {
 }
 
 // authorCard is what a page of posts needs of each author besides the
-// post itself: its avatar, whether it is protected or suspended, and which
+// post itself: its avatar and display name, whether it is protected or suspended, and which
 // posts it pinned.
 type authorCard struct {
 	avatar               string // file name; "" for none
+	displayName          string // "" for none
 	created              int64  // when the author signed up, unix ms
 	protected, suspended bool
 	pins                 []int64 // at most store.MaxPins

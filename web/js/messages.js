@@ -4,7 +4,8 @@
 // core/chat.js); this is the page's frame around it.
 
 import { h, icon, fill, own } from './core/dom.js';
-import { avatar, userLink } from './core/render.js';
+import { avatar } from './core/render.js';
+import { nameLink } from './core/profile.js';
 import { conversationsList, unreadButton } from './core/messages.js';
 import { chatView } from './core/chat.js';
 import { t } from './core/i18n.js';
@@ -23,7 +24,7 @@ export function messages(ctx) {
 export function conversation(ctx, name) {
   const who = h('div', { class: 'chat-who' }, own(name, 'h1'));
   const chat = chatView(ctx, name, {
-    onUser: (user) => fill(who, avatar(user), h('h1', {}, userLink(ctx, user.username, 'name'))),
+    onUser: (user) => fill(who, avatar(user), h('h1', {}, nameLink(ctx, user))),
   });
   const el = h('div', { class: 'view chat-page' },
     h('div', { class: 'page-head page-head-back' },

@@ -19,6 +19,7 @@ import { messageButton } from './core/messages.js';
 import { tagFollowButton, followedTags } from './core/tags.js';
 import { t, count, errorText } from './core/i18n.js';
 import { tWith, languageSelect, languageFooter } from './lang.js';
+import { profileHeading, headerBanner, profileFields, profileSettings } from './core/profile.js';
 
 /** auth is the log-in or sign-up form. */
 export function auth(ctx, mode, onDone) {
@@ -127,7 +128,8 @@ export function profile(ctx, name, tab) {
       return h('a', { class: 'stat', href }, counts[key], ' ', label);
     };
     const bio = user.bio ? own(user.bio, 'p', { class: 'bio' }) : h('p', { class: 'bio muted' }, self ? t('desktop.profile.noBio') : '');
-    fill(header, 
+    fill(header,
+      headerBanner(user),
       h('div', { class: 'profile-top' },
         avatar(user, 'xl'),
         h('div', { class: 'profile-actions' },
@@ -138,9 +140,10 @@ export function profile(ctx, name, tab) {
           messageButton(user, ctx),
           lists.button,
           rel.menu)),
-      h('h1', { class: 'profile-name' }, own(user.username), rel.lock),
+      profileHeading(user, 'h1', rel.lock),
       rel.states,
       bio,
+      profileFields(user),
       h('p', { class: 'muted small' }, t('desktop.profile.joined', { date: shortDate(user.created_at) })),
       h('div', { class: 'stats' },
         stat('posts', user.posts_count, t('desktop.profile.posts'), base),
@@ -338,6 +341,7 @@ export function account(ctx) {
 export function settings(ctx) {
   const el = h('div', { class: 'view' },
     pageHead(t('desktop.settings.title'), t('desktop.settings.sub')),
+    profileSettings(ctx, { cls: 'card' }),
     privacyArea(ctx, { sectionClass: 'card' }).el,
     settingsSection('settings-language-title', t('settings.language'), null, 'card',
       languageSelect({ 'aria-labelledby': 'settings-language-title' })),

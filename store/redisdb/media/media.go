@@ -91,21 +91,33 @@ func fileName(url string) string { return url[len(schema.MediaURL("")):] }
 
 // SetAvatar makes the media file name uid's avatar, removing the old one.
 func (s *Uploads) SetAvatar(ctx context.Context, uid int64, name string) (store.User, error) {
-	old, err := s.rdb.HGet(ctx, s.keys.User(uid), schema.FieldAvatar).Result()
+	return s.setImage(ctx, uid, schema.FieldAvatar, name, "set avatar")
+}
+
+// SetHeader makes the media file name uid's header image, removing the old one.
+func (s *Uploads) SetHeader(ctx context.Context, uid int64, name string) (store.User, error) {
+	return s.setImage(ctx, uid, schema.FieldHeader, name, "set header")
+}
+
+// setImage makes the media file name uid's picture of the user hash's
+// field (its avatar or its header), removing the old one. Every process
+// is told that uid's author card changed (its avatar is on every post).
+func (s *Uploads) setImage(ctx context.Context, uid int64, field, name, what string) (store.User, error) {
+	old, err := s.rdb.HGet(ctx, s.keys.User(uid), field).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return store.User{}, s.core.Wrap("set avatar", err)
+		return store.User{}, s.core.Wrap(what, err)
 	}
 	if _, err := s.core.Username(ctx, uid); err != nil {
 		return store.User{}, err
 	}
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		pl.HSet(ctx, s.keys.User(uid), schema.FieldAvatar, name)
+		pl.HSet(ctx, s.keys.User(uid), field, name)
 		pl.Publish(ctx, s.keys.AvatarsChannel(), uid) // for the processes that remember it
 		return nil
 	})
 	s.core.ForgetAuthor(uid)
 	if err != nil {
-		return store.User{}, s.core.Wrap("set avatar", err)
+		return store.User{}, s.core.Wrap(what, err)
 	}
 	if old != "" && old != name && s.opt.Files != nil {
 		s.opt.Files.Remove(old)

@@ -151,6 +151,11 @@ type UserHash struct {
 	Bio         string `redis:"bio"`
 	Posts       int64  `redis:"posts_count"`
 	Avatar      string `redis:"avatar"` // the avatar's file name in the media folder
+	// DisplayName, Header (the header image's file name) and Fields (a
+	// JSON list of store.Field) are the profile of CONTRACT.md §15.
+	DisplayName string `redis:"display_name"`
+	Header      string `redis:"header"`
+	Fields      string `redis:"fields"`
 	Protected   bool   `redis:"protected"`
 	Suspended   bool   `redis:"suspended"`
 }
@@ -167,6 +172,10 @@ const (
 	FieldCreated = "created"
 	FieldPosts   = "posts_count"
 	FieldAvatar  = "avatar"
+	// FieldDisplayName, FieldHeader and FieldFields are the profile's.
+	FieldDisplayName = "display_name"
+	FieldHeader      = "header"
+	FieldFields      = "fields"
 	// FieldFanOut is the author's fan-out mode: "" (push), ModePull or ModeDrain.
 	FieldFanOut = "fanout"
 	// FieldPullFrom is the last message id before the author's posts were
@@ -192,7 +201,8 @@ const (
 )
 
 // UserFields are the fields of userHash a profile shows, in HMGET order.
-var UserFields = []string{FieldUsername, FieldBio, FieldCreated, FieldPosts, FieldAvatar, FieldProtected, FieldSuspended}
+var UserFields = []string{FieldUsername, FieldBio, FieldCreated, FieldPosts, FieldAvatar, FieldProtected, FieldSuspended,
+	FieldDisplayName, FieldHeader, FieldFields}
 
 // MediaHash is the M:<id> hash of one uploaded image.
 type MediaHash struct {

@@ -235,6 +235,10 @@ func (k Keys) TrendsCache() string { return k.prefix + "trends:cache" }
 // scored 0, for prefix search by lexical range.
 func (k Keys) Usernames() string { return k.prefix + "global:usernames" }
 
+// DisplayNames is the ZSET global:displaynames of "<lower-case display
+// name>:<uid>", all scored 0: user search by the start of a display name.
+func (k Keys) DisplayNames() string { return k.prefix + "global:displaynames" }
+
 // Popular is the ZSET global:popular of users by follower count, for
 // suggestions.
 func (k Keys) Popular() string { return k.prefix + "global:popular" }

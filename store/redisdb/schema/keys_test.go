@@ -57,6 +57,7 @@ func TestKeys(t *testing.T) {
 			k.TagCounts():                               "global:tags",
 			k.TagNames():                                "global:tagnames",
 			k.Usernames():                               "global:usernames",
+			k.DisplayNames():                            "global:displaynames",
 			k.Popular():                                 "global:popular",
 			k.Notifications(7):                          "N:7:notificationID",
 			k.Notes(7):                                  "N:7:notes",

@@ -195,8 +195,10 @@ func prefixRange(prefix string) *redis.ZRangeBy {
 // searchCandidates bounds how many prefix matches are ranked per search.
 const searchCandidates = 200
 
-// SearchUsers are the users whose name starts with prefix (in any letter
-// case), most followed first.
+// SearchUsers are the users whose name or display name starts with
+// prefix (in any letter case, any script), most followed first. A display
+// name's entry left behind by a rename that raced another is skipped:
+// the display name read with the user must still start with prefix.
 func (s *Social) SearchUsers(ctx context.Context, prefix string, q store.PageQuery) (store.Page[store.User], error) {
 	key, err := searchKey(prefix, store.MaxUsername)
 	if err != nil {
@@ -204,14 +206,29 @@ func (s *Social) SearchUsers(ctx context.Context, prefix string, q store.PageQue
 	}
 	by := prefixRange(key)
 	by.Count = searchCandidates
-	members, err := s.rdb.ZRangeByLex(ctx, s.keys.Usernames(), by).Result()
+	var names, shown *redis.StringSliceCmd
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		names = pl.ZRangeByLex(ctx, s.keys.Usernames(), by)
+		shown = pl.ZRangeByLex(ctx, s.keys.DisplayNames(), by)
+		return nil
+	})
 	if err != nil {
 		return store.Page[store.User]{}, s.core.Wrap("search users", err)
 	}
-	uids := make([]int64, 0, len(members))
-	for _, m := range members {
+	uids := make([]int64, 0, len(names.Val())+len(shown.Val()))
+	byName := make(map[int64]bool, len(names.Val()))
+	for _, m := range names.Val() {
 		if i := strings.LastIndexByte(m, ':'); i >= 0 {
-			uids = append(uids, parseID(m[i+1:]))
+			uid := parseID(m[i+1:])
+			byName[uid] = true
+			uids = append(uids, uid)
+		}
+	}
+	for _, m := range shown.Val() {
+		if i := strings.LastIndexByte(m, ':'); i >= 0 {
+			if uid := parseID(m[i+1:]); !byName[uid] && !slices.Contains(uids, uid) {
+				uids = append(uids, uid)
+			}
 		}
 	}
 	if uids, err = s.unhidden(ctx, uids, q.Viewer); err != nil {
@@ -222,7 +239,13 @@ func (s *Social) SearchUsers(ctx context.Context, prefix string, q store.PageQue
 		return store.Page[store.User]{}, err
 	}
 	users, err := s.core.Users(ctx, uids, q.Viewer)
-	return store.Page[store.User]{Items: users}, err
+	out := users[:0]
+	for _, u := range users {
+		if byName[u.ID] || strings.HasPrefix(store.TagKey(u.DisplayName), key) {
+			out = append(out, u)
+		}
+	}
+	return store.Page[store.User]{Items: out}, err
 }
 
 // unhidden are those of uids whom viewer may meet in a list of users:

@@ -226,6 +226,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     // upload progress fetch does not report; onProgress gets 0…1.
     uploadMedia: (file, alt = '', onProgress) => send('POST', '/media', form(file, alt), onProgress),
     setAvatar: (file, onProgress) => send('PUT', '/me/avatar', form(file), onProgress),
+    setHeader: (file, onProgress) => send('PUT', '/me/header', form(file), onProgress),
 
     /** wsURL is the live feed's address, with ?after=, ?seen=, ?messages_after= and ?token= as needed. */
     wsURL(after, messagesAfter, seen = []) {

@@ -11,6 +11,7 @@ import { h, icon, own } from './dom.js';
 import { t } from './i18n.js';
 import { Feed } from './feed.js';
 import { avatar } from './render.js';
+import { shownName } from './profile.js';
 import { timeElement, waitText } from './time.js';
 import { excerpt } from './text.js';
 import { badgeText } from './notify.js';
@@ -214,7 +215,8 @@ export function conversationRow(c, ctx, unread) {
   avatar(c.with),
   h('span', { class: 'conv-body' },
     h('span', { class: 'conv-head' },
-      own(name, 'span', { class: 'conv-name' }),
+      own(shownName(c.with), 'span', { class: 'conv-name', attrs: { dir: 'auto' } }),
+      c.with.display_name ? own('@' + name, 'span', { class: 'handle', attrs: { dir: 'ltr' } }) : null,
       c.last_message ? h('span', { class: 'conv-time' }, timeElement(c.last_message.created_at)) : null),
     h('span', { class: 'conv-last' }, preview(c, me))),
   unread > 0 ? h('span', { class: 'conv-badge', attrs: { 'aria-hidden': 'true' } }, badgeText(unread)) : null,

@@ -8,7 +8,8 @@
 import { h, icon, plain, own, phrase, slots } from './dom.js';
 import { t } from './i18n.js';
 import { Feed } from './feed.js';
-import { avatar, userLink, followButton } from './render.js';
+import { avatar, followButton } from './render.js';
+import { nameLink, shownName } from './profile.js';
 import { timeElement } from './time.js';
 import { excerpt } from './text.js';
 
@@ -108,7 +109,7 @@ function what(n) {
 
 /** sentence is the notification in words, for a toast: "alice liked your post" (as phrase() returns it). */
 export function sentence(n) {
-  return phrase(what(n), { name: n.actor ? own(n.actor.username) : t('notify.someone') });
+  return phrase(what(n), { name: n.actor ? own(shownName(n.actor)) : t('notify.someone') });
 }
 
 /** postText is what a notification quotes of its post (a bare repost quotes the original). */
@@ -131,7 +132,7 @@ export function notificationRow(n, ctx) {
         actor ? h('a', { href: ctx.href('/u/' + encodeURIComponent(actor.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(actor, 'sm')) : avatar('?', 'sm'),
         h('p', { class: 'notif-text' },
           n.read ? null : h('span', { class: 'visually-hidden' }, t('notify.new')),
-          phrase(what(n), { name: actor ? userLink(ctx, actor.username) : t('notify.someone') }),
+          phrase(what(n), { name: actor ? h('span', { class: 'notif-name' }, nameLink(ctx, actor)) : t('notify.someone') }),
           h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, ' · '),
           h('span', { class: 'time' }, timeElement(n.created_at)))),
       n.post && text ? own(excerpt(text, 140), 'a', { class: 'notif-post', href: ctx.href('/p/' + n.post.id) }) : null,

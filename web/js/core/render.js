@@ -22,6 +22,7 @@ import { mediaGrid, mediaURL } from './media.js';
 import { lockMark, postMenu } from './safety.js';
 import { fresh, editedMark } from './edit.js';
 import { bookmarkButton, ownPostMenu, pinnedMark } from './keeps.js';
+import { nameLink } from './profile.js';
 
 /** hue picks a stable colour for a name. */
 function hue(name) {
@@ -106,7 +107,7 @@ function quote(src, ctx) {
   const el = h('div', { class: 'quote', dataset: { quoteOf: String(src.id) } },
     h('div', { class: 'post-head' },
       avatar(src.author, 'sm'),
-      userLink(ctx, src.author.username),
+      nameLink(ctx, src.author),
       h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
       h('a', { class: 'time', href: ctx.href('/p/' + src.id) }, timeElement(src.created_at)),
       editedMark(src, ctx)),
@@ -163,7 +164,7 @@ export function postCard(post, ctx, opts = {}) {
     h('div', { class: 'post-body' },
       opts.pinned ? pinnedMark() : null,
       h('div', { class: 'post-head' },
-        userLink(ctx, name),
+        nameLink(ctx, post.author),
         post.author.protected ? lockMark(14) : null,
         isRepost ? h('span', { class: 'badge' }, icon('repost', 14), t('post.reposted')) : null,
         h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
@@ -245,7 +246,7 @@ export function userRow(user, ctx, opts = {}) {
   return h('div', { class: 'user-row', dataset: { user: user.username } },
     h('a', { href: ctx.href('/u/' + encodeURIComponent(user.username)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(user)),
     h('div', { class: 'user-row-body' },
-      userLink(ctx, user.username),
+      h('div', { class: 'user-row-name' }, nameLink(ctx, user)),
       user.bio ? own(user.bio, 'p', { class: 'bio' }) : h('p', { class: 'bio muted' }, t('user.joined', { date: shortDate(user.created_at) }))),
     opts.actions ? h('div', { class: 'row-actions' }, opts.actions) : follow ? followButton(user, ctx, opts.onFollow) : null);
 }

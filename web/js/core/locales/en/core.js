@@ -28,6 +28,9 @@ export default {
   'error.content_too_long': 'This text is too long.',
   'error.invalid_bio': 'This bio cannot be saved.',
   'error.bio_too_long': 'A bio has at most 160 characters.',
+  'error.display_name_too_long': 'A display name has at most 30 characters.',
+  'error.invalid_display_name': 'A display name is one line of text.',
+  'error.invalid_fields': 'Each field needs a label and content of 1 to 100 characters; four fields at most.',
   'error.invalid_repost': 'Only posts can be reposted, not comments.',
   'error.invalid_idempotency_key': 'This could not be sent. Please try again.',
   'error.idempotency_key_reused': 'This was sent already with other content. Please try again.',
@@ -278,6 +281,23 @@ export default {
   'media.avatar_uploading': 'Uploading… {{percent}}%',
   'media.avatar_saving': 'Saving…',
   'media.avatar_changed': 'Your picture is changed.',
+
+  // The profile: display name, fields and header picture (profile.js).
+  'profile.section': 'Profile',
+  'profile.section_help': 'How others see you: a display name, a header picture and up to four lines of your choice.',
+  'profile.display_name': 'Display name',
+  'profile.display_name_help': 'Up to 30 characters, in any language. Leave it empty to show your username.',
+  'profile.fields': 'Profile fields',
+  'profile.fields_help': 'Up to four, such as a website or your city. A web address becomes a link.',
+  'profile.field_name': 'Label {{n}}',
+  'profile.field_value': 'Content {{n}}',
+  'profile.save': 'Save profile',
+  'profile.saved': 'Your profile is saved.',
+  'profile.header': 'Header picture',
+  'profile.no_header': 'No header picture yet.',
+  'profile.change_header': 'Change header',
+  'profile.header_uploading': 'Uploading… {{percent}}%',
+  'profile.header_changed': 'Your header picture is changed.',
 
   // The Account area (account.js).
   'account.change_password': 'Change password',

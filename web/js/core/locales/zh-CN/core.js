@@ -25,6 +25,9 @@ export default {
   'error.content_too_long': '内容太长了。',
   'error.invalid_bio': '无法保存这段简介。',
   'error.bio_too_long': '简介最多 160 个字。',
+  'error.display_name_too_long': '昵称最多 30 个字。',
+  'error.invalid_display_name': '昵称只能是一行文字。',
+  'error.invalid_fields': '每条资料需要 1 到 100 个字的标签和内容，最多四条。',
   'error.invalid_repost': '只能转发微博，不能转发评论。',
   'error.invalid_idempotency_key': '发送失败，请再试一次。',
   'error.idempotency_key_reused': '这条内容已用别的内容发送过，请再试一次。',
@@ -268,6 +271,23 @@ export default {
   'media.avatar_uploading': '正在上传… {{percent}}%',
   'media.avatar_saving': '正在保存…',
   'media.avatar_changed': '头像已更换。',
+
+  // 个人资料：昵称、资料栏和头图（profile.js）。
+  'profile.section': '个人资料',
+  'profile.section_help': '别人看到的你：昵称、头图，以及最多四条自定义信息。',
+  'profile.display_name': '昵称',
+  'profile.display_name_help': '最多 30 个字，任何语言均可。留空则显示用户名。',
+  'profile.fields': '资料栏',
+  'profile.fields_help': '最多四条，例如网站或所在城市。网址会显示为链接。',
+  'profile.field_name': '标签 {{n}}',
+  'profile.field_value': '内容 {{n}}',
+  'profile.save': '保存资料',
+  'profile.saved': '资料已保存。',
+  'profile.header': '头图',
+  'profile.no_header': '还没有头图。',
+  'profile.change_header': '更换头图',
+  'profile.header_uploading': '正在上传… {{percent}}%',
+  'profile.header_changed': '头图已更换。',
 
   // 账号（account.js）。
   'account.change_password': '修改密码',
