@@ -82,9 +82,12 @@ func TestBrowser(t *testing.T) {
 	if only := os.Getenv("BROWSER_TESTS"); only != "" { // e.g. BROWSER_TESTS=archive,social while working on those
 		files = slices.DeleteFunc(files, func(f string) bool {
 			return !slices.ContainsFunc(strings.Split(only, ","), func(name string) bool {
-				return filepath.Base(f) == name+".test.mjs"
+				return filepath.Base(f) == strings.TrimSuffix(name, ".test.mjs")+".test.mjs"
 			})
 		})
+		if len(files) == 0 {
+			t.Fatalf("BROWSER_TESTS=%s names no file in %s", only, dir)
+		}
 	}
 
 	r := startRedis(t)
