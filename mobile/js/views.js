@@ -21,10 +21,10 @@ import { MAX_POST } from './core/api.js';
 import { attachments, avatarPicker } from './core/media.js';
 import { messageButton } from './core/messages.js';
 import { tagFollowButton, followedTags } from './core/tags.js';
-import { t, count, errorText, LANGUAGES, lang, setLang } from './core/i18n.js';
+import { t, errorText, LANGUAGES, lang, setLang } from './core/i18n.js';
 import { waitingList } from './waiting.js';
 import { pushArea } from './push.js';
-import { profileHeading, headerBanner, profileFields, profileSettings, shownName } from './core/profile.js';
+import { profileHeading, headerBanner, profileFields, profileSettings, shownName, stat as profileStat } from './core/profile.js';
 
 /** auth is the log-in or sign-up screen. */
 export function auth(ctx, mode) {
@@ -133,9 +133,9 @@ export function profile(ctx, name, tab) {
   const self = me && me.username.toLowerCase() === name.toLowerCase();
   let loaded = false;
   function draw(user) {
-    const followers = h('strong', {}, count(user.followers_count));
+    const followers = profileStat('followers', user.followers_count, base + '/followers');
     const rel = relationParts(ctx, user, {
-      followed: () => { followers.textContent = count(user.followers_count); },
+      followed: () => followers.set(user.followers_count),
       // A block or mute from the menu: draw again, and give the menu back the focus.
       changed: () => { draw(user); const m = header.querySelector('.menu-btn'); if (m) m.focus(); },
     });
@@ -155,9 +155,9 @@ export function profile(ctx, name, tab) {
       profileFields(user),
       h('p', { class: 'muted small' }, t('mobile.profile.joined', { date: shortDate(user.created_at) })),
       h('div', { class: 'stats' },
-        h('a', { href: base }, h('strong', {}, count(user.posts_count)), ' ' + t('mobile.profile.posts')),
-        h('a', { href: base + '/following' }, h('strong', {}, count(user.following_count)), ' ' + t('mobile.profile.following')),
-        h('a', { href: base + '/followers' }, followers, ' ' + t('mobile.profile.followers'))),
+        profileStat('posts', user.posts_count, base).el,
+        profileStat('following', user.following_count, base + '/following').el,
+        followers.el),
       lists.panel,
       rel.note);
     const title = document.getElementById('title'); // the app bar: the name shown, once known

@@ -20,7 +20,8 @@ test('desktop: a followed user’s new post appears live on the home page', asyn
   const followBtn = B.page.locator('#main').getByRole('button', { name: `Follow ${alice.username}` });
   await followBtn.click();
   await B.page.locator('#main').getByRole('button', { name: `Unfollow ${alice.username}` }).waitFor();
-  assert.equal(await B.page.locator('.stat', { hasText: 'Followers' }).locator('strong').textContent(), '1');
+  // One follower is "1 Follower", not "1 Followers".
+  await B.page.locator('.stat', { hasText: /^1 Follower$/ }).waitFor();
   await shot(B.page, 'desktop-profile');
 
   // Bob goes home (client-side navigation, no reload) and waits for the live feed.

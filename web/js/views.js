@@ -17,9 +17,9 @@ import { composer } from './compose.js';
 import { searchPage } from './search.js';
 import { messageButton } from './core/messages.js';
 import { tagFollowButton, followedTags } from './core/tags.js';
-import { t, count, errorText } from './core/i18n.js';
+import { t, errorText } from './core/i18n.js';
 import { tWith, languageSelect, languageFooter } from './lang.js';
-import { profileHeading, headerBanner, profileFields, profileSettings } from './core/profile.js';
+import { profileHeading, headerBanner, profileFields, profileSettings, stat as profileStat } from './core/profile.js';
 
 /** auth is the log-in or sign-up form. */
 export function auth(ctx, mode, onDone) {
@@ -123,10 +123,7 @@ export function profile(ctx, name, tab) {
     const self = me && me.id === user.id;
     const rel = relationParts(ctx, user, { followed, changed });
     const lists = listsPicker(user, ctx);
-    const stat = (key, n, label, href) => {
-      counts[key] = h('strong', {}, count(n));
-      return h('a', { class: 'stat', href }, counts[key], ' ', label);
-    };
+    const stat = (key, n, href) => (counts[key] = profileStat(key, n, href, 'stat')).el;
     const bio = user.bio ? own(user.bio, 'p', { class: 'bio' }) : h('p', { class: 'bio muted' }, self ? t('desktop.profile.noBio') : '');
     fill(header,
       headerBanner(user),
@@ -146,9 +143,9 @@ export function profile(ctx, name, tab) {
       profileFields(user),
       h('p', { class: 'muted small' }, t('desktop.profile.joined', { date: shortDate(user.created_at) })),
       h('div', { class: 'stats' },
-        stat('posts', user.posts_count, t('desktop.profile.posts'), base),
-        stat('following', user.following_count, t('desktop.profile.following'), base + '/following'),
-        stat('followers', user.followers_count, t('desktop.profile.followers'), base + '/followers')),
+        stat('posts', user.posts_count, base),
+        stat('following', user.following_count, base + '/following'),
+        stat('followers', user.followers_count, base + '/followers')),
       lists.panel,
       rel.note);
     // A block or a protected account leaves no posts to list; once that changes, they load.
@@ -161,7 +158,7 @@ export function profile(ctx, name, tab) {
 
   /** followed shows a follow in the counts, keeping the button's focus. */
   function followed() {
-    counts.followers.textContent = count(user.followers_count);
+    counts.followers.set(user.followers_count);
   }
 
   /** changed draws the header again after a block or mute from it, and gives its menu back the focus. */
@@ -188,7 +185,7 @@ export function profile(ctx, name, tab) {
       if (type === 'post' && tab === 'posts' && data.author.id === user.id) feed.add(data);
       if (type === 'follow' && ctx.me() && ctx.me().id === user.id) {
         user.followers_count++;
-        counts.followers.textContent = count(user.followers_count);
+        counts.followers.set(user.followers_count);
         if (tab === 'followers') feed.add(data);
       }
     },

@@ -7,13 +7,32 @@
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
 import { h, own, fill } from './dom.js';
-import { t, errorText } from './i18n.js';
+import { t, errorText, count } from './i18n.js';
 import { mediaURL, uploadError } from './media.js';
 import { settingsSection, errorLine } from './account.js';
 
 const MAX_DISPLAY_NAME = 30;
 const MAX_FIELDS = 4;
 const MAX_FIELD_TEXT = 100;
+
+/**
+ * stat is one of a profile's counts with its label, which agrees with it
+ * ("1 Follower", "2 Followers"; 粉丝 either way): { el, set(n) }, set
+ * changing both as a follow arrives. key is posts, following or followers.
+ */
+export function stat(key, n, href, cls) {
+  const text = (v) => ({
+    posts: () => t('profile.stat_posts', { count: v }),
+    following: () => t('profile.stat_following', { count: v }),
+    followers: () => t('profile.stat_followers', { count: v }),
+  })[key]();
+  const num = h('strong', {}, count(n));
+  const label = h('span', {}, text(n));
+  return {
+    el: h('a', { class: cls, href }, num, ' ', label),
+    set(v) { num.textContent = count(v); label.textContent = text(v); },
+  };
+}
 
 /** shownName is what a user is called on screen: its display name, else its username. */
 export function shownName(who) {

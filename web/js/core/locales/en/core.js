@@ -283,6 +283,12 @@ export default {
   'media.avatar_changed': 'Your picture is changed.',
 
   // The profile: display name, fields and header picture (profile.js).
+  'profile.stat_posts_one': 'Post',
+  'profile.stat_posts_other': 'Posts',
+  'profile.stat_following_one': 'Following',
+  'profile.stat_following_other': 'Following',
+  'profile.stat_followers_one': 'Follower',
+  'profile.stat_followers_other': 'Followers',
   'profile.section': 'Profile',
   'profile.section_help': 'How others see you: a display name, a header picture and up to four lines of your choice.',
   'profile.display_name': 'Display name',

@@ -273,6 +273,9 @@ export default {
   'media.avatar_changed': '头像已更换。',
 
   // 个人资料：昵称、资料栏和头图（profile.js）。
+  'profile.stat_posts_other': '微博',
+  'profile.stat_following_other': '关注',
+  'profile.stat_followers_other': '粉丝',
   'profile.section': '个人资料',
   'profile.section_help': '别人看到的你：昵称、头图，以及最多四条自定义信息。',
   'profile.display_name': '昵称',
