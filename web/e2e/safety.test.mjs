@@ -294,6 +294,19 @@ test('desktop: a post is reported; the operator removes it and suspends the acco
   await R.page.getByText('This account is suspended.').waitFor();
   await shot(R.page, 'safety-suspended-login');
 
+  // A stranger meets the suspended account's profile: a note in words, no Follow
+  // (a follow is refused), on the desktop page and on the phone in Chinese.
+  await Q.page.goto(`${BASE_URL}/u/${rex.username}`);
+  await Q.page.getByText(`${rex.username}’s account is suspended`).waitFor();
+  assert.equal(await Q.page.locator('#main').getByRole('button', { name: `Follow ${rex.username}` }).count(), 0, 'a suspended profile offers Follow');
+  const QM = await phone(browser, quinn, { locale: 'zh-CN' });
+  await QM.page.goto(`${BASE_URL}/m/#/u/${rex.username}`);
+  await QM.page.getByText(`${rex.username} 的账号已被封禁`).waitFor();
+  assert.equal(await QM.page.locator('.profile-actions').getByRole('button', { name: /^关注/ }).count(), 0, 'a suspended profile offers 关注 on the phone');
+  assert.ok(await fits(QM.page), 'the suspended profile overflows 360 px');
+  await shot(QM.page, 'safety-suspended-profile-mobile');
+  await QM.context.close();
+
   // Resolving takes the report off the list.
   await report.getByRole('button', { name: /^Resolve report/ }).click();
   await report.waitFor({ state: 'detached' });

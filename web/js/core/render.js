@@ -179,9 +179,13 @@ export function postCard(post, ctx, opts = {}) {
       actions));
 }
 
-/** canFollow says whether the reader may follow user: not while either blocks the other. */
+/**
+ * canFollow says whether the reader may follow user: not while either
+ * blocks the other, nor a suspended account (which takes no new followers;
+ * one who follows it may still unfollow).
+ */
 export function canFollow(user) {
-  return !user.blocking && !user.blocked_by;
+  return !user.blocking && !user.blocked_by && (!user.suspended || !!user.following);
 }
 
 /**

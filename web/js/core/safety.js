@@ -189,8 +189,8 @@ export function userStates(user) {
 
 /**
  * profileNote says why a profile shows no posts (a phrase()), or null when
- * it shows them: one of the two blocks the other, or the account is
- * protected and the reader is not an approved fan.
+ * it shows them: one of the two blocks the other, the account is
+ * suspended, or it is protected and the reader is not an approved fan.
  */
 export function profileNote(user, ctx) {
   const me = ctx.me();
@@ -198,6 +198,7 @@ export function profileNote(user, ctx) {
   const note = (text) => named(text, user);
   if (user.blocking) return note(t('safety.note_blocking', NAME));
   if (user.blocked_by) return note(t('safety.note_blocked_by', NAME));
+  if (user.suspended) return note(t('safety.note_suspended', NAME));
   if (user.protected && !user.following) {
     return user.requested ? note(t('safety.note_requested', NAME)) : note(t('safety.note_protected', NAME));
   }

@@ -377,6 +377,7 @@ export default {
   'safety.note_blocking': 'You have blocked {{name}}. Neither of you sees the other’s posts.',
   'safety.note_blocked_by': '{{name}} has blocked you. You can’t follow them or see their posts.',
   'safety.note_requested': '{{name}} hasn’t answered your follow request yet. Their posts show here once they approve it.',
+  'safety.note_suspended': '{{name}}’s account is suspended: its posts are hidden, and it takes no new followers.',
   'safety.note_protected': '{{name}}’s posts are protected. Only the people {{name}} approves can see them.',
 
   // Reports (safety.js).

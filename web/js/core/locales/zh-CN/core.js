@@ -364,6 +364,7 @@ export default {
   'safety.note_blocking': '你已拉黑 {{name}}，你们互相看不到对方的微博。',
   'safety.note_blocked_by': '{{name}} 已拉黑你，你不能关注对方，也看不到对方的微博。',
   'safety.note_requested': '{{name}} 还没有回复你的关注申请。对方批准后，这里会显示其微博。',
+  'safety.note_suspended': '{{name}} 的账号已被封禁：其微博已隐藏，也不能再被关注。',
   'safety.note_protected': '{{name}} 的微博受保护，只有 {{name}} 批准的人才能看到。',
 
   // 举报（safety.js）。
