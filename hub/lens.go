@@ -74,7 +74,7 @@ func decodeSubject(event string, data json.RawMessage) (*subject, error) {
 			return nil, fmt.Errorf("hub: decode %s event: %w", event, err)
 		}
 		return &subject{post: w.post()}, nil
-	case store.EventCounts, store.EventDelete:
+	case store.EventCounts, store.EventDelete, store.EventPoll:
 		var w wirePost
 		if err := json.Unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("hub: decode %s event: %w", event, err)

@@ -84,4 +84,6 @@ var SharedPaths = []string{
 	http.MethodGet + " /api/v1/trends/tags",
 	http.MethodGet + " /api/v1/tags/:tag",
 	http.MethodPost + " /api/v1/media",
+	http.MethodGet + " /api/v1/polls/:id",
+	http.MethodPost + " /api/v1/polls/:id/votes",
 }

@@ -70,7 +70,7 @@ func archived(p *store.Post) store.Archived {
 func archivedPost(a store.Archived) *store.Post {
 	h := schema.PostHash{Content: a.Content, Author: a.Author, Username: a.Username, Time: a.Created,
 		Kind: a.Kind, Comments: a.CommentsCount, Reposts: a.RepostsCount,
-		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media, Edited: a.Edited}
+		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media, Edited: a.Edited, Poll: a.Poll}
 	if a.RepostOf != 0 {
 		h.RepostOf = id(a.RepostOf)
 	}
