@@ -52,4 +52,3 @@ func (s *Store) publishPoll(ctx context.Context, author int64, poll store.Poll, 
 	s.publish(ctx, s.keys.AuthorChannel(author), store.EventPoll, store.PollData{PostID: poll.ID, Poll: &poll, PostRef: ref})
 	s.opt.Metrics.pollEvents.Inc()
 }
-
