@@ -64,6 +64,7 @@ func (a *API) Routes(e *echo.Echo, natives map[string]echo.HandlerFunc) {
 	a.miscRoutes(r)
 	a.listRoutes(r)
 	a.tagRoutes(r)
+	a.pollRoutes(r)
 	for route, native := range r.natives { // shared paths the API does not serve yet
 		method, path, _ := strings.Cut(route, " ")
 		e.Add(method, path, native)
