@@ -10,7 +10,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, api, post, desktop, phone, shot, clean, fits, axeViolations, until } from './helpers.mjs';
+import { BASE_URL, launch, newUser, api, post, desktop, phone, shot, clean, fits, axeViolations, englishLeft, until } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -95,6 +95,7 @@ test('zh-CN: a poll written in the mobile app at 360 px, voted on the desktop, i
   await m.getByLabel('允许多选').check();
   assert.ok(await fits(m), 'the compose screen with a poll fits 360 px');
   assert.deepEqual(await axeViolations(m), [], 'the mobile composer with a poll passes axe');
+  assert.deepEqual(await englishLeft(m), [], 'the composer\'s poll is all in Chinese');
   await shot(m, 'polls-mobile-composer-zh');
   await m.getByRole('button', { name: '发布', exact: true }).tap();
   await until(async () => (await newestPost(gus))?.poll, 'the post with its poll');
@@ -115,10 +116,12 @@ test('zh-CN: a poll written in the mobile app at 360 px, voted on the desktop, i
   await theirs.locator('.poll-results').waitFor();
   assert.deepEqual(await shares(theirs), ['100%', '100%'], 'a multiple-choice poll shares by voters');
   assert.deepEqual(await axeViolations(page), [], 'the desktop results pass axe');
+  assert.deepEqual(await englishLeft(page), [], 'the poll\'s results are all in Chinese');
   await shot(page, 'polls-desktop-results-zh');
 
   await until(async () => /1 人参与/.test(await mine.locator('.poll-foot').textContent()), 'the phone to show the vote live');
   assert.ok(await fits(m), 'the poll fits 360 px');
+  assert.deepEqual(await englishLeft(m), [], 'the poll to vote on is all in Chinese');
   await shot(m, 'polls-mobile-live-zh');
   clean(M.w, 'phone');
   clean(D.w);

@@ -119,7 +119,7 @@ function draw(el, poll) {
     },
   } },
   h('fieldset', {},
-    h('legend', { class: 'visually-hidden' }, poll.multiple ? t('poll.choose_any') : t('poll.choose_one')),
+    h('legend', { class: 'visually-hidden' }, poll.multiple ? t('poll.multiple_choice') : t('poll.single_choice')),
     ...poll.options.map((o, i) => h('label', { class: 'poll-option', htmlFor: name + '-' + i }, boxes[i], own(o.title, 'span')))),
   error,
   h('div', { class: 'poll-bar-row' }, vote, foot));
