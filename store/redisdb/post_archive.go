@@ -62,6 +62,9 @@ func archived(p *store.Post) store.Archived {
 		a.Parent = *p.ParentID
 	}
 	a.Mentions, a.Tags, a.Media = reqpath.JSONOr(p.Mentions, "[]"), reqpath.JSONOr(p.Tags, "[]"), reqpath.JSONOr(p.Media, "[]")
+	if p.Poll != nil { // an edit's row, inserted when it comes first, keeps it
+		a.Poll = pollDefinition(p.Poll).JSON()
+	}
 	return a
 }
 

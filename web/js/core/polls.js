@@ -67,7 +67,18 @@ export function pollBox(post, ctx) {
   if (!post || !post.poll) return null;
   const el = h('div', { class: 'poll', dataset: { pollId: String(post.poll.id) } });
   el.ctx = ctx;
-  draw(el, merge(post.poll));
+  const poll = merge(post.poll);
+  draw(el, poll);
+  // A poll closes at its time: the copy on the page shows its results then
+  // (a timer as long as setTimeout takes; a longer one is drawn anew by then).
+  const left = Date.parse(poll.expires_at) - Date.now();
+  if (!closed(poll) && left < 2 ** 31 - 1) {
+    setTimeout(() => {
+      if (!el.isConnected) return;
+      const now = known.get(poll.id) || poll;
+      draw(el, merge({ ...now, expired: true }));
+    }, left + 500);
+  }
   return el;
 }
 
