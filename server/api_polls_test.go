@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -289,5 +290,46 @@ func TestPollArchived(t *testing.T) {
 	}
 	if status, _, _ := ts.vote(t, bob, p.ID, 0); status != 409 {
 		t.Fatalf("bob votes again on the archived poll: %d", status)
+	}
+}
+
+// TestPollLiveHidden (CONTRACT.md §17): a poll event never reaches a
+// socket whose user may not see the poll's post: kai follows alice but
+// mutes her, lou follows her; lou gets the poll's counts, kai nothing of
+// them before carol's later post.
+func TestPollLiveHidden(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	alice, _ := ts.register(t, "alice")
+	carol, _ := ts.register(t, "carol")
+	bob, _ := ts.register(t, "bob")
+	kai, _ := ts.register(t, "kai")
+	lou, _ := ts.register(t, "lou")
+	for _, fan := range []string{kai, lou} {
+		ts.follow(t, fan, "alice", true)
+	}
+	ts.follow(t, kai, "carol", true)
+	ts.wantStatus(t, "PUT", "/api/v1/users/alice/mute", kai, nil, http.StatusNoContent, "")
+	kws, lws := ts.dialWS(t, kai, ""), ts.dialWS(t, lou, "")
+	kws.ready(t)
+	lws.ready(t)
+	p := ts.pollPost(t, alice, "muted poll", map[string]any{"options": []string{"a", "b"}, "expires_in": 600})
+	if status, _, body := ts.vote(t, bob, p.ID, 0); status != http.StatusOK {
+		t.Fatalf("vote: %d %s", status, body)
+	}
+	lws.expect(t, store.EventPost, p.ID)
+	f := lws.expect(t, store.EventPoll, 0)
+	if !strings.Contains(string(f.Data), fmt.Sprintf(`"post_id":%d`, p.ID)) {
+		t.Fatalf("lou's poll frame %s", f)
+	}
+	later := ts.newPost(t, carol, "after the poll")
+	for {
+		f := kws.Next(t, hangWait)
+		if f.Event == store.EventPoll || (f.Event == store.EventPost && f.ID() == p.ID) {
+			t.Fatalf("kai, who mutes alice, got %s", f)
+		}
+		if f.Event == store.EventPost && f.ID() == later {
+			break
+		}
 	}
 }
