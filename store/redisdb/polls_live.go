@@ -33,6 +33,25 @@ func (s *Store) livePoll(post *store.Post) {
 	})
 }
 
+// closePollLater publishes the final counts of post's poll (expired) when
+// it closes, from the process that wrote it. It is a courtesy to open
+// pages: a process that stops before then sends none, and clients close a
+// poll by its expires_at anyway.
+func (s *Store) closePollLater(post *store.Post) {
+	if post.Poll == nil {
+		return
+	}
+	ref := store.RefOf(post)
+	poll := *post.Poll
+	poll.Options = append([]store.PollOption(nil), poll.Options...)
+	wait := time.Until(time.UnixMilli(int64(poll.ExpiresAt)).Add(pollSlack))
+	time.AfterFunc(wait, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.publishPoll(ctx, post.Author.ID, poll, ref)
+	})
+}
+
 // publishPoll reads the counts of poll and publishes them on its post's
 // author's channel (to the author and its fans, as a counts event goes),
 // with Voted and OwnVotes null: everyone gets the same frame.
@@ -40,6 +59,9 @@ func (s *Store) publishPoll(ctx context.Context, author int64, poll store.Poll, 
 	v, err := s.rdb.HMGet(ctx, s.keys.PollVotes(poll.ID), pollFields...).Result()
 	if err != nil || len(v) != len(pollFields) {
 		s.opt.Logger.WarnContext(ctx, "live poll", "poll", poll.ID, "err", err)
+		return
+	}
+	if v[0] == nil { // its post was deleted meanwhile
 		return
 	}
 	n := make([]int64, len(v)-1)

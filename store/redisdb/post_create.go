@@ -79,6 +79,7 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 		return store.Post{}, err
 	}
 	s.afterWrite(ctx, d)
+	s.closePollLater(&d.post) // polls_live.go
 	return d.post, nil
 }
 
