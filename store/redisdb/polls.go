@@ -74,6 +74,7 @@ var pollFields = []string{schema.FieldPollVoters, schema.FieldPollCount(0), sche
 // not anonymous, whether and how it voted: one round trip, only when the
 // page has a poll.
 func (s *Store) fillPolls(ctx context.Context, posts []*store.Post, viewer int64) error {
+	now := s.Now()
 	var polls []*store.Poll
 	for _, p := range posts {
 		if p == nil {
@@ -86,7 +87,10 @@ func (s *Store) fillPolls(ctx context.Context, posts []*store.Post, viewer int64
 			polls = append(polls, o.Poll)
 		}
 	}
-	if len(polls) == 0 {
+	for _, p := range polls {
+		p.Expired = now >= int64(p.ExpiresAt)
+	}
+	if len(polls) == 0 || ctx.Value(noPollCountsKey{}) != nil {
 		return nil
 	}
 	counts := make([]*redis.SliceCmd, len(polls))
@@ -103,7 +107,6 @@ func (s *Store) fillPolls(ctx context.Context, posts []*store.Post, viewer int64
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return s.Wrap("load polls", err)
 	}
-	now := s.Now()
 	for i, p := range polls {
 		v := counts[i].Val()
 		if len(v) == len(pollFields) {
@@ -113,7 +116,6 @@ func (s *Store) fillPolls(ctx context.Context, posts []*store.Post, viewer int64
 			}
 			p.SetCounts(n, parseInt(v[0]))
 		}
-		p.Expired = now >= int64(p.ExpiresAt)
 		if viewer > 0 {
 			chose, _ := votes[i].Result()
 			own := parseChoices(chose)
@@ -123,6 +125,11 @@ func (s *Store) fillPolls(ctx context.Context, posts []*store.Post, viewer int64
 	}
 	return nil
 }
+
+// noPollCountsKey marks a context whose reads leave polls' counts and the
+// reader's votes unread: a vote's read of its post, whose script answers
+// them.
+type noPollCountsKey struct{}
 
 // parseChoices reads a voter's entry of PollVoters ("0,2").
 func parseChoices(s string) []int {
@@ -152,11 +159,14 @@ func (s *Store) Poll(ctx context.Context, viewer, mid int64) (store.Poll, error)
 
 // Vote records viewer's vote in the poll of post mid (store.Polls): the
 // post is read as viewer sees it (404 when it may not), then the vote is
-// one script (poll_vote.lua), whose answer carries the new counts. The
+// one script (poll_vote.lua), whose answer carries the new counts, so the
+// read leaves them (and whether viewer voted: the script knows) unread: a
+// vote costs the round trips of reading a post without a poll, one of
+// them the script's. The
 // vote that opens a window of live updates has its process publish the
 // counts when the window closes (polls_live.go).
 func (s *Store) Vote(ctx context.Context, viewer, mid int64, choices []int) (store.Poll, error) {
-	post, err := s.Post(ctx, mid, viewer)
+	post, err := s.Post(context.WithValue(ctx, noPollCountsKey{}, true), mid, viewer)
 	if err != nil {
 		return store.Poll{}, err
 	}
@@ -169,9 +179,6 @@ func (s *Store) Vote(ctx context.Context, viewer, mid int64, choices []int) (sto
 	}
 	if p.Expired {
 		return store.Poll{}, store.ErrPollExpired
-	}
-	if p.Voted != nil && *p.Voted {
-		return store.Poll{}, store.ErrAlreadyVoted
 	}
 	args := []any{s.Now(), viewer, pollWindow.Milliseconds()}
 	for _, c := range choices {
