@@ -334,3 +334,39 @@ func TestPollLiveHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestMastodonPollJSON: a Mastodon app that sends JSON (as masto does)
+// posts a status with a poll object, votes with choices as strings, and
+// reads the Poll: the author's shows voted false and own_votes [].
+func TestMastodonPollJSON(t *testing.T) {
+	parallel(t)
+	ts := newTestServer(t)
+	author, _ := ts.mastodonUser(t, "mauthor", "")
+	voter, _ := ts.mastodonUser(t, "mvoter", "")
+	status, body := ts.call(t, "POST", "/api/v1/statuses", author,
+		map[string]any{"status": "JSON poll", "poll": map[string]any{"options": []string{"one", "two"}, "expires_in": "300", "multiple": true}})
+	var st struct {
+		ID   string
+		Poll struct {
+			ID       string
+			Multiple bool
+			Options  []struct{ Title string }
+		}
+	}
+	mustDecode(t, body, &st)
+	if status != 200 || st.Poll.ID != st.ID || !st.Poll.Multiple || len(st.Poll.Options) != 2 {
+		t.Fatalf("status with a poll: %d %s", status, body)
+	}
+	status, body = ts.call(t, "POST", "/api/v1/polls/"+st.ID+"/votes", voter, map[string]any{"choices": []string{"0", "1"}})
+	if status != 200 || !strings.Contains(string(body), `"own_votes":[0,1]`) || !strings.Contains(string(body), `"voters_count":1`) {
+		t.Fatalf("vote: %d %s", status, body)
+	}
+	status, body = ts.call(t, "GET", "/api/v1/polls/"+st.ID, author, nil)
+	if status != 200 || !strings.Contains(string(body), `"voted":false,"own_votes":[]`) || !strings.Contains(string(body), `"votes_count":2`) {
+		t.Fatalf("the author's poll: %d %s", status, body)
+	}
+	status, body = ts.call(t, "POST", "/api/v1/statuses", author, map[string]any{"status": "bad", "poll": map[string]any{"options": []string{"one"}, "expires_in": 300}})
+	if status != 422 {
+		t.Fatalf("a one-option poll: %d %s", status, body)
+	}
+}

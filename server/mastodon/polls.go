@@ -30,7 +30,7 @@ type Poll struct {
 	Options     []PollOption `json:"options"`
 	Emojis      []Emoji      `json:"emojis"`
 	Voted       *bool        `json:"voted,omitempty"`
-	OwnVotes    []int        `json:"own_votes,omitempty"`
+	OwnVotes    *[]int       `json:"own_votes,omitempty"`
 }
 
 // PollOption is one option of a Poll.
@@ -48,13 +48,14 @@ func pollOf(p *store.Poll) *Poll {
 	voters := p.VotersCount
 	out := &Poll{ID: idString(p.ID), ExpiresAt: &exp, Expired: p.Expired, Multiple: p.Multiple,
 		VotesCount: p.VotesCount, VotersCount: &voters, Options: make([]PollOption, len(p.Options)),
-		Emojis: []Emoji{}, Voted: p.Voted, OwnVotes: p.OwnVotes}
+		Emojis: []Emoji{}, Voted: p.Voted}
 	for i, o := range p.Options {
 		n := o.VotesCount
 		out.Options[i] = PollOption{Title: o.Title, VotesCount: &n}
 	}
-	if p.Voted != nil && out.OwnVotes == nil {
-		out.OwnVotes = []int{}
+	if p.Voted != nil { // a user's token: its votes, [] for none
+		own := append([]int{}, p.OwnVotes...)
+		out.OwnVotes = &own
 	}
 	return out
 }
