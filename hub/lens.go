@@ -63,7 +63,7 @@ func (w *wirePost) post() *store.Post {
 // decodeSubject decodes what the safety rule needs of an event's data:
 // nil for events that it lets through as they are (follow,
 // notification_removed). An edited post (post_update) is a post like any;
-// a counts or delete event names its message's author (store.PostRef), and
+// a counts, poll or delete event names its message's author (store.PostRef), and
 // goes only to whom may see that message, as its post event did
 // (CONTRACT.md §17); one without (from an older version) goes to all.
 func decodeSubject(event string, data json.RawMessage) (*subject, error) {
@@ -74,7 +74,7 @@ func decodeSubject(event string, data json.RawMessage) (*subject, error) {
 			return nil, fmt.Errorf("hub: decode %s event: %w", event, err)
 		}
 		return &subject{post: w.post()}, nil
-	case store.EventCounts, store.EventDelete:
+	case store.EventCounts, store.EventDelete, store.EventPoll:
 		var w wirePost
 		if err := json.Unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("hub: decode %s event: %w", event, err)

@@ -45,6 +45,7 @@ const SHELL = [
   'js/core/menu.js',
   'js/core/messages.js',
   'js/core/notify.js',
+  'js/core/polls.js',
   'js/outbox.js',
   'js/core/postsearch.js',
   'js/core/privacy.js',

@@ -25,6 +25,9 @@ type Archived struct {
 	// first), empty until the first edit. A tombstone keeps neither text.
 	Edited  int64
 	History string
+	// Poll is the definition of its poll (store.PollDefinition as JSON),
+	// empty without one; its votes stay in Redis (docs/redis-keys.md).
+	Poll string
 	// CommentsCount, RepostsCount and LikesCount are derived when read: the
 	// archived comments on the message and reposts of it that are not
 	// deleted, and its archived likes.

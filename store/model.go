@@ -86,6 +86,8 @@ type Post struct {
 	// Bookmarked whether the reader saved it. Both nil for anonymous readers.
 	Pinned     *bool `json:"pinned"`
 	Bookmarked *bool `json:"bookmarked"`
+	// Poll is the post's poll (store/poll.go), nil when it has none.
+	Poll *Poll `json:"poll"`
 	// Encoded is the post as its live event carries it, when a write has
 	// just encoded it so (nil otherwise): what a writer answers, as is,
 	// rather than encoding it a second time.

@@ -250,6 +250,7 @@ type Service interface {
 	FollowedTags
 	Edits
 	Reposts
+	Polls
 	Conversations
 	Push
 	PushDeliveries
@@ -296,6 +297,8 @@ type NewPost struct {
 	IdempotencyKey string
 	// MediaIDs are the author's own uploads to attach (at most MaxMedia).
 	MediaIDs []int64
+	// Poll is the poll a post carries (store/poll.go), or nil.
+	Poll *NewPoll
 	// Limit is the author's rate limit of posts, counted in the "post"
 	// bucket (see Limiter) by Create itself, in the round trip that claims
 	// the message; the zero Limit is none.
@@ -324,6 +327,12 @@ func (np NewPost) Check() error {
 	}
 	if len(np.IdempotencyKey) > MaxIdemKeyLen {
 		return Invalid(CodeInvalidIdemKey, fmt.Sprintf("Idempotency-Key must be at most %d characters", MaxIdemKeyLen))
+	}
+	if np.Poll != nil {
+		if np.RepostOf != 0 || isComment {
+			return NewError(ErrUnprocessable, CodeInvalidPoll, "only a post of its own can carry a poll, not a repost or a comment")
+		}
+		return np.Poll.Check()
 	}
 	return nil
 }

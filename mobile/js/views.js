@@ -19,6 +19,7 @@ import { bumpCount } from './core/social.js';
 import { shortDate, timeElement } from './core/time.js';
 import { MAX_POST } from './core/api.js';
 import { attachments, avatarPicker } from './core/media.js';
+import { pollComposer } from './core/polls.js';
 import { messageButton } from './core/messages.js';
 import { tagFollowButton, followedTags } from './core/tags.js';
 import { t, errorText, LANGUAGES, lang, setLang } from './core/i18n.js';
@@ -81,10 +82,11 @@ export function compose(ctx) {
   // A phone's picker offers the camera and the gallery for image/*.
   const media = repost ? null : attachments(ctx, { accept: 'image/*', onChange: () => update() });
   const assist = composeAssist(area, ctx, { max: MAX_POST });
+  const poll = repost ? null : pollComposer({ onChange: () => update() });
   const update = () => {
     const left = counter.show(area.value);
     const empty = area.value.trim() === '' && !(media && media.count() > 0);
-    submit.disabled = left < 0 || (!repost && empty) || (media && media.failed());
+    submit.disabled = left < 0 || (!repost && empty) || (media && media.failed()) || (poll && !poll.valid());
     assist.sync();
   };
   area.addEventListener('input', update);
@@ -95,10 +97,11 @@ export function compose(ctx) {
     error.hidden = true;
     try {
       const ids = media ? await media.ready() : [];
-      const res = await ctx.app.outbox.write('post', { content: area.value.trim(), repost_of: repost ? repost.id : null, media_ids: ids });
+      const res = await ctx.app.outbox.write('post', { content: area.value.trim(), repost_of: repost ? repost.id : null, media_ids: ids, poll: poll ? poll.value() : null });
       if (res.sent) ctx.posted(res.sent);
       area.value = '';
       if (media) media.clear();
+      if (poll) poll.clear();
       ctx.toast(!res.sent ? t('outbox.saved') : repost ? t('mobile.compose.reposted') : t('mobile.compose.posted'));
       ctx.go('/home');
     } catch (err) {
@@ -113,8 +116,9 @@ export function compose(ctx) {
     h('div', { class: 'post-head' }, avatar(repost.author, 'sm'), h('span', { class: 'name', translate: false }, shownName(repost.author)), h('span', { class: 'dot' }, '·'), timeElement(repost.created_at)),
     h('p', { class: 'content', translate: false }, repost.content)) : null,
   media ? media.el : null,
+  poll ? poll.el : null,
   error,
-  h('div', { class: 'compose-bar' }, assist.button, media ? media.button : null, media ? media.input : null, counter.el, submit));
+  h('div', { class: 'compose-bar' }, assist.button, media ? media.button : null, media ? media.input : null, poll ? poll.button : null, counter.el, submit));
   update();
   setTimeout(() => area.focus(), 50);
   return { el: h('div', { class: 'view' }, form), title: repost ? t('mobile.compose.repost_title') : t('mobile.compose.title'), back: true };

@@ -20,14 +20,15 @@ const deleteTimeout = 10 * time.Second
 func handleCreatePost(st store.Posts, limit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
-			Content  string  `json:"content"`
-			RepostOf *int64  `json:"repost_of"`
-			MediaIDs []int64 `json:"media_ids"`
+			Content  string         `json:"content"`
+			RepostOf *int64         `json:"repost_of"`
+			MediaIDs []int64        `json:"media_ids"`
+			Poll     *store.NewPoll `json:"poll"`
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		np := store.NewPost{Author: viewer(c), Content: in.Content, MediaIDs: in.MediaIDs,
+		np := store.NewPost{Author: viewer(c), Content: in.Content, MediaIDs: in.MediaIDs, Poll: in.Poll,
 			IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)}
 		if in.RepostOf != nil {
 			if *in.RepostOf <= 0 {

@@ -56,6 +56,8 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 	v1.GET("/posts/:id/history", handleHistory(st), anyone)
 	v1.POST("/posts/:id/comments", handleCreateComment(st, rl.Post), member)
 	v1.GET("/posts/:id/comments", handleComments(st), anyone)
+	share(http.MethodGet, "/polls/:id", handlePoll(st), anyone)
+	share(http.MethodPost, "/polls/:id/votes", handleVote(st), member)
 
 	share(http.MethodGet, "/timelines/home", handleHomeTimeline(st), member)
 	share(http.MethodGet, "/timelines/public", handlePublicTimeline(st), anyone)

@@ -107,7 +107,7 @@ type Status struct {
 	InReplyToID        *string           `json:"in_reply_to_id"`
 	InReplyToAccountID *string           `json:"in_reply_to_account_id"`
 	Reblog             *Status           `json:"reblog"`
-	Poll               *struct{}         `json:"poll"`
+	Poll               *Poll             `json:"poll"` // polls.go
 	Card               *struct{}         `json:"card"`
 	Language           *string           `json:"language"`
 	Filtered           []struct{}        `json:"filtered,omitempty"`
@@ -287,7 +287,7 @@ func (m mapper) status(p store.Post) Status {
 		Visibility: "public", SpoilerText: "", MediaAttachments: make([]MediaAttachment, 0, len(p.Media)),
 		Mentions: make([]Mention, 0, len(p.Mentions)), Tags: make([]TagRef, 0, len(p.Tags)), Emojis: []Emoji{},
 		ReblogsCount: p.RepostsCount, FavouritesCount: p.LikesCount, RepliesCount: p.CommentsCount,
-		Favourited: p.Liked, Bookmarked: p.Bookmarked,
+		Favourited: p.Liked, Bookmarked: p.Bookmarked, Poll: pollOf(p.Poll),
 	}
 	if p.Author.Protected {
 		s.Visibility = "private"

@@ -56,7 +56,7 @@ type MediaLimits struct {
 	VideoMatrixLimit    int      `json:"video_matrix_limit"`
 }
 
-// PollLimits are what a poll may be; the service has no polls.
+// PollLimits are what a poll may be (CONTRACT §15).
 type PollLimits struct {
 	MaxOptions             int `json:"max_options"`
 	MaxCharactersPerOption int `json:"max_characters_per_option"`
@@ -75,7 +75,8 @@ func limits() (StatusLimits, MediaLimits, PollLimits, AccountLimits) {
 	return StatusLimits{MaxCharacters: store.MaxContent, MaxMediaAttachments: store.MaxMedia, CharactersReservedPerURL: 0},
 		MediaLimits{SupportedMimeTypes: []string{"image/jpeg", "image/png", "image/gif", "image/webp"},
 			ImageSizeLimit: media.MaxBytes, ImageMatrixLimit: media.MaxPixels},
-		PollLimits{},
+		PollLimits{MaxOptions: store.MaxPollOptions, MaxCharactersPerOption: store.MaxPollOptionLen,
+			MinExpiration: store.MinPollExpiry, MaxExpiration: store.MaxPollExpiry},
 		AccountLimits{MaxFeaturedTags: 0, MaxPinnedStatuses: store.MaxPins}
 }
 

@@ -64,6 +64,7 @@ func (a *API) Routes(e *echo.Echo, natives map[string]echo.HandlerFunc) {
 	a.miscRoutes(r)
 	a.listRoutes(r)
 	a.tagRoutes(r)
+	a.pollRoutes(r)
 	for route, native := range r.natives { // shared paths the API does not serve yet
 		method, path, _ := strings.Cut(route, " ")
 		e.Add(method, path, native)
@@ -84,4 +85,6 @@ var SharedPaths = []string{
 	http.MethodGet + " /api/v1/trends/tags",
 	http.MethodGet + " /api/v1/tags/:tag",
 	http.MethodPost + " /api/v1/media",
+	http.MethodGet + " /api/v1/polls/:id",
+	http.MethodPost + " /api/v1/polls/:id/votes",
 }

@@ -24,7 +24,8 @@ import (
 //     direct is a private message (CONTRACT §9) to the one user the
 //     status mentions, answered as the direct status that shows it
 //     (statuses_direct.go).
-//   - spoiler_text (content warnings), polls and scheduled_at are
+//   - polls are the native polls (polls.go);
+//   - spoiler_text (content warnings) and scheduled_at are
 //     refused when given; sensitive and language are taken and ignored.
 
 // idempotencyHeader makes a retried create return the first result, as on
@@ -87,6 +88,9 @@ func (a *API) createStatus(c echo.Context) error {
 	if np.MediaIDs, err = idsOf(f["media_ids"], "media_ids"); err != nil {
 		return err
 	}
+	if np.Poll, err = pollParams(f); err != nil {
+		return err
+	}
 	if s := f.Get("in_reply_to_id"); s != "" {
 		if np.Parent, err = strconv.ParseInt(s, 10, 64); err != nil || np.Parent <= 0 {
 			return store.ErrPostNotFound
@@ -125,8 +129,6 @@ func refuseUnsupported(f url.Values) error {
 	switch {
 	case f.Get("spoiler_text") != "":
 		return store.Invalid(store.CodeInvalidField, "Content warnings (spoiler_text) are not supported")
-	case len(f["poll[options]"]) > 0 || len(f["poll"]) > 0:
-		return store.Invalid(store.CodeInvalidField, "Polls are not supported")
 	case f.Get("scheduled_at") != "":
 		return store.Invalid(store.CodeInvalidField, "Scheduled statuses are not supported")
 	}

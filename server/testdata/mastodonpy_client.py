@@ -114,4 +114,31 @@ try:
     check(False, "the subscription is gone after push_subscription_delete")
 except MastodonNotFoundError:
     check(True, "the subscription is gone after push_subscription_delete")
+# Polls: the instance says their limits; a status carries one (made with
+# make_poll, sent as poll[...] form fields); a vote answers the Poll; the
+# poll reads back with the reader's own votes; a second vote is refused.
+polls = reader.instance()["configuration"]["polls"]
+check(polls["max_options"] == 4 and polls["max_characters_per_option"] == 50
+      and polls["min_expiration"] == 300 and polls["max_expiration"] == 604800,
+      "the instance's configuration tells the poll limits: %r" % (polls,))
+asked = author.status_post("Tea or coffee? " + word, poll=author.make_poll(["tea", "coffee", "水"], expires_in=600))
+check(asked["poll"] and len(asked["poll"]["options"]) == 3 and asked["poll"]["options"][2]["title"] == "水"
+      and asked["poll"]["votes_count"] == 0 and not asked["poll"]["expired"],
+      "a status is posted with a poll of three options")
+reader.poll_vote(asked["poll"]["id"], [1])  # this Mastodon.py drops the answer (returns None)
+again = reader.poll(asked["poll"]["id"])
+check(again["voted"] and again["own_votes"] == [1] and again["options"][1]["votes_count"] == 1
+      and again["votes_count"] == 1 and again["voters_count"] == 1, "poll_vote votes; poll reads the counts and the reader's own votes")
+seen = author.status(asked["id"])
+check(seen["poll"]["voters_count"] == 1 and seen["poll"]["voted"] is False, "the author's status shows the vote, not voted itself")
+try:
+    reader.poll_vote(asked["poll"]["id"], [0])
+    check(False, "a second vote is refused")
+except MastodonAPIError as e:
+    check("409" in str(e) or "already" in str(e), "a second vote is refused: %s" % (e,))
+try:
+    author.status_post("bad poll", poll=author.make_poll(["only one"], expires_in=600))
+    check(False, "a poll of one option is refused")
+except MastodonAPIError as e:
+    check("422" in str(e), "a poll of one option is refused with 422: %s" % (e,))
 print("all done")

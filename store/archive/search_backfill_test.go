@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -110,7 +111,7 @@ func oldArchive(t *testing.T, dsn string, version int, n int64, fill func(m *sto
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := insert(ctx, tx, put, old.d.keepExisting, false); err != nil {
+	if err := insertBeforePolls(ctx, tx, put, old.d.keepExisting); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -124,4 +125,23 @@ func oldArchive(t *testing.T, dsn string, version int, n int64, fill func(m *sto
 	t.Cleanup(func() { db.Close() })
 	slices.Reverse(want)
 	return db, want
+}
+
+// insertBeforePolls is insert into an archive migrated to a version before
+// the poll column (migration 8): the columns it has, those before poll.
+func insertBeforePolls(ctx context.Context, tx *sql.Tx, ms []store.Archived, onConflict string) error {
+	cols, n := strings.TrimSuffix(columns, ", poll"), columnCount-1
+	row := "(" + strings.Repeat("?, ", n-1) + "?)"
+	for chunk := range slices.Chunk(ms, rowsPerInsert) {
+		rows := make([]string, len(chunk))
+		var args []any
+		for i, m := range chunk {
+			rows[i] = row
+			args = append(args, rowArgs(nil, m, false)[:n]...)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO messages ("+cols+") VALUES "+strings.Join(rows, ", ")+onConflict, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }

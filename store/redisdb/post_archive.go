@@ -62,6 +62,9 @@ func archived(p *store.Post) store.Archived {
 		a.Parent = *p.ParentID
 	}
 	a.Mentions, a.Tags, a.Media = reqpath.JSONOr(p.Mentions, "[]"), reqpath.JSONOr(p.Tags, "[]"), reqpath.JSONOr(p.Media, "[]")
+	if p.Poll != nil { // an edit's row, inserted when it comes first, keeps it
+		a.Poll = pollDefinition(p.Poll).JSON()
+	}
 	return a
 }
 
@@ -70,7 +73,7 @@ func archived(p *store.Post) store.Archived {
 func archivedPost(a store.Archived) *store.Post {
 	h := schema.PostHash{Content: a.Content, Author: a.Author, Username: a.Username, Time: a.Created,
 		Kind: a.Kind, Comments: a.CommentsCount, Reposts: a.RepostsCount,
-		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media, Edited: a.Edited}
+		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media, Edited: a.Edited, Poll: a.Poll}
 	if a.RepostOf != 0 {
 		h.RepostOf = id(a.RepostOf)
 	}

@@ -79,6 +79,7 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 		return store.Post{}, err
 	}
 	s.afterWrite(ctx, d)
+	s.closePollLater(&d.post) // polls_live.go
 	return d.post, nil
 }
 
@@ -285,6 +286,7 @@ func (d *draft) shape(mid int64, name, avatar string, now int64) {
 	no := false
 	d.post.Liked, d.post.Mentions, d.post.Tags, d.post.Media = &no, d.mentions, d.tags, d.media
 	d.post.Pinned, d.post.Bookmarked = &no, &no // a new message: nobody pinned or saved it yet
+	d.post.Poll = newPollOf(np.Poll, mid, now)
 }
 
 // write stores the claimed message: its own keys first, then its indexes,
@@ -364,6 +366,10 @@ func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	mentions, _ := json.Marshal(d.mentions)
 	tags, _ := json.Marshal(d.tags)
 	h.Mentions, h.Tags, h.Media = string(mentions), string(tags), media.JSON(d.media)
+	if p.Poll != nil { // its votes' keys beside it, on its slot (polls.go)
+		h.Poll = pollDefinition(p.Poll).JSON()
+		s.queuePollKeys(ctx, t, p.Poll)
+	}
 	d.row = h.Archived(p.ID)
 	t.HSet(ctx, s.keys.Post(p.ID), h.Args()...)
 	if d.idemKey != "" { // for the checker, should the request stop half way

@@ -40,6 +40,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		pl.Del(ctx, s.keys.Comments(mid))
 		pl.Del(ctx, s.keys.Likes(mid))
 		pl.Del(ctx, s.keys.Reposts(mid))
+		s.queuePollDelete(ctx, pl, mid)
 		if m.ParentID != nil {
 			pl.ZRem(ctx, s.keys.Comments(*m.ParentID), mid)
 			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(*m.ParentID), s.keys.Comments(*m.ParentID)}, schema.FieldComments)

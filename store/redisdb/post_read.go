@@ -128,7 +128,10 @@ func (s *Store) complete(ctx context.Context, out []*store.Post, viewer int64) e
 			p.RepostOf = &store.Post{ID: p.RepostOf.ID, Deleted: true}
 		}
 	}
-	return s.fillAuthors(ctx, out, viewer)
+	if err := s.fillAuthors(ctx, out, viewer); err != nil {
+		return err
+	}
+	return s.fillPolls(ctx, out, viewer) // polls.go
 }
 
 // loadPosts reads B hashes and their likes in one pipeline; repost_of

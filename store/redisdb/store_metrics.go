@@ -27,6 +27,8 @@ type Metrics struct {
 	// replicasBehind counts the writes whose replicas did not confirm them
 	// in time (store_replicas.go).
 	replicasBehind prometheus.Counter
+	// pollEvents counts the poll events published (polls_live.go).
+	pollEvents prometheus.Counter
 }
 
 // NewMetrics makes the counters and registers them with reg (nil: none).
@@ -48,12 +50,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		replicasBehind: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "microblog_redis_replicas_behind_total", Help: "Write requests answered 503 because the masters' replicas did not confirm them in time (MICROBLOG_REDIS_REPLICA_ACKS).",
 		}),
+		pollEvents: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "microblog_poll_events_total", Help: "Live poll events published: at most a few a second per poll, however fast its votes come.",
+		}),
 		storageFull: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "microblog_redis_storage_full_errors_total", Help: "Operations Redis refused for lack of memory (maxmemory reached).",
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.pulls, m.rebuilds, m.rereads, m.storageFull, m.archiveBacklog, m.replicasBehind)
+		reg.MustRegister(m.pulls, m.rebuilds, m.rereads, m.storageFull, m.archiveBacklog, m.replicasBehind, m.pollEvents)
 	}
 	return m
 }

@@ -10,6 +10,7 @@ import { attachments, imageFiles } from './core/media.js';
 import { composeAssist } from './core/assist.js';
 import { t, errorText } from './core/i18n.js';
 import { tWith } from './lang.js';
+import { pollComposer } from './core/polls.js';
 
 let seq = 0;
 
@@ -22,7 +23,7 @@ let seq = 0;
  * (the app's ctx; ctx by default), the box suggests @people and #topics#,
  * has an emoji button and marks what is over the limit (core/assist.js).
  */
-export function composer({ placeholder = t('desktop.compose.placeholder'), label = t('desktop.compose.label'), button = t('desktop.compose.post'), onSubmit, allowEmpty = false, rows = 2, me = null, toast, ctx = null, suggest = ctx }) {
+export function composer({ placeholder = t('desktop.compose.placeholder'), label = t('desktop.compose.label'), button = t('desktop.compose.post'), onSubmit, allowEmpty = false, rows = 2, me = null, toast, ctx = null, suggest = ctx, poll: withPoll = false }) {
   const id = 'compose-' + ++seq;
   const area = h('textarea', {
     id, rows, placeholder, class: 'compose-input',
@@ -33,22 +34,24 @@ export function composer({ placeholder = t('desktop.compose.placeholder'), label
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   const media = ctx ? attachments(ctx, { onChange: () => update() }) : null;
   const assist = suggest ? composeAssist(area, suggest, { max: MAX_POST }) : null;
+  const poll = withPoll ? pollComposer({ onChange: () => update() }) : null;
   const form = h('form', { class: 'composer', on: { submit: send } },
     me ? h('div', { class: 'composer-avatar' }, avatar(me)) : null,
     h('div', { class: 'composer-main' },
       h('label', { class: 'visually-hidden', htmlFor: id }, label),
       assist ? assist.el : area,
       media ? media.el : null,
+      poll ? poll.el : null,
       error,
       h('div', { class: 'composer-bar' },
-        assist ? assist.button : null, media ? media.button : null, media ? media.input : null,
+        assist ? assist.button : null, media ? media.button : null, media ? media.input : null, poll ? poll.button : null,
         h('span', { class: 'hint' }, tWith('desktop.compose.hint', { keys: h('kbd', { attrs: { translate: 'no' } }, 'Ctrl+Enter') })),
         counter.el, submit)));
 
   function update() {
     const left = counter.show(area.value);
     const empty = area.value.trim() === '' && !(media && media.count() > 0);
-    submit.disabled = left < 0 || (empty && !allowEmpty) || (media && media.failed());
+    submit.disabled = left < 0 || (empty && !allowEmpty) || (media && media.failed()) || (poll && !poll.valid());
     // Grow with the text, up to a point; empty, it is back to its CSS size.
     area.style.height = '';
     if (area.value && area.isConnected) area.style.height = Math.min(area.scrollHeight + 2, 320) + 'px';
@@ -63,9 +66,10 @@ export function composer({ placeholder = t('desktop.compose.placeholder'), label
     error.hidden = true;
     try {
       const ids = media ? await media.ready() : [];
-      await onSubmit(area.value.trim(), ids);
+      await onSubmit(area.value.trim(), ids, poll ? poll.value() : null);
       area.value = '';
       if (media) media.clear();
+      if (poll) poll.clear();
     } catch (err) {
       error.textContent = errorText(err);
       error.hidden = false;

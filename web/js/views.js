@@ -64,9 +64,9 @@ export function home(ctx) {
   const feed = ctx.app.homeFeed;
   if (ctx.app.homeStale) { ctx.app.homeStale = false; feed.reset(); }
   const box = composer({
-    me: ctx.me(), toast: ctx.toast, ctx,
-    onSubmit: async (text, mediaIds) => {
-      const post = await ctx.api.createPost(text, null, mediaIds);
+    me: ctx.me(), toast: ctx.toast, ctx, poll: true,
+    onSubmit: async (text, mediaIds, poll) => {
+      const post = await ctx.api.createPost(text, null, mediaIds, undefined, poll);
       feed.add(post, { hold: false });
     },
   });

@@ -39,6 +39,8 @@ type PostHash struct {
 	// result recorded (finish): readers take it as not there yet, so a
 	// message that is taken out again, never acknowledged, is never shown.
 	Unfinished string `redis:"unfinished"`
+	// Poll is the definition of its poll (FieldPoll), absent without one.
+	Poll string `redis:"poll,omitempty"`
 }
 
 // Counters of postHash, bumped with HINCRBY.
@@ -66,12 +68,16 @@ func (h PostHash) Args() []any {
 	if h.Edited != 0 {
 		a = append(a, FieldEdited, h.Edited)
 	}
-	return append(a, FieldUnfinished, h.Unfinished)
+	a = append(a, FieldUnfinished, h.Unfinished)
+	if h.Poll != "" {
+		a = append(a, FieldPoll, h.Poll)
+	}
+	return a
 }
 
 // PostFields are postHash's fields, in the order HMGET asks for them
 // and ScanPost reads them.
-var PostFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", FieldComments, FieldReposts, "mentions", "tags", "media", FieldDeleted, FieldLikes, FieldEdited, FieldUnfinished}
+var PostFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", FieldComments, FieldReposts, "mentions", "tags", "media", FieldDeleted, FieldLikes, FieldEdited, FieldUnfinished, FieldPoll}
 
 var PostFieldArgs = func() []any {
 	out := make([]any, len(PostFields))
@@ -93,7 +99,7 @@ func ScanPost(vals []any) PostHash {
 	return PostHash{Content: str(0), Author: ParseID(str(1)), Username: str(2), Time: ParseID(str(3)),
 		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: ParseID(str(7)), Reposts: ParseID(str(8)),
 		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: ParseID(str(13)),
-		Edited: ParseID(str(14)), Unfinished: str(15)}
+		Edited: ParseID(str(14)), Unfinished: str(15), Poll: str(16)}
 }
 
 // FieldDeleted marks a tombstone (see postHash.Deleted).
@@ -130,6 +136,9 @@ func (m *PostHash) Post(mid int64) *store.Post {
 	UnmarshalList(m.Mentions, &p.Mentions)
 	UnmarshalList(m.Tags, &p.Tags)
 	UnmarshalList(m.Media, &p.Media)
+	if d := store.ParsePollDefinition(m.Poll); d != nil { // its counts: redisdb/polls.go
+		p.Poll = d.Poll(mid, 0)
+	}
 	return p
 }
 
@@ -248,7 +257,7 @@ const (
 func (h *PostHash) Archived(mid int64) store.Archived {
 	return store.Archived{ID: mid, Kind: h.Kind, Author: h.Author, Username: h.Username, Content: h.Content,
 		Created: h.Time, RepostOf: ParseID(h.RepostOf), Parent: ParseID(h.Parent),
-		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media}
+		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media, Poll: h.Poll}
 }
 
 func (h MediaHash) Media(mediaID int64) store.Media {

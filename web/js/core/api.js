@@ -139,9 +139,11 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     // createPost, comment and sendMessage take the write's Idempotency-Key:
     // the mobile app's outbox (outbox.js) makes it when the user writes, so
     // that sending again, even after the app was closed, never writes twice.
-    createPost: (content, repostOf = null, mediaIds = [], key = newKey()) => request('POST', '/posts',
-      { content, ...(repostOf ? { repost_of: repostOf } : {}), ...(mediaIds.length ? { media_ids: mediaIds } : {}) },
+    createPost: (content, repostOf = null, mediaIds = [], key = newKey(), poll = null) => request('POST', '/posts',
+      { content, ...(repostOf ? { repost_of: repostOf } : {}), ...(mediaIds.length ? { media_ids: mediaIds } : {}), ...(poll ? { poll } : {}) },
       { headers: { 'Idempotency-Key': key }, retries: 2 }),
+    vote: (id, choices) => request('POST', '/polls/' + enc(id) + '/votes', { choices }),
+    poll: (id) => request('GET', '/polls/' + enc(id)),
     post: (id) => request('GET', '/posts/' + enc(id)),
     deletePost: (id) => request('DELETE', '/posts/' + enc(id)),
     comment: (id, content, key = newKey()) => request('POST', '/posts/' + enc(id) + '/comments', { content },

@@ -22,6 +22,7 @@ import { t } from './i18n.js';
 import { applyCounts, bumpLater } from './social.js';
 import { Unread, sentence } from './notify.js';
 import { applyUpdate } from './edit.js';
+import { applyPoll } from './polls.js';
 
 /**
  * makeToast returns toast(msg), which shows a short message in container
@@ -128,6 +129,7 @@ export function listen(ctx, live, { sessionEnded, countComments = false }) {
     tell(app, 'follow', e.detail.user);
   });
   live.addEventListener('counts', (e) => applyCounts(e.detail));
+  live.addEventListener('poll', (e) => applyPoll(e.detail));
   live.addEventListener('notification', (e) => {
     const n = e.detail;
     if (!n) return;

@@ -23,6 +23,7 @@ import { lockMark, postMenu } from './safety.js';
 import { fresh, editedMark } from './edit.js';
 import { bookmarkButton, ownPostMenu, pinnedMark } from './keeps.js';
 import { nameLink } from './profile.js';
+import { pollBox } from './polls.js';
 
 /** hue picks a stable colour for a name. */
 function hue(name) {
@@ -113,6 +114,7 @@ function quote(src, ctx) {
       editedMark(src, ctx)),
     src.content ? contentOf(src, ctx.href) : null,
     mediaGrid(src.media, ctx),
+    pollBox(src, ctx),
     row);
   el.addEventListener('click', (e) => {
     if (e.defaultPrevented || e.target.closest('a, button') || String(getSelection())) return;
@@ -175,6 +177,7 @@ export function postCard(post, ctx, opts = {}) {
         ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, t('post.in_reply')) : null,
       post.content ? contentOf(post, ctx.href) : null,
       mediaGrid(post.media, ctx),
+      pollBox(post, ctx),
       isRepost ? quote(post.repost_of, ctx) : null,
       actions));
 }
