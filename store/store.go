@@ -253,6 +253,8 @@ type Service interface {
 	Conversations
 	Push
 	PushDeliveries
+	Mail
+	MailDeliveries
 	Search
 	Uploads
 	AppState
