@@ -76,8 +76,9 @@ func ParseURL(raw string) (Server, error) {
 
 // Options are a Mailer's settings beside its server.
 type Options struct {
-	// PublicURL is the origin the links point at (no trailing slash).
-	PublicURL string
+	// PublicURL is the origin the links point at (no trailing slash), as
+	// known when a mail is written.
+	PublicURL func() string
 	// CAFile is a PEM file of the CAs trusted for the SMTP server's TLS
 	// (MICROBLOG_SMTP_CA); empty: the system's.
 	CAFile string
@@ -112,6 +113,9 @@ func New(srv Server, st store.MailDeliveries, opt Options) (*Mailer, error) {
 	}
 	if opt.MaxAge <= 0 {
 		opt.MaxAge = time.Hour
+	}
+	if opt.PublicURL == nil {
+		return nil, errors.New("mail: no public URL")
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -187,12 +191,16 @@ func (m *Mailer) send(ctx context.Context, msg *gomail.Msg) error {
 
 // Link is the URL of a link's page.
 func (m *Mailer) Link(link store.MailLink) string {
-	return m.opt.PublicURL + LinkPath(link.Kind, link.Token) + "?lang=" + Lang(link.Lang)
+	return m.opt.PublicURL() + LinkPath(link.Kind, link.Token) + "?lang=" + Lang(link.Lang)
 }
 
-// LinkPath is the path of the page a mailed link opens (server/api serves
-// it): /auth/reset/<token> or /auth/confirm/<token>.
-func LinkPath(kind, token string) string { return "/auth/" + kind + "/" + token }
+// LinkPrefix is where the pages that mailed links open are served
+// (server/api): LinkPrefix + kind + "/" + token.
+const LinkPrefix = "/auth/"
+
+// LinkPath is the path of the page a mailed link opens: /auth/reset/<token>
+// or /auth/confirm/<token>.
+func LinkPath(kind, token string) string { return LinkPrefix + kind + "/" + token }
 
 // Lang is "zh" for any Chinese, else "en": the languages mail is written in.
 func Lang(tag string) string {
@@ -204,7 +212,7 @@ func Lang(tag string) string {
 
 // message writes the mail of link.
 func (m *Mailer) message(link store.MailLink) (*gomail.Msg, error) {
-	host := m.opt.PublicURL
+	host := m.opt.PublicURL()
 	if u, err := url.Parse(host); err == nil && u.Host != "" {
 		host = u.Host
 	}
