@@ -1,0 +1,81 @@
+package redisdb
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"microblog/store"
+)
+
+// TestMailLinksExpireAndAreSingleUse drives the store's side of a
+// forgotten password with its clock held: a confirmation link confirms
+// its address once; a reset link is issued for a confirmed address only,
+// works until its hour is up and not a millisecond after, and once; an
+// address no account confirmed issues nothing.
+func TestMailLinksExpireAndAreSingleUse(t *testing.T) {
+	parallel(t)
+	var now atomic.Int64
+	now.Store(time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC).UnixMilli())
+	s := newTestStoreWith(t, Options{Now: func() time.Time { return time.UnixMilli(now.Load()) }})
+	uid := s.user("mailer")
+	const addr = "mailer@example.com"
+	issue := func(job store.MailJob) (store.MailLink, bool) {
+		t.Helper()
+		job.At = now.Load()
+		l, ok, err := s.IssueMailLink(s.ctx, job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, ok
+	}
+
+	if _, ok := issue(store.MailJob{Kind: store.MailReset, To: addr}); ok {
+		t.Fatal("a reset link for an address nobody confirmed")
+	}
+	if _, err := s.SetEmail(s.ctx, uid, addr, "en"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := issue(store.MailJob{Kind: store.MailReset, To: addr}); ok {
+		t.Fatal("a reset link for an address not confirmed yet")
+	}
+	confirm, ok := issue(store.MailJob{Kind: store.MailConfirm, UID: uid, To: addr})
+	if !ok {
+		t.Fatal("no confirmation link")
+	}
+	now.Add(store.ConfirmValid.Milliseconds() - 1)
+	if _, err := s.ConfirmEmail(s.ctx, confirm.Token); err != nil {
+		t.Fatalf("confirm within its day: %v", err)
+	}
+	if _, err := s.ConfirmEmail(s.ctx, confirm.Token); !errors.Is(err, store.ErrInvalidToken) {
+		t.Fatalf("confirm twice: %v", err)
+	}
+
+	reset, ok := issue(store.MailJob{Kind: store.MailReset, To: "MAILER@example.com"})
+	if !ok || reset.To != addr || reset.Username != "mailer" {
+		t.Fatalf("reset link %+v, %v", reset, ok)
+	}
+	now.Add(store.ResetValid.Milliseconds())
+	if _, err := s.CheckMailToken(s.ctx, store.MailReset, reset.Token); !errors.Is(err, store.ErrInvalidToken) {
+		t.Fatalf("check a link an hour old: %v", err)
+	}
+	if err := s.ResetPassword(s.ctx, reset.Token, "a new password"); !errors.Is(err, store.ErrInvalidToken) {
+		t.Fatalf("reset with a link an hour old: %v", err)
+	}
+
+	reset, _ = issue(store.MailJob{Kind: store.MailReset, To: addr})
+	now.Add(store.ResetValid.Milliseconds() - 1)
+	if _, err := s.CheckMailToken(s.ctx, store.MailReset, reset.Token); err != nil {
+		t.Fatalf("check a link within its hour: %v", err)
+	}
+	if err := s.ResetPassword(s.ctx, reset.Token, "a new password"); err != nil {
+		t.Fatalf("reset within the hour: %v", err)
+	}
+	if err := s.ResetPassword(s.ctx, reset.Token, "another password"); !errors.Is(err, store.ErrInvalidToken) {
+		t.Fatalf("reset twice: %v", err)
+	}
+	if _, _, err := s.Login(s.ctx, "mailer", "a new password", store.Attempt{}); err != nil {
+		t.Fatalf("log in with the new password: %v", err)
+	}
+}
