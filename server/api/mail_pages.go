@@ -100,7 +100,9 @@ func renderPage(c echo.Context, status int, d pageData) error {
 	h := c.Response().Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer") // the token is in the URL
+	// The server's Referrer-Policy, same-origin, keeps the token (in the
+	// URL) from other sites; no-referrer would make the form's Origin
+	// "null", which the check of cookie writes refuses.
 	c.Response().WriteHeader(status)
 	return mailPages.ExecuteTemplate(c.Response(), "page", d)
 }

@@ -85,7 +85,7 @@ export function emailArea(ctx, { sectionClass = '' } = {}) {
     state.replaceChildren();
     if (u.email_pending) {
       state.append(h('span', { class: 'badge email-unconfirmed' }, t('recovery.unconfirmed')), ' ',
-        phrase(t('recovery.pending_help', slots('email')), { email: own(u.email_pending) }));
+        ...phrase(t('recovery.pending_help', slots('email')), { email: own(u.email_pending) }));
     } else if (u.email) {
       state.append(h('span', { class: 'badge email-confirmed' }, t('recovery.confirmed')), ' ', t('recovery.confirmed_help'));
     } else {

@@ -401,7 +401,7 @@ export default {
   'recovery.sent': 'If an account has confirmed {{email}}, a link to reset its password is on its way.',
   'recovery.sent_help': 'Open the link in the mail to choose a new password. No mail? Look in your spam folder, and check that this is the address you confirmed.',
   'recovery.back': 'Back to log in',
-  'recovery.email_title': 'Email address',
+  'recovery.email_title': 'Password recovery',
   'recovery.email_about': 'Where a link to reset a forgotten password is mailed. Only you see it.',
   'recovery.unconfirmed': 'Not confirmed',
   'recovery.pending_help': 'We mailed a link to {{email}}: open it to confirm the address.',

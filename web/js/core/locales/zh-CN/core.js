@@ -390,7 +390,7 @@ export default {
   'recovery.sent': '如果有账号确认过 {{email}}，重置密码的链接已经发出。',
   'recovery.sent_help': '打开邮件中的链接设置新密码。没收到？请查看垃圾邮件，并确认这是你确认过的邮箱。',
   'recovery.back': '返回登录',
-  'recovery.email_title': '邮箱',
+  'recovery.email_title': '找回密码',
   'recovery.email_about': '忘记密码时，重置链接会发到这里。只有你能看到。',
   'recovery.unconfirmed': '未确认',
   'recovery.pending_help': '我们已向 {{email}} 发送确认链接，打开它即可确认邮箱。',
