@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -69,13 +70,25 @@ func TestMailLinksExpireAndAreSingleUse(t *testing.T) {
 	if _, err := s.CheckMailToken(s.ctx, store.MailReset, reset.Token); err != nil {
 		t.Fatalf("check a link within its hour: %v", err)
 	}
+	// Someone guesses at the password from many addresses: the account
+	// backs off for every address.
+	guard := store.Limit{N: 3, Per: time.Hour}
+	for i := range 9 {
+		s.Login(s.ctx, "mailer", "a wrong guess", store.Attempt{Client: fmt.Sprintf("198.51.100.%d", i), Guard: guard})
+	}
+	var rl *store.RateLimitError
+	if _, _, err := s.Login(s.ctx, "mailer", "password123", store.Attempt{Client: "203.0.113.9", Guard: guard}); !errors.As(err, &rl) {
+		t.Fatalf("the account does not back off after 9 wrong guesses: %v", err)
+	}
+
 	if err := s.ResetPassword(s.ctx, reset.Token, "a new password"); err != nil {
 		t.Fatalf("reset within the hour: %v", err)
 	}
 	if err := s.ResetPassword(s.ctx, reset.Token, "another password"); !errors.Is(err, store.ErrInvalidToken) {
 		t.Fatalf("reset twice: %v", err)
 	}
-	if _, _, err := s.Login(s.ctx, "mailer", "a new password", store.Attempt{}); err != nil {
+	// The guesses were at the old password: the new one logs in at once.
+	if _, _, err := s.Login(s.ctx, "mailer", "a new password", store.Attempt{Client: "203.0.113.9", Guard: guard}); err != nil {
 		t.Fatalf("log in with the new password: %v", err)
 	}
 }

@@ -322,6 +322,13 @@ func (s *Accounts) ResetPassword(ctx context.Context, token, password string) er
 	if n != 1 {
 		return store.ErrInvalidToken // changed meanwhile
 	}
+	// Wrong passwords from everywhere no longer hold the account back: they
+	// were tries at the password that is gone.
+	if name, err := s.core.Username(ctx, rec.UID); err == nil {
+		if names := store.LookupNames(name); len(names) > 0 {
+			s.rdb.Del(context.WithoutCancel(ctx), s.keys.LoginFailures(names[0]))
+		}
+	}
 	return s.endSessions(context.WithoutCancel(ctx), rec.UID, "")
 }
 
