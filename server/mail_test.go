@@ -306,3 +306,23 @@ func TestEmailBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestMailOverSTARTTLS sends through an SMTP server that requires STARTTLS
+// and then AUTH, as a real relay does: the mail arrives over TLS, sent by
+// the user of MICROBLOG_SMTP_URL, the server's certificate checked against
+// MICROBLOG_SMTP_CA.
+func TestMailOverSTARTTLS(t *testing.T) {
+	parallel(t)
+	smtp := smtptest.StartTLS(t, "relay-user", "relay secret")
+	ts := newTestServer(t, "MICROBLOG_SMTP_URL=smtp://relay-user:relay%20secret@"+smtp.Addr(),
+		"MICROBLOG_SMTP_CA="+smtp.CAFile, "MICROBLOG_MAIL_FROM=noreply@example.edu")
+	token, _ := ts.register(t, "tls_user")
+	if status, body := ts.call(t, "PATCH", "/api/v1/me", token, map[string]string{"email": "tls@example.com"}); status != http.StatusOK {
+		t.Fatalf("PATCH /me: %d %s", status, body)
+	}
+	m := smtp.WaitFor(t, "tls@example.com")
+	if tls, auth := m.Header.Get("X-Test-TLS"), m.Header.Get("X-Test-Auth"); tls != "yes" || auth != "relay-user" {
+		t.Errorf("the mail came with TLS %q as %q, want yes as relay-user", tls, auth)
+	}
+	mailedLink(t, ts, m)
+}

@@ -1,15 +1,22 @@
 // Package smtptest starts a real SMTP server for tests: Debian's
-// python3-aiosmtpd on a free loopback port, with a handler (folder.py)
-// that writes each message it takes into a temporary folder, where tests
-// read it. Tests fail (never skip) when aiosmtpd is not installed; make
+// python3-aiosmtpd on a free loopback port (folder.py), plain or with
+// STARTTLS and AUTH required, writing each message it takes into a
+// temporary folder, where tests read it. Tests fail (never skip) when aiosmtpd is not installed; make
 // test installs it.
 package smtptest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	_ "embed"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
@@ -41,14 +48,24 @@ type Server struct {
 	Port int
 	// Dir is the folder each message is written into, one file each.
 	Dir string
+	// CAFile is the PEM file of the CA of StartTLS's certificate.
+	CAFile string
 
 	tmp    string
 	cmd    *exec.Cmd
 	exited chan struct{}
 }
 
-// Start starts a server for t and stops it when t ends.
-func Start(t testing.TB) *Server {
+// Start starts a plain server for t (no TLS, no AUTH) and stops it when t
+// ends.
+func Start(t testing.TB) *Server { return start(t, "", "") }
+
+// StartTLS starts a server that requires STARTTLS, with a certificate for
+// 127.0.0.1 of its own CA (in the file CAFile), and then AUTH as user with
+// password.
+func StartTLS(t testing.TB, user, password string) *Server { return start(t, user, password) }
+
+func start(t testing.TB, user, password string) *Server {
 	t.Helper()
 	if err := exec.Command(python, "-c", "import aiosmtpd").Run(); err != nil {
 		t.Fatal(notInstalled)
@@ -58,11 +75,19 @@ func Start(t testing.TB) *Server {
 	if err := os.Mkdir(s.Dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "folder.py"), folderPy, 0o644); err != nil {
+	script := filepath.Join(tmp, "folder.py")
+	if err := os.WriteFile(script, folderPy, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.cmd = exec.Command(python, "-m", "aiosmtpd", "-n", "-l", s.Addr(), "-c", "folder.Folder", s.Dir)
-	s.cmd.Env = append(os.Environ(), "PYTHONPATH="+tmp)
+	args := []string{script, "127.0.0.1", strconv.Itoa(s.Port), s.Dir}
+	if user != "" {
+		cert, key, err := s.makeCert()
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, cert, key, user, password)
+	}
+	s.cmd = exec.Command(python, args...)
 	log, err := os.Create(filepath.Join(tmp, "aiosmtpd.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +116,51 @@ func Start(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// makeCert writes a CA (CAFile) and a certificate it signed for 127.0.0.1,
+// and returns the certificate's and its key's files.
+func (s *Server) makeCert() (cert, key string, err error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", "", err
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "smtptest CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return "", "", err
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", "", err
+	}
+	leafTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &leafKey.PublicKey, caKey)
+	if err != nil {
+		return "", "", err
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(leafKey)
+	if err != nil {
+		return "", "", err
+	}
+	s.CAFile = filepath.Join(s.tmp, "ca.pem")
+	cert, key = filepath.Join(s.tmp, "cert.pem"), filepath.Join(s.tmp, "key.pem")
+	for path, block := range map[string]*pem.Block{
+		s.CAFile: {Type: "CERTIFICATE", Bytes: caDER},
+		cert:     {Type: "CERTIFICATE", Bytes: leafDER},
+		key:      {Type: "PRIVATE KEY", Bytes: keyDER},
+	} {
+		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+			return "", "", err
+		}
+	}
+	return cert, key, nil
 }
 
 // waitReady waits until the server greets, or fails with its log.
