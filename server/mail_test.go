@@ -206,7 +206,8 @@ func TestPasswordResetPage(t *testing.T) {
 
 // TestEmailConfirmationFirstWins: two accounts set one address; the one
 // that confirms first has it, the other's confirmation is refused (409
-// email_taken) and it keeps its own state. A reset then goes to the owner.
+// email_taken) and leaves it without the address. Once the owner's
+// account is deleted, the address is free to confirm.
 func TestEmailConfirmationFirstWins(t *testing.T) {
 	parallel(t)
 	ts, smtp := mailServer(t)
@@ -232,6 +233,17 @@ func TestEmailConfirmationFirstWins(t *testing.T) {
 	_, body := ts.call(t, "GET", "/api/v1/me", a, nil)
 	if strings.Contains(string(body), `"email":"`+addr) {
 		t.Errorf("a has the address b confirmed: %s", body)
+	}
+	// b's account goes, and its address with it: a may confirm it now.
+	if status, body := ts.call(t, "DELETE", "/api/v1/me", b, map[string]string{"password": testPassword}); status != http.StatusNoContent {
+		t.Fatalf("delete b: %d %s", status, body)
+	}
+	if status, body := ts.call(t, "PATCH", "/api/v1/me", a, map[string]string{"email": addr}); status != http.StatusOK {
+		t.Fatalf("PATCH /me again: %d %s", status, body)
+	}
+	link := mailedLink(t, ts, smtp.WaitFor(t, addr, seen...))
+	if status, body := ts.call(t, "POST", "/api/v1/email_confirmations/"+tokenOf(link), "", nil); status != http.StatusOK || !strings.Contains(string(body), `"username":"claimer_a"`) {
+		t.Fatalf("a confirms once b is gone: %d %s", status, body)
 	}
 }
 

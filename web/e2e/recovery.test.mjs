@@ -90,6 +90,8 @@ test('desktop, 1280 px, English: the address is set and confirmed in Account, th
     // Signed out, the user has forgotten the password.
     await context.clearCookies();
     await page.goto(BASE_URL + '/login');
+    await page.getByRole('link', { name: 'Forgot password?' }).waitFor();
+    await shot(page, 'recovery-desktop-login');
     await page.getByRole('link', { name: 'Forgot password?' }).click();
     await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/forgot');
@@ -151,6 +153,8 @@ test('phone, 360 px, Chinese: 忘记密码？ mails a link whose page sets a new
   const { context, page, w } = await phone(browser, null, { locale: 'zh-CN' });
   try {
     await page.goto(BASE_URL + '/m/#/login');
+    await page.getByRole('link', { name: '忘记密码？' }).waitFor();
+    await shot(page, 'recovery-mobile-login-zh');
     await page.getByRole('link', { name: '忘记密码？' }).tap();
     await page.getByRole('heading', { name: '重置密码' }).waitFor();
     assert.ok(await fits(page), 'the forgot screen is wider than the phone');
