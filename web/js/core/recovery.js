@@ -99,6 +99,8 @@ export function emailArea(ctx, { sectionClass = '' } = {}) {
     save.disabled = true;
     try {
       const u = await ctx.api.updateMe({ email: input.value.trim(), lang: mailLang() });
+      me.email = u.email;
+      me.email_pending = u.email_pending;
       show(u);
       ctx.toast(u.email_pending ? t('recovery.link_sent') : t('recovery.saved'));
     } catch (err) {
