@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"microblog/server/mail/smtptest"
 )
@@ -345,4 +346,46 @@ func TestMailOverSTARTTLS(t *testing.T) {
 		t.Errorf("the mail came with TLS %q as %q, want yes as relay-user", tls, auth)
 	}
 	mailedLink(t, ts, m)
+}
+
+// TestMailConfig: bad mail settings stop the server at start with a
+// message naming the setting, never showing the SMTP password.
+func TestMailConfig(t *testing.T) {
+	parallel(t)
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"MICROBLOG_SMTP_URL": "http://mail.example.com"}, "MICROBLOG_SMTP_URL"},
+		{map[string]string{"MICROBLOG_SMTP_URL": "smtp://user:hunter2secret@mail.example.com:99999"}, "MICROBLOG_SMTP_URL"},
+		{map[string]string{"MICROBLOG_SMTP_URL": "smtp://mail.example.com/path"}, "MICROBLOG_SMTP_URL"},
+		{map[string]string{"MICROBLOG_SMTP_URL": "smtp://mail.example.com"}, "MICROBLOG_MAIL_FROM is missing"},
+		{map[string]string{"MICROBLOG_SMTP_URL": "smtp://mail.example.com", "MICROBLOG_MAIL_FROM": "not an address"}, "MICROBLOG_MAIL_FROM"},
+		{map[string]string{"MICROBLOG_SMTP_URL": "smtp://mail.example.com", "MICROBLOG_MAIL_FROM": "a@example.com", "MICROBLOG_SMTP_CA": "/nonexistent/ca.pem"}, "MICROBLOG_SMTP_CA"},
+		{map[string]string{"MICROBLOG_PUBLIC_URL": "weibo.example.edu"}, "MICROBLOG_PUBLIC_URL"},
+		{map[string]string{"MICROBLOG_PUBLIC_URL": "https://weibo.example.edu/path"}, "MICROBLOG_PUBLIC_URL"},
+		{map[string]string{"MICROBLOG_MAIL_RETRY_WAIT": "soon"}, "MICROBLOG_MAIL_RETRY_WAIT"},
+		{map[string]string{"MICROBLOG_RATE_LIMITS": "password_reset=5"}, "MICROBLOG_RATE_LIMITS"},
+	} {
+		_, err := loadConfig(nil, func(k string) string { return c.env[k] }, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%v: %v, want an error naming %s (without the password)", c.env, err, c.want)
+		}
+	}
+	cfg, err := loadConfig(nil, func(k string) string {
+		return map[string]string{"MICROBLOG_SMTP_URL": "smtps://u:p@mail.example.com", "MICROBLOG_MAIL_FROM": "Microblog <a@example.com>",
+			"MICROBLOG_PUBLIC_URL": "https://weibo.example.edu/", "MICROBLOG_RATE_LIMITS": "password_reset=2/1m"}[k]
+	}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cfg.Mail.SMTP; s == nil || s.Port != 465 || !s.ImplicitTLS || s.Username != "u" || s.Password != "p" || s.From != "Microblog <a@example.com>" {
+		t.Errorf("SMTP %+v", cfg.Mail.SMTP)
+	}
+	if got := cfg.Mail.PublicURL(); got != "https://weibo.example.edu" {
+		t.Errorf("public URL %q", got)
+	}
+	if got := cfg.RateLimits.PasswordReset; got.N != 2 || got.Per != time.Minute {
+		t.Errorf("password_reset limit %+v", got)
+	}
 }
