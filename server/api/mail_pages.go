@@ -3,10 +3,10 @@ package api
 import (
 	_ "embed"
 	"errors"
-	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -70,10 +70,11 @@ var pageTexts = map[string]pageText{
 
 // pageData is what mail_pages.html shows.
 type pageData struct {
-	Lang, Title, Text, Error, Done string
-	Form, Action, Username         string
-	Links                          bool
-	T                              pageText
+	Lang, Title, Error, Done string
+	Text                     template.HTML // escaped, with what users wrote marked (withOwn)
+	Form, Action, Username   string
+	Links                    bool
+	T                        pageText
 }
 
 // mailPages registers the pages of the mailed links.
@@ -127,6 +128,21 @@ func failedPage(c echo.Context, d pageData, err error) error {
 	return err // the error handler logs it and answers 500
 }
 
+// withOwn is format's %s filled with values, each escaped and marked
+// translate="no" (a name, an address: a browser's translator leaves them
+// alone), the rest escaped.
+func withOwn(format string, values ...string) template.HTML {
+	parts := strings.Split(format, "%s")
+	var b strings.Builder
+	for i, p := range parts {
+		b.WriteString(template.HTMLEscapeString(p))
+		if i < len(values) && i < len(parts)-1 {
+			b.WriteString(`<span translate="no">` + template.HTMLEscapeString(values[i]) + `</span>`)
+		}
+	}
+	return template.HTML(b.String())
+}
+
 // action is the form's own URL, its language kept.
 func action(c echo.Context, lang string) string {
 	return c.Request().URL.Path + "?lang=" + url.QueryEscape(lang)
@@ -147,7 +163,7 @@ func (a *API) resetPage(on, post bool) echo.HandlerFunc {
 		if err != nil {
 			return failedPage(c, d, err)
 		}
-		d.Username, d.Text = link.Username, fmt.Sprintf(tx.ResetText, link.Username)
+		d.Username, d.Text = link.Username, withOwn(tx.ResetText, link.Username)
 		if !post {
 			return renderPage(c, http.StatusOK, d)
 		}
@@ -180,7 +196,7 @@ func (a *API) confirmPage(on, post bool) echo.HandlerFunc {
 		if err != nil {
 			return failedPage(c, d, err)
 		}
-		d.Text = fmt.Sprintf(tx.ConfirmText, link.To, link.Username)
+		d.Text = withOwn(tx.ConfirmText, link.To, link.Username)
 		if !post {
 			return renderPage(c, http.StatusOK, d)
 		}
