@@ -3,11 +3,13 @@ package redisdb
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"microblog/store"
+	"microblog/store/storetest"
 )
 
 // TestMailLinksExpireAndAreSingleUse drives the store's side of a
@@ -57,6 +59,7 @@ func TestMailLinksExpireAndAreSingleUse(t *testing.T) {
 	if !ok || reset.To != addr || reset.Username != "mailer" {
 		t.Fatalf("reset link %+v, %v", reset, ok)
 	}
+	noneHolds(t, s, reset.Token)
 	now.Add(store.ResetValid.Milliseconds())
 	if _, err := s.CheckMailToken(s.ctx, store.MailReset, reset.Token); !errors.Is(err, store.ErrInvalidToken) {
 		t.Fatalf("check a link an hour old: %v", err)
@@ -90,5 +93,31 @@ func TestMailLinksExpireAndAreSingleUse(t *testing.T) {
 	// The guesses were at the old password: the new one logs in at once.
 	if _, _, err := s.Login(s.ctx, "mailer", "a new password", store.Attempt{Client: "203.0.113.9", Guard: guard}); err != nil {
 		t.Fatalf("log in with the new password: %v", err)
+	}
+}
+
+// noneHolds fails when a key of s, or a value of its strings, hashes or
+// streams, holds secret: a link's token is kept only as its hash.
+func noneHolds(t *testing.T, s testStore, secret string) {
+	t.Helper()
+	for _, k := range storetest.Keys(t, s.rdb, "*") {
+		var vals []string
+		switch s.rdb.Type(s.ctx, k).Val() {
+		case "string":
+			vals = append(vals, s.rdb.Get(s.ctx, k).Val())
+		case "hash":
+			for f, v := range s.rdb.HGetAll(s.ctx, k).Val() {
+				vals = append(vals, f, v)
+			}
+		case "stream":
+			for _, m := range s.rdb.XRange(s.ctx, k, "-", "+").Val() {
+				vals = append(vals, fmt.Sprint(m.Values))
+			}
+		}
+		for _, v := range append(vals, k) {
+			if strings.Contains(v, secret) {
+				t.Fatalf("the token is stored in the clear in %s", k)
+			}
+		}
 	}
 }
