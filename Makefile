@@ -367,6 +367,8 @@ deps-test: deps-bench
 	@test -x /usr/bin/chromium || { $(call apt_install,chromium); }
 	@# Mastodon.py, a Mastodon client library, drives the API in a server test (Debian's Python packages load under /usr/bin/python3).
 	@/usr/bin/python3 -c 'import mastodon' 2>/dev/null || { $(call apt_install,python3-mastodon); }
+	@# The password reset's tests send mail to throwaway aiosmtpd servers (server/mail/smtptest).
+	@/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || { $(call apt_install,python3-aiosmtpd); }
 	@command -v npm >/dev/null || { $(call apt_install,nodejs npm); }
 	@for p in $(E2E_PACKAGES); do test -f web/e2e/node_modules/$$p/package.json || { npm ci --prefix web/e2e --no-audit --no-fund; break; }; done
 	@# Chinese text in the screenshots; the tests pass without it.

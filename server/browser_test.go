@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"microblog/server/ldapauth/ldaptest"
+	"microblog/server/mail/smtptest"
 	"microblog/server/oidcauth/oidctest"
 	"microblog/store/storetest"
 )
@@ -104,6 +105,10 @@ func TestBrowser(t *testing.T) {
 	directory := ldaptest.Start(t, false)
 	env = append(env, "MICROBLOG_LDAP_URL="+directory.URL(), "MICROBLOG_LDAP_USER_DN=uid={username},"+ldaptest.People,
 		"MICROBLOG_LDAP_NAME=Campus directory")
+	// A real SMTP server (Debian's aiosmtpd) for recovery.test.mjs, which
+	// reads the mail it takes from its folder (MAIL_DIR).
+	mail := smtptest.Start(t)
+	env = append(env, "MICROBLOG_SMTP_URL="+mail.URL(), "MICROBLOG_MAIL_FROM=Microblog <noreply@example.edu>")
 	srv := startServer(t, r, env...)
 
 	reqs := make(chan controlReq)
@@ -181,6 +186,7 @@ func TestBrowser(t *testing.T) {
 				"OIDC_USER="+oidctest.Grace.Username, "OIDC_PASSWORD="+oidctest.Grace.Password,
 				"OIDC_LINK_USER="+oidctest.Ada.Username, "OIDC_LINK_PASSWORD="+oidctest.Ada.Password,
 				"ADMIN_USER="+browserAdmin,
+				"MAIL_DIR="+mail.Dir,
 				"LDAP_USER=bob", "LDAP_PASSWORD="+ldaptest.Passwords["bob"],
 				"FORCE_COLOR=0", "NO_COLOR=1")
 			// A file that fails is run once more, as Playwright's own

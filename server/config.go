@@ -43,6 +43,7 @@ type config struct {
 	OIDC             oidcConfig     // the OpenID Connect sign-in (oidc_config.go)
 	Safety           safetyConfig   // operators and the limits of blocks and mutes (safety_config.go)
 	Push             pushConfig     // Web Push: the VAPID keys and contact (push_config.go)
+	Mail             mailConfig     // the SMTP server, the links' origin (mail_config.go)
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -56,15 +57,19 @@ type rateLimits struct {
 	Post         store.Limit // per user, posts and comments together
 	Follow       store.Limit // per user, follows and unfollows together
 	DM           store.Limit // per user, private messages
+	// PasswordReset counts password reset requests per client address and
+	// per address asked about, and address changes per user.
+	PasswordReset store.Limit
 }
 
 var defaultRateLimits = rateLimits{
-	Signup:       store.Limit{N: 100, Per: time.Hour},
-	Login:        store.Limit{N: 20, Per: time.Minute},
-	LoginAccount: store.Limit{N: 10, Per: 15 * time.Minute},
-	Post:         store.Limit{N: 30, Per: time.Minute},
-	Follow:       store.Limit{N: 60, Per: time.Minute},
-	DM:           store.Limit{N: 60, Per: time.Minute},
+	Signup:        store.Limit{N: 100, Per: time.Hour},
+	Login:         store.Limit{N: 20, Per: time.Minute},
+	LoginAccount:  store.Limit{N: 10, Per: 15 * time.Minute},
+	Post:          store.Limit{N: 30, Per: time.Minute},
+	Follow:        store.Limit{N: 60, Per: time.Minute},
+	DM:            store.Limit{N: 60, Per: time.Minute},
+	PasswordReset: store.Limit{N: 5, Per: time.Hour},
 }
 
 // loadConfig reads flags from args and settings from getenv: the one place
@@ -87,7 +92,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.BoolVar(&cfg.RedisCluster, "redis-cluster", env("MICROBLOG_REDIS_CLUSTER", "") == "true", "REDIS_URL names a Redis Cluster, as redis://host1:port1?addr=host2:port2&addr=... (MICROBLOG_REDIS_CLUSTER=true)")
 	fs.StringVar(&cfg.RedisCAFile, "redis-ca", env("MICROBLOG_REDIS_CA", ""), "PEM file of CAs trusted for rediss:// (MICROBLOG_REDIS_CA; default: the system's)")
 	fs.StringVar(&origins, "allowed-origins", env("MICROBLOG_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the server's own (MICROBLOG_ALLOWED_ORIGINS)")
-	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=100/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m,message=60/1m" (MICROBLOG_RATE_LIMITS)`)
+	fs.StringVar(&limits, "rate-limits", env("MICROBLOG_RATE_LIMITS", ""), `rate limits, "off" or e.g. "signup=100/1h,login=20/1m,login_account=10/15m,post=30/1m,follow=60/1m,message=60/1m,password_reset=5/1h" (MICROBLOG_RATE_LIMITS)`)
 	fs.StringVar(&cost, "bcrypt-cost", env("MICROBLOG_BCRYPT_COST", strconv.Itoa(redisdb.DefaultBcryptCost)), "bcrypt work factor of password hashes, 4-31 (MICROBLOG_BCRYPT_COST)")
 	fs.StringVar(&ttl, "session-ttl", env("MICROBLOG_SESSION_TTL", redisdb.DefaultSessionTTL.String()), "how long an unused session lives; each use slides it (MICROBLOG_SESSION_TTL)")
 	fs.StringVar(&level, "log-level", env("MICROBLOG_LOG_LEVEL", "info"), "debug, info, warn or error (MICROBLOG_LOG_LEVEL)")
@@ -149,6 +154,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	if err := readPushSettings(getenv, &cfg); err != nil {
 		return config{}, err
 	}
+	if err := readMailSettings(getenv, &cfg); err != nil {
+		return config{}, err
+	}
 	return cfg, nil
 }
 
@@ -184,8 +192,10 @@ func parseRateLimits(s string) (rateLimits, error) {
 			rl.Follow = l
 		case "message":
 			rl.DM = l
+		case "password_reset":
+			rl.PasswordReset = l
 		default:
-			return rateLimits{}, fmt.Errorf("invalid MICROBLOG_RATE_LIMITS entry %q: unknown limit %q (signup, login, login_account, post, follow, message)", part, name)
+			return rateLimits{}, fmt.Errorf("invalid MICROBLOG_RATE_LIMITS entry %q: unknown limit %q (signup, login, login_account, post, follow, message, password_reset)", part, name)
 		}
 	}
 	return rl, nil

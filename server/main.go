@@ -100,6 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	cfg.Mail.listening(ln.Addr())
 	hs, ln := newHTTPServer(cfg.Edges, srv, ln, logger, reg)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
@@ -235,6 +236,7 @@ func startRunners(st *redisdb.Store, cfg config, reg prometheus.Registerer, logg
 		runner.NewChecker(st, runner.CheckerOptions{Interval: cfg.Repair.Interval, Metrics: m, Logger: logger}),
 		runner.NewMediaJanitor(st, runner.MediaJanitorOptions{Logger: logger}),
 		runner.NewPusher(st, runner.PusherOptions{Deliver: newPush(cfg.Push, st, logger).Deliver, ClaimIdle: tc.ClaimIdle, Logger: logger}),
+		runner.NewMailer(st, runner.MailerOptions{Deliver: newMailDeliver(cfg.Mail, st, logger), ClaimIdle: tc.ClaimIdle, Logger: logger}),
 	} {
 		wg.Go(func() { r.Run(ctx) })
 	}

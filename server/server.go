@@ -51,10 +51,12 @@ func newAPIs(cfg config, st store.Service, files *media.Folder, logger *slog.Log
 	push := newPush(cfg.Push, st, logger)
 	native := api.New(api.Deps{
 		Store: st, Media: files, SessionTTL: cfg.SessionTTL, AllowedOrigins: cfg.AllowedOrigins,
-		Limits: api.Limits{Signup: rl.Signup, Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM},
+		Limits: api.Limits{Signup: rl.Signup, Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM,
+			PasswordReset: rl.PasswordReset},
 		Admins: cfg.Safety.Admins, Signup: auth.LocalSignup, LDAP: auth.LDAP, LDAPName: auth.LDAPName,
 		OIDC:   api.OIDC{Client: o.newRelyingParty(), Name: o.Name, RedirectURL: o.RedirectURL},
 		Push:   push,
+		Mail:   cfg.Mail.SMTP != nil,
 		Logger: logger,
 	})
 	mst := mastodon.New(mastodon.Deps{

@@ -254,6 +254,8 @@ type Service interface {
 	Conversations
 	Push
 	PushDeliveries
+	Mail
+	MailDeliveries
 	Search
 	Uploads
 	Profiles

@@ -21,6 +21,7 @@ import * as dm from './messages.js';
 import { trackMessages } from './core/messages.js';
 import { t, localize, errorText } from './core/i18n.js';
 import { startOutbox, stopOutbox } from './waiting.js';
+import { forgot } from './recovery.js';
 
 localize(); // the static markup, in the user's language before the first view draws
 
@@ -119,16 +120,17 @@ const routes = [
   [/^\/topics$/, () => views.topics(ctx), null],
   [/^\/login$/, () => views.auth(ctx, 'login'), null],
   [/^\/signup$/, () => views.auth(ctx, 'signup'), null],
+  [/^\/forgot$/, () => forgot(ctx), null],
   [/^\/settings$/, () => views.settings(ctx), null],
   [/^\/requests$/, () => views.requests(ctx), null],
 ];
-const open = new Set(['/login', '/signup', '/settings', '/public', '/search']);
+const open = new Set(['/login', '/signup', '/forgot', '/settings', '/public', '/search']);
 
 function render() {
   let path = location.hash.replace(/^#/, '') || '/home';
   if (!config.server() && path !== '/settings') return go('/settings', { replace: true });
   if (!app.user && !open.has(path) && !/^\/[upt]\//.test(path)) return go('/login', { replace: true });
-  if (app.user && (path === '/login' || path === '/signup')) return go('/home', { replace: true });
+  if (app.user && (path === '/login' || path === '/signup' || path === '/forgot')) return go('/home', { replace: true });
   if (path === '/me') return go('/u/' + encodeURIComponent(app.user.username), { replace: true });
 
   const { view, route } = openView(app, routes, path, () => views.notFound(ctx));

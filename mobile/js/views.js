@@ -14,6 +14,7 @@ import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
 import { linkArea, signInOptions } from './core/sso.js';
+import { forgotLink, emailArea } from './core/recovery.js';
 import { searchScreen } from './core/postsearch.js';
 import { bumpCount } from './core/social.js';
 import { shortDate, timeElement } from './core/time.js';
@@ -44,6 +45,7 @@ export function auth(ctx, mode) {
     h('h2', {}, signup ? t('mobile.auth.signup_heading') : t('mobile.auth.login_heading')),
     sso.buttons,
     form,
+    signup ? null : forgotLink(ctx, '#/forgot'),
     switchLine,
     h('p', { class: 'auth-switch' }, h('a', { href: '#/public' }, t('mobile.auth.browse')), ' · ', h('a', { href: '#/settings' }, t('mobile.auth.server'))),
     languageField('auth-language'));
@@ -356,7 +358,8 @@ export function settings(ctx) {
       push && push.el,
       privacy ? h('h2', { class: 'settings-title' }, t('mobile.settings.privacy')) : null, privacy && privacy.el,
       acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.server')) : null, form,
-      acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.account')) : null, links && links.el, acct && acct.el),
+      acct ? h('h2', { class: 'settings-title' }, t('mobile.settings.account')) : null, links && links.el,
+      acct && emailArea(ctx).el, acct && acct.el),
     title: t('mobile.settings.title'), back: true, noTabs: !ctx.me(),
   };
 }

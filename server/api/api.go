@@ -39,7 +39,10 @@ type Deps struct {
 	LDAPName string
 	OIDC     OIDC
 	// Push is the Web Push service (handle_push.go).
-	Push   *webpush.Service
+	Push *webpush.Service
+	// Mail tells whether the server sends mail (MICROBLOG_SMTP_URL): its
+	// routes answer 503 mail_unavailable without (handle_mail.go).
+	Mail   bool
 	Logger *slog.Logger
 }
 
@@ -54,6 +57,9 @@ type Limits struct {
 	Post         store.Limit // per user, posts and comments together
 	Follow       store.Limit // per user, follows and unfollows together
 	DM           store.Limit // per user, private messages
+	// PasswordReset counts reset requests per client address and per
+	// address asked about, and address changes per user.
+	PasswordReset store.Limit
 }
 
 // OIDC is the OpenID Connect sign-in (MICROBLOG_OIDC_*).

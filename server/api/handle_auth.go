@@ -38,6 +38,9 @@ type Provider struct {
 type Providers struct {
 	LocalSignup bool       `json:"local_signup"`
 	Providers   []Provider `json:"providers"`
+	// Mail tells whether the server sends mail: the front ends offer
+	// "Forgot password?" and an email address in Settings only then.
+	Mail bool `json:"mail"`
 }
 
 // signInProviders lists the configured ways to sign in besides local
@@ -55,10 +58,10 @@ func (a *API) signInProviders() []Provider {
 }
 
 // handleProviders lists the ways to sign in: 200 {"local_signup",
-// "providers"}, each provider marked linked or not for a signed-in caller.
-func handleProviders(st store.ExternalAccounts, localSignup bool, providers []Provider) echo.HandlerFunc {
+// "providers", "mail"}, each provider marked linked or not for a signed-in caller.
+func handleProviders(st store.ExternalAccounts, localSignup, mail bool, providers []Provider) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		out := Providers{LocalSignup: localSignup, Providers: slices.Clone(providers)}
+		out := Providers{LocalSignup: localSignup, Providers: slices.Clone(providers), Mail: mail}
 		if uid := viewer(c); uid != 0 {
 			linked, err := st.ExternalIdentities(c.Request().Context(), uid)
 			if err != nil {

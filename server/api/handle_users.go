@@ -10,7 +10,7 @@ import (
 )
 
 // handleMe returns the caller's own User.
-func handleMe(st store.Accounts, ops operators) echo.HandlerFunc {
+func handleMe(st store.Service, ops operators) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		u, err := st.User(ctx, viewer(c), viewer(c))
@@ -20,26 +20,33 @@ func handleMe(st store.Accounts, ops operators) echo.HandlerFunc {
 		if u.Admin, err = ops.is(ctx, u.ID); err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, u)
+		email, err := st.Email(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, me{u, email})
 	}
 }
 
 // handleUpdateMe changes the caller's bio, display name or fields
-// (profileIn), turns its protection on or off, or sets who may write to
-// it (messages_from), or any of them at once.
-func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
+// (profileIn), turns its protection on or off, sets who may write to it
+// (messages_from), or its email address (mailing the address a link that
+// confirms it: handle_mail.go), or any of them at once.
+func handleUpdateMe(st store.Service, ops operators, mailOn bool, emailLimit store.Limit) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Bio       *string `json:"bio"`
 			Protected *bool   `json:"protected"`
 			DMsFrom   *string `json:"messages_from"`
+			Email     *string `json:"email"`
+			Lang      string  `json:"lang"` // of the email's confirmation mail
 			profileIn
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		if in.Bio == nil && in.Protected == nil && in.DMsFrom == nil && in.profileIn.empty() {
-			return store.Invalid(store.CodeInvalidBio, "bio is missing (send bio, protected, messages_from, or several)")
+		if in.Bio == nil && in.Protected == nil && in.DMsFrom == nil && in.Email == nil && in.profileIn.empty() {
+			return store.Invalid(store.CodeInvalidBio, "bio is missing (send bio, display_name, fields, protected, messages_from, email, or several)")
 		}
 		if in.DMsFrom != nil {
 			if err := store.CheckDMsFrom(*in.DMsFrom); err != nil {
@@ -47,6 +54,11 @@ func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 			}
 		}
 		if err := in.profileIn.check(); err != nil {
+			return err
+		}
+		// Last of the checks: it counts against the address's mail limit.
+		email := emailChange{address: in.Email, lang: in.Lang}
+		if err := email.check(c, st, mailOn, emailLimit); err != nil {
 			return err
 		}
 		ctx := c.Request().Context()
@@ -70,6 +82,9 @@ func handleUpdateMe(st store.Service, ops operators) echo.HandlerFunc {
 			if err := st.SetDMsFrom(ctx, viewer(c), *in.DMsFrom); err != nil {
 				return err
 			}
+		}
+		if err := email.apply(c, st); err != nil {
+			return err
 		}
 		return handleMe(st, ops)(c)
 	}

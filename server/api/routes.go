@@ -29,7 +29,11 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 	v1.POST("/sessions", handleLogin(st, a.d.LDAP, rl.Login, rl.LoginAccount, ttl))
 	v1.DELETE("/sessions/current", handleLogout(st), member)
 	v1.DELETE("/sessions", handleLogoutAll(st), member)
-	v1.GET("/auth/providers", handleProviders(st, a.d.Signup, a.signInProviders()), anyone)
+	v1.GET("/auth/providers", handleProviders(st, a.d.Signup, a.d.Mail, a.signInProviders()), anyone)
+	v1.POST("/password_resets", handleRequestReset(st, a.d.Mail, rl.PasswordReset))
+	v1.POST("/password_resets/:token", handleReset(st, a.d.Mail))
+	v1.POST("/email_confirmations/:token", handleConfirmEmail(st, a.d.Mail))
+	a.mailPages(e)
 
 	if o := a.d.OIDC; o.Client != nil {
 		e.GET(OIDCLoginPath, handleOIDCLogin(st, o, rl.Login), anyone)
@@ -39,7 +43,7 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 
 	ops := a.ops
 	v1.GET("/me", handleMe(st, ops), member)
-	v1.PATCH("/me", handleUpdateMe(st, ops), member)
+	v1.PATCH("/me", handleUpdateMe(st, ops, a.d.Mail, rl.PasswordReset), member)
 	v1.PUT("/me/password", handleChangePassword(st, rl.Login, rl.LoginAccount), member)
 	v1.DELETE("/me", handleDeleteMe(st, rl.Login, rl.LoginAccount), member)
 	v1.GET("/users/:username", handleUser(st), anyone)

@@ -72,6 +72,9 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 	if err := social.DropLists(ctx, s.Social, uid); err != nil {
 		return err
 	}
+	if err := account.ReleaseEmail(ctx, s.Accounts, uid); err != nil {
+		return err
+	}
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.Del(ctx, s.keys.Home(uid), s.keys.UserPosts(uid), s.keys.UserComments(uid))
 		pl.Del(ctx, s.keys.Fans(uid), s.keys.Stars(uid))

@@ -20,6 +20,7 @@ import { topSearch } from './search.js';
 import { repostDialog } from './compose.js';
 import { providersOf, ssoOutcome } from './core/sso.js';
 import { admin } from './admin.js';
+import { forgot } from './recovery.js';
 import { trackMessages } from './core/messages.js';
 import * as dm from './messages.js';
 import { t, localize, errorText } from './core/i18n.js';
@@ -108,6 +109,7 @@ const routes = [
   [/^\/$/, () => views.home(ctx)],
   [/^\/login$/, () => views.auth(ctx, 'login', onLoggedIn)],
   [/^\/signup$/, () => views.auth(ctx, 'signup', onLoggedIn)],
+  [/^\/forgot$/, () => forgot(ctx)],
   [/^\/public$/, () => views.publicTimeline(ctx)],
   [/^\/u\/([^/]+)$/, (m) => views.profile(ctx, decodeURIComponent(m[1]), 'posts')],
   [/^\/u\/([^/]+)\/(followers|following)$/, (m) => views.profile(ctx, decodeURIComponent(m[1]), m[2])],
@@ -136,7 +138,7 @@ function render() {
   const path = location.pathname;
   if (!app.user && path === '/') return go('/login', { replace: true });
   if (!app.user && (private_.has(path) || path.startsWith('/messages') || path.startsWith('/lists/'))) return go('/login?next=' + encodeURIComponent(path), { replace: true });
-  if (app.user && (path === '/login' || path === '/signup')) return go('/', { replace: true });
+  if (app.user && (path === '/login' || path === '/signup' || path === '/forgot')) return go('/', { replace: true });
   const { view } = openView(app, routes, path, () => views.notFound(ctx));
   clear(main).append(view.el);
   app.title = view.title ? t('desktop.title', { page: view.title }) : t('desktop.brand');

@@ -11,6 +11,7 @@ import { notificationsList } from './core/notify.js';
 import { accountArea, settingsSection } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
 import { linkArea, signInOptions } from './core/sso.js';
+import { forgotLink, emailArea } from './core/recovery.js';
 import { bumpCount } from './core/social.js';
 import { shortDate } from './core/time.js';
 import { composer } from './compose.js';
@@ -48,6 +49,7 @@ export function auth(ctx, mode, onDone) {
       h('p', { class: 'muted' }, signup ? t('desktop.auth.joinText') : t('desktop.auth.loginText')),
       sso.buttons,
       form,
+      signup ? null : forgotLink(ctx, '/forgot'),
       switchLine,
       h('p', { class: 'auth-switch' }, h('a', { href: '/public' }, t('desktop.auth.browse')))),
     languageFooter());
@@ -330,6 +332,7 @@ export function account(ctx) {
   const el = h('div', { class: 'view' },
     pageHead(t('desktop.account.title'), tWith('desktop.account.signedInAs', { name: '@' + ctx.me().username })),
     linkArea(ctx, { sectionClass: 'card' }).el,
+    emailArea(ctx, { sectionClass: 'card' }).el,
     area.el);
   return { el, title: t('desktop.account.title') };
 }

@@ -122,6 +122,8 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     register: (username, password) => request('POST', '/users', { username, password }, { quiet401: true }),
     login: (username, password, provider = null) => request('POST', '/sessions', provider ? { username, password, provider } : { username, password }, { quiet401: true }),
     providers: () => request('GET', '/auth/providers', undefined, { quiet401: true }),
+    /** requestPasswordReset asks for a reset link mailed to email, written in lang. */
+    requestPasswordReset: (email, lang) => request('POST', '/password_resets', { email, lang }, { quiet401: true }),
     ssoHandover: () => request('POST', '/auth/oidc/handover', undefined, { quiet401: true }),
     logout: () => request('DELETE', '/sessions/current', undefined, { quiet401: true }),
     logoutAll: () => request('DELETE', '/sessions'),
