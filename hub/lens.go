@@ -15,10 +15,38 @@ type userLens struct {
 	// lists hides nothing that a nil lens would not, so Deliver asks it
 	// only about what every reader may be kept from.
 	lists bool
+	// excluded are the members of the user's exclusive lists (nil for
+	// most users): their posts leave its home feed (offHome).
+	excluded map[int64]bool
 }
 
 func newUserLens(l *store.Lens) userLens {
-	return userLens{lens: l, lists: l != nil && (len(l.Hidden) > 0 || len(l.Muted) > 0 || len(l.Words) > 0)}
+	ul := userLens{lens: l, lists: l != nil && (len(l.Hidden) > 0 || len(l.Muted) > 0 || len(l.Words) > 0)}
+	if l != nil && len(l.Excluded) > 0 {
+		ul.excluded = l.Excluded
+	}
+	return ul
+}
+
+// offHome tells whether ev, which a user with lens ul gets, is a post or
+// an edit of one by a member of the user's exclusive lists, heard on its
+// author's topic or a followed topic's: not for the home feed, only for
+// those lists (store.EventListPost). A user without exclusive lists pays
+// one nil check.
+func (ul userLens) offHome(ev *event) bool {
+	if ul.excluded == nil || ev.about == nil || ev.about.post == nil || ev.src == nil {
+		return false
+	}
+	switch ev.src.Topic.Kind {
+	case store.TopicAuthor, store.TopicTag:
+	default:
+		return false
+	}
+	switch ev.src.Name {
+	case store.EventPost, store.EventPostUpdate:
+		return ul.excluded[ev.about.post.Author.ID]
+	}
+	return false
 }
 
 // subject is what the safety rule looks at in one event: the post of a post

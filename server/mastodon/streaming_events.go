@@ -18,10 +18,13 @@ var postEvents = map[string]string{
 
 // AppendFrames appends the frame of ev for each of the connection's
 // streams that takes it: the hub has applied the safety rule already.
-func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event) []hub.Frame {
+func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event, offHome bool) []hub.Frame {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range f.streams {
+		if offHome && s.name == "user" {
+			continue // an exclusive list's member: for that list alone
+		}
 		if name := f.eventFor(s, ev); name != "" {
 			if fr, ok := f.frame(ev, s, name); ok {
 				dst = append(dst, fr)
