@@ -106,7 +106,7 @@ type event struct {
 	// lists (userLens.offHome), set per user as it is handed over: not for
 	// the home feed, for the lists alone.
 	offHome bool
-	f    frame
+	f       frame
 	// src is the event as a Format sees it (nil for a connection's own
 	// frames).
 	src *Event
