@@ -564,6 +564,66 @@ test('lists: create, add accounts, the list timeline paged, the list stream, ren
   await rejects(alice.rest.v1.lists.$select(list.id).fetch(), 404, 'a deleted list');
 }));
 
+test('lists: an exclusive list keeps its members off home and the user stream, and on the list', area(async () => {
+  const names = {};
+  for (const name of ['owner', 'member', 'other']) {
+    const u = await newUser('mx' + name);
+    const { token, rest } = await login(u.username);
+    names[name] = { ...u, id: String(u.user.id), mtoken: token, rest };
+  }
+  const { owner, member: m, other } = names;
+  await owner.rest.v1.accounts.$select(m.id).follow();
+  await owner.rest.v1.accounts.$select(other.id).follow();
+  const list = await owner.rest.v1.lists.create({ title: 'Quiet ' + word(), exclusive: true });
+  assert.equal(list.exclusive, true, 'the List entity says exclusive');
+  await owner.rest.v1.lists.$select(list.id).accounts.create({ accountIds: [m.id] });
+  assert.equal((await owner.rest.v1.lists.$select(list.id).fetch()).exclusive, true);
+
+  const instance = await owner.rest.v2.instance.fetch();
+  const streaming = createStreamingAPIClient({ streamingApiUrl: instance.configuration.urls.streaming, accessToken: owner.mtoken, retry: 3 });
+  try {
+    const user = events(streaming.user.subscribe());
+    const onList = events(streaming.list.subscribe({ list: list.id }));
+    // Both subscriptions are in force once a post of the member's is on the
+    // list stream and one of the other's on the user stream.
+    const probes = new Set();
+    await until(async () => {
+      probes.add((await m.rest.v1.statuses.create({ status: 'probe ' + word() })).id);
+      return onList.next((e) => e.event === 'update' && probes.has(e.payload.id), 'a probe', 1000).then(() => true, (e) => {
+        if (e.timeout) return false;
+        throw e;
+      });
+    }, 'the list stream to carry the member\'s post');
+    const others = new Set();
+    await until(async () => {
+      others.add((await other.rest.v1.statuses.create({ status: 'probe ' + word() })).id);
+      return user.next((e) => e.event === 'update' && others.has(e.payload.id), 'a probe', 1000).then(() => true, (e) => {
+        if (e.timeout) return false;
+        throw e;
+      });
+    }, 'the user stream to carry the other\'s post');
+
+    const quiet = await m.rest.v1.statuses.create({ status: 'for the list only ' + word() });
+    const loud = await other.rest.v1.statuses.create({ status: 'for home ' + word() });
+    await onList.next((e) => e.event === 'update' && e.payload.id === quiet.id, 'the member\'s post on the list stream');
+    await user.next((e) => e.event === 'update' && e.payload.id === loud.id, 'the other\'s post on the user stream');
+    assert.ok(!user.seen.some((e) => e.event === 'update' && (e.payload.id === quiet.id || probes.has(e.payload.id))),
+      'no post of the member\'s on the user stream');
+
+    const home = await owner.rest.v1.timelines.home.list({ limit: 40 });
+    assert.ok(home.some((s) => s.id === loud.id), 'the other\'s post is home');
+    assert.ok(!home.some((s) => s.id === quiet.id || probes.has(s.id)), 'the member\'s posts are not home');
+    const listed = await owner.rest.v1.timelines.list.$select(list.id).list({ limit: 40 });
+    assert.ok(listed.some((s) => s.id === quiet.id), 'the member\'s post is on the list timeline');
+
+    const open = await owner.rest.v1.lists.$select(list.id).update({ title: list.title, exclusive: false });
+    assert.equal(open.exclusive, false, 'exclusive=false through update');
+    await until(async () => (await owner.rest.v1.timelines.home.list({ limit: 40 })).some((s) => s.id === quiet.id), 'the member\'s post home once the list is not exclusive');
+  } finally {
+    streaming.close();
+  }
+}));
+
 test('push: masto subscribes a device; a mention is pushed to it, signed with the server key and decryptable', area(async () => {
   const { alice } = await session();
   const n = await newUser('mpush');
