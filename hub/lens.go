@@ -59,6 +59,10 @@ type subject struct {
 	// anyone: a reader without lists may be kept from it (a protected
 	// author's post that is not approved), so every user is asked.
 	anyone bool
+	// thread is the author of the post a comment's thread hangs from, as
+	// the store names it on the public channel (0: none): whoever is
+	// across a block from them does not get the comment.
+	thread int64
 }
 
 // wirePost is the part of an encoded Post that the safety rule reads.
@@ -72,6 +76,10 @@ type wirePost struct {
 	CreatedAt store.Time `json:"created_at"` // for a catch-up's floor (resume.go)
 	RepostOf  *wirePost  `json:"repost_of"`
 	Deleted   bool       `json:"deleted"`
+	// ThreadAuthor is on a comment heard on the public channel.
+	ThreadAuthor *struct {
+		ID int64 `json:"id"`
+	} `json:"thread_author"`
 }
 
 func (w *wirePost) post() *store.Post {
@@ -101,7 +109,11 @@ func decodeSubject(event string, data json.RawMessage) (*subject, error) {
 		if err := json.Unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("hub: decode %s event: %w", event, err)
 		}
-		return &subject{post: w.post()}, nil
+		s := &subject{post: w.post()}
+		if w.ThreadAuthor != nil {
+			s.thread = w.ThreadAuthor.ID
+		}
+		return s, nil
 	case store.EventCounts, store.EventDelete:
 		var w wirePost
 		if err := json.Unmarshal(data, &w); err != nil {
@@ -170,6 +182,9 @@ func (s *subject) hiddenFrom(ul userLens) bool {
 	}
 	if s.note != nil {
 		return ul.lens.HidesNotification(s.note)
+	}
+	if s.thread != 0 && ul.lens.HidesUser(s.thread, store.InFeed) {
+		return true
 	}
 	return ul.lens.Hides(s.post, store.InFeed)
 }

@@ -38,7 +38,10 @@ func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event, offHome bool
 // take it. The user stream is the home timeline (its own and its stars'
 // author topics, and its followed topics' tag topics) and the
 // notifications; the public and hashtag streams
-// hear the public topic, which carries no protected author's post.
+// hear the public topic, which carries no protected author's post, and
+// the comments with topics, whose thread is public, for the hashtag
+// streams alone (Mastodon sends a reply to its hashtags' streams, and to
+// the public ones only when it answers its own author).
 func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 	switch ev.Topic.Kind {
 	case store.TopicAuthor, store.TopicTag: // a followed topic's posts join home, not lists
@@ -67,6 +70,9 @@ func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 		if p == nil || strings.HasSuffix(s.name, ":media") && len(p.Media) == 0 ||
 			strings.HasPrefix(s.name, "hashtag") && !hasTag(ev, p, s.key) {
 			return ""
+		}
+		if p.ParentID != nil && !strings.HasPrefix(s.name, "hashtag") {
+			return "" // a comment (one with topics) is for the hashtag streams alone
 		}
 		return name
 	}

@@ -20,6 +20,10 @@ type draft struct {
 	np      store.NewPost
 	orig    *store.Post // the original a repost passes on, or nil
 	parent  *store.Post // the message a comment answers, or nil
+	// thread is the post a comment's thread hangs from, read only for a
+	// comment with topics (post_comment_tags.go); nil otherwise.
+	thread *store.Post
+	public bool // a comment whose live event goes on the public channel
 	idemKey string      // the claimed idempotency key, or empty
 	pulled  bool        // its author was a celebrity when claimed: no push job
 	post    store.Post  // what the message will read as
@@ -134,7 +138,17 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 	if err := s.resolveMedia(ctx, d); err != nil {
 		return err
 	}
-	return s.resolveEntities(ctx, d)
+	if err := s.resolveEntities(ctx, d); err != nil {
+		return err
+	}
+	if d.parent != nil && len(d.tags) > 0 { // for its live event on the public channel
+		thread, err := s.threadPost(ctx, d.parent)
+		if err != nil {
+			return err
+		}
+		d.thread = thread
+	}
+	return nil
 }
 
 // repostedBefore refuses a second repost of the same original by the same
@@ -414,6 +428,7 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 		pl.ZAdd(ctx, s.keys.Comments(d.parent.ID), z)
 		schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, schema.FieldComments)
 		s.queueUserComment(ctx, pl, author, z)
+		s.queueCommentTags(ctx, pl, d.tags, mid, 1)
 		s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 		s.queueFinish(ctx, pl, d)
 		return nil
@@ -565,6 +580,12 @@ func (s *Store) encodeEvents(ctx context.Context, d *draft) {
 		parentAuthor = d.parent.Author.ID
 	}
 	d.events = s.liveEvents(p, raw, parentAuthor)
+	if d.thread != nil {
+		if data := publicComment(p, raw, d.thread); data != nil {
+			d.events = append(d.events, liveEvent{s.keys.PublicChannel(), store.FrameOf(store.EventPost, data)})
+			d.public = true
+		}
+	}
 }
 
 // liveEvent is one frame to publish on one channel.
