@@ -495,6 +495,48 @@ test('streaming: user, user:notification, public, hashtag and direct through mas
   }
 }));
 
+test('hashtag: a reply carrying the tag is on the tag timeline and the hashtag stream, not the public stream', area(async () => {
+  const { alice, bob } = await session();
+  const instance = await alice.rest.v2.instance.fetch();
+  const streaming = createStreamingAPIClient({ streamingApiUrl: instance.configuration.urls.streaming, accessToken: alice.mtoken, retry: 3 });
+  try {
+    const tag = 'rx' + randomBytes(4).toString('hex');
+    const hashtag = events(streaming.hashtag.subscribe({ tag }));
+    const pub = events(streaming.public.subscribe());
+    const probes = new Set();
+    await until(async () => {
+      probes.add((await bob.rest.v1.statuses.create({ status: `probe #${tag} ` + word() })).id);
+      return hashtag.next((e) => e.event === 'update' && probes.has(e.payload.id), 'a probe', 1000).then(() => true, (e) => {
+        if (e.timeout) return false;
+        throw e;
+      });
+    }, `the #${tag} stream to carry a post`);
+    await pub.next((e) => e.event === 'update' && probes.has(e.payload.id), 'a probe on the public stream');
+
+    const root = await bob.rest.v1.statuses.create({ status: 'no tag here ' + word() });
+    const reply = await alice.rest.v1.statuses.create({ status: `@${bob.username} #${tag} indeed`, inReplyToId: root.id });
+    const got = await hashtag.next((e) => e.event === 'update' && e.payload.id === reply.id, `the reply on the #${tag} stream`);
+    assert.equal(got.payload.inReplyToId, root.id, 'the streamed status is the reply');
+    assert.ok(got.stream.includes('hashtag'), 'the event names the hashtag stream');
+    const after = await bob.rest.v1.statuses.create({ status: 'after the reply ' + word() });
+    const next = await pub.next((e) => e.event === 'update' && !probes.has(e.payload.id) && e.payload.id !== root.id, 'the next public update after the root');
+    assert.equal(next.payload.id, after.id, `the public stream passes the reply ${reply.id} by`);
+
+    const timeline = await alice.rest.v1.timelines.tag.$select(tag).list({ limit: 10 });
+    assert.equal(timeline[0].id, reply.id, 'the reply tops the tag timeline');
+    assert.equal(timeline[0].inReplyToId, root.id);
+    const publicTimeline = await alice.rest.v1.timelines.public.list({ limit: 40 });
+    assert.ok(!publicTimeline.some((s) => s.id === reply.id), 'the reply is not on the public timeline');
+
+    await alice.rest.v1.statuses.$select(reply.id).remove();
+    const del = await hashtag.next((e) => e.event === 'delete' && e.payload === reply.id, 'its delete on the hashtag stream');
+    assert.equal(del.payload, reply.id);
+    assert.ok(!(await alice.rest.v1.timelines.tag.$select(tag).list({ limit: 10 })).some((s) => s.id === reply.id), 'deleted, it leaves the tag timeline');
+  } finally {
+    streaming.close();
+  }
+}));
+
 test('live both ways: a native follow and post reach masto, a masto post reaches the native feed', area(async () => {
   const { alice } = await session();
   const u = await newUser('mnative');
