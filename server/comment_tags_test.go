@@ -14,8 +14,8 @@ import (
 // the home timeline of the topic's followers; a protected author's
 // comment is on no stranger's page or stream, nor is one in a thread whose
 // post the reader may not see (a protected author's, or one across a
-// block); deleting a comment takes it off the page, and its delete comes
-// on the stream.
+// block); a repost is on no Mastodon public or tag timeline; deleting a
+// comment takes it off the page, and its delete comes on the stream.
 func TestCommentTopics(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
@@ -86,6 +86,21 @@ func TestCommentTopics(t *testing.T) {
 	ts.getJSON(t, fan, "/api/v1/timelines/home", &home)
 	if got := ids(home.Items); !slices.Contains(got, probe.ID) || slices.Contains(got, reply.ID) || slices.Contains(got, kimsReply.ID) {
 		t.Fatalf("the #chai# follower's home %v: want the post %d and no comment", got, probe.ID)
+	}
+
+	// A repost (with the topic in its own words) is on the service's
+	// public page and the topic's, and on neither Mastodon timeline: as
+	// Mastodon's reblogs, it is on no public or hashtag timeline or stream.
+	rp := ts.post(t, fan, "#chai# again", probe.ID)
+	ts.getJSON(t, eveNative, "/api/v1/timelines/public", &pub)
+	if !slices.Contains(ids(pub.Items), rp.ID) {
+		t.Fatalf("the repost %d is not on the native public timeline %v", rp.ID, ids(pub.Items))
+	}
+	for _, path := range []string{"/api/v1/timelines/public", "/api/v1/timelines/tag/chai"} {
+		ts.mastodonJSON(t, "GET", path, eve, nil, &tl)
+		if got := mastodonStatusIDs(tl); slices.Contains(got, idStr(rp.ID)) || len(got) == 0 {
+			t.Fatalf("%s %v: want statuses, and no reblog %d", path, got, rp.ID)
+		}
 	}
 
 	ts.wantStatus(t, "DELETE", postPath(reply.ID), cat, nil, http.StatusNoContent, "")
