@@ -47,8 +47,9 @@ func (s *Store) queueCommentTags(ctx context.Context, pl redis.Pipeliner, tags [
 // from, its author filled in (protected, suspended): parent itself when it
 // is a post, else found by going up from it, a round trip a level. Only a
 // comment with topics asks, to know whether its live events may go public.
-// The author's card is mostly in memory.
-func (s *Store) threadPost(ctx context.Context, parent *store.Post) (*store.Post, error) {
+// filled says parent's author is filled in already (as a write loads it):
+// then a comment on a post costs nothing more.
+func (s *Store) threadPost(ctx context.Context, parent *store.Post, filled bool) (*store.Post, error) {
 	p := parent
 	for depth := 0; p.ParentID != nil; depth++ {
 		if depth >= schema.MaxThreadDepth {
@@ -59,6 +60,9 @@ func (s *Store) threadPost(ctx context.Context, parent *store.Post) (*store.Post
 			return nil, err
 		}
 		p = up
+	}
+	if p == parent && filled {
+		return p, nil
 	}
 	if err := s.fillAuthors(ctx, []*store.Post{p}, 0); err != nil {
 		return nil, err
@@ -77,7 +81,7 @@ func (s *Store) commentWentPublic(ctx context.Context, m *store.Post) bool {
 	if err != nil {
 		return false
 	}
-	root, err := s.threadPost(ctx, parent)
+	root, err := s.threadPost(ctx, parent, false)
 	return err == nil && !root.Author.Protected && !root.Author.Suspended
 }
 

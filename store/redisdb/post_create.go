@@ -142,7 +142,7 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 		return err
 	}
 	if d.parent != nil && len(d.tags) > 0 { // for its live event on the public channel
-		thread, err := s.threadPost(ctx, d.parent)
+		thread, err := s.threadPost(ctx, d.parent, true)
 		if err != nil {
 			return err
 		}

@@ -29,7 +29,7 @@ func (s *Store) afterEdit(ctx context.Context, c *change) {
 		if parent, err := s.message(ctx, *c.post.ParentID); err == nil {
 			parentAuthor = parent.Author.ID
 			if len(c.was.tags)+len(c.tags) > 0 {
-				thread, _ = s.threadPost(ctx, parent)
+				thread, _ = s.threadPost(ctx, parent, false)
 			}
 		}
 	}
