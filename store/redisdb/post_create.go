@@ -17,16 +17,16 @@ import (
 
 // draft is a message on its way into Redis, as the steps of Create pass it on.
 type draft struct {
-	np      store.NewPost
-	orig    *store.Post // the original a repost passes on, or nil
-	parent  *store.Post // the message a comment answers, or nil
+	np     store.NewPost
+	orig   *store.Post // the original a repost passes on, or nil
+	parent *store.Post // the message a comment answers, or nil
 	// thread is the post a comment's thread hangs from, read only for a
 	// comment with topics (post_comment_tags.go); nil otherwise.
-	thread *store.Post
-	public bool // a comment whose live event goes on the public channel
-	idemKey string      // the claimed idempotency key, or empty
-	pulled  bool        // its author was a celebrity when claimed: no push job
-	post    store.Post  // what the message will read as
+	thread  *store.Post
+	public  bool       // a comment whose live event goes on the public channel
+	idemKey string     // the claimed idempotency key, or empty
+	pulled  bool       // its author was a celebrity when claimed: no push job
+	post    store.Post // what the message will read as
 	// mentions are the users the text mentions that exist; tags its topics.
 	mentions []store.Author
 	tags     []string
