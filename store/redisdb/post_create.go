@@ -17,16 +17,12 @@ import (
 
 // draft is a message on its way into Redis, as the steps of Create pass it on.
 type draft struct {
-	np     store.NewPost
-	orig   *store.Post // the original a repost passes on, or nil
-	parent *store.Post // the message a comment answers, or nil
-	// thread is the post a comment's thread hangs from, read only for a
-	// comment with topics (post_comment_tags.go); nil otherwise.
-	thread  *store.Post
-	public  bool       // a comment whose live event goes on the public channel
-	idemKey string     // the claimed idempotency key, or empty
-	pulled  bool       // its author was a celebrity when claimed: no push job
-	post    store.Post // what the message will read as
+	np      store.NewPost
+	orig    *store.Post // the original a repost passes on, or nil
+	parent  *store.Post // the message a comment answers, or nil
+	idemKey string      // the claimed idempotency key, or empty
+	pulled  bool        // its author was a celebrity when claimed: no push job
+	post    store.Post  // what the message will read as
 	// mentions are the users the text mentions that exist; tags its topics.
 	mentions []store.Author
 	tags     []string
@@ -50,6 +46,11 @@ type draft struct {
 	encoded, sent bool
 	// row is the message as the archive will keep it, made from its hash.
 	row store.Archived
+	// thread is the post a comment's thread hangs from, read only for a
+	// comment with topics (post_comment_tags.go); nil otherwise. public
+	// tells that the comment's live event goes on the public channel.
+	thread *store.Post
+	public bool
 }
 
 // Create writes a post, repost or comment in named steps: check it, resolve
