@@ -102,11 +102,7 @@ type event struct {
 	messageID int64
 	// late: a message heard on its topic after a newer one (dm.go).
 	late bool
-	// offHome: the post is by a member of one of the user's exclusive
-	// lists (userLens.offHome), set per user as it is handed over: not for
-	// the home feed, for the lists alone.
-	offHome bool
-	f       frame
+	f    frame
 	// src is the event as a Format sees it (nil for a connection's own
 	// frames).
 	src *Event
@@ -115,6 +111,10 @@ type event struct {
 	// held (while its connection opened, or its user's lens was read
 	// again): the lens may have changed meanwhile.
 	about *subject
+	// offHome: the post is by a member of one of the user's exclusive
+	// lists (userLens.offHome), set per user as it is handed over: not for
+	// the home feed, for the lists alone.
+	offHome bool
 }
 
 // Conn is one WebSocket client. An open connection has one goroutine, its
