@@ -31,12 +31,12 @@ import (
 const threadAuthorField = "thread_author"
 
 // queueCommentTags adds comment mid to (delta 1) or takes it from (-1)
-// the T: set of each of its topics, without counting it.
+// the T: set of each of its topics, without counting it (nor naming the
+// topic for suggestions, which are of topics with posts).
 func (s *Store) queueCommentTags(ctx context.Context, pl redis.Pipeliner, tags []string, mid int64, delta int) {
 	for _, key := range schema.TagKeys(tags) {
 		if delta > 0 {
 			pl.ZAdd(ctx, s.keys.TagPosts(key), redis.Z{Score: float64(mid), Member: mid})
-			pl.ZAdd(ctx, s.keys.TagNames(), redis.Z{Member: key})
 		} else {
 			pl.ZRem(ctx, s.keys.TagPosts(key), mid)
 		}
