@@ -44,8 +44,8 @@ func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event, offHome bool
 // the public ones only when it answers its own author).
 func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 	switch ev.Topic.Kind {
-	case store.TopicAuthor, store.TopicTag: // a followed topic's posts join home, not lists
-		if s.name == "user" || s.name == "list" && ev.Topic.Kind == store.TopicAuthor && f.inListLocked(s.key, ev.Topic.UID) {
+	case store.TopicAuthor, store.TopicTag: // a followed topic's posts join home, and lists of their authors
+		if s.name == "user" || s.name == "list" && f.inListLocked(s.key, eventAuthor(ev)) {
 			return postEvents[ev.Name]
 		}
 	case store.TopicNotify:
@@ -77,6 +77,20 @@ func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 		return name
 	}
 	return ""
+}
+
+// eventAuthor is the author of the post event ev heard on an author's or a
+// topic's topic. A member's post that carries a topic its list's owner
+// follows comes on both; the connection takes the first copy only (the
+// hub's window of ids), so a list stream must know it on either.
+func eventAuthor(ev *hub.Event) int64 {
+	if ev.Topic.Kind == store.TopicAuthor {
+		return ev.Topic.UID
+	}
+	if p := postOf(ev); p != nil {
+		return p.Author.ID
+	}
+	return 0
 }
 
 // hasTag tells whether p, the post of ev, carries the tag of key (a
