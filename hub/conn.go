@@ -111,6 +111,10 @@ type event struct {
 	// held (while its connection opened, or its user's lens was read
 	// again): the lens may have changed meanwhile.
 	about *subject
+	// offHome: the post is by a member of one of the user's exclusive
+	// lists (userLens.offHome), set per user as it is handed over: not for
+	// the home feed, for the lists alone.
+	offHome bool
 }
 
 // Conn is one WebSocket client. An open connection has one goroutine, its

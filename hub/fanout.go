@@ -105,6 +105,7 @@ func (h *Hub) sendLocked(u *user, ev event) {
 		h.m.withheld.Inc()
 		return
 	}
+	ev.offHome = u.lens.offHome(&ev)
 	for c := range u.conns.all() {
 		c.deliver(ev)
 	}

@@ -20,8 +20,10 @@ import (
 type Format interface {
 	// AppendFrames appends to dst the frames the connection sends for ev,
 	// none when it wants none. The work that does not depend on the
-	// connection is done once per event through ev.Shared.
-	AppendFrames(dst []Frame, ev *Event) []Frame
+	// connection is done once per event through ev.Shared. offHome says
+	// that ev is a post (or its edit) by a member of one of the user's
+	// exclusive lists: not for its home feed, only for those lists.
+	AppendFrames(dst []Frame, ev *Event, offHome bool) []Frame
 	// Receive is one text message from the client, read once the
 	// connection is open and before the next one is read: what Receive
 	// changes (c.ListenPublic) is in force when the client's next frame,
@@ -159,6 +161,17 @@ func (h *Hub) leavePublicLocked(u *user) {
 	}
 }
 
+// listPostKey is the Event.Shared key of an event's list_post frame.
+type listPostKey struct{}
+
+// listPostFrame is the native frame of post event ev as a list_post
+// (store.EventListPost), built once for every connection that gets it so.
+func listPostFrame(ev *Event) frame {
+	return ev.Shared(listPostKey{}, func() any {
+		return frame{shared: prepare(store.FrameOf(store.EventListPost, ev.Data))}
+	}).(frame)
+}
+
 // appendFramesLocked appends to out what c sends for ev: its native frame,
 // or what c's Format makes of it. The caller holds c.mu.
 func (c *Conn) appendFramesLocked(out []frame, ev event) []frame {
@@ -166,12 +179,15 @@ func (c *Conn) appendFramesLocked(out []frame, ev event) []frame {
 		if ev.src != nil && ev.src.Name == store.EventListMembers {
 			return out // for a Format's list streams alone
 		}
+		if ev.offHome && ev.src.Name == store.EventPost {
+			return append(out, listPostFrame(ev.src))
+		}
 		return append(out, ev.f)
 	}
 	if ev.src == nil {
 		return out
 	}
-	c.scratch = c.format.AppendFrames(c.scratch[:0], ev.src)
+	c.scratch = c.format.AppendFrames(c.scratch[:0], ev.src, ev.offHome)
 	out = append(out, c.scratch...)
 	clear(c.scratch)
 	return out

@@ -17,7 +17,7 @@ import (
 // listen to the public topic, "quiet" stop.
 type testFormat struct{ builds *atomic.Int64 }
 
-func (f *testFormat) AppendFrames(dst []hub.Frame, ev *hub.Event) []hub.Frame {
+func (f *testFormat) AppendFrames(dst []hub.Frame, ev *hub.Event, offHome bool) []hub.Frame {
 	if ev.Name != store.EventPost {
 		return dst
 	}

@@ -15,10 +15,38 @@ type userLens struct {
 	// lists hides nothing that a nil lens would not, so Deliver asks it
 	// only about what every reader may be kept from.
 	lists bool
+	// excluded are the members of the user's exclusive lists (nil for
+	// most users): their posts leave its home feed (offHome).
+	excluded map[int64]bool
 }
 
 func newUserLens(l *store.Lens) userLens {
-	return userLens{lens: l, lists: l != nil && (len(l.Hidden) > 0 || len(l.Muted) > 0 || len(l.Words) > 0)}
+	ul := userLens{lens: l, lists: l != nil && (len(l.Hidden) > 0 || len(l.Muted) > 0 || len(l.Words) > 0)}
+	if l != nil && len(l.Excluded) > 0 {
+		ul.excluded = l.Excluded
+	}
+	return ul
+}
+
+// offHome tells whether ev, which a user with lens ul gets, is a post or
+// an edit of one by a member of the user's exclusive lists, heard on its
+// author's topic or a followed topic's: not for the home feed, only for
+// those lists (store.EventListPost). A user without exclusive lists pays
+// one nil check.
+func (ul userLens) offHome(ev *event) bool {
+	if ul.excluded == nil || ev.about == nil || ev.about.post == nil || ev.src == nil {
+		return false
+	}
+	switch ev.src.Topic.Kind {
+	case store.TopicAuthor, store.TopicTag:
+	default:
+		return false
+	}
+	switch ev.src.Name {
+	case store.EventPost, store.EventPostUpdate:
+		return ul.excluded[ev.about.post.Author.ID]
+	}
+	return false
 }
 
 // subject is what the safety rule looks at in one event: the post of a post
@@ -31,6 +59,10 @@ type subject struct {
 	// anyone: a reader without lists may be kept from it (a protected
 	// author's post that is not approved), so every user is asked.
 	anyone bool
+	// thread is the author of the post a comment's thread hangs from, as
+	// the store names it on the public channel (0: none): whoever is
+	// across a block from them does not get the comment.
+	thread int64
 }
 
 // wirePost is the part of an encoded Post that the safety rule reads.
@@ -44,6 +76,10 @@ type wirePost struct {
 	CreatedAt store.Time `json:"created_at"` // for a catch-up's floor (resume.go)
 	RepostOf  *wirePost  `json:"repost_of"`
 	Deleted   bool       `json:"deleted"`
+	// ThreadAuthor is on a comment heard on the public channel.
+	ThreadAuthor *struct {
+		ID int64 `json:"id"`
+	} `json:"thread_author"`
 }
 
 func (w *wirePost) post() *store.Post {
@@ -73,7 +109,11 @@ func decodeSubject(event string, data json.RawMessage) (*subject, error) {
 		if err := json.Unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("hub: decode %s event: %w", event, err)
 		}
-		return &subject{post: w.post()}, nil
+		s := &subject{post: w.post()}
+		if w.ThreadAuthor != nil {
+			s.thread = w.ThreadAuthor.ID
+		}
+		return s, nil
 	case store.EventCounts, store.EventDelete, store.EventPoll:
 		var w wirePost
 		if err := json.Unmarshal(data, &w); err != nil {
@@ -142,6 +182,9 @@ func (s *subject) hiddenFrom(ul userLens) bool {
 	}
 	if s.note != nil {
 		return ul.lens.HidesNotification(s.note)
+	}
+	if s.thread != 0 && ul.lens.HidesUser(s.thread, store.InFeed) {
+		return true
 	}
 	return ul.lens.Hides(s.post, store.InFeed)
 }

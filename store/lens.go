@@ -27,6 +27,11 @@ const (
 	// InSearch is a search of posts: everyone's, less the muted, and a
 	// protected author's for its approved fans (CONTRACT.md §10).
 	InSearch
+	// InHome is the home timeline and its replay: InFeed, less the posts
+	// and reposts of the members of the reader's exclusive lists
+	// (Lens.Excluded), which their lists show instead, and less comments
+	// (a followed topic's set holds them for the topic's page).
+	InHome
 )
 
 // Lens is what one reader may see: the one rule every path that shows a
@@ -47,6 +52,10 @@ type Lens struct {
 	// Words are the reader's filtered words, case-folded (FoldWord); they
 	// do not change once the lens is in use.
 	Words []string
+	// Excluded are the members of the reader's exclusive lists: their
+	// posts and reposts leave its home timeline (InHome) and live home
+	// feed, and stay in those lists (Mastodon's exclusive lists).
+	Excluded map[int64]bool
 
 	matchOnce sync.Once
 	match     *wordMatcher // Words as one matcher, built on first use
@@ -58,6 +67,14 @@ type Lens struct {
 func (l *Lens) Hides(p *Post, at Place) bool {
 	if p == nil {
 		return false
+	}
+	if at == InHome {
+		// Whose post it is, not whose original: a repost by someone else of
+		// an excluded member's post stays, as in Mastodon.
+		if p.Kind == KindComment || l != nil && l.Excluded[p.Author.ID] {
+			return true
+		}
+		at = InFeed
 	}
 	if l.hidesOne(p, at) {
 		return true

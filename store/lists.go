@@ -178,3 +178,10 @@ type ListMembersData struct {
 	Members []int64 `json:"members"`
 	Deleted bool    `json:"deleted,omitempty"`
 }
+
+// EventListPost is, on the native live feed, a post or repost by a member
+// of one of the user's exclusive lists (List.Exclusive): a Post, as the
+// event post carries it, that is not for the home timeline but for the
+// page of that list. The hub makes it of the author's post event for
+// those users alone; the store never publishes it.
+const EventListPost = "list_post"

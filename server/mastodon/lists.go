@@ -262,5 +262,5 @@ func (a *API) listTimeline(c echo.Context) error {
 	return a.timeline(c, func(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		page, err := a.st.ListTimeline(ctx, uid, lid, q)
 		return page, listError(err)
-	}, false)
+	}, keepAll)
 }

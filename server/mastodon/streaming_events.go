@@ -18,10 +18,13 @@ var postEvents = map[string]string{
 
 // AppendFrames appends the frame of ev for each of the connection's
 // streams that takes it: the hub has applied the safety rule already.
-func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event) []hub.Frame {
+func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event, offHome bool) []hub.Frame {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range f.streams {
+		if offHome && s.name == "user" {
+			continue // an exclusive list's member: for that list alone
+		}
 		if name := f.eventFor(s, ev); name != "" {
 			if fr, ok := f.frame(ev, s, name); ok {
 				dst = append(dst, fr)
@@ -35,11 +38,14 @@ func (f *streamFormat) AppendFrames(dst []hub.Frame, ev *hub.Event) []hub.Frame 
 // take it. The user stream is the home timeline (its own and its stars'
 // author topics, and its followed topics' tag topics) and the
 // notifications; the public and hashtag streams
-// hear the public topic, which carries no protected author's post.
+// hear the public topic, which carries no protected author's post, and
+// the comments with topics, whose thread is public, for the hashtag
+// streams alone (Mastodon sends a reply to its hashtags' streams, and to
+// the public ones only when it answers its own author).
 func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 	switch ev.Topic.Kind {
-	case store.TopicAuthor, store.TopicTag: // a followed topic's posts join home, not lists
-		if s.name == "user" || s.name == "list" && ev.Topic.Kind == store.TopicAuthor && f.inListLocked(s.key, ev.Topic.UID) {
+	case store.TopicAuthor, store.TopicTag: // a followed topic's posts join home, and lists of their authors
+		if s.name == "user" || s.name == "list" && f.inListLocked(s.key, eventAuthor(ev)) {
 			return postEvents[ev.Name]
 		}
 	case store.TopicNotify:
@@ -65,9 +71,26 @@ func (f *streamFormat) eventFor(s stream, ev *hub.Event) string {
 			strings.HasPrefix(s.name, "hashtag") && !hasTag(ev, p, s.key) {
 			return ""
 		}
+		if p.ParentID != nil && !strings.HasPrefix(s.name, "hashtag") {
+			return "" // a comment (one with topics) is for the hashtag streams alone
+		}
 		return name
 	}
 	return ""
+}
+
+// eventAuthor is the author of the post event ev heard on an author's or a
+// topic's topic. A member's post that carries a topic its list's owner
+// follows comes on both; the connection takes the first copy only (the
+// hub's window of ids), so a list stream must know it on either.
+func eventAuthor(ev *hub.Event) int64 {
+	if ev.Topic.Kind == store.TopicAuthor {
+		return ev.Topic.UID
+	}
+	if p := postOf(ev); p != nil {
+		return p.Author.ID
+	}
+	return 0
 }
 
 // hasTag tells whether p, the post of ev, carries the tag of key (a

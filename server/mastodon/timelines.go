@@ -29,30 +29,40 @@ func (a *API) homeTimeline(c echo.Context) error {
 	uid := viewer(c)
 	return a.timeline(c, func(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		return a.st.HomeTimeline(ctx, uid, q)
-	}, false)
+	}, keepAll)
 }
 
 // publicTimeline answers everyone's posts. Every account is local, so
-// local is the same list, and remote=true an empty one.
+// local is the same list, and remote=true an empty one. Reblogs are left
+// out, as Mastodon's PublicFeed leaves them (the service's own public
+// page shows reposts).
 func (a *API) publicTimeline(c echo.Context) error {
 	if isTrue(c.QueryParam("remote")) {
 		return c.JSON(http.StatusOK, []Status{})
 	}
-	return a.timeline(c, a.st.PublicTimeline, isTrue(c.QueryParam("only_media")))
+	return a.timeline(c, a.st.PublicTimeline, keep{media: isTrue(c.QueryParam("only_media")), noReblogs: true})
 }
 
-// tagTimeline answers the posts carrying the tag in the path.
+// tagTimeline answers the posts and replies (comments) carrying the tag in
+// the path, without reblogs, as Mastodon's TagFeed.
 func (a *API) tagTimeline(c echo.Context) error {
 	tag := c.ParamValues()[0]
 	return a.timeline(c, func(ctx context.Context, q store.PageQuery) (store.Page[store.Post], error) {
 		return a.st.TagPosts(ctx, tag, q)
-	}, isTrue(c.QueryParam("only_media")))
+	}, keep{media: isTrue(c.QueryParam("only_media")), noReblogs: true})
 }
 
+// keep says which statuses of a timeline's page are answered: media,
+// those with images alone; noReblogs, no reblogs (reposts).
+type keep struct{ media, noReblogs bool }
+
+// keepAll answers every status of a page.
+var keepAll = keep{}
+
 // timeline answers a page of list as Statuses, with the Link header of
-// the pages around it; onlyMedia keeps the posts with images alone (the
-// links page on from what was read, so that none is skipped).
-func (a *API) timeline(c echo.Context, list postLister, onlyMedia bool) error {
+// the pages around it; k leaves some out (the links page on from what was
+// read, so that none is skipped).
+func (a *API) timeline(c echo.Context, list postLister, k keep) error {
 	p, err := pageOf(c)
 	if err != nil {
 		return err
@@ -68,8 +78,11 @@ func (a *API) timeline(c echo.Context, list postLister, onlyMedia bool) error {
 		}
 		links(c, next, prev)
 	}
-	if onlyMedia {
+	if k.media {
 		posts = withMedia(posts)
+	}
+	if k.noReblogs {
+		posts = withoutReblogs(posts)
 	}
 	out, err := a.statusesOf(c, posts)
 	if err != nil {
@@ -94,6 +107,17 @@ func readPage(ctx context.Context, list postLister, p page) ([]store.Post, bool,
 		return nil, false, 0, err
 	}
 	return pg.Items, pg.NextCursor != nil, pg.Items[0].ID, nil
+}
+
+// withoutReblogs leaves the reposts out of posts.
+func withoutReblogs(posts []store.Post) []store.Post {
+	out := posts[:0:0]
+	for _, p := range posts {
+		if p.RepostOf == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // withMedia keeps the posts (or reposts of posts) with images.

@@ -12,9 +12,9 @@ import (
 )
 
 // retag brings the topic rows (table tags) of messages ids up to date with
-// their rows in tx, as saved a moment ago: a post's rows are the topics it
-// now carries (a replayed put or an older edit changes nothing), a
-// tombstone and a comment have none.
+// their rows in tx, as saved a moment ago: a post's or comment's rows are
+// the topics it now carries (a replayed put or an older edit changes
+// nothing), a tombstone has none.
 func (db *DB) retag(ctx context.Context, tx *sql.Tx, ids []int64) error {
 	for chunk := range slices.Chunk(uniq(ids), idsPerQuery) {
 		rows, err := tx.QueryContext(ctx, "SELECT id, kind, tags, deleted FROM messages WHERE id IN "+list(len(chunk))+db.search().lockRead, anys(chunk)...)
@@ -53,7 +53,7 @@ func readTags(rows *sql.Rows) ([]tagRow, error) {
 		if err := rows.Scan(&mid, &kind, &tags, &deleted); err != nil {
 			return nil, err
 		}
-		if kind != store.KindPost || deleted || tags == "" || tags == "[]" {
+		if kind != store.KindPost && kind != store.KindComment || deleted || tags == "" || tags == "[]" {
 			continue
 		}
 		var list []string

@@ -46,6 +46,11 @@ type draft struct {
 	encoded, sent bool
 	// row is the message as the archive will keep it, made from its hash.
 	row store.Archived
+	// thread is the post a comment's thread hangs from, read only for a
+	// comment with topics (post_comment_tags.go); nil otherwise. public
+	// tells that the comment's live event goes on the public channel.
+	thread *store.Post
+	public bool
 }
 
 // Create writes a post, repost or comment in named steps: check it, resolve
@@ -135,7 +140,17 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 	if err := s.resolveMedia(ctx, d); err != nil {
 		return err
 	}
-	return s.resolveEntities(ctx, d)
+	if err := s.resolveEntities(ctx, d); err != nil {
+		return err
+	}
+	if d.parent != nil && len(d.tags) > 0 { // for its live event on the public channel
+		thread, err := s.threadPost(ctx, d.parent, true)
+		if err != nil {
+			return err
+		}
+		d.thread = thread
+	}
+	return nil
 }
 
 // repostedBefore refuses a second repost of the same original by the same
@@ -421,6 +436,7 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 		pl.ZAdd(ctx, s.keys.Comments(d.parent.ID), z)
 		schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, schema.FieldComments)
 		s.queueUserComment(ctx, pl, author, z)
+		s.queueCommentTags(ctx, pl, d.tags, mid, 1)
 		s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 		s.queueFinish(ctx, pl, d)
 		return nil
@@ -572,6 +588,12 @@ func (s *Store) encodeEvents(ctx context.Context, d *draft) {
 		parentAuthor = d.parent.Author.ID
 	}
 	d.events = s.liveEvents(p, raw, parentAuthor)
+	if d.thread != nil {
+		if data := publicComment(p, raw, d.thread); data != nil {
+			d.events = append(d.events, liveEvent{s.keys.PublicChannel(), store.FrameOf(store.EventPost, data)})
+			d.public = true
+		}
+	}
 }
 
 // liveEvent is one frame to publish on one channel.

@@ -34,6 +34,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		s.opt.Logger.WarnContext(ctx, "delete post: read its author", "post", mid, "err", err)
 	}
 	gone := store.DeleteData{ID: mid, PostRef: store.RefOf(m)}
+	public := s.commentWentPublic(ctx, m) // a comment's, on the hashtag streams
 	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		s.queueArchive(ctx, pl, schema.ArchiveDelete, archived(m))
 		pl.Del(ctx, s.keys.PublicTime(mid), s.keys.Author(mid), s.keys.History(mid))
@@ -45,7 +46,11 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 			pl.ZRem(ctx, s.keys.Comments(*m.ParentID), mid)
 			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(*m.ParentID), s.keys.Comments(*m.ParentID)}, schema.FieldComments)
 			pl.ZRem(ctx, s.keys.UserComments(uid), mid)
+			s.queueCommentTags(ctx, pl, m.Tags, mid, -1)
 			s.queuePublish(ctx, pl, s.keys.AuthorChannel(uid), store.EventDelete, gone)
+			if public {
+				s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, gone)
+			}
 			return nil
 		}
 		pl.ZRem(ctx, s.keys.UserPosts(uid), mid)

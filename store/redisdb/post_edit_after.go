@@ -24,9 +24,13 @@ const reposterBatch = 1000
 // archive, tells live readers and notifies whom it now mentions.
 func (s *Store) afterEdit(ctx context.Context, c *change) {
 	var parentAuthor int64 // who was told of a comment: its parent's author
+	var thread *store.Post // a comment's thread's post, when it carries topics
 	if c.post.ParentID != nil {
 		if parent, err := s.message(ctx, *c.post.ParentID); err == nil {
 			parentAuthor = parent.Author.ID
+			if len(c.was.tags)+len(c.tags) > 0 {
+				thread, _ = s.threadPost(ctx, parent, false)
+			}
 		}
 	}
 	frame, err := updateFrame(c.post)
@@ -34,6 +38,9 @@ func (s *Store) afterEdit(ctx context.Context, c *change) {
 		s.opt.Logger.ErrorContext(ctx, "encode live event", "post", c.post.ID, "err", err)
 	}
 	s.reindexEdit(ctx, c, parentAuthor, frame)
+	if frame != nil && thread != nil {
+		s.publishCommentEdit(ctx, c, thread)
+	}
 	if frame != nil {
 		s.publishToReposters(ctx, c.post, frame)
 	}
@@ -65,10 +72,7 @@ func updateFrame(p store.Post) ([]byte, error) {
 // bookmarked it, for its answer. Topic counts follow what the sets say changed.
 func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, frame []byte) {
 	mid, author := c.post.ID, c.post.Author.ID
-	var removed, added []string
-	if c.post.Kind == store.KindPost {
-		removed, added = tagChanges(c.was.tags, c.tags)
-	}
+	removed, added := tagChanges(c.was.tags, c.tags) // a comment's too (post_comment_tags.go)
 	var dropped, joined []*redis.IntCmd
 	var liked, bookmarked *redis.FloatCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
@@ -111,7 +115,32 @@ func (s *Store) reindexEdit(ctx context.Context, c *change, parentAuthor int64, 
 		c.post.Liked = found(liked)
 	}
 	c.post.Bookmarked = found(bookmarked)
-	s.countTags(ctx, c.post, removed, added, dropped, joined)
+	if c.post.Kind == store.KindPost { // a comment counts in no topic
+		s.countTags(ctx, c.post, removed, added, dropped, joined)
+	}
+}
+
+// publishCommentEdit publishes the post_update of comment c, whose thread
+// hangs from thread, on the public channel for the hashtag streams, when
+// it carries a topic and its thread is public (publicComment).
+func (s *Store) publishCommentEdit(ctx context.Context, c *change, thread *store.Post) {
+	p := c.post
+	p.Liked, p.Bookmarked, p.Encoded = nil, nil, nil
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return
+	}
+	data := publicComment(p, raw, thread)
+	if data == nil {
+		return
+	}
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		s.queuePublishFrame(ctx, pl, s.keys.PublicChannel(), store.FrameOf(store.EventPostUpdate, data))
+		return nil
+	})
+	if err != nil {
+		s.opt.Logger.WarnContext(ctx, "edit post: publish", "post", p.ID, "err", err)
+	}
 }
 
 // queueTagMove adds post mid to (delta 1) or takes it from (-1) the T: set

@@ -39,6 +39,7 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 			pl.ZRem(ctx, s.keys.Comments(d.parent.ID), mid)
 			schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, schema.FieldComments)
 			pl.ZRem(ctx, s.keys.UserComments(author), mid)
+			s.queueCommentTags(ctx, pl, d.tags, mid, -1)
 		} else {
 			schema.PostRemove.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author)}, mid, schema.FieldPosts)
 			pl.ZRem(ctx, s.keys.Home(author), mid)
@@ -56,7 +57,7 @@ func (s *Store) unwrite(ctx context.Context, d *draft) error {
 		}
 		gone := store.DeleteData{ID: mid, PostRef: store.RefOf(&d.post)}
 		s.queuePublish(ctx, pl, s.keys.AuthorChannel(author), store.EventDelete, gone)
-		if d.parent == nil && d.np.RepostOf == 0 && !d.post.Author.Protected { // as queueFinish published it
+		if d.parent == nil && d.np.RepostOf == 0 && !d.post.Author.Protected || d.public { // as queueFinish published it
 			s.queuePublish(ctx, pl, s.keys.PublicChannel(), store.EventDelete, gone)
 		}
 		if d.parent == nil {

@@ -138,6 +138,11 @@ func (s *Store) hydrate(ctx context.Context, keys []string, mids []int64, viewer
 	if err := s.sieve(ctx, posts, viewer, at); err != nil {
 		return nil, err
 	}
+	if at == store.InPublic { // a topic's page lists comments (post_comment_tags.go)
+		if err := s.visibleThreads(ctx, posts, viewer); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range posts {
 		if p != nil {
 			items = append(items, *p)

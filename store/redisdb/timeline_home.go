@@ -38,7 +38,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 	q.Viewer = uid
 	home, tail := []string{s.keys.Home(uid)}, s.homeTail(uid)
 	if got != nil && pulls.later() {
-		page, err := s.postPageFrom(withRider(ctx, pulls.queueShards), home, tail, q, store.InFeed, schema.ParseIDs(got[0].Val()))
+		page, err := s.postPageFrom(withRider(ctx, pulls.queueShards), home, tail, q, store.InHome, schema.ParseIDs(got[0].Val()))
 		if err != nil {
 			return store.Page[store.Post]{}, err
 		}
@@ -49,7 +49,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 		if len(keys) == 1 && !pulls.settled {
 			return page, nil
 		}
-		return s.postPageFrom(ctx, keys, tail, q, store.InFeed, nil) // G's page does not stand
+		return s.postPageFrom(ctx, keys, tail, q, store.InHome, nil) // G's page does not stand
 	}
 	keys, err := s.homeKeys(ctx, uid, pulls)
 	if err != nil {
@@ -59,7 +59,7 @@ func (s *Store) HomeTimeline(ctx context.Context, uid int64, q store.PageQuery) 
 	if len(keys) == 1 && got != nil && !pulls.settled {
 		pre = schema.ParseIDs(got[0].Val())
 	}
-	return s.postPageFrom(ctx, keys, tail, q, store.InFeed, pre)
+	return s.postPageFrom(ctx, keys, tail, q, store.InHome, pre)
 }
 
 // HomeSince returns the home-timeline posts of uid newer than after, oldest
@@ -141,7 +141,7 @@ func (s *Store) homePosts(ctx context.Context, uid int64, mids []int64) ([]store
 	if err != nil {
 		return nil, err
 	}
-	if err := s.sieve(ctx, posts, uid, store.InFeed); err != nil {
+	if err := s.sieve(ctx, posts, uid, store.InHome); err != nil {
 		return nil, err
 	}
 	out := make([]store.Post, 0, len(posts))
@@ -157,7 +157,7 @@ func (s *Store) homePosts(ctx context.Context, uid int64, mids []int64) ([]store
 // sets of the stars it follows whose posts are pulled (celebrities) or
 // whose fan-out is in flight, as pulls finds them (timeline_pulls.go), and
 // the T sets of the topics it follows (tags_follow.go). The merge keeps
-// each id once, and the posts go through the reader's lens at InFeed like
+// each id once, and the posts go through the reader's lens at InHome like
 // the rest of home: blocks, mutes, word filters and protected authors it
 // does not follow.
 func (s *Store) homeKeys(ctx context.Context, uid int64, pulls *pullLookup) ([]string, error) {

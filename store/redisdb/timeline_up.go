@@ -111,7 +111,7 @@ func (s *Store) homeTimelineUp(ctx context.Context, uid int64, q store.PageQuery
 		return store.Page[store.Post]{}, err
 	}
 	q.Viewer = uid
-	return s.postPageUp(ctx, keys, s.homeTailUp(uid), q, store.InFeed, true)
+	return s.postPageUp(ctx, keys, s.homeTailUp(uid), q, store.InHome, true)
 }
 
 // homeTailUp is homeTail oldest first, the tail of an ascending home page:

@@ -8,6 +8,11 @@
 // in English and in Chinese, and a list's page shows its members' posts;
 // nothing is wider than the screen. Each step leaves a screenshot, and
 // axe-core finds no violation on the main screens.
+// An exclusive list ("Hide these posts from Home", 不在首页显示): made so on
+// the Lists page, its member's new post stays off the open Home page while
+// another's arrives live, and joins the open list page live; unticked on
+// the list's page, the member's posts are home again. In Chinese and at
+// 360 px the list's page carries the box, ticked as the list is.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -104,6 +109,50 @@ test('desktop (1280 px, English): make a list, add by name, read it, add from a 
   await D.context.close();
 });
 
+test('desktop (1280 px, English): an exclusive list keeps its member off Home, live, and on the list', async () => {
+  const { reader, one, two } = await people('dx');
+  const D = await desktop(browser, reader);
+  const { page, w } = D;
+  await page.goto(`${BASE_URL}/lists`);
+  await page.getByLabel('List name').fill('Quiet');
+  await page.getByLabel('Hide these posts from Home').check();
+  await page.getByRole('button', { name: 'Create list' }).click();
+  await page.locator('.list-row', { hasText: 'Quiet' }).locator('.list-exclusive-badge', { hasText: 'Not on Home' }).waitFor();
+  assert.equal(await page.getByLabel('Hide these posts from Home').isChecked(), false, 'the box is cleared for the next list');
+  const [l] = (await api('GET', '/me/lists', { token: reader.token })).items;
+  assert.equal(l.exclusive, true, 'made exclusive');
+  await api('PUT', `/me/lists/${l.id}/members/${one.username}`, { token: reader.token });
+
+  // Home, live: the member's post does not come; the other's does.
+  await page.getByRole('link', { name: 'Home' }).click();
+  await page.locator('#conn[data-state="connected"]').waitFor();
+  const quiet = await post(one, `Only for the list ${Date.now()}`);
+  const loud = await post(two, `For home ${Date.now()}`);
+  await page.locator(`[role=feed] .post[data-id="${loud.id}"]`).waitFor();
+  assert.equal(await page.locator(`.post[data-id="${quiet.id}"]`).count(), 0, 'the member’s live post stays off Home');
+  await page.reload();
+  await page.locator(`[role=feed] .post[data-id="${loud.id}"]`).waitFor();
+  assert.equal(await page.locator(`.post[data-id="${quiet.id}"]`).count(), 0, 'and off Home as read again');
+  await shot(page, 'lists-desktop-exclusive-home');
+
+  // The list's page: the box is ticked, the member's posts are there, a new one live.
+  await page.goto(`${BASE_URL}/lists/${l.id}`);
+  await page.locator(`.list-page .post[data-id="${quiet.id}"]`).waitFor();
+  assert.equal(await page.getByLabel('Hide these posts from Home').isChecked(), true);
+  await page.locator('#conn[data-state="connected"]').waitFor();
+  const live = await post(one, `Live on the list ${Date.now()}`);
+  await page.locator(`.list-page .post[data-id="${live.id}"]`).waitFor();
+  await shot(page, 'lists-desktop-exclusive-list');
+  assert.deepEqual(await axeViolations(page), [], 'axe: an exclusive list’s page');
+
+  await page.getByLabel('Hide these posts from Home').uncheck();
+  await page.locator('.toast', { hasText: 'Posts of this list show on Home again.' }).waitFor();
+  await page.getByRole('link', { name: 'Home' }).click();
+  await page.locator(`[role=feed] .post[data-id="${live.id}"]`).waitFor();
+  clean(w, 'desktop exclusive');
+  await D.context.close();
+});
+
 test('desktop (1280 px, 中文): 分组 in the nav, 关注分组 pages without English', async () => {
   const { reader, one, onePost } = await people('dz');
   const l = await api('POST', '/me/lists', { token: reader.token, body: { title: '同学' } });
@@ -128,6 +177,8 @@ test('desktop (1280 px, 中文): 分组 in the nav, 关注分组 pages without E
   await page.locator('.list-row', { hasText: '同学' }).getByRole('link').click();
   await page.locator(`.list-page .post[data-id="${onePost.id}"]`).waitFor();
   await page.getByText('组内成员的微博，最新的在前。', { exact: false }).waitFor();
+  await page.getByLabel('不在首页显示').check();
+  await page.locator('.toast', { hasText: '这个分组的微博现在只在分组里显示' }).waitFor();
   await page.locator('.list-members summary', { hasText: '组内成员' }).click();
   await page.locator('.list-members .user-row', { hasText: one.username }).waitFor();
   await page.getByRole('button', { name: '移出' }).click();
@@ -171,6 +222,8 @@ test('mobile (360 px, English): the Me tab leads to Lists; make one, add from a 
   await page.locator('.list-row', { hasText: 'Runners' }).getByRole('link').tap();
   await page.locator('#title', { hasText: 'Runners' }).waitFor();
   await page.locator(`.list-page .post[data-id="${onePost.id}"]`).waitFor();
+  await page.getByLabel('Hide these posts from Home').check();
+  await page.locator('.toast', { hasText: 'Posts of this list now show here only, not on Home.' }).waitFor();
   assert.equal(await page.locator(`.list-page .post[data-id="${twoPost.id}"]`).count(), 0, 'a non-member’s post stays out');
   assert.ok(await fits(page), 'the list fits 360 px');
   await shot(page, 'lists-mobile-list');
@@ -181,7 +234,7 @@ test('mobile (360 px, English): the Me tab leads to Lists; make one, add from a 
 
 test('mobile (360 px, 中文): 关注分组 and a list’s posts', async () => {
   const { reader, one, onePost } = await people('mz');
-  const l = await api('POST', '/me/lists', { token: reader.token, body: { title: '跑步' } });
+  const l = await api('POST', '/me/lists', { token: reader.token, body: { title: '跑步', exclusive: true } });
   await api('PUT', `/me/lists/${l.id}/members/${one.username}`, { token: reader.token });
   const M = await mobileApp(reader, 'zh-CN');
   const { page, w } = M;
@@ -189,12 +242,14 @@ test('mobile (360 px, 中文): 关注分组 and a list’s posts', async () => {
   await page.locator('.tabbar [data-tab=me]').tap();
   await page.getByRole('link', { name: '分组' }).tap();
   await page.locator('#title', { hasText: '关注分组' }).waitFor();
-  await page.locator('.list-row', { hasText: '跑步' }).waitFor();
+  await page.locator('.list-row', { hasText: '跑步' }).locator('.list-exclusive-badge', { hasText: '不在首页' }).waitFor();
+  await page.getByLabel('不在首页显示').waitFor();
   assert.ok(await fits(page), 'the lists fit 360 px');
   await shot(page, 'lists-mobile-zh-lists');
   await page.locator('.list-row', { hasText: '跑步' }).getByRole('link').tap();
   await page.locator(`.list-page .post[data-id="${onePost.id}"]`).waitFor();
   await page.locator('.list-members summary', { hasText: '组内成员' }).waitFor();
+  assert.equal(await page.getByLabel('不在首页显示').last().isChecked(), true, 'the list’s page says it is exclusive');
   assert.ok(await fits(page), 'the list fits 360 px');
   await shot(page, 'lists-mobile-zh-list');
   clean(w, 'mobile zh');

@@ -495,6 +495,48 @@ test('streaming: user, user:notification, public, hashtag and direct through mas
   }
 }));
 
+test('hashtag: a reply carrying the tag is on the tag timeline and the hashtag stream, not the public stream', area(async () => {
+  const { alice, bob } = await session();
+  const instance = await alice.rest.v2.instance.fetch();
+  const streaming = createStreamingAPIClient({ streamingApiUrl: instance.configuration.urls.streaming, accessToken: alice.mtoken, retry: 3 });
+  try {
+    const tag = 'rx' + randomBytes(4).toString('hex');
+    const hashtag = events(streaming.hashtag.subscribe({ tag }));
+    const pub = events(streaming.public.subscribe());
+    const probes = new Set();
+    await until(async () => {
+      probes.add((await bob.rest.v1.statuses.create({ status: `probe #${tag} ` + word() })).id);
+      return hashtag.next((e) => e.event === 'update' && probes.has(e.payload.id), 'a probe', 1000).then(() => true, (e) => {
+        if (e.timeout) return false;
+        throw e;
+      });
+    }, `the #${tag} stream to carry a post`);
+    await pub.next((e) => e.event === 'update' && probes.has(e.payload.id), 'a probe on the public stream');
+
+    const root = await bob.rest.v1.statuses.create({ status: 'no tag here ' + word() });
+    const reply = await alice.rest.v1.statuses.create({ status: `@${bob.username} #${tag} indeed`, inReplyToId: root.id });
+    const got = await hashtag.next((e) => e.event === 'update' && e.payload.id === reply.id, `the reply on the #${tag} stream`);
+    assert.equal(got.payload.inReplyToId, root.id, 'the streamed status is the reply');
+    assert.ok(got.stream.includes('hashtag'), 'the event names the hashtag stream');
+    const after = await bob.rest.v1.statuses.create({ status: 'after the reply ' + word() });
+    const next = await pub.next((e) => e.event === 'update' && !probes.has(e.payload.id) && e.payload.id !== root.id, 'the next public update after the root');
+    assert.equal(next.payload.id, after.id, `the public stream passes the reply ${reply.id} by`);
+
+    const timeline = await alice.rest.v1.timelines.tag.$select(tag).list({ limit: 10 });
+    assert.equal(timeline[0].id, reply.id, 'the reply tops the tag timeline');
+    assert.equal(timeline[0].inReplyToId, root.id);
+    const publicTimeline = await alice.rest.v1.timelines.public.list({ limit: 40 });
+    assert.ok(!publicTimeline.some((s) => s.id === reply.id), 'the reply is not on the public timeline');
+
+    await alice.rest.v1.statuses.$select(reply.id).remove();
+    const del = await hashtag.next((e) => e.event === 'delete' && e.payload === reply.id, 'its delete on the hashtag stream');
+    assert.equal(del.payload, reply.id);
+    assert.ok(!(await alice.rest.v1.timelines.tag.$select(tag).list({ limit: 10 })).some((s) => s.id === reply.id), 'deleted, it leaves the tag timeline');
+  } finally {
+    streaming.close();
+  }
+}));
+
 test('live both ways: a native follow and post reach masto, a masto post reaches the native feed', area(async () => {
   const { alice } = await session();
   const u = await newUser('mnative');
@@ -562,6 +604,66 @@ test('lists: create, add accounts, the list timeline paged, the list stream, ren
   assert.deepEqual(await alice.rest.v1.lists.$select(list.id).accounts.list(), []);
   await alice.rest.v1.lists.$select(list.id).remove();
   await rejects(alice.rest.v1.lists.$select(list.id).fetch(), 404, 'a deleted list');
+}));
+
+test('lists: an exclusive list keeps its members off home and the user stream, and on the list', area(async () => {
+  const names = {};
+  for (const name of ['owner', 'member', 'other']) {
+    const u = await newUser('mx' + name);
+    const { token, rest } = await login(u.username);
+    names[name] = { ...u, id: String(u.user.id), mtoken: token, rest };
+  }
+  const { owner, member: m, other } = names;
+  await owner.rest.v1.accounts.$select(m.id).follow();
+  await owner.rest.v1.accounts.$select(other.id).follow();
+  const list = await owner.rest.v1.lists.create({ title: 'Quiet ' + word(), exclusive: true });
+  assert.equal(list.exclusive, true, 'the List entity says exclusive');
+  await owner.rest.v1.lists.$select(list.id).accounts.create({ accountIds: [m.id] });
+  assert.equal((await owner.rest.v1.lists.$select(list.id).fetch()).exclusive, true);
+
+  const instance = await owner.rest.v2.instance.fetch();
+  const streaming = createStreamingAPIClient({ streamingApiUrl: instance.configuration.urls.streaming, accessToken: owner.mtoken, retry: 3 });
+  try {
+    const user = events(streaming.user.subscribe());
+    const onList = events(streaming.list.subscribe({ list: list.id }));
+    // Both subscriptions are in force once a post of the member's is on the
+    // list stream and one of the other's on the user stream.
+    const probes = new Set();
+    await until(async () => {
+      probes.add((await m.rest.v1.statuses.create({ status: 'probe ' + word() })).id);
+      return onList.next((e) => e.event === 'update' && probes.has(e.payload.id), 'a probe', 1000).then(() => true, (e) => {
+        if (e.timeout) return false;
+        throw e;
+      });
+    }, 'the list stream to carry the member\'s post');
+    const others = new Set();
+    await until(async () => {
+      others.add((await other.rest.v1.statuses.create({ status: 'probe ' + word() })).id);
+      return user.next((e) => e.event === 'update' && others.has(e.payload.id), 'a probe', 1000).then(() => true, (e) => {
+        if (e.timeout) return false;
+        throw e;
+      });
+    }, 'the user stream to carry the other\'s post');
+
+    const quiet = await m.rest.v1.statuses.create({ status: 'for the list only ' + word() });
+    const loud = await other.rest.v1.statuses.create({ status: 'for home ' + word() });
+    await onList.next((e) => e.event === 'update' && e.payload.id === quiet.id, 'the member\'s post on the list stream');
+    await user.next((e) => e.event === 'update' && e.payload.id === loud.id, 'the other\'s post on the user stream');
+    assert.ok(!user.seen.some((e) => e.event === 'update' && (e.payload.id === quiet.id || probes.has(e.payload.id))),
+      'no post of the member\'s on the user stream');
+
+    const home = await owner.rest.v1.timelines.home.list({ limit: 40 });
+    assert.ok(home.some((s) => s.id === loud.id), 'the other\'s post is home');
+    assert.ok(!home.some((s) => s.id === quiet.id || probes.has(s.id)), 'the member\'s posts are not home');
+    const listed = await owner.rest.v1.timelines.list.$select(list.id).list({ limit: 40 });
+    assert.ok(listed.some((s) => s.id === quiet.id), 'the member\'s post is on the list timeline');
+
+    const open = await owner.rest.v1.lists.$select(list.id).update({ title: list.title, exclusive: false });
+    assert.equal(open.exclusive, false, 'exclusive=false through update');
+    await until(async () => (await owner.rest.v1.timelines.home.list({ limit: 40 })).some((s) => s.id === quiet.id), 'the member\'s post home once the list is not exclusive');
+  } finally {
+    streaming.close();
+  }
 }));
 
 test('push: masto subscribes a device; a mention is pushed to it, signed with the server key and decryptable', area(async () => {

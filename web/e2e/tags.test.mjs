@@ -1,7 +1,9 @@
 // tags.test.mjs: following topics (docs/api.md, "Followed topics") in both
 // front ends and both languages. On the desktop page at 1280 px alice opens
-// a topic's page, follows it with its button ("Follow topic" → "Following",
-// aria-pressed), finds a stranger's post about it in her home timeline, a
+// a topic's page (which lists a comment carrying the topic, linked to the
+// post it answers), follows it with its button ("Follow topic" → "Following",
+// aria-pressed), finds a stranger's post about it in her home timeline (not
+// the comment), a
 // new one arrives there live, the Topics page lists the topic, and she
 // unfollows it there. The same in Chinese (关注话题 / 已关注, 关注的话题). In
 // the mobile app at 360 px, in English and in Chinese, the topic page's
@@ -39,10 +41,13 @@ for (const lang of [
     const alice = await newUser('alice'), carol = await newUser('carol');
     const tag = topicName('tea');
     const before_ = await post(carol, `Before the follow #${tag}`);
+    const reply = await api('POST', `/posts/${before_.id}/comments`, { token: carol.token, body: { content: `A reply #${tag}` } });
     const D = await desktop(browser, alice, { locale: lang.locale });
     const { page } = D;
     await page.goto(`${BASE_URL}/t/${encodeURIComponent(tag)}`);
     await page.locator(`.post[data-id="${before_.id}"]`).waitFor();
+    // A comment carrying the topic is on its page, linked to what it answers.
+    await page.locator(`.post[data-id="${reply.id}"] a.replying[href$="/p/${before_.id}"]`).waitFor();
     const btn = page.locator('.btn-tag-follow');
     await btn.waitFor();
     assert.equal(await btn.textContent(), lang.follow);
@@ -56,6 +61,7 @@ for (const lang of [
 
     await page.goto(`${BASE_URL}/`);
     await page.locator(`[role=feed] .post[data-id="${before_.id}"]`).waitFor();
+    assert.equal(await page.locator(`.post[data-id="${reply.id}"]`).count(), 0, 'the topic’s comment stays off Home');
     await page.locator('#conn[data-state="connected"]').waitFor();
     const live = await post(carol, `Live now #${tag}`);
     await page.locator(`[role=feed] .post[data-id="${live.id}"]`).waitFor();

@@ -93,7 +93,7 @@ func (a *Archiver) evictSaved(ctx context.Context, cands []evictCandidate) ([]ev
 // evictState is what the archiver knows of a message about to leave Redis.
 type evictState struct {
 	hot    bool     // its hash is in Redis
-	post   bool     // a post (in T: sets), not a comment
+	post   bool     // a post, not a comment
 	tags   []string // the tag keys of its topics
 	likers []string // the uids of its likes set as read (hot), or in the archive
 	ready  bool     // hot, with no edit pending, and the archive holds every like of likers
@@ -219,10 +219,8 @@ func (a *Archiver) queueLeftovers(ctx context.Context, pl redis.Pipeliner, mid i
 	if a.opt.KeepLikesAndTopics {
 		return
 	}
-	if st.post {
-		for _, key := range st.tags {
-			pl.ZRem(ctx, a.keys.TagPosts(key), mid)
-		}
+	for _, key := range st.tags { // a post's topics, and a comment's (post_comment_tags.go)
+		pl.ZRem(ctx, a.keys.TagPosts(key), mid)
 	}
 	for _, uid := range st.likers {
 		pl.ZRem(ctx, a.keys.UserLikes(parseID(uid)), mid)

@@ -601,6 +601,14 @@ func (k Keys) LastListID() string { return k.prefix + "global:listid" }
 // (关注分组), score = when made (ms); at most store.MaxLists.
 func (k Keys) Lists(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":lists" }
 
+// ExclusiveLists is the SET user:userid:<uid>:lists:exclusive of the ids
+// of the user's exclusive lists, whose members' posts leave its home
+// timeline: the lens reads it, and only for a user with one reads their
+// members. Under the owner's hash tag, it changes with the lists' hashes.
+func (k Keys) ExclusiveLists(uid int64) string {
+	return k.prefix + "user:userid:" + k.tag(uid) + ":lists:exclusive"
+}
+
 // List is the HASH user:userid:<uid>:list:<lid> of one of the user's lists:
 // title, replies_policy, exclusive ("1" or absent). Its owner's hash tag
 // puts it on the slot of the owner's follows, which the script that adds

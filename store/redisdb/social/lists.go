@@ -19,6 +19,14 @@ import (
 // (LeaveListsOf); an owner's lists go with its account (DropLists). Each
 // change of members is published to the owner's live connections
 // (store.EventListMembers), so that their list streams follow it.
+//
+// The ids of a user's exclusive lists are kept in a SET of their own
+// (ExclusiveLists), changed with the lists' hashes: its lens reads it (one
+// command more in the lens's round trip) and, only when it holds some,
+// their members, whose posts then leave its home timeline. So each change
+// that touches what an exclusive list holds is a lens change
+// (lensChanged): the caches forget the lens and the live feed reads it
+// again.
 
 // Hash fields of a list.
 const (
@@ -40,7 +48,7 @@ func (s *Social) CreateList(ctx context.Context, uid int64, nl store.NewList) (s
 	if nl.Exclusive {
 		excl = "1"
 	}
-	n, err := schema.ListCreate.Run(ctx, s.rdb, []string{s.keys.Lists(uid), s.keys.List(uid, lid)},
+	n, err := schema.ListCreate.Run(ctx, s.rdb, []string{s.keys.Lists(uid), s.keys.List(uid, lid), s.keys.ExclusiveLists(uid)},
 		lid, s.core.Now(), store.MaxLists, nl.Title, nl.RepliesPolicy, excl).Int64()
 	if err != nil {
 		return store.List{}, s.core.Wrap("create list", err)
@@ -108,6 +116,7 @@ func (s *Social) UpdateList(ctx context.Context, uid, lid int64, ch store.ListCh
 		return store.List{}, err
 	}
 	var set []any
+	var moved *redis.IntCmd // the list joined or left the exclusive ones
 	if ch.Title != nil {
 		set = append(set, fieldTitle, *ch.Title)
 	}
@@ -122,20 +131,36 @@ func (s *Social) UpdateList(ctx context.Context, uid, lid int64, ch store.ListCh
 		set = append(set, fieldExclusive, v)
 	}
 	if len(set) > 0 {
-		if err := s.rdb.HSet(ctx, s.keys.List(uid, lid), set...).Err(); err != nil {
+		_, err := s.rdb.TxPipelined(ctx, func(pl redis.Pipeliner) error {
+			pl.HSet(ctx, s.keys.List(uid, lid), set...)
+			switch {
+			case ch.Exclusive == nil:
+			case *ch.Exclusive:
+				moved = pl.SAdd(ctx, s.keys.ExclusiveLists(uid), lid)
+			default:
+				moved = pl.SRem(ctx, s.keys.ExclusiveLists(uid), lid)
+			}
+			return nil
+		})
+		if err != nil {
 			return store.List{}, s.core.Wrap("update list", err)
 		}
+	}
+	if moved != nil && moved.Val() > 0 {
+		s.lensChanged(ctx, uid)
 	}
 	return s.List(ctx, uid, lid)
 }
 
 // DeleteList removes uid's list lid and its members.
 func (s *Social) DeleteList(ctx context.Context, uid, lid int64) error {
-	if _, err := s.List(ctx, uid, lid); err != nil {
+	l, err := s.List(ctx, uid, lid)
+	if err != nil {
 		return err
 	}
-	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	_, err = s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.ZRem(ctx, s.keys.Lists(uid), lid)
+		pl.SRem(ctx, s.keys.ExclusiveLists(uid), lid)
 		pl.Del(ctx, s.keys.List(uid, lid), s.keys.ListMembers(uid, lid))
 		s.core.QueuePublish(ctx, pl, s.keys.NotifyChannel(uid), store.EventListMembers,
 			store.ListMembersData{ListID: lid, Members: []int64{}, Deleted: true})
@@ -143,6 +168,9 @@ func (s *Social) DeleteList(ctx context.Context, uid, lid int64) error {
 	})
 	if err != nil {
 		return s.core.Wrap("delete list", err)
+	}
+	if l.Exclusive {
+		s.lensChanged(ctx, uid)
 	}
 	return nil
 }
@@ -176,6 +204,7 @@ func (s *Social) AddListMembers(ctx context.Context, uid, lid int64, members []i
 		return nil
 	}
 	s.publishMembers(ctx, uid, lid)
+	s.exclusiveChanged(ctx, uid, lid)
 	return nil
 }
 
@@ -185,7 +214,8 @@ func (s *Social) RemoveListMembers(ctx context.Context, uid, lid int64, members 
 	if err := store.CheckListAccounts(len(members)); err != nil {
 		return err
 	}
-	if _, err := s.List(ctx, uid, lid); err != nil {
+	l, err := s.List(ctx, uid, lid)
+	if err != nil {
 		return err
 	}
 	n, err := s.rdb.ZRem(ctx, s.keys.ListMembers(uid, lid), anyOf(members)...).Result()
@@ -194,6 +224,9 @@ func (s *Social) RemoveListMembers(ctx context.Context, uid, lid int64, members 
 	}
 	if n > 0 {
 		s.publishMembers(ctx, uid, lid)
+		if l.Exclusive {
+			s.lensChanged(ctx, uid)
+		}
 	}
 	return nil
 }
@@ -255,11 +288,16 @@ func (s *Social) ListsWith(ctx context.Context, uid, member int64) ([]store.List
 // leaveLists takes member out of every list of owner's (on an unfollow or
 // a block), telling owner's live connections of each list it left.
 func (s *Social) leaveLists(ctx context.Context, owner, member int64) error {
-	ids, err := s.rdb.ZRange(ctx, s.keys.Lists(owner), 0, -1).Result()
+	var all, exclusive *redis.StringSliceCmd
+	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		all = pl.ZRange(ctx, s.keys.Lists(owner), 0, -1)
+		exclusive = pl.SMembers(ctx, s.keys.ExclusiveLists(owner))
+		return nil
+	})
 	if err != nil {
 		return s.core.Wrap("leave lists", err)
 	}
-	lids := schema.ParseIDs(ids)
+	lids := schema.ParseIDs(all.Val())
 	if len(lids) == 0 {
 		return nil
 	}
@@ -273,10 +311,15 @@ func (s *Social) leaveLists(ctx context.Context, owner, member int64) error {
 	if err != nil {
 		return s.core.Wrap("leave lists", err)
 	}
+	lens := false // an exclusive list lost member
 	for i, lid := range lids {
 		if removed[i].Val() > 0 {
 			s.publishMembers(ctx, owner, lid)
+			lens = lens || slices.Contains(exclusive.Val(), id(lid))
 		}
+	}
+	if lens {
+		s.lensChanged(ctx, owner)
 	}
 	return nil
 }
@@ -318,7 +361,7 @@ func DropLists(ctx context.Context, s *Social, uid int64) error {
 		for _, lid := range schema.ParseIDs(ids) {
 			pl.Del(ctx, s.keys.List(uid, lid), s.keys.ListMembers(uid, lid))
 		}
-		pl.Del(ctx, s.keys.Lists(uid))
+		pl.Del(ctx, s.keys.Lists(uid), s.keys.ExclusiveLists(uid))
 		return nil
 	})
 	if err != nil {
@@ -340,6 +383,38 @@ func (s *Social) publishMembers(ctx context.Context, uid, lid int64) {
 		members = []int64{}
 	}
 	s.core.Publish(ctx, s.keys.NotifyChannel(uid), store.EventListMembers, store.ListMembersData{ListID: lid, Members: members})
+}
+
+// exclusiveChanged makes uid's lens read again when its list lid, whose
+// members changed, is exclusive. A failure to tell is logged: the lens
+// caches forget it within their time anyway.
+func (s *Social) exclusiveChanged(ctx context.Context, uid, lid int64) {
+	on, err := s.rdb.SIsMember(ctx, s.keys.ExclusiveLists(uid), lid).Result()
+	if err != nil {
+		s.opt.Logger.WarnContext(ctx, "list members: exclusive", "list", lid, "err", err)
+		return
+	}
+	if on {
+		s.lensChanged(ctx, uid)
+	}
+}
+
+// exclusiveMembers are the members of uid's exclusive lists lids (ids as
+// read from ExclusiveLists), in one round trip: one ZUNION, its keys all
+// on the owner's slot.
+func (s *Social) exclusiveMembers(ctx context.Context, uid int64, lids []string) (map[int64]bool, error) {
+	keys := make([]string, 0, len(lids))
+	for _, lid := range schema.ParseIDs(lids) {
+		keys = append(keys, s.keys.ListMembers(uid, lid))
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	ids, err := s.rdb.ZUnion(ctx, redis.ZStore{Keys: keys}).Result()
+	if err != nil {
+		return nil, s.core.Wrap("load lens: exclusive lists", err)
+	}
+	return schema.IDSet(ids), nil
 }
 
 // distinct is ids without repeats, in their first order.

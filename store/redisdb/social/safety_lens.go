@@ -32,19 +32,22 @@ func (s *Social) lens(ctx context.Context, viewer int64) (*store.Lens, error) {
 }
 
 // Lens reads what viewer may see, now: whom it blocks, who blocks it, whom
-// it mutes and its filtered words, in one round trip. The live feed holds
-// it per user and reads it again on each lens_changed event.
+// it mutes and its filtered words, in one round trip; and the members of
+// its exclusive lists, in one more for a user who has one. The live feed
+// holds it per user and reads it again on each lens_changed event.
 func (s *Social) Lens(ctx context.Context, viewer int64) (*store.Lens, error) {
 	if viewer <= 0 {
 		return nil, nil
 	}
 	var blocking, blockedBy, muting *redis.StringSliceCmd
 	var filters *redis.StringCmd
+	var exclusive *redis.StringSliceCmd
 	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		blocking = pl.ZRange(ctx, s.keys.Blocking(viewer), 0, -1)
 		blockedBy = pl.SMembers(ctx, s.keys.BlockedBy(viewer))
 		muting = pl.ZRange(ctx, s.keys.Muting(viewer), 0, -1)
 		filters = pl.HGet(ctx, s.keys.User(viewer), schema.FieldFilters)
+		exclusive = pl.SMembers(ctx, s.keys.ExclusiveLists(viewer))
 		return nil
 	})
 	if err := reqpath.PipeErr(cmds, err); err != nil {
@@ -55,6 +58,11 @@ func (s *Social) Lens(ctx context.Context, viewer int64) (*store.Lens, error) {
 	l.Muted = schema.IDSet(muting.Val())
 	for _, w := range decodeWords(filters.Val()) {
 		l.Words = append(l.Words, store.FoldWord(w))
+	}
+	if lids := exclusive.Val(); len(lids) > 0 {
+		if l.Excluded, err = s.exclusiveMembers(ctx, viewer, lids); err != nil {
+			return nil, err
+		}
 	}
 	return l, nil
 }

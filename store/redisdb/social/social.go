@@ -392,7 +392,11 @@ func (s *Social) seenTags(ctx context.Context, tags []store.TagCount, viewer int
 	}
 	gone := make([]bool, len(posts))
 	for i, p := range posts {
-		gone[i] = p == nil
+		// A topic's comments (post_comment_tags.go) neither suggest it
+		// nor count: as if not there.
+		if gone[i] = p == nil || p.Kind == store.KindComment; gone[i] {
+			posts[i] = nil
+		}
 	}
 	if err := s.sieve(ctx, posts, viewer, store.InSearch); err != nil {
 		return nil, err

@@ -217,7 +217,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     // Lists (关注分组; docs/api.md, Lists).
     lists: () => request('GET', '/me/lists'),
     list: (id) => request('GET', '/me/lists/' + enc(id)),
-    createList: (title) => request('POST', '/me/lists', { title }),
+    createList: (title, exclusive = false) => request('POST', '/me/lists', { title, exclusive }),
     updateList: (id, change) => request('PATCH', '/me/lists/' + enc(id), change),
     deleteList: (id) => request('DELETE', '/me/lists/' + enc(id)),
     listPosts: (id, page) => request('GET', '/me/lists/' + enc(id) + '/posts' + query(page)),

@@ -115,6 +115,8 @@ export function listen(ctx, live, { sessionEnded, countComments = false }) {
     app.homeFeed.add(e.detail);
     tell(app, 'post', e.detail);
   });
+  // A post of an exclusive list's member is for that list's page, not home.
+  live.addEventListener('list_post', (e) => tell(app, 'list_post', e.detail));
   live.addEventListener('delete', (e) => removeEverywhere(e.detail.id, onScreen(app)));
   live.addEventListener('post_update', (e) => applyUpdate(ctx, e.detail));
   live.addEventListener('comment', (e) => {

@@ -35,16 +35,19 @@ export function listsPanel(ctx) {
   const rows = h('ul', { class: 'lists-list', attrs: { 'aria-label': t('lists.yours') } });
   const status = h('p', { class: 'muted lists-status', attrs: { 'aria-live': 'polite' } });
   const input = titleInput();
+  const exclusive = h('input', { type: 'checkbox', class: 'list-exclusive-input' });
   const form = h('form', { class: 'list-create', on: { submit: create } },
-    input, h('button', { type: 'submit', class: 'btn btn-primary' }, t('lists.create')));
+    input, h('button', { type: 'submit', class: 'btn btn-primary' }, t('lists.create')),
+    h('label', { class: 'lists-choice list-exclusive' }, exclusive, t('lists.exclusive')));
 
   async function create(e) {
     e.preventDefault();
     const title = input.value.trim();
     if (!title) { input.focus(); return; }
     try {
-      await ctx.api.createList(title);
+      await ctx.api.createList(title, exclusive.checked);
       input.value = '';
+      exclusive.checked = false;
       ctx.toast(t('lists.created'));
       await load();
     } catch (err) {
@@ -56,7 +59,8 @@ export function listsPanel(ctx) {
     const name = own(l.title, 'a', { class: 'list-name', href: ctx.href('/lists/' + l.id) });
     const li = h('li', { class: 'list-row', dataset: { list: String(l.id) } },
       h('div', { class: 'list-row-body' }, icon('list', 18), name,
-        h('span', { class: 'muted small list-count' }, t('lists.members_count', { count: l.members_count }))),
+        h('span', { class: 'muted small list-count' }, t('lists.members_count', { count: l.members_count })),
+        l.exclusive ? h('span', { class: 'badge list-exclusive-badge' }, t('lists.exclusive_badge')) : null),
       h('div', { class: 'row-actions' },
         h('button', { type: 'button', class: 'btn btn-small list-rename', on: { click: () => rename(l, li) } }, t('lists.rename')),
         h('button', { type: 'button', class: 'btn btn-small btn-danger list-delete', on: { click: () => remove(l) } }, t('lists.delete'))));
@@ -170,7 +174,8 @@ export function listPage(ctx, id, { onTitle = () => {} } = {}) {
 
   ctx.api.list(id).then((l) => {
     head.replaceChildren(h('h1', { class: 'list-title' }, own(l.title)),
-      h('p', { class: 'muted' }, t('lists.about'), ' ', h('a', { href: ctx.href('/lists') }, t('lists.all'))));
+      h('p', { class: 'muted' }, t('lists.about'), ' ', h('a', { href: ctx.href('/lists') }, t('lists.all'))),
+      exclusiveSwitch(ctx, l));
     onTitle(l.title);
     feed.reset();
     readMembers().catch(() => {});
@@ -181,9 +186,32 @@ export function listPage(ctx, id, { onTitle = () => {} } = {}) {
   });
   return {
     el: h('div', { class: 'list-page' }, head, membersBox, feed.el), feed,
-    onEvent(type, post) { if (type === 'post' && post.author && memberIds.has(post.author.id)) feed.add(post); },
+    // An exclusive list's members' posts come as list_post (not for home).
+    onEvent(type, post) { if ((type === 'post' || type === 'list_post') && post.author && memberIds.has(post.author.id)) feed.add(post); },
     destroy: () => stop(),
   };
+}
+
+/**
+ * exclusiveSwitch is the checkbox of list l's page that makes it exclusive
+ * (its members' posts leave Home, and show on the list alone) or not, at
+ * once (and back if the server refuses).
+ */
+function exclusiveSwitch(ctx, l) {
+  const box = h('input', { type: 'checkbox', class: 'list-exclusive-input', checked: !!l.exclusive });
+  box.addEventListener('change', async () => {
+    const on = box.checked;
+    try {
+      await ctx.api.updateList(l.id, { exclusive: on });
+      ctx.toast(t(on ? 'lists.exclusive_on' : 'lists.exclusive_off'));
+      // Home is read afresh: the members' posts leave it or come back.
+      ctx.app?.homeFeed?.reset();
+    } catch (err) {
+      box.checked = !on;
+      ctx.toast(errorText(err));
+    }
+  });
+  return h('label', { class: 'lists-choice list-exclusive' }, box, t('lists.exclusive'));
 }
 
 /**

@@ -257,7 +257,8 @@ export function pollNewer(feed, load, every = 5000) {
 export function topicFeed(ctx, tag, every = TOPIC_POLL) {
   const feed = ctx.trackFeed(new Feed({
     load: (p) => ctx.api.tagPosts(tag, p),
-    render: (p) => postCard(p, ctx),
+    // A comment carrying the topic links to what it answers.
+    render: (p) => postCard(p, ctx, { showParent: true }),
     empty: () => h('p', { class: 'empty' }, about(t('topic.no_posts', slots('tag')), '#' + tag, 'tag')),
     label: about(t('topic.label', slots('tag')), '#' + tag, 'tag'),
   }));
