@@ -59,7 +59,7 @@ const SessionCookieMark = `data-session="cookie"`
 var refPatterns = map[string]*regexp.Regexp{
 	".html": regexp.MustCompile(`\b(?:href|src)="([^"#?:]+)"`),
 	".css":  regexp.MustCompile(`url\(["']?([^"')#?:]+)["']?\)`),
-	".js":   regexp.MustCompile(`(?:\bfrom|\bimport)\s*["'](\.\.?/[^"'#?:]+)["']`),
+	".js":   regexp.MustCompile(`(?:\bfrom|\bimport)\s*\(?\s*["'](\.\.?/[^"'#?:]+)["']`),
 }
 
 // staticFile is one file, ready to send.

@@ -96,7 +96,7 @@ func varies(resp *http.Response, header string) bool {
 
 // versionedRef finds the versioned references in a served page, style
 // sheet or module: the first group is the URL with its ?v=.
-var versionedRef = regexp.MustCompile(`(?:href="|src="|url\(["']?|from\s*['"]|import\s*['"])([^"')]+\?v=[0-9a-f]+)`)
+var versionedRef = regexp.MustCompile(`(?:href="|src="|url\(["']?|from\s*['"]|import\s*\(?\s*['"])([^"')]+\?v=[0-9a-f]+)`)
 
 func TestStaticGzip(t *testing.T) {
 	parallel(t)
@@ -244,7 +244,7 @@ func TestStaticETagRevalidation(t *testing.T) {
 func TestStaticVersionedURLsResolve(t *testing.T) {
 	parallel(t)
 	ts := staticServer(t)
-	plainImport := regexp.MustCompile(`(?:from|import)\s*['"](\.\.?/[^'"?]+)['"]`)
+	plainImport := regexp.MustCompile(`(?:from|import)\s*\(?\s*['"](\.\.?/[^'"?]+)['"]`)
 	seen := map[string]bool{}
 	versionOf := map[string]string{} // path → the one version it is referred to by
 	var visit func(u *url.URL)

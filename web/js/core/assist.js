@@ -29,7 +29,7 @@
 
 import { h, icon, own } from './dom.js';
 import { t, lang } from './i18n.js';
-import { avatar } from './render.js';
+import { avatar } from './avatar.js';
 import { NAME, NAME_MAX, TAG_MAX, SPACE, CJK, glued, weibo } from './text.js';
 
 export const SUGGEST_DELAY = 150; // ms of quiet typing before asking the server
