@@ -23,11 +23,12 @@ func handleCreatePost(st store.Posts, limit store.Limit) echo.HandlerFunc {
 			Content  string  `json:"content"`
 			RepostOf *int64  `json:"repost_of"`
 			MediaIDs []int64 `json:"media_ids"`
+			Spoiler  string  `json:"spoiler"`
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		np := store.NewPost{Author: viewer(c), Content: in.Content, MediaIDs: in.MediaIDs,
+		np := store.NewPost{Author: viewer(c), Content: in.Content, MediaIDs: in.MediaIDs, Spoiler: in.Spoiler,
 			IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)}
 		if in.RepostOf != nil {
 			if *in.RepostOf <= 0 {
@@ -48,12 +49,13 @@ func handleCreateComment(st store.Posts, limit store.Limit) echo.HandlerFunc {
 		}
 		var in struct {
 			Content string `json:"content"`
+			Spoiler string `json:"spoiler"`
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
 		return createPost(c, st, limit, store.NewPost{Author: viewer(c), Parent: parent,
-			Content: in.Content, IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)})
+			Content: in.Content, Spoiler: in.Spoiler, IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)})
 	}
 }
 
