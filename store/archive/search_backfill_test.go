@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -110,7 +111,8 @@ func oldArchive(t *testing.T, dsn string, version int, n int64, fill func(m *sto
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := insert(ctx, tx, put, old.d.keepExisting, false); err != nil {
+	if err := insertOld(ctx, tx, put); err != nil {
+		tx.Rollback()
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -124,4 +126,26 @@ func oldArchive(t *testing.T, dsn string, version int, n int64, fill func(m *sto
 	t.Cleanup(func() { db.Close() })
 	slices.Reverse(want)
 	return db, want
+}
+
+// oldColumns are the columns of messages before 008_spoilers, which the
+// old archives of these tests are made without.
+var oldColumns = strings.TrimSuffix(columns, ", spoiler")
+
+// insertOld writes ms into an archive of before 008_spoilers, as insert
+// writes them into one of now.
+func insertOld(ctx context.Context, tx *sql.Tx, ms []store.Archived) error {
+	n := strings.Count(oldColumns, ",") + 1
+	for chunk := range slices.Chunk(ms, rowsPerInsert) {
+		rows := make([]string, len(chunk))
+		var args []any
+		for i, m := range chunk {
+			rows[i] = "(" + strings.Repeat("?, ", n-1) + "?)"
+			args = append(args, rowArgs(nil, m, m.Deleted)[:n]...)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO messages ("+oldColumns+") VALUES "+strings.Join(rows, ", "), args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
