@@ -234,4 +234,3 @@ func TestAPIRepostState(t *testing.T) {
 	ts.wantStatus(t, "DELETE", path+"/repost", bob, nil, 404, "post_not_found")
 	ts.wantStatus(t, "DELETE", postPath(999999)+"/repost", bob, nil, 404, "post_not_found")
 }
-
