@@ -9,6 +9,8 @@ import { postCard, avatar } from './core/render.js';
 import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed, relationParts, pinnedFeed, bookmarksFeed } from './core/views.js';
 import { listsPanel, listPage, listsPicker } from './core/lists.js';
 import { charCounter } from './core/editor.js';
+import { spoilerField } from './core/spoiler.js';
+import { markReposted } from './core/reposts.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
@@ -78,10 +80,11 @@ export function compose(ctx) {
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   // A phone's picker offers the camera and the gallery for image/*.
   const media = repost ? null : attachments(ctx, { accept: 'image/*', onChange: () => update() });
+  const cw = repost ? null : spoilerField(() => update()); // a content warning, as the desktop composer has
   const update = () => {
     const left = counter.show(area.value);
     const empty = area.value.trim() === '' && !(media && media.count() > 0);
-    submit.disabled = left < 0 || (!repost && empty) || (media && media.failed());
+    submit.disabled = left < 0 || (!repost && empty) || (media && media.failed()) || (cw && cw.tooLong());
   };
   area.addEventListener('input', update);
   const form = h('form', { class: 'compose', on: { submit: async (e) => {
@@ -91,18 +94,22 @@ export function compose(ctx) {
     error.hidden = true;
     try {
       const ids = media ? await media.ready() : [];
-      const res = await ctx.app.outbox.write('post', { content: area.value.trim(), repost_of: repost ? repost.id : null, media_ids: ids });
+      const res = await ctx.app.outbox.write('post', { content: area.value.trim(), repost_of: repost ? repost.id : null, media_ids: ids, spoiler: cw ? cw.value() : '' });
       if (res.sent) ctx.posted(res.sent);
+      if (res.sent && repost) markReposted(ctx, repost.id, true);
       area.value = '';
       if (media) media.clear();
+      if (cw) cw.clear();
       ctx.toast(!res.sent ? t('outbox.saved') : repost ? t('mobile.compose.reposted') : t('mobile.compose.posted'));
       ctx.go('/home');
     } catch (err) {
+      if (repost && err.code === 'already_reposted') markReposted(ctx, repost.id, true);
       error.textContent = errorText(err);
       error.hidden = false;
       update();
     }
   } } },
+  cw ? cw.el : null,
   h('div', { class: 'compose-top' }, avatar(ctx.me()),
     h('label', { htmlFor: 'compose', class: 'visually-hidden' }, repost ? t('mobile.compose.repost_label') : t('mobile.compose.label')), area),
   repost ? h('div', { class: 'quote' },
@@ -110,7 +117,7 @@ export function compose(ctx) {
     h('p', { class: 'content', translate: false }, repost.content)) : null,
   media ? media.el : null,
   error,
-  h('div', { class: 'compose-bar' }, media ? media.button : null, media ? media.input : null, counter.el, submit));
+  h('div', { class: 'compose-bar' }, media ? media.button : null, media ? media.input : null, cw ? cw.toggle : null, counter.el, submit));
   update();
   setTimeout(() => area.focus(), 50);
   return { el: h('div', { class: 'view' }, form), title: repost ? t('mobile.compose.repost_title') : t('mobile.compose.title'), back: true };

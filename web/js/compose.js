@@ -7,13 +7,15 @@ import { charCounter } from './core/editor.js';
 import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { attachments, imageFiles } from './core/media.js';
+import { spoilerField } from './core/spoiler.js';
+import { markReposted } from './core/reposts.js';
 import { t, errorText } from './core/i18n.js';
 import { tWith } from './lang.js';
 
 let seq = 0;
 
 /**
- * composer returns {el, focus}. onSubmit(text, mediaIds) posts and may throw;
+ * composer returns {el, focus}. onSubmit(text, mediaIds, spoiler) posts and may throw;
  * the box keeps the text and images when it does. allowEmpty is for reposts,
  * whose own text is optional. With ctx (the app's), the box takes up to four
  * images: from its button, pasted, or dropped on it. label names the box
@@ -29,22 +31,24 @@ export function composer({ placeholder = t('desktop.compose.placeholder'), label
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', disabled: !allowEmpty }, button);
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
   const media = ctx ? attachments(ctx, { onChange: () => update() }) : null;
+  const cw = ctx ? spoilerField(() => update()) : null; // a content warning, where images go too
   const form = h('form', { class: 'composer', on: { submit: send } },
     me ? h('div', { class: 'composer-avatar' }, avatar(me)) : null,
     h('div', { class: 'composer-main' },
+      cw ? cw.el : null,
       h('label', { class: 'visually-hidden', htmlFor: id }, label),
       area,
       media ? media.el : null,
       error,
       h('div', { class: 'composer-bar' },
-        media ? media.button : null, media ? media.input : null,
+        media ? media.button : null, media ? media.input : null, cw ? cw.toggle : null,
         h('span', { class: 'hint' }, tWith('desktop.compose.hint', { keys: h('kbd', { attrs: { translate: 'no' } }, 'Ctrl+Enter') })),
         counter.el, submit)));
 
   function update() {
     const left = counter.show(area.value);
     const empty = area.value.trim() === '' && !(media && media.count() > 0);
-    submit.disabled = left < 0 || (empty && !allowEmpty) || (media && media.failed());
+    submit.disabled = left < 0 || (empty && !allowEmpty) || (media && media.failed()) || (cw && cw.tooLong());
     // Grow with the text, up to a point; empty, it is back to its CSS size.
     area.style.height = '';
     if (area.value && area.isConnected) area.style.height = Math.min(area.scrollHeight + 2, 320) + 'px';
@@ -58,9 +62,10 @@ export function composer({ placeholder = t('desktop.compose.placeholder'), label
     error.hidden = true;
     try {
       const ids = media ? await media.ready() : [];
-      await onSubmit(area.value.trim(), ids);
+      await onSubmit(area.value.trim(), ids, cw ? cw.value() : '');
       area.value = '';
       if (media) media.clear();
+      if (cw) cw.clear();
     } catch (err) {
       error.textContent = errorText(err);
       error.hidden = false;
@@ -104,8 +109,12 @@ export function repostDialog(post, ctx, onDone) {
     placeholder: t('desktop.repost.placeholder'), label: t('desktop.repost.label'), button: t('desktop.repost.title'), allowEmpty: true, rows: 2,
     toast: ctx.toast,
     onSubmit: async (text) => {
-      const created = await ctx.api.createPost(text, post.id);
+      const created = await ctx.api.createPost(text, post.id).catch((err) => {
+        if (err.code === 'already_reposted') markReposted(ctx, post.id, true); // made elsewhere: the button says so now
+        throw err;
+      });
       dialog.close();
+      markReposted(ctx, post.id, true);
       onDone(created);
     },
   });

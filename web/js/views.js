@@ -64,8 +64,8 @@ export function home(ctx) {
   if (ctx.app.homeStale) { ctx.app.homeStale = false; feed.reset(); }
   const box = composer({
     me: ctx.me(), toast: ctx.toast, ctx,
-    onSubmit: async (text, mediaIds) => {
-      const post = await ctx.api.createPost(text, null, mediaIds);
+    onSubmit: async (text, mediaIds, spoiler) => {
+      const post = await ctx.api.createPost(text, null, mediaIds, undefined, spoiler);
       feed.add(post, { hold: false });
     },
   });

@@ -22,6 +22,8 @@ import { mediaGrid, mediaURL } from './media.js';
 import { lockMark, postMenu } from './safety.js';
 import { fresh, editedMark } from './edit.js';
 import { bookmarkButton, ownPostMenu, pinnedMark } from './keeps.js';
+import { warning, folded } from './spoiler.js';
+import { repostButton } from './reposts.js';
 
 /** hue picks a stable colour for a name. */
 function hue(name) {
@@ -103,13 +105,14 @@ function quote(src, ctx) {
       icon('repost', 16), h('span', { class: 'n' }), h('span', { class: 'unit visually-hidden' })),
     likeControls(src, ctx));
   paint(row);
-  const el = h('div', { class: 'quote', dataset: { quoteOf: String(src.id) } },
+  const el = h('div', { class: 'quote' + folded(src), dataset: { quoteOf: String(src.id) } },
     h('div', { class: 'post-head' },
       avatar(src.author, 'sm'),
       userLink(ctx, src.author.username),
       h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
       h('a', { class: 'time', href: ctx.href('/p/' + src.id) }, timeElement(src.created_at)),
       editedMark(src, ctx)),
+    warning(src),
     src.content ? contentOf(src, ctx.href) : null,
     mediaGrid(src.media, ctx),
     row);
@@ -145,8 +148,7 @@ export function postCard(post, ctx, opts = {}) {
     const target = isRepost && !post.repost_of.deleted ? post.repost_of : post;
     // A protected account's posts cannot be reposted (the server answers 403 protected).
     if (!(isRepost && post.repost_of.deleted) && !target.author.protected) {
-      actions.append(h('button', { type: 'button', class: 'action', dataset: { role: 'reposts', label: t('post.repost') }, on: { click: () => ctx.repost(target) } },
-        icon('repost', 18), h('span', { class: 'n' })));
+      actions.append(repostButton(target, ctx));
     }
   }
   actions.append(likeControls(post, ctx));
@@ -160,7 +162,7 @@ export function postCard(post, ctx, opts = {}) {
 
   return h('article', { class: 'post' + (opts.detail ? ' post-detail' : '') + (isRepost ? ' post-repost' : ''), dataset: { id: String(post.id), author: name } },
     h('a', { class: 'post-avatar', href: ctx.href('/u/' + encodeURIComponent(name)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(post.author)),
-    h('div', { class: 'post-body' },
+    h('div', { class: 'post-body' + folded(post) },
       opts.pinned ? pinnedMark() : null,
       h('div', { class: 'post-head' },
         userLink(ctx, name),
@@ -172,6 +174,7 @@ export function postCard(post, ctx, opts = {}) {
         mine ? ownPostMenu(post, ctx) : postMenu(post, ctx)),
       post.kind === 'comment' && post.parent_id && opts.showParent
         ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, t('post.in_reply')) : null,
+      warning(post),
       post.content ? contentOf(post, ctx.href) : null,
       mediaGrid(post.media, ctx),
       isRepost ? quote(post.repost_of, ctx) : null,

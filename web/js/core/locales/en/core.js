@@ -460,4 +460,17 @@ export default {
   'tags.title': 'Followed topics',
   'tags.loading': 'Loading…',
   'tags.empty': 'You follow no topic yet. Follow one on its page: its posts come to your home timeline.',
+
+  // Content warnings (spoiler.js) and the reader's reposts (reposts.js).
+  'error.spoiler_too_long': 'A content warning has at most 100 characters.',
+  'error.invalid_spoiler': 'This content warning holds characters that cannot be posted.',
+  'cw.label': 'Content warning',
+  'cw.short': 'CW',
+  'cw.add': 'Add a content warning',
+  'cw.placeholder': 'What is behind it (spoilers, a sensitive subject…)',
+  'cw.show_more': 'Show more',
+  'cw.show_less': 'Show less',
+  'repost.reposted': 'Reposted',
+  'repost.undo': 'Undo repost',
+  'repost.undone': 'Repost undone.',
 };

@@ -447,4 +447,17 @@ export default {
   'tags.title': '关注的话题',
   'tags.loading': '加载中…',
   'tags.empty': '你还没有关注话题。在话题页关注一个：它的微博会出现在你的首页。',
+
+  // Content warnings (spoiler.js) and the reader's reposts (reposts.js).
+  'error.spoiler_too_long': '内容警告最多 100 个字。',
+  'error.invalid_spoiler': '这条内容警告含有无法发布的字符。',
+  'cw.label': '内容警告',
+  'cw.short': '警告',
+  'cw.add': '添加内容警告',
+  'cw.placeholder': '后面是什么（剧透、敏感话题……）',
+  'cw.show_more': '展开',
+  'cw.show_less': '收起',
+  'repost.reposted': '已转发',
+  'repost.undo': '撤销转发',
+  'repost.undone': '已撤销转发。',
 };
