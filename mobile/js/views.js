@@ -10,7 +10,7 @@ import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed
 import { listsPanel, listPage, listsPicker } from './core/lists.js';
 import { charCounter } from './core/editor.js';
 import { spoilerField } from './core/spoiler.js';
-import { markReposted } from './core/reposts.js';
+import { markReposted, repostMade } from './core/reposts.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
@@ -96,7 +96,7 @@ export function compose(ctx) {
       const ids = media ? await media.ready() : [];
       const res = await ctx.app.outbox.write('post', { content: area.value.trim(), repost_of: repost ? repost.id : null, media_ids: ids, spoiler: cw ? cw.value() : '' });
       if (res.sent) ctx.posted(res.sent);
-      if (res.sent && repost) markReposted(ctx, repost.id, true);
+      if (res.sent && repost) repostMade(ctx, res.sent);
       area.value = '';
       if (media) media.clear();
       if (cw) cw.clear();

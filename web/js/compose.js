@@ -8,7 +8,7 @@ import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { attachments, imageFiles } from './core/media.js';
 import { spoilerField } from './core/spoiler.js';
-import { markReposted } from './core/reposts.js';
+import { markReposted, repostMade } from './core/reposts.js';
 import { t, errorText } from './core/i18n.js';
 import { tWith } from './lang.js';
 
@@ -114,7 +114,7 @@ export function repostDialog(post, ctx, onDone) {
         throw err;
       });
       dialog.close();
-      markReposted(ctx, post.id, true);
+      repostMade(ctx, created);
       onDone(created);
     },
   });

@@ -8,7 +8,7 @@
 
 import { h, icon } from './dom.js';
 import { t } from './i18n.js';
-import { bumpCount } from './social.js';
+import { bumpCount, paint } from './social.js';
 
 // What the reader did on this page (post id → reposted), which outlives
 // the copies of a post drawn before (a live post carries no reposted of
@@ -29,10 +29,14 @@ function buttons(ctx, id) {
   return [...found];
 }
 
+// The button's name stays "Repost: 3" (its visible count is in it, as axe
+// asks); aria-pressed tells its state, and the word "Reposted" beside it,
+// hidden from assistive technology, tells the eye.
 function show(btn, on) {
   btn.classList.toggle('reposted', on);
   btn.setAttribute('aria-pressed', String(on));
-  btn.querySelector('.repost-state').textContent = on ? t('repost.reposted') : '';
+  const state = btn.nextElementSibling;
+  if (state) state.textContent = on ? t('repost.reposted') : '';
   btn.title = on ? t('repost.undo') : '';
 }
 
@@ -40,6 +44,25 @@ function show(btn, on) {
 export function markReposted(ctx, id, on) {
   mine.set(Number(id), on);
   for (const btn of buttons(ctx, id)) show(btn, on);
+}
+
+/**
+ * repostMade shows the repost created (a Post) made: its original's Repost
+ * buttons pressed and its count as the server answered it, on the page
+ * and in the home timeline kept off screen (which missed the live counts).
+ */
+export function repostMade(ctx, created) {
+  const orig = created && created.repost_of;
+  if (!orig || orig.deleted) return;
+  markReposted(ctx, orig.id, true);
+  const sel = `[data-counts-of="${Number(orig.id)}"]`;
+  const rows = new Set(document.querySelectorAll(sel));
+  const home = ctx.app && ctx.app.homeFeed && ctx.app.homeFeed.el;
+  if (home) for (const el of home.querySelectorAll(sel)) rows.add(el);
+  for (const row of rows) {
+    row.dataset.reposts = String(Math.max(Number(row.dataset.reposts) || 0, orig.reposts_count || 0));
+    paint(row);
+  }
 }
 
 /**
@@ -52,9 +75,10 @@ export function repostButton(target, ctx) {
   const btn = h('button', {
     type: 'button', class: 'action repost-btn', dataset: { role: 'reposts', label: t('post.repost'), repostOf: String(target.id) },
     on: { click: () => (btn.getAttribute('aria-pressed') === 'true' ? undo(ctx, target.id) : ctx.repost(target)) },
-  }, icon('repost', 18), h('span', { class: 'n' }), h('span', { class: 'repost-state' }));
+  }, icon('repost', 18), h('span', { class: 'n' }));
+  const group = h('span', { class: 'repost-group' }, btn, h('span', { class: 'repost-state', attrs: { 'aria-hidden': 'true' } }));
   show(btn, isReposted(target));
-  return btn;
+  return group;
 }
 
 /** undo takes the reader's repost of post id back. */

@@ -466,7 +466,7 @@ export default {
   'error.invalid_spoiler': 'This content warning holds characters that cannot be posted.',
   'cw.label': 'Content warning',
   'cw.short': 'CW',
-  'cw.add': 'Add a content warning',
+  'cw.add': 'Add a CW (content warning)',
   'cw.placeholder': 'What is behind it (spoilers, a sensitive subject…)',
   'cw.show_more': 'Show more',
   'cw.show_less': 'Show less',
