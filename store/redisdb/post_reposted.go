@@ -73,7 +73,14 @@ func (s *Store) Unrepost(ctx context.Context, uid, mid int64) error {
 func setReposted(out []*store.Post, scores []float64) {
 	for i, p := range out {
 		if p != nil {
-			p.Reposted = inSet(scores, i)
+			p.Reposted = &repostedNo
+			if i < len(scores) && scores[i] != 0 {
+				p.Reposted = &repostedYes
+			}
 		}
 	}
 }
+
+// repostedYes and repostedNo are what every Post.Reposted read points at
+// (never written through): a page's flags cost no allocation each.
+var repostedYes, repostedNo = true, false
