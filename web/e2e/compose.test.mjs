@@ -6,7 +6,8 @@
 // first from its blurhash; he reposts it, the button says "Reposted"
 // (aria-pressed), and a second click takes the repost back. In the mobile
 // app (360 px, Chinese) carol does the same for dave, with "展开" and
-// "已转发". axe finds nothing on the pages, which fit their width.
+// "已转发". An edit of the warning reaches bob's page live. axe finds
+// nothing on the pages, which fit their width.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -112,6 +113,9 @@ test('desktop, 1280 px, English: a warning and nine pictures, opened live by a f
       await dialog.waitFor({ state: 'detached' });
     },
   });
+  // An edit of the warning (section 11) reaches bob's open page live.
+  await api('PATCH', `/posts/${p.id}`, { token: alice.token, body: { content: p.content, spoiler: 'Citizen Kane' } });
+  await card.locator(':scope > .post-body > .spoiler .spoiler-text', { hasText: 'Citizen Kane' }).waitFor();
   clean(A.w, 'alice');
   clean(B.w, 'bob');
   await A.context.close();
