@@ -185,7 +185,7 @@ func TestUploads(t *testing.T) {
 }
 
 // TestPostsCarryImages: up to four of one's own unattached uploads; not
-// someone else's, not twice, not five; deleting the post removes the files.
+// someone else's, not twice, not ten; deleting the post removes the files.
 func TestPostsCarryImages(t *testing.T) {
 	parallel(t)
 	ts := newTestServer(t)
@@ -208,7 +208,8 @@ func TestPostsCarryImages(t *testing.T) {
 	post := func(media []int64, content string) (int, []byte) {
 		return ts.call(t, "POST", "/api/v1/posts", alice, map[string]any{"content": content, "media_ids": media})
 	}
-	for _, bad := range [][]int64{ids, {ids[0], bobs}, {ids[0], ids[0]}, {999999}} {
+	tooMany := append(append([]int64{}, ids...), ids...) // 10, over store.MaxMedia (9)
+	for _, bad := range [][]int64{tooMany, {ids[0], bobs}, {ids[0], ids[0]}, {999999}} {
 		if status, body := post(bad, "x"); status != 400 || errorCode(t, body) != "invalid_media" {
 			t.Fatalf("post with media %v: %d %s", bad, status, body)
 		}

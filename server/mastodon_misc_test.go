@@ -46,7 +46,7 @@ func TestMastodonInstance(t *testing.T) {
 	ts.mastodonJSON(t, "GET", "/api/v2/instance", "", nil, &v2)
 	cfg := v2.Configuration
 	if v2.Domain != host || cfg.URLs.Streaming != "ws://"+host || cfg.Statuses.MaxCharacters != 280 ||
-		cfg.Statuses.MaxMediaAttachments != 4 || cfg.MediaAttachments.ImageSizeLimit <= 0 ||
+		cfg.Statuses.MaxMediaAttachments != 9 || cfg.MediaAttachments.ImageSizeLimit <= 0 ||
 		len(cfg.MediaAttachments.SupportedMimeTypes) == 0 || !v2.Registrations.Enabled ||
 		v2.Contact.Account == nil || v2.Contact.Account.Username != "boss" || !strings.HasPrefix(v2.Version, "4.") {
 		t.Errorf("instance v2 = %+v", v2)

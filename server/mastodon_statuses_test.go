@@ -85,7 +85,7 @@ func TestMastodonStatusCreate(t *testing.T) {
 	}
 	resp.Body.Close()
 
-	ts.mastodonError(t, "POST", "/api/v1/statuses", tok, map[string]any{"status": "cw", "spoiler_text": "spoilers"}, 422)
+	ts.mastodonError(t, "POST", "/api/v1/statuses", tok, map[string]any{"status": "cw", "spoiler_text": strings.Repeat("x", 101)}, 422)
 	ts.mastodonError(t, "POST", "/api/v1/statuses", tok, map[string]any{"status": "no one to send it to", "visibility": "direct"}, 422)
 	ts.mastodonError(t, "POST", "/api/v1/statuses", tok, map[string]any{"status": "hi", "visibility": "private"}, 422)
 	ts.mastodonError(t, "POST", "/api/v1/statuses", tok, map[string]any{"status": ""}, 422)

@@ -20,6 +20,8 @@ type Archived struct {
 	Tags     string
 	Media    string
 	Deleted  bool
+	// Spoiler is the content warning (empty: none); a tombstone keeps none.
+	Spoiler string
 	// Edited is when the content last changed (unix ms), 0 if never;
 	// History is the JSON list of the earlier versions ([]Version, oldest
 	// first), empty until the first edit. A tombstone keeps neither text.

@@ -94,7 +94,7 @@ var (
 type NewDM struct {
 	From, To int64
 	Content  string
-	// MediaIDs are the sender's own uploads to attach (at most MaxMedia).
+	// MediaIDs are the sender's own uploads to attach (at most MaxDMMedia).
 	MediaIDs []int64
 	// IdempotencyKey, when set, makes a retry return the first result.
 	IdempotencyKey string
@@ -103,6 +103,10 @@ type NewDM struct {
 	// message; the zero Limit is none.
 	Limit Limit
 }
+
+// MaxDMMedia is how many images one private message may carry: four, as
+// before posts took nine (a post's grid is no chat bubble's).
+const MaxDMMedia = 4
 
 // Check applies the contract's rules to a new message before anything is
 // read or written.
@@ -113,8 +117,8 @@ func (nm NewDM) Check() error {
 	if err := checkText(nm.Content, false, MaxDM); err != nil {
 		return err
 	}
-	if len(nm.MediaIDs) > MaxMedia {
-		return Invalid(CodeInvalidMedia, fmt.Sprintf("a message may carry at most %d images", MaxMedia))
+	if len(nm.MediaIDs) > MaxDMMedia {
+		return Invalid(CodeInvalidMedia, fmt.Sprintf("a message may carry at most %d images", MaxDMMedia))
 	}
 	if len(nm.IdempotencyKey) > MaxIdemKeyLen {
 		return Invalid(CodeInvalidIdemKey, fmt.Sprintf("Idempotency-Key must be at most %d characters", MaxIdemKeyLen))

@@ -88,6 +88,12 @@ type Post struct {
 	Bookmarked *bool `json:"bookmarked"`
 	// Poll is the post's poll (store/poll.go), nil when it has none.
 	Poll *Poll `json:"poll"`
+	// Spoiler is its content warning (empty: none), shown in place of
+	// its content and images until the reader opens it (spoiler.go).
+	Spoiler string `json:"spoiler"`
+	// Reposted says whether the reader reposted it (for a repost, its
+	// original); nil for anonymous readers.
+	Reposted *bool `json:"reposted"`
 	// Encoded is the post as its live event carries it, when a write has
 	// just encoded it so (nil otherwise): what a writer answers, as is,
 	// rather than encoding it a second time.
@@ -109,7 +115,7 @@ type Media struct {
 }
 
 // MaxMedia is how many images one post may carry.
-const MaxMedia = 4
+const MaxMedia = 9
 
 // MaxAlt is the longest alt text of an image, in characters.
 const MaxAlt = 1000

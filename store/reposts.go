@@ -11,4 +11,7 @@ type Reposts interface {
 	// Reposters is a page of the users who reposted mid, newest repost
 	// first, when q.Viewer may see mid.
 	Reposters(ctx context.Context, mid int64, q PageQuery) (Page[User], error)
+	// Unrepost deletes uid's repost of mid (of its original, when mid is a
+	// repost), if there is one; ErrPostNotFound when uid may not see mid.
+	Unrepost(ctx context.Context, uid, mid int64) error
 }

@@ -179,6 +179,8 @@ type Edits interface {
 	// and tags are read again; the edited Post goes out live as
 	// EventPostUpdate.
 	Edit(ctx context.Context, uid, mid int64, content string) (Post, error)
+	// EditPost is Edit that may change the content warning too.
+	EditPost(ctx context.Context, uid, mid int64, e PostEdit) (Post, error)
 	// History is every version of mid as viewer may see it, oldest first,
 	// the current one last.
 	History(ctx context.Context, mid, viewer int64) ([]Version, error)
@@ -301,6 +303,9 @@ type NewPost struct {
 	MediaIDs []int64
 	// Poll is the poll a post carries (store/poll.go), or nil.
 	Poll *NewPoll
+	// Spoiler is its content warning (at most MaxSpoiler characters);
+	// Check trims it.
+	Spoiler string
 	// Limit is the author's rate limit of posts, counted in the "post"
 	// bucket (see Limiter) by Create itself, in the round trip that claims
 	// the message; the zero Limit is none.
@@ -309,7 +314,12 @@ type NewPost struct {
 
 // Check applies the contract's rules to a new message before anything is read
 // or written.
-func (np NewPost) Check() error {
+func (np *NewPost) Check() error {
+	spoiler, err := NormalizeSpoiler(np.Spoiler)
+	if err != nil {
+		return err
+	}
+	np.Spoiler = spoiler
 	isComment := np.Parent != 0
 	// A repost may pass the original on, and images may speak, without a word.
 	if err := CheckContent(np.Content, (np.RepostOf != 0 || len(np.MediaIDs) > 0) && !isComment); err != nil {

@@ -27,7 +27,7 @@ const LOCK = 'microblog-outbox';
 
 // SEND sends an item's fields (what the user wrote) with its key.
 const SEND = {
-  post: (api, f, key) => api.createPost(f.content, f.repost_of || null, f.media_ids || [], key, f.poll || null),
+  post: (api, f, key) => api.createPost(f.content, f.repost_of || null, f.media_ids || [], key, { poll: f.poll || null, spoiler: f.spoiler || '' }),
   comment: (api, f, key) => api.comment(f.parent_id, f.content, key),
   message: (api, f, key) => api.sendMessage(f.to, f.content, key),
 };

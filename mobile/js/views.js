@@ -10,6 +10,8 @@ import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed
 import { listsPanel, listPage, listsPicker } from './core/lists.js';
 import { charCounter } from './core/editor.js';
 import { composeAssist } from './core/assist.js';
+import { spoilerField } from './core/spoiler.js';
+import { markReposted, repostMade } from './core/reposts.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
@@ -85,10 +87,11 @@ export function compose(ctx) {
   const media = repost ? null : attachments(ctx, { accept: 'image/*', onChange: () => update() });
   const assist = composeAssist(area, ctx, { max: MAX_POST });
   const poll = repost ? null : pollComposer({ onChange: () => update() });
+  const cw = repost ? null : spoilerField(() => update()); // a content warning, as the desktop composer has
   const update = () => {
     const left = counter.show(area.value);
     const empty = area.value.trim() === '' && !(media && media.count() > 0);
-    submit.disabled = left < 0 || (!repost && empty) || (media && media.failed()) || (poll && !poll.valid());
+    submit.disabled = left < 0 || (!repost && empty) || (media && media.failed()) || (poll && !poll.valid()) || (cw && cw.tooLong());
     assist.sync();
   };
   area.addEventListener('input', update);
@@ -99,19 +102,23 @@ export function compose(ctx) {
     error.hidden = true;
     try {
       const ids = media ? await media.ready() : [];
-      const res = await ctx.app.outbox.write('post', { content: area.value.trim(), repost_of: repost ? repost.id : null, media_ids: ids, poll: poll ? poll.value() : null });
+      const res = await ctx.app.outbox.write('post', { content: area.value.trim(), repost_of: repost ? repost.id : null, media_ids: ids, poll: poll ? poll.value() : null, spoiler: cw ? cw.value() : '' });
       if (res.sent) ctx.posted(res.sent);
+      if (res.sent && repost) repostMade(ctx, res.sent);
       area.value = '';
       if (media) media.clear();
       if (poll) poll.clear();
+      if (cw) cw.clear();
       ctx.toast(!res.sent ? t('outbox.saved') : repost ? t('mobile.compose.reposted') : t('mobile.compose.posted'));
       ctx.go('/home');
     } catch (err) {
+      if (repost && err.code === 'already_reposted') markReposted(ctx, repost.id, true);
       error.textContent = errorText(err);
       error.hidden = false;
       update();
     }
   } } },
+  cw ? cw.el : null,
   h('div', { class: 'compose-top' }, avatar(ctx.me()),
     h('label', { htmlFor: 'compose', class: 'visually-hidden' }, repost ? t('mobile.compose.repost_label') : t('mobile.compose.label')), assist.el),
   repost ? h('div', { class: 'quote' },
@@ -120,7 +127,7 @@ export function compose(ctx) {
   media ? media.el : null,
   poll ? poll.el : null,
   error,
-  h('div', { class: 'compose-bar' }, assist.button, media ? media.button : null, media ? media.input : null, poll ? poll.button : null, counter.el, submit));
+  h('div', { class: 'compose-bar' }, assist.button, media ? media.button : null, media ? media.input : null, poll ? poll.button : null, cw ? cw.toggle : null, counter.el, submit));
   update();
   setTimeout(() => area.focus(), 50);
   return { el: h('div', { class: 'view' }, form), title: repost ? t('mobile.compose.repost_title') : t('mobile.compose.title'), back: true };

@@ -20,6 +20,7 @@ func handleEditPost(st store.Service, limit store.Limit) echo.HandlerFunc {
 		}
 		var in struct {
 			Content *string `json:"content"`
+			Spoiler *string `json:"spoiler"` // absent: the content warning stays
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
@@ -33,7 +34,7 @@ func handleEditPost(st store.Service, limit store.Limit) echo.HandlerFunc {
 		}
 		// Once its write begins, Edit carries it through even if the client
 		// goes away.
-		p, err := st.Edit(ctx, viewer(c), mid, *in.Content)
+		p, err := st.EditPost(ctx, viewer(c), mid, store.PostEdit{Content: *in.Content, Spoiler: in.Spoiler})
 		if err != nil {
 			return err
 		}

@@ -24,11 +24,12 @@ func handleCreatePost(st store.Posts, limit store.Limit) echo.HandlerFunc {
 			RepostOf *int64         `json:"repost_of"`
 			MediaIDs []int64        `json:"media_ids"`
 			Poll     *store.NewPoll `json:"poll"`
+			Spoiler  string         `json:"spoiler"`
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
-		np := store.NewPost{Author: viewer(c), Content: in.Content, MediaIDs: in.MediaIDs, Poll: in.Poll,
+		np := store.NewPost{Author: viewer(c), Content: in.Content, MediaIDs: in.MediaIDs, Poll: in.Poll, Spoiler: in.Spoiler,
 			IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)}
 		if in.RepostOf != nil {
 			if *in.RepostOf <= 0 {
@@ -49,12 +50,13 @@ func handleCreateComment(st store.Posts, limit store.Limit) echo.HandlerFunc {
 		}
 		var in struct {
 			Content string `json:"content"`
+			Spoiler string `json:"spoiler"`
 		}
 		if err := bindJSON(c, &in); err != nil {
 			return err
 		}
 		return createPost(c, st, limit, store.NewPost{Author: viewer(c), Parent: parent,
-			Content: in.Content, IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)})
+			Content: in.Content, Spoiler: in.Spoiler, IdempotencyKey: c.Request().Header.Get(IdempotencyHeader)})
 	}
 }
 

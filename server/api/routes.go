@@ -66,6 +66,7 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 	share(http.MethodGet, "/timelines/home", handleHomeTimeline(st), member)
 	share(http.MethodGet, "/timelines/public", handlePublicTimeline(st), anyone)
 
+	v1.DELETE("/posts/:id/repost", handleUnrepost(st), member)
 	v1.PUT("/posts/:id/like", handleMark(st.Like, true), member)
 	v1.DELETE("/posts/:id/like", handleMark(st.Like, false), member)
 	v1.GET("/posts/:id/likes", handleLikers(st), anyone)

@@ -284,7 +284,7 @@ func (m mapper) status(p store.Post) Status {
 	s := Status{
 		ID: idString(p.ID), URI: url, URL: url, CreatedAt: timeString(p.CreatedAt),
 		Account: m.author(p.Author), Content: contentHTML(m.origin, p.Content, p.Mentions),
-		Visibility: "public", SpoilerText: "", MediaAttachments: make([]MediaAttachment, 0, len(p.Media)),
+		Visibility: "public", SpoilerText: p.Spoiler, Sensitive: p.Spoiler != "", MediaAttachments: make([]MediaAttachment, 0, len(p.Media)),
 		Mentions: make([]Mention, 0, len(p.Mentions)), Tags: make([]TagRef, 0, len(p.Tags)), Emojis: []Emoji{},
 		ReblogsCount: p.RepostsCount, FavouritesCount: p.LikesCount, RepliesCount: p.CommentsCount,
 		Favourited: p.Liked, Bookmarked: p.Bookmarked, Poll: pollOf(p.Poll),

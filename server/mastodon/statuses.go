@@ -25,8 +25,9 @@ import (
 //     status mentions, answered as the direct status that shows it
 //     (statuses_direct.go).
 //   - polls are the native polls (polls.go);
-//   - spoiler_text (content warnings) and scheduled_at are
-//     refused when given; sensitive and language are taken and ignored.
+//   - spoiler_text is the post's content warning (store.Post.Spoiler),
+//     and sensitive follows it; scheduled_at is refused when given;
+//     language is taken and ignored.
 
 // idempotencyHeader makes a retried create return the first result, as on
 // the native API.
@@ -83,7 +84,7 @@ func (a *API) createStatus(c echo.Context) error {
 	if err := a.checkVisibility(ctx, uid, f.Get("visibility")); err != nil {
 		return err
 	}
-	np := store.NewPost{Author: uid, Content: f.Get("status"), Limit: a.d.Limits.Post,
+	np := store.NewPost{Author: uid, Content: f.Get("status"), Spoiler: f.Get("spoiler_text"), Limit: a.d.Limits.Post,
 		IdempotencyKey: c.Request().Header.Get(idempotencyHeader)}
 	if np.MediaIDs, err = idsOf(f["media_ids"], "media_ids"); err != nil {
 		return err
@@ -127,8 +128,6 @@ func (a *API) checkVisibility(ctx context.Context, uid int64, visibility string)
 // here (see Statuses).
 func refuseUnsupported(f url.Values) error {
 	switch {
-	case f.Get("spoiler_text") != "":
-		return store.Invalid(store.CodeInvalidField, "Content warnings (spoiler_text) are not supported")
 	case f.Get("scheduled_at") != "":
 		return store.Invalid(store.CodeInvalidField, "Scheduled statuses are not supported")
 	}
@@ -216,7 +215,12 @@ func (a *API) editStatus(c echo.Context) error {
 	if err := a.st.Allow(ctx, "post", strconv.FormatInt(uid, 10), a.d.Limits.Post); err != nil {
 		return err
 	}
-	if _, err := a.st.Edit(ctx, uid, p.ID, f.Get("status")); err != nil {
+	e := store.PostEdit{Content: f.Get("status")}
+	if _, ok := f["spoiler_text"]; ok { // absent: it stays, as Mastodon's edit does
+		spoiler := f.Get("spoiler_text")
+		e.Spoiler = &spoiler
+	}
+	if _, err := a.st.EditPost(ctx, uid, p.ID, e); err != nil {
 		return err
 	}
 	return a.answerPost(c, p.ID)

@@ -124,7 +124,7 @@ func (a *API) statusSource(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, StatusSource{ID: idString(p.ID), Text: p.Content, SpoilerText: ""})
+	return c.JSON(http.StatusOK, StatusSource{ID: idString(p.ID), Text: p.Content, SpoilerText: p.Spoiler})
 }
 
 // original is the post a status is about: itself, or the original of a

@@ -63,7 +63,7 @@ func repost(id, author, of int64) store.Archived {
 }
 
 func tombstone(m store.Archived) store.Archived {
-	m.Deleted, m.Content, m.Mentions, m.Tags, m.Media = true, "", "", "", ""
+	m.Deleted, m.Content, m.Mentions, m.Tags, m.Media, m.Spoiler = true, "", "", "", "", ""
 	return m
 }
 
@@ -99,6 +99,7 @@ func TestSaveAndRead(t *testing.T) {
 		p.Mentions = `[{"id":2,"username":"小红"}]`
 		p.Tags = `["美食","🍜"]`
 		p.Media = `[{"id":7,"url":"/media/a.jpg","thumb_url":"/media/a_t.jpg","width":640,"height":480,"alt":"一碗面 🍜"}]`
+		p.Spoiler = "剧透 spoilers 🙈"
 		c := comment(11, 2, 10)
 		r := repost(12, 3, 10)
 		save(t, db, []store.Archived{p, c, r}, nil)
@@ -147,6 +148,7 @@ func TestTombstones(t *testing.T) {
 		orig := post(1, 5, "原文")
 		c := comment(2, 6, 1)
 		c.Content, c.Mentions, c.Tags, c.Media = "评论 @小红 #话题", `[{"id":7,"username":"小红"}]`, `["话题"]`, `[{"id":1}]`
+		c.Spoiler = "a warning a tombstone forgets"
 		save(t, db, []store.Archived{orig, c}, nil)
 
 		// After a put: the row is replaced by the tombstone, text cleared,

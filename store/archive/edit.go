@@ -10,7 +10,7 @@ import (
 
 // editedColumns are what an edit changes of a row; edited comes last, for
 // MySQL assigns in order and the others compare against its old value.
-var editedColumns = []string{"content", "mentions", "tags", "history", "edited"}
+var editedColumns = []string{"content", "mentions", "tags", "history", "spoiler", "edited"}
 
 // SaveEdits saves edited messages, whole rows (see store.Archive): a row
 // not archived yet is inserted as given, an archived one takes the edit
@@ -82,8 +82,8 @@ func (db *DB) edit(ctx context.Context, m store.Archived, prev int64) (bool, err
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx,
-		"UPDATE messages SET content = ?, mentions = ?, tags = ?, history = ?, edited = ? WHERE id = ? AND deleted = 0 AND edited = ?",
-		m.Content, m.Mentions, m.Tags, m.History, m.Edited, m.ID, prev)
+		"UPDATE messages SET content = ?, mentions = ?, tags = ?, history = ?, spoiler = ?, edited = ? WHERE id = ? AND deleted = 0 AND edited = ?",
+		m.Content, m.Mentions, m.Tags, m.History, m.Spoiler, m.Edited, m.ID, prev)
 	if err != nil {
 		return false, err
 	}

@@ -81,6 +81,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		pl.Del(ctx, s.keys.Notifications(uid), s.keys.Notes(uid))
 		pl.Del(ctx, s.keys.KnownClients(uid), s.keys.UserSessions(uid), s.keys.UserLikes(uid))
 		pl.Del(ctx, s.keys.Pinned(uid), s.keys.Bookmarks(uid), s.keys.Markers(uid), s.keys.FollowedTags(uid))
+		pl.Del(ctx, s.keys.UserReposts(uid))
 		pl.Del(ctx, s.keys.PushSubscriptions(uid))
 		pl.ZRem(ctx, s.keys.Popular(), uid)
 		pl.ZRem(ctx, s.keys.LastSeen(), uid)

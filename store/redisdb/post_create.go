@@ -83,6 +83,7 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	if err := s.write(ctx, d); err != nil {
 		return store.Post{}, err
 	}
+	s.recordRepost(ctx, d)
 	s.afterWrite(ctx, d)
 	s.closePollLater(&d.post) // polls_live.go
 	return d.post, nil
@@ -124,6 +125,7 @@ func (s *Store) resolveTargets(ctx context.Context, d *draft) error {
 			return store.ErrProtected
 		}
 		orig.RepostOf = nil
+		orig.Reposted = nil // its live event goes to fans, whose own reposts it does not know
 		orig.RepostsCount++ // as it will be once this repost is indexed
 		d.orig = orig
 		if err := s.repostedBefore(ctx, d); err != nil {
@@ -176,6 +178,7 @@ func (s *Store) repostedBefore(ctx context.Context, d *draft) error {
 		return err
 	}
 	if ms[0] != nil {
+		s.healReposted(ctx, d.np.Author, d.orig.ID, mid)
 		return store.ErrReposted
 	}
 	d.staleRepost = id(mid) // deleted half way, or never finished
@@ -294,7 +297,7 @@ func (d *draft) shape(mid int64, name, avatar string, now int64) {
 	np := d.np
 	d.post = store.Post{ID: mid, Kind: store.KindPost,
 		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: media.AvatarURL(avatar)},
-		Content: np.Content, CreatedAt: store.Time(now), RepostOf: d.orig}
+		Content: np.Content, CreatedAt: store.Time(now), RepostOf: d.orig, Spoiler: np.Spoiler}
 	if d.parent != nil {
 		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID
 	}
@@ -302,6 +305,7 @@ func (d *draft) shape(mid int64, name, avatar string, now int64) {
 	d.post.Liked, d.post.Mentions, d.post.Tags, d.post.Media = &no, d.mentions, d.tags, d.media
 	d.post.Pinned, d.post.Bookmarked = &no, &no // a new message: nobody pinned or saved it yet
 	d.post.Poll = newPollOf(np.Poll, mid, now)
+	d.post.Reposted = &no // nor reposted it (a repost's fans did not repost its original)
 }
 
 // write stores the claimed message: its own keys first, then its indexes,
@@ -371,7 +375,7 @@ func (s *Store) writePost(ctx context.Context, d *draft) error {
 func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 	p := d.post
 	h := schema.PostHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
-		Time: int64(p.CreatedAt), Kind: p.Kind}
+		Time: int64(p.CreatedAt), Kind: p.Kind, Spoiler: p.Spoiler}
 	if d.orig != nil {
 		h.RepostOf = id(d.orig.ID)
 	}

@@ -69,6 +69,7 @@ func (s *Store) Delete(ctx context.Context, uid, mid int64) error {
 		if m.RepostOf != nil {
 			// A no-op when the original is gone too.
 			schema.RepostRemove.Eval(ctx, pl, []string{s.keys.Reposts(m.RepostOf.ID), s.keys.Post(m.RepostOf.ID)}, uid, mid, schema.FieldReposts)
+			pl.ZRem(ctx, s.keys.UserReposts(uid), m.RepostOf.ID) // its one repost of it (post_reposted.go)
 		}
 		return nil
 	})

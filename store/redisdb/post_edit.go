@@ -56,6 +56,8 @@ const archivedEditTries = 3
 type change struct {
 	uid, mid int64
 	content  string
+	// spoiler is the new content warning, nil to keep the one it has.
+	spoiler *string
 	// blank is the content_empty error when the content is blank, which
 	// only a post that reposts or carries images may be, as when written.
 	blank    error
@@ -81,6 +83,20 @@ type change struct {
 // script, which answers with the message as edited, and what follows it
 // one more round trip.
 func (s *Store) Edit(ctx context.Context, uid, mid int64, content string) (store.Post, error) {
+	return s.EditPost(ctx, uid, mid, store.PostEdit{Content: content})
+}
+
+// EditPost is Edit that may change the content warning too (e.Spoiler
+// not nil), which an edit of the content warning alone counts as.
+func (s *Store) EditPost(ctx context.Context, uid, mid int64, e store.PostEdit) (store.Post, error) {
+	content := e.Content
+	if e.Spoiler != nil {
+		spoiler, err := store.NormalizeSpoiler(*e.Spoiler)
+		if err != nil {
+			return store.Post{}, err
+		}
+		e.Spoiler = &spoiler
+	}
 	if mid <= 0 {
 		return store.Post{}, store.ErrPostNotFound
 	}
@@ -94,7 +110,7 @@ func (s *Store) Edit(ctx context.Context, uid, mid int64, content string) (store
 	// As with a new message, an edit once begun is carried through.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reqpath.WriteTimeout)
 	defer cancel()
-	c := &change{uid: uid, mid: mid, content: content, blank: store.CheckContent(content, false),
+	c := &change{uid: uid, mid: mid, content: content, spoiler: e.Spoiler, blank: store.CheckContent(content, false),
 		mentions: d.mentions, tags: d.tags}
 	edited, err := s.editHot(ctx, c)
 	if errors.Is(err, errNotHot) {
@@ -116,8 +132,12 @@ func (s *Store) Edit(ctx context.Context, uid, mid int64, content string) (store
 func (s *Store) editHot(ctx context.Context, c *change) (bool, error) {
 	mentions, _ := json.Marshal(c.mentions)
 	tags, _ := json.Marshal(c.tags)
+	setSpoiler, spoiler := "", ""
+	if c.spoiler != nil {
+		setSpoiler, spoiler = "1", *c.spoiler
+	}
 	args := append([]any{c.uid, c.content, mentions, tags, s.Now(), store.MaxEdits,
-		reqpath.Flag(s.opt.Archive != nil), reqpath.Flag(c.blank != nil)}, schema.PostFieldArgs...)
+		reqpath.Flag(s.opt.Archive != nil), reqpath.Flag(c.blank != nil), setSpoiler, spoiler}, schema.PostFieldArgs...)
 	res, err := schema.EditMessage.Run(ctx, s.rdb, []string{s.keys.Post(c.mid), s.keys.History(c.mid)}, args...).Slice()
 	if err != nil {
 		return false, s.Wrap("edit post", err)
@@ -183,7 +203,7 @@ func (s *Store) editArchived(ctx context.Context, c *change) (bool, error) {
 			return false, errNotEditor
 		case c.blank != nil && (p.Kind == store.KindComment || p.RepostOf == nil && len(p.Media) == 0):
 			return false, c.blank
-		case row.Content == c.content:
+		case row.Content == c.content && (c.spoiler == nil || *c.spoiler == row.Spoiler):
 			return false, nil
 		}
 		c.history = nil
@@ -200,6 +220,9 @@ func (s *Store) editArchived(ctx context.Context, c *change) (bool, error) {
 		tags, _ := json.Marshal(c.tags)
 		history, _ := json.Marshal(c.history)
 		row.Content, row.Mentions, row.Tags, row.History = c.content, string(mentions), string(tags), string(history)
+		if c.spoiler != nil {
+			row.Spoiler = *c.spoiler
+		}
 		row.Edited = max(s.Now(), prev+1)
 		done, err := s.opt.Archive.Edit(ctx, row, prev)
 		if err != nil {

@@ -50,10 +50,10 @@ func (s *Store) afterEdit(ctx context.Context, c *change) {
 // updateFrame is the post_update event of p: the Post as edited, without
 // what its editor alone knows of it (liked, bookmarked).
 func updateFrame(p store.Post) ([]byte, error) {
-	p.Liked, p.Bookmarked, p.Encoded = nil, nil, nil
+	p.Liked, p.Bookmarked, p.Reposted, p.Encoded = nil, nil, nil, nil
 	if p.RepostOf != nil {
 		o := *p.RepostOf
-		o.Liked, o.Bookmarked = nil, nil
+		o.Liked, o.Bookmarked, o.Reposted = nil, nil, nil
 		p.RepostOf = &o
 	}
 	raw, err := json.Marshal(p)

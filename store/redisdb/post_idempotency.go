@@ -197,7 +197,12 @@ func (s *Store) sendAgain(ctx context.Context, p store.Post) error {
 		return nil
 	}
 	no := false
-	p.Liked, p.Pinned, p.Bookmarked, p.Encoded = &no, &no, &no, nil // as its first event had them: the author's own view is not for fans
+	p.Liked, p.Pinned, p.Bookmarked, p.Reposted, p.Encoded = &no, &no, &no, &no, nil // as its first event had them: the author's own view is not for fans
+	if p.RepostOf != nil {
+		o := *p.RepostOf
+		o.Reposted = nil
+		p.RepostOf = &o
+	}
 	raw, err := json.Marshal(p)
 	if err != nil {
 		return fmt.Errorf("create post: encode live event: %w", err)

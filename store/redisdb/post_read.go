@@ -124,6 +124,7 @@ func (s *Store) complete(ctx context.Context, out []*store.Post, viewer int64) e
 			cp := *o
 			cp.RepostOf = nil
 			p.RepostOf = &cp
+			p.Reposted = cp.Reposted // a repost's button reposts its original
 		} else {
 			p.RepostOf = &store.Post{ID: p.RepostOf.ID, Deleted: true}
 		}
@@ -157,7 +158,7 @@ func withUnfinished(ctx context.Context) context.Context {
 // from Redis, not from the archive).
 func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
 	cmds := make([]*redis.SliceCmd, len(mids))
-	var liked, saved *redis.FloatSliceCmd
+	var liked, saved, reposted *redis.FloatSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
 			cmds[i] = hmgetPost(ctx, s.keys.Post(mid))
@@ -170,6 +171,7 @@ func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([
 			}
 			liked = pl.ZMScore(ctx, s.keys.UserLikes(viewer), members...)
 			saved = pl.ZMScore(ctx, s.keys.Bookmarks(viewer), members...)
+			reposted = pl.ZMScore(ctx, s.keys.UserReposts(viewer), members...)
 		}
 		rideAlong(ctx, pl) // a home read's lookup of its pulled stars, on a cluster
 		return nil
@@ -206,6 +208,7 @@ func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([
 				p.Liked, p.Bookmarked = inSet(likes, i), inSet(saves, i)
 			}
 		}
+		setReposted(out, reposted.Val())
 		if len(cold) > 0 { // an archived message's likes are in the archive alone
 			if err := s.likedArchived(ctx, viewer, mids, cold, out); err != nil {
 				return nil, nil, err

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { createDecipheriv, createECDH, createPublicKey, hkdfSync, randomBytes, verify } from 'node:crypto';
 import { createServer } from 'node:http';
 import { MastoHttpError, createOAuthAPIClient, createRestAPIClient, createStreamingAPIClient } from 'masto';
-import { BASE_URL, PASSWORD, api, follow, newUser, png, post, until } from './helpers.mjs';
+import { BASE_URL, PASSWORD, api, follow, newUser, png, post, until, upload } from './helpers.mjs';
 import { REDIRECT_URI, SCOPES, area, authorize, codeFrom, events, login, newApp, pkce } from './mastodon-client.mjs';
 
 const word = () => 'w' + randomBytes(5).toString('hex');
@@ -427,6 +427,53 @@ test('media v2: upload, masto\'s wait for processing, a status with it', area(as
   assert.match(img.headers.get('content-type') || '', /^image\//);
   const s = await alice.rest.v1.statuses.create({ status: 'with a picture ' + word(), mediaIds: [media.id] });
   assert.deepEqual(s.mediaAttachments.map((x) => x.id), [media.id], 'the status carries the attachment');
+}));
+
+test('statuses: a content warning (spoiler_text), nine pictures, reblogged and unreblog (CONTRACT §15)', area(async () => {
+  const { alice, bob } = await session();
+  const instance = await alice.rest.v2.instance.fetch();
+  assert.equal(instance.configuration.statuses.maxMediaAttachments, 9, 'max_media_attachments says 9');
+  const ids = [];
+  for (let i = 0; i < 10; i++) {
+    // Uploaded natively, at once (masto's v2 upload waits for processing, 1 s each).
+    ids.push(String((await upload(alice, png(20 + i, 16, [200, 40, 40], [40, 40, 200]), 'picture ' + i)).id));
+  }
+  await rejects(alice.rest.v1.statuses.create({ status: 'ten ' + word(), mediaIds: ids }), 422, 'a status with 10 pictures');
+  await rejects(alice.rest.v1.statuses.create({ status: 'long ' + word(), spoilerText: 'x'.repeat(101) }), 422, 'a spoiler_text over 100 characters');
+
+  const text = 'the butler did it ' + word();
+  const s = await alice.rest.v1.statuses.create({ status: text, spoilerText: 'mystery spoilers', mediaIds: ids.slice(0, 9) });
+  assert.equal(s.spoilerText, 'mystery spoilers', 'spoiler_text answered');
+  assert.equal(s.sensitive, true, 'a status behind a warning is sensitive');
+  assert.deepEqual(s.mediaAttachments.map((x) => x.id), ids.slice(0, 9), 'nine attachments, in order');
+  assert.ok(s.mediaAttachments.every((m) => typeof m.blurhash === 'string' && m.blurhash.length > 5), 'each with its blurhash');
+  const read = await bob.rest.v1.statuses.$select(s.id).fetch();
+  assert.equal(read.spoilerText, 'mystery spoilers', 'spoiler_text read back');
+  const native = await api('GET', '/posts/' + s.id);
+  assert.equal(native.spoiler, 'mystery spoilers', 'the same warning on the native API');
+  assert.equal((await alice.rest.v1.statuses.$select(s.id).source.fetch()).spoilerText, 'mystery spoilers', 'source');
+
+  const edited = await alice.rest.v1.statuses.$select(s.id).update({ status: text, spoilerText: 'whodunit' });
+  assert.equal(edited.spoilerText, 'whodunit', 'an edit changes the warning');
+  const kept = await alice.rest.v1.statuses.$select(s.id).update({ status: text + ' indeed' });
+  assert.equal(kept.spoilerText, 'whodunit', 'an edit without spoiler_text keeps it');
+
+  assert.equal(read.reblogged, false, 'not reblogged yet');
+  const rb = await bob.rest.v1.statuses.$select(s.id).reblog();
+  assert.equal(rb.reblog.reblogged, true, 'reblogged after reblog');
+  assert.equal((await bob.rest.v1.statuses.$select(s.id).fetch()).reblogged, true, 'reblogged read back');
+  const nativeBob = await api('GET', '/posts/' + s.id, { token: bob.token });
+  assert.equal(nativeBob.reposted, true, 'the native API\'s reposted says the same');
+  const un = await bob.rest.v1.statuses.$select(s.id).unreblog();
+  assert.equal(un.reblogged, false, 'unreblog undoes it');
+  assert.equal(un.reblogsCount, 0, 'and the count');
+  assert.equal((await api('GET', '/posts/' + s.id, { token: bob.token })).reposted, false, 'the native API sees the undo');
+  // And the other way: a native repost shows as reblogged, undone natively.
+  const rp = await api('POST', '/posts', { token: bob.token, body: { repost_of: Number(s.id) } });
+  assert.equal(rp.repost_of.id, Number(s.id));
+  assert.equal((await bob.rest.v1.statuses.$select(s.id).fetch()).reblogged, true, 'a native repost is reblogged');
+  assert.equal(await api('DELETE', '/posts/' + s.id + '/repost', { token: bob.token }), null, '204');
+  assert.equal((await bob.rest.v1.statuses.$select(s.id).fetch()).reblogged, false, 'the native undo shows as not reblogged');
 }));
 
 test('streaming: user, user:notification, public, hashtag and direct through masto\'s client', area(async () => {

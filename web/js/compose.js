@@ -8,6 +8,8 @@ import { avatar } from './core/render.js';
 import { timeElement } from './core/time.js';
 import { attachments, imageFiles } from './core/media.js';
 import { composeAssist } from './core/assist.js';
+import { spoilerField } from './core/spoiler.js';
+import { markReposted, repostMade } from './core/reposts.js';
 import { t, errorText } from './core/i18n.js';
 import { tWith } from './lang.js';
 import { pollComposer } from './core/polls.js';
@@ -15,7 +17,7 @@ import { pollComposer } from './core/polls.js';
 let seq = 0;
 
 /**
- * composer returns {el, focus}. onSubmit(text, mediaIds) posts and may throw;
+ * composer returns {el, focus}. onSubmit(text, mediaIds, spoiler) posts and may throw;
  * the box keeps the text and images when it does. allowEmpty is for reposts,
  * whose own text is optional. With ctx (the app's), the box takes up to four
  * images: from its button, pasted, or dropped on it. label names the box
@@ -35,23 +37,25 @@ export function composer({ placeholder = t('desktop.compose.placeholder'), label
   const media = ctx ? attachments(ctx, { onChange: () => update() }) : null;
   const assist = suggest ? composeAssist(area, suggest, { max: MAX_POST }) : null;
   const poll = withPoll ? pollComposer({ onChange: () => update() }) : null;
+  const cw = ctx ? spoilerField(() => update()) : null; // a content warning, where images go too
   const form = h('form', { class: 'composer', on: { submit: send } },
     me ? h('div', { class: 'composer-avatar' }, avatar(me)) : null,
     h('div', { class: 'composer-main' },
+      cw ? cw.el : null,
       h('label', { class: 'visually-hidden', htmlFor: id }, label),
       assist ? assist.el : area,
       media ? media.el : null,
       poll ? poll.el : null,
       error,
       h('div', { class: 'composer-bar' },
-        assist ? assist.button : null, media ? media.button : null, media ? media.input : null, poll ? poll.button : null,
+        assist ? assist.button : null, media ? media.button : null, media ? media.input : null, poll ? poll.button : null, cw ? cw.toggle : null,
         h('span', { class: 'hint' }, tWith('desktop.compose.hint', { keys: h('kbd', { attrs: { translate: 'no' } }, 'Ctrl+Enter') })),
         counter.el, submit)));
 
   function update() {
     const left = counter.show(area.value);
     const empty = area.value.trim() === '' && !(media && media.count() > 0);
-    submit.disabled = left < 0 || (empty && !allowEmpty) || (media && media.failed()) || (poll && !poll.valid());
+    submit.disabled = left < 0 || (empty && !allowEmpty) || (media && media.failed()) || (poll && !poll.valid()) || (cw && cw.tooLong());
     // Grow with the text, up to a point; empty, it is back to its CSS size.
     area.style.height = '';
     if (area.value && area.isConnected) area.style.height = Math.min(area.scrollHeight + 2, 320) + 'px';
@@ -66,10 +70,11 @@ export function composer({ placeholder = t('desktop.compose.placeholder'), label
     error.hidden = true;
     try {
       const ids = media ? await media.ready() : [];
-      await onSubmit(area.value.trim(), ids, poll ? poll.value() : null);
+      await onSubmit(area.value.trim(), ids, { poll: poll ? poll.value() : null, spoiler: cw ? cw.value() : '' });
       area.value = '';
       if (media) media.clear();
       if (poll) poll.clear();
+      if (cw) cw.clear();
     } catch (err) {
       error.textContent = errorText(err);
       error.hidden = false;
@@ -113,8 +118,12 @@ export function repostDialog(post, ctx, onDone) {
     placeholder: t('desktop.repost.placeholder'), label: t('desktop.repost.label'), button: t('desktop.repost.title'), allowEmpty: true, rows: 2,
     toast: ctx.toast, suggest: ctx,
     onSubmit: async (text) => {
-      const created = await ctx.api.createPost(text, post.id);
+      const created = await ctx.api.createPost(text, post.id).catch((err) => {
+        if (err.code === 'already_reposted') markReposted(ctx, post.id, true); // made elsewhere: the button says so now
+        throw err;
+      });
       dialog.close();
+      repostMade(ctx, created);
       onDone(created);
     },
   });

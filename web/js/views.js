@@ -67,8 +67,8 @@ export function home(ctx) {
   if (ctx.app.homeStale) { ctx.app.homeStale = false; feed.reset(); }
   const box = composer({
     me: ctx.me(), toast: ctx.toast, ctx, poll: true,
-    onSubmit: async (text, mediaIds, poll) => {
-      const post = await ctx.api.createPost(text, null, mediaIds, undefined, poll);
+    onSubmit: async (text, mediaIds, extra) => {
+      const post = await ctx.api.createPost(text, null, mediaIds, undefined, extra);
       feed.add(post, { hold: false });
     },
   });

@@ -41,6 +41,8 @@ type PostHash struct {
 	Unfinished string `redis:"unfinished"`
 	// Poll is the definition of its poll (FieldPoll), absent without one.
 	Poll string `redis:"poll,omitempty"`
+	// Spoiler is the content warning; absent when there is none.
+	Spoiler string `redis:"spoiler,omitempty"`
 }
 
 // Counters of postHash, bumped with HINCRBY.
@@ -72,12 +74,18 @@ func (h PostHash) Args() []any {
 	if h.Poll != "" {
 		a = append(a, FieldPoll, h.Poll)
 	}
+	if h.Spoiler != "" {
+		a = append(a, FieldSpoiler, h.Spoiler)
+	}
 	return a
 }
 
+// FieldSpoiler is postHash.Spoiler.
+const FieldSpoiler = "spoiler"
+
 // PostFields are postHash's fields, in the order HMGET asks for them
 // and ScanPost reads them.
-var PostFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", FieldComments, FieldReposts, "mentions", "tags", "media", FieldDeleted, FieldLikes, FieldEdited, FieldUnfinished, FieldPoll}
+var PostFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", FieldComments, FieldReposts, "mentions", "tags", "media", FieldDeleted, FieldLikes, FieldEdited, FieldUnfinished, FieldPoll, FieldSpoiler}
 
 var PostFieldArgs = func() []any {
 	out := make([]any, len(PostFields))
@@ -99,7 +107,7 @@ func ScanPost(vals []any) PostHash {
 	return PostHash{Content: str(0), Author: ParseID(str(1)), Username: str(2), Time: ParseID(str(3)),
 		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: ParseID(str(7)), Reposts: ParseID(str(8)),
 		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: ParseID(str(13)),
-		Edited: ParseID(str(14)), Unfinished: str(15), Poll: str(16)}
+		Edited: ParseID(str(14)), Unfinished: str(15), Poll: str(16), Spoiler: str(17)}
 }
 
 // FieldDeleted marks a tombstone (see postHash.Deleted).
@@ -119,7 +127,7 @@ const (
 // Post is the message as the contract shows it; RepostOf holds only the
 // original's id, which readers fill in.
 func (m *PostHash) Post(mid int64) *store.Post {
-	p := &store.Post{ID: mid, Kind: m.Kind, Content: m.Content,
+	p := &store.Post{ID: mid, Kind: m.Kind, Content: m.Content, Spoiler: m.Spoiler,
 		Author:    store.Author{ID: m.Author, Username: m.Username},
 		CreatedAt: store.Time(m.Time), CommentsCount: m.Comments, RepostsCount: m.Reposts}
 	if r := ParseID(m.RepostOf); r != 0 {
@@ -257,7 +265,7 @@ const (
 func (h *PostHash) Archived(mid int64) store.Archived {
 	return store.Archived{ID: mid, Kind: h.Kind, Author: h.Author, Username: h.Username, Content: h.Content,
 		Created: h.Time, RepostOf: ParseID(h.RepostOf), Parent: ParseID(h.Parent),
-		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media, Poll: h.Poll}
+		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media, Poll: h.Poll, Spoiler: h.Spoiler}
 }
 
 func (h MediaHash) Media(mediaID int64) store.Media {

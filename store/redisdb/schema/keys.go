@@ -117,6 +117,13 @@ func (k Keys) UserIdentities(uid int64) string {
 // of its posts its reader likes.
 func (k Keys) UserLikes(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":likes" }
 
+// UserReposts is the ZSET user:userid:<uid>:reposts of the posts the
+// user reposted, score = the mid of its repost: what a page asks, in one
+// command, to say which of its posts its reader reposted.
+func (k Keys) UserReposts(uid int64) string {
+	return k.prefix + "user:userid:" + k.tag(uid) + ":reposts"
+}
+
 // Pinned is the ZSET user:userid:<uid>:pinned of the posts the user pinned
 // to the top of its profile, score = when (ms); at most store.MaxPins.
 func (k Keys) Pinned(uid int64) string { return k.prefix + "user:userid:" + k.tag(uid) + ":pinned" }

@@ -141,8 +141,8 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     // createPost, comment and sendMessage take the write's Idempotency-Key:
     // the mobile app's outbox (outbox.js) makes it when the user writes, so
     // that sending again, even after the app was closed, never writes twice.
-    createPost: (content, repostOf = null, mediaIds = [], key = newKey(), poll = null) => request('POST', '/posts',
-      { content, ...(repostOf ? { repost_of: repostOf } : {}), ...(mediaIds.length ? { media_ids: mediaIds } : {}), ...(poll ? { poll } : {}) },
+    createPost: (content, repostOf = null, mediaIds = [], key = newKey(), { poll = null, spoiler = '' } = {}) => request('POST', '/posts',
+      { content, ...(repostOf ? { repost_of: repostOf } : {}), ...(mediaIds.length ? { media_ids: mediaIds } : {}), ...(poll ? { poll } : {}), ...(spoiler ? { spoiler } : {}) },
       { headers: { 'Idempotency-Key': key }, retries: 2 }),
     vote: (id, choices) => request('POST', '/polls/' + enc(id) + '/votes', { choices }),
     poll: (id) => request('GET', '/polls/' + enc(id)),
@@ -157,6 +157,7 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     // Social features: likes, notifications, topics, search.
     like: (id) => request('PUT', '/posts/' + enc(id) + '/like'),
     unlike: (id) => request('DELETE', '/posts/' + enc(id) + '/like'),
+    unrepost: (id) => request('DELETE', '/posts/' + enc(id) + '/repost'),
     likes: (id, page) => request('GET', '/posts/' + enc(id) + '/likes' + query(page)),
     notifications: (page) => request('GET', '/notifications' + query(page)),
     readNotifications: (upTo) => request('POST', '/notifications/read', { up_to: upTo }),

@@ -13,6 +13,7 @@ import { MAX_POST } from './api.js';
 import { textEditor } from './editor.js';
 import { contentOf } from './text.js';
 import { absoluteTime } from './time.js';
+import { warning } from './spoiler.js';
 
 // The newest version of each post this page has heard of (id → its text,
 // mentions, tags and edited_at): a copy drawn later from an older object
@@ -28,7 +29,7 @@ function remember(post) {
   const had = latest.get(post.id);
   if (had && editedAt(had) > editedAt(post)) return false;
   latest.delete(post.id);
-  latest.set(post.id, { content: post.content, mentions: post.mentions, tags: post.tags, edited_at: post.edited_at });
+  latest.set(post.id, { content: post.content, mentions: post.mentions, tags: post.tags, edited_at: post.edited_at, spoiler: post.spoiler || '' });
   if (latest.size > KEEP) latest.delete(latest.keys().next().value);
   return true;
 }
@@ -149,11 +150,24 @@ function showVersion(ctx, box, post) {
     if (form) text.hidden = true;
     (form || textPlace(box)).after(text);
   }
+  showWarning(box, post);
   const head = box.querySelector(':scope > .post-head');
   const mark = editedMark(post, ctx);
   const had = head.querySelector(':scope > .edited-mark');
   if (had) had.remove();
   if (mark) head.querySelector(':scope > .time').after(mark);
+}
+
+/** showWarning puts post's content warning (spoiler.js) into box, folded if new, or takes it away. */
+function showWarning(box, post) {
+  const old = box.querySelector(':scope > .spoiler');
+  const oldText = old ? old.querySelector('.spoiler-text').textContent : '';
+  if (oldText === (post.spoiler || '')) return;
+  const cw = warning(post);
+  if (old && cw) { old.querySelector('.spoiler-text').textContent = post.spoiler; return; }
+  if (old) { old.remove(); box.classList.remove('folded', 'unfolded'); return; }
+  box.classList.add('folded');
+  (box.querySelector(':scope > .replying') || box.querySelector(':scope > .post-head')).after(cw);
 }
 
 /**

@@ -19,9 +19,10 @@
 import { h, icon, plain } from './dom.js';
 import { t } from './i18n.js';
 import { retryable } from './feed.js';
+import { blurCanvas } from './blurhash.js';
 
 /** MAX_IMAGES is how many images one post may carry. */
-export const MAX_IMAGES = 4;
+export const MAX_IMAGES = 9;
 /** MAX_ALT is the longest description, in characters. */
 export const MAX_ALT = 1000;
 const TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'];
@@ -192,24 +193,32 @@ export function imageFiles(dataTransfer) {
 }
 
 /**
- * mediaGrid shows a post's images (1–4) as a grid of thumbnails, loaded
- * lazily and sized in advance so nothing jumps; each opens the viewer. An
+ * mediaGrid shows a post's images (1–9) as a grid of thumbnails, as Weibo
+ * lays them out: one large, 2 to 4 in two columns, 5 to 9 in three
+ * (九宫格); loaded lazily and sized in advance so nothing jumps, each over
+ * its blurhash until it has loaded; each opens the viewer. An
  * image's button is named by its description, which a user wrote: the
  * button, whose only content is the image, is marked translate="no" then.
  */
 export function mediaGrid(media, ctx) {
   if (!media || !media.length) return null;
   const n = media.length;
-  return h('div', { class: 'media-grid media-' + Math.min(n, 4) },
-    media.slice(0, 4).map((m, i) => {
+  return h('div', { class: 'media-grid media-' + (n > 4 ? 'many' : n) },
+    media.slice(0, MAX_IMAGES).map((m, i) => {
       // width and height give the box its shape before the picture arrives.
       const img = h('img', { class: 'media-img', loading: 'lazy', decoding: 'async', alt: m.alt || '', width: m.width, height: m.height });
+      const blur = blurCanvas(m.blurhash, m.width, m.height);
+      if (blur) {
+        img.classList.add('media-over-blur');
+        const loaded = () => { img.classList.add('media-loaded'); };
+        img.addEventListener('load', loaded, { once: true });
+      }
       img.src = mediaURL(m.thumb_url);
       const label = n > 1 ? t('media.open_nth', { i: i + 1, n }) : t('media.open');
       return h('button', {
         type: 'button', class: 'media-item', attrs: { 'aria-label': m.alt ? t('media.open_alt', { label, alt: m.alt }) : label, translate: m.alt ? 'no' : null },
         on: { click: (e) => { e.stopPropagation(); viewer(media, i, ctx, e.currentTarget); } },
-      }, img);
+      }, blur, img);
     }));
 }
 

@@ -25,6 +25,8 @@ import { bookmarkButton, ownPostMenu, pinnedMark } from './keeps.js';
 import { nameLink } from './profile.js';
 import { pollBox } from './polls.js';
 import { avatar } from './avatar.js';
+import { warning, folded } from './spoiler.js';
+import { repostButton } from './reposts.js';
 
 export { avatar, avatarChanged, learnAvatar } from './avatar.js';
 
@@ -53,13 +55,14 @@ function quote(src, ctx) {
       icon('repost', 16), h('span', { class: 'n' }), h('span', { class: 'unit visually-hidden' })),
     likeControls(src, ctx));
   paint(row);
-  const el = h('div', { class: 'quote', dataset: { quoteOf: String(src.id) } },
+  const el = h('div', { class: 'quote' + folded(src), dataset: { quoteOf: String(src.id) } },
     h('div', { class: 'post-head' },
       avatar(src.author, 'sm'),
       nameLink(ctx, src.author),
       h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }, '·'),
       h('a', { class: 'time', href: ctx.href('/p/' + src.id) }, timeElement(src.created_at)),
       editedMark(src, ctx)),
+    warning(src),
     src.content ? contentOf(src, ctx.href) : null,
     mediaGrid(src.media, ctx),
     pollBox(src, ctx),
@@ -96,8 +99,7 @@ export function postCard(post, ctx, opts = {}) {
     const target = isRepost && !post.repost_of.deleted ? post.repost_of : post;
     // A protected account's posts cannot be reposted (the server answers 403 protected).
     if (!(isRepost && post.repost_of.deleted) && !target.author.protected) {
-      actions.append(h('button', { type: 'button', class: 'action', dataset: { role: 'reposts', label: t('post.repost') }, on: { click: () => ctx.repost(target) } },
-        icon('repost', 18), h('span', { class: 'n' })));
+      actions.append(repostButton(target, ctx));
     }
   }
   actions.append(likeControls(post, ctx));
@@ -111,7 +113,7 @@ export function postCard(post, ctx, opts = {}) {
 
   return h('article', { class: 'post' + (opts.detail ? ' post-detail' : '') + (isRepost ? ' post-repost' : ''), dataset: { id: String(post.id), author: name } },
     h('a', { class: 'post-avatar', href: ctx.href('/u/' + encodeURIComponent(name)), tabIndex: -1, attrs: { 'aria-hidden': 'true' } }, avatar(post.author)),
-    h('div', { class: 'post-body' },
+    h('div', { class: 'post-body' + folded(post) },
       opts.pinned ? pinnedMark() : null,
       h('div', { class: 'post-head' },
         nameLink(ctx, post.author),
@@ -123,6 +125,7 @@ export function postCard(post, ctx, opts = {}) {
         mine ? ownPostMenu(post, ctx) : postMenu(post, ctx)),
       post.kind === 'comment' && post.parent_id && opts.showParent
         ? h('a', { class: 'replying', href: ctx.href('/p/' + post.parent_id) }, t('post.in_reply')) : null,
+      warning(post),
       post.content ? contentOf(post, ctx.href) : null,
       mediaGrid(post.media, ctx),
       pollBox(post, ctx),

@@ -565,4 +565,16 @@ export default {
   'poll.closes_hours_other': 'Closes in {{count}} hours',
   'poll.closes_days_one': 'Closes in {{count}} day',
   'poll.closes_days_other': 'Closes in {{count}} days',
+  // Content warnings (spoiler.js) and the reader's reposts (reposts.js).
+  'error.spoiler_too_long': 'A content warning has at most 100 characters.',
+  'error.invalid_spoiler': 'This content warning holds characters that cannot be posted.',
+  'cw.label': 'Content warning',
+  'cw.short': 'CW',
+  'cw.add': 'Add a CW (content warning)',
+  'cw.placeholder': 'What is behind it (spoilers, a sensitive subject…)',
+  'cw.show_more': 'Show more',
+  'cw.show_less': 'Show less',
+  'repost.reposted': 'Reposted',
+  'repost.undo': 'Undo repost',
+  'repost.undone': 'Repost undone.',
 };

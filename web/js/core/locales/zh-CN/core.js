@@ -544,4 +544,16 @@ export default {
   'poll.closes_minutes_other': '{{count}} 分钟后结束',
   'poll.closes_hours_other': '{{count}} 小时后结束',
   'poll.closes_days_other': '{{count}} 天后结束',
+  // Content warnings (spoiler.js) and the reader's reposts (reposts.js).
+  'error.spoiler_too_long': '内容警告最多 100 个字。',
+  'error.invalid_spoiler': '这条内容警告含有无法发布的字符。',
+  'cw.label': '内容警告',
+  'cw.short': '警告',
+  'cw.add': '添加内容警告',
+  'cw.placeholder': '后面是什么（剧透、敏感话题……）',
+  'cw.show_more': '展开',
+  'cw.show_less': '收起',
+  'repost.reposted': '已转发',
+  'repost.undo': '撤销转发',
+  'repost.undone': '已撤销转发。',
 };
