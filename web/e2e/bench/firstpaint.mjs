@@ -1,7 +1,8 @@
 // firstpaint.mjs measures a cold first load of both front ends, the desktop
 // page (/) and the mobile app (/m/, its service worker blocked), as a user
 // with a home timeline of posts sees it: how many requests and bytes, when
-// the first non-blank paint came (first-contentful-paint) and when the first
+// the first non-blank paint came (first-paint) and the first text or image
+// (first-contentful-paint) and when the first
 // post of the timeline was on screen. Each load is a new browser context
 // with the cache disabled, on loopback and on two throttled networks that
 // Chromium emulates (Network.emulateNetworkConditions: a round trip added to
@@ -168,30 +169,34 @@ async function load(browser, base, reader, front, profile) {
   cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
   await page.goto(base + (mobile ? '/m/#/home' : '/'), { waitUntil: 'commit' });
   await page.waitForFunction(() => window.__firstPost !== undefined, null, { timeout: 120_000, polling: 50 });
-  const fcp = await page.evaluate(() => new Promise((ok) => {
+  // first-paint: the first pixel that is not the blank page (the top bar,
+  // a placeholder); first-contentful-paint: the first text or image.
+  const paint = (name) => page.evaluate((n) => new Promise((ok) => {
     new PerformanceObserver((list) => {
-      const e = list.getEntriesByName('first-contentful-paint')[0];
+      const e = list.getEntriesByName(n)[0];
       if (e) ok(e.startTime);
     }).observe({ type: 'paint', buffered: true });
-  }));
+  }), name);
+  const fp = await paint('first-paint');
+  const fcp = await paint('first-contentful-paint');
   const firstPost = await page.evaluate(() => window.__firstPost);
   // Count what the first view still asks for after the first post (avatars,
   // the live feed's start): the page is loaded when the network is quiet.
   await page.waitForLoadState('networkidle').catch(() => {});
   await context.close();
-  return { requests, bytes, fcp, firstPost, urls };
+  return { requests, bytes, fp, fcp, firstPost, urls };
 }
 
 function median(runs) {
   const mid = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
-  return { requests: mid('requests'), kB: Math.round(mid('bytes') / 1024), fcpMs: Math.round(mid('fcp')), firstPostMs: Math.round(mid('firstPost')), urls: runs[0].urls };
+  return { requests: mid('requests'), kB: Math.round(mid('bytes') / 1024), fpMs: Math.round(mid('fp')), fcpMs: Math.round(mid('fcp')), firstPostMs: Math.round(mid('firstPost')), urls: runs[0].urls };
 }
 
 function report(results) {
   console.log(`firstpaint: cold loads, cache disabled, service worker blocked; median of ${RUNS} runs per row`);
-  console.log('front    network         requests       kB   first paint ms   first post ms');
+  console.log('front    network         requests       kB   first paint ms   contentful ms   first post ms');
   for (const r of results) {
-    console.log(`${r.front.padEnd(8)} ${r.profile.padEnd(15)} ${String(r.requests).padStart(8)} ${String(r.kB).padStart(8)} ${String(r.fcpMs).padStart(16)} ${String(r.firstPostMs).padStart(15)}`);
+    console.log(`${r.front.padEnd(8)} ${r.profile.padEnd(15)} ${String(r.requests).padStart(8)} ${String(r.kB).padStart(8)} ${String(r.fpMs).padStart(16)} ${String(r.fcpMs).padStart(15)} ${String(r.firstPostMs).padStart(15)}`);
   }
   if (args.verbose) for (const r of results.filter((x) => x.profile === 'loopback')) console.log(`\n${r.front} requests:\n  ` + r.urls.join('\n  '));
   console.log(`\nreproduce: node web/e2e/bench/firstpaint.mjs -server ${SERVER} -runs ${RUNS}`);
