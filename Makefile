@@ -17,7 +17,7 @@ GO          ?= go
 # make test installs them all from the lock file.
 E2E_PACKAGES := playwright-core i18next axe-core masto megalodon
 
-.PHONY: app app-android vendor run test build bench bench-timelines bench-reads bench-scale bench-archive bench-search bench-live bench-fanout bench-rolling bench-chaos test-bench vet deps-run deps-test deps-bench deps-app
+.PHONY: app app-android vendor run test build bench bench-timelines bench-reads bench-scale bench-archive bench-search bench-live bench-fanout bench-rolling bench-chaos bench-firstpaint test-bench vet deps-run deps-test deps-bench deps-app
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -259,6 +259,15 @@ bench-fanout: build deps-run
 # to compare builds).
 bench-rolling: build deps-run
 	$(GO) run -C server/bench ./rolling -server $(CURDIR)/$(BIN) $(ROLLING_BENCH_ARGS)
+
+# bench-firstpaint measures a cold first load of the desktop page and the
+# mobile app (its service worker blocked) in headless Chromium, on loopback
+# and on two throttled networks (150 ms round trip at 1.6 Mbit/s, 400 ms at
+# 750 kbit/s): requests, bytes, first paint and first post on screen, for a
+# reader with a home timeline (web/e2e/bench/firstpaint.mjs; about a minute;
+# FIRSTPAINT_ARGS="-runs 5" for more runs, "-verbose" lists the requests).
+bench-firstpaint: build deps-test
+	node web/e2e/bench/firstpaint.mjs -server $(CURDIR)/$(BIN) $(FIRSTPAINT_ARGS)
 
 # bench-chaos runs the service the way production fails and checks that
 # nothing acknowledged is lost (server/bench/chaos): a Redis Cluster of 3

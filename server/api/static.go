@@ -62,12 +62,21 @@ var refPatterns = map[string]*regexp.Regexp{
 	".js":   regexp.MustCompile(`(?:\bfrom|\bimport)\s*\(?\s*["'](\.\.?/[^"'#?:]+)["']`),
 }
 
+// staticImport finds a module's static imports (import … from './x.js',
+// import './x.js'), not its dynamic import('./x.js'): those are what the
+// browser must fetch before the module can run.
+var staticImport = regexp.MustCompile(`(?:\bfrom|\bimport)\s*["'](\.\.?/[^"'#?:]+)["']`)
+
+// moduleEntry finds a page's module script.
+var moduleEntry = regexp.MustCompile(`<script type="module" src="([^"#?:]+)(?:\?v=[0-9a-f]+)?"></script>`)
+
 // staticFile is one file, ready to send.
 type staticFile struct {
 	body, gz    []byte // gz is nil when gzip would not make it smaller
 	contentType string
 	version     string      // hash of body, the ?v= of versioned URLs
 	session     *staticFile // the page with SessionCookieMark, if it has sessionMark
+	home        *staticFile // session, at the site's root: the home timeline preloaded too
 }
 
 // staticSite is a front end's files by name (as in its fs.FS), served under prefix.
@@ -122,7 +131,58 @@ func newStaticSite(fsys fs.FS, prefix string) (*staticSite, error) {
 	for _, name := range slices.Sorted(maps.Keys(raw)) { // sorted, so a cycle is cut in the same place every time
 		s.prepare(name, raw, map[string]bool{})
 	}
+	for name, f := range s.files {
+		if path.Ext(name) == ".html" {
+			s.files[name] = s.withPreloads(name, f, raw)
+		}
+	}
 	return s, nil
+}
+
+// withPreloads adds to a page a <link rel="modulepreload"> for every module
+// its module script imports, directly or not, at the URL the import asks for
+// (with its ?v=). Without them the browser learns of a module only when the
+// one importing it has arrived: a chain of six round trips before the first
+// line runs; with them it asks for all at once. Dynamic imports (the
+// operators' page, the catalogs of the language not shown) are left out.
+func (s *staticSite) withPreloads(name string, f *staticFile, raw map[string][]byte) *staticFile {
+	m := moduleEntry.FindSubmatchIndex(f.body)
+	if m == nil {
+		return f
+	}
+	entry := s.resolve(name, string(f.body[m[2]:m[3]]))
+	var links []byte
+	seen := map[string]bool{entry: true}
+	var walk func(module string)
+	walk = func(module string) {
+		for _, ref := range staticImport.FindAllSubmatch(raw[module], -1) {
+			target := s.resolve(module, string(ref[1]))
+			if seen[target] || s.files[target] == nil {
+				continue
+			}
+			seen[target] = true
+			url := s.prefix + target
+			if !s.cyclic[target] {
+				url += "?v=" + s.files[target].version
+			}
+			links = fmt.Appendf(links, "<link rel=\"modulepreload\" href=\"%s\">\n  ", url)
+			walk(target)
+		}
+	}
+	walk(entry)
+	body := slices.Concat(f.body[:m[0]], links, f.body[m[0]:])
+	out := newStaticFile(name, body)
+	if f.session != nil {
+		// A page asked for with a session cookie will ask /me first thing:
+		// the browser may start that request now, beside the modules.
+		me := []byte("<link rel=\"preload\" as=\"fetch\" href=\"/api/v1/me\" crossorigin>\n  ")
+		head := bytes.Replace(body[:m[0]], []byte(sessionMark), []byte(SessionCookieMark), 1)
+		out.session = newStaticFile(name, slices.Concat(head, me, body[m[0]:]))
+		// At / it then shows the home timeline's first page: that too.
+		home := []byte("<link rel=\"preload\" as=\"fetch\" href=\"/api/v1/timelines/home?limit=20\" crossorigin>\n  ")
+		out.home = newStaticFile(name, slices.Concat(head, me, home, body[m[0]:]))
+	}
+	return out
 }
 
 // prepare makes the staticFile of name, first preparing the files it refers
@@ -279,7 +339,11 @@ func (s *staticSite) serve(c echo.Context) error {
 	if f.session != nil {
 		h.Add("Vary", "Cookie")
 		if _, ok := sessionCookie(c); ok {
-			f = f.session
+			if r.URL.Path == s.prefix && f.home != nil {
+				f = f.home
+			} else {
+				f = f.session
+			}
 		}
 	}
 	if versioned(name) && r.URL.Query().Get("v") == f.version {

@@ -365,8 +365,17 @@ func TestStaticSessionHint(t *testing.T) {
 		if anon.Header.Get("ETag") == withCookie.Header.Get("ETag") {
 			t.Errorf("%s: both variants have the ETag %s", p, anon.Header.Get("ETag"))
 		}
+		mePreload := []byte("<link rel=\"preload\" as=\"fetch\" href=\"/api/v1/me\" crossorigin>\n  ")
+		if bytes.Contains(body, mePreload) || !bytes.Contains(body2, mePreload) {
+			t.Errorf("%s: /me is not preloaded in the cookie's variant alone", p)
+		}
+		homePreload := []byte("<link rel=\"preload\" as=\"fetch\" href=\"/api/v1/timelines/home?limit=20\" crossorigin>\n  ")
+		if bytes.Contains(body, homePreload) || bytes.Contains(body2, homePreload) != (p == "/") {
+			t.Errorf("%s: the home timeline is not preloaded in the cookie's variant of / alone", p)
+		}
+		body2 = bytes.Replace(bytes.Replace(body2, mePreload, nil, 1), homePreload, nil, 1)
 		if !bytes.Equal(bytes.Replace(body, []byte(sessionMark), []byte(SessionCookieMark), 1), body2) {
-			t.Errorf("%s: the variants differ in more than the mark", p)
+			t.Errorf("%s: the variants differ in more than the mark and the preloads", p)
 		}
 	}
 	if resp, _ := get(t, "GET", ts.URL+"/m/", "Cookie: auth=whatever"); varies(resp, "Cookie") {
@@ -410,5 +419,71 @@ func TestStaticRoutes(t *testing.T) {
 	_, route := get(t, "GET", ts.URL+"/u/alice")
 	if !bytes.Equal(page, route) || !bytes.Contains(page, []byte("<!doctype html>")) {
 		t.Error("/u/alice is not the page")
+	}
+}
+
+// TestStaticModulePreloads: each front end's page preloads exactly the
+// modules its module script imports, directly or not, at the URLs the
+// imports ask for, so the browser fetches them at once rather than one
+// level of imports per round trip; the code loaded on demand (the
+// operators' page, the language catalogs) is not among them.
+func TestStaticModulePreloads(t *testing.T) {
+	parallel(t)
+	ts := staticServer(t)
+	preload := regexp.MustCompile(`<link rel="modulepreload" href="([^"]+)">`)
+	entry := regexp.MustCompile(`<script type="module" src="([^"]+)">`)
+	imports := regexp.MustCompile(`(?:\bfrom|\bimport)\s*["'](\.\.?/[^"']+)["']`)
+	for _, page := range []string{"/", "/m/"} {
+		_, body := get(t, "GET", ts.URL+page)
+		listed := map[string]bool{}
+		for _, m := range preload.FindAllSubmatch(body, -1) {
+			listed[string(m[1])] = true
+		}
+		m := entry.FindSubmatch(body)
+		if m == nil {
+			t.Fatalf("%s has no module script", page)
+		}
+		base, _ := url.Parse(ts.URL + page)
+		start := base.ResolveReference(&url.URL{Path: string(m[1])})
+		if i := bytes.IndexByte(m[1], '?'); i >= 0 {
+			start, _ = url.Parse(base.ResolveReference(&url.URL{Path: string(m[1][:i])}).String() + string(m[1][i:]))
+		}
+		graph := map[string]bool{}
+		var walk func(u *url.URL)
+		walk = func(u *url.URL) {
+			resp, src := get(t, "GET", u.String())
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %s", u, resp.Status)
+			}
+			for _, m := range imports.FindAllSubmatch(src, -1) {
+				ref, err := url.Parse(string(m[1]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				target := u.ResolveReference(ref)
+				key := target.RequestURI()
+				if !graph[key] {
+					graph[key] = true
+					walk(target)
+				}
+			}
+		}
+		walk(start)
+		for u := range graph {
+			if !listed[u] {
+				t.Errorf("%s does not preload %s", page, u)
+			}
+		}
+		for u := range listed {
+			if !graph[u] {
+				t.Errorf("%s preloads %s, which its script does not import", page, u)
+			}
+			if strings.Contains(u, "/locales/") || strings.Contains(u, "admin.js") {
+				t.Errorf("%s preloads %s, which is loaded on demand", page, u)
+			}
+		}
+		if len(graph) < 20 {
+			t.Errorf("%s: only %d modules found; is the import pattern right?", page, len(graph))
+		}
 	}
 }

@@ -19,7 +19,6 @@ import * as views from './views.js';
 import { topSearch } from './search.js';
 import { repostDialog } from './compose.js';
 import { providersOf, ssoOutcome } from './core/sso.js';
-import { admin } from './admin.js';
 import { forgot } from './recovery.js';
 import { trackMessages } from './core/messages.js';
 import * as dm from './messages.js';
@@ -127,7 +126,7 @@ const routes = [
   [/^\/account$/, () => views.account(ctx)],
   [/^\/settings$/, () => views.settings(ctx)],
   [/^\/requests$/, () => views.requests(ctx)],
-  [/^\/admin$/, () => (app.user.admin ? admin(ctx) : views.notFound(ctx))],
+  [/^\/admin$/, () => (app.user.admin && admin ? admin(ctx) : views.notFound(ctx))],
 ];
 const private_ = new Set(['/', '/notifications', '/bookmarks', '/lists', '/topics', '/account', '/settings', '/requests', '/admin']); // pages that need a session
 
@@ -241,10 +240,17 @@ function showSide() {
 
 // ---- session and live feed ----
 
+// admin is the operators' page (admin.js), loaded only for them, once
+// signed in: no one else downloads it.
+let admin = null;
+async function operatorCode() {
+  if (app.user && app.user.admin && !admin) ({ admin } = await import('./admin.js'));
+}
+
 async function onLoggedIn(user) {
   app.user = user;
   app.unread.set(user.unread_notifications);
-  await startLive();
+  await Promise.all([startLive(), operatorCode()]);
   const next = new URLSearchParams(location.search).get('next');
   go(next && next.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
 }
@@ -311,7 +317,7 @@ async function boot() {
       if (err.status !== 401) toast(errorText(err)); // 401: the cookie is stale, we are logged out
     }
   }
-  if (app.user) await startLive();
+  if (app.user) await Promise.all([startLive(), operatorCode()]);
   render();
   ssoOutcome(toast);
 }

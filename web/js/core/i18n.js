@@ -2,8 +2,8 @@
 // the message catalogs in locales/<language>/ through t(), never from code or
 // markup. It is i18next (vendor/i18next.js, its ES module build, copied as it
 // is from the npm package that web/e2e/package.json pins; make vendor
-// refreshes it), with the catalogs bundled, so a translation is there the
-// moment a module asks for it: no loading, no flash of another language.
+// refreshes it), with the catalog of the page's language loaded before any
+// module that shows text runs: no flash of keys or of another language.
 //
 // The language is the one the user chose in Settings (kept in localStorage),
 // else the first of the browser's languages that the service speaks, else
@@ -21,12 +21,6 @@
 // writes it (1.2K, 1.2万).
 
 import i18next from './vendor/i18next.js';
-import enCore from './locales/en/core.js';
-import enDesktop from './locales/en/desktop.js';
-import enMobile from './locales/en/mobile.js';
-import zhCore from './locales/zh-CN/core.js';
-import zhDesktop from './locales/zh-CN/desktop.js';
-import zhMobile from './locales/zh-CN/mobile.js';
 
 /** LANGUAGES are the languages the service speaks, each named in itself. */
 export const LANGUAGES = [
@@ -36,9 +30,13 @@ export const LANGUAGES = [
 
 const STORE_KEY = 'microblog.lang';
 
+// catalogs load the language the page is shown in, and only it: a reader
+// never downloads the other's strings (each catalog is complete, as
+// i18n.test.mjs checks). The imports are written out, so that the server
+// versions their URLs (server/api/static.go).
 const catalogs = {
-  en: { translation: { ...enCore, ...enDesktop, ...enMobile } },
-  'zh-CN': { translation: { ...zhCore, ...zhDesktop, ...zhMobile } },
+  en: () => Promise.all([import('./locales/en/core.js'), import('./locales/en/desktop.js'), import('./locales/en/mobile.js')]),
+  'zh-CN': () => Promise.all([import('./locales/zh-CN/core.js'), import('./locales/zh-CN/desktop.js'), import('./locales/zh-CN/mobile.js')]),
 };
 
 /** pick maps a language tag to one the service speaks, or null. */
@@ -65,12 +63,15 @@ function fromBrowser() {
 }
 
 const current = stored() || fromBrowser();
+// Every module that shows text imports this one, so none runs before the
+// catalog is here: no flash of keys or of another language.
+const loaded = await catalogs[current]();
 
 i18next.init({
   lng: current,
   fallbackLng: 'en',
   supportedLngs: LANGUAGES.map((l) => l.code),
-  resources: catalogs,
+  resources: { [current]: { translation: Object.assign({}, ...loaded.map((m) => m.default)) } },
   initAsync: false, // the catalogs are here: ready before init returns
   returnNull: false,
   // Strings are always shown as text nodes (dom.js), never parsed as HTML,
