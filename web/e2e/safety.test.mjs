@@ -374,6 +374,7 @@ test('an approved follow request: the requester is told live and its open profil
 
   await api('PUT', `/me/follow_requests/${fan.username}`, { token: pia.token });
   await dButton.filter({ hasText: 'Following' }).waitFor();
+  await D.page.mouse.move(0, 0); // the pointer left on the button hovers it
   await D.page.waitForFunction(() => document.getAnimations().length === 0); // axe reads colours, not a transition
   await D.page.locator('.toast', { hasText: `${pia.username} accepted your follow request` }).waitFor();
   assert.equal(await D.page.evaluate(() => window.__noReload), true, 'the page was reloaded');
