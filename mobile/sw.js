@@ -47,6 +47,7 @@ const SHELL = [
   'js/core/menu.js',
   'js/core/messages.js',
   'js/core/notify.js',
+  'js/core/notify_groups.js',
   'js/core/polls.js',
   'js/outbox.js',
   'js/core/postsearch.js',

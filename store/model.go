@@ -141,6 +141,10 @@ const (
 	// NotifyFollowRequest: someone asks to follow the user's protected
 	// account; Post is nil.
 	NotifyFollowRequest = "follow_request"
+	// NotifyFollowAccepted: the protected account the user asked to follow
+	// approved the request (the actor); Post is nil. Mastodon has no such
+	// type: its API leaves these out.
+	NotifyFollowAccepted = "follow_request_accepted"
 )
 
 // Version is one version of a message's content, in its history.

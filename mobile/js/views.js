@@ -301,7 +301,7 @@ export function search(ctx) {
 export function notifications(ctx) {
   const list = notificationsList(ctx, ctx.app.unread);
   return {
-    el: h('div', { class: 'view' }, list.feed.el), title: t('mobile.notifications.title'), feed: list.feed,
+    el: h('div', { class: 'view' }, list.el), title: t('mobile.notifications.title'), feed: list.feed,
     refresh: () => list.feed.reset(), onEvent: list.onEvent, destroy: list.destroy,
   };
 }

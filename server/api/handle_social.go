@@ -17,13 +17,6 @@ func handleLikers(st store.Social) echo.HandlerFunc {
 	})
 }
 
-// handleNotifications lists the caller's notifications, newest first.
-func handleNotifications(st store.Social) echo.HandlerFunc {
-	return pageHandler(func(c echo.Context, q store.PageQuery) (store.Page[store.Notification], error) {
-		return st.Notifications(c.Request().Context(), viewer(c), q)
-	})
-}
-
 // handleMarkRead marks the caller's notifications up to {"up_to"} read.
 func handleMarkRead(st store.Social) echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -365,6 +365,14 @@ var notificationTypes = map[string]string{
 	store.NotifyFollowRequest: "follow_request",
 }
 
+// hasType tells whether Mastodon has a type for the kind: those it has not
+// (a follow request accepted, which Mastodon 4 does not notify) are left
+// out of its API, listed or live.
+func hasType(kind string) bool {
+	_, ok := notificationTypes[kind]
+	return ok
+}
+
 // notification maps a Notification.
 func (m mapper) notification(n store.Notification) Notification {
 	out := Notification{ID: idString(n.ID), Type: notificationTypes[n.Kind], CreatedAt: timeString(n.CreatedAt),

@@ -87,6 +87,9 @@ func (a *API) notifications(c echo.Context) error {
 				done = true
 				break
 			}
+			if !hasType(n.Kind) {
+				continue
+			}
 			if mn := m.notification(n); f.keeps(mn) {
 				out = append(out, mn)
 			}
@@ -131,7 +134,7 @@ func (a *API) notification(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(pg.Items) == 0 || pg.Items[0].ID != nid {
+	if len(pg.Items) == 0 || pg.Items[0].ID != nid || !hasType(pg.Items[0].Kind) {
 		return errRecordNotFound
 	}
 	return c.JSON(http.StatusOK, mapperOf(c).notification(pg.Items[0]))

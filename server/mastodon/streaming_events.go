@@ -192,7 +192,7 @@ func (f *streamFormat) payload(ev *hub.Event, name string) string {
 		return idString(d.ID)
 	case evNotification:
 		var n store.Notification
-		if json.Unmarshal(ev.Data, &n) != nil {
+		if json.Unmarshal(ev.Data, &n) != nil || !hasType(n.Kind) {
 			return ""
 		}
 		entity = f.m.notification(n)

@@ -44,14 +44,15 @@ const kindDM = "dm"
 
 // titles are each kind's title in each language, with %s for the actor.
 var titles = map[string][2]string{ // [en, zh]
-	store.NotifyMention:       {"%s mentioned you", "%s 提到了你"},
-	store.NotifyComment:       {"%s commented on your post", "%s 评论了你的帖子"},
-	store.NotifyReply:         {"%s replied to your comment", "%s 回复了你的评论"},
-	store.NotifyRepost:        {"%s reposted your post", "%s 转发了你的帖子"},
-	store.NotifyLike:          {"%s liked your post", "%s 赞了你的帖子"},
-	store.NotifyFollow:        {"%s followed you", "%s 关注了你"},
-	store.NotifyFollowRequest: {"%s asked to follow you", "%s 请求关注你"},
-	kindDM:                    {"%s sent you a message", "%s 给你发了私信"},
+	store.NotifyMention:        {"%s mentioned you", "%s 提到了你"},
+	store.NotifyComment:        {"%s commented on your post", "%s 评论了你的帖子"},
+	store.NotifyReply:          {"%s replied to your comment", "%s 回复了你的评论"},
+	store.NotifyRepost:         {"%s reposted your post", "%s 转发了你的帖子"},
+	store.NotifyLike:           {"%s liked your post", "%s 赞了你的帖子"},
+	store.NotifyFollow:         {"%s followed you", "%s 关注了你"},
+	store.NotifyFollowRequest:  {"%s asked to follow you", "%s 请求关注你"},
+	store.NotifyFollowAccepted: {"%s accepted your follow request", "%s 通过了你的关注请求"},
+	kindDM:                     {"%s sent you a message", "%s 给你发了私信"},
 }
 
 // bodyMax is how much of a post or message a push's body shows, in runes.

@@ -8,7 +8,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, post, follow, api, desktop, phone, shot, clean, fits, until } from './helpers.mjs';
+import { BASE_URL, launch, newUser, post, follow, api, desktop, phone, shot, clean, fits, until, axeViolations } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -310,4 +310,68 @@ test('mentions and topics become links only where the server found them, as text
   ]);
   clean(D.w, 'anonymous');
   await D.context.close();
+});
+
+/** like makes u like the post id. */
+const like = (u, id) => api('PUT', `/posts/${id}/like`, { token: u.token });
+
+/** tabRows are the notification rows' sentences, without the "New:" mark and the time. */
+async function tabRows(page) {
+  return (await page.locator('.notif-feed .notif-text').allTextContents()).map((t) => t.replace(/^(New: |新通知：)/, '').replace(/ · .*$/, ''));
+}
+
+test('notifications: tabs by kind and grouped likes, on the desktop (en, 1280 px) and the phone (zh, 360 px), a live like joining its group', async () => {
+  const alice = await newUser('alice'), bob = await newUser('bob'), carol = await newUser('carol'), dan = await newUser('dan'), erin = await newUser('erin');
+  const p = await post(alice, `Worth a like ${Date.now()}`);
+  await api('POST', `/posts/${p.id}/comments`, { token: bob.token, body: { content: 'nice one' } });
+  await post(carol, `@${alice.username} look`);
+  for (const u of [bob, carol, dan]) await like(u, p.id);
+
+  const A = await desktop(browser, alice);
+  await A.page.goto(`${BASE_URL}/notifications`);
+  await A.page.locator('#conn[data-state="connected"]').waitFor();
+  const group = A.page.locator('.notif-group');
+  await group.waitFor();
+  assert.deepEqual(await tabRows(A.page), [
+    `${dan.username} and 2 others liked your post`,
+    `${carol.username} mentioned you`,
+    `${bob.username} commented on your post`,
+  ]);
+  assert.equal(await group.locator('.notif-avatars a').count(), 3);
+  assert.equal(await group.locator('.notif-post').getAttribute('href'), `/p/${p.id}`);
+  assert.deepEqual(await axeViolations(A.page), []);
+  await shot(A.page, 'desktop-notifications-grouped');
+
+  // A live like joins its group, which stays one row.
+  await like(erin, p.id);
+  await group.filter({ hasText: `${erin.username} and 3 others liked your post` }).waitFor();
+  assert.equal(await A.page.locator('.notif-feed .notif').count(), 3);
+
+  // Each tab asks the server for its kinds.
+  const tabs = A.page.getByRole('tablist', { name: 'Notification types' });
+  const pick = async (name, want) => {
+    await tabs.getByRole('tab', { name }).click();
+    await until(async () => JSON.stringify(await tabRows(A.page)) === JSON.stringify(want), `the ${name} tab to show ${want}`);
+  };
+  await pick('Mentions', [`${carol.username} mentioned you`]);
+  await pick('Comments', [`${bob.username} commented on your post`]);
+  await pick('Likes', [`${erin.username} and 3 others liked your post`]);
+  assert.equal(await tabs.getByRole('tab', { name: 'Likes' }).getAttribute('aria-selected'), 'true');
+  await shot(A.page, 'desktop-notifications-likes-tab');
+  await pick('All', [`${erin.username} and 3 others liked your post`, `${carol.username} mentioned you`, `${bob.username} commented on your post`]);
+  clean(A.w, 'alice desktop');
+  await A.context.close();
+
+  const M = await phone(browser, alice, { locale: 'zh-CN' });
+  await M.page.goto(`${BASE_URL}/m/#/notifications`);
+  await M.page.locator('.notif-group', { hasText: `${erin.username} 等 4 人赞了你的微博` }).waitFor();
+  assert.ok(await fits(M.page), 'notifications wider than 360 px');
+  assert.deepEqual(await axeViolations(M.page), []);
+  await shot(M.page, 'mobile-notifications-grouped-zh');
+  await M.page.getByRole('tab', { name: '@我的' }).tap();
+  await until(async () => JSON.stringify(await tabRows(M.page)) === JSON.stringify([`${carol.username} 提到了你`]), 'the @我的 tab');
+  assert.ok(await fits(M.page), 'the tabs wider than 360 px');
+  await shot(M.page, 'mobile-notifications-mentions-zh');
+  clean(M.w, 'alice phone');
+  await M.context.close();
 });

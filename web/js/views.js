@@ -308,7 +308,7 @@ export function search(ctx, q) {
 /** notifications lists likes, comments, replies, reposts, mentions and new followers; opening it marks them read. */
 export function notifications(ctx) {
   const list = notificationsList(ctx, ctx.app.unread);
-  const el = h('div', { class: 'view' }, pageHead(t('desktop.notifications.title')), list.feed.el);
+  const el = h('div', { class: 'view' }, pageHead(t('desktop.notifications.title')), list.el);
   return { el, title: t('desktop.notifications.title'), onEvent: list.onEvent, destroy: list.destroy };
 }
 

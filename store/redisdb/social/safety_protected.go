@@ -148,5 +148,6 @@ func (s *Social) AnswerFollowRequest(ctx context.Context, uid, fan int64, approv
 		s.rdb.ZAdd(ctx, s.keys.FollowRequests(uid), redis.Z{Score: float64(s.core.Now()), Member: fan})
 		return err
 	}
+	s.notify(ctx, uid, store.NotifyFollowAccepted, 0, fan)
 	return nil
 }

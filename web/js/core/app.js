@@ -21,6 +21,7 @@ import { h, own, phrase, slots } from './dom.js';
 import { t } from './i18n.js';
 import { applyCounts, bumpLater } from './social.js';
 import { Unread, sentence } from './notify.js';
+import { acceptedFollow } from './notify_groups.js';
 import { applyUpdate } from './edit.js';
 import { applyPoll } from './polls.js';
 
@@ -136,6 +137,7 @@ export function listen(ctx, live, { sessionEnded, countComments = false }) {
     const n = e.detail;
     if (!n) return;
     app.unread.added(n);
+    if (n.kind === 'follow_request_accepted') acceptedFollow(n);
     // Comments, replies and follows have their own events, toasted above.
     if (!['comment', 'reply', 'follow'].includes(n.kind)) toast(phrase(t('live.notification', slots('what')), { what: sentence(n) }));
     tell(app, 'notification', n);

@@ -208,6 +208,15 @@ export class Feed {
     }
   }
 
+  /** redraw draws the item of key k again, in place (it changed). */
+  redraw(k) {
+    const node = this.nodes.get(k);
+    if (!node) return;
+    const fresh = this._wrap(this.items.get(k));
+    node.replaceWith(fresh);
+    this.nodes.set(k, fresh);
+  }
+
   /** remove takes an item away (deleted). */
   remove(k) {
     const node = this.nodes.get(k);

@@ -12,6 +12,7 @@ import { avatar, followButton } from './render.js';
 import { nameLink, shownName } from './profile.js';
 import { timeElement } from './time.js';
 import { excerpt } from './text.js';
+import { TABS, sig, group, groupRun, groupRow, tabBar } from './notify_groups.js';
 
 /**
  * Unread counts the notifications not read yet. It starts from /me's
@@ -88,7 +89,7 @@ export function badgeText(n) {
   return n > 99 ? '99+' : String(n);
 }
 
-const KIND_ICON = { like: 'heart', comment: 'comment', reply: 'comment', repost: 'repost', follow: 'userPlus', follow_request: 'lock', mention: 'at' };
+const KIND_ICON = { like: 'heart', comment: 'comment', reply: 'comment', repost: 'repost', follow: 'userPlus', follow_request: 'lock', follow_request_accepted: 'userPlus', mention: 'at' };
 
 const NAME = slots('name');
 
@@ -102,6 +103,7 @@ function what(n) {
     case 'repost': return t('notify.repost', NAME);
     case 'follow': return t('notify.follow', NAME);
     case 'follow_request': return t('notify.follow_request', NAME);
+    case 'follow_request_accepted': return t('notify.follow_accepted', NAME);
     case 'mention': return onComment ? t('notify.mention_comment', NAME) : t('notify.mention', NAME);
     default: return t('notify.other', NAME);
   }
@@ -141,29 +143,73 @@ export function notificationRow(n, ctx) {
 }
 
 /**
- * notificationsList is the notifications screen's list: paged, newest
- * first, taking live ones at the top. Whatever it shows is marked read (up to
- * the newest id) and the badge cleared; the rows keep their "new" look
- * while the list is open. It returns {feed, onEvent, destroy}.
+ * notificationsList is the notifications screen's list: tabs by kind,
+ * paged, newest first, grouped (notify_groups.js), taking live ones at the
+ * top. Whatever it shows is marked read (up to the newest id) and the badge
+ * cleared; the rows keep their "new" look while the list is open. It
+ * returns {el, feed, onEvent, destroy}.
  */
 export function notificationsList(ctx, unread) {
   unread.viewing = true;
   const markRead = (upTo) => unread.markRead(ctx.api, upTo).catch((err) => ctx.toast(err.message));
+  let tab = TABS[0];
+  let gen = 0; // a page asked for before the tab changed is dropped
+  let tail = null; // the last group shown: the next page's first may go on with it
   const feed = ctx.trackFeed(new Feed({
-    load: (p) => ctx.api.notifications(p),
-    render: (n) => { unread.listed(n); return notificationRow(n, ctx); },
+    load: async (p) => {
+      const mine = gen;
+      const page = await ctx.api.notifications(tab.types ? { ...p, types: tab.types.join(',') } : p);
+      if (mine !== gen) return { items: [], next_cursor: null };
+      const groups = groupRun(page.items || []);
+      if (p.cursor && tail && groups.length && sig(groups[0].items[0]) && sig(groups[0].items[0]) === sig(tail.items[0]) && feed.items.get(tail.id) === tail) {
+        tail.items.push(...groups.shift().items);
+        feed.redraw(tail.id);
+      }
+      if (groups.length) tail = groups[groups.length - 1];
+      return { ...page, items: groups };
+    },
+    render: (g) => { for (const n of g.items) unread.listed(n); return groupRow(g, ctx, (n) => notificationRow(n, ctx)); },
     empty: t('notify.empty'),
     label: t('notify.label'),
     canRefresh: false,
-    onPage: (page, first) => { if (first && page.items.length) markRead(Math.max(...page.items.map((n) => n.id))); },
+    onPage: (page, first) => { if (first && page.items.length) markRead(Math.max(...page.items.map((g) => g.id))); },
   }));
   feed.el.classList.add('notif-feed');
+  feed.el.setAttribute('role', 'tabpanel');
+  const bar = tabBar(tab.id, async (picked) => {
+    if (picked === tab) return;
+    tab = picked;
+    gen++;
+    tail = null;
+    feed.emptyText = tab.types ? t('feed.empty') : t('notify.empty');
+    while (feed.loading) await new Promise((r) => setTimeout(r, 20));
+    if (tab === picked) feed.reset();
+  });
   feed.reset();
+  /** groupOf finds the shown group holding the notification id, or of the same kind and post. */
+  const groupOf = (test) => [...feed.items.values()].find((g) => g.items.some(test));
   return {
+    el: h('div', { class: 'notif-list' }, bar, feed.el),
     feed,
     onEvent(type, data) {
-      if (type === 'notification') { feed.add(data); markRead(data.id); }
-      if (type === 'notification_removed') feed.remove(data.id);
+      if (type === 'notification') {
+        markRead(data.id);
+        if (tab.types && !tab.types.includes(data.kind)) return;
+        const g = sig(data) && groupOf((n) => sig(n) === sig(data));
+        if (g) {
+          feed.remove(g.id);
+          feed.add(group([data, ...g.items]));
+        } else {
+          feed.add(group([data]));
+        }
+      }
+      if (type === 'notification_removed') {
+        const g = groupOf((n) => n.id === data.id);
+        if (!g) return;
+        const rest = g.items.filter((n) => n.id !== data.id);
+        feed.remove(g.id);
+        if (rest.length) feed.add(group(rest), { hold: false });
+      }
     },
     destroy() { unread.viewing = false; },
   };
