@@ -2,7 +2,8 @@
 // operators do, in both front ends (docs/api.md section 8): block from a
 // post's ⋯ menu on the desktop page (the post leaves the home timeline);
 // mute from a profile in the mobile app at 360 px; a filtered word added in
-// Settings takes a matching post off the home timeline; a protected account
+// Settings folds a matching post on the home timeline behind "Hidden by a
+// filter · Show" (both front ends, en and zh); a protected account
 // turns a follow into "Requested", hears of it, and approves it in
 // Settings; a post is reported with a reason; and the operator (ADMIN_USER,
 // named by the server's MICROBLOG_ADMINS) finds the report on the admin
@@ -11,7 +12,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, PASSWORD, launch, newUser, register, post, follow, api, desktop, phone, shot, clean, fits, unnamedControls } from './helpers.mjs';
+import { BASE_URL, PASSWORD, launch, newUser, register, post, follow, api, desktop, phone, shot, clean, fits, unnamedControls, axeViolations } from './helpers.mjs';
 
 const ADMIN_USER = process.env.ADMIN_USER;
 
@@ -141,7 +142,7 @@ test('mobile (360 px): mute from a profile’s ⋯ menu; the posts leave home, S
   await K.context.close();
 });
 
-test('desktop: a filtered word added in Settings takes a matching post off the home timeline', async () => {
+test('desktop: a filtered word added in Settings folds a matching post on the home timeline behind “Hidden by a filter · Show”', async () => {
   const mia = await newUser('mia'), ned = await newUser('ned');
   await follow(mia, ned);
   const weather = await post(ned, `今天天气好 ${Date.now()}`);
@@ -167,15 +168,21 @@ test('desktop: a filtered word added in Settings takes a matching post off the h
 
   await page.getByRole('link', { name: 'Home', exact: true }).click();
   await page.locator(`.post[data-id="${other.id}"]`).waitFor();
-  assert.equal(await page.locator(`.post[data-id="${weather.id}"]`).count(), 0, 'the filtered post is still on the home timeline');
+  const folded = page.locator(`.post-filtered[data-id="${weather.id}"]`);
+  await folded.getByText('Hidden by a filter').waitFor();
+  assert.equal(await page.getByText('今天天气好').count(), 0, 'the filtered post shows its words');
+  assert.deepEqual(await axeViolations(page), []);
   await shot(page, 'safety-desktop-filtered-home');
+  await folded.getByRole('button', { name: 'Show' }).click();
+  await page.locator(`.post:not(.post-filtered)[data-id="${weather.id}"]`).getByText(/今天天气好/).waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.id), String(weather.id), 'the opened post takes the focus');
 
   // Removing the word brings it back.
   await page.goto(`${BASE_URL}/settings`);
   await page.getByRole('button', { name: 'Remove “天气”' }).click();
   await page.locator('.chip').waitFor({ state: 'detached' });
   await page.getByRole('link', { name: 'Home', exact: true }).click();
-  await page.locator(`.post[data-id="${weather.id}"]`).waitFor();
+  await page.locator(`.post:not(.post-filtered)[data-id="${weather.id}"]`).waitFor();
   clean(M.w, 'mia');
   await M.context.close();
 });
@@ -351,4 +358,28 @@ test('both front ends (1280 px, 360 px, both languages): a protected account’s
   await F.page.locator(`[role=feed] .user-row[data-user="${sam.username}"]`).waitFor();
   clean(F.w, 'fay');
   await F.context.close();
+});
+
+test('mobile, zh, 360 px: a post hidden by the reader’s filter shows “已被过滤 · 显示” and opens on a tap', async () => {
+  const uma = await newUser('uma'), vic = await newUser('vic');
+  await follow(uma, vic);
+  await api('PUT', '/me/filters', { token: uma.token, body: { words: ['剧透'] } });
+  const spoiler = await post(vic, `结局剧透 ${Date.now()}`);
+  const plain = await post(vic, `没有什么 ${Date.now()}`);
+  const U = await phone(browser, uma, { locale: 'zh-CN' });
+  const { page } = U;
+  await page.goto(`${BASE_URL}/m/`);
+  await page.locator(`.post[data-id="${plain.id}"]`).waitFor();
+  const folded = page.locator(`.post-filtered[data-id="${spoiler.id}"]`);
+  await folded.getByText('已被过滤').waitFor();
+  assert.equal(await page.getByText(/结局剧透/).count(), 0, 'the filtered post shows its words');
+  assert.ok(await fits(page), 'the placeholder is wider than the phone');
+  assert.deepEqual(await axeViolations(page), []);
+  await shot(page, 'safety-mobile-filtered-zh');
+  await folded.getByRole('button', { name: '显示' }).click();
+  await page.locator(`.post:not(.post-filtered)[data-id="${spoiler.id}"]`).getByText(/结局剧透/).waitFor();
+  // vic, who filters nothing, sees it plainly.
+  assert.ok(!(await api('GET', '/timelines/home', { token: vic.token })).items.some((p) => p.filtered));
+  clean(U.w, 'uma');
+  await U.context.close();
 });

@@ -24,6 +24,7 @@ import { fresh, editedMark } from './edit.js';
 import { bookmarkButton, ownPostMenu, pinnedMark } from './keeps.js';
 import { nameLink } from './profile.js';
 import { pollBox } from './polls.js';
+import { filteredCard } from './filtered.js';
 
 /** hue picks a stable colour for a name. */
 function hue(name) {
@@ -131,6 +132,7 @@ function quote(src, ctx) {
  */
 export function postCard(post, ctx, opts = {}) {
   post = fresh(post);
+  if (post.filtered && !opts.unfold) return filteredCard(post, () => postCard(post, ctx, { ...opts, unfold: true }));
   const me = ctx.me();
   const mine = me && me.id === post.author.id;
   const name = post.author.username;
