@@ -57,11 +57,16 @@ test('desktop: block from a post’s ⋯ menu; the post leaves the home timeline
   assert.deepEqual(await page.getByRole('menuitem').allTextContents(), [`Mute ${bob.username}`, `Block ${bob.username}`, 'Report post']);
   await shot(page, 'safety-desktop-post-menu');
 
-  A.w.confirms++;
+  // Blocking asks first, in the app's own dialog (not the browser's confirm()).
   await block.click();
+  const asked = page.getByRole('alertdialog');
+  await asked.getByText(`Block ${bob.username}? Neither of you`).waitFor();
+  assert.equal(await card.count(), 1, 'the block went through before the answer');
+  assert.deepEqual(await axeViolations(page), []);
+  await shot(page, 'safety-desktop-block-ask');
+  await asked.getByRole('button', { name: `Block ${bob.username}` }).click();
   await card.waitFor({ state: 'detached' });
   await page.locator('.toast', { hasText: `Blocked ${bob.username}.` }).waitFor();
-  assert.equal(A.w.confirms, 0, 'blocking asks first');
   assert.ok(!(await homeIds(alice)).includes(rude.id), 'the server still lists the post in the home timeline');
   await page.reload();
   await page.locator('#conn[data-state="connected"]').waitFor();
@@ -95,7 +100,7 @@ test('desktop: block from a post’s ⋯ menu; the post leaves the home timeline
   await A.context.close(); await B.context.close();
 });
 
-test('mobile (360 px): mute from a profile’s ⋯ menu; the posts leave home, Settings lists the mute', async () => {
+test('mobile (360 px): mute from a profile’s ⋯ menu; the posts leave home, not the profile; Settings lists the mute', async () => {
   const kai = await newUser('kai'), lou = await newUser('lou');
   await follow(kai, lou);
   const loud = await post(lou, `Too many posts about football ${Date.now()}`);
@@ -117,6 +122,9 @@ test('mobile (360 px): mute from a profile’s ⋯ menu; the posts leave home, S
   await page.locator('.state-chip', { hasText: 'Muted' }).waitFor();
   await page.locator('.toast', { hasText: `Muted ${lou.username}.` }).waitFor();
   assert.equal((await api('GET', `/users/${lou.username}`, { token: kai.token })).muting, true);
+  // A mute keeps lou's posts off kai's feeds, not off lou's profile (as in Mastodon).
+  await page.locator(`.post[data-id="${loud.id}"]`).waitFor();
+  assert.equal(await page.getByText('hasn’t posted yet').count(), 0, 'the muted profile says it has no posts');
   assert.ok(await fits(page), 'the muted profile fits 360 px');
   await shot(page, 'safety-mobile-muted');
 
@@ -285,8 +293,8 @@ test('desktop: a post is reported; the operator removes it and suspends the acco
   await report.getByText('Post removed.').waitFor();
   assert.equal(await status(`/posts/${bad.id}`, admin), 404, 'the removed post is still there');
 
-  A.w.confirms++;
   await report.getByRole('button', { name: `Suspend ${rex.username}` }).click();
+  await A.page.getByRole('alertdialog').getByRole('button', { name: `Suspend ${rex.username}` }).click();
   await report.getByRole('button', { name: `Unsuspend ${rex.username}` }).waitFor();
   await report.locator('.state-chip', { hasText: 'Suspended' }).waitFor();
   await shot(A.page, 'safety-admin-suspended');

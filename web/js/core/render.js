@@ -15,7 +15,7 @@
 
 import { h, icon, own } from './dom.js';
 import { t } from './i18n.js';
-import { timeElement, shortDate } from './time.js';
+import { timeElement, shortDate, absoluteTime } from './time.js';
 import { contentOf } from './text.js';
 import { countsRow, likeControls, paint } from './social.js';
 import { mediaGrid, mediaURL } from './media.js';
@@ -181,6 +181,8 @@ export function postCard(post, ctx, opts = {}) {
       mediaGrid(post.media, ctx),
       pollBox(post, ctx),
       isRepost ? quote(post.repost_of, ctx) : null,
+      // A post's own page says when in full, as Weibo's and Mastodon's do.
+      opts.detail ? h('p', { class: 'post-date' }, h('time', { dateTime: post.created_at }, absoluteTime(post.created_at))) : null,
       actions));
 }
 
