@@ -193,6 +193,9 @@ func (h *Hub) catchUpAfter(ctx context.Context, c *Conn, floor int64) {
 	}
 	evs := make([]event, 0, len(posts))
 	for _, p := range posts {
+		if p.Filtered {
+			continue // the live feed withholds what the reader's words filter
+		}
 		if ev, err := ownEvent(store.AuthorTopic(p.Author.ID), store.EventPost, p); err == nil {
 			evs = append(evs, event{postID: p.ID, postAt: p.CreatedAt, f: ev.f, src: ev.src})
 		}

@@ -260,10 +260,28 @@ func TestMuteAndFilters(t *testing.T) {
 		t.Errorf("filters kept as %v", f.Words)
 	}
 
-	home := ts.pageIDs(t, amy, "/api/v1/timelines/home")
-	for _, hidden := range []int64{benPost, rainy, rusty} {
-		if slices.Contains(home, hidden) {
-			t.Errorf("amy's home shows %d: %v", hidden, home)
+	// A mute drops ben's post; amy's filters fold cat's (filtered: true,
+	// content kept, for her to open), and only for her.
+	var page store.Page[store.Post]
+	ts.getJSON(t, amy, "/api/v1/timelines/home", &page)
+	var home, folded []int64
+	for _, p := range page.Items {
+		if p.Filtered {
+			folded = append(folded, p.ID)
+		} else {
+			home = append(home, p.ID)
+		}
+	}
+	if slices.Contains(home, benPost) || slices.Contains(folded, benPost) {
+		t.Errorf("amy's home shows the muted ben's %d: %v %v", benPost, home, folded)
+	}
+	if !slices.Equal(folded, []int64{rusty, rainy}) {
+		t.Errorf("amy's home folds %v, want %v", folded, []int64{rusty, rainy})
+	}
+	ts.getJSON(t, ben, "/api/v1/timelines/home", &page)
+	for _, p := range page.Items {
+		if p.Filtered {
+			t.Errorf("ben's home folds %d by amy's filters", p.ID)
 		}
 	}
 	if !slices.Contains(home, plain) || !slices.Contains(home, amyPost) {

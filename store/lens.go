@@ -141,6 +141,19 @@ func (l *Lens) HidesNotification(n *Notification) bool {
 	return l.HidesUser(n.Actor.ID, InFeed) || n.Post != nil && l.Hides(n.Post, InFeed)
 }
 
+// FilteredOnly tells whether the reader's word filters, and nothing else,
+// hide p at place at: a page of the reader's own feed keeps such a post,
+// marked Post.Filtered, for the reader to open on purpose (its filter is its
+// own choice, as in Mastodon's "filtered" statuses), where it drops a post
+// that a block, a mute or a protected account hides.
+func (l *Lens) FilteredOnly(p *Post, at Place) bool {
+	if l == nil || len(l.Words) == 0 || !l.Hides(p, at) {
+		return false
+	}
+	bare := &Lens{Viewer: l.Viewer, Hidden: l.Hidden, Muted: l.Muted, Excluded: l.Excluded}
+	return !bare.Hides(p, at)
+}
+
 // Filters tells whether content carries one of the reader's filtered words,
 // in any letter case and any script.
 func (l *Lens) Filters(content string) bool {

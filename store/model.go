@@ -94,6 +94,9 @@ type Post struct {
 	// Reposted says whether the reader reposted it (for a repost, its
 	// original); nil for anonymous readers.
 	Reposted *bool `json:"reposted"`
+	// Filtered says the reader's word filters hide it: only on a page of
+	// the reader's home timeline, which shows it folded (Lens.FilteredOnly).
+	Filtered bool `json:"filtered,omitempty"`
 	// Encoded is the post as its live event carries it, when a write has
 	// just encoded it so (nil otherwise): what a writer answers, as is,
 	// rather than encoding it a second time.

@@ -28,6 +28,14 @@ function defaultServer() {
   return null;
 }
 
+/**
+ * packaged says whether the app runs apart from a server (Cordova's app,
+ * or any origin but a server's /m/): then the user chooses the server.
+ */
+export function packaged() {
+  return Boolean(window.cordova) || defaultServer() === null;
+}
+
 /** server returns the server's origin, e.g. "https://microblog.example.com", or null. */
 export function server() {
   return get(KEY_SERVER) || defaultServer();

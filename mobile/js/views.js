@@ -41,7 +41,11 @@ export function auth(ctx, mode) {
   const { form } = authForm(ctx, mode, (res) => ctx.loggedIn(res), {
     provider: sso,
     messages: { 401: t('mobile.auth.wrong_password'), 409: t('mobile.auth.name_taken') },
+    nameHelp: t('mobile.auth.name_help'),
   });
+  // Which server to talk to is a question only inside the packaged app
+  // (Cordova): served at /m/, the app talks to the server it came from.
+  const serverLink = ctx.config.packaged() ? [' · ', h('a', { href: '#/settings' }, t('mobile.auth.server'))] : [];
   const el = h('div', { class: 'auth' },
     h('div', { class: 'auth-brand' }, h('img', { src: 'icons/icon.svg', alt: '', width: 64, height: 64 })),
     h('h2', {}, signup ? t('mobile.auth.signup_heading') : t('mobile.auth.login_heading')),
@@ -49,7 +53,7 @@ export function auth(ctx, mode) {
     form,
     signup ? null : forgotLink(ctx, '#/forgot'),
     switchLine,
-    h('p', { class: 'auth-switch' }, h('a', { href: '#/public' }, t('mobile.auth.browse')), ' · ', h('a', { href: '#/settings' }, t('mobile.auth.server'))),
+    h('p', { class: 'auth-switch' }, h('a', { href: '#/public' }, t('mobile.auth.browse')), ...serverLink),
     languageField('auth-language'));
   return { el, title: signup ? t('mobile.auth.signup_title') : t('mobile.auth.login_title'), noTabs: true };
 }
@@ -184,6 +188,8 @@ export function profile(ctx, name, tab) {
   }
   ctx.api.user(name).then(draw, (err) => {
     fill(header, h('h2', {}, err.status === 404 ? t('mobile.profile.no_such_user') : t('mobile.profile.load_failed')), h('p', { class: 'muted' }, errorText(err)));
+    // No such user: no tabs nor lists of theirs to offer.
+    if (err.status === 404) for (const part of [tabs, pins && pins.el, feed.el]) if (part) part.hidden = true;
   });
   return {
     el: h('div', { class: 'view' }, header, tabs, pins && pins.el, feed.el), title: self ? t('mobile.profile.me_title') : name, userTitle: !self, back: !self, feed,

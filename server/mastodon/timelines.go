@@ -78,6 +78,7 @@ func (a *API) timeline(c echo.Context, list postLister, k keep) error {
 		}
 		links(c, next, prev)
 	}
+	posts = withoutFiltered(posts)
 	if k.media {
 		posts = withMedia(posts)
 	}
@@ -125,6 +126,19 @@ func withMedia(posts []store.Post) []store.Post {
 	out := posts[:0:0]
 	for _, p := range posts {
 		if len(p.Media) > 0 || p.RepostOf != nil && len(p.RepostOf.Media) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// withoutFiltered leaves out the posts the reader's word filters fold on
+// its home page (store.Post.Filtered): this API's filters hide them, as
+// the v1 filters of Mastodon's clients expect.
+func withoutFiltered(posts []store.Post) []store.Post {
+	out := posts[:0:0]
+	for _, p := range posts {
+		if !p.Filtered {
 			out = append(out, p)
 		}
 	}

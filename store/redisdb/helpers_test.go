@@ -82,7 +82,8 @@ func (s testStore) inHome(uid, mid int64) bool {
 }
 
 // homeIDs is every id of uid's home timeline as its reader sees it, paging
-// with the cursor, newest first.
+// with the cursor, newest first: less the posts its word filters fold
+// (store.Post.Filtered; filteredIDs lists them).
 func (s testStore) homeIDs(uid int64) []int64 {
 	s.t.Helper()
 	var out []int64
@@ -92,7 +93,11 @@ func (s testStore) homeIDs(uid int64) []int64 {
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		out = append(out, ids(page.Items)...)
+		for _, p := range page.Items {
+			if !p.Filtered {
+				out = append(out, p.ID)
+			}
+		}
 		if page.NextCursor == nil {
 			return out
 		}

@@ -42,8 +42,30 @@ func (s testStore) sinceIDs(uid int64) []int64 {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	out := ids(posts)
+	var out []int64
+	for _, p := range posts {
+		if !p.Filtered {
+			out = append(out, p.ID)
+		}
+	}
 	slices.Reverse(out)
+	return out
+}
+
+// filteredIDs are the ids of uid's first home page that its word filters
+// fold (store.Post.Filtered), newest first.
+func (s testStore) filteredIDs(uid int64) []int64 {
+	s.t.Helper()
+	page, err := s.HomeTimeline(s.ctx, uid, store.PageQuery{Limit: 100})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var out []int64
+	for _, p := range page.Items {
+		if p.Filtered {
+			out = append(out, p.ID)
+		}
+	}
 	return out
 }
 
@@ -457,6 +479,13 @@ func TestFilters(t *testing.T) {
 	wantIn(t, "alice's home", s.homeIDs(a), []int64{plain.ID, own.ID}, filtered)
 	wantIn(t, "alice's home since", s.sinceIDs(a), []int64{plain.ID, own.ID}, filtered)
 	wantIn(t, "carol's home", s.homeIDs(c), append([]int64{plain.ID}, filtered...), nil)
+	// alice's home keeps them folded, for her to open (store.Post.Filtered).
+	if got := s.filteredIDs(a); !slices.Equal(got, []int64{mention.ID, repost.ID, street.ID, rust.ID, weather.ID}) {
+		t.Errorf("alice's home folds %v, want %v", got, filtered)
+	}
+	if got := s.filteredIDs(c); len(got) != 0 {
+		t.Errorf("carol's home folds %v", got)
+	}
 	wantIn(t, "bob's posts seen by alice", s.pageIDs(s.UserPosts(s.ctx, b, store.PageQuery{Viewer: a})), append([]int64{plain.ID}, filtered...), nil)
 	if !s.sees(a, weather.ID) {
 		t.Error("alice cannot open a filtered post")

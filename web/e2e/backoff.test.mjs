@@ -41,6 +41,7 @@ test('a user who does not exist: one request, not a thousand (desktop and mobile
     const calls = apiCalls(page);
     await page.goto(url);
     await page.getByRole('heading', { name: heading }).waitFor();
+    assert.equal(await page.locator('nav.tabs:visible, nav.seg:visible, [role=feed]:visible').count(), 0, `${url}: the tabs and lists of a missing user show`);
     await page.waitForTimeout(3000);
     const paths = calls.map((c) => c.path);
     assert.ok(paths.length <= 2, `${url}: ${paths.length} API requests in 3 s: ${paths.slice(0, 8).join(' ')}`);

@@ -22,7 +22,16 @@ test('mobile: log in, screens, comment, profile', async () => {
   const { page } = M;
   await page.goto(`${BASE_URL}/m/`);
   await page.getByRole('heading', { name: 'Log in to Microblog' }).waitFor();
+  // Served at /m/ the app talks to its own server: no "Server" link (only Cordova's app asks).
+  assert.equal(await page.getByRole('link', { name: 'Server', exact: true }).count(), 0, 'the login offers a Server link outside Cordova');
+  const gap = await page.evaluate(() => document.querySelector('.auth h2').getBoundingClientRect().top - document.querySelector('.auth-brand img').getBoundingClientRect().bottom);
+  assert.ok(gap >= 12, `the logo is ${gap} px from the heading`);
   await shot(page, 'mobile-login');
+  await page.goto(`${BASE_URL}/m/#/signup`);
+  await page.getByText('2–30 letters, digits or _.').waitFor();
+  await shot(page, 'mobile-signup');
+  await page.goto(`${BASE_URL}/m/#/login`);
+  await page.getByRole('heading', { name: 'Log in to Microblog' }).waitFor();
   await page.getByLabel('Username').fill(ivan.username);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Log in' }).tap();
@@ -119,6 +128,9 @@ test('mobile: runs from its own origin (as in Cordova) against a configured serv
   await page.getByLabel('Server address').fill(BASE_URL);
   await shot(page, 'mobile-settings');
   await page.getByRole('button', { name: 'Save' }).tap();
+  // Apart from its server, the login keeps a way back to the server's address.
+  await page.getByRole('heading', { name: 'Log in to Microblog' }).waitFor();
+  await page.getByRole('link', { name: 'Server', exact: true }).waitFor();
   await page.getByLabel('Username').fill(kim.username);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Log in' }).tap();
@@ -145,6 +157,10 @@ test('mobile: the replies button and Reply agree on whether a comment’s replie
   const M = await phone(browser, quinn);
   const { page } = M;
   await page.goto(`${BASE_URL}/m/#/p/${p.id}`);
+  // The post's own page says when in full (the relative time has it as a tooltip).
+  const date = page.locator(`.post-detail[data-id="${p.id}"] .post-date time`);
+  assert.match(await date.textContent(), new RegExp(String(new Date().getFullYear())));
+  assert.equal(await page.locator(`.post-detail[data-id="${p.id}"] .post-head time`).getAttribute('title'), await date.textContent());
   const comment = page.locator('.comment', { has: page.locator(`.post[data-id="${c.id}"]`) });
   const toggle = comment.locator(':scope > .show-replies');
   const reply = comment.locator(':scope > .comment-children .post', { hasText: 'A reply to the comment.' });

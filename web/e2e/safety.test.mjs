@@ -2,7 +2,8 @@
 // operators do, in both front ends (docs/api.md section 8): block from a
 // post's ⋯ menu on the desktop page (the post leaves the home timeline);
 // mute from a profile in the mobile app at 360 px; a filtered word added in
-// Settings takes a matching post off the home timeline; a protected account
+// Settings folds a matching post on the home timeline behind "Hidden by a
+// filter · Show" (both front ends, en and zh); a protected account
 // turns a follow into "Requested", hears of it, and approves it in
 // Settings; a post is reported with a reason; and the operator (ADMIN_USER,
 // named by the server's MICROBLOG_ADMINS) finds the report on the admin
@@ -56,11 +57,16 @@ test('desktop: block from a post’s ⋯ menu; the post leaves the home timeline
   assert.deepEqual(await page.getByRole('menuitem').allTextContents(), [`Mute ${bob.username}`, `Block ${bob.username}`, 'Report post']);
   await shot(page, 'safety-desktop-post-menu');
 
-  A.w.confirms++;
+  // Blocking asks first, in the app's own dialog (not the browser's confirm()).
   await block.click();
+  const asked = page.getByRole('alertdialog');
+  await asked.getByText(`Block ${bob.username}? Neither of you`).waitFor();
+  assert.equal(await card.count(), 1, 'the block went through before the answer');
+  assert.deepEqual(await axeViolations(page), []);
+  await shot(page, 'safety-desktop-block-ask');
+  await asked.getByRole('button', { name: `Block ${bob.username}` }).click();
   await card.waitFor({ state: 'detached' });
   await page.locator('.toast', { hasText: `Blocked ${bob.username}.` }).waitFor();
-  assert.equal(A.w.confirms, 0, 'blocking asks first');
   assert.ok(!(await homeIds(alice)).includes(rude.id), 'the server still lists the post in the home timeline');
   await page.reload();
   await page.locator('#conn[data-state="connected"]').waitFor();
@@ -94,7 +100,7 @@ test('desktop: block from a post’s ⋯ menu; the post leaves the home timeline
   await A.context.close(); await B.context.close();
 });
 
-test('mobile (360 px): mute from a profile’s ⋯ menu; the posts leave home, Settings lists the mute', async () => {
+test('mobile (360 px): mute from a profile’s ⋯ menu; the posts leave home, not the profile; Settings lists the mute', async () => {
   const kai = await newUser('kai'), lou = await newUser('lou');
   await follow(kai, lou);
   const loud = await post(lou, `Too many posts about football ${Date.now()}`);
@@ -116,6 +122,9 @@ test('mobile (360 px): mute from a profile’s ⋯ menu; the posts leave home, S
   await page.locator('.state-chip', { hasText: 'Muted' }).waitFor();
   await page.locator('.toast', { hasText: `Muted ${lou.username}.` }).waitFor();
   assert.equal((await api('GET', `/users/${lou.username}`, { token: kai.token })).muting, true);
+  // A mute keeps lou's posts off kai's feeds, not off lou's profile (as in Mastodon).
+  await page.locator(`.post[data-id="${loud.id}"]`).waitFor();
+  assert.equal(await page.getByText('hasn’t posted yet').count(), 0, 'the muted profile says it has no posts');
   assert.ok(await fits(page), 'the muted profile fits 360 px');
   await shot(page, 'safety-mobile-muted');
 
@@ -141,7 +150,7 @@ test('mobile (360 px): mute from a profile’s ⋯ menu; the posts leave home, S
   await K.context.close();
 });
 
-test('desktop: a filtered word added in Settings takes a matching post off the home timeline', async () => {
+test('desktop: a filtered word added in Settings folds a matching post on the home timeline behind “Hidden by a filter · Show”', async () => {
   const mia = await newUser('mia'), ned = await newUser('ned');
   await follow(mia, ned);
   const weather = await post(ned, `今天天气好 ${Date.now()}`);
@@ -167,15 +176,21 @@ test('desktop: a filtered word added in Settings takes a matching post off the h
 
   await page.getByRole('link', { name: 'Home', exact: true }).click();
   await page.locator(`.post[data-id="${other.id}"]`).waitFor();
-  assert.equal(await page.locator(`.post[data-id="${weather.id}"]`).count(), 0, 'the filtered post is still on the home timeline');
+  const folded = page.locator(`.post-filtered[data-id="${weather.id}"]`);
+  await folded.getByText('Hidden by a filter').waitFor();
+  assert.equal(await page.getByText('今天天气好').count(), 0, 'the filtered post shows its words');
+  assert.deepEqual(await axeViolations(page), []);
   await shot(page, 'safety-desktop-filtered-home');
+  await folded.getByRole('button', { name: 'Show' }).click();
+  await page.locator(`.post:not(.post-filtered)[data-id="${weather.id}"]`).getByText(/今天天气好/).waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.id), String(weather.id), 'the opened post takes the focus');
 
   // Removing the word brings it back.
   await page.goto(`${BASE_URL}/settings`);
   await page.getByRole('button', { name: 'Remove “天气”' }).click();
   await page.locator('.chip').waitFor({ state: 'detached' });
   await page.getByRole('link', { name: 'Home', exact: true }).click();
-  await page.locator(`.post[data-id="${weather.id}"]`).waitFor();
+  await page.locator(`.post:not(.post-filtered)[data-id="${weather.id}"]`).waitFor();
   clean(M.w, 'mia');
   await M.context.close();
 });
@@ -278,8 +293,8 @@ test('desktop: a post is reported; the operator removes it and suspends the acco
   await report.getByText('Post removed.').waitFor();
   assert.equal(await status(`/posts/${bad.id}`, admin), 404, 'the removed post is still there');
 
-  A.w.confirms++;
   await report.getByRole('button', { name: `Suspend ${rex.username}` }).click();
+  await A.page.getByRole('alertdialog').getByRole('button', { name: `Suspend ${rex.username}` }).click();
   await report.getByRole('button', { name: `Unsuspend ${rex.username}` }).waitFor();
   await report.locator('.state-chip', { hasText: 'Suspended' }).waitFor();
   await shot(A.page, 'safety-admin-suspended');
@@ -393,4 +408,28 @@ test('an approved follow request: the requester is told live and its open profil
   await shot(M.page, 'mobile-follow-accepted-zh');
   clean(D.w, 'fan'); clean(M.w, 'kit');
   await D.context.close(); await M.context.close();
+});
+
+test('mobile, zh, 360 px: a post hidden by the reader’s filter shows “已被过滤 · 显示” and opens on a tap', async () => {
+  const uma = await newUser('uma'), vic = await newUser('vic');
+  await follow(uma, vic);
+  await api('PUT', '/me/filters', { token: uma.token, body: { words: ['剧透'] } });
+  const spoiler = await post(vic, `结局剧透 ${Date.now()}`);
+  const plain = await post(vic, `没有什么 ${Date.now()}`);
+  const U = await phone(browser, uma, { locale: 'zh-CN' });
+  const { page } = U;
+  await page.goto(`${BASE_URL}/m/`);
+  await page.locator(`.post[data-id="${plain.id}"]`).waitFor();
+  const folded = page.locator(`.post-filtered[data-id="${spoiler.id}"]`);
+  await folded.getByText('已被过滤').waitFor();
+  assert.equal(await page.getByText(/结局剧透/).count(), 0, 'the filtered post shows its words');
+  assert.ok(await fits(page), 'the placeholder is wider than the phone');
+  assert.deepEqual(await axeViolations(page), []);
+  await shot(page, 'safety-mobile-filtered-zh');
+  await folded.getByRole('button', { name: '显示' }).click();
+  await page.locator(`.post:not(.post-filtered)[data-id="${spoiler.id}"]`).getByText(/结局剧透/).waitFor();
+  // vic, who filters nothing, sees it plainly.
+  assert.ok(!(await api('GET', '/timelines/home', { token: vic.token })).items.some((p) => p.filtered));
+  clean(U.w, 'uma');
+  await U.context.close();
 });

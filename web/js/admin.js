@@ -3,6 +3,7 @@
 // posts, and the buttons to resolve the report, suspend or unsuspend the
 // account, and remove a post. Only a /me with "admin": true shows it.
 
+import { ask } from './core/ask.js';
 import { h, icon, fill, own } from './core/dom.js';
 import { Feed } from './core/feed.js';
 import { postCard, avatar, userLink } from './core/render.js';
@@ -23,7 +24,7 @@ function suspendButton(ctx, target, where) {
   };
   btn.addEventListener('click', async () => {
     const on = !target.suspended;
-    if (on && !confirm(t('desktop.admin.suspendConfirm', { name: target.username }))) return;
+    if (on && !await ask(t('desktop.admin.suspendConfirm', { name: target.username }), t('desktop.admin.suspendName', { name: target.username }))) return;
     btn.disabled = true;
     try {
       if (on) await ctx.api.suspend(target.username); else await ctx.api.unsuspend(target.username);

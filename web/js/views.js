@@ -177,6 +177,8 @@ export function profile(ctx, name, tab) {
   ctx.api.user(name).then((u) => { user = u; drawHeader(); }, (err) => {
     fill(header, h('h1', {}, err.status === 404 ? t('desktop.profile.noSuchUser') : t('desktop.profile.loadFailed')),
       h('p', { class: 'muted' }, err.status === 404 ? tWith('desktop.profile.noSuchUserText', { name }) : errorText(err)));
+    // No such user: no tabs nor lists of theirs to offer.
+    if (err.status === 404) for (const part of [tabs, pins && pins.el, feed.el]) if (part) part.hidden = true;
   });
 
   const el = h('div', { class: 'view' }, header, tabs, pins && pins.el, feed.el);

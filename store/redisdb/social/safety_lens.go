@@ -94,7 +94,8 @@ func (s *Social) lensChanged(ctx context.Context, uids ...int64) {
 
 // sieve takes out of posts (setting them nil) those viewer must not see
 // at place at, by the one rule of store.Lens: this is where every read of
-// posts applies it. Protected authors' posts are checked against viewer's
+// posts applies it. On the home timeline, a post that only viewer's word
+// filters hide stays, marked Filtered. Protected authors' posts are checked against viewer's
 // stars in one round trip, only when the page has some.
 func (s *Social) sieve(ctx context.Context, posts []*store.Post, viewer int64, at store.Place) error {
 	lens, err := s.lens(ctx, viewer)
@@ -105,7 +106,10 @@ func (s *Social) sieve(ctx context.Context, posts []*store.Post, viewer int64, a
 		return err
 	}
 	for i, p := range posts {
-		if lens.Hides(p, at) {
+		switch {
+		case at == store.InHome && lens.FilteredOnly(p, at):
+			p.Filtered = true
+		case lens.Hides(p, at):
 			posts[i] = nil
 		}
 	}

@@ -15,7 +15,7 @@
 
 import { h, icon, own } from './dom.js';
 import { t } from './i18n.js';
-import { timeElement, shortDate } from './time.js';
+import { timeElement, shortDate, absoluteTime } from './time.js';
 import { contentOf } from './text.js';
 import { countsRow, likeControls, paint } from './social.js';
 import { mediaGrid, mediaURL } from './media.js';
@@ -27,6 +27,7 @@ import { pollBox } from './polls.js';
 import { avatar } from './avatar.js';
 import { warning, folded } from './spoiler.js';
 import { repostButton } from './reposts.js';
+import { filteredCard } from './filtered.js';
 
 export { avatar, avatarChanged, learnAvatar } from './avatar.js';
 
@@ -82,6 +83,7 @@ function quote(src, ctx) {
  */
 export function postCard(post, ctx, opts = {}) {
   post = fresh(post);
+  if (post.filtered && !opts.unfold) return filteredCard(post, () => postCard(post, ctx, { ...opts, unfold: true }));
   const me = ctx.me();
   const mine = me && me.id === post.author.id;
   const name = post.author.username;
@@ -130,6 +132,8 @@ export function postCard(post, ctx, opts = {}) {
       mediaGrid(post.media, ctx),
       pollBox(post, ctx),
       isRepost ? quote(post.repost_of, ctx) : null,
+      // A post's own page says when in full, as Weibo's and Mastodon's do.
+      opts.detail ? h('p', { class: 'post-date' }, h('time', { dateTime: post.created_at }, absoluteTime(post.created_at))) : null,
       actions));
 }
 

@@ -6,6 +6,7 @@
 // This file is shared: the mobile app is served it from here as
 // /m/js/core/ (see mobile.FS); it has no copy of its own.
 
+import { ask } from './ask.js';
 import { h, icon, own, phrase, slots } from './dom.js';
 import { t } from './i18n.js';
 import { countChars } from './api.js';
@@ -43,7 +44,7 @@ function hideAuthor(ctx, name, quotes) {
  */
 export async function setBlocked(ctx, user, on, changed = () => {}) {
   const name = user.username;
-  if (on && !confirm(t('safety.confirm_block', { name }))) return false;
+  if (on && !await ask(t('safety.confirm_block', { name }), t('safety.block_name', { name }))) return false;
   try {
     if (on) await ctx.api.block(name); else await ctx.api.unblock(name);
   } catch (err) {
@@ -63,7 +64,7 @@ export async function setBlocked(ctx, user, on, changed = () => {}) {
   return true;
 }
 
-/** setMuted mutes or unmutes user, and tells changed(user). Muting takes their posts off the page. */
+/** setMuted mutes or unmutes user, and tells changed(user). Muting takes their posts off the home timeline. */
 export async function setMuted(ctx, user, on, changed = () => {}) {
   const name = user.username;
   try {
@@ -73,7 +74,9 @@ export async function setMuted(ctx, user, on, changed = () => {}) {
     return false;
   }
   user.muting = on;
-  if (on) hideAuthor(ctx, name, false);
+  // A mute is about the reader's feed: the profile, the public and topic
+  // pages still show them (as the server's do, and Mastodon's).
+  if (on && ctx.app.homeFeed) ctx.app.homeFeed.removeWhere((item) => item && item.author && item.author.username === name);
   ctx.app.homeStale = true;
   ctx.toast(named(on ? t('safety.muted_toast', NAME) : t('safety.unmuted_toast', NAME), user));
   changed(user);

@@ -398,6 +398,9 @@ export default {
   'safety.note_requested': '{{name}} hasn’t answered your follow request yet. Their posts show here once they approve it.',
   'safety.note_suspended': '{{name}}’s account is suspended: its posts are hidden, and it takes no new followers.',
   'safety.note_protected': '{{name}}’s posts are protected. Only the people {{name}} approves can see them.',
+  // A post the reader's word filters fold on its home page (filtered.js).
+  'filter.hidden': 'Hidden by a filter',
+  'filter.show': 'Show',
 
   // Reports (safety.js).
   'report.post_item': 'Report post',

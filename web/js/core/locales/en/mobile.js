@@ -34,6 +34,7 @@ export default {
   'mobile.auth.name_taken': 'That username is taken.',
   'mobile.auth.browse': 'Browse public posts',
   'mobile.auth.server': 'Server',
+  'mobile.auth.name_help': '2–30 letters, digits or _.',
 
   // Timelines.
   'mobile.home.title': 'Home',

@@ -381,6 +381,9 @@ export default {
   'safety.note_requested': '{{name}} 还没有回复你的关注申请。对方批准后，这里会显示其微博。',
   'safety.note_suspended': '{{name}} 的账号已被封禁：其微博已隐藏，也不能再被关注。',
   'safety.note_protected': '{{name}} 的微博受保护，只有 {{name}} 批准的人才能看到。',
+  // A post the reader's word filters fold on its home page (filtered.js).
+  'filter.hidden': '已被过滤',
+  'filter.show': '显示',
 
   // 举报（safety.js）。
   'report.post_item': '举报微博',

@@ -33,6 +33,7 @@ export default {
   'mobile.auth.name_taken': '这个用户名已被占用。',
   'mobile.auth.browse': '先随便看看',
   'mobile.auth.server': '服务器',
+  'mobile.auth.name_help': '2–30 个字母、数字或下划线（_）。',
 
   // 时间线。
   'mobile.home.title': '首页',
