@@ -32,6 +32,7 @@ const SHELL = [
   'js/core/assist.js',
   'js/core/app.js',
   'js/core/chat.js',
+  'js/core/dmnew.js',
   'js/core/dom.js',
   'js/core/edit.js',
   'js/core/editor.js',
