@@ -47,7 +47,7 @@ export function pickPerson(ctx, from = null) {
         avatar(u),
         h('span', { class: 'dm-pick-names' },
           own(shownName(u), 'span', { class: 'dm-pick-name', attrs: { dir: 'auto' } }),
-          own('@' + u.username, 'span', { class: 'handle', attrs: { dir: 'ltr' } }))))));
+          u.display_name ? own('@' + u.username, 'span', { class: 'handle', attrs: { dir: 'ltr' } }) : null)))));
   }
 
   async function search() {
