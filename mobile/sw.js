@@ -33,6 +33,7 @@ const SHELL = [
   'js/core/blurhash.js',
   'js/core/app.js',
   'js/core/chat.js',
+  'js/core/dmnew.js',
   'js/core/dom.js',
   'js/core/edit.js',
   'js/core/editor.js',

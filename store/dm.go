@@ -114,7 +114,8 @@ func (nm NewDM) Check() error {
 	if nm.From == nm.To {
 		return ErrMessageSelf
 	}
-	if err := checkText(nm.Content, false, MaxDM); err != nil {
+	// A picture may go without words, as a post's may.
+	if err := checkText(nm.Content, len(nm.MediaIDs) > 0, MaxDM); err != nil {
 		return err
 	}
 	if len(nm.MediaIDs) > MaxDMMedia {

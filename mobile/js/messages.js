@@ -5,6 +5,7 @@
 
 import { h } from './core/dom.js';
 import { conversationsList, unreadButton } from './core/messages.js';
+import { newMessageButton } from './core/dmnew.js';
 import { chatView } from './core/chat.js';
 import { t } from './core/i18n.js';
 import { shownName } from './core/profile.js';
@@ -14,6 +15,7 @@ export function messages(ctx) {
   const list = conversationsList(ctx);
   return {
     el: h('div', { class: 'view' }, list.feed.el), title: t('mobile.messages.title'), feed: list.feed,
+    action: newMessageButton(ctx, { cls: 'appbar-btn', iconOnly: true }),
     refresh: () => list.feed.reset(), onEvent: list.onEvent, destroy: list.destroy,
   };
 }

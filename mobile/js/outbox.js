@@ -29,7 +29,7 @@ const LOCK = 'microblog-outbox';
 const SEND = {
   post: (api, f, key) => api.createPost(f.content, f.repost_of || null, f.media_ids || [], key, { poll: f.poll || null, spoiler: f.spoiler || '' }),
   comment: (api, f, key) => api.comment(f.parent_id, f.content, key),
-  message: (api, f, key) => api.sendMessage(f.to, f.content, key),
+  message: (api, f, key) => api.sendMessage(f.to, f.content, key, f.media_ids || []),
 };
 
 /** keep says whether a failed send is kept to try again rather than refused for good. */

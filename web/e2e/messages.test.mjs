@@ -12,11 +12,16 @@
 // mode, and a read on the phone clears the badges of
 // the same person's desktop page. A conversation longer than a page pages back
 // to its first message without a gap or a duplicate, on both. "Who can
-// message me" in Settings refuses a stranger's message, in words.
+// message me" in Settings refuses a stranger's message, in words. "New
+// message" finds a person by name and opens the conversation; a picture
+// with its description goes to the other side live (on the phone in
+// Chinese, a picture alone); the desktop page shows two panes at 1280 px
+// and one at 360 px; the time shows once per run of messages and the bin
+// on hover, tap or focus; axe finds nothing, in English and Chinese.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, follow, api, desktop, phone, shot, clean, control, fits, unnamedControls, until, contrast } from './helpers.mjs';
+import { BASE_URL, launch, newUser, follow, api, desktop, phone, shot, clean, control, fits, unnamedControls, until, contrast, axeViolations, png } from './helpers.mjs';
 
 const IMG = '<img src=x onerror=alert(1)>';
 
@@ -160,11 +165,11 @@ test('desktop: two people talk; sending…, the live badge and list, read, delet
   const left = (await api('GET', `/conversations/${alice.username}/messages`, { token: bob.token })).items;
   assert.ok(!left.some((m) => m.id === first.id), 'the server still has the deleted message');
 
-  // Back on his list, the conversation shows his answer, nothing unread.
-  await B.page.getByRole('link', { name: 'All messages' }).click();
+  // His list beside the conversation (two panes at 1280 px) shows his answer, nothing unread.
   await row.waitFor();
+  assert.equal(await row.getAttribute('aria-current'), 'page', 'the open conversation is marked in the list');
   assert.equal(await row.locator('.conv-badge').count(), 0);
-  assert.match(await row.locator('.conv-last').textContent(), /^You: Hi alice,/);
+  await until(async () => /^You: Hi alice,/.test(await row.locator('.conv-last').textContent()), 'his answer in the list');
   assert.equal(await B.page.evaluate(() => window.__noReload), true, 'bob’s page was reloaded');
 
   // The desktop page on a phone-wide screen: both screens fit and name every control.
@@ -172,7 +177,10 @@ test('desktop: two people talk; sending…, the live badge and list, read, delet
   await N.page.setViewportSize({ width: 360, height: 740 });
   for (const path of ['/messages', `/messages/${alice.username}`]) {
     await N.page.goto(BASE_URL + path);
-    await N.page.locator('.conv, .msg').first().waitFor();
+    await N.page.locator('.conv:visible, .msg:visible').first().waitFor();
+    // One pane at a time on a narrow screen.
+    assert.equal(await N.page.locator('.dm-list-pane').isVisible(), path === '/messages', `${path}: the list pane`);
+    assert.equal(await N.page.locator('.dm-chat-pane').isVisible(), path !== '/messages', `${path}: the conversation pane`);
     assert.ok(await fits(N.page), `${path} is wider than 360 px`);
     assert.deepEqual(await unnamedControls(N.page), [], `${path}: unnamed controls`);
   }
@@ -315,8 +323,11 @@ test('mobile (360 px, touch): the Messages tab, its badge, a conversation both w
       assert.ok(c >= 4.5, `${name}: ${sel} has contrast ${c.toFixed(2)}`);
     }
   }
-  // The delete button is there to tap (no hover on a phone) and big enough.
+  // The delete button shows when the bubble is tapped (no hover on a phone), big enough.
   const del = B.page.locator('.msg-mine[data-id]').getByRole('button', { name: 'Delete message' });
+  assert.equal(await del.evaluate((e) => getComputedStyle(e).opacity), '0', 'a bin on every bubble');
+  await B.page.locator('.msg-mine[data-id] .msg-text').tap();
+  await until(async () => await del.evaluate((e) => getComputedStyle(e).opacity) === '1', 'the bin after a tap');
   const r = await del.boundingBox();
   assert.ok(r && r.width >= 40 && r.height >= 40, `delete button ${JSON.stringify(r)}`);
   await shot(B.page, 'messages-mobile-conversation');
@@ -399,4 +410,132 @@ test('desktop: “Who can message me” refuses strangers, in words', async () =
   await D.page.locator('.msg-mine[data-id]', { hasText: 'Now it works' }).waitFor();
   clean(C.w, 'carol'); clean(D.w, 'dave');
   await C.context.close(); await D.context.close();
+});
+
+/** boxOf is the bounding box of the first element locator finds. */
+const boxOf = (locator) => locator.first().boundingBox();
+
+/** visuallyShown says whether the element takes room on screen (not clipped to a pixel). */
+const visuallyShown = (locator) => locator.evaluate((e) => { const r = e.getBoundingClientRect(); return r.width > 2 && r.height > 2; });
+
+test('desktop (1280 px, en): New message picks a person, a picture with alt text arrives live, two panes, quiet bubbles, axe', async () => {
+  const erin = await newUser('erin'), fay = await newUser('fay');
+  const E = await desktop(browser, erin), F = await desktop(browser, fay);
+
+  // Two panes: the (empty) list on the left, a word to choose on the right; the empty list sends to the button, not to a profile.
+  await E.page.goto(`${BASE_URL}/messages`);
+  await E.page.locator('.conv-feed .empty').waitFor();
+  const empty = await E.page.locator('.conv-feed .empty').textContent();
+  assert.match(empty, /New message/);
+  assert.doesNotMatch(empty, /profile/);
+  const [l, r] = [await boxOf(E.page.locator('.dm-list-pane')), await boxOf(E.page.locator('.dm-chat-none'))];
+  assert.ok(l && r && l.x + l.width <= r.x && r.width > 400, `two panes side by side: ${JSON.stringify([l, r])}`);
+  assert.deepEqual(await axeViolations(E.page), [], 'the empty Messages page passes axe');
+  await shot(E.page, 'messages-desktop-two-panes-empty');
+
+  // Fay has the conversation open (not started yet) to see it arrive.
+  await F.page.goto(`${BASE_URL}/messages/${erin.username}`);
+  await F.page.locator('#conn[data-state="connected"]').waitFor();
+  await F.page.locator('.chat-start', { hasText: `Say hello to ${erin.username}` }).waitFor();
+
+  // New message: type part of her name, choose her, land in the conversation.
+  await E.page.getByRole('button', { name: 'New message' }).click();
+  const dialog = E.page.getByRole('dialog', { name: 'New message' });
+  await dialog.getByLabel('To').fill(fay.username.slice(0, -1));
+  await dialog.locator(`.dm-pick-user[data-user="${fay.username}"]`).waitFor();
+  assert.deepEqual(await axeViolations(E.page), [], 'the picker passes axe');
+  await shot(E.page, 'messages-desktop-new-message-picker');
+  await dialog.locator(`.dm-pick-user[data-user="${fay.username}"]`).click();
+  await E.page.waitForURL(`${BASE_URL}/messages/${fay.username}`);
+  await E.page.locator('.chat-start', { hasText: `Say hello to ${fay.username}` }).waitFor();
+  assert.equal(await dialog.count(), 0, 'the picker closes');
+
+  // A picture with a description, and words; Enter sends once it is uploaded.
+  await E.page.locator('.chat input[type=file]').setInputFiles({ name: 'kite.png', mimeType: 'image/png', buffer: png(320, 240, [220, 40, 40], [250, 200, 60]) });
+  await E.page.getByLabel('Description of image 1 (alt text)').fill('A red kite over a field');
+  const box = E.page.getByLabel(`Message ${fay.username}`);
+  await box.fill('Look what I saw');
+  await box.press('Enter');
+  const sent = E.page.locator('.msg-mine[data-id]', { hasText: 'Look what I saw' });
+  await sent.locator('img[alt="A red kite over a field"]').waitFor();
+  assert.equal(await E.page.locator('.chat .attach').count(), 0, 'the attachment stays after sending');
+
+  // Fay sees it live, picture and words, and the list beside it.
+  const got = F.page.locator('.msg-theirs[data-id]', { hasText: 'Look what I saw' });
+  await got.waitFor();
+  const thumb = got.getByRole('button', { name: 'Open image: A red kite over a field' });
+  assert.equal(await thumb.locator('img').getAttribute('alt'), 'A red kite over a field');
+  await F.page.locator(`.dm-list-pane .conv[data-with="${erin.username}"]`).waitFor();
+  await thumb.click();
+  const viewer = F.page.getByRole('dialog', { name: 'Image viewer' });
+  await viewer.locator('.viewer-img[alt="A red kite over a field"]').waitFor();
+  assert.match(await viewer.locator('.viewer-img').getAttribute('src'), /\/media\//);
+  await F.page.keyboard.press('Escape');
+  await viewer.waitFor({ state: 'detached' });
+
+  // Two more, at once: one time for the run, under its last message; the bin only on hover or focus.
+  for (const text of ['Second one', 'Third one']) { await box.fill(text); await box.press('Enter'); await E.page.locator('.msg-mine[data-id]', { hasText: text }).waitFor(); }
+  const mine = E.page.locator('.msg-mine[data-id]');
+  assert.deepEqual(await Promise.all([0, 1, 2].map((i) => visuallyShown(mine.nth(i).locator('.msg-meta')))), [false, false, true], 'one time for a run of messages');
+  const bin = mine.nth(0).getByRole('button', { name: 'Delete message' });
+  await E.page.mouse.move(0, 0);
+  assert.equal(await bin.evaluate((e) => getComputedStyle(e).opacity), '0', 'a bin on every bubble');
+  await bin.focus();
+  assert.equal(await bin.evaluate((e) => getComputedStyle(e).opacity), '1', 'the bin is not shown with the keyboard focus');
+  assert.ok(await visuallyShown(mine.nth(0).locator('.msg-meta')), 'the time is not shown with the focus in the message');
+  await F.page.locator('.msg-theirs[data-id]', { hasText: 'Third one' }).waitFor();
+
+  // Two panes with a conversation open: the list, then the chat, side by side.
+  for (const [name, p] of [['erin', E.page], ['fay', F.page]]) {
+    const [a, b] = [await boxOf(p.locator('.dm-list-pane')), await boxOf(p.locator('.dm-chat-pane'))];
+    assert.ok(a && b && a.x + a.width <= b.x, `${name}: two panes side by side: ${JSON.stringify([a, b])}`);
+    assert.deepEqual(await axeViolations(p), [], `${name}: the conversation passes axe`);
+  }
+  await shot(E.page, 'messages-desktop-two-panes-picture');
+  await shot(F.page, 'messages-desktop-two-panes-received');
+  clean(E.w, 'erin'); clean(F.w, 'fay');
+  await E.context.close(); await F.context.close();
+});
+
+test('zh-CN: 写私信 on the phone (360 px), a picture alone, live on the desktop’s two panes', async () => {
+  const gil = await newUser('gil'), hana = await newUser('hana');
+  const M = await phone(browser, gil, { locale: 'zh-CN' }), D = await desktop(browser, hana, { locale: 'zh-CN' });
+  await D.page.goto(`${BASE_URL}/messages`);
+  await D.page.locator('#conn[data-state="connected"]').waitFor();
+  await D.page.locator('.conv-feed .empty', { hasText: '写私信' }).waitFor();
+
+  await M.page.goto(`${BASE_URL}/m/#/messages`);
+  await M.page.locator('.conv-feed .empty', { hasText: '写私信' }).waitFor();
+  await M.page.getByRole('button', { name: '写私信' }).tap();
+  const dialog = M.page.getByRole('dialog', { name: '写私信' });
+  await dialog.getByLabel('发给').fill(hana.username);
+  const pick = dialog.locator(`.dm-pick-user[data-user="${hana.username}"]`);
+  await pick.waitFor();
+  assert.ok(await fits(M.page), 'the picker is wider than 360 px');
+  assert.deepEqual(await axeViolations(M.page), [], 'the picker passes axe (zh)');
+  await shot(M.page, 'messages-mobile-new-message-picker-zh');
+  await pick.tap();
+  await M.page.locator('.chat-view').waitFor();
+  assert.ok(await M.page.locator('#tabbar').isHidden(), 'a conversation hides the tab bar');
+
+  // A picture without words, described.
+  await M.page.locator('.chat input[type=file]').setInputFiles({ name: 'cat.png', mimeType: 'image/png', buffer: png(240, 320, [90, 90, 90], [200, 200, 200]) });
+  await M.page.getByLabel('第 1 张图片的描述（替代文字）').fill('一只灰猫');
+  await M.page.getByRole('button', { name: '发送' }).tap();
+  await M.page.locator('.msg-mine[data-id] img[alt="一只灰猫"]').waitFor();
+  assert.ok(await fits(M.page), 'the conversation is wider than 360 px');
+  assert.deepEqual(await axeViolations(M.page), [], 'the conversation passes axe (zh)');
+  await shot(M.page, 'messages-mobile-picture-zh');
+
+  // Hana's desktop: the row arrives live ("[图片]"), she opens it beside the list.
+  const row = D.page.locator(`.conv[data-with="${gil.username}"]`);
+  await row.locator('.conv-last', { hasText: '[图片]' }).waitFor();
+  await row.click();
+  await D.page.locator('.msg-theirs[data-id] img[alt="一只灰猫"]').waitFor();
+  const [a, b] = [await boxOf(D.page.locator('.dm-list-pane')), await boxOf(D.page.locator('.dm-chat-pane'))];
+  assert.ok(a && b && a.x + a.width <= b.x, `two panes side by side: ${JSON.stringify([a, b])}`);
+  assert.deepEqual(await axeViolations(D.page), [], 'the desktop conversation passes axe (zh)');
+  await shot(D.page, 'messages-desktop-two-panes-zh');
+  clean(M.w, 'gil'); clean(D.w, 'hana');
+  await M.context.close(); await D.context.close();
 });

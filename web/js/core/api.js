@@ -201,8 +201,8 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     // (the Retry of one that failed) can never write it twice.
     conversations: (page) => request('GET', '/conversations' + query(page)),
     messages: (name, page) => request('GET', '/conversations/' + enc(name) + '/messages' + query(page)),
-    sendMessage: (name, content, key = newKey()) => request('POST', '/conversations/' + enc(name) + '/messages',
-      { content }, { headers: { 'Idempotency-Key': key }, retries: 2 }),
+    sendMessage: (name, content, key = newKey(), mediaIds = []) => request('POST', '/conversations/' + enc(name) + '/messages',
+      mediaIds.length ? { content, media_ids: mediaIds } : { content }, { headers: { 'Idempotency-Key': key }, retries: 2 }),
     readConversation: (name, upTo) => request('POST', '/conversations/' + enc(name) + '/read', { up_to: upTo }),
     unreadConversation: (name) => request('POST', '/conversations/' + enc(name) + '/unread'),
     deleteMessage: (id) => request('DELETE', '/messages/' + enc(id)),

@@ -24,7 +24,7 @@ import { t } from './i18n.js';
 import { countChars, newKey } from './api.js';
 import { retryable } from './feed.js';
 import { timeElement } from './time.js';
-import { mediaGrid } from './media.js';
+import { mediaGrid, attachments, imageFiles } from './media.js';
 import { MAX_MESSAGE, otherOf, same, sendError } from './messages.js';
 import { leftLabel } from './editor.js';
 import { composeAssist } from './assist.js';
@@ -32,6 +32,7 @@ import { composeAssist } from './assist.js';
 const PAGE = 30;
 const NEAR_BOTTOM = 80; // px: closer than this to the end, new messages scroll into view
 const COUNT_FROM = 100; // characters left from which the counter shows
+const GROUP = 5 * 60 * 1000; // ms: one person's messages closer than this share one time
 
 let seq = 0;
 
@@ -64,18 +65,19 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     attrs: { 'aria-describedby': id + '-count', maxlength: String(MAX_MESSAGE * 2), enterkeyhint: 'send', autocomplete: 'off' },
   });
   const assist = composeAssist(input, ctx, { max: MAX_MESSAGE });
+  const media = attachments(ctx, { onChange: () => update() });
   const count = h('span', { class: 'chat-count', id: id + '-count' });
   const send = h('button', { type: 'submit', class: 'btn btn-primary chat-send', disabled: true, attrs: { 'aria-label': t('chat.send') } }, icon('send', 20));
   const note = h('p', { class: 'chat-note muted', hidden: true });
   const form = h('form', { class: 'chat-form', on: { submit: (e) => { e.preventDefault(); submit(); } } },
-    h('label', { class: 'visually-hidden', htmlFor: id }, phrase(t('chat.input', slots('name')), who())), assist.el, assist.button, count, send);
-  const el = h('section', { class: 'chat' }, logName.el, h('div', { class: 'chat-frame' }, scroller, pill), note, form);
+    h('label', { class: 'visually-hidden', htmlFor: id }, phrase(t('chat.input', slots('name')), who())), media.button, media.input, assist.el, assist.button, count, send);
+  const el = h('section', { class: 'chat' }, logName.el, h('div', { class: 'chat-frame' }, scroller, pill), note, media.el, form);
 
   // ---- the box ----
 
   function update() {
     const left = MAX_MESSAGE - countChars(input.value);
-    send.disabled = !input.value.trim() || left < 0;
+    send.disabled = (!input.value.trim() && media.count() === 0) || left < 0 || media.failed();
     count.textContent = left <= COUNT_FROM ? String(left) : '';
     count.dataset.state = left < 0 ? 'over' : left <= 20 ? 'warn' : '';
     count.setAttribute('aria-label', leftLabel(left));
@@ -91,13 +93,31 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     submit();
   });
 
-  function submit() {
+  // Pictures pasted into the box are attached like picked ones.
+  input.addEventListener('paste', (e) => {
+    const files = imageFiles(e.clipboardData);
+    if (files.length) { e.preventDefault(); media.add(files); }
+  });
+
+  async function submit() {
     if (send.disabled) return;
-    const p = { key: newKey(), content: input.value.trim(), node: null, state: 'sending' };
+    let mediaIds = [];
+    if (media.count()) {
+      send.disabled = true;
+      try {
+        mediaIds = await media.ready(); // waits for the uploads and sends changed descriptions
+      } catch (err) {
+        ctx.toast(err.message);
+        update();
+        return;
+      }
+    }
+    const p = { key: newKey(), content: input.value.trim(), mediaIds, node: null, state: 'sending' };
     pending.push(p);
     p.node = pendingNode(p);
     sending.append(p.node);
     input.value = '';
+    media.clear();
     update();
     toBottom();
     attempt(p);
@@ -107,8 +127,8 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     p.state = 'sending';
     drawPending(p);
     try {
-      if (!outbox) { resolved(p, await ctx.api.sendMessage(name, p.content, p.key)); return; }
-      const res = await outbox.write('message', { to: name, content: p.content }, p.key);
+      if (!outbox) { resolved(p, await ctx.api.sendMessage(name, p.content, p.key, p.mediaIds)); return; }
+      const res = await outbox.write('message', { to: name, content: p.content, media_ids: p.mediaIds }, p.key);
       if (res.sent) resolved(p, res.sent); else waiting(p);
     } catch (err) {
       p.state = 'failed';
@@ -121,7 +141,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     const refocus = p.node.contains(document.activeElement);
     drop(p);
     held.delete(m.id);
-    add(m);
+    if (add(m) && done) drawTop(); // "Say hello" becomes "the beginning"
     flush(p.content);
     if (refocus) input.focus();
   }
@@ -164,7 +184,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
     outbox.waiting('message', (item) => same(item.fields.to, name)).then((items) => {
       for (const item of items) {
         if (pending.some((q) => q.key === item.key)) continue;
-        const p = { key: item.key, content: item.fields.content, node: null, state: 'waiting' };
+        const p = { key: item.key, content: item.fields.content, mediaIds: item.fields.media_ids || [], node: null, state: 'waiting' };
         pending.push(p);
         p.node = pendingNode(p);
         sending.append(p.node);
@@ -176,20 +196,44 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
 
   // ---- messages ----
 
+  /**
+   * bubble is one message. Its time shows under the last of a run of one
+   * person's messages (see regroup), and the others' on a tap or when
+   * something in it has the focus; a screen reader reads each. Delete
+   * shows on hover, on a tap, or when it has the keyboard's focus.
+   */
   function bubble(m) {
     const mine = m.sender.id === me.id;
-    return h('div', { class: 'msg ' + (mine ? 'msg-mine' : 'msg-theirs'), dataset: { id: String(m.id) } },
-      h('div', { class: 'msg-bubble' },
+    const time = timeElement(m.created_at);
+    const node = h('div', {
+      class: 'msg ' + (mine ? 'msg-mine' : 'msg-theirs'),
+      dataset: { id: String(m.id), sender: String(m.sender.id), at: String(new Date(m.created_at).getTime() || 0) },
+      on: { click: (e) => { if (!e.target.closest('button, a')) node.classList.toggle('msg-open'); } },
+    },
+    h('div', { class: 'msg-row' },
+      h('div', { class: 'msg-bubble', attrs: { title: time.title } },
         h('span', { class: 'visually-hidden' }, mine ? t('chat.you') : phrase(t('chat.from', slots('name')), { name: own(m.sender.username) })),
-        own(m.content, 'p', { class: 'msg-text' }),
+        m.content ? own(m.content, 'p', { class: 'msg-text' }) : null,
         mediaGrid(m.media, ctx)),
-      h('div', { class: 'msg-meta' }, timeElement(m.created_at),
-        mine ? h('button', { type: 'button', class: 'msg-delete', attrs: { 'aria-label': t('chat.delete') }, on: { click: () => remove(m) } }, icon('trash', 16)) : null));
+      mine ? h('button', { type: 'button', class: 'msg-delete', attrs: { 'aria-label': t('chat.delete') }, on: { click: () => remove(m) } }, icon('trash', 16)) : null),
+    h('div', { class: 'msg-meta' }, time));
+    return node;
+  }
+
+  /** regroup marks node (and its neighbours) grouped when the next message is the same person's, soon after. */
+  function regroup(node) {
+    for (const n of [node && node.previousElementSibling, node, node && node.nextElementSibling]) {
+      if (!n) continue;
+      const next = n.nextElementSibling;
+      n.classList.toggle('msg-grouped', !!next && next.dataset.sender === n.dataset.sender && Number(next.dataset.at) - Number(n.dataset.at) < GROUP);
+    }
   }
 
   function pendingNode(p) {
     return h('div', { class: 'msg msg-mine msg-pending' },
-      h('div', { class: 'msg-bubble' }, h('span', { class: 'visually-hidden' }, t('chat.you')), own(p.content, 'p', { class: 'msg-text' })),
+      h('div', { class: 'msg-bubble' }, h('span', { class: 'visually-hidden' }, t('chat.you')),
+        p.content ? own(p.content, 'p', { class: 'msg-text' }) : null,
+        p.mediaIds && p.mediaIds.length ? h('p', { class: 'msg-text msg-pictures' }, icon('image', 16), ' ', t('messages.picture')) : null),
       h('div', { class: 'msg-meta' }));
   }
 
@@ -230,12 +274,15 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
       after.after(node);
     }
     shown.set(m.id, node);
+    regroup(node);
     return true;
   }
 
   function unshow(mid) {
     const node = shown.get(mid);
+    const prev = node && node.previousElementSibling;
     if (node) node.remove();
+    if (prev) regroup(prev);
     shown.delete(mid);
     held.delete(mid);
     if (done) drawTop();
