@@ -57,6 +57,8 @@ const SHELL = [
   'js/core/recovery.js',
   'js/core/reposts.js',
   'js/core/render.js',
+  'js/core/ask.js',
+  'js/core/filtered.js',
   'js/core/avatar.js',
   'js/core/safety.js',
   'js/core/search.js',
