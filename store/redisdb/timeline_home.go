@@ -78,6 +78,7 @@ func (s *Store) HomeSince(ctx context.Context, uid, after int64, max int, skip [
 // waits on one round trip for them (then one more to load the posts), and
 // one with pulled stars one more. On a cluster the lookup's second part
 // goes with the loading of the posts, or alone when there are none to load.
+// Posts the reader's word filters hide are left out.
 func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int, skip []int64) ([]store.Post, int64, error) {
 	ranges := []*redis.ZRangeBy{reqpath.RangeBy(0, 0, 1)}
 	if max > 0 {
@@ -114,6 +115,10 @@ func (s *Store) HomeSinceLast(ctx context.Context, uid, after int64, max int, sk
 	if max > 0 && posts == nil {
 		posts, err = s.homePosts(ctx, uid, unskipped(ids[1], skip, max))
 	}
+	// What the reader's word filters hide is folded on its home pages
+	// (store.Post.Filtered) but never replayed: the live feed leaves it out
+	// as it leaves out a filtered post live, on every kind of stream.
+	posts = slices.DeleteFunc(posts, func(p store.Post) bool { return p.Filtered })
 	return posts, last, err
 }
 
