@@ -342,10 +342,15 @@ const AXE = join(here, 'node_modules', 'axe-core', 'axe.min.js');
  * page's Content-Security-Policy would refuse).
  */
 export async function axeViolations(page) {
+  // A row that has just arrived live fades in (.enter, 0.45 s); axe would
+  // read its text's contrast mid-fade, as no reader sees it for long.
+  await page.evaluate(() => Promise.all(document.getAnimations()
+    .filter((a) => a.effect?.getComputedTiming().endTime !== Infinity).map((a) => a.finished.catch(() => {}))));
   if (!await page.evaluate(() => Boolean(window.axe))) await page.evaluate(await readFile(AXE, 'utf8'));
   const violations = await page.evaluate(() => window.axe.run(document, {
     runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
     resultTypes: ['violations'],
-  }).then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }))));
-  return violations.map((v) => `${v.id} (${v.help}): ${v.targets.join(', ')}`);
+  }).then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
+      why: v.nodes[0]?.any[0]?.message ?? v.nodes[0]?.failureSummary ?? '' }))));
+  return violations.map((v) => `${v.id} (${v.help}): ${v.targets.join(', ')}${v.why ? ` (${v.why})` : ''}`);
 }

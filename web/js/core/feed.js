@@ -174,9 +174,10 @@ export class Feed {
   /**
    * add puts a live item at the top, once. With hold (the default), an item
    * that arrives while the reader is scrolled down waits behind the pill;
-   * without, it shows at once, even if it was waiting there.
+   * without, it shows at once, even if it was waiting there. It slides in
+   * unless animate is false (an item drawn again, not a new one).
    */
-  add(item, { hold = true } = {}) {
+  add(item, { hold = true, animate = true } = {}) {
     const k = this.key(item);
     if (this.nodes.has(k)) return false;
     if (this.pending.some((p) => this.key(p) === k)) {
@@ -191,7 +192,7 @@ export class Feed {
       this._pill();
       return true;
     }
-    this._prepend(item, true);
+    this._prepend(item, animate);
     return true;
   }
 

@@ -272,8 +272,9 @@ export function conversationsList(ctx) {
   const redraw = (e) => {
     const c = byName.get(e.detail.toLowerCase());
     // Not while the row is being drawn: render tells the inbox of it, and
-    // the list adds it itself once render returns.
-    if (c && feed.nodes.has(convKey(c))) { feed.remove(convKey(c)); feed.add(c, { hold: false }); }
+    // the list adds it itself once render returns. The row is the same
+    // conversation, read or unread now: it does not slide in again.
+    if (c && feed.nodes.has(convKey(c))) { feed.remove(convKey(c)); feed.add(c, { hold: false, animate: false }); }
   };
   inbox.addEventListener('conversation', redraw);
 
