@@ -373,6 +373,8 @@ deps-test: deps-bench
 	@test -f /usr/lib/mysql/plugin/ha_mroonga.so || { $(call apt_install,mariadb-plugin-mroonga); }
 	@# The LDAP sign-in's tests start throwaway slapd servers (server/ldapauth/ldaptest).
 	@test -x /usr/sbin/slapd && command -v ldapsearch >/dev/null || { $(call apt_install,slapd ldap-utils); }
+	@# The browser tests drive Chromium's headless build (a third less CPU than the full browser headless); bench-firstpaint and the README's screenshots use the full one.
+	@test -x /usr/bin/chromium-headless-shell || { $(call apt_install,chromium-headless-shell); }
 	@test -x /usr/bin/chromium || { $(call apt_install,chromium); }
 	@# Mastodon.py, a Mastodon client library, drives the API in a server test (Debian's Python packages load under /usr/bin/python3).
 	@/usr/bin/python3 -c 'import mastodon' 2>/dev/null || { $(call apt_install,python3-mastodon); }

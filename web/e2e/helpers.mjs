@@ -17,7 +17,8 @@ export const CONTROL_URL = (process.env.CONTROL_URL || '').replace(/\/$/, '');
 if (!BASE_URL) {
   throw new Error('BASE_URL is not set: run these tests through `go test ./server -run TestBrowser` (or make test), which starts the server');
 }
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+// CHROMIUM is set by browser_test.go (Debian's chromium-headless-shell where installed).
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium-headless-shell';
 const here = dirname(fileURLToPath(import.meta.url));
 export const SHOTS = join(here, 'screenshots');
 
@@ -37,10 +38,14 @@ export async function until(fn, what = 'the condition') {
   }
 }
 
-/** launch starts headless Chromium; close it in an after hook. */
-export async function launch() {
+// CHROMIUM_FULL is the whole browser, for what the headless build lacks:
+// notifications and push messaging (push.test.mjs).
+const CHROMIUM_FULL = process.env.CHROMIUM_FULL || '/usr/bin/chromium';
+
+/** launch starts headless Chromium (with full, the whole browser headless); close it in an after hook. */
+export async function launch({ full = false } = {}) {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: full ? CHROMIUM_FULL : CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],

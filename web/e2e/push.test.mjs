@@ -15,7 +15,8 @@ import assert from 'node:assert/strict';
 import { BASE_URL, launch, newUser, api, phone, shot, clean, until } from './helpers.mjs';
 
 let browser;
-before(async () => { browser = await launch(); });
+// The whole browser: Chromium's headless build has no notifications or push messaging.
+before(async () => { browser = await launch({ full: true }); });
 after(async () => { await browser?.close(); });
 
 /** openApp opens the app as u with its service worker on, notifications allowed, and waits for the worker. */
