@@ -84,38 +84,53 @@ type staticSite struct {
 	prefix string
 	files  map[string]*staticFile
 	cyclic map[string]bool // files met again while being prepared: never versioned
+	hashed map[string]bool // the bundle's files, whose names hold their versions (static_bundle.go)
 }
 
-// The front ends are embedded in the binary, so each is prepared (versioned
-// and compressed) once per process, not once per server made in it: the
-// tests start hundreds, and preparing took a sixth of their CPU.
+// The front ends are embedded in the binary, so each is prepared (bundled,
+// versioned and compressed) once per process and way of serving, not once
+// per server made in it: the tests start hundreds, and preparing took a
+// sixth of their CPU.
 var (
-	webSite    = sync.OnceValue(func() echo.HandlerFunc { return handleStatic(web.FS(), "/") })
-	mobileSite = sync.OnceValue(func() echo.HandlerFunc { return handleStatic(mobile.FS(), "/m/") })
+	webSite    = oncePerMode(func(bundle bool) echo.HandlerFunc { return handleStatic(web.FS(), "/", bundle) })
+	mobileSite = oncePerMode(func(bundle bool) echo.HandlerFunc { return handleStatic(mobile.FS(), "/m/", bundle) })
 )
 
+// oncePerMode calls make at most once for each value of bundle.
+func oncePerMode(make func(bundle bool) echo.HandlerFunc) func(bundle bool) echo.HandlerFunc {
+	bundled := sync.OnceValue(func() echo.HandlerFunc { return make(true) })
+	modules := sync.OnceValue(func() echo.HandlerFunc { return make(false) })
+	return func(bundle bool) echo.HandlerFunc {
+		if bundle {
+			return bundled()
+		}
+		return modules()
+	}
+}
+
 // frontEndRoutes serves the desktop front end under / and the mobile app
-// under /m/: every path no other route takes.
-func frontEndRoutes(e *echo.Echo) {
+// under /m/: every path no other route takes. With bundle, their pages load
+// their code bundled (static_bundle.go); else module by module.
+func frontEndRoutes(e *echo.Echo, bundle bool) {
 	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
 	readOnly := []string{http.MethodGet, http.MethodHead}
-	e.Match(readOnly, "/m/*", mobileSite())
-	e.Match(readOnly, "/*", webSite())
+	e.Match(readOnly, "/m/*", mobileSite(bundle))
+	e.Match(readOnly, "/*", webSite(bundle))
 }
 
 // handleStatic serves a front end from fsys under prefix. A path that is not
 // a file and has no extension is a route of the app (say /u/alice) and gets
 // its index.html; a missing asset is a plain 404. The files are read,
-// versioned and compressed here, once.
-func handleStatic(fsys fs.FS, prefix string) echo.HandlerFunc {
-	site, err := newStaticSite(fsys, prefix)
+// bundled if bundle, versioned and compressed here, once.
+func handleStatic(fsys fs.FS, prefix string, bundle bool) echo.HandlerFunc {
+	site, err := newStaticSite(fsys, prefix, bundle)
 	if err != nil {
 		panic(fmt.Sprintf("static files under %s: %v", prefix, err)) // they are embedded: a build error
 	}
 	return site.serve
 }
 
-func newStaticSite(fsys fs.FS, prefix string) (*staticSite, error) {
+func newStaticSite(fsys fs.FS, prefix string, bundle bool) (*staticSite, error) {
 	raw := map[string][]byte{}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -127,7 +142,16 @@ func newStaticSite(fsys fs.FS, prefix string) (*staticSite, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &staticSite{prefix: prefix, files: make(map[string]*staticFile, len(raw)), cyclic: map[string]bool{}}
+	s := &staticSite{prefix: prefix, files: make(map[string]*staticFile, len(raw)), cyclic: map[string]bool{}, hashed: map[string]bool{}}
+	if bundle {
+		added, err := bundleSite(fsys, raw, s.resolve)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range added {
+			s.hashed[name] = true
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(raw)) { // sorted, so a cycle is cut in the same place every time
 		s.prepare(name, raw, map[string]bool{})
 	}
@@ -162,7 +186,7 @@ func (s *staticSite) withPreloads(name string, f *staticFile, raw map[string][]b
 			}
 			seen[target] = true
 			url := s.prefix + target
-			if !s.cyclic[target] {
+			if !s.cyclic[target] && !s.hashed[target] {
 				url += "?v=" + s.files[target].version
 			}
 			links = fmt.Appendf(links, "<link rel=\"modulepreload\" href=\"%s\">\n  ", url)
@@ -200,7 +224,7 @@ func (s *staticSite) prepare(name string, raw map[string][]byte, busy map[string
 	busy[name] = true
 	defer delete(busy, name)
 	body := raw[name]
-	if re := refPatterns[path.Ext(name)]; re != nil {
+	if re := refPatterns[path.Ext(name)]; re != nil && !s.hashed[name] {
 		body = addVersions(body, re, func(ref string) string {
 			target := s.resolve(name, ref)
 			if _, ok := raw[target]; !ok || !versioned(target) {
@@ -346,7 +370,7 @@ func (s *staticSite) serve(c echo.Context) error {
 			}
 		}
 	}
-	if versioned(name) && r.URL.Query().Get("v") == f.version {
+	if versioned(name) && (r.URL.Query().Get("v") == f.version || s.hashed[name]) {
 		h.Set("Cache-Control", cacheImmutable)
 	} else {
 		h.Set("Cache-Control", cacheRevalidate)

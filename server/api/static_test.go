@@ -20,21 +20,26 @@ import (
 	"microblog/web"
 )
 
-// staticServer serves both front ends the way frontEndRoutes does, without Redis.
+// staticServer serves both front ends the way frontEndRoutes does by
+// default (bundled), without Redis; modulesServer as MICROBLOG_BUNDLE=off does.
 func staticServer(t *testing.T) *httptest.Server {
-	return sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()})
+	return sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, true)
+}
+
+func modulesServer(t *testing.T) *httptest.Server {
+	return sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, false)
 }
 
 // sitesServer serves each file system under its prefix (one of "/" and "/m/").
-func sitesServer(t *testing.T, sites map[string]fs.FS) *httptest.Server {
+func sitesServer(t *testing.T, sites map[string]fs.FS, bundle bool) *httptest.Server {
 	t.Helper()
 	e := echo.New()
 	readOnly := []string{http.MethodGet, http.MethodHead}
 	if fsys, ok := sites["/m/"]; ok {
-		e.Match(readOnly, "/m/*", handleStatic(fsys, "/m/"))
+		e.Match(readOnly, "/m/*", handleStatic(fsys, "/m/", bundle))
 	}
 	if fsys, ok := sites["/"]; ok {
-		e.Match(readOnly, "/*", handleStatic(fsys, "/"))
+		e.Match(readOnly, "/*", handleStatic(fsys, "/", bundle))
 	}
 	ts := httptest.NewServer(e)
 	t.Cleanup(ts.Close)
@@ -205,8 +210,12 @@ func TestStaticCacheHeaders(t *testing.T) {
 			t.Errorf("%s: %d, Cache-Control %q", m[1], resp.StatusCode, resp.Header.Get("Cache-Control"))
 		}
 		// The same file at its plain URL, or under a version it no longer
-		// has, is the current content but must be revalidated.
+		// has, is the current content but must be revalidated; but for the
+		// bundle's files, whose names are their versions.
 		plain, _, _ := strings.Cut(u, "?")
+		if contentHashed.MatchString(plain) {
+			continue
+		}
 		for _, other := range []string{plain, plain + "?v=0123456789abcdef"} {
 			if cc := get2(t, other).Header.Get("Cache-Control"); cc != "no-cache" {
 				t.Errorf("%s: Cache-Control %q", strings.TrimPrefix(other, ts.URL), cc)
@@ -237,65 +246,85 @@ func TestStaticETagRevalidation(t *testing.T) {
 }
 
 // TestStaticVersionedURLsResolve follows every versioned reference from
-// both pages, through style sheets and module imports: each resolves to a
-// file served as immutable, its ?v= is that file's version as served, every
-// module of the app is reached, and no relative import is left unversioned
-// (the browser would load that module twice, under two URLs).
+// both pages, through style sheets and module imports, bundled and not: each
+// resolves to a file served as immutable, its ?v= is that file's version as
+// served, every module of the app (or every file of the bundle) is reached,
+// and no relative import is left unversioned (the browser would load that
+// module twice, under two URLs) but those of the bundle's files, whose
+// names hold their versions.
 func TestStaticVersionedURLsResolve(t *testing.T) {
 	parallel(t)
-	ts := staticServer(t)
-	plainImport := regexp.MustCompile(`(?:from|import)\s*\(?\s*['"](\.\.?/[^'"?]+)['"]`)
-	seen := map[string]bool{}
-	versionOf := map[string]string{} // path → the one version it is referred to by
-	var visit func(u *url.URL)
-	visit = func(u *url.URL) {
-		resp, body := get(t, "GET", u.String())
-		if resp.StatusCode != 200 {
-			t.Errorf("%s: %d", u.RequestURI(), resp.StatusCode)
-			return
-		}
-		if m := plainImport.FindSubmatch(body); m != nil {
-			t.Errorf("%s imports %s without a version", u.Path, m[1])
-		}
-		for _, m := range versionedRef.FindAllSubmatch(body, -1) {
-			ref, err := u.Parse(string(m[1]))
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := ref.Query().Get("v")
+	anyImport := regexp.MustCompile(`(?:\bfrom|\bimport)\s*\(?\s*['"](\.\.?/[^'"?]+)['"]`)
+	for _, bundle := range []bool{true, false} {
+		ts := sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, bundle)
+		seen := map[string]bool{}
+		versionOf := map[string]string{} // path → the one version it is referred to by
+		var visit func(u *url.URL)
+		check := func(from, ref *url.URL, v string) {
 			if was, ok := versionOf[ref.Path]; ok && was != v {
 				t.Errorf("%s is referred to as ?v=%s and ?v=%s", ref.Path, was, v)
 			}
 			versionOf[ref.Path] = v
 			if seen[ref.String()] {
-				continue
+				return
 			}
 			seen[ref.String()] = true
 			resp, _ := get(t, "HEAD", ref.String())
 			if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
-				t.Errorf("%s (from %s): %d, Cache-Control %q", ref.RequestURI(), u.Path, resp.StatusCode, resp.Header.Get("Cache-Control"))
+				t.Errorf("%s (from %s): %d, Cache-Control %q", ref.RequestURI(), from.Path, resp.StatusCode, resp.Header.Get("Cache-Control"))
 			}
-			if strings.Trim(resp.Header.Get("ETag"), `"`) != v {
+			if v != "" && strings.Trim(resp.Header.Get("ETag"), `"`) != v {
 				t.Errorf("%s: ETag %s is not its version", ref.RequestURI(), resp.Header.Get("ETag"))
 			}
 			if ext := path.Ext(ref.Path); ext == ".js" || ext == ".css" {
 				visit(ref)
 			}
 		}
-	}
-	for _, p := range []string{"/", "/m/"} {
-		u, _ := url.Parse(ts.URL + p)
-		visit(u)
-	}
-	for prefix, fsys := range map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()} {
-		fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && path.Ext(name) == ".js" && name != "sw.js" {
+		visit = func(u *url.URL) {
+			resp, body := get(t, "GET", u.String())
+			if resp.StatusCode != 200 {
+				t.Errorf("%s: %d", u.RequestURI(), resp.StatusCode)
+				return
+			}
+			for _, m := range anyImport.FindAllSubmatch(body, -1) {
+				ref, _ := u.Parse(string(m[1]))
+				if !contentHashed.MatchString(ref.Path) {
+					t.Errorf("%s imports %s without a version", u.Path, m[1])
+					continue
+				}
+				check(u, ref, "")
+			}
+			for _, m := range versionedRef.FindAllSubmatch(body, -1) {
+				ref, err := u.Parse(string(m[1]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(u, ref, ref.Query().Get("v"))
+			}
+		}
+		for _, p := range []string{"/", "/m/"} {
+			u, _ := url.Parse(ts.URL + p)
+			visit(u)
+		}
+		for prefix, fsys := range map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()} {
+			site, err := newStaticSite(fsys, prefix, bundle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := 0
+			for name := range site.files {
+				if path.Ext(name) != ".js" || name == "sw.js" || bundle != contentHashed.MatchString("/"+name) {
+					continue
+				}
+				code++
 				if _, ok := versionOf[prefix+name]; !ok {
-					t.Errorf("%s%s is never loaded with a version", prefix, name)
+					t.Errorf("bundle %v: %s%s is never loaded", bundle, prefix, name)
 				}
 			}
-			return err
-		})
+			if code < 5 {
+				t.Errorf("bundle %v: %s has %d code files", bundle, prefix, code)
+			}
+		}
 	}
 }
 
@@ -315,11 +344,11 @@ func TestStaticVersionsFollowImports(t *testing.T) {
 			"js/x.js":     {Data: []byte("import { c } from './c.js';\nexport const x = 2;\n")},
 		}
 	}
-	one, err := newStaticSite(site("export const b = 1;\n"), "/")
+	one, err := newStaticSite(site("export const b = 1;\n"), "/", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, _ := newStaticSite(site("export const b = 2;\n"), "/")
+	two, _ := newStaticSite(site("export const b = 2;\n"), "/", false)
 	for _, name := range []string{"index.html", "js/a.js", "js/lib/b.js"} {
 		if one.files[name].version == two.files[name].version {
 			t.Errorf("%s keeps its version when js/lib/b.js changes", name)
@@ -426,64 +455,71 @@ func TestStaticRoutes(t *testing.T) {
 // modules its module script imports, directly or not, at the URLs the
 // imports ask for, so the browser fetches them at once rather than one
 // level of imports per round trip; the code loaded on demand (the
-// operators' page, the language catalogs) is not among them.
+// operators' page, the language catalogs, the emoji list) is not among
+// them. So with the modules as written and with the bundle.
 func TestStaticModulePreloads(t *testing.T) {
 	parallel(t)
-	ts := staticServer(t)
 	preload := regexp.MustCompile(`<link rel="modulepreload" href="([^"]+)">`)
 	entry := regexp.MustCompile(`<script type="module" src="([^"]+)">`)
 	imports := regexp.MustCompile(`(?:\bfrom|\bimport)\s*["'](\.\.?/[^"']+)["']`)
-	for _, page := range []string{"/", "/m/"} {
-		_, body := get(t, "GET", ts.URL+page)
-		listed := map[string]bool{}
-		for _, m := range preload.FindAllSubmatch(body, -1) {
-			listed[string(m[1])] = true
-		}
-		m := entry.FindSubmatch(body)
-		if m == nil {
-			t.Fatalf("%s has no module script", page)
-		}
-		base, _ := url.Parse(ts.URL + page)
-		start := base.ResolveReference(&url.URL{Path: string(m[1])})
-		if i := bytes.IndexByte(m[1], '?'); i >= 0 {
-			start, _ = url.Parse(base.ResolveReference(&url.URL{Path: string(m[1][:i])}).String() + string(m[1][i:]))
-		}
-		graph := map[string]bool{}
-		var walk func(u *url.URL)
-		walk = func(u *url.URL) {
-			resp, src := get(t, "GET", u.String())
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("%s: %s", u, resp.Status)
+	dynamic := regexp.MustCompile(`\bimport\(\s*["'](\.\.?/[^"']+)["']`)
+	for _, bundle := range []bool{true, false} {
+		ts := sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, bundle)
+		for _, page := range []string{"/", "/m/"} {
+			_, body := get(t, "GET", ts.URL+page)
+			listed := map[string]bool{}
+			for _, m := range preload.FindAllSubmatch(body, -1) {
+				listed[string(m[1])] = true
 			}
-			for _, m := range imports.FindAllSubmatch(src, -1) {
-				ref, err := url.Parse(string(m[1]))
-				if err != nil {
-					t.Fatal(err)
+			m := entry.FindSubmatch(body)
+			if m == nil {
+				t.Fatalf("%s has no module script", page)
+			}
+			base, _ := url.Parse(ts.URL + page)
+			start, _ := base.Parse(string(m[1]))
+			graph, onDemand := map[string]bool{}, map[string]bool{}
+			var walk func(u *url.URL)
+			walk = func(u *url.URL) {
+				resp, src := get(t, "GET", u.String())
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("%s: %s", u, resp.Status)
 				}
-				target := u.ResolveReference(ref)
-				key := target.RequestURI()
-				if !graph[key] {
-					graph[key] = true
-					walk(target)
+				for _, m := range dynamic.FindAllSubmatch(src, -1) {
+					ref, _ := u.Parse(string(m[1]))
+					onDemand[ref.RequestURI()] = true
+				}
+				for _, m := range imports.FindAllSubmatch(src, -1) {
+					target, err := u.Parse(string(m[1]))
+					if err != nil {
+						t.Fatal(err)
+					}
+					key := target.RequestURI()
+					if !graph[key] {
+						graph[key] = true
+						walk(target)
+					}
 				}
 			}
-		}
-		walk(start)
-		for u := range graph {
-			if !listed[u] {
-				t.Errorf("%s does not preload %s", page, u)
+			walk(start)
+			for u := range graph {
+				if !listed[u] {
+					t.Errorf("bundle %v: %s does not preload %s", bundle, page, u)
+				}
 			}
-		}
-		for u := range listed {
-			if !graph[u] {
-				t.Errorf("%s preloads %s, which its script does not import", page, u)
+			for u := range listed {
+				if !graph[u] {
+					t.Errorf("bundle %v: %s preloads %s, which its script does not import", bundle, page, u)
+				}
+				if onDemand[u] || strings.Contains(u, "/locales/") || strings.Contains(u, "admin") {
+					t.Errorf("bundle %v: %s preloads %s, which is loaded on demand", bundle, page, u)
+				}
 			}
-			if strings.Contains(u, "/locales/") || strings.Contains(u, "admin.js") {
-				t.Errorf("%s preloads %s, which is loaded on demand", page, u)
+			if len(onDemand) < 4 { // a language's three catalogs, the emoji list
+				t.Errorf("bundle %v: %s: only %d modules loaded on demand: %v", bundle, page, len(onDemand), onDemand)
 			}
-		}
-		if len(graph) < 20 {
-			t.Errorf("%s: only %d modules found; is the import pattern right?", page, len(graph))
+			if len(graph) < 20 && !bundle {
+				t.Errorf("%s: only %d modules found; is the import pattern right?", page, len(graph))
+			}
 		}
 	}
 }
