@@ -42,11 +42,15 @@ var contentHashed = regexp.MustCompile(`/` + bundleDir + `/[^/]+-[A-Z0-9]{8}\.js
 // the server replaces with the bundle's files.
 var swModules = regexp.MustCompile(`(?s)(const MODULES = \[)[^\]]*(\];)`)
 
+// catalogDir finds the language of a catalog module: js/core/locales/<language>/….
+var catalogDir = regexp.MustCompile(`/locales/([^/]+)/[^/]+\.js$`)
+
 // bundleSite replaces, in raw (a front end's files by name), each page's
 // module script with its bundle, adds the bundle's files, and lists them in
-// sw.js's MODULES when there is one. It returns the names of the files it added.
-func bundleSite(fsys fs.FS, raw map[string][]byte, resolve func(from, ref string) string) ([]string, error) {
-	var added []string
+// sw.js's MODULES when there is one. It returns the names of the files it
+// added, and by page and language the chunks of that language's catalogs.
+func bundleSite(fsys fs.FS, raw map[string][]byte, resolve func(from, ref string) string) (added []string, catalogs map[string]map[string][]string, err error) {
+	catalogs = map[string]map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		if path.Ext(name) != ".html" {
 			continue
@@ -60,7 +64,7 @@ func bundleSite(fsys fs.FS, raw map[string][]byte, resolve func(from, ref string
 		entry := resolve(name, src)
 		out, err := bundleModules(fsys, entry)
 		if err != nil {
-			return nil, fmt.Errorf("bundle %s: %w", entry, err)
+			return nil, nil, fmt.Errorf("bundle %s: %w", entry, err)
 		}
 		dir := path.Join(path.Dir(entry), bundleDir)
 		var entryOut string
@@ -71,6 +75,12 @@ func bundleSite(fsys fs.FS, raw map[string][]byte, resolve func(from, ref string
 			added = append(added, file)
 			if f.entry {
 				entryOut = f.name
+			}
+			if m := catalogDir.FindStringSubmatch("/" + f.from); m != nil && path.Ext(file) == ".js" {
+				if catalogs[name] == nil {
+					catalogs[name] = map[string][]string{}
+				}
+				catalogs[name][m[1]] = append(catalogs[name][m[1]], file)
 			}
 			if path.Ext(file) == ".js" {
 				code = append(code, file)
@@ -86,19 +96,20 @@ func bundleSite(fsys fs.FS, raw map[string][]byte, resolve func(from, ref string
 			}
 			list.WriteString("\n")
 			if !swModules.Match(sw) {
-				return nil, errors.New("sw.js has no const MODULES = [...]; list to put the bundle in")
+				return nil, nil, errors.New("sw.js has no const MODULES = [...]; list to put the bundle in")
 			}
 			raw[path.Join(path.Dir(name), "sw.js")] = swModules.ReplaceAll(sw, []byte("${1}"+strings.ReplaceAll(list.String(), "$", "$$")+"${2}"))
 		}
 	}
-	return added, nil
+	return added, catalogs, nil
 }
 
 // bundleFile is one file esbuild wrote.
 type bundleFile struct {
 	name  string // relative to the bundle's folder
 	body  []byte
-	entry bool // the entry's own chunk, the one the page loads
+	entry bool   // the entry's own chunk, the one the page loads
+	from  string // the module whose chunk this is, if it is loaded on demand (a dynamic import)
 }
 
 // bundleModules bundles entry and the modules it imports, read from fsys.
@@ -165,7 +176,8 @@ func bundleModules(fsys fs.FS, entry string) ([]bundleFile, error) {
 		if !contentHashed.MatchString("/" + bundleDir + "/" + name) {
 			return nil, fmt.Errorf("esbuild wrote %s, not a name with its hash", name)
 		}
-		out = append(out, bundleFile{name: name, body: f.Contents, entry: meta.Outputs[bundleDir+"/"+name].EntryPoint == ns+":"+entry})
+		from := strings.TrimPrefix(meta.Outputs[bundleDir+"/"+name].EntryPoint, ns+":")
+		out = append(out, bundleFile{name: name, body: f.Contents, entry: from == entry, from: from})
 	}
 	return out, nil
 }

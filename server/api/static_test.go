@@ -200,7 +200,7 @@ func TestStaticCacheHeaders(t *testing.T) {
 	// The page's assets carry their version and may be kept for a year.
 	_, page := get(t, "GET", ts.URL+"/")
 	refs := versionedRef.FindAllSubmatch(page, -1)
-	if len(refs) < 4 { // favicon, two style sheets, the app
+	if len(refs) < 3 { // the icon (in <link> and in the style sheet, now in the page), the app
 		t.Fatalf("index.html has %d versioned references:\n%s", len(refs), page)
 	}
 	for _, m := range refs {
@@ -456,7 +456,9 @@ func TestStaticRoutes(t *testing.T) {
 // imports ask for, so the browser fetches them at once rather than one
 // level of imports per round trip; the code loaded on demand (the
 // operators' page, the language catalogs, the emoji list) is not among
-// them. So with the modules as written and with the bundle.
+// them. So with the modules as written and with the bundle; the bundled page
+// also preloads the catalogs of the browser's language (Accept-Language),
+// and only those.
 func TestStaticModulePreloads(t *testing.T) {
 	parallel(t)
 	preload := regexp.MustCompile(`<link rel="modulepreload" href="([^"]+)">`)
@@ -465,8 +467,16 @@ func TestStaticModulePreloads(t *testing.T) {
 	dynamic := regexp.MustCompile(`\bimport\(\s*["'](\.\.?/[^"']+)["']`)
 	for _, bundle := range []bool{true, false} {
 		ts := sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, bundle)
-		for _, page := range []string{"/", "/m/"} {
-			_, body := get(t, "GET", ts.URL+page)
+		for _, c := range []struct{ page, accept, lang string }{
+			{"/", "", "en"}, {"/m/", "", "en"},
+			{"/", "zh-CN,zh;q=0.9,en;q=0.8", "zh-CN"}, {"/m/", "fr-FR, zh-TW;q=0.8, en;q=0.5", "zh-CN"},
+			{"/m/", "de, en-GB;q=0.9", "en"},
+		} {
+			page := c.page
+			resp, body := get(t, "GET", ts.URL+page, "Accept-Language: "+c.accept)
+			if varies(resp, "Accept-Language") != bundle {
+				t.Errorf("bundle %v: %s: Vary %q", bundle, page, resp.Header.Values("Vary"))
+			}
 			listed := map[string]bool{}
 			for _, m := range preload.FindAllSubmatch(body, -1) {
 				listed[string(m[1])] = true
@@ -506,12 +516,26 @@ func TestStaticModulePreloads(t *testing.T) {
 					t.Errorf("bundle %v: %s does not preload %s", bundle, page, u)
 				}
 			}
+			var catalogs []string
 			for u := range listed {
+				if onDemand[u] && bundle {
+					catalogs = append(catalogs, u)
+					continue
+				}
 				if !graph[u] {
 					t.Errorf("bundle %v: %s preloads %s, which its script does not import", bundle, page, u)
 				}
 				if onDemand[u] || strings.Contains(u, "/locales/") || strings.Contains(u, "admin") {
 					t.Errorf("bundle %v: %s preloads %s, which is loaded on demand", bundle, page, u)
+				}
+			}
+			if bundle && len(catalogs) != 3 { // core, desktop, mobile
+				t.Errorf("%s (Accept-Language %q) preloads %d of the modules loaded on demand: %v", page, c.accept, len(catalogs), catalogs)
+			}
+			for _, u := range catalogs {
+				_, src := get(t, "GET", ts.URL+u)
+				if chinese := regexp.MustCompile(`\p{Han}`).Match(src); chinese != (c.lang == "zh-CN") {
+					t.Errorf("%s (Accept-Language %q) preloads %s, not a catalog in %s", page, c.accept, u, c.lang)
 				}
 			}
 			if len(onDemand) < 4 { // a language's three catalogs, the emoji list
