@@ -5,11 +5,13 @@ import (
 	"compress/gzip"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -544,6 +546,89 @@ func TestStaticModulePreloads(t *testing.T) {
 			if len(graph) < 20 && !bundle {
 				t.Errorf("%s: only %d modules found; is the import pattern right?", page, len(graph))
 			}
+		}
+	}
+}
+
+// TestStaticBundle: by default each page loads the bundle of its modules
+// and holds its style sheets; the mobile service worker keeps every file of
+// the bundle (both languages' catalogs among them) and nothing else of the
+// code; MICROBLOG_BUNDLE=off serves the pages as written, with links to
+// their style sheets and their modules, and sw.js as written.
+func TestStaticBundle(t *testing.T) {
+	parallel(t)
+	bundled, modules := staticServer(t), modulesServer(t)
+	script := regexp.MustCompile(`<script type="module" src="([^"?]+)`)
+	for _, page := range []string{"/", "/m/"} {
+		_, b := get(t, "GET", bundled.URL+page)
+		_, m := get(t, "GET", modules.URL+page)
+		if s := script.FindSubmatch(b); s == nil || !contentHashed.Match(s[1]) {
+			t.Errorf("%s loads %q, not the bundle", page, s)
+		}
+		if s := script.FindSubmatch(m); s == nil || !strings.HasSuffix(string(s[1]), "js/app.js") {
+			t.Errorf("%s with MICROBLOG_BUNDLE=off loads %q, not js/app.js", page, s)
+		}
+		core, _ := fs.ReadFile(web.FS(), "core.css")
+		if bytes.Contains(b, []byte(`rel="stylesheet"`)) || !bytes.Contains(b, []byte("<style>\n"+string(core[:200]))) {
+			t.Errorf("%s does not hold its style sheets", page)
+		}
+		if !bytes.Contains(m, []byte(`<link rel="stylesheet" href="`)) || bytes.Contains(m, core[:200]) {
+			t.Errorf("%s with MICROBLOG_BUNDLE=off holds its style sheets", page)
+		}
+	}
+
+	// The service worker keeps what the bundled app loads, and all of it.
+	list := func(sw []byte) map[string]bool {
+		m := swModules.FindSubmatch(sw)
+		if m == nil {
+			t.Fatalf("sw.js has no MODULES list:\n%s", sw)
+		}
+		names := map[string]bool{}
+		for _, n := range regexp.MustCompile(`'([^']+)'`).FindAllSubmatch(swModules.Find(sw), -1) {
+			names[string(n[1])] = true
+		}
+		return names
+	}
+	_, sw := get(t, "GET", bundled.URL+"/m/sw.js")
+	site, err := newStaticSite(mobile.FS(), "/m/", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for name := range site.files {
+		if site.hashed[name] && path.Ext(name) == ".js" {
+			want[name] = true
+		}
+	}
+	if got := list(sw); len(want) < 5 || !maps.Equal(got, want) {
+		t.Errorf("the served sw.js keeps %v, want the bundle's %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+	}
+	for name := range want {
+		if resp, _ := get(t, "HEAD", bundled.URL+"/m/"+name); resp.StatusCode != 200 {
+			t.Errorf("/m/%s: %d", name, resp.StatusCode)
+		}
+	}
+	raw, _ := fs.ReadFile(mobile.FS(), "sw.js")
+	if _, asIs := get(t, "GET", modules.URL+"/m/sw.js"); !bytes.Equal(asIs, raw) || !list(raw)["js/app.js"] {
+		t.Error("with MICROBLOG_BUNDLE=off, sw.js is not served as written, listing the modules")
+	}
+}
+
+func TestBrowserLang(t *testing.T) {
+	parallel(t)
+	for header, want := range map[string]string{
+		"":                               "en",
+		"en-US,en;q=0.9":                 "en",
+		"zh-CN,zh;q=0.9,en;q=0.8":        "zh-CN",
+		"zh-TW":                          "zh-CN",
+		"fr, de;q=0.9":                   "en",
+		"fr, zh-Hans;q=0.5, en-GB;q=0.4": "zh-CN",
+		"en;q=0.2, zh;q=0.8":             "zh-CN",
+		"zh;q=0, en-AU":                  "en",
+		"not a header ;;; q=x":           "en",
+	} {
+		if got := browserLang(header); got != want {
+			t.Errorf("browserLang(%q) = %s, want %s", header, got, want)
 		}
 	}
 }
