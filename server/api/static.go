@@ -368,7 +368,9 @@ func versioned(name string) bool {
 func newStaticFile(name string, body []byte) *staticFile {
 	sum := sha256.Sum256(body)
 	f := &staticFile{body: body, contentType: contentType(name, body), version: hex.EncodeToString(sum[:8])}
-	if compressible(f.contentType) {
+	// The bundle's source maps (2 MB) are for developer tools alone:
+	// compressing them took as long as bundling.
+	if compressible(f.contentType) && path.Ext(name) != ".map" {
 		var buf bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // the level is valid
 		zw.Write(body)
@@ -382,8 +384,11 @@ func newStaticFile(name string, body []byte) *staticFile {
 
 // contentType is name's media type; .webmanifest is not in Go's table.
 func contentType(name string, body []byte) string {
-	if path.Ext(name) == ".webmanifest" {
+	switch path.Ext(name) {
+	case ".webmanifest":
 		return "application/manifest+json"
+	case ".map": // a source map
+		return "application/json"
 	}
 	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
 		return t
