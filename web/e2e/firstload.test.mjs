@@ -9,7 +9,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, desktop, phone, newUser, post, follow, clean } from './helpers.mjs';
+import { BASE_URL, launch, desktop, phone, newUser, post, follow, clean, shot } from './helpers.mjs';
 
 // MAX_REQUESTS is the budget: 12 (desktop) and 10 (mobile) when written.
 const MAX_REQUESTS = 20;
@@ -55,6 +55,7 @@ for (const [front, open, path] of [['desktop', desktop, '/'], ['mobile', phone, 
       const preloaded = await page.$$eval('link[rel=modulepreload]', (ls) => ls.map((l) => new URL(l.href).pathname));
       assert.equal(preloaded.filter((p) => code.some((u) => u.startsWith(p))).length, preloaded.length, `preloaded and not loaded: ${preloaded}`);
       assert.ok(preloaded.length >= 4, `preloads: ${preloaded}`); // a shared chunk and the three catalogs
+      await shot(page, `firstload-${front}-${locale}`);
       clean(P.w, `${front} ${locale}`);
       await P.context.close();
     });
