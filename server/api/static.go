@@ -259,9 +259,8 @@ func (s *staticSite) withPreloads(name string, f *staticFile, raw map[string][]b
 // that also preloads the chunks of that language's catalogs. The page's code
 // loads them before it shows anything (i18n.js), and it learns which only
 // once the bundle has arrived and run: a round trip the server saves by
-// guessing as i18n.js will, from the browser's languages (Accept-Language:
-// navigator.languages). A reader who chose another language in Settings
-// loads that one's after all, as before.
+// knowing as i18n.js will (shownLang): the language chosen in Settings, else
+// the browser's.
 func (s *staticSite) withCatalogs(name string, page *staticFile) {
 	for _, f := range []*staticFile{page, page.session, page.home} {
 		if f == nil || s.catalogs[name] == nil {
@@ -279,8 +278,20 @@ func (s *staticSite) withCatalogs(name string, page *staticFile) {
 	}
 }
 
-// browserLang is the language i18n.js will show the page in, as far as the
-// server can tell: the first of Accept-Language's (by q-value) that the
+// langCookie is the language chosen in the front ends' Settings (i18n.js).
+const langCookie = "microblog.lang"
+
+// shownLang is the language i18n.js will show the page in, as far as the
+// server can tell: the one chosen in Settings, which i18n.js keeps in a
+// cookie, else the browser's.
+func shownLang(r *http.Request) string {
+	if c, err := r.Cookie(langCookie); err == nil && (c.Value == "en" || c.Value == "zh-CN") {
+		return c.Value
+	}
+	return browserLang(r.Header.Get("Accept-Language"))
+}
+
+// browserLang is the language of the browser, as i18n.js reads it: the first of Accept-Language's (by q-value) that the
 // front ends speak, else English. Like i18n.js's pick, any en-* is "en" and
 // any zh-* is "zh-CN".
 func browserLang(header string) string {
@@ -464,7 +475,10 @@ func (s *staticSite) serve(c echo.Context) error {
 	}
 	if f.langs != nil {
 		h.Add("Vary", "Accept-Language")
-		if l := f.langs[browserLang(r.Header.Get("Accept-Language"))]; l != nil {
+		if !slices.Contains(h.Values("Vary"), "Cookie") {
+			h.Add("Vary", "Cookie") // the language cookie
+		}
+		if l := f.langs[shownLang(r)]; l != nil {
 			f = l
 		}
 	}

@@ -409,8 +409,9 @@ func TestStaticSessionHint(t *testing.T) {
 			t.Errorf("%s: the variants differ in more than the mark and the preloads", p)
 		}
 	}
-	if resp, _ := get(t, "GET", ts.URL+"/m/", "Cookie: auth=whatever"); varies(resp, "Cookie") {
-		t.Error("the mobile app, which has no mark, varies by cookie")
+	_, plain := get(t, "GET", ts.URL+"/m/")
+	if _, body := get(t, "GET", ts.URL+"/m/", "Cookie: auth=whatever"); !bytes.Equal(body, plain) || bytes.Contains(body, []byte("data-session")) {
+		t.Error("the mobile app, which has no mark, is served another page with the session cookie")
 	}
 }
 
@@ -473,10 +474,18 @@ func TestStaticModulePreloads(t *testing.T) {
 			{"/", "", "en"}, {"/m/", "", "en"},
 			{"/", "zh-CN,zh;q=0.9,en;q=0.8", "zh-CN"}, {"/m/", "fr-FR, zh-TW;q=0.8, en;q=0.5", "zh-CN"},
 			{"/m/", "de, en-GB;q=0.9", "en"},
+			// The language chosen in Settings (i18n.js keeps it in a cookie) wins.
+			{"/", "en-US;microblog.lang=zh-CN", "zh-CN"}, {"/m/", "zh-CN;microblog.lang=en", "en"},
+			{"/m/", "zh-CN;microblog.lang=fr", "zh-CN"},
 		} {
 			page := c.page
-			resp, body := get(t, "GET", ts.URL+page, "Accept-Language: "+c.accept)
-			if varies(resp, "Accept-Language") != bundle {
+			accept, lang, _ := strings.Cut(c.accept, ";")
+			headers := []string{"Accept-Language: " + accept}
+			if lang != "" {
+				headers = append(headers, "Cookie: auth=x; "+lang)
+			}
+			resp, body := get(t, "GET", ts.URL+page, headers...)
+			if varies(resp, "Accept-Language") != bundle || varies(resp, "Cookie") != (bundle || page == "/") {
 				t.Errorf("bundle %v: %s: Vary %q", bundle, page, resp.Header.Values("Vary"))
 			}
 			listed := map[string]bool{}

@@ -43,15 +43,8 @@ for (const [front, open, path] of [['desktop', desktop, '/'], ['mobile', phone, 
       // The catalogs: the three of the language shown, preloaded by the page.
       // The bundle's source maps say which modules each file holds.
       const lang = locale === 'zh-CN' ? 'zh-CN' : 'en';
-      const catalogs = [];
-      for (const u of code.filter((c) => c.includes('/bundle/'))) {
-        const map = await (await fetch(BASE_URL + u.replace(/\?.*/, '') + '.map')).json();
-        for (const src of map.sources) {
-          const m = src.match(/\/locales\/([^/]+)\/(\w+)\.js$/);
-          if (m) catalogs.push(`${m[1]}/${m[2]}`);
-        }
-      }
-      assert.deepEqual(catalogs.sort(), [`${lang}/core`, `${lang}/desktop`, `${lang}/mobile`]);
+      const catalogs = await catalogsOf(code);
+      assert.deepEqual(catalogs, [`${lang}/core`, `${lang}/desktop`, `${lang}/mobile`]);
       const preloaded = await page.$$eval('link[rel=modulepreload]', (ls) => ls.map((l) => new URL(l.href).pathname));
       assert.equal(preloaded.filter((p) => code.some((u) => u.startsWith(p))).length, preloaded.length, `preloaded and not loaded: ${preloaded}`);
       assert.ok(preloaded.length >= 4, `preloads: ${preloaded}`); // a shared chunk and the three catalogs
@@ -61,3 +54,37 @@ for (const [front, open, path] of [['desktop', desktop, '/'], ['mobile', phone, 
     });
   }
 }
+
+/** catalogsOf lists the catalogs ("zh-CN/core", …) that the bundle's files at paths hold, from their source maps. */
+async function catalogsOf(paths) {
+  const found = [];
+  for (const p of paths.filter((u) => u.includes('/bundle/'))) {
+    const map = await (await fetch(BASE_URL + p.replace(/\?.*/, '') + '.map')).json();
+    for (const src of map.sources) {
+      const m = src.match(/\/locales\/([^/]+)\/(\w+)\.js$/);
+      if (m) found.push(`${m[1]}/${m[2]}`);
+    }
+  }
+  return found.sort();
+}
+
+test('a language chosen in Settings is the one the page preloads the catalogs of, whatever the browser’s', async () => {
+  const P = await desktop(browser, null, { locale: 'en-US' });
+  const { page, context } = P;
+  await page.goto(BASE_URL + '/login');
+  await page.getByLabel('Language').selectOption('zh-CN');
+  await page.getByRole('button', { name: '登录' }).waitFor();
+  const cookie = (await context.cookies(BASE_URL)).find((c) => c.name === 'microblog.lang');
+  assert.equal(cookie && cookie.value, 'zh-CN', 'the choice is not in the language cookie');
+  const preloads = async () => {
+    const html = await (await context.request.get(BASE_URL + '/login', { headers: { 'Accept-Language': 'en-US,en;q=0.9' } })).text();
+    return [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]);
+  };
+  assert.deepEqual(await catalogsOf(await preloads()), ['zh-CN/core', 'zh-CN/desktop', 'zh-CN/mobile']);
+  // Back to English: the page preloads English again.
+  await page.getByLabel('语言').selectOption('en');
+  await page.getByRole('button', { name: 'Log in' }).waitFor();
+  assert.deepEqual(await catalogsOf(await preloads()), ['en/core', 'en/desktop', 'en/mobile']);
+  clean(P.w, 'language cookie');
+  await P.context.close();
+});
