@@ -18,8 +18,8 @@ import (
 // cold visit about eight waves of round trips (six connections, HTTP/1.1),
 // whatever the preloads. So each page's module script is bundled when the
 // site is prepared, in the server process, with esbuild's Go API, from the
-// embedded files: no build step for developers, who edit and reload as
-// before, and nothing generated in the repository. The output is ES
+// embedded files: no build step for developers beyond the server's own go
+// build, as before (no Node, no generated files in the repository). The output is ES
 // modules with code splitting: what the code imports dynamically (the
 // language catalogs, the operators' page, the emoji list) stays in chunks of
 // its own, loaded when asked for, as before. Minified, with a linked source
