@@ -20,6 +20,18 @@ const SHELL = [
   'style.css',
   'manifest.webmanifest',
   'cordova.js',
+  'icons/icon.svg',
+  'icons/icon-180.png',
+  'icons/icon-192.png',
+  'icons/icon-512.png',
+  'icons/maskable-512.png',
+];
+// MODULES are the app's code: its modules as written, for a server that serves
+// them so (MICROBLOG_BUNDLE=off) and for the Cordova app. The server, which
+// bundles them by default, writes the bundle's files here in their place
+// (server/api/static_bundle.go): a new bundle is a new sw.js, so the browser
+// installs it again and this list is what the page loads.
+const MODULES = [
   'js/app.js',
   'js/views.js',
   'js/config.js',
@@ -77,21 +89,23 @@ const SHELL = [
   'js/core/locales/zh-CN/core.js',
   'js/core/locales/zh-CN/desktop.js',
   'js/core/locales/zh-CN/mobile.js',
-  'icons/icon.svg',
-  'icons/icon-180.png',
-  'icons/icon-192.png',
-  'icons/icon-512.png',
-  'icons/maskable-512.png',
 ];
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll([...SHELL, ...MODULES])).then(() => self.skipWaiting()));
 });
 
+// activate drops the other caches, and from this one what the app no longer
+// loads: the files of an older bundle (their names change with their content).
 self.addEventListener('activate', (event) => {
-  event.waitUntil(caches.keys()
-    .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
-    .then(() => self.clients.claim()));
+  event.waitUntil((async () => {
+    const keys = await caches.keys();
+    await Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k)));
+    const keep = new Set([...SHELL, ...MODULES].map((p) => new URL(p, self.registration.scope).href));
+    const cache = await caches.open(CACHE);
+    for (const req of await cache.keys()) if (!keep.has(req.url)) await cache.delete(req);
+    await self.clients.claim();
+  })());
 });
 
 self.addEventListener('fetch', (event) => {

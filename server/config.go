@@ -39,6 +39,7 @@ type config struct {
 	Timelines        timelineConfig // the hybrid timelines, the fan-out and the archive
 	Repair           repairConfig   // the checker of half-written messages
 	Pprof            pprofConfig    // the profiler
+	Bundle           bool           // MICROBLOG_BUNDLE: the front ends' code bundled (envconfig.go)
 	Auth             authConfig     // local sign-up and the other ways to sign in (authconfig.go)
 	OIDC             oidcConfig     // the OpenID Connect sign-in (oidc_config.go)
 	Safety           safetyConfig   // operators and the limits of blocks and mutes (safety_config.go)

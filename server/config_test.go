@@ -40,6 +40,7 @@ func TestConfigDefaults(t *testing.T) {
 		{"write wait", cfg.Live.WriteWait, hub.DefaultWriteWait},
 		{"archive", tc.Archive, defaultArchive},
 		{"pprof address", cfg.Pprof.Addr, ""},
+		{"bundle", cfg.Bundle, true},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
@@ -67,6 +68,7 @@ func TestConfigEnvOnlySettingsValidated(t *testing.T) {
 		{"MICROBLOG_REPAIR_INTERVAL", "1ms"},
 		{"MICROBLOG_REDIS_REPLICA_ACKS", "-1"},
 		{"MICROBLOG_CLOCK_SKEW", "0s"},
+		{"MICROBLOG_BUNDLE", "false"},
 	} {
 		env := map[string]string{tc[0]: tc[1]}
 		_, err := loadConfig(nil, func(k string) string { return env[k] }, io.Discard)
@@ -74,9 +76,9 @@ func TestConfigEnvOnlySettingsValidated(t *testing.T) {
 			t.Errorf("%s=%q: error %v, want one naming %s", tc[0], tc[1], err, tc[0])
 		}
 	}
-	env := map[string]string{"MICROBLOG_FANOUT_WORKERS": "3", "MICROBLOG_REPAIR_INTERVAL": "5s", "MICROBLOG_PPROF_ADDR": "127.0.0.1:0"}
+	env := map[string]string{"MICROBLOG_FANOUT_WORKERS": "3", "MICROBLOG_REPAIR_INTERVAL": "5s", "MICROBLOG_PPROF_ADDR": "127.0.0.1:0", "MICROBLOG_BUNDLE": "off"}
 	cfg, err := loadConfig(nil, func(k string) string { return env[k] }, io.Discard)
-	if err != nil || cfg.Timelines.Workers != 3 || cfg.Repair.Interval.String() != "5s" || cfg.Pprof.Addr != "127.0.0.1:0" {
+	if err != nil || cfg.Timelines.Workers != 3 || cfg.Repair.Interval.String() != "5s" || cfg.Pprof.Addr != "127.0.0.1:0" || cfg.Bundle {
 		t.Fatalf("good values: %+v, %v", cfg, err)
 	}
 }

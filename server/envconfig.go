@@ -44,6 +44,19 @@ type repairConfig struct {
 	Interval time.Duration // MICROBLOG_REPAIR_INTERVAL: the time between two runs
 }
 
+// bundleSetting reads MICROBLOG_BUNDLE: whether the front ends' pages load
+// their code bundled (on, the default) or module by module (off).
+func bundleSetting(getenv func(string) string) (bool, error) {
+	switch v := getenv("MICROBLOG_BUNDLE"); v {
+	case "", "on":
+		return true, nil
+	case "off":
+		return false, nil
+	default:
+		return false, fmt.Errorf("invalid MICROBLOG_BUNDLE %q: want on or off", v)
+	}
+}
+
 // pprofConfig is the profiler's settings.
 type pprofConfig struct {
 	Addr string // MICROBLOG_PPROF_ADDR: where /debug/pprof/ is served; empty: nowhere
@@ -98,7 +111,8 @@ func readEnvSettings(getenv func(string) string, cfg *config) error {
 	}
 	cfg.Live, cfg.Timelines, cfg.Repair = lc, tc, rc
 	cfg.Pprof = pprofConfig{Addr: getenv("MICROBLOG_PPROF_ADDR")}
-	return nil
+	cfg.Bundle, err = bundleSetting(getenv)
+	return err
 }
 
 // envInt is a whole-number setting read from the environment, kept when unset.

@@ -57,6 +57,7 @@ func newAPIs(cfg config, st store.Service, files *media.Folder, logger *slog.Log
 		OIDC:   api.OIDC{Client: o.newRelyingParty(), Name: o.Name, RedirectURL: o.RedirectURL},
 		Push:   push,
 		Mail:   cfg.Mail.SMTP != nil,
+		Bundle: cfg.Bundle,
 		Logger: logger,
 	})
 	mst := mastodon.New(mastodon.Deps{

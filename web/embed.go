@@ -1,5 +1,6 @@
 // Package web is the desktop browser front end: plain HTML, CSS and
-// JavaScript modules with no build step, embedded into the server binary.
+// JavaScript modules with no build step, embedded into the server binary
+// (which bundles the modules when it starts: server/api/static_bundle.go).
 //
 // It also owns the parts both front ends share, core.css and the modules in
 // js/core; the mobile app is served them from here (see Shared).

@@ -7,7 +7,7 @@
 import { createApi } from './core/api.js';
 import { clear, icon, fill, h } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
-import { Feed } from './core/feed.js';
+import { Feed, PAGE } from './core/feed.js';
 import { postCard, avatarChanged, learnAvatar } from './core/render.js';
 import { setMediaBase } from './core/media.js';
 import { startClock } from './core/time.js';
@@ -230,12 +230,19 @@ async function onLoggedIn(res) {
   go('/home', { replace: true });
 }
 
+// firstHome is the home timeline's first page when the app starts with a
+// token: boot asks for it beside /me, a round trip sooner than after it, and
+// the home feed takes it for its first load, once.
+let firstHome = null;
+
 function startLive() {
   learnAvatar(app.user);
   app.homeFeed = new Feed({
     load: async (page) => {
+      const early = !page.cursor && !page.after && page.limit === PAGE ? firstHome : null;
+      firstHome = null;
       try {
-        const res = await api.home(page);
+        const res = await (early || api.home(page));
         if (!page.cursor && !page.after) config.saveHome(res.items);
         return res;
       } catch (err) {
@@ -312,13 +319,11 @@ async function takeSSOSession() {
 async function boot() {
   startClock();
   trackUnread(app, showUnread);
-  // Inside Cordova the files are on the phone already: no service worker.
-  if ('serviceWorker' in navigator && !window.cordova && /^https?:$/.test(location.protocol)) {
-    navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => { /* the app works without it */ });
-  }
   if (navigator.onLine === false) showOffline(true);
   if (location.hash === '#/sso') await takeSSOSession();
   if (config.server() && config.token()) {
+    firstHome = api.home({ limit: PAGE });
+    firstHome.catch(() => { /* the feed sees it when it takes this page */ });
     try {
       app.user = await api.me();
       config.saveUser(app.user);
@@ -336,8 +341,15 @@ async function boot() {
     }
   }
   if (app.user) startLive();
+  else firstHome = null; // a token that no longer works: not a page to show whoever logs in next
   render();
   ssoOutcome(toast);
+  // The service worker, which fetches the whole app to keep it, starts once
+  // the first view is under way, not beside the requests it needs. Inside
+  // Cordova the files are on the phone already: no service worker.
+  if ('serviceWorker' in navigator && !window.cordova && /^https?:$/.test(location.protocol)) {
+    navigator.serviceWorker.register('sw.js', { scope: './' }).catch(() => { /* the app works without it */ });
+  }
 }
 
 boot();

@@ -42,7 +42,11 @@ type Deps struct {
 	Push *webpush.Service
 	// Mail tells whether the server sends mail (MICROBLOG_SMTP_URL): its
 	// routes answer 503 mail_unavailable without (handle_mail.go).
-	Mail   bool
+	Mail bool
+	// Bundle tells whether the front ends' pages load their code bundled,
+	// a few files (the default), or module by module, as written
+	// (MICROBLOG_BUNDLE=off, for debugging); see static_bundle.go.
+	Bundle bool
 	Logger *slog.Logger
 }
 

@@ -137,7 +137,7 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 	v1.PUT(HeaderPath, handleHeader(st, a.d.Media, rl.Post), member)
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/media/:name", handleMediaFile(a.d.Media))
 
-	frontEndRoutes(e)
+	frontEndRoutes(e, a.d.Bundle)
 	return shared
 }
 

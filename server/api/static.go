@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/text/language"
 
 	"microblog/mobile"
 	"microblog/web"
@@ -77,6 +78,9 @@ type staticFile struct {
 	version     string      // hash of body, the ?v= of versioned URLs
 	session     *staticFile // the page with SessionCookieMark, if it has sessionMark
 	home        *staticFile // session, at the site's root: the home timeline preloaded too
+	// langs are this page by language, each also preloading the catalogs of
+	// the language shown (see withCatalogs); nil: one page for all.
+	langs map[string]*staticFile
 }
 
 // staticSite is a front end's files by name (as in its fs.FS), served under prefix.
@@ -84,38 +88,56 @@ type staticSite struct {
 	prefix string
 	files  map[string]*staticFile
 	cyclic map[string]bool // files met again while being prepared: never versioned
+	hashed map[string]bool // the bundle's files, whose names hold their versions (static_bundle.go)
+	// catalogs are, by page and language, the bundle's chunks of that
+	// language's catalogs (static_bundle.go), which the page preloads.
+	catalogs map[string]map[string][]string
 }
 
-// The front ends are embedded in the binary, so each is prepared (versioned
-// and compressed) once per process, not once per server made in it: the
-// tests start hundreds, and preparing took a sixth of their CPU.
+// The front ends are embedded in the binary, so each is prepared (bundled,
+// versioned and compressed) once per process and way of serving, not once
+// per server made in it: the tests start hundreds, and preparing took a
+// sixth of their CPU.
 var (
-	webSite    = sync.OnceValue(func() echo.HandlerFunc { return handleStatic(web.FS(), "/") })
-	mobileSite = sync.OnceValue(func() echo.HandlerFunc { return handleStatic(mobile.FS(), "/m/") })
+	webSite    = oncePerMode(func(bundle bool) echo.HandlerFunc { return handleStatic(web.FS(), "/", bundle) })
+	mobileSite = oncePerMode(func(bundle bool) echo.HandlerFunc { return handleStatic(mobile.FS(), "/m/", bundle) })
 )
 
+// oncePerMode calls make at most once for each value of bundle.
+func oncePerMode(make func(bundle bool) echo.HandlerFunc) func(bundle bool) echo.HandlerFunc {
+	bundled := sync.OnceValue(func() echo.HandlerFunc { return make(true) })
+	modules := sync.OnceValue(func() echo.HandlerFunc { return make(false) })
+	return func(bundle bool) echo.HandlerFunc {
+		if bundle {
+			return bundled()
+		}
+		return modules()
+	}
+}
+
 // frontEndRoutes serves the desktop front end under / and the mobile app
-// under /m/: every path no other route takes.
-func frontEndRoutes(e *echo.Echo) {
+// under /m/: every path no other route takes. With bundle, their pages load
+// their code bundled (static_bundle.go); else module by module.
+func frontEndRoutes(e *echo.Echo, bundle bool) {
 	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
 	readOnly := []string{http.MethodGet, http.MethodHead}
-	e.Match(readOnly, "/m/*", mobileSite())
-	e.Match(readOnly, "/*", webSite())
+	e.Match(readOnly, "/m/*", mobileSite(bundle))
+	e.Match(readOnly, "/*", webSite(bundle))
 }
 
 // handleStatic serves a front end from fsys under prefix. A path that is not
 // a file and has no extension is a route of the app (say /u/alice) and gets
 // its index.html; a missing asset is a plain 404. The files are read,
-// versioned and compressed here, once.
-func handleStatic(fsys fs.FS, prefix string) echo.HandlerFunc {
-	site, err := newStaticSite(fsys, prefix)
+// bundled if bundle, versioned and compressed here, once.
+func handleStatic(fsys fs.FS, prefix string, bundle bool) echo.HandlerFunc {
+	site, err := newStaticSite(fsys, prefix, bundle)
 	if err != nil {
 		panic(fmt.Sprintf("static files under %s: %v", prefix, err)) // they are embedded: a build error
 	}
 	return site.serve
 }
 
-func newStaticSite(fsys fs.FS, prefix string) (*staticSite, error) {
+func newStaticSite(fsys fs.FS, prefix string, bundle bool) (*staticSite, error) {
 	raw := map[string][]byte{}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -127,16 +149,63 @@ func newStaticSite(fsys fs.FS, prefix string) (*staticSite, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &staticSite{prefix: prefix, files: make(map[string]*staticFile, len(raw)), cyclic: map[string]bool{}}
+	s := &staticSite{prefix: prefix, files: make(map[string]*staticFile, len(raw)), cyclic: map[string]bool{}, hashed: map[string]bool{}}
+	if bundle {
+		added, catalogs, err := bundleSite(fsys, raw, s.resolve)
+		if err != nil {
+			return nil, err
+		}
+		s.catalogs = catalogs
+		for _, name := range added {
+			s.hashed[name] = true
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(raw)) { // sorted, so a cycle is cut in the same place every time
 		s.prepare(name, raw, map[string]bool{})
 	}
 	for name, f := range s.files {
 		if path.Ext(name) == ".html" {
+			if bundle {
+				f = s.withStyles(name, f)
+			}
 			s.files[name] = s.withPreloads(name, f, raw)
 		}
 	}
 	return s, nil
+}
+
+// styleSheet finds a page's link to one of the site's style sheets.
+var styleSheet = regexp.MustCompile(`[ \t]*<link rel="stylesheet" href="([^"#?:]+)(?:\?v=[0-9a-f]+)?">\n?`)
+
+// withStyles moves a page's style sheets into it, each a <style> at the end
+// of its <head>, after the module script. Nothing is drawn before the style
+// sheets are in, and fetched beside the code and the preloaded API answers,
+// sharing the bandwidth with them, they came a round trip after the page
+// and then slowly: half a second of blank page at 150 ms and 1.6 Mbit/s.
+// In the page, they come with it (about 15 kB gzipped), and the requests
+// the preloads start go out before the browser reads them. They are no
+// longer cached apart from the page, which is revalidated (ETag) anyway.
+func (s *staticSite) withStyles(name string, f *staticFile) *staticFile {
+	var styles []byte
+	body := styleSheet.ReplaceAllFunc(f.body, func(link []byte) []byte {
+		file := s.resolve(name, string(styleSheet.FindSubmatch(link)[1]))
+		css := s.files[file]
+		if css == nil || path.Dir(file) != path.Dir(name) { // its url()s are relative to its folder
+			return link
+		}
+		styles = slices.Concat(styles, []byte("<style>\n"), css.body, []byte("</style>\n"))
+		return nil
+	})
+	if styles == nil {
+		return f
+	}
+	end := bytes.Index(body, []byte("</head>"))
+	body = slices.Concat(body[:end], styles, body[end:])
+	out := newStaticFile(name, body)
+	if f.session != nil {
+		out.session = newStaticFile(name, bytes.Replace(body, []byte(sessionMark), []byte(SessionCookieMark), 1))
+	}
+	return out
 }
 
 // withPreloads adds to a page a <link rel="modulepreload"> for every module
@@ -162,7 +231,7 @@ func (s *staticSite) withPreloads(name string, f *staticFile, raw map[string][]b
 			}
 			seen[target] = true
 			url := s.prefix + target
-			if !s.cyclic[target] {
+			if !s.cyclic[target] && !s.hashed[target] {
 				url += "?v=" + s.files[target].version
 			}
 			links = fmt.Appendf(links, "<link rel=\"modulepreload\" href=\"%s\">\n  ", url)
@@ -182,7 +251,60 @@ func (s *staticSite) withPreloads(name string, f *staticFile, raw map[string][]b
 		home := []byte("<link rel=\"preload\" as=\"fetch\" href=\"/api/v1/timelines/home?limit=20\" crossorigin>\n  ")
 		out.home = newStaticFile(name, slices.Concat(head, me, home, body[m[0]:]))
 	}
+	s.withCatalogs(name, out)
 	return out
+}
+
+// withCatalogs gives each variant of page, for each language, a variant
+// that also preloads the chunks of that language's catalogs. The page's code
+// loads them before it shows anything (i18n.js), and it learns which only
+// once the bundle has arrived and run: a round trip the server saves by
+// knowing as i18n.js will (shownLang): the language chosen in Settings, else
+// the browser's.
+func (s *staticSite) withCatalogs(name string, page *staticFile) {
+	for _, f := range []*staticFile{page, page.session, page.home} {
+		if f == nil || s.catalogs[name] == nil {
+			continue
+		}
+		m := moduleEntry.FindIndex(f.body)
+		f.langs = map[string]*staticFile{}
+		for lang, chunks := range s.catalogs[name] {
+			var links []byte
+			for _, c := range chunks {
+				links = fmt.Appendf(links, "<link rel=\"modulepreload\" href=\"%s\">\n  ", s.prefix+c)
+			}
+			f.langs[lang] = newStaticFile(name, slices.Concat(f.body[:m[0]], links, f.body[m[0]:]))
+		}
+	}
+}
+
+// langCookie is the language chosen in the front ends' Settings (i18n.js).
+const langCookie = "microblog.lang"
+
+// shownLang is the language i18n.js will show the page in, as far as the
+// server can tell: the one chosen in Settings, which i18n.js keeps in a
+// cookie, else the browser's.
+func shownLang(r *http.Request) string {
+	if c, err := r.Cookie(langCookie); err == nil && (c.Value == "en" || c.Value == "zh-CN") {
+		return c.Value
+	}
+	return browserLang(r.Header.Get("Accept-Language"))
+}
+
+// browserLang is the language of the browser, as i18n.js reads it: the first of Accept-Language's (by q-value) that the
+// front ends speak, else English. Like i18n.js's pick, any en-* is "en" and
+// any zh-* is "zh-CN".
+func browserLang(header string) string {
+	tags, _, _ := language.ParseAcceptLanguage(header) // most wanted first; an unreadable header is none
+	for _, t := range tags {
+		switch base, _ := t.Base(); base.String() {
+		case "en":
+			return "en"
+		case "zh":
+			return "zh-CN"
+		}
+	}
+	return "en"
 }
 
 // prepare makes the staticFile of name, first preparing the files it refers
@@ -200,7 +322,7 @@ func (s *staticSite) prepare(name string, raw map[string][]byte, busy map[string
 	busy[name] = true
 	defer delete(busy, name)
 	body := raw[name]
-	if re := refPatterns[path.Ext(name)]; re != nil {
+	if re := refPatterns[path.Ext(name)]; re != nil && !s.hashed[name] {
 		body = addVersions(body, re, func(ref string) string {
 			target := s.resolve(name, ref)
 			if _, ok := raw[target]; !ok || !versioned(target) {
@@ -257,7 +379,9 @@ func versioned(name string) bool {
 func newStaticFile(name string, body []byte) *staticFile {
 	sum := sha256.Sum256(body)
 	f := &staticFile{body: body, contentType: contentType(name, body), version: hex.EncodeToString(sum[:8])}
-	if compressible(f.contentType) {
+	// The bundle's source maps (2 MB) are for developer tools alone:
+	// compressing them took as long as bundling.
+	if compressible(f.contentType) && path.Ext(name) != ".map" {
 		var buf bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // the level is valid
 		zw.Write(body)
@@ -271,8 +395,11 @@ func newStaticFile(name string, body []byte) *staticFile {
 
 // contentType is name's media type; .webmanifest is not in Go's table.
 func contentType(name string, body []byte) string {
-	if path.Ext(name) == ".webmanifest" {
+	switch path.Ext(name) {
+	case ".webmanifest":
 		return "application/manifest+json"
+	case ".map": // a source map
+		return "application/json"
 	}
 	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
 		return t
@@ -346,7 +473,16 @@ func (s *staticSite) serve(c echo.Context) error {
 			}
 		}
 	}
-	if versioned(name) && r.URL.Query().Get("v") == f.version {
+	if f.langs != nil {
+		h.Add("Vary", "Accept-Language")
+		if !slices.Contains(h.Values("Vary"), "Cookie") {
+			h.Add("Vary", "Cookie") // the language cookie
+		}
+		if l := f.langs[shownLang(r)]; l != nil {
+			f = l
+		}
+	}
+	if versioned(name) && (r.URL.Query().Get("v") == f.version || s.hashed[name]) {
 		h.Set("Cache-Control", cacheImmutable)
 	} else {
 		h.Set("Cache-Control", cacheRevalidate)

@@ -5,11 +5,13 @@ import (
 	"compress/gzip"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -20,21 +22,26 @@ import (
 	"microblog/web"
 )
 
-// staticServer serves both front ends the way frontEndRoutes does, without Redis.
+// staticServer serves both front ends the way frontEndRoutes does by
+// default (bundled), without Redis; modulesServer as MICROBLOG_BUNDLE=off does.
 func staticServer(t *testing.T) *httptest.Server {
-	return sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()})
+	return sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, true)
+}
+
+func modulesServer(t *testing.T) *httptest.Server {
+	return sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, false)
 }
 
 // sitesServer serves each file system under its prefix (one of "/" and "/m/").
-func sitesServer(t *testing.T, sites map[string]fs.FS) *httptest.Server {
+func sitesServer(t *testing.T, sites map[string]fs.FS, bundle bool) *httptest.Server {
 	t.Helper()
 	e := echo.New()
 	readOnly := []string{http.MethodGet, http.MethodHead}
 	if fsys, ok := sites["/m/"]; ok {
-		e.Match(readOnly, "/m/*", handleStatic(fsys, "/m/"))
+		e.Match(readOnly, "/m/*", handleStatic(fsys, "/m/", bundle))
 	}
 	if fsys, ok := sites["/"]; ok {
-		e.Match(readOnly, "/*", handleStatic(fsys, "/"))
+		e.Match(readOnly, "/*", handleStatic(fsys, "/", bundle))
 	}
 	ts := httptest.NewServer(e)
 	t.Cleanup(ts.Close)
@@ -195,7 +202,7 @@ func TestStaticCacheHeaders(t *testing.T) {
 	// The page's assets carry their version and may be kept for a year.
 	_, page := get(t, "GET", ts.URL+"/")
 	refs := versionedRef.FindAllSubmatch(page, -1)
-	if len(refs) < 4 { // favicon, two style sheets, the app
+	if len(refs) < 3 { // the icon (in <link> and in the style sheet, now in the page), the app
 		t.Fatalf("index.html has %d versioned references:\n%s", len(refs), page)
 	}
 	for _, m := range refs {
@@ -205,8 +212,12 @@ func TestStaticCacheHeaders(t *testing.T) {
 			t.Errorf("%s: %d, Cache-Control %q", m[1], resp.StatusCode, resp.Header.Get("Cache-Control"))
 		}
 		// The same file at its plain URL, or under a version it no longer
-		// has, is the current content but must be revalidated.
+		// has, is the current content but must be revalidated; but for the
+		// bundle's files, whose names are their versions.
 		plain, _, _ := strings.Cut(u, "?")
+		if contentHashed.MatchString(plain) {
+			continue
+		}
 		for _, other := range []string{plain, plain + "?v=0123456789abcdef"} {
 			if cc := get2(t, other).Header.Get("Cache-Control"); cc != "no-cache" {
 				t.Errorf("%s: Cache-Control %q", strings.TrimPrefix(other, ts.URL), cc)
@@ -237,65 +248,85 @@ func TestStaticETagRevalidation(t *testing.T) {
 }
 
 // TestStaticVersionedURLsResolve follows every versioned reference from
-// both pages, through style sheets and module imports: each resolves to a
-// file served as immutable, its ?v= is that file's version as served, every
-// module of the app is reached, and no relative import is left unversioned
-// (the browser would load that module twice, under two URLs).
+// both pages, through style sheets and module imports, bundled and not: each
+// resolves to a file served as immutable, its ?v= is that file's version as
+// served, every module of the app (or every file of the bundle) is reached,
+// and no relative import is left unversioned (the browser would load that
+// module twice, under two URLs) but those of the bundle's files, whose
+// names hold their versions.
 func TestStaticVersionedURLsResolve(t *testing.T) {
 	parallel(t)
-	ts := staticServer(t)
-	plainImport := regexp.MustCompile(`(?:from|import)\s*\(?\s*['"](\.\.?/[^'"?]+)['"]`)
-	seen := map[string]bool{}
-	versionOf := map[string]string{} // path → the one version it is referred to by
-	var visit func(u *url.URL)
-	visit = func(u *url.URL) {
-		resp, body := get(t, "GET", u.String())
-		if resp.StatusCode != 200 {
-			t.Errorf("%s: %d", u.RequestURI(), resp.StatusCode)
-			return
-		}
-		if m := plainImport.FindSubmatch(body); m != nil {
-			t.Errorf("%s imports %s without a version", u.Path, m[1])
-		}
-		for _, m := range versionedRef.FindAllSubmatch(body, -1) {
-			ref, err := u.Parse(string(m[1]))
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := ref.Query().Get("v")
+	anyImport := regexp.MustCompile(`(?:\bfrom|\bimport)\s*\(?\s*['"](\.\.?/[^'"?]+)['"]`)
+	for _, bundle := range []bool{true, false} {
+		ts := sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, bundle)
+		seen := map[string]bool{}
+		versionOf := map[string]string{} // path → the one version it is referred to by
+		var visit func(u *url.URL)
+		check := func(from, ref *url.URL, v string) {
 			if was, ok := versionOf[ref.Path]; ok && was != v {
 				t.Errorf("%s is referred to as ?v=%s and ?v=%s", ref.Path, was, v)
 			}
 			versionOf[ref.Path] = v
 			if seen[ref.String()] {
-				continue
+				return
 			}
 			seen[ref.String()] = true
 			resp, _ := get(t, "HEAD", ref.String())
 			if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
-				t.Errorf("%s (from %s): %d, Cache-Control %q", ref.RequestURI(), u.Path, resp.StatusCode, resp.Header.Get("Cache-Control"))
+				t.Errorf("%s (from %s): %d, Cache-Control %q", ref.RequestURI(), from.Path, resp.StatusCode, resp.Header.Get("Cache-Control"))
 			}
-			if strings.Trim(resp.Header.Get("ETag"), `"`) != v {
+			if v != "" && strings.Trim(resp.Header.Get("ETag"), `"`) != v {
 				t.Errorf("%s: ETag %s is not its version", ref.RequestURI(), resp.Header.Get("ETag"))
 			}
 			if ext := path.Ext(ref.Path); ext == ".js" || ext == ".css" {
 				visit(ref)
 			}
 		}
-	}
-	for _, p := range []string{"/", "/m/"} {
-		u, _ := url.Parse(ts.URL + p)
-		visit(u)
-	}
-	for prefix, fsys := range map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()} {
-		fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && path.Ext(name) == ".js" && name != "sw.js" {
+		visit = func(u *url.URL) {
+			resp, body := get(t, "GET", u.String())
+			if resp.StatusCode != 200 {
+				t.Errorf("%s: %d", u.RequestURI(), resp.StatusCode)
+				return
+			}
+			for _, m := range anyImport.FindAllSubmatch(body, -1) {
+				ref, _ := u.Parse(string(m[1]))
+				if !contentHashed.MatchString(ref.Path) {
+					t.Errorf("%s imports %s without a version", u.Path, m[1])
+					continue
+				}
+				check(u, ref, "")
+			}
+			for _, m := range versionedRef.FindAllSubmatch(body, -1) {
+				ref, err := u.Parse(string(m[1]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(u, ref, ref.Query().Get("v"))
+			}
+		}
+		for _, p := range []string{"/", "/m/"} {
+			u, _ := url.Parse(ts.URL + p)
+			visit(u)
+		}
+		for prefix, fsys := range map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()} {
+			site, err := newStaticSite(fsys, prefix, bundle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := 0
+			for name := range site.files {
+				if path.Ext(name) != ".js" || name == "sw.js" || bundle != contentHashed.MatchString("/"+name) {
+					continue
+				}
+				code++
 				if _, ok := versionOf[prefix+name]; !ok {
-					t.Errorf("%s%s is never loaded with a version", prefix, name)
+					t.Errorf("bundle %v: %s%s is never loaded", bundle, prefix, name)
 				}
 			}
-			return err
-		})
+			if code < 5 {
+				t.Errorf("bundle %v: %s has %d code files", bundle, prefix, code)
+			}
+		}
 	}
 }
 
@@ -315,11 +346,11 @@ func TestStaticVersionsFollowImports(t *testing.T) {
 			"js/x.js":     {Data: []byte("import { c } from './c.js';\nexport const x = 2;\n")},
 		}
 	}
-	one, err := newStaticSite(site("export const b = 1;\n"), "/")
+	one, err := newStaticSite(site("export const b = 1;\n"), "/", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, _ := newStaticSite(site("export const b = 2;\n"), "/")
+	two, _ := newStaticSite(site("export const b = 2;\n"), "/", false)
 	for _, name := range []string{"index.html", "js/a.js", "js/lib/b.js"} {
 		if one.files[name].version == two.files[name].version {
 			t.Errorf("%s keeps its version when js/lib/b.js changes", name)
@@ -378,8 +409,9 @@ func TestStaticSessionHint(t *testing.T) {
 			t.Errorf("%s: the variants differ in more than the mark and the preloads", p)
 		}
 	}
-	if resp, _ := get(t, "GET", ts.URL+"/m/", "Cookie: auth=whatever"); varies(resp, "Cookie") {
-		t.Error("the mobile app, which has no mark, varies by cookie")
+	_, plain := get(t, "GET", ts.URL+"/m/")
+	if _, body := get(t, "GET", ts.URL+"/m/", "Cookie: auth=whatever"); !bytes.Equal(body, plain) || bytes.Contains(body, []byte("data-session")) {
+		t.Error("the mobile app, which has no mark, is served another page with the session cookie")
 	}
 }
 
@@ -426,64 +458,186 @@ func TestStaticRoutes(t *testing.T) {
 // modules its module script imports, directly or not, at the URLs the
 // imports ask for, so the browser fetches them at once rather than one
 // level of imports per round trip; the code loaded on demand (the
-// operators' page, the language catalogs) is not among them.
+// operators' page, the language catalogs, the emoji list) is not among
+// them. So with the modules as written and with the bundle; the bundled page
+// also preloads the catalogs of the browser's language (Accept-Language),
+// and only those.
 func TestStaticModulePreloads(t *testing.T) {
 	parallel(t)
-	ts := staticServer(t)
 	preload := regexp.MustCompile(`<link rel="modulepreload" href="([^"]+)">`)
 	entry := regexp.MustCompile(`<script type="module" src="([^"]+)">`)
 	imports := regexp.MustCompile(`(?:\bfrom|\bimport)\s*["'](\.\.?/[^"']+)["']`)
+	dynamic := regexp.MustCompile(`\bimport\(\s*["'](\.\.?/[^"']+)["']`)
+	for _, bundle := range []bool{true, false} {
+		ts := sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, bundle)
+		for _, c := range []struct{ page, accept, lang string }{
+			{"/", "", "en"}, {"/m/", "", "en"},
+			{"/", "zh-CN,zh;q=0.9,en;q=0.8", "zh-CN"}, {"/m/", "fr-FR, zh-TW;q=0.8, en;q=0.5", "zh-CN"},
+			{"/m/", "de, en-GB;q=0.9", "en"},
+			// The language chosen in Settings (i18n.js keeps it in a cookie) wins.
+			{"/", "en-US;microblog.lang=zh-CN", "zh-CN"}, {"/m/", "zh-CN;microblog.lang=en", "en"},
+			{"/m/", "zh-CN;microblog.lang=fr", "zh-CN"},
+		} {
+			page := c.page
+			accept, lang, _ := strings.Cut(c.accept, ";")
+			headers := []string{"Accept-Language: " + accept}
+			if lang != "" {
+				headers = append(headers, "Cookie: auth=x; "+lang)
+			}
+			resp, body := get(t, "GET", ts.URL+page, headers...)
+			if varies(resp, "Accept-Language") != bundle || varies(resp, "Cookie") != (bundle || page == "/") {
+				t.Errorf("bundle %v: %s: Vary %q", bundle, page, resp.Header.Values("Vary"))
+			}
+			listed := map[string]bool{}
+			for _, m := range preload.FindAllSubmatch(body, -1) {
+				listed[string(m[1])] = true
+			}
+			m := entry.FindSubmatch(body)
+			if m == nil {
+				t.Fatalf("%s has no module script", page)
+			}
+			base, _ := url.Parse(ts.URL + page)
+			start, _ := base.Parse(string(m[1]))
+			graph, onDemand := map[string]bool{}, map[string]bool{}
+			var walk func(u *url.URL)
+			walk = func(u *url.URL) {
+				resp, src := get(t, "GET", u.String())
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("%s: %s", u, resp.Status)
+				}
+				for _, m := range dynamic.FindAllSubmatch(src, -1) {
+					ref, _ := u.Parse(string(m[1]))
+					onDemand[ref.RequestURI()] = true
+				}
+				for _, m := range imports.FindAllSubmatch(src, -1) {
+					target, err := u.Parse(string(m[1]))
+					if err != nil {
+						t.Fatal(err)
+					}
+					key := target.RequestURI()
+					if !graph[key] {
+						graph[key] = true
+						walk(target)
+					}
+				}
+			}
+			walk(start)
+			for u := range graph {
+				if !listed[u] {
+					t.Errorf("bundle %v: %s does not preload %s", bundle, page, u)
+				}
+			}
+			var catalogs []string
+			for u := range listed {
+				if onDemand[u] && bundle {
+					catalogs = append(catalogs, u)
+					continue
+				}
+				if !graph[u] {
+					t.Errorf("bundle %v: %s preloads %s, which its script does not import", bundle, page, u)
+				}
+				if onDemand[u] || strings.Contains(u, "/locales/") || strings.Contains(u, "admin") {
+					t.Errorf("bundle %v: %s preloads %s, which is loaded on demand", bundle, page, u)
+				}
+			}
+			if bundle && len(catalogs) != 3 { // core, desktop, mobile
+				t.Errorf("%s (Accept-Language %q) preloads %d of the modules loaded on demand: %v", page, c.accept, len(catalogs), catalogs)
+			}
+			for _, u := range catalogs {
+				_, src := get(t, "GET", ts.URL+u)
+				if chinese := regexp.MustCompile(`\p{Han}`).Match(src); chinese != (c.lang == "zh-CN") {
+					t.Errorf("%s (Accept-Language %q) preloads %s, not a catalog in %s", page, c.accept, u, c.lang)
+				}
+			}
+			if len(onDemand) < 4 { // a language's three catalogs, the emoji list
+				t.Errorf("bundle %v: %s: only %d modules loaded on demand: %v", bundle, page, len(onDemand), onDemand)
+			}
+			if len(graph) < 20 && !bundle {
+				t.Errorf("%s: only %d modules found; is the import pattern right?", page, len(graph))
+			}
+		}
+	}
+}
+
+// TestStaticBundle: by default each page loads the bundle of its modules
+// and holds its style sheets; the mobile service worker keeps every file of
+// the bundle (both languages' catalogs among them) and nothing else of the
+// code; MICROBLOG_BUNDLE=off serves the pages as written, with links to
+// their style sheets and their modules, and sw.js as written.
+func TestStaticBundle(t *testing.T) {
+	parallel(t)
+	bundled, modules := staticServer(t), modulesServer(t)
+	script := regexp.MustCompile(`<script type="module" src="([^"?]+)`)
 	for _, page := range []string{"/", "/m/"} {
-		_, body := get(t, "GET", ts.URL+page)
-		listed := map[string]bool{}
-		for _, m := range preload.FindAllSubmatch(body, -1) {
-			listed[string(m[1])] = true
+		_, b := get(t, "GET", bundled.URL+page)
+		_, m := get(t, "GET", modules.URL+page)
+		if s := script.FindSubmatch(b); s == nil || !contentHashed.Match(s[1]) {
+			t.Errorf("%s loads %q, not the bundle", page, s)
 		}
-		m := entry.FindSubmatch(body)
+		if s := script.FindSubmatch(m); s == nil || !strings.HasSuffix(string(s[1]), "js/app.js") {
+			t.Errorf("%s with MICROBLOG_BUNDLE=off loads %q, not js/app.js", page, s)
+		}
+		core, _ := fs.ReadFile(web.FS(), "core.css")
+		if bytes.Contains(b, []byte(`rel="stylesheet"`)) || !bytes.Contains(b, []byte("<style>\n"+string(core[:200]))) {
+			t.Errorf("%s does not hold its style sheets", page)
+		}
+		if !bytes.Contains(m, []byte(`<link rel="stylesheet" href="`)) || bytes.Contains(m, core[:200]) {
+			t.Errorf("%s with MICROBLOG_BUNDLE=off holds its style sheets", page)
+		}
+	}
+
+	// The service worker keeps what the bundled app loads, and all of it.
+	list := func(sw []byte) map[string]bool {
+		m := swModules.FindSubmatch(sw)
 		if m == nil {
-			t.Fatalf("%s has no module script", page)
+			t.Fatalf("sw.js has no MODULES list:\n%s", sw)
 		}
-		base, _ := url.Parse(ts.URL + page)
-		start := base.ResolveReference(&url.URL{Path: string(m[1])})
-		if i := bytes.IndexByte(m[1], '?'); i >= 0 {
-			start, _ = url.Parse(base.ResolveReference(&url.URL{Path: string(m[1][:i])}).String() + string(m[1][i:]))
+		names := map[string]bool{}
+		for _, n := range regexp.MustCompile(`'([^']+)'`).FindAllSubmatch(swModules.Find(sw), -1) {
+			names[string(n[1])] = true
 		}
-		graph := map[string]bool{}
-		var walk func(u *url.URL)
-		walk = func(u *url.URL) {
-			resp, src := get(t, "GET", u.String())
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("%s: %s", u, resp.Status)
-			}
-			for _, m := range imports.FindAllSubmatch(src, -1) {
-				ref, err := url.Parse(string(m[1]))
-				if err != nil {
-					t.Fatal(err)
-				}
-				target := u.ResolveReference(ref)
-				key := target.RequestURI()
-				if !graph[key] {
-					graph[key] = true
-					walk(target)
-				}
-			}
+		return names
+	}
+	_, sw := get(t, "GET", bundled.URL+"/m/sw.js")
+	site, err := newStaticSite(mobile.FS(), "/m/", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for name := range site.files {
+		if site.hashed[name] && path.Ext(name) == ".js" {
+			want[name] = true
 		}
-		walk(start)
-		for u := range graph {
-			if !listed[u] {
-				t.Errorf("%s does not preload %s", page, u)
-			}
+	}
+	if got := list(sw); len(want) < 5 || !maps.Equal(got, want) {
+		t.Errorf("the served sw.js keeps %v, want the bundle's %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+	}
+	for name := range want {
+		if resp, _ := get(t, "HEAD", bundled.URL+"/m/"+name); resp.StatusCode != 200 {
+			t.Errorf("/m/%s: %d", name, resp.StatusCode)
 		}
-		for u := range listed {
-			if !graph[u] {
-				t.Errorf("%s preloads %s, which its script does not import", page, u)
-			}
-			if strings.Contains(u, "/locales/") || strings.Contains(u, "admin.js") {
-				t.Errorf("%s preloads %s, which is loaded on demand", page, u)
-			}
-		}
-		if len(graph) < 20 {
-			t.Errorf("%s: only %d modules found; is the import pattern right?", page, len(graph))
+	}
+	raw, _ := fs.ReadFile(mobile.FS(), "sw.js")
+	if _, asIs := get(t, "GET", modules.URL+"/m/sw.js"); !bytes.Equal(asIs, raw) || !list(raw)["js/app.js"] {
+		t.Error("with MICROBLOG_BUNDLE=off, sw.js is not served as written, listing the modules")
+	}
+}
+
+func TestBrowserLang(t *testing.T) {
+	parallel(t)
+	for header, want := range map[string]string{
+		"":                               "en",
+		"en-US,en;q=0.9":                 "en",
+		"zh-CN,zh;q=0.9,en;q=0.8":        "zh-CN",
+		"zh-TW":                          "zh-CN",
+		"fr, de;q=0.9":                   "en",
+		"fr, zh-Hans;q=0.5, en-GB;q=0.4": "zh-CN",
+		"en;q=0.2, zh;q=0.8":             "zh-CN",
+		"zh;q=0, en-AU":                  "en",
+		"not a header ;;; q=x":           "en",
+	} {
+		if got := browserLang(header); got != want {
+			t.Errorf("browserLang(%q) = %s, want %s", header, got, want)
 		}
 	}
 }

@@ -10,7 +10,8 @@
 import { h, clear, icon, ariaName } from './dom.js';
 import { t } from './i18n.js';
 
-const PAGE = 20;
+/** PAGE is how many items a page of a list holds: {limit: PAGE} is a first page. */
+export const PAGE = 20;
 export const RETRY_FIRST = 1000;  // ms before the first automatic retry of a failed page
 export const RETRY_MAX = 30_000;  // ms, the longest wait between retries
 

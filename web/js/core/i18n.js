@@ -29,6 +29,18 @@ export const LANGUAGES = [
 ];
 
 const STORE_KEY = 'microblog.lang';
+// LANG_COOKIE tells the server the language chosen in Settings, so that the
+// page it serves preloads that language's catalogs rather than those of the
+// browser's languages (server/api/static.go, pageLang).
+const LANG_COOKIE = 'microblog.lang';
+
+/** rememberChoice keeps lang (or, null, no choice) in LANG_COOKIE for a year. */
+function rememberChoice(lang) {
+  try {
+    document.cookie = lang ? `${LANG_COOKIE}=${lang}; path=/; max-age=31536000; samesite=lax`
+      : `${LANG_COOKIE}=; path=/; max-age=0; samesite=lax`;
+  } catch { /* no cookies here (a sandbox): the server guesses from the browser */ }
+}
 
 // catalogs load the language the page is shown in, and only it: a reader
 // never downloads the other's strings (each catalog is complete, as
@@ -62,7 +74,9 @@ function fromBrowser() {
   return 'en';
 }
 
-const current = stored() || fromBrowser();
+const chosen = stored();
+const current = chosen || fromBrowser();
+if (chosen || document.cookie.includes(LANG_COOKIE + '=')) rememberChoice(chosen);
 // Every module that shows text imports this one, so none runs before the
 // catalog is here: no flash of keys or of another language.
 const loaded = await catalogs[current]();
@@ -109,6 +123,7 @@ export function setLang(code) {
   const lang = pick(code);
   if (!lang) return;
   try { localStorage.setItem(STORE_KEY, lang); } catch { /* private mode: this page only */ }
+  rememberChoice(lang);
   if (lang !== current) location.reload();
 }
 
