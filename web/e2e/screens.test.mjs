@@ -16,7 +16,10 @@ test('desktop: sign up, post, repost, comment threads, delete, log out, log in',
 
   const D = await desktop(browser, null);
   const { page } = D;
+  // A visitor meets the landing page (landing.test.mjs has more of it) and logs in from it.
   await page.goto(`${BASE_URL}/`);
+  await page.getByRole('heading', { name: 'What’s happening now' }).waitFor();
+  await page.locator('#main .landing-actions').getByRole('link', { name: 'Log in' }).click();
   await page.waitForURL(/\/login$/);
   await page.getByRole('heading', { name: 'Welcome back' }).waitFor();
   await shot(page, 'desktop-login');
