@@ -35,7 +35,7 @@ test('desktop: sign up, post, repost, comment threads, delete, log out, log in',
   await page.locator('#conn[data-state="connected"]').waitFor();
 
   // Follow carol from the public timeline's author link.
-  await page.getByRole('link', { name: 'Public' }).click();
+  await page.getByRole('link', { name: 'Public', exact: true }).click(); // the empty home's sentence links there too
   await page.locator(`.post[data-author="${carol.username}"]`, { hasText: 'Shipping the live feed today.' }).waitFor();
   await shot(page, 'desktop-public');
   await page.locator(`.post[data-author="${carol.username}"] .name`).first().click();
