@@ -132,6 +132,15 @@ test('the rail at 1280 px: labelled, using the width, New post brings the compos
     assert.ok(main.y < 30, `the page starts ${main.y} px down`);
     for (const v of await axeViolations(page)) assert.fail(`axe (${locale}, rail): ${v}`);
     await shot(page, `landing-rail-${locale}`);
+    // The search box's results drop down over the page; the rail stays put.
+    const brand = await box(page, '.brand');
+    await page.locator('#topsearch input').fill(authors[0].username.slice(0, 6));
+    await page.locator('.search-panel .user-row').first().waitFor();
+    assert.deepEqual(await box(page, '.brand'), brand, 'the rail moved under the search results');
+    const panel = await box(page, '.search-panel');
+    assert.ok(panel.x + panel.width > rail.x + rail.width + 50, `the results stay in the rail: ${JSON.stringify(panel)}`);
+    await shot(page, `landing-rail-search-${locale}`);
+    await page.keyboard.press('Escape');
 
     // New post, from another page: home, the focus in the composer.
     await nav.getByRole('link', { name: words.nav[1], exact: true }).click();
