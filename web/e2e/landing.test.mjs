@@ -178,6 +178,17 @@ test('the operator’s rail has Reports; at 360 px the bar of icons stays', asyn
   clean(D.w, 'operator');
   await D.context.close();
 
+  // Between the rail's width and the side column's: the rail and the page, nothing wider than the window.
+  const W = await open(1120, 'en-US', op);
+  await W.page.goto(`${BASE_URL}/`);
+  await W.page.locator('#conn[data-state="connected"]').waitFor();
+  assert.ok((await W.page.locator('#nav .nav-label').first().boundingBox()).width > 20, 'the rail is labelled at 1120 px');
+  assert.equal(await W.page.locator('#side').isVisible(), false, 'the side column shows at 1120 px');
+  assert.ok(await fits(W.page), 'wider than 1120 px');
+  await shot(W.page, 'landing-rail-1120');
+  clean(W.w, 'operator 1120');
+  await W.context.close();
+
   const N = await open(360, 'en-US', op);
   await N.page.goto(`${BASE_URL}/`);
   await N.page.locator('#conn[data-state="connected"]').waitFor();
@@ -231,4 +242,13 @@ test('the mobile app, logged out, opens on posts, trends and sign-up (360 px, en
     clean(M.w, `mobile ${locale}`);
     await M.context.close();
   }
+  // A new user's empty home in the app links to Public and Search.
+  const N = await phone(browser, await newUser('newbie'));
+  await N.page.goto(`${BASE_URL}/m/#/home`);
+  const empty = N.page.locator('.home-empty .empty');
+  await empty.getByRole('link', { name: 'Public', exact: true }).waitFor();
+  await empty.getByRole('link', { name: 'Search', exact: true }).tap();
+  await N.page.locator('#search').waitFor();
+  clean(N.w, 'mobile newbie');
+  await N.context.close();
 });
