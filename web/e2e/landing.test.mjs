@@ -30,8 +30,8 @@ before(async () => {
 after(async () => { await browser?.close(); });
 
 /** open makes a page width px wide in locale, logged in as u or anonymous. */
-async function open(width, locale, u = null) {
-  const context = await browser.newContext({ viewport: { width, height: width > 800 ? 800 : 740 }, locale });
+async function open(width, locale, u = null, colorScheme = 'light') {
+  const context = await browser.newContext({ viewport: { width, height: width > 800 ? 800 : 740 }, locale, colorScheme });
   if (u) await context.addCookies([{ name: 'auth', value: u.token, url: BASE_URL, httpOnly: true, sameSite: 'Lax' }]);
   context.setDefaultTimeout(DEADLINE);
   const page = await context.newPage();
@@ -87,13 +87,13 @@ for (const locale of ['en-US', 'zh-CN']) {
   });
 }
 
-test('the rail at 1280 px: labelled, using the width, New post brings the composer (en and zh-CN)', async () => {
+test('the rail at 1280 px: labelled, using the width, New post brings the composer (en light, zh-CN dark)', async () => {
   const reader = await newUser('rail');
   await follow(reader, authors[0]);
   await follow(authors[1], reader); // an unread notification: the badge
   for (const locale of ['en-US', 'zh-CN']) {
     const words = TEXT[locale];
-    const D = await open(1280, locale, reader);
+    const D = await open(1280, locale, reader, locale === 'zh-CN' ? 'dark' : 'light'); // the Chinese run in the dark
     const { page } = D;
     await page.goto(`${BASE_URL}/`);
     await page.locator('#main [role=feed] .post').first().waitFor();
@@ -157,9 +157,9 @@ test('the rail at 1280 px: labelled, using the width, New post brings the compos
     await page.waitForFunction(() => document.activeElement && document.activeElement.matches('#main .composer textarea'));
     const composer = await box(page, '#main .composer textarea');
     assert.ok(composer.y >= 0 && composer.y < 800, `the composer is at y=${composer.y}`);
-    await page.keyboard.type('Written from the rail.');
+    await page.keyboard.type(`Written from the rail (${locale}).`);
     await page.keyboard.press('Control+Enter');
-    await page.locator('#main [role=feed] .post', { hasText: 'Written from the rail.' }).waitFor();
+    await page.locator('#main [role=feed] .post', { hasText: `Written from the rail (${locale}).` }).waitFor();
     clean(D.w, `rail ${locale}`);
     await D.context.close();
   }
