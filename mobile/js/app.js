@@ -5,7 +5,7 @@
 // banner and the service worker.
 
 import { createApi } from './core/api.js';
-import { clear, icon, fill, h } from './core/dom.js';
+import { clear, icon, fill, h, phrase, slots } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
 import { Feed, PAGE } from './core/feed.js';
 import { postCard, avatarChanged, learnAvatar } from './core/render.js';
@@ -102,7 +102,8 @@ function go(path, { replace = false } = {}) {
 addEventListener('hashchange', render);
 
 const routes = [
-  [/^\/home$/, () => views.home(ctx), 'home'],
+  // Logged out, #/home (where the app opens) is the landing: something to read, and the way in.
+  [/^\/home$/, () => (app.user ? views.home(ctx) : views.landing(ctx)), 'home'],
   [/^\/public$/, () => views.publicTimeline(ctx), 'public'],
   [/^\/compose$/, () => views.compose(ctx), 'compose'],
   [/^\/u\/([^/]+)$/, (m) => views.profile(ctx, decodeURIComponent(m[1]), 'posts'), 'me'],
@@ -124,7 +125,7 @@ const routes = [
   [/^\/settings$/, () => views.settings(ctx), null],
   [/^\/requests$/, () => views.requests(ctx), null],
 ];
-const open = new Set(['/login', '/signup', '/forgot', '/settings', '/public', '/search']);
+const open = new Set(['/home', '/login', '/signup', '/forgot', '/settings', '/public', '/search']);
 
 function render() {
   let path = location.hash.replace(/^#/, '') || '/home';
@@ -252,7 +253,11 @@ function startLive() {
       }
     },
     render: (p) => postCard(p, ctx),
-    empty: () => homeEmpty(ctx, t('mobile.home.empty')),
+    // "Follow people from Public or Search": links to them.
+    empty: () => homeEmpty(ctx, phrase(t('mobile.home.empty', slots('public', 'search')), {
+      public: h('a', { href: '#/public' }, t('mobile.home.emptyPublic')),
+      search: h('a', { href: '#/search' }, t('mobile.home.emptySearch')),
+    })),
     label: t('mobile.home.label'),
   });
   const live = new LiveFeed((after, messagesAfter, seen) => api.wsURL(after, messagesAfter, seen));

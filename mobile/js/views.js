@@ -15,7 +15,8 @@ import { markReposted, repostMade } from './core/reposts.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
-import { linkArea, signInOptions } from './core/sso.js';
+import { linkArea, signInOptions, providersOf } from './core/sso.js';
+import { trendsBox } from './core/trends.js';
 import { forgotLink, emailArea } from './core/recovery.js';
 import { searchScreen } from './core/postsearch.js';
 import { bumpCount } from './core/social.js';
@@ -63,6 +64,30 @@ export function home(ctx) {
   const feed = ctx.app.homeFeed;
   if (ctx.app.homeStale) { ctx.app.homeStale = false; feed.reset(); }
   return { el: h('div', { class: 'view' }, waitingList(ctx, 'post'), feed.el), title: t('mobile.home.title'), feed, refresh: () => feed.refresh() };
+}
+
+/**
+ * landing is what the app shows a logged-out visitor at #/home: what the
+ * place is, the way in (sign up, log in), the top trends and the newest
+ * public posts, as Weibo's app shows its 热搜 and hot feed before any log-in.
+ */
+export function landing(ctx) {
+  const feed = ctx.trackFeed(new Feed({
+    load: (p) => ctx.api.public(p), render: (p) => postCard(p, ctx), empty: t('mobile.public.empty'), label: t('mobile.public.label'),
+  }));
+  feed.reset();
+  const signup = h('a', { class: 'btn btn-primary', href: '#/signup' }, t('mobile.landing.signup'));
+  providersOf(ctx).then((list) => { signup.hidden = !list.local_signup; });
+  const el = h('div', { class: 'view' },
+    h('section', { class: 'landing-hero', attrs: { 'aria-labelledby': 'landing-title' } },
+      h('img', { src: 'icons/icon.svg', alt: '', width: 48, height: 48 }),
+      h('h2', { id: 'landing-title' }, t('mobile.landing.title')),
+      h('p', { class: 'muted' }, t('mobile.landing.text')),
+      h('div', { class: 'landing-actions' }, signup, h('a', { class: 'btn', href: '#/login' }, t('mobile.landing.login')))),
+    trendsBox(ctx, { cls: 'landing-trends', hideEmpty: true, limit: 5 }),
+    h('h2', { class: 'section-title landing-latest' }, t('mobile.landing.latest')),
+    feed.el);
+  return { el, title: t('mobile.app.name'), feed, refresh: () => feed.refresh() };
 }
 
 /** publicTimeline is everyone's newest posts. */

@@ -63,7 +63,7 @@ test('mobile app in zh-CN: no English left, logged out and in; errors in Chinese
   const found = [];
   const M = await phone(browser, null, { locale: 'zh-CN' });
   const { page } = M;
-  await page.goto(`${BASE_URL}/m/`);
+  await page.goto(`${BASE_URL}/m/#/login`);
   await page.locator('#username').waitFor();
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
   await look(page, 'login', names, found);
@@ -134,7 +134,7 @@ test('mobile app: the language chosen in Settings is remembered, and so is going
 
   // Logged out, the log-in screen offers the choice too.
   const L = await phone(browser, null, { locale: 'en-US' });
-  await L.page.goto(`${BASE_URL}/m/`);
+  await L.page.goto(`${BASE_URL}/m/#/login`);
   await L.page.getByLabel('Language').selectOption('zh-CN');
   await L.page.getByRole('heading', { name: '登录微博客' }).waitFor();
   await L.page.reload();

@@ -71,7 +71,7 @@ test('desktop: sign in with the directory; a wrong password is refused in words'
 test('mobile (360 px): sign in with the directory, the token kept by the app', async () => {
   const M = await phone(browser, null);
   const { page } = M;
-  await page.goto(`${BASE_URL}/m/`);
+  await page.goto(`${BASE_URL}/m/#/login`);
   await page.getByRole('heading', { name: 'Log in to Microblog' }).waitFor();
   await page.getByLabel('Sign in with').waitFor();
   assert.ok(await fits(page), 'the login screen is wider than 360 px');

@@ -20,7 +20,7 @@ test('mobile: log in, screens, comment, profile', async () => {
 
   const M = await phone(browser, null);
   const { page } = M;
-  await page.goto(`${BASE_URL}/m/`);
+  await page.goto(`${BASE_URL}/m/#/login`);
   await page.getByRole('heading', { name: 'Log in to Microblog' }).waitFor();
   // Served at /m/ the app talks to its own server: no "Server" link (only Cordova's app asks).
   assert.equal(await page.getByRole('link', { name: 'Server', exact: true }).count(), 0, 'the login offers a Server link outside Cordova');

@@ -16,7 +16,10 @@ test('desktop: sign up, post, repost, comment threads, delete, log out, log in',
 
   const D = await desktop(browser, null);
   const { page } = D;
+  // A visitor meets the landing page (landing.test.mjs has more of it) and logs in from it.
   await page.goto(`${BASE_URL}/`);
+  await page.getByRole('heading', { name: 'What’s happening now' }).waitFor();
+  await page.locator('#main .landing-actions').getByRole('link', { name: 'Log in' }).click();
   await page.waitForURL(/\/login$/);
   await page.getByRole('heading', { name: 'Welcome back' }).waitFor();
   await shot(page, 'desktop-login');
@@ -32,7 +35,7 @@ test('desktop: sign up, post, repost, comment threads, delete, log out, log in',
   await page.locator('#conn[data-state="connected"]').waitFor();
 
   // Follow carol from the public timeline's author link.
-  await page.getByRole('link', { name: 'Public' }).click();
+  await page.getByRole('link', { name: 'Public', exact: true }).click(); // the empty home's sentence links there too
   await page.locator(`.post[data-author="${carol.username}"]`, { hasText: 'Shipping the live feed today.' }).waitFor();
   await shot(page, 'desktop-public');
   await page.locator(`.post[data-author="${carol.username}"] .name`).first().click();

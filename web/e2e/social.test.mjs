@@ -198,12 +198,17 @@ test('desktop: an empty home timeline suggests people to follow', async () => {
   await N.page.goto(`${BASE_URL}/`);
   const box = N.page.locator('.home-empty .who');
   await box.locator('.user-row').first().waitFor();
-  // The side box at 1280 px loads on its own, maybe a moment after the
-  // home's: wait for it (isVisible would not, and lost that race in CI).
-  await N.page.locator('.side .who .user-row').first().waitFor();
+  // The side column's suggestions (1280 px) load on their own, maybe a
+  // moment after the home's, and stay out of sight while the home suggests
+  // people: "Who to follow" shows once.
+  await N.page.locator('.side .who .user-row').first().waitFor({ state: 'attached' });
+  await N.page.waitForLoadState('networkidle');
+  assert.equal(await N.page.locator('.who:visible').count(), 1, 'who to follow shows once');
   await box.locator('.user-row').first().getByRole('button', { name: /^Follow / }).click();
   await N.page.getByRole('button', { name: 'Show their posts' }).click();
   await N.page.locator('[role=feed] .post').first().waitFor();
+  // The home has posts now: the side column suggests people again.
+  await N.page.locator('.side .who .user-row').first().waitFor();
   await shot(N.page, 'desktop-home-suggestions');
   clean(N.w, 'newbie');
   await N.context.close();

@@ -80,7 +80,7 @@ test('desktop: a forged callback signs no one in and says so', async () => {
 test('mobile at 360 px: sign in through the provider; the app gets its token', async () => {
   const P = await phone(browser);
   const { page } = P;
-  await page.goto(BASE_URL + '/m/');
+  await page.goto(BASE_URL + '/m/#/login');
   const button = page.getByRole('link', { name: BUTTON });
   await button.waitFor();
   assert.ok(await fits(page), 'the login screen fits 360 px');

@@ -1,14 +1,15 @@
 // app.js starts the desktop page: the session, the router (history URLs
-// like /u/alice), the live feed and its connection indicator, the unread
-// notifications badge, the unread messages badge, the search box in the top
-// bar, the side column (trends, "who to follow"), and the actions shared by
+// like /u/alice), the frame (a labelled left rail on wide screens, a bar of
+// icons on narrow ones: the nav with its unread badges, the search box, the
+// New post button, the connection indicator, the account), the live feed,
+// the side column (trends, "who to follow"), and the actions shared by
 // every view (repost, delete, toasts).
 
 import { createApi } from './core/api.js';
-import { h, clear, icon, own } from './core/dom.js';
+import { h, clear, icon, own, phrase, slots } from './core/dom.js';
 import { LiveFeed } from './core/live.js';
 import { Feed } from './core/feed.js';
-import { postCard, avatarChanged, learnAvatar } from './core/render.js';
+import { postCard, avatar, avatarChanged, learnAvatar } from './core/render.js';
 import { startClock } from './core/time.js';
 import { makeToast, deletePost, openView, listen, stopLive, showConnState, trackUnread } from './core/app.js';
 import { titled, badgeText } from './core/notify.js';
@@ -32,6 +33,7 @@ const nav = document.getElementById('nav');
 const account = document.getElementById('account');
 const conn = document.getElementById('conn');
 const side = document.getElementById('side');
+const railPost = document.getElementById('railpost');
 
 /** toast shows a short message; msg is always text. */
 const toast = makeToast(document.getElementById('toasts'), { fadeAfter: 3600, removeAfter: 4000 });
@@ -105,7 +107,7 @@ document.addEventListener('click', (e) => {
 addEventListener('popstate', render);
 
 const routes = [
-  [/^\/$/, () => views.home(ctx)],
+  [/^\/$/, () => (app.user ? views.home(ctx) : views.landing(ctx))],
   [/^\/login$/, () => views.auth(ctx, 'login', onLoggedIn)],
   [/^\/signup$/, () => views.auth(ctx, 'signup', onLoggedIn)],
   [/^\/forgot$/, () => forgot(ctx)],
@@ -128,14 +130,13 @@ const routes = [
   [/^\/requests$/, () => views.requests(ctx)],
   [/^\/admin$/, () => (app.user.admin && admin ? admin(ctx) : views.notFound(ctx))],
 ];
-const private_ = new Set(['/', '/notifications', '/bookmarks', '/lists', '/topics', '/account', '/settings', '/requests', '/admin']); // pages that need a session
+const private_ = new Set(['/notifications', '/bookmarks', '/lists', '/topics', '/account', '/settings', '/requests', '/admin']); // pages that need a session
 
 /** rendered tells whether render has drawn a view yet. */
 let rendered = false;
 
 function render() {
   const path = location.pathname;
-  if (!app.user && path === '/') return go('/login', { replace: true });
   if (!app.user && (private_.has(path) || path.startsWith('/messages') || path.startsWith('/lists/'))) return go('/login?next=' + encodeURIComponent(path), { replace: true });
   if (app.user && (path === '/login' || path === '/signup' || path === '/forgot')) return go('/', { replace: true });
   const { view } = openView(app, routes, path, () => views.notFound(ctx));
@@ -154,14 +155,16 @@ function render() {
 
 function renderNav() {
   const path = location.pathname;
-  // Narrow screens show only the icons of the nav: the names stay, visually
-  // hidden, so each link is named by what it says when it is shown (no
-  // aria-label that could differ from it), the unread count after it.
+  // Wide screens show the nav as a rail of icons and names; narrow ones
+  // show only the icons: the names stay, visually hidden, so each link is
+  // named by what it says when it is shown (no aria-label that could
+  // differ from it), the unread count after it.
   const link = (href, label, ic, active, cls = '') => h('a', {
     href, class: 'nav-link' + (active ? ' active' : '') + (cls ? ' ' + cls : ''), attrs: { 'aria-current': active ? 'page' : null },
   }, icon(ic), h('span', { class: 'nav-label' }, label));
   clear(nav);
   clear(account);
+  clear(railPost);
   if (app.user) {
     const mine = '/u/' + encodeURIComponent(app.user.username);
     const bell = link('/notifications', t('desktop.nav.notifications'), 'bell', path === '/notifications', 'nav-notifications');
@@ -181,20 +184,34 @@ function renderNav() {
       link(mine, t('desktop.nav.profile'), 'user', path.startsWith(mine)));
     // Operators (MICROBLOG_ADMINS) have the reports page.
     if (app.user.admin) nav.append(link('/admin', t('desktop.nav.reports'), 'shield', path === '/admin'));
+    // The rail's New post button (wide screens) brings the home composer.
+    railPost.append(h('button', { type: 'button', class: 'btn btn-primary btn-new-post', on: { click: newPost } },
+      icon('edit', 20), h('span', {}, t('desktop.nav.newPost'))));
     account.append(
-      own('@' + app.user.username, 'a', { class: 'account-name', href: mine, title: t('desktop.account.profile') }),
+      h('a', { class: 'account-name', href: mine, title: t('desktop.account.profile') },
+        avatar(app.user, 'sm'), own('@' + app.user.username, 'span', { class: 'account-handle' })),
       h('button', { type: 'button', class: 'btn btn-ghost btn-small btn-logout', attrs: { 'aria-label': t('desktop.account.logout') }, on: { click: logout } },
         icon('logout', 18), h('span', { class: 'btn-label' }, t('desktop.account.logout'))));
     showUnread(app.unread ? app.unread.count : 0);
     showMessages(app.inbox ? app.inbox.count : 0);
   } else {
     nav.append(
+      link('/', t('desktop.nav.home'), 'home', path === '/'),
       link('/public', t('desktop.nav.public'), 'globe', path === '/public'),
       link('/search', t('desktop.nav.search'), 'search', path === '/search', 'nav-search'));
     const signupLink = h('a', { class: 'btn btn-primary btn-small', href: '/signup' }, t('desktop.account.signup'));
     account.append(h('a', { class: 'btn btn-ghost btn-small', href: '/login' }, t('desktop.account.login')), signupLink);
     providersOf(ctx).then((list) => { signupLink.hidden = !list.local_signup; });
   }
+}
+
+/**
+ * newPost brings the composer: the home page's, with the focus in it (the
+ * home page is drawn first when another one shows).
+ */
+function newPost() {
+  if (!app.view || !app.view.compose) go('/');
+  if (app.view && app.view.compose) app.view.compose();
 }
 
 /** showUnread puts the unread count on the nav's Notifications link and in the title. */
@@ -228,14 +245,15 @@ function showTitle() {
 const search = topSearch(ctx, document.getElementById('topsearch'));
 
 /**
- * showSide fills the side column (wide screens only) of a logged-in page
- * with the trends and people to follow. A logged-out visit asks for
- * neither (the search page has the trends).
+ * showSide fills the side column (wide screens only) with the trends, and
+ * for a logged-in reader the people to follow. Where the side column does
+ * not show, the landing and public pages have the trends in their column.
  */
 function showSide() {
   clear(side);
-  side.hidden = !app.user;
-  if (app.user) side.append(trendsBox(ctx, { cls: 'card', hideEmpty: true }), whoToFollow(ctx, { limit: 4, cls: 'card' }));
+  side.hidden = false;
+  side.append(trendsBox(ctx, { cls: 'card', hideEmpty: true }));
+  if (app.user) side.append(whoToFollow(ctx, { limit: 4, cls: 'card' }));
 }
 
 // ---- session and live feed ----
@@ -260,7 +278,9 @@ async function startLive() {
   app.homeFeed = new Feed({
     load: (page) => api.home(page),
     render: (p) => postCard(p, ctx),
-    empty: () => homeEmpty(ctx, t('desktop.home.empty')),
+    // "Follow people from the public timeline": a link to it.
+    empty: () => homeEmpty(ctx, phrase(t('desktop.home.empty', slots('public')),
+      { public: h('a', { href: '/public' }, t('desktop.home.emptyPublic')) })),
     label: t('desktop.home.label'),
   });
   await app.homeFeed.reset();
@@ -318,6 +338,7 @@ async function boot() {
     }
   }
   if (app.user) await Promise.all([startLive(), operatorCode()]);
+  else showSide();
   render();
   ssoOutcome(toast);
 }

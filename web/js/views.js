@@ -10,7 +10,7 @@ import { listsPanel, listPage, listsPicker } from './core/lists.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea, settingsSection } from './core/account.js';
 import { privacyArea, followRequests } from './core/privacy.js';
-import { linkArea, signInOptions } from './core/sso.js';
+import { linkArea, signInOptions, providersOf } from './core/sso.js';
 import { forgotLink, emailArea } from './core/recovery.js';
 import { bumpCount } from './core/social.js';
 import { shortDate } from './core/time.js';
@@ -18,6 +18,7 @@ import { composer } from './compose.js';
 import { searchPage } from './search.js';
 import { messageButton } from './core/messages.js';
 import { tagFollowButton, followedTags } from './core/tags.js';
+import { trendsBox } from './core/trends.js';
 import { t, errorText } from './core/i18n.js';
 import { tWith, languageSelect, languageFooter } from './lang.js';
 import { profileHeading, headerBanner, profileFields, profileSettings, stat as profileStat } from './core/profile.js';
@@ -72,12 +73,47 @@ export function home(ctx) {
       feed.add(post, { hold: false });
     },
   });
-  const el = h('div', { class: 'view' }, pageHead(t('desktop.home.title')), h('div', { class: 'card composer-card' }, box.el), feed.el);
-  return { el, title: t('desktop.home.title') };
+  const card = h('div', { class: 'card composer-card' }, box.el);
+  const el = h('div', { class: 'view' }, pageHead(t('desktop.home.title')), card, feed.el);
+  // compose is the rail's New post button: the box comes into view with the focus.
+  const compose = () => { card.scrollIntoView({ block: 'nearest' }); box.focus(); };
+  return { el, title: t('desktop.home.title'), compose };
+}
+
+/**
+ * landing is what a logged-out visitor meets at /: what the place is, the
+ * way in (sign up, log in, the language), what is trending and the newest
+ * public posts, as Weibo's 热搜 and Mastodon's Explore show them.
+ */
+export function landing(ctx) {
+  const signup = h('a', { class: 'btn btn-primary', href: '/signup' }, t('desktop.account.signup'));
+  providersOf(ctx).then((list) => { signup.hidden = !list.local_signup; });
+  const hero = h('section', { class: 'card landing-hero', attrs: { 'aria-labelledby': 'landing-title' } },
+    h('span', { class: 'brand-mark brand-mark-lg', attrs: { 'aria-hidden': 'true' } }),
+    h('h1', { id: 'landing-title' }, t('desktop.landing.title')),
+    h('p', { class: 'landing-text' }, t('desktop.landing.text')),
+    h('div', { class: 'landing-actions' }, signup, h('a', { class: 'btn', href: '/login' }, t('desktop.account.login'))),
+    languageFooter());
+  const page = explore(ctx, [hero], t('desktop.landing.latest'));
+  return { ...page, title: null };
 }
 
 /** publicTimeline is everyone's newest posts; it checks for newer ones now and then. */
 export function publicTimeline(ctx) {
+  return explore(ctx, [
+    pageHead(t('desktop.public.title'), t('desktop.public.sub')),
+    ctx.me() ? null : h('div', { class: 'card banner' },
+      h('p', {}, t('desktop.public.join')),
+      h('a', { class: 'btn btn-primary', href: '/signup' }, t('desktop.account.signup'))),
+  ]);
+}
+
+/**
+ * explore is the public timeline under head (nodes), with the trends over
+ * it where the side column, which has them, does not show; listTitle, if
+ * given, is a heading over the posts.
+ */
+function explore(ctx, head, listTitle = null) {
   const feed = ctx.trackFeed(new Feed({
     load: (page) => ctx.api.public(page),
     render: (p) => postCard(p, ctx),
@@ -93,10 +129,9 @@ export function publicTimeline(ctx) {
     } catch { /* try again next time */ }
   }, 15_000);
   const el = h('div', { class: 'view' },
-    pageHead(t('desktop.public.title'), t('desktop.public.sub')),
-    ctx.me() ? null : h('div', { class: 'card banner' },
-      h('p', {}, t('desktop.public.join')),
-      h('a', { class: 'btn btn-primary', href: '/signup' }, t('desktop.account.signup'))),
+    ...head,
+    trendsBox(ctx, { cls: 'card trends-inline', hideEmpty: true, limit: 5 }),
+    listTitle ? h('h2', { class: 'section-title' }, listTitle) : null,
     feed.el);
   return {
     el, title: t('desktop.public.title'), destroy: () => clearInterval(poll),

@@ -30,15 +30,17 @@ function trendRow(trend, rank, ctx) {
  * ms while it is on the page and the page is visible (it stops by itself
  * once taken off the page). With hideEmpty (a side box) it hides when
  * nothing trends or the trends cannot be loaded; otherwise it says so.
+ * limit, if given, shows only the first so many (over a timeline on a
+ * narrow screen, where the posts should not be pushed out of sight).
  */
-export function trendsBox(ctx, { title = t('trends.title'), cls = '', hideEmpty = false } = {}) {
+export function trendsBox(ctx, { title = t('trends.title'), cls = '', hideEmpty = false, limit = Infinity } = {}) {
   const list = h('ol', { class: 'trend-list' });
   const note = h('p', { class: 'trend-note muted', hidden: true });
   const box = h('section', { class: 'trends ' + cls, hidden: hideEmpty, attrs: { 'aria-label': title } },
     h('h2', { class: 'trends-title' }, title), list, note);
   async function load() {
     try {
-      const items = (await ctx.api.trends()).items || [];
+      const items = ((await ctx.api.trends()).items || []).slice(0, limit);
       fill(list, items.map((trend, i) => trendRow(trend, i + 1, ctx)));
       note.hidden = items.length > 0;
       note.textContent = t('trends.none');

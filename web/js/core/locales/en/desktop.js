@@ -24,6 +24,7 @@ export default {
   'desktop.nav.bookmarks': 'Bookmarks',
   'desktop.nav.topics': 'Topics',
   'desktop.nav.profile': 'Profile',
+  'desktop.nav.newPost': 'New post',
   'desktop.nav.reports': 'Reports',
   'desktop.nav.unread_one': '({{count, count}} unread)',
   'desktop.nav.unread_other': '({{count, count}} unread)',
@@ -53,12 +54,18 @@ export default {
   // timelines (views.js, app.js)
   'desktop.home.title': 'Home',
   'desktop.home.label': 'Home timeline',
-  'desktop.home.empty': 'Your home timeline is empty. Follow people from the public timeline, or write your first post.',
+  'desktop.home.empty': 'Your home timeline is empty. Follow people from the {{public}}, or write your first post.',
+  'desktop.home.emptyPublic': 'public timeline',
   'desktop.public.title': 'Public',
   'desktop.public.sub': 'The newest posts from everyone.',
   'desktop.public.label': 'Public timeline',
   'desktop.public.empty': 'No posts yet. Be the first!',
   'desktop.public.join': 'Join to post, follow people and get their posts live.',
+
+  // the landing page: what a logged-out visitor meets at / (views.js)
+  'desktop.landing.title': 'What’s happening now',
+  'desktop.landing.text': 'Short posts from everyone, as they are written. Sign up to follow people, post and join the conversation.',
+  'desktop.landing.latest': 'Latest posts',
 
   // profiles (views.js)
   'desktop.profile.sections': 'Profile sections',

@@ -23,6 +23,7 @@ export default {
   'desktop.nav.bookmarks': '收藏',
   'desktop.nav.topics': '话题',
   'desktop.nav.profile': '我的主页',
+  'desktop.nav.newPost': '写微博',
   'desktop.nav.reports': '举报',
   'desktop.nav.unread_other': '（{{count, count}} 条未读）',
   'desktop.account.profile': '我的主页',
@@ -51,12 +52,18 @@ export default {
   // timelines (views.js, app.js)
   'desktop.home.title': '首页',
   'desktop.home.label': '首页微博',
-  'desktop.home.empty': '你的首页还是空的。去广场关注几个人，或者发出你的第一条微博吧。',
+  'desktop.home.empty': '你的首页还是空的。去{{public}}关注几个人，或者发出你的第一条微博吧。',
+  'desktop.home.emptyPublic': '广场',
   'desktop.public.title': '广场',
   'desktop.public.sub': '所有人的最新微博。',
   'desktop.public.label': '广场微博',
   'desktop.public.empty': '还没有微博，来发第一条吧！',
   'desktop.public.join': '注册后就能发微博、关注别人，并实时看到他们的新微博。',
+
+  // the landing page: what a logged-out visitor meets at / (views.js)
+  'desktop.landing.title': '看看大家正在聊什么',
+  'desktop.landing.text': '大家的短微博，一发出就能看到。注册后就能关注感兴趣的人、发微博、参与讨论。',
+  'desktop.landing.latest': '最新微博',
 
   // profiles (views.js)
   'desktop.profile.sections': '主页分栏',
