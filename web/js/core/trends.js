@@ -26,6 +26,19 @@ function trendRow(trend, rank, ctx) {
 }
 
 /**
+ * recent is the last request for the trends: the boxes that ask within a
+ * second of it (the side column's and the one over the timeline, of which
+ * the width shows one) share its answer, which the server works out again
+ * at most every 5 s anyway.
+ */
+let recent = null;
+
+function fetchTrends(ctx) {
+  if (!recent || Date.now() - recent.at > 1000) recent = { at: Date.now(), answer: ctx.api.trends() };
+  return recent.answer;
+}
+
+/**
  * trendsBox is a titled list of the trends, read again every TRENDS_EVERY
  * ms while it is on the page and the page is visible (it stops by itself
  * once taken off the page). With hideEmpty (a side box) it hides when
@@ -40,7 +53,7 @@ export function trendsBox(ctx, { title = t('trends.title'), cls = '', hideEmpty 
     h('h2', { class: 'trends-title' }, title), list, note);
   async function load() {
     try {
-      const items = ((await ctx.api.trends()).items || []).slice(0, limit);
+      const items = ((await fetchTrends(ctx)).items || []).slice(0, limit);
       fill(list, items.map((trend, i) => trendRow(trend, i + 1, ctx)));
       note.hidden = items.length > 0;
       note.textContent = t('trends.none');
