@@ -20,9 +20,11 @@ import * as views from './views.js';
 import * as dm from './messages.js';
 import { trackMessages } from './core/messages.js';
 import { t, localize, errorText } from './core/i18n.js';
+import { applyLook } from './core/look.js';
 import { startOutbox, stopOutbox } from './waiting.js';
 import { forgot } from './recovery.js';
 
+applyLook(); // this device's theme and text size (core/look.js)
 localize(); // the static markup, in the user's language before the first view draws
 
 const main = document.getElementById('main');
@@ -33,6 +35,7 @@ const bookmarksLink = document.getElementById('bookmarks');
 const actionSlot = document.getElementById('action'); // a view's own button (view.action), if any
 const listsLink = document.getElementById('lists');
 const topicsLink = document.getElementById('topics');
+const searchLink = document.getElementById('searchlink');
 const tabbar = document.getElementById('tabbar');
 const conn = document.getElementById('conn');
 const offlineBanner = document.getElementById('offline');
@@ -65,6 +68,8 @@ const ctx = {
   get api() { return api; },
   me: () => app.user,
   href: (path) => '#' + path,
+  // A link for outside the app (Copy link, Share): the post's page on the server, which any browser opens.
+  link: (path) => new URL(path, config.server() || location.origin).href,
   go,
   toast,
   app,
@@ -149,6 +154,7 @@ function render() {
   bookmarksLink.hidden = !(tab === 'me');
   listsLink.hidden = !(tab === 'me');
   topicsLink.hidden = !(tab === 'me');
+  searchLink.hidden = !(app.user && (tab === 'home' || path === '/public'));
   tabbar.hidden = !app.user || !!view.noTabs;
   document.body.classList.toggle('has-tabs', !tabbar.hidden);
   for (const a of tabbar.querySelectorAll('.tab')) {
@@ -182,6 +188,7 @@ settingsLink.append(icon('settings', 22));
 bookmarksLink.append(icon('bookmark', 22));
 listsLink.append(icon('list', 22));
 topicsLink.append(icon('hash', 22));
+searchLink.append(icon('search', 22));
 for (const el of tabbar.querySelectorAll('[data-icon]')) el.prepend(icon(el.dataset.icon, 24));
 tabbar.addEventListener('click', (e) => {
   // Tapping the tab you are on scrolls to the top and shows held posts, as phone apps do.

@@ -14,6 +14,7 @@ import { spoilerField } from './core/spoiler.js';
 import { markReposted, repostMade } from './core/reposts.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea } from './core/account.js';
+import { lookFields } from './core/look.js';
 import { privacyArea, followRequests } from './core/privacy.js';
 import { linkArea, signInOptions, providersOf } from './core/sso.js';
 import { trendsBox } from './core/trends.js';
@@ -201,7 +202,11 @@ export function profile(ctx, name, tab) {
         profileStat('following', user.following_count, base + '/following').el,
         followers.el),
       lists.panel,
-      rel.note);
+      rel.note,
+      // Me holds what the five tabs leave out (index.html): the public timeline and search.
+      self ? h('nav', { class: 'me-links', attrs: { 'aria-label': t('mobile.profile.more') } },
+        h('a', { class: 'btn btn-small', href: '#/public' }, icon('globe', 18), t('mobile.tab.public')),
+        h('a', { class: 'btn btn-small', href: '#/search' }, icon('search', 18), t('mobile.tab.search'))) : null);
     const title = document.getElementById('title'); // the app bar: the name shown, once known
     if (!self && user.display_name && title && location.hash.startsWith('#/u/')) title.textContent = user.display_name;
     // A block or a protected account leaves no posts to list; once that changes, they load.
@@ -392,6 +397,7 @@ export function settings(ctx) {
   return {
     el: h('div', { class: 'view settings' },
       languageField('language'),
+      h('section', { class: 'look', attrs: { 'aria-labelledby': 'look-title' } }, h('h2', { class: 'settings-title', id: 'look-title' }, t('look.title')), ...lookFields('look')),
       ctx.me() ? profileSettings(ctx) : null,
       push && push.el,
       privacy ? h('h2', { class: 'settings-title' }, t('mobile.settings.privacy')) : null, privacy && privacy.el,

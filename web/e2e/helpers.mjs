@@ -99,12 +99,11 @@ export function follow(a, b) {
  * Dialogs are dismissed so a test never hangs on one.
  */
 export function watch(page) {
-  // confirms: how many confirm() dialogs the test expects, and accepts.
-  const w = { errors: [], dialogs: [], console: [], confirms: 0 };
+  // The front ends ask in their own dialog (core/ask.js): a browser dialog is a fault.
+  const w = { errors: [], dialogs: [], console: [] };
   page.on('pageerror', (e) => w.errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') w.console.push(m.text()); });
   page.on('dialog', (d) => {
-    if (d.type() === 'confirm' && w.confirms > 0) { w.confirms--; d.accept().catch(() => {}); return; }
     w.dialogs.push(`${d.type()}: ${d.message()}`);
     d.dismiss().catch(() => {});
   });

@@ -50,7 +50,7 @@ test('desktop: edit from the ⋯ menu, "edited" opens the history, a fan’s pag
   const card = A.page.locator(`.post[data-id="${p.id}"]`);
   await card.waitFor();
   assert.equal(await card.locator('.edited-mark').count(), 0, 'a post never edited says nothing');
-  assert.deepEqual(await menuItems(A.page, card), ['Edit', 'Pin to profile']);
+  assert.deepEqual(await menuItems(A.page, card), ['Edit', 'Pin to profile', 'Copy link', 'Share…', 'Delete']);
   await shot(A.page, 'keeps-desktop-own-menu');
   await A.page.getByRole('menuitem', { name: 'Edit' }).click();
   const box = card.getByLabel('Edit your post');
@@ -111,7 +111,7 @@ test('desktop: edit from the ⋯ menu, "edited" opens the history, a fan’s pag
   await A.page.goto(`${BASE_URL}/p/${p.id}`);
   const comment = A.page.locator(`.comment .post[data-id="${c.id}"]`);
   await comment.waitFor();
-  assert.deepEqual(await menuItems(A.page, comment), ['Edit']);
+  assert.deepEqual(await menuItems(A.page, comment), ['Edit', 'Copy link', 'Share…', 'Delete']);
   await A.page.getByRole('menuitem', { name: 'Edit' }).click();
   await comment.getByLabel('Edit your comment').fill('A comment with a typo: the');
   await comment.getByLabel('Edit your comment').press('Control+Enter');
@@ -130,7 +130,7 @@ test('desktop: a pinned post shows first on the profile, marked, and still in it
   await page.goto(`${BASE_URL}/u/${dana.username}`);
   const inList = page.locator(`.feed:not(.pinned-feed) .post[data-id="${older.id}"]`);
   await inList.waitFor();
-  assert.deepEqual(await menuItems(page, inList), ['Edit', 'Pin to profile']);
+  assert.deepEqual(await menuItems(page, inList), ['Edit', 'Pin to profile', 'Copy link', 'Share…', 'Delete']);
   await page.getByRole('menuitem', { name: 'Pin to profile' }).click();
   await page.locator('.toast', { hasText: 'Pinned to your profile.' }).waitFor();
   const pinned = page.locator(`.pinned-feed .post[data-id="${older.id}"]`);
@@ -145,7 +145,7 @@ test('desktop: a pinned post shows first on the profile, marked, and still in it
   await page.reload();
   await pinned.locator('.pinned-mark').waitFor();
   assert.equal(await page.locator('.post').first().getAttribute('data-id'), String(older.id));
-  assert.deepEqual(await menuItems(page, pinned), ['Edit', 'Unpin']);
+  assert.deepEqual(await menuItems(page, pinned), ['Edit', 'Unpin', 'Copy link', 'Share…', 'Delete']);
   await page.keyboard.press('Escape');
 
   // Five pins are all a profile has: a sixth is refused in words.

@@ -101,8 +101,8 @@ test('desktop (1280 px, English): make a list, add by name, read it, add from a 
   await page.getByRole('button', { name: 'Save' }).click();
   await page.locator('.toast', { hasText: 'List renamed.' }).waitFor();
   await page.locator('.list-row', { hasText: 'Close friends' }).waitFor();
-  w.confirms = 1;
   await page.locator('.list-row', { hasText: 'Close friends' }).getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click(); // asked in the app's dialog
   await page.locator('.toast', { hasText: 'List deleted.' }).waitFor();
   await page.getByText('You have no lists yet.').waitFor();
   clean(w, 'desktop');

@@ -156,12 +156,13 @@ test('desktop: two people talk; sending…, the live badge and list, read, delet
   await shot(A.page, 'messages-desktop-conversation');
 
   // Alice deletes her message: gone on both pages, and for the server.
-  A.w.confirms++;
   await A.page.locator(`.msg[data-id="${first.id}"]`).hover();
   await A.page.locator(`.msg[data-id="${first.id}"]`).getByRole('button', { name: 'Delete message' }).click();
+  const asked = A.page.getByRole('alertdialog');
+  assert.match(await asked.textContent(), /deleted for both of you/, 'deleting asks first, in the app\'s dialog');
+  await asked.getByRole('button', { name: 'Delete message' }).click();
   await A.page.locator(`.msg[data-id="${first.id}"]`).waitFor({ state: 'detached' });
   await B.page.locator(`.msg[data-id="${first.id}"]`).waitFor({ state: 'detached' });
-  assert.equal(A.w.confirms, 0, 'deleting asks first');
   const left = (await api('GET', `/conversations/${alice.username}/messages`, { token: bob.token })).items;
   assert.ok(!left.some((m) => m.id === first.id), 'the server still has the deleted message');
 

@@ -60,7 +60,8 @@ test('mobile: log in, screens, comment, profile', async () => {
   await page.locator('.comment', { hasText: 'Nice!' }).waitFor();
   await shot(page, 'mobile-thread');
 
-  await page.locator('.tabbar [data-tab=public]').tap();
+  await page.locator('.tabbar [data-tab=me]').tap(); // five tabs: Public is on Me
+  await page.locator('.me-links').getByRole('link', { name: 'Public' }).tap();
   await page.locator(`.post[data-author="${hana.username}"]`, { hasText: 'Second post' }).waitFor();
   await shot(page, 'mobile-public');
   await page.locator('.tabbar [data-tab=me]').tap();

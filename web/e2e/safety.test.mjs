@@ -54,7 +54,7 @@ test('desktop: block from a post’s ⋯ menu; the post leaves the home timeline
   await card.getByRole('button', { name: 'More options for this post' }).click();
   const block = page.getByRole('menuitem', { name: `Block ${bob.username}` });
   await block.waitFor();
-  assert.deepEqual(await page.getByRole('menuitem').allTextContents(), [`Mute ${bob.username}`, `Block ${bob.username}`, 'Report post']);
+  assert.deepEqual(await page.getByRole('menuitem').allTextContents(), ['Copy link', 'Share…', `Mute ${bob.username}`, `Block ${bob.username}`, 'Report post']);
   await shot(page, 'safety-desktop-post-menu');
 
   // Blocking asks first, in the app's own dialog (not the browser's confirm()).
@@ -288,8 +288,8 @@ test('desktop: a post is reported; the operator removes it and suspends the acco
   await report.locator(`.post[data-id="${bad.id}"]`).waitFor();
   await shot(A.page, 'safety-admin-reports', { fullPage: true });
 
-  A.w.confirms++;
   await report.getByRole('button', { name: `Remove post ${bad.id}` }).click();
+  await A.page.getByRole('alertdialog').getByRole('button', { name: 'Remove post' }).click();
   await report.getByText('Post removed.').waitFor();
   assert.equal(await status(`/posts/${bad.id}`, admin), 404, 'the removed post is still there');
 

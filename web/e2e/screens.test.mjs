@@ -82,10 +82,11 @@ test('desktop: sign up, post, repost, comment threads, delete, log out, log in',
   await page.locator('.comment-children .comment-children .post', { hasText: 'Fair enough!' }).waitFor();
   await shot(page, 'desktop-thread', { fullPage: true });
 
-  // Delete our own first post.
   await page.getByRole('link', { name: 'Home' }).click();
-  D.w.confirms = 1;
-  await mine.getByRole('button', { name: 'Delete' }).click();
+  // Delete our own first post: from its ⋯ menu, asked in the app's dialog.
+  await mine.getByRole('button', { name: 'More options for this post' }).click();
+  await page.getByRole('menuitem', { name: 'Delete' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
   await mine.waitFor({ state: 'detached' });
 
   // Our profile lists who we follow.

@@ -252,7 +252,7 @@ test('mobile (360 px): like, badge, notifications, topic, search, bio, reply cou
 
   // Bob searches "ali" and finds alice.
   const calls = searches(B.page);
-  await B.page.locator('.tabbar [data-tab=search]').tap();
+  await B.page.getByRole('link', { name: 'Search', exact: true }).tap(); // on Home's bar (five tabs, no Search among them)
   const box = B.page.getByRole('searchbox', { name: 'Search people and topics' });
   await box.pressSequentially('ali', { delay: 60 });
   await B.page.locator('.search-results .user-row').first().waitFor();

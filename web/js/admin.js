@@ -44,7 +44,7 @@ function suspendButton(ctx, target, where) {
 /** reportedPost is a post named in a report, with its Remove post button. */
 function reportedPost(ctx, post) {
   const remove = h('button', { type: 'button', class: 'btn btn-small btn-danger', attrs: { 'aria-label': t('desktop.admin.removePostId', { id: post.id }) }, on: { click: async () => {
-    if (!confirm(t('desktop.admin.removeConfirm', { name: post.author.username }))) return;
+    if (!await ask(t('desktop.admin.removeConfirm', { name: post.author.username }), t('desktop.admin.removePost'))) return;
     remove.disabled = true;
     try {
       await ctx.api.removePost(post.id);

@@ -24,8 +24,11 @@ import { forgot } from './recovery.js';
 import { trackMessages } from './core/messages.js';
 import * as dm from './messages.js';
 import { t, localize, errorText } from './core/i18n.js';
+import { applyLook } from './core/look.js';
 
-// The page's own markup is filled in the reader's language before any view draws.
+// This device's theme and text size, and the page's own markup in the reader's
+// language, before any view draws.
+applyLook();
 localize();
 
 const main = document.getElementById('main');

@@ -9,6 +9,7 @@ import { authForm, profileFeed, commentReplies, bioEditor, topicFeed, likersFeed
 import { listsPanel, listPage, listsPicker } from './core/lists.js';
 import { notificationsList } from './core/notify.js';
 import { accountArea, settingsSection } from './core/account.js';
+import { lookFields } from './core/look.js';
 import { privacyArea, followRequests } from './core/privacy.js';
 import { linkArea, signInOptions, providersOf } from './core/sso.js';
 import { forgotLink, emailArea } from './core/recovery.js';
@@ -374,7 +375,7 @@ export function account(ctx) {
   return { el, title: t('desktop.account.title') };
 }
 
-/** settings is the Settings page: protected posts, follow requests, filtered words, blocks and mutes, and the language. */
+/** settings is the Settings page: protected posts, follow requests, filtered words, blocks and mutes, the language, and this device's theme and text size. */
 export function settings(ctx) {
   const el = h('div', { class: 'view' },
     pageHead(t('desktop.settings.title'), t('desktop.settings.sub')),
@@ -382,6 +383,7 @@ export function settings(ctx) {
     privacyArea(ctx, { sectionClass: 'card' }).el,
     settingsSection('settings-language-title', t('settings.language'), null, 'card',
       languageSelect({ 'aria-labelledby': 'settings-language-title' })),
+    settingsSection('settings-look-title', t('look.title'), null, 'card', ...lookFields('look')),
     h('p', { class: 'muted page-sub' }, t('desktop.settings.accountBefore'), h('a', { href: '/account' }, t('desktop.account.title')), t('desktop.settings.accountAfter')));
   return { el, title: t('desktop.settings.title') };
 }

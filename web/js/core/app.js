@@ -19,6 +19,7 @@
 
 import { h, own, phrase, slots } from './dom.js';
 import { t } from './i18n.js';
+import { ask } from './ask.js';
 import { applyCounts, bumpLater } from './social.js';
 import { Unread, sentence } from './notify.js';
 import { acceptedFollow } from './notify_groups.js';
@@ -60,7 +61,7 @@ export function removeEverywhere(id, feeds) {
  * is toasted.
  */
 export async function deletePost(ctx, post, then) {
-  if (!confirm(post.kind === 'comment' ? t('post.confirm_delete_comment') : t('post.confirm_delete'))) return;
+  if (!await ask(post.kind === 'comment' ? t('post.confirm_delete_comment') : t('post.confirm_delete'), t('post.delete'))) return;
   try {
     await ctx.api.deletePost(post.id);
     removeEverywhere(post.id, onScreen(ctx.app));

@@ -21,6 +21,7 @@
 
 import { h, icon, fill, own, phrase, slots, ariaName } from './dom.js';
 import { t } from './i18n.js';
+import { ask } from './ask.js';
 import { countChars, newKey } from './api.js';
 import { retryable } from './feed.js';
 import { timeElement } from './time.js';
@@ -289,7 +290,7 @@ export function chatView(ctx, name, { onUser = () => {} } = {}) {
   }
 
   async function remove(m) {
-    if (!confirm(t('chat.confirm_delete'))) return;
+    if (!await ask(t('chat.confirm_delete'), t('chat.delete'))) return;
     try {
       await ctx.api.deleteMessage(m.id);
       unshow(m.id);

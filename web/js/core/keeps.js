@@ -13,6 +13,7 @@
 import { h, icon } from './dom.js';
 import { t } from './i18n.js';
 import { menuButton } from './menu.js';
+import { shareItems } from './share.js';
 import { startEdit, onPage } from './edit.js';
 
 // What this page changed of posts' pinned and bookmarked (post id → true or
@@ -41,7 +42,8 @@ async function setPinned(ctx, post, on) {
 
 /**
  * ownPostMenu is the "⋯" menu of the reader's own post or comment: Edit
- * (in place), and for a post "Pin to profile" or "Unpin".
+ * (in place), for a post "Pin to profile" or "Unpin", Copy link, Share,
+ * and Delete (asked first; it was a bin in every action row).
  */
 export function ownPostMenu(post, ctx) {
   const wrap = menuButton(t('post.menu'), () => [
@@ -49,6 +51,8 @@ export function ownPostMenu(post, ctx) {
     post.kind === 'post' && (isPinned(post)
       ? { label: t('keeps.unpin'), icon: 'pin', run: () => setPinned(ctx, post, false) }
       : { label: t('keeps.pin'), icon: 'pin', run: () => setPinned(ctx, post, true) }),
+    ...shareItems(post, ctx),
+    { label: t('post.delete'), icon: 'trash', danger: true, run: () => ctx.remove(post) },
   ].filter(Boolean), 'post-menu');
   return wrap;
 }

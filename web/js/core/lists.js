@@ -12,6 +12,7 @@ import { Feed } from './feed.js';
 import { postCard, userRow } from './render.js';
 import { pollNewer } from './views.js';
 import { t, errorText } from './i18n.js';
+import { ask } from './ask.js';
 
 /** LIST_POLL is how often (ms) an open list's page asks for new posts, besides the live feed. */
 const LIST_POLL = 15_000;
@@ -84,7 +85,7 @@ export function listsPanel(ctx) {
   }
 
   async function remove(l) {
-    if (!confirm(t('lists.confirm_delete'))) return;
+    if (!await ask(t('lists.confirm_delete'), t('lists.delete'))) return;
     try {
       await ctx.api.deleteList(l.id);
       ctx.toast(t('lists.deleted'));
@@ -227,7 +228,7 @@ export function listsPicker(user, ctx) {
   const button = h('button', {
     type: 'button', class: 'btn btn-lists', attrs: { 'aria-expanded': 'false' },
     on: { click: () => (panel.hidden ? open() : close()) },
-  }, icon('list', 18), t('lists.button'));
+  }, icon('list', 18), h('span', { class: 'btn-label' }, t('lists.button')));
 
   function close() { panel.hidden = true; button.setAttribute('aria-expanded', 'false'); }
   async function open() {

@@ -107,10 +107,6 @@ export function postCard(post, ctx, opts = {}) {
   actions.append(likeControls(post, ctx));
   const bookmark = bookmarkButton(post, ctx);
   if (bookmark) actions.append(bookmark);
-  if (mine) {
-    actions.append(h('button', { type: 'button', class: 'action action-danger', attrs: { 'aria-label': t('post.delete') }, on: { click: () => ctx.remove(post) } },
-      icon('trash', 18)));
-  }
   paint(actions);
 
   return h('article', { class: 'post' + (opts.detail ? ' post-detail' : '') + (isRepost ? ' post-repost' : ''), dataset: { id: String(post.id), author: name } },

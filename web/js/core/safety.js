@@ -11,6 +11,7 @@ import { h, icon, own, phrase, slots } from './dom.js';
 import { t } from './i18n.js';
 import { countChars } from './api.js';
 import { menuButton } from './menu.js';
+import { shareItems } from './share.js';
 
 /** MAX_REASON is the longest reason of a report, in characters. */
 export const MAX_REASON = 1000;
@@ -143,15 +144,17 @@ function blockItem(ctx, user, changed) {
 }
 
 /**
- * postMenu is the "⋯" menu of someone else's post: mute or block its
- * author, or report the post. Logged out, or on one's own post, there is none.
+ * postMenu is the "⋯" menu of someone else's post: copy its link, share
+ * it, mute or block its author, or report the post. Logged out, it has
+ * only Copy link and Share (one's own posts have ownPostMenu).
  */
 export function postMenu(post, ctx) {
   const me = ctx.me();
-  if (!me || me.id === post.author.id) return null;
+  if (!me) return menuButton(t('post.menu'), () => shareItems(post, ctx), 'post-menu');
   // A post carries only its author's name: what we know of them starts from there.
   const author = { id: post.author.id, username: post.author.username, muting: false, blocking: false };
   return menuButton(t('post.menu'), () => [
+    ...shareItems(post, ctx),
     muteItem(ctx, author, () => {}),
     blockItem(ctx, author, () => {}),
     { label: t('report.post_item'), icon: 'flag', danger: true, run: () => reportDialog(ctx, author, post) },

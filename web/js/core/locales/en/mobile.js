@@ -22,6 +22,7 @@ export default {
   'mobile.tab.notifications': 'Alerts',
   'mobile.tab.messages': 'Messages',
   'mobile.tab.me': 'Me',
+  'mobile.profile.more': 'More places',
 
   // Log in and sign up.
   'mobile.auth.login_title': 'Log in',

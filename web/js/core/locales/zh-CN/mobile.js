@@ -21,6 +21,7 @@ export default {
   'mobile.tab.notifications': '通知',
   'mobile.tab.messages': '私信',
   'mobile.tab.me': '我',
+  'mobile.profile.more': '更多去处',
 
   // 登录与注册。
   'mobile.auth.login_title': '登录',
