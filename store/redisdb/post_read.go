@@ -135,7 +135,7 @@ func (s *Store) complete(ctx context.Context, out []*store.Post, viewer int64) e
 	return s.fillPolls(ctx, out, viewer) // polls.go
 }
 
-// loadPosts reads B hashes and their likes in one pipeline; repost_of
+// loadPosts reads B hashes (HGETALL each) and their likes in one pipeline; repost_of
 // holds only the id. likes_count is the size of the likes set (the
 // archive's count for an archived message), and liked and bookmarked are
 // set when viewer is not 0. A message whose hash has left Redis is read
@@ -157,12 +157,11 @@ func withUnfinished(ctx context.Context) context.Context {
 // loadPostsHot is loadPosts, and tells which messages were hot (read
 // from Redis, not from the archive).
 func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
-	cmds := make([]*redis.SliceCmd, len(mids))
+	cmds := make([]*redis.MapStringStringCmd, len(mids))
 	var liked, saved, reposted *redis.FloatSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = hmgetPost(ctx, s.keys.Post(mid))
-			pl.Process(ctx, cmds[i])
+			cmds[i] = pl.HGetAll(ctx, s.keys.Post(mid))
 		}
 		if viewer > 0 && len(mids) > 0 {
 			members := make([]string, len(mids))
@@ -183,7 +182,7 @@ func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([
 	hot := make([]bool, len(mids))
 	var cold []int64 // indexes into mids of the messages to look for in the archive
 	for i, c := range cmds {
-		h := schema.ScanPost(c.Val())
+		h := schema.ScanPostMap(c.Val())
 		if h.Unfinished == "1" && ctx.Value(unfinishedKey{}) == nil {
 			continue // not written whole yet, or being taken out again
 		}
@@ -330,15 +329,6 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 		s.caches.authors.Put(uid, c, gen, now)
 	}
 	return cards, nil
-}
-
-// hmgetPost is the command HMGET B:<mid> of every postHash field. A
-// page reads a message hash per post: its arguments are made once, not
-// per command, and ScanPost reads the reply without reflection.
-func hmgetPost(ctx context.Context, key string) *redis.SliceCmd {
-	args := make([]any, 2, 2+len(schema.PostFieldArgs))
-	args[0], args[1] = "hmget", key
-	return redis.NewSliceCmd(ctx, append(args, schema.PostFieldArgs...)...)
 }
 
 // parseInt is the integer an HMGET reply's field holds, 0 when it is
