@@ -164,13 +164,22 @@ func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([
 			cmds[i] = pl.HGetAll(ctx, s.keys.Post(mid))
 		}
 		if viewer > 0 && len(mids) > 0 {
-			members := make([]string, len(mids))
+			// The members are boxed once for the three commands, not by
+			// each (go-redis's ZMScore boxes every member again).
+			members := make([]any, len(mids))
 			for i, mid := range mids {
 				members[i] = id(mid)
 			}
-			liked = pl.ZMScore(ctx, s.keys.UserLikes(viewer), members...)
-			saved = pl.ZMScore(ctx, s.keys.Bookmarks(viewer), members...)
-			reposted = pl.ZMScore(ctx, s.keys.UserReposts(viewer), members...)
+			zmscore := func(key string) *redis.FloatSliceCmd {
+				args := make([]any, 2, 2+len(members))
+				args[0], args[1] = "zmscore", key
+				cmd := redis.NewFloatSliceCmd(ctx, append(args, members...)...)
+				pl.Process(ctx, cmd)
+				return cmd
+			}
+			liked = zmscore(s.keys.UserLikes(viewer))
+			saved = zmscore(s.keys.Bookmarks(viewer))
+			reposted = zmscore(s.keys.UserReposts(viewer))
 		}
 		rideAlong(ctx, pl) // a home read's lookup of its pulled stars, on a cluster
 		return nil
