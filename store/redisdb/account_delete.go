@@ -91,6 +91,7 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		s.removeCelebrity(ctx, pl, uid)
 		return nil
 	})
+	s.caches.seen.forget(uid)
 	if err != nil {
 		return s.Wrap("delete account: keys", err)
 	}

@@ -135,7 +135,7 @@ func (s *Store) complete(ctx context.Context, out []*store.Post, viewer int64) e
 	return s.fillPolls(ctx, out, viewer) // polls.go
 }
 
-// loadPosts reads B hashes and their likes in one pipeline; repost_of
+// loadPosts reads B hashes (HGETALL each) and their likes in one pipeline; repost_of
 // holds only the id. likes_count is the size of the likes set (the
 // archive's count for an archived message), and liked and bookmarked are
 // set when viewer is not 0. A message whose hash has left Redis is read
@@ -157,21 +157,29 @@ func withUnfinished(ctx context.Context) context.Context {
 // loadPostsHot is loadPosts, and tells which messages were hot (read
 // from Redis, not from the archive).
 func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([]*store.Post, []bool, error) {
-	cmds := make([]*redis.SliceCmd, len(mids))
+	cmds := make([]*redis.MapStringStringCmd, len(mids))
 	var liked, saved, reposted *redis.FloatSliceCmd
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		for i, mid := range mids {
-			cmds[i] = hmgetPost(ctx, s.keys.Post(mid))
-			pl.Process(ctx, cmds[i])
+			cmds[i] = pl.HGetAll(ctx, s.keys.Post(mid))
 		}
 		if viewer > 0 && len(mids) > 0 {
-			members := make([]string, len(mids))
+			// The members are boxed once for the three commands, not by
+			// each (go-redis's ZMScore boxes every member again).
+			members := make([]any, len(mids))
 			for i, mid := range mids {
 				members[i] = id(mid)
 			}
-			liked = pl.ZMScore(ctx, s.keys.UserLikes(viewer), members...)
-			saved = pl.ZMScore(ctx, s.keys.Bookmarks(viewer), members...)
-			reposted = pl.ZMScore(ctx, s.keys.UserReposts(viewer), members...)
+			zmscore := func(key string) *redis.FloatSliceCmd {
+				args := make([]any, 2, 2+len(members))
+				args[0], args[1] = "zmscore", key
+				cmd := redis.NewFloatSliceCmd(ctx, append(args, members...)...)
+				pl.Process(ctx, cmd)
+				return cmd
+			}
+			liked = zmscore(s.keys.UserLikes(viewer))
+			saved = zmscore(s.keys.Bookmarks(viewer))
+			reposted = zmscore(s.keys.UserReposts(viewer))
 		}
 		rideAlong(ctx, pl) // a home read's lookup of its pulled stars, on a cluster
 		return nil
@@ -183,7 +191,7 @@ func (s *Store) loadPostsHot(ctx context.Context, mids []int64, viewer int64) ([
 	hot := make([]bool, len(mids))
 	var cold []int64 // indexes into mids of the messages to look for in the archive
 	for i, c := range cmds {
-		h := schema.ScanPost(c.Val())
+		h := schema.ScanPostMap(c.Val())
 		if h.Unfinished == "1" && ctx.Value(unfinishedKey{}) == nil {
 			continue // not written whole yet, or being taken out again
 		}
@@ -330,15 +338,6 @@ func (s *Store) authorCards(ctx context.Context, uids []int64) (map[int64]author
 		s.caches.authors.Put(uid, c, gen, now)
 	}
 	return cards, nil
-}
-
-// hmgetPost is the command HMGET B:<mid> of every postHash field. A
-// page reads a message hash per post: its arguments are made once, not
-// per command, and ScanPost reads the reply without reflection.
-func hmgetPost(ctx context.Context, key string) *redis.SliceCmd {
-	args := make([]any, 2, 2+len(schema.PostFieldArgs))
-	args[0], args[1] = "hmget", key
-	return redis.NewSliceCmd(ctx, append(args, schema.PostFieldArgs...)...)
 }
 
 // parseInt is the integer an HMGET reply's field holds, 0 when it is

@@ -1,6 +1,8 @@
 package redisdb
 
 import (
+	"sync"
+
 	"microblog/store"
 	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/internal/livecache"
@@ -30,6 +32,47 @@ type caches struct {
 	sessions livecache.Cache[string, account.Session] // token hash → its session
 	authors  livecache.Cache[int64, authorCard]       // uid → what a post shows of its author
 	lenses   livecache.Cache[int64, *store.Lens]      // uid → what the user may see
+	seen     seenMarks                                // uid → its global:lastseen mark, as last read or written
+}
+
+// seenMarks remember each reader's global:lastseen mark as this process
+// last read or wrote it, so that a home read need not ask Redis for it
+// while it is fresh (timeline_home.go, touch). A mark only ever moves
+// forward (ZADD of now) or goes with its account, so a remembered one is
+// never newer than Redis's; should Redis lose a write (a failover), the
+// mark is written again once the remembered one is stale, at most
+// min(maxSeenWrite, InactiveAfter/8) later than without the memory.
+type seenMarks struct {
+	mu sync.Mutex
+	m  map[int64]int64 // uid → the mark, unix ms
+}
+
+// maxSeenMarks bounds the memory: past it, it starts again empty.
+const maxSeenMarks = 1 << 16
+
+// fresh says whether uid's mark is known to be at least since.
+func (c *seenMarks) fresh(uid, since int64) bool {
+	c.mu.Lock()
+	mark, ok := c.m[uid]
+	c.mu.Unlock()
+	return ok && mark >= since
+}
+
+// put remembers that uid's mark is at least mark.
+func (c *seenMarks) put(uid, mark int64) {
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxSeenMarks {
+		c.m = make(map[int64]int64)
+	}
+	c.m[uid] = max(c.m[uid], mark)
+	c.mu.Unlock()
+}
+
+// forget drops uid's mark (its account is deleted).
+func (c *seenMarks) forget(uid int64) {
+	c.mu.Lock()
+	delete(c.m, uid)
+	c.mu.Unlock()
 }
 
 // authorCard is what a page of posts needs of each author besides the

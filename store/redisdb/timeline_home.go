@@ -193,10 +193,18 @@ func (s *Store) homeKeys(ctx context.Context, uid int64, pulls *pullLookup) ([]s
 // that read is pushed, since its fan-out finds uid active.
 //
 // It also reads the ids of G in each of ranges, in the same round trip.
+// While the mark this process last read or wrote for uid is fresh, it is
+// not read again (store_caches.go, seenMarks).
 func (s *Store) touch(ctx context.Context, uid int64, ranges []*redis.ZRangeBy) (pulls *pullLookup, got []*redis.StringSliceCmd, err error) {
+	staleAfter := min(maxSeenWrite, s.opt.InactiveAfter/8).Milliseconds()
+	// A mark this process read or wrote lately is neither away nor stale:
+	// the read asks Redis only for the page and its pulled stars.
+	known := s.caches.seen.fresh(uid, s.Now()-staleAfter)
 	var seen *redis.FloatCmd
 	cmds, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		seen = pl.ZScore(ctx, s.keys.LastSeen(), id(uid))
+		if !known {
+			seen = pl.ZScore(ctx, s.keys.LastSeen(), id(uid))
+		}
 		pulls = s.queuePullLookup(ctx, pl, uid)
 		for _, by := range ranges {
 			got = append(got, pl.ZRevRangeByScore(ctx, s.keys.Home(uid), by))
@@ -206,9 +214,15 @@ func (s *Store) touch(ctx context.Context, uid int64, ranges []*redis.ZRangeBy) 
 	if err := reqpath.PipeErr(cmds, err); err != nil {
 		return nil, nil, s.Wrap("touch", err)
 	}
+	if known {
+		return pulls, got, nil
+	}
 	now := s.Now()
 	away := seen.Err() == nil && now-int64(seen.Val()) > s.opt.InactiveAfter.Milliseconds()
-	stale := seen.Err() != nil || now-int64(seen.Val()) > min(maxSeenWrite, s.opt.InactiveAfter/8).Milliseconds()
+	stale := seen.Err() != nil || now-int64(seen.Val()) > staleAfter
+	if !away && !stale {
+		s.caches.seen.put(uid, int64(seen.Val()))
+	}
 	if away || stale {
 		// At most once every maxSeenWrite per user: the old mark and the last
 		// id issued, then the new marks.
@@ -234,6 +248,7 @@ func (s *Store) touch(ctx context.Context, uid int64, ranges []*redis.ZRangeBy) 
 			}
 			got = nil // G has changed
 		}
+		s.caches.seen.put(uid, now) // once G is whole again
 	}
 	return pulls, got, nil
 }

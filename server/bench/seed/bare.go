@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,8 +29,9 @@ import (
 // token>, which must hold the author's uid), draws its id and reads the
 // author's fans in one round trip, then writes in one pipeline the
 // message's own keys, its indexes (the A–G writes), each fan's home
-// timeline and the live event. A home read is a ZREVRANGE and one pipeline
-// of HGETALL.
+// timeline and the live event. A home read is the same page the product
+// returns, read naively: the ids from the home timeline (ZREVRANGE), one
+// pipeline of HGETALL for the posts, one of HMGET for their authors.
 type bareServer struct {
 	rdb      *redis.Client
 	author   int64
@@ -168,6 +170,27 @@ func (b *bareServer) home(c echo.Context) error {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 	}
+	// The authors, as the product shows them: each one's avatar, display
+	// name and sign-up time, read in one more round trip (the product
+	// remembers them per process; the naive read does not).
+	var uids []string
+	for _, h := range hashes {
+		if a := h.Val()["author"]; a != "" && !slices.Contains(uids, a) {
+			uids = append(uids, a)
+		}
+	}
+	cards := make(map[string]*redis.SliceCmd, len(uids))
+	if len(uids) > 0 {
+		_, err = b.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			for _, uid := range uids {
+				cards[uid] = pl.HMGet(ctx, "user:userid:"+uid, "avatar", "display_name", "created")
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+		}
+	}
 	page := struct {
 		Items      []store.Post `json:"items"`
 		NextCursor *string      `json:"next_cursor"`
@@ -180,9 +203,22 @@ func (b *bareServer) home(c echo.Context) error {
 		mid, _ := strconv.ParseInt(mids[i], 10, 64)
 		author, _ := strconv.ParseInt(m["author"], 10, 64)
 		t, _ := strconv.ParseInt(m["time"], 10, 64)
-		page.Items = append(page.Items, store.Post{ID: mid, Kind: m["kind"], Content: m["content"],
+		p := store.Post{ID: mid, Kind: m["kind"], Content: m["content"], Spoiler: m["spoiler"],
 			Author: store.Author{ID: author, Username: m["username"]}, CreatedAt: store.Time(t),
-			Mentions: []store.Author{}, Tags: []string{}, Media: []store.Media{}})
+			Mentions: []store.Author{}, Tags: []string{}, Media: []store.Media{}}
+		if card := cards[m["author"]]; card != nil {
+			if v := card.Val(); len(v) == 3 {
+				if avatar, _ := v[0].(string); avatar != "" {
+					u := "/media/" + avatar
+					p.Author.AvatarURL = &u
+				}
+				p.Author.DisplayName, _ = v[1].(string)
+				created, _ := v[2].(string)
+				at, _ := strconv.ParseInt(created, 10, 64)
+				p.Author.CreatedAt = store.Time(at)
+			}
+		}
+		page.Items = append(page.Items, p)
 	}
 	if len(mids) == limit {
 		cursor := mids[len(mids)-1]

@@ -66,7 +66,7 @@ func setUpUsers(client *http.Client, base string, fans int) (author account, fan
 // setUpBare writes what the bare handler needs: the author's fans in
 // A:<uid>:fansID (uids 2 to fans+1; the author is 1), the last user id and
 // the author's session, auth:<sha256-hex of its token> holding its uid, as
-// the contract keeps it.
+// the contract keeps it, and the author's user hash, which a home read reads.
 func setUpBare(ctx context.Context, rdb *redis.Client, fans int) (author account, fanAccts []account, err error) {
 	author = account{ID: 1, Name: "seedauthor", Token: "1.seedbench-bare-session"}
 	now := float64(time.Now().UnixMilli())
@@ -79,6 +79,7 @@ func setUpBare(ctx context.Context, rdb *redis.Client, fans int) (author account
 	_, err = rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.ZAdd(ctx, "A:1:fansID", zs...)
 		pl.Set(ctx, "global:userid", fans+1, 0)
+		pl.HSet(ctx, "user:userid:1", "username", author.Name, "created", int64(now), "display_name", "", "avatar", "")
 		pl.Set(ctx, "auth:"+store.TokenHash(author.Token), author.ID, 24*time.Hour)
 		return nil
 	})

@@ -95,7 +95,8 @@ var PostFieldArgs = func() []any {
 	return out
 }()
 
-// ScanPost reads the reply of hmgetPost.
+// ScanPost reads the values of PostFields, in that order (as the edit
+// script answers them).
 func ScanPost(vals []any) PostHash {
 	str := func(i int) string {
 		if i < len(vals) {
@@ -108,6 +109,19 @@ func ScanPost(vals []any) PostHash {
 		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: ParseID(str(7)), Reposts: ParseID(str(8)),
 		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: ParseID(str(13)),
 		Edited: ParseID(str(14)), Unfinished: str(15), Poll: str(16), Spoiler: str(17)}
+}
+
+// ScanPostMap reads the reply of HGETALL B:<mid>, as ScanPost reads
+// the edit script's: a page reads whole hashes, which costs Redis less than
+// looking up each field by name and sends a few bytes rather than every
+// field's name per post.
+func ScanPostMap(m map[string]string) PostHash {
+	return PostHash{Content: m["content"], Author: ParseID(m["author"]), Username: m["username"],
+		Time: ParseID(m["time"]), Kind: m["kind"], RepostOf: m["repost_of"], Parent: m["parent"],
+		Comments: ParseID(m[FieldComments]), Reposts: ParseID(m[FieldReposts]),
+		Mentions: m["mentions"], Tags: m["tags"], Media: m["media"], Deleted: m[FieldDeleted],
+		Likes: ParseID(m[FieldLikes]), Edited: ParseID(m[FieldEdited]), Unfinished: m[FieldUnfinished],
+		Poll: m[FieldPoll], Spoiler: m[FieldSpoiler]}
 }
 
 // FieldDeleted marks a tombstone (see postHash.Deleted).
