@@ -1,6 +1,7 @@
 package redisdb
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -502,9 +503,7 @@ func (s *Store) queuePostIndex(ctx context.Context, pl redis.Pipeliner, d *draft
 	s.encodeEvents(ctx, d)
 	d.encoded = true
 	if d.sent = d.stands(); d.sent {
-		for _, e := range d.events {
-			args = append(args, e.channel, e.frame)
-		}
+		args = appendEvents(args, d.events)
 	}
 	schema.PostIndex.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author), s.keys.Home(author),
 		s.keys.PublicTimeline(), s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n), s.keys.FanOutQueue(),
@@ -658,10 +657,25 @@ func (s *Store) queuePostFinish(ctx context.Context, pl redis.Scripter, d *draft
 		keys = append(keys, s.keys.Reposts(d.orig.ID), s.keys.Post(d.orig.ID))
 		args[3], args[4] = d.np.Author, d.post.ID
 	}
+	return schema.PostFinish.Eval(ctx, pl, keys, appendEvents(args, events)...)
+}
+
+// appendEvents appends events to the arguments of post_index.lua or
+// post_finish.lua as channel, frame pairs, a frame the same as the one
+// before as "": a post's one frame goes to its author's channel, the public
+// one and its topics', and was sent to Redis once a channel, a third of
+// the bytes a post sent.
+func appendEvents(args []any, events []liveEvent) []any {
+	var last []byte
 	for _, e := range events {
+		if last != nil && bytes.Equal(e.frame, last) {
+			args = append(args, e.channel, "")
+			continue
+		}
 		args = append(args, e.channel, e.frame)
+		last = e.frame
 	}
-	return schema.PostFinish.Eval(ctx, pl, keys, args...)
+	return args
 }
 
 // finish records, on a cluster, the result of a message written and

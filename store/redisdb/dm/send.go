@@ -313,7 +313,7 @@ func (s *DMs) queueDMIndex(ctx context.Context, pl redis.Pipeliner, d *dmDraft, 
 			keys, claim = []string{d.idemKey}, d.claim
 		}
 		d.finished = schema.PostFinish.Eval(ctx, pl, keys, claim, result, schema.IdempotencyTTL.Milliseconds(), "", "",
-			s.keys.NotifyChannel(from), frame, s.keys.NotifyChannel(to), frame)
+			s.keys.NotifyChannel(from), frame, s.keys.NotifyChannel(to), "") // "": the frame before
 	case d.idemKey != "":
 		d.finished = schema.IdemFinish.Eval(ctx, pl, []string{d.idemKey}, d.claim, result, schema.IdempotencyTTL.Milliseconds())
 	}

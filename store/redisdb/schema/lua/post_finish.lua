@@ -10,7 +10,8 @@
 -- ARGV[1]: the request's claim, or "" for no key; ARGV[2]: the result,
 -- "post:<mid>:<request hash>"; ARGV[3]: its TTL (ms); ARGV[4]: the
 -- reposter's uid, or "" for no repost; ARGV[5]: the repost's mid;
--- ARGV[6..]: channel, frame pairs to publish.
+-- ARGV[6..]: channel, frame pairs to publish, a frame "" standing for the
+-- one before (one frame to several channels is sent once).
 -- Returns 1 when the message stands (its events published), 0 when another
 -- request holds the key, -1 when another repost of its author's was
 -- recorded.
@@ -31,7 +32,11 @@ if ARGV[1] ~= '' then
   end
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 end
+local frame
 for i = 6, #ARGV, 2 do
-  redis.call('PUBLISH', ARGV[i], ARGV[i + 1])
+  if ARGV[i + 1] ~= '' then
+    frame = ARGV[i + 1]
+  end
+  redis.call('PUBLISH', ARGV[i], frame)
 end
 return 1

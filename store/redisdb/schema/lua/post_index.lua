@@ -18,7 +18,9 @@
 -- in flight and queue its job, "" for neither (its author is pulled);
 -- ARGV[7]: when it was written (unix ms), for D; ARGV[8]: n, the number of
 -- the job's fields and values that follow; ARGV[9..8+n]: those; then
--- channel, frame pairs to publish.
+-- channel, frame pairs to publish, a frame "" standing for the one before
+-- (a post's frame to its author's channel, the public one and its topics'
+-- is one: sent once, not once a channel).
 -- The same write sent again counts the post once and marks it once
 -- (post_add.lua, pending_add.lua); the job it queues again pushes the post
 -- again, which changes nothing.
@@ -44,7 +46,11 @@ if ARGV[6] == '1' then
   end
   redis.call('XADD', KEYS[7], '*', unpack(ARGV, 9, 8 + n))
 end
+local frame
 for i = 9 + n, #ARGV - 1, 2 do
-  redis.call('PUBLISH', ARGV[i], ARGV[i + 1])
+  if ARGV[i + 1] ~= '' then
+    frame = ARGV[i + 1]
+  end
+  redis.call('PUBLISH', ARGV[i], frame)
 end
 return 0
