@@ -47,7 +47,10 @@ type Deps struct {
 	// a few files (the default), or module by module, as written
 	// (MICROBLOG_BUNDLE=off, for debugging); see static_bundle.go.
 	Bundle bool
-	Logger *slog.Logger
+	// Domains are the operators' domain blocks, nil when federation is
+	// off (handle_domain_blocks.go).
+	Domains DomainBlocker
+	Logger  *slog.Logger
 }
 
 // Limits are the service's rate limits (MICROBLOG_RATE_LIMITS), which the
