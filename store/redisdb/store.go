@@ -16,6 +16,7 @@ import (
 	"microblog/store"
 	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/dm"
+	"microblog/store/redisdb/fed"
 	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
@@ -35,6 +36,8 @@ type Store struct {
 	*social.Social
 	// Uploads serve uploads, their descriptions and avatars (package media).
 	*media.Uploads
+	// Queue is federation's delivery queue (package fed).
+	*fed.Queue
 
 	rdb  redis.UniversalClient
 	keys schema.Keys
@@ -61,6 +64,7 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 		Now: func() time.Time { return s.opt.Now() }}, socialCore{s}, &s.caches.lenses)
 	s.Uploads = media.New(rdb, s.keys, media.Options{Files: opt.Files}, mediaCore{s})
 	s.DMs = dm.New(rdb, s.keys, dm.Options{Archive: opt.Archive}, dmCore{s})
+	s.Queue = fed.NewQueue(rdb, s.keys, s.Now)
 	return s
 }
 
