@@ -40,3 +40,53 @@ type DeliveryQueue interface {
 	// returns nil the delivery survives a restart.
 	EnqueueDelivery(ctx context.Context, d Delivery) error
 }
+
+// Kinds of FedEvent.
+const (
+	FedCreate      = "create"       // Post: a post, comment or repost written
+	FedUpdate      = "update"       // Post: edited
+	FedDelete      = "delete"       // Post: deleted (Object: its object id)
+	FedFollow      = "follow"       // Target followed (or asked to follow)
+	FedUnfollow    = "unfollow"     // Target unfollowed (or the request withdrawn)
+	FedLike        = "like"         // Post (remote) liked
+	FedUnlike      = "unlike"       // Post (remote) no longer liked
+	FedBlock       = "block"        // Target blocked
+	FedUnblock     = "unblock"      // Target unblocked
+	FedAccept      = "accept"       // Target's request to follow Actor approved
+	FedReject      = "reject"       // Target's request to follow Actor refused
+	FedProfile     = "profile"      // Actor's profile changed
+	FedDeleteActor = "delete_actor" // Actor's account deleted
+	FedDM          = "dm"           // Post: a private message (its id) to Target
+)
+
+// FedEvent is a local event that may go out to other servers as an
+// activity: queued durably (FedOutbox) by the request path, turned into a
+// Delivery off it. Post and Target are the message and the user it
+// concerns (0 when none); Object, for a deleted post, what it was.
+type FedEvent struct {
+	Kind   string `json:"k"`
+	Actor  int64  `json:"a"`
+	Post   int64  `json:"p,omitempty"`
+	Target int64  `json:"t,omitempty"`
+	// Parent, Mentions and Followers are what a deleted post reached:
+	// its parent's author and its mentions (remote ones among them get the
+	// Delete), and whether its author's followers saw it.
+	Parent   int64   `json:"pa,omitempty"`
+	Mentions []int64 `json:"m,omitempty"`
+	// Protected says the author was protected (followers only).
+	Protected bool `json:"pr,omitempty"`
+	// At is when the event happened (unix ms): an Undo names it.
+	At int64 `json:"at,omitempty"`
+	// DM carries a private message's text and recipient's name.
+	DM *DM `json:"dm,omitempty"`
+}
+
+// FedOutbox is where the request path queues FedEvents, and what marks a
+// local user as followed from elsewhere.
+type FedOutbox interface {
+	// QueueFedEvent queues e durably.
+	QueueFedEvent(ctx context.Context, e FedEvent) error
+	// MarkFedFans records that uid has (had) a remote follower: its posts
+	// are queued as FedEvents from then on.
+	MarkFedFans(ctx context.Context, uid int64) error
+}

@@ -76,3 +76,24 @@ func ParseDeliveryJobRef(s string) (j DeliveryJobRef, ok bool) {
 	j.First, err2 = strconv.ParseInt(parts[2], 10, 64)
 	return j, err1 == nil && err2 == nil
 }
+
+// FieldFedFans is the field of a local user's hash (user:userid:<uid>)
+// that is "1" once a remote account followed it or asked to: its posts
+// then go out to the fediverse. A post reads it in the HMGET that reads
+// its author's name, so a post by a user no remote account follows costs
+// nothing more (issue 39).
+const FieldFedFans = "fed_fans"
+
+// FedOutbox is the STREAM fed:outbox of local events that may go out as
+// activities (a post, its edit or its delete; a follow, like, block, ...
+// of a remote account), read through the consumer group OutboxGroup: each
+// entry's one field e is a store.FedEvent as JSON. The outbound runner
+// turns each into a Delivery (server/federation/outbound*.go).
+func (k Keys) FedOutbox() string { return k.prefix + "fed:outbox" }
+
+// OutboxGroup is the consumer group of every server process's outbound
+// runner.
+const OutboxGroup = "outbox"
+
+// FedEventField is the one field of a FedOutbox entry.
+const FedEventField = "e"
