@@ -89,4 +89,8 @@ type FedOutbox interface {
 	// MarkFedFans records that uid has (had) a remote follower: its posts
 	// are queued as FedEvents from then on.
 	MarkFedFans(ctx context.Context, uid int64) error
+	// HasFedFans tells whether MarkFedFans marked uid.
+	HasFedFans(ctx context.Context, uid int64) (bool, error)
+	// FanIDs are uid's followers from rank offset on, n at most.
+	FanIDs(ctx context.Context, uid, offset, n int64) ([]int64, error)
 }
