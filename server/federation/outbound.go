@@ -306,8 +306,6 @@ func (s *Service) enqueue(ctx context.Context, signer int64, doc any, inboxes []
 	return s.opt.Deliverer.EnqueueDelivery(ctx, store.Delivery{ID: id.ID, Signer: signer, Body: body, Inboxes: inboxes})
 }
 
-
-
 // fedOut is the store's side of the outbound queue.
 func (s *Service) fedOut() store.FedOutbox {
 	o, _ := s.st.(store.FedOutbox)
