@@ -79,19 +79,6 @@ func (s *Service) answerFollow(ctx context.Context, star int64, remote store.Rem
 	return s.send(ctx, star, a, remote)
 }
 
-// AnswerFollow sends Accept or Reject of remote uid fan's request to follow
-// local user star, once star answered it (through the API).
-func (s *Service) AnswerFollow(ctx context.Context, star, fan int64, accept bool) error {
-	remote, err := s.st.RemoteActorByUID(ctx, fan)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil // a local fan
-		}
-		return err
-	}
-	return s.answerFollow(ctx, star, remote, "", accept)
-}
-
 // send queues a from local user signer to the inboxes of to.
 func (s *Service) send(ctx context.Context, signer int64, a Activity, to ...store.RemoteActor) error {
 	body, err := json.Marshal(a)
