@@ -52,6 +52,13 @@ func (s *Service) onFollow(ctx context.Context, actor store.RemoteActor, act *in
 	if _, err := s.localUser(ctx, star); err != nil {
 		return ignore(ctx)
 	}
+	// Marked first: from now on star's posts go out too (fedout's
+	// outbox), even those written while the follow is being made.
+	if o := s.fedOut(); o != nil {
+		if err := o.MarkFedFans(ctx, star); err != nil {
+			return err
+		}
+	}
 	requested, err := s.st.FollowOrAsk(ctx, actor.UID, star)
 	switch {
 	case errors.Is(err, store.ErrBlocked) || errors.Is(err, store.ErrSuspended):
