@@ -52,6 +52,8 @@ const (
 	FedUnlike      = "unlike"       // Post (remote) no longer liked
 	FedBlock       = "block"        // Target blocked
 	FedUnblock     = "unblock"      // Target unblocked
+	FedAccept      = "accept"       // Target's request to follow Actor approved
+	FedReject      = "reject"       // Target's request to follow Actor refused
 	FedProfile     = "profile"      // Actor's profile changed
 	FedDeleteActor = "delete_actor" // Actor's account deleted
 	FedDM          = "dm"           // Post: a private message (its id) to Target

@@ -60,11 +60,6 @@ func (s *Service) onFollow(ctx context.Context, actor store.RemoteActor, act *in
 		}
 	}
 	requested, err := s.st.FollowOrAsk(ctx, actor.UID, star)
-	if err == nil { // star's posts go out to the fediverse from now on (fedout)
-		if err := s.fedOut().MarkFedFans(ctx, star); err != nil {
-			return err
-		}
-	}
 	switch {
 	case errors.Is(err, store.ErrBlocked) || errors.Is(err, store.ErrSuspended):
 		return s.answerFollow(ctx, star, actor, act.ID, false)

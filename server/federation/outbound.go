@@ -35,6 +35,12 @@ func (s *Service) HandleEvent(ctx context.Context, e store.FedEvent) error {
 		return s.outDelete(ctx, e)
 	case store.FedFollow, store.FedUnfollow, store.FedBlock, store.FedUnblock:
 		return s.outRelation(ctx, e)
+	case store.FedAccept, store.FedReject:
+		ra, err := s.st.RemoteActorByUID(ctx, e.Target)
+		if err != nil {
+			return nil // not remote (or forgotten)
+		}
+		return s.answerFollow(ctx, e.Actor, ra, "", e.Kind == store.FedAccept)
 	case store.FedLike, store.FedUnlike:
 		return s.outLike(ctx, e)
 	case store.FedProfile, store.FedDeleteActor:

@@ -19,9 +19,6 @@ type OutboundStore struct {
 	log func(msg string, args ...any)
 }
 
-// (Accept and Reject of a remote account's request go from the wrapper of
-// server/fed_config.go, through Service.AnswerFollow.)
-
 // Outbound wraps st (the same store the Service was made with).
 func (s *Service) Outbound(st store.Service) store.Service {
 	o, ok := st.(store.FedOutbox)
@@ -72,6 +69,20 @@ func (o OutboundStore) Block(ctx context.Context, uid, target int64, on bool) er
 			kind = store.FedUnblock
 		}
 		o.queue(ctx, store.FedEvent{Kind: kind, Actor: uid, Target: target})
+	}
+	return err
+}
+
+// AnswerFollowRequest sends the Accept or Reject of a remote account's
+// request.
+func (o OutboundStore) AnswerFollowRequest(ctx context.Context, uid, fan int64, approve bool) error {
+	err := o.Service.AnswerFollowRequest(ctx, uid, fan, approve)
+	if err == nil && o.remote(ctx, fan) {
+		kind := store.FedAccept
+		if !approve {
+			kind = store.FedReject
+		}
+		o.queue(ctx, store.FedEvent{Kind: kind, Actor: uid, Target: fan})
 	}
 	return err
 }
