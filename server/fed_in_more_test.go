@@ -149,3 +149,23 @@ func TestFedInNoteParts(t *testing.T) {
 		t.Errorf("mentions: %+v", p.Mentions)
 	}
 }
+
+// TestFedInRemoteNoLogin: a remote account has no password: logging in
+// with its name fails as any wrong login does, and no one can register a
+// name with an @.
+func TestFedInRemoteNoLogin(t *testing.T) {
+	parallel(t)
+	ts := newFedServer(t)
+	peer := newFakePeer(t)
+	peer.addActor("bob")
+	tok, _ := ts.register(t, "alice")
+	remoteUser(t, ts, tok, peer.handle("bob"))
+	for _, pw := range []string{"", testPassword} {
+		if st, b := ts.call(t, "POST", "/api/v1/sessions", "", map[string]string{"username": peer.handle("bob"), "password": pw}); st/100 != 4 {
+			t.Errorf("login as the remote account with %q: %d %s", pw, st, b)
+		}
+	}
+	if st, _ := ts.call(t, "POST", "/api/v1/users", "", map[string]string{"username": "eve@" + peer.host(), "password": testPassword}); st != http.StatusBadRequest {
+		t.Errorf("register a name with @: %d", st)
+	}
+}
