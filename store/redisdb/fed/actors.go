@@ -77,9 +77,11 @@ func (f *Fed) createRemote(ctx context.Context, a store.RemoteActor) (int64, err
 
 // writeActor writes a's hash and its profile into the user hash.
 func (f *Fed) writeActor(ctx context.Context, a store.RemoteActor) error {
-	locked := "0"
+	// "1" or "0" in the actor's hash; "1" or "" in the user's protected
+	// field, as the store writes it.
+	locked, protected := "0", ""
 	if a.Locked {
-		locked = "1"
+		locked, protected = "1", "1"
 	}
 	fetched := a.Fetched
 	if fetched == 0 {
@@ -94,7 +96,7 @@ func (f *Fed) writeActor(ctx context.Context, a store.RemoteActor) error {
 			schema.FedActorFieldKeyPEM, a.KeyPEM, schema.FedActorFieldURL, a.URL,
 			schema.FedActorFieldLocked, locked, schema.FedActorFieldFetched, fetched)
 		pl.HSet(ctx, f.keys.User(a.UID), schema.FieldDisplayName, a.Name, schema.FieldBio, a.Bio,
-			schema.FieldAvatar, a.Avatar, schema.FieldHeader, a.Header, schema.FieldProtected, a.Locked,
+			schema.FieldAvatar, a.Avatar, schema.FieldHeader, a.Header, schema.FieldProtected, protected,
 			schema.FieldRemote, a.ID, schema.FieldRemoteURL, a.URL)
 		return nil
 	})
