@@ -77,11 +77,11 @@ func (f *Fed) createRemote(ctx context.Context, a store.RemoteActor) (int64, err
 
 // writeActor writes a's hash and its profile into the user hash.
 func (f *Fed) writeActor(ctx context.Context, a store.RemoteActor) error {
-	// "1" or "0" in the actor's hash; "1" or "" in the user's protected
-	// field, as the store writes it.
-	locked, protected := "0", ""
+	// "1" or "0" in the actor's hash; the user's protected field "1" or
+	// absent, as the store keeps it.
+	locked := "0"
 	if a.Locked {
-		locked, protected = "1", "1"
+		locked = "1"
 	}
 	fetched := a.Fetched
 	if fetched == 0 {
@@ -96,8 +96,13 @@ func (f *Fed) writeActor(ctx context.Context, a store.RemoteActor) error {
 			schema.FedActorFieldKeyPEM, a.KeyPEM, schema.FedActorFieldURL, a.URL,
 			schema.FedActorFieldLocked, locked, schema.FedActorFieldFetched, fetched)
 		pl.HSet(ctx, f.keys.User(a.UID), schema.FieldDisplayName, a.Name, schema.FieldBio, a.Bio,
-			schema.FieldAvatar, a.Avatar, schema.FieldHeader, a.Header, schema.FieldProtected, protected,
+			schema.FieldAvatar, a.Avatar, schema.FieldHeader, a.Header,
 			schema.FieldRemote, a.ID, schema.FieldRemoteURL, a.URL)
+		if a.Locked {
+			pl.HSet(ctx, f.keys.User(a.UID), schema.FieldProtected, "1")
+		} else {
+			pl.HDel(ctx, f.keys.User(a.UID), schema.FieldProtected)
+		}
 		return nil
 	})
 	if err != nil {
