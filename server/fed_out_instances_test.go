@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"microblog/store/storetest"
 )
 
 // TestFedOutTwoInstances: two instances of this service, each on its own
@@ -17,11 +15,10 @@ import (
 // bob's post answers it there, and her edit and delete follow it.
 func TestFedOutTwoInstances(t *testing.T) {
 	parallel(t)
-	if storetest.ClusterMode() {
-		t.Skip("two services need two Redis: the test binary has one cluster, flushed by each server it starts")
-	}
-	a := newFedServer(t, fedOutEnv...)
-	b := newFedServer(t, fedOutEnv...)
+	// Each on a redis-server of its own, also when the test binary runs on
+	// a cluster (which each server it starts would flush).
+	env := append([]string{"MICROBLOG_FEDERATION=on", "MICROBLOG_PUBLIC_URL=self", "MICROBLOG_FEDERATION_ALLOW_PRIVATE=on"}, fedOutEnv...)
+	a, b := startServer(t, startRedis(t), env...), startServer(t, startRedis(t), env...)
 	aliceTok, _ := a.register(t, "alice")
 	bobTok, _ := b.register(t, "bob")
 	handle := "alice@" + hostOf(a.URL)
