@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-fed/httpsig"
+)
+
+// peer is the remote ActivityPub server the activities come from: a real
+// HTTP server on loopback in this process, with -actors accounts, each
+// with its own RSA-2048 key. It answers WebFinger and the actors'
+// documents (with their public keys) and, in its inboxes, accepts every
+// Follow with a signed Accept sent to the server's shared inbox, as
+// Mastodon does for an account that does not approve its followers.
+type peer struct {
+	base   string // http://127.0.0.1:port
+	inbox  string // the server's shared inbox, where the Accepts go
+	srv    *http.Server
+	keys   []*rsa.PrivateKey
+	client *http.Client
+
+	accepted atomic.Int64 // Follows answered Accept, and the Accept taken (202)
+	failures atomic.Int64
+	mu       sync.Mutex
+	lastErr  string
+}
+
+func startPeer(actors int, serverInbox string) (*peer, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &peer{base: "http://" + l.Addr().String(), inbox: serverInbox, keys: make([]*rsa.PrivateKey, actors),
+		client: &http.Client{Timeout: 30 * time.Second}}
+	var wg sync.WaitGroup
+	var keyErr atomic.Value
+	for i := range p.keys {
+		wg.Go(func() {
+			k, err := rsa.GenerateKey(rand.Reader, 2048)
+			if err != nil {
+				keyErr.Store(err)
+			}
+			p.keys[i] = k
+		})
+	}
+	wg.Wait()
+	if err, _ := keyErr.Load().(error); err != nil {
+		l.Close()
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/webfinger", p.webfinger)
+	mux.HandleFunc("GET /users/{name}", p.actorDoc)
+	mux.HandleFunc("POST /inbox", p.takeActivity)
+	mux.HandleFunc("POST /users/{name}/inbox", p.takeActivity)
+	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go p.srv.Serve(l)
+	return p, nil
+}
+
+func (p *peer) close() { p.srv.Close() }
+
+// host is the peer's host:port, the domain of its handles.
+func (p *peer) host() string { return strings.TrimPrefix(p.base, "http://") }
+
+func (p *peer) name(i int) string      { return "r" + strconv.Itoa(i) }
+func (p *peer) handle(i int) string    { return p.name(i) + "@" + p.host() }
+func (p *peer) actor(i int) string     { return p.base + "/users/" + p.name(i) }
+func (p *peer) keyID(i int) string     { return p.actor(i) + "#main-key" }
+func (p *peer) followers(i int) string { return p.actor(i) + "/followers" }
+
+// index is the actor named name's index, -1 if there is none.
+func (p *peer) index(name string) int {
+	i, err := strconv.Atoi(strings.TrimPrefix(name, "r"))
+	if !strings.HasPrefix(name, "r") || err != nil || i < 0 || i >= len(p.keys) {
+		return -1
+	}
+	return i
+}
+
+func (p *peer) webfinger(w http.ResponseWriter, r *http.Request) {
+	name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Query().Get("resource"), "acct:"), "@")
+	i := p.index(name)
+	if i < 0 {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/jrd+json")
+	json.NewEncoder(w).Encode(map[string]any{"subject": "acct:" + p.handle(i),
+		"links": []map[string]string{{"rel": "self", "type": "application/activity+json", "href": p.actor(i)}}})
+}
+
+func (p *peer) actorDoc(w http.ResponseWriter, r *http.Request) {
+	i := p.index(r.PathValue("name"))
+	if i < 0 {
+		http.NotFound(w, r)
+		return
+	}
+	pub, _ := x509.MarshalPKIXPublicKey(&p.keys[i].PublicKey)
+	id := p.actor(i)
+	w.Header().Set("Content-Type", "application/activity+json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"@context": []string{"https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"},
+		"id":       id, "type": "Person", "preferredUsername": p.name(i), "name": "Remote " + p.name(i),
+		"inbox": id + "/inbox", "outbox": id + "/outbox", "followers": p.followers(i), "following": id + "/following",
+		"url": p.base + "/@" + p.name(i), "endpoints": map[string]string{"sharedInbox": p.base + "/inbox"},
+		"manuallyApprovesFollowers": false,
+		"publicKey": map[string]string{"id": p.keyID(i), "owner": id,
+			"publicKeyPem": string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))},
+	})
+}
+
+// takeActivity takes what the server delivers; a Follow of one of the
+// peer's actors is answered Accept, off the request.
+func (p *peer) takeActivity(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var a struct {
+		ID     string `json:"id"`
+		Type   string `json:"type"`
+		Actor  string `json:"actor"`
+		Object any    `json:"object"`
+	}
+	if json.Unmarshal(body, &a) != nil {
+		http.Error(w, "not JSON", http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+	if a.Type != "Follow" {
+		return
+	}
+	obj, _ := a.Object.(string)
+	i := p.index(strings.TrimPrefix(obj, p.base+"/users/"))
+	if i < 0 {
+		return
+	}
+	go func() {
+		accept := map[string]any{"@context": "https://www.w3.org/ns/activitystreams",
+			"id": p.actor(i) + "/accepts/" + strconv.FormatInt(time.Now().UnixNano(), 36), "type": "Accept",
+			"actor": p.actor(i), "to": []string{a.Actor},
+			"object": map[string]any{"id": a.ID, "type": "Follow", "actor": a.Actor, "object": p.actor(i)}}
+		body, _ := json.Marshal(accept)
+		req, err := p.signed(i, body, time.Now())
+		if err == nil {
+			var resp *http.Response
+			if resp, err = p.client.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusAccepted {
+					err = fmt.Errorf("the server answered the Accept %s", resp.Status)
+				}
+			}
+		}
+		if err != nil {
+			p.failures.Add(1)
+			p.mu.Lock()
+			p.lastErr = err.Error()
+			p.mu.Unlock()
+			return
+		}
+		p.accepted.Add(1)
+	}()
+}
+
+// signed is a POST of body to the server's shared inbox, signed by actor i
+// as Mastodon signs (draft-cavage rsa-sha256 over (request-target), host,
+// date and digest, with go-fed/httpsig) at date.
+func (p *peer) signed(i int, body []byte, date time.Time) (*http.Request, error) {
+	req, err := http.NewRequest("POST", p.inbox, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/activity+json")
+	req.Header.Set("Date", date.UTC().Format(http.TimeFormat))
+	req.Header.Set("Host", req.URL.Host)
+	s, _, err := httpsig.NewSigner([]httpsig.Algorithm{httpsig.RSA_SHA256}, httpsig.DigestSha256,
+		[]string{httpsig.RequestTarget, "host", "date", "digest"}, httpsig.Signature, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.SignRequest(p.keys[i], p.keyID(i), req, body); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// waitAccepted waits until n Follows were accepted, and the Accepts taken.
+func (p *peer) waitAccepted(n int, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for p.accepted.Load() < int64(n) {
+		if time.Now().After(deadline) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return fmt.Errorf("%d of %d follows accepted within %v (%d Accepts failed: %s)",
+				p.accepted.Load(), n, within, p.failures.Load(), p.lastErr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
