@@ -436,6 +436,7 @@ func (r *result) print(out io.Writer, c config) {
 	fmt.Fprintf(out, "  %-46s %14d\n", "accepted (202)", r.accepted)
 	fmt.Fprintf(out, "  %-46s %14d\n", "refused or failed", r.refused)
 	fmt.Fprintf(out, "  %-46s %14.0f\n", "accepted per second (asked "+strconv.Itoa(c.rate)+")", float64(r.accepted)/max(r.wall, time.Millisecond).Seconds())
+	fmt.Fprintf(out, "  %-46s %14s\n", "first send to last answer (asked "+c.duration.String()+")", r.wall.Round(100*time.Millisecond).String())
 	fmt.Fprintf(out, "  %-46s %14.0f\n", "server CPU per activity (µs)", per(r.serverCPU))
 	fmt.Fprintf(out, "  %-46s %14.0f\n", "Redis CPU per activity (µs)", per(r.redisCPU))
 	fmt.Fprintf(out, "  %-46s %14.0f\n", "bench CPU per activity (µs; sending, sockets)", per(r.benchCPU))
