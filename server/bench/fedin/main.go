@@ -171,7 +171,7 @@ func measure(c config, log io.Writer) (*result, error) {
 	if err := p.waitAccepted(c.followers*c.actors, 2*time.Minute); err != nil {
 		return nil, err
 	}
-	total := c.rate * int(c.duration.Seconds())
+	total := int(float64(c.rate) * c.duration.Seconds())
 	if total < 1 {
 		total = 1
 	}
