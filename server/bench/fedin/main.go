@@ -2,7 +2,8 @@
 // activities from another server: -actors accounts on a remote
 // ActivityPub server (a real HTTP server on loopback in this process,
 // answering WebFinger and its actors' documents with their public keys,
-// and accepting Follows with a signed Accept) are followed by -followers
+// checking each Follow's signature and accepting it with a signed Accept)
+// are followed by -followers
 // local users, through the native API by handle (name@host), so that the
 // server stores the accounts and sends the Follows. Each follower keeps
 // its live socket (/ws) open. Then Create(Note) activities, signed

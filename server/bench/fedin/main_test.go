@@ -12,8 +12,8 @@ import (
 
 // TestFedInSmallRun runs the whole bench, tiny, against a real server
 // binary and a redis-server it starts itself: 3 remote accounts followed
-// by handle by 2 local users (the Follows go out and the peer's signed
-// Accepts come back), then 200 signed Creates a second for 2 s into the
+// by handle by 2 local users (the Follows go out signed, the peer checks
+// them, and its signed Accepts come back), then 200 signed Creates a second for 2 s into the
 // shared inbox. Every one is accepted and reaches both sockets.
 func TestFedInSmallRun(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {

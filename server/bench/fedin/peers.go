@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -23,9 +26,11 @@ import (
 // peer is the remote ActivityPub server the activities come from: a real
 // HTTP server on loopback in this process, with -actors accounts, each
 // with its own RSA-2048 key. It answers WebFinger and the actors'
-// documents (with their public keys) and, in its inboxes, accepts every
-// Follow with a signed Accept sent to the server's shared inbox, as
-// Mastodon does for an account that does not approve its followers.
+// documents (with their public keys) and, in its inboxes, checks every
+// Follow's Digest and signature (go-fed/httpsig, against the key of the
+// server's actor that signed it) and accepts it with a signed Accept sent
+// to the server's shared inbox, as Mastodon does for an account that does
+// not approve its followers.
 type peer struct {
 	base   string // http://127.0.0.1:port
 	inbox  string // the server's shared inbox, where the Accepts go
@@ -33,6 +38,7 @@ type peer struct {
 	keys   []*rsa.PrivateKey
 	client *http.Client
 
+	keyCache sync.Map     // the server's key id → *rsa.PublicKey
 	accepted atomic.Int64 // Follows answered Accept, and the Accept taken (202)
 	failures atomic.Int64
 	mu       sync.Mutex
@@ -138,10 +144,19 @@ func (p *peer) takeActivity(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not JSON", http.StatusBadRequest)
 		return
 	}
-	w.WriteHeader(http.StatusAccepted)
 	if a.Type != "Follow" {
+		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	// A Follow is checked as a peer checks it before it answers: the
+	// Digest against the body, and the server's draft-cavage signature
+	// against the key of the actor that signed it.
+	if err := p.verify(r, body); err != nil {
+		p.fail(fmt.Errorf("the Follow's signature: %w", err))
+		http.Error(w, err.Error(), http.StatusUnauthorized)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
 	obj, _ := a.Object.(string)
 	i := p.index(strings.TrimPrefix(obj, p.base+"/users/"))
 	if i < 0 {
@@ -165,14 +180,68 @@ func (p *peer) takeActivity(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if err != nil {
-			p.failures.Add(1)
-			p.mu.Lock()
-			p.lastErr = err.Error()
-			p.mu.Unlock()
+			p.fail(err)
 			return
 		}
 		p.accepted.Add(1)
 	}()
+}
+
+func (p *peer) fail(err error) {
+	p.failures.Add(1)
+	p.mu.Lock()
+	p.lastErr = err.Error()
+	p.mu.Unlock()
+}
+
+// verify checks a request's Digest and signature; the signer's key is
+// fetched from its actor (the server's, on loopback) once.
+func (p *peer) verify(r *http.Request, body []byte) error {
+	sum := sha256.Sum256(body)
+	if r.Header.Get("Digest") != "SHA-256="+base64.StdEncoding.EncodeToString(sum[:]) {
+		return errors.New("digest does not match")
+	}
+	v, err := httpsig.NewVerifier(r)
+	if err != nil {
+		return err
+	}
+	pub, err := p.serverKey(v.KeyId())
+	if err != nil {
+		return err
+	}
+	return v.Verify(pub, httpsig.RSA_SHA256)
+}
+
+func (p *peer) serverKey(keyID string) (*rsa.PublicKey, error) {
+	if k, ok := p.keyCache.Load(keyID); ok {
+		return k.(*rsa.PublicKey), nil
+	}
+	actor, _, _ := strings.Cut(keyID, "#")
+	req, _ := http.NewRequest("GET", actor, nil)
+	req.Header.Set("Accept", "application/activity+json")
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var doc struct{ PublicKey struct{ PublicKeyPem string } }
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("the actor %s: %w", actor, err)
+	}
+	block, _ := pem.Decode([]byte(doc.PublicKey.PublicKeyPem))
+	if block == nil {
+		return nil, fmt.Errorf("no key at %s", actor)
+	}
+	k, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	pub, ok := k.(*rsa.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("the key at %s is not RSA", actor)
+	}
+	p.keyCache.Store(keyID, pub)
+	return pub, nil
 }
 
 // signed is a POST of body to the server's shared inbox, signed by actor i
