@@ -3,9 +3,9 @@
 // ActivityPub server (a real HTTP server on loopback in this process,
 // answering WebFinger and its actors' documents with their public keys,
 // checking each Follow's signature and accepting it with a signed Accept)
-// are followed by -followers
-// local users, through the native API by handle (name@host), so that the
-// server stores the accounts and sends the Follows. Each follower keeps
+// are followed by -followers local users, through the native API by
+// handle (name@host), so that the server stores the accounts and sends
+// the Follows. Each follower keeps
 // its live socket (/ws) open. Then Create(Note) activities, signed
 // beforehand as Mastodon signs (draft-cavage rsa-sha256 over
 // (request-target), host, date and Digest, with go-fed/httpsig; the
