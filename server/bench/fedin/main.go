@@ -90,7 +90,7 @@ func run(args []string, out io.Writer) error {
 	fs.StringVar(&c.redis, "redis-server", "redis-server", "the redis-server binary")
 	fs.IntVar(&c.rate, "rate", 1000, "activities a second asked of the shared inbox")
 	fs.DurationVar(&c.duration, "duration", 20*time.Second, "how long they are sent")
-	fs.IntVar(&c.actors, "actors", 20, "remote accounts the activities come from")
+	fs.IntVar(&c.actors, "actors", 20, "remote accounts the activities come from, 50 to a remote server (a loopback port)")
 	fs.IntVar(&c.followers, "followers", 10, "local users following every remote account, each with its socket open")
 	fs.IntVar(&c.senders, "senders", 128, "connections sending at once (the most requests under way)")
 	fs.DurationVar(&c.settle, "settle", 30*time.Second, "how long after the last answer a frame may still come")
@@ -328,7 +328,7 @@ func sign(p *peer, total int) ([]job, error) {
 				body, _ := json.Marshal(map[string]any{"@context": "https://www.w3.org/ns/activitystreams",
 					"id": id + "/activity", "type": "Create", "actor": p.actor(a), "published": now.UTC().Format(time.RFC3339),
 					"to": []string{"https://www.w3.org/ns/activitystreams#Public"}, "cc": []string{p.followers(a)},
-					"object": map[string]any{"id": id, "type": "Note", "attributedTo": p.actor(a), "url": p.base + "/@" + p.name(a) + "/" + strconv.Itoa(n),
+					"object": map[string]any{"id": id, "type": "Note", "attributedTo": p.actor(a), "url": p.base(a) + "/@" + p.name(a) + "/" + strconv.Itoa(n),
 						"published": now.UTC().Format(time.RFC3339), "content": "<p>" + mark + strconv.Itoa(n) + " from the fediverse</p>",
 						"to": []string{"https://www.w3.org/ns/activitystreams#Public"}, "cc": []string{p.followers(a)}}})
 				req, err := p.signed(a, body, now)

@@ -23,18 +23,20 @@ import (
 	"github.com/go-fed/httpsig"
 )
 
-// peer is the remote ActivityPub server the activities come from: a real
-// HTTP server on loopback in this process, with -actors accounts, each
-// with its own RSA-2048 key. It answers WebFinger and the actors'
+// peer is the remote ActivityPub servers the activities come from: real
+// HTTP servers on loopback in this process, with -actors accounts, each
+// with its own RSA-2048 key, up to actorsPerHost on each (the server
+// looks up at most 60 unknown name@domain of one domain a minute; a port
+// is a domain of its own here). It answers WebFinger and the actors'
 // documents (with their public keys) and, in its inboxes, checks every
 // Follow's Digest and signature (go-fed/httpsig, against the key of the
 // server's actor that signed it) and accepts it with a signed Accept sent
 // to the server's shared inbox, as Mastodon does for an account that does
 // not approve its followers.
 type peer struct {
-	base   string // http://127.0.0.1:port
-	inbox  string // the server's shared inbox, where the Accepts go
-	srv    *http.Server
+	bases  []string // http://127.0.0.1:port of each host
+	inbox  string   // the server's shared inbox, where the Accepts go
+	srvs   []*http.Server
 	keys   []*rsa.PrivateKey
 	client *http.Client
 
@@ -46,12 +48,7 @@ type peer struct {
 }
 
 func startPeer(actors int, serverInbox string) (*peer, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	p := &peer{base: "http://" + l.Addr().String(), inbox: serverInbox, keys: make([]*rsa.PrivateKey, actors),
-		client: &http.Client{Timeout: 30 * time.Second}}
+	p := &peer{inbox: serverInbox, keys: make([]*rsa.PrivateKey, actors), client: &http.Client{Timeout: 30 * time.Second}}
 	var wg sync.WaitGroup
 	var keyErr atomic.Value
 	for i := range p.keys {
@@ -65,7 +62,6 @@ func startPeer(actors int, serverInbox string) (*peer, error) {
 	}
 	wg.Wait()
 	if err, _ := keyErr.Load().(error); err != nil {
-		l.Close()
 		return nil, err
 	}
 	mux := http.NewServeMux()
@@ -73,19 +69,38 @@ func startPeer(actors int, serverInbox string) (*peer, error) {
 	mux.HandleFunc("GET /users/{name}", p.actorDoc)
 	mux.HandleFunc("POST /inbox", p.takeActivity)
 	mux.HandleFunc("POST /users/{name}/inbox", p.takeActivity)
-	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go p.srv.Serve(l)
+	for range (actors + actorsPerHost - 1) / actorsPerHost {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			p.close()
+			return nil, err
+		}
+		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		p.bases = append(p.bases, "http://"+l.Addr().String())
+		p.srvs = append(p.srvs, hs)
+		go hs.Serve(l)
+	}
 	return p, nil
 }
 
-func (p *peer) close() { p.srv.Close() }
+// actorsPerHost is how many accounts each host has.
+const actorsPerHost = 50
 
-// host is the peer's host:port, the domain of its handles.
-func (p *peer) host() string { return strings.TrimPrefix(p.base, "http://") }
+func (p *peer) close() {
+	for _, s := range p.srvs {
+		s.Close()
+	}
+}
+
+// base is actor i's server, http://127.0.0.1:port.
+func (p *peer) base(i int) string { return p.bases[i/actorsPerHost] }
+
+// host is actor i's host:port, the domain of its handle.
+func (p *peer) host(i int) string { return strings.TrimPrefix(p.base(i), "http://") }
 
 func (p *peer) name(i int) string      { return "r" + strconv.Itoa(i) }
-func (p *peer) handle(i int) string    { return p.name(i) + "@" + p.host() }
-func (p *peer) actor(i int) string     { return p.base + "/users/" + p.name(i) }
+func (p *peer) handle(i int) string    { return p.name(i) + "@" + p.host(i) }
+func (p *peer) actor(i int) string     { return p.base(i) + "/users/" + p.name(i) }
 func (p *peer) keyID(i int) string     { return p.actor(i) + "#main-key" }
 func (p *peer) followers(i int) string { return p.actor(i) + "/followers" }
 
@@ -123,7 +138,7 @@ func (p *peer) actorDoc(w http.ResponseWriter, r *http.Request) {
 		"@context": []string{"https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"},
 		"id":       id, "type": "Person", "preferredUsername": p.name(i), "name": "Remote " + p.name(i),
 		"inbox": id + "/inbox", "outbox": id + "/outbox", "followers": p.followers(i), "following": id + "/following",
-		"url": p.base + "/@" + p.name(i), "endpoints": map[string]string{"sharedInbox": p.base + "/inbox"},
+		"url": p.base(i) + "/@" + p.name(i), "endpoints": map[string]string{"sharedInbox": p.base(i) + "/inbox"},
 		"manuallyApprovesFollowers": false,
 		"publicKey": map[string]string{"id": p.keyID(i), "owner": id,
 			"publicKeyPem": string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))},
@@ -158,8 +173,8 @@ func (p *peer) takeActivity(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusAccepted)
 	obj, _ := a.Object.(string)
-	i := p.index(strings.TrimPrefix(obj, p.base+"/users/"))
-	if i < 0 {
+	i := p.index(obj[strings.LastIndexByte(obj, '/')+1:])
+	if i < 0 || p.actor(i) != obj {
 		return
 	}
 	go func() {
