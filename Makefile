@@ -17,7 +17,7 @@ GO          ?= go
 # make test installs them all from the lock file.
 E2E_PACKAGES := playwright-core i18next axe-core masto megalodon
 
-.PHONY: app app-android vendor run test build bench bench-timelines bench-reads bench-scale bench-archive bench-search bench-live bench-fanout bench-fedout bench-rolling bench-chaos bench-firstpaint test-bench vet deps-run deps-test deps-bench deps-app
+.PHONY: app app-android vendor run test build bench bench-timelines bench-reads bench-scale bench-archive bench-search bench-live bench-fanout bench-rolling bench-chaos bench-fedout bench-fedin bench-firstpaint test-bench vet deps-run deps-test deps-bench deps-app
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -251,12 +251,6 @@ bench-live: build deps-run
 bench-fanout: build deps-run
 	$(GO) run -C server/bench ./fanout -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/fanout $(FANOUT_BENCH_ARGS)
 
-# bench-fedout delivers a post to the inboxes of 1,000 servers that verify
-# each signature, 10% of them dead or slow (server/bench/fedout): deliveries
-# per second, server CPU per delivery, the healthy servers' delay.
-bench-fedout: build deps-run
-	$(GO) run -C server/bench ./fedout -server $(CURDIR)/$(BIN) $(FEDOUT_BENCH_ARGS)
-
 # bench-rolling restarts 4 server processes on one redis-server one after
 # another (each taken out of the rotation, stopped gracefully and replaced)
 # while 20 authors with 200 fans each post 200 posts/s, and prints the posts,
@@ -293,6 +287,23 @@ bench-firstpaint: build deps-test
 # run's faults and choices).
 bench-chaos: build deps-run
 	$(GO) run -C server/bench ./chaos -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/chaos $(CHAOS_BENCH_ARGS)
+
+# bench-fedout delivers a post by an account followed from 1,000
+# ActivityPub servers on loopback (50 dead, 50 slow) and prints deliveries
+# per second, server CPU per delivery and the healthy servers' delay
+# (server/bench/fedout; a few minutes; FEDOUT_BENCH_ARGS='-servers 200
+# -posts 2' for a quick look). bench-fedin sends signed Creates from remote
+# accounts the bench serves into the shared inbox, 1,000 a second asked for
+# 20 s, to 10 local followers with their sockets open, and prints the rate
+# kept, server and Redis CPU per activity and the delay to the sockets
+# (server/bench/fedin; about 2 minutes; make test runs it tiny, in about
+# 8 s; FEDIN_BENCH_ARGS='-rate 300 -duration 5s' for a quick look,
+# '-pprof 127.0.0.1:6060' to profile the server).
+bench-fedout: build deps-run
+	$(GO) run -C server/bench ./fedout -server $(CURDIR)/$(BIN) $(FEDOUT_BENCH_ARGS)
+
+bench-fedin: build deps-run
+	$(GO) run -C server/bench ./fedin -server $(CURDIR)/$(BIN) $(FEDIN_BENCH_ARGS)
 
 # test-bench runs the bench module's tests: each harness once, tiny (a few
 # connections, a few hundred requests and events), against make build's
