@@ -66,6 +66,9 @@ const inbox = [];
 // unverified: activities Fedify refused (bad or missing signature).
 const unverified = [];
 let seq = 0;
+// signatures: activity id → the HTTP signature spec of the request that
+// brought it.
+const signatures = new Map();
 
 const kv = new MemoryKvStore();
 
@@ -123,8 +126,9 @@ federation
     }
     return personFor(ctx, identifier, user, await ctx.getActorKeyPairs(identifier));
   })
-  .setKeyPairsDispatcher((_ctxData, identifier) => users.get(identifier)?.keys ?? [])
-  .authorize(signedOnly);
+  .setKeyPairsDispatcher((_ctxData, identifier) => users.get(identifier)?.keys ?? []);
+// A secure user's posts answer signed requests only (as Mastodon's secure
+// mode); its actor answers anyone, since the key in it verifies signatures.
 
 function postObject(ctx, identifier, post) {
   const values = {
@@ -214,11 +218,7 @@ async function record(ctx, activity) {
     id: activity.id?.href ?? null,
     actor: activity.actorId?.href ?? null,
     objectId: activity.objectId?.href ?? null,
-    signature: ctx.request?.headers.has("signature-input")
-      ? "rfc9421"
-      : ctx.request?.headers.has("signature")
-      ? "draft-cavage-http-signatures-12"
-      : null,
+    signature: signatures.get(activity.id?.href) ?? null,
   };
   try {
     const obj = await activity.getObject({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader });
@@ -793,6 +793,18 @@ async function handle(req, res) {
     } catch (err) {
       if (err instanceof ControlError) return json(res, err.status, { error: err.message });
       return json(res, 502, { error: String(err?.message ?? err), stack: String(err?.stack ?? "") });
+    }
+  }
+  if (req.method === "POST" && (url.pathname === "/inbox" || url.pathname.endsWith("/inbox"))) {
+    // Which HTTP signature spec the request carried, by activity id, for
+    // record (Fedify's inbox context does not hold the request).
+    try {
+      const id = JSON.parse(raw.toString("utf8")).id;
+      if (typeof id === "string") {
+        signatures.set(id, req.headers["signature-input"] ? "rfc9421" : req.headers["signature"] ? "draft-cavage-http-signatures-12" : null);
+      }
+    } catch {
+      // Fedify answers the bad body.
     }
   }
   const headers = new Headers();
