@@ -506,22 +506,28 @@ type Activity struct {
 	CC           []string `json:"cc"`
 	// InnerObjectID and InnerActor are those of an embedded activity
 	// (Undo's Follow, Like or Announce; Accept's Follow).
-	InnerObjectID string `json:"innerObjectId"`
-	InnerActor    string `json:"innerActor"`
-	Tags          []struct {
-		Type string `json:"type"`
-		Href string `json:"href"`
-		Name string `json:"name"`
-	} `json:"tags"`
-	Attachments []struct {
-		Type      string `json:"type"`
-		URL       string `json:"url"`
-		MediaType string `json:"mediaType"`
-	} `json:"attachments"`
-	ObjectError string         `json:"objectError"`
-	ActivityTo  []string       `json:"activityTo"`
-	ActivityCC  []string       `json:"activityCc"`
-	Raw         map[string]any `json:"raw"`
+	InnerObjectID string         `json:"innerObjectId"`
+	InnerActor    string         `json:"innerActor"`
+	Tags          []Tag          `json:"tags"`
+	Attachments   []Attachment   `json:"attachments"`
+	ObjectError   string         `json:"objectError"`
+	ActivityTo    []string       `json:"activityTo"`
+	ActivityCC    []string       `json:"activityCc"`
+	Raw           map[string]any `json:"raw"`
+}
+
+// Tag is a Mention (Href the actor) or Hashtag (Name "#tag") of an object.
+type Tag struct {
+	Type string `json:"type"`
+	Href string `json:"href"`
+	Name string `json:"name"`
+}
+
+// Attachment is an object's attachment (an image: Document or Image).
+type Attachment struct {
+	Type      string `json:"type"`
+	URL       string `json:"url"`
+	MediaType string `json:"mediaType"`
 }
 
 // Unverified is an activity Fedify refused (answered 401): its signature

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"microblog/server/federation/fedifytest"
+	"microblog/store"
+)
+
+// fedPost answers GET /posts/:id as token's user, or fails t.
+func (ts *testServer) fedPost(t testing.TB, token string, id int64) store.Post {
+	t.Helper()
+	var p store.Post
+	ts.getJSON(t, token, fmt.Sprintf("/api/v1/posts/%d", id), &p)
+	return p
+}
+
+// TestFedifyReactions: replies, likes and reposts both ways between a local
+// user and the partner's, each with its undo.
+func TestFedifyReactions(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	alice, aliceID := ts.register(t, "alice")
+	actor := ts.actorURL(aliceID)
+	fedi := p.NewUser(t, fedifytest.UserOptions{})
+	ts.followedByPartner(t, fedi, aliceID)
+	ts.followRemote(t, alice, "alice", fedi)
+
+	mine := ts.newPost(t, alice, "a post to react to")
+	object := ts.postURL(mine)
+
+	t.Run("partner replies", func(t *testing.T) {
+		fedi.Post(t, fedifytest.Post{Content: "<p>a reply from Fedify</p>", InReplyTo: object, Mentions: []string{actor}})
+		c := ts.findPost(t, alice, fmt.Sprintf("/api/v1/posts/%d/comments", mine), "the reply as a comment", func(p store.Post) bool {
+			return strings.Contains(p.Content, "a reply from Fedify")
+		})
+		if !strings.EqualFold(c.Author.Username, fedi.Handle) || c.ParentID == nil || *c.ParentID != mine {
+			t.Errorf("the comment: %+v", c)
+		}
+	})
+
+	t.Run("partner likes and unlikes", func(t *testing.T) {
+		fedi.Like(t, object)
+		eventually(t, "the like", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		if names := ts.userNames(t, alice, fmt.Sprintf("/api/v1/posts/%d/likes", mine)); len(names) != 1 || !strings.EqualFold(names[0], fedi.Handle) {
+			t.Errorf("likers: %v", names)
+		}
+		fedi.Unlike(t, object)
+		eventually(t, "the unlike", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+	})
+
+	t.Run("partner reposts and undoes", func(t *testing.T) {
+		fedi.Announce(t, object)
+		eventually(t, "the repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		fedi.Unannounce(t, object)
+		eventually(t, "the undone repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+	})
+
+	// The partner's post, as alice sees it in her home timeline.
+	r := fedi.Post(t, fedifytest.Post{Content: "<p>react to me</p>"})
+	theirs := ts.findPost(t, alice, "/api/v1/timelines/home", "the partner's post", func(p store.Post) bool {
+		return strings.Contains(p.Content, "react to me")
+	})
+
+	t.Run("local user replies", func(t *testing.T) {
+		since := p.Seq(t)
+		if status, body := ts.call(t, "POST", fmt.Sprintf("/api/v1/posts/%d/comments", theirs.ID), alice, map[string]string{"content": "a reply from here"}); status != http.StatusCreated {
+			t.Fatalf("comment: %d %s", status, body)
+		}
+		got := p.Wait(t, since, fedWait, "alice's reply", func(a fedifytest.Activity) bool {
+			return a.Type == "Create" && strings.Contains(a.Content, "a reply from here")
+		})
+		if got.InReplyTo != r.ID || got.Actor != actor {
+			t.Errorf("reply as Fedify read it: inReplyTo %q (want %q), actor %q", got.InReplyTo, r.ID, got.Actor)
+		}
+	})
+
+	t.Run("local user likes and unlikes", func(t *testing.T) {
+		since := p.Seq(t)
+		ts.wantStatus(t, "PUT", fmt.Sprintf("/api/v1/posts/%d/like", theirs.ID), alice, nil, http.StatusNoContent, "")
+		p.Wait(t, since, fedWait, "alice's Like", func(a fedifytest.Activity) bool {
+			return a.Type == "Like" && a.Actor == actor && a.ObjectID == r.ID
+		})
+		ts.wantStatus(t, "DELETE", fmt.Sprintf("/api/v1/posts/%d/like", theirs.ID), alice, nil, http.StatusNoContent, "")
+		p.Wait(t, since, fedWait, "alice's Undo(Like)", func(a fedifytest.Activity) bool {
+			return a.Type == "Undo" && a.Actor == actor && a.ObjectType == "Like" && a.InnerObjectID == r.ID
+		})
+	})
+
+	t.Run("local user reposts and undoes", func(t *testing.T) {
+		since := p.Seq(t)
+		rid := ts.repost(t, alice, theirs.ID)
+		p.Wait(t, since, fedWait, "alice's Announce", func(a fedifytest.Activity) bool {
+			return a.Type == "Announce" && a.Actor == actor && a.ObjectID == r.ID
+		})
+		ts.wantStatus(t, "DELETE", fmt.Sprintf("/api/v1/posts/%d", rid), alice, nil, http.StatusNoContent, "")
+		p.Wait(t, since, fedWait, "alice's Undo(Announce)", func(a fedifytest.Activity) bool {
+			return a.Type == "Undo" && a.Actor == actor && a.ObjectType == "Announce"
+		})
+	})
+}
+
+// TestFedifyBlocks: a block either way ends the follows, and a local block
+// goes out as Block.
+func TestFedifyBlocks(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	alice, aliceID := ts.register(t, "alice")
+	actor := ts.actorURL(aliceID)
+	fedi := p.NewUser(t, fedifytest.UserOptions{})
+	other := p.NewUser(t, fedifytest.UserOptions{})
+
+	// The partner blocks alice, who followed it: the follow ends here too.
+	ts.followRemote(t, alice, "alice", fedi)
+	fedi.Block(t, actor)
+	eventually(t, "alice's follow ended by the Block", func() bool {
+		return !slices.ContainsFunc(ts.userNames(t, alice, "/api/v1/users/alice/following"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
+	}, func() string { return fmt.Sprint(ts.userNames(t, alice, "/api/v1/users/alice/following")) })
+
+	// alice blocks a follower on the partner: it gets a Block and is no
+	// longer her fan, and its posts no longer reach her.
+	ts.followedByPartner(t, other, aliceID)
+	ts.followRemote(t, alice, "alice", other)
+	since := p.Seq(t)
+	ts.wantStatus(t, "PUT", userPath(other.Handle)+"/block", alice, nil, http.StatusNoContent, "")
+	p.Wait(t, since, fedWait, "alice's Block", func(a fedifytest.Activity) bool {
+		return a.Type == "Block" && a.Actor == actor && a.ObjectID == other.ID
+	})
+	if names := ts.userNames(t, alice, "/api/v1/users/alice/followers"); slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, other.Handle) }) {
+		t.Errorf("alice's fans after the block: %v", names)
+	}
+	if r := other.Relations(t); r.Following[actor] != "" {
+		t.Errorf("the partner still follows alice after her Block: %+v", r)
+	}
+	marker := ts.newPost(t, alice, "after the block")
+	other.Post(t, fedifytest.Post{Content: "<p>blocked words</p>", Mentions: []string{actor}})
+	// alice's own post is the newest of her home: nothing from the blocked
+	// account came after it.
+	for _, post := range ts.fedPosts(t, alice, "/api/v1/timelines/home") {
+		if strings.Contains(post.Content, "blocked words") {
+			t.Errorf("a blocked account's post in alice's home: %+v (marker %d)", post, marker)
+		}
+	}
+}
+
+// TestFedifyDirectMessages: a direct Note from the partner arrives as a
+// private message, and a private message to the partner's user goes out as
+// a Note addressed to it alone.
+func TestFedifyDirectMessages(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	alice, aliceID := ts.register(t, "alice")
+	actor := ts.actorURL(aliceID)
+	fedi := p.NewUser(t, fedifytest.UserOptions{})
+
+	fedi.Post(t, fedifytest.Post{Content: "<p>a secret for alice</p>", Visibility: "direct", Mentions: []string{actor}})
+	path := "/api/v1/conversations/" + fedi.Handle + "/messages"
+	var msgs []store.DM
+	eventually(t, "the message from the partner", func() bool {
+		status, body := ts.call(t, "GET", path, alice, nil)
+		if status != http.StatusOK {
+			return false
+		}
+		var page store.Page[store.DM]
+		mustDecode(t, body, &page)
+		msgs = page.Items
+		return len(msgs) == 1
+	}, func() string { _, b := ts.call(t, "GET", path, alice, nil); return string(b) })
+	if !strings.Contains(msgs[0].Content, "a secret for alice") || !strings.EqualFold(msgs[0].Sender.Username, fedi.Handle) {
+		t.Errorf("the message: %+v", msgs[0])
+	}
+	// It is not a post: nowhere on a timeline.
+	for _, post := range ts.fedPosts(t, alice, "/api/v1/timelines/home") {
+		if strings.Contains(post.Content, "a secret") {
+			t.Errorf("a direct note on alice's home timeline: %+v", post)
+		}
+	}
+
+	since := p.Seq(t)
+	if status, body := ts.call(t, "POST", path, alice, map[string]string{"content": "a secret for fedi"}); status != http.StatusCreated {
+		t.Fatalf("message: %d %s", status, body)
+	}
+	got := p.Wait(t, since, fedWait, "alice's direct Note", func(a fedifytest.Activity) bool {
+		return a.Type == "Create" && strings.Contains(a.Content, "a secret for fedi")
+	})
+	addressed := append(append([]string{}, got.To...), got.CC...)
+	if got.Actor != actor || !slices.Contains(addressed, fedi.ID) || slices.ContainsFunc(addressed, func(s string) bool {
+		return s != fedi.ID
+	}) {
+		t.Errorf("the direct Note is addressed to %v, want %s alone", addressed, fedi.ID)
+	}
+}
+
+// TestFedifyProtectedAccount: a protected local user approves the partner's
+// follow request as a local one; then its posts reach the partner, as
+// followers-only.
+func TestFedifyProtectedAccount(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	pia, piaID := ts.register(t, "pia")
+	actor := ts.actorURL(piaID)
+	ts.patchMe(t, pia, map[string]any{"protected": true})
+	fedi := p.NewUser(t, fedifytest.UserOptions{})
+
+	if typ, obj := fedi.Fetch(t, actor); typ != "Person" || obj["manuallyApprovesFollowers"] != true {
+		t.Errorf("the protected actor: %s %v", typ, obj)
+	}
+	since := p.Seq(t)
+	fedi.Follow(t, actor)
+	eventually(t, "the request", func() bool {
+		return slices.ContainsFunc(ts.userNames(t, pia, "/api/v1/me/follow_requests"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
+	}, func() string { return fmt.Sprint(ts.userNames(t, pia, "/api/v1/me/follow_requests")) })
+	if acts, _ := p.Inbox(t, since); slices.ContainsFunc(acts, func(a fedifytest.Activity) bool { return a.Type == "Accept" && a.Actor == actor }) {
+		t.Fatal("accepted before pia approved")
+	}
+	ts.wantStatus(t, "PUT", "/api/v1/me/follow_requests/"+fedi.Handle, pia, nil, http.StatusNoContent, "")
+	p.Wait(t, since, fedWait, "the Accept", func(a fedifytest.Activity) bool { return a.Type == "Accept" && a.Actor == actor })
+
+	since = p.Seq(t)
+	id := ts.newPost(t, pia, "for my approved fans")
+	got := p.Wait(t, since, fedWait, "pia's Create", func(a fedifytest.Activity) bool {
+		return a.Type == "Create" && a.ObjectID == ts.postURL(id)
+	})
+	addressed := append(append([]string{}, got.To...), got.CC...)
+	if slices.Contains(addressed, "https://www.w3.org/ns/activitystreams#Public") || slices.Contains(addressed, "as:Public") {
+		t.Errorf("a protected post addressed publicly: %v", addressed)
+	}
+
+	// A rejected request: nothing more is delivered to that account.
+	other := p.NewUser(t, fedifytest.UserOptions{})
+	since = p.Seq(t)
+	other.Follow(t, actor)
+	eventually(t, "the second request", func() bool {
+		return slices.ContainsFunc(ts.userNames(t, pia, "/api/v1/me/follow_requests"), func(n string) bool { return strings.EqualFold(n, other.Handle) })
+	}, func() string { return fmt.Sprint(ts.userNames(t, pia, "/api/v1/me/follow_requests")) })
+	ts.wantStatus(t, "DELETE", "/api/v1/me/follow_requests/"+other.Handle, pia, nil, http.StatusNoContent, "")
+	p.Wait(t, since, fedWait, "the Reject", func(a fedifytest.Activity) bool { return a.Type == "Reject" && a.Actor == actor })
+	if r := other.Relations(t); r.Following[actor] != "rejected" {
+		t.Errorf("the rejected follower's state: %+v", r)
+	}
+}
+
+// TestFedifySignatureSpecs: the service accepts an activity signed with
+// RFC 9421 alone and one signed with draft-cavage alone (Fedify's signer
+// each time, sent once, never retried with the other), and Fedify's signed
+// fetches of an actor and a post.
+func TestFedifySignatureSpecs(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	bob, bobID := ts.register(t, "bob")
+	fedi := p.NewUser(t, fedifytest.UserOptions{})
+	ts.followRemote(t, bob, "bob", fedi)
+
+	for _, spec := range []string{"rfc9421", "draft-cavage-http-signatures-12"} {
+		t.Run(spec, func(t *testing.T) {
+			marker := "signed with " + spec
+			r := fedi.Post(t, fedifytest.Post{Content: "<p>" + marker + "</p>", Signed: &fedifytest.Signed{Spec: spec, Inbox: ts.URL + "/ap/inbox"}})
+			if r.Status < 200 || r.Status > 299 {
+				t.Fatalf("the %s-signed Create: %d %s", spec, r.Status, r.Body)
+			}
+			if spec == "rfc9421" && (r.Headers["signature-input"] == "" || r.Headers["signature"] == "") {
+				t.Fatalf("not an RFC 9421 request: %v", r.Headers)
+			}
+			ts.findPost(t, bob, "/api/v1/timelines/home", "the "+spec+" post in bob's home", func(p store.Post) bool {
+				return strings.Contains(p.Content, marker)
+			})
+		})
+	}
+
+	// Fedify's fetches (signed, RFC 9421 first) of a local actor and post.
+	id := ts.newPost(t, bob, "fetch me")
+	if typ, obj := fedi.Fetch(t, ts.actorURL(bobID)); typ != "Person" || obj["preferredUsername"] != "bob" {
+		t.Errorf("the actor as Fedify read it: %s %v", typ, obj)
+	}
+	if typ, obj := fedi.Fetch(t, ts.postURL(id)); typ != "Note" || !strings.Contains(fmt.Sprint(obj["content"]), "fetch me") {
+		t.Errorf("the post as Fedify read it: %s %v", typ, obj)
+	}
+}
+
+// TestFedifyActorDeleted: Delete(Person) removes the partner's account
+// here, and with it its follow.
+func TestFedifyActorDeleted(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	bob, _ := ts.register(t, "bob")
+	fedi := p.NewUser(t, fedifytest.UserOptions{})
+	ts.followRemote(t, bob, "bob", fedi)
+	fedi.Post(t, fedifytest.Post{Content: "<p>soon gone</p>"})
+	ts.findPost(t, bob, "/api/v1/timelines/home", "the post", func(p store.Post) bool { return strings.Contains(p.Content, "soon gone") })
+
+	fedi.DeleteActor(t)
+	eventually(t, "the deleted account gone from bob's follows", func() bool {
+		return !slices.ContainsFunc(ts.userNames(t, bob, "/api/v1/users/bob/following"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
+	}, func() string { return fmt.Sprint(ts.userNames(t, bob, "/api/v1/users/bob/following")) })
+	eventually(t, "its posts gone from bob's home", func() bool {
+		return !slices.ContainsFunc(ts.fedPosts(t, bob, "/api/v1/timelines/home"), func(p store.Post) bool { return strings.Contains(p.Content, "soon gone") })
+	}, func() string { return fmt.Sprint(ts.fedPosts(t, bob, "/api/v1/timelines/home")) })
+}
