@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
 	"microblog/server/federation/fedifytest"
+	"microblog/server/mastodon"
 	"microblog/store"
 )
 
@@ -305,4 +307,45 @@ func TestFedifyActorDeleted(t *testing.T) {
 	eventually(t, "its posts gone from bob's home", func() bool {
 		return !slices.ContainsFunc(ts.fedPosts(t, bob, "/api/v1/timelines/home"), func(p store.Post) bool { return strings.Contains(p.Content, "soon gone") })
 	}, func() string { return fmt.Sprint(ts.fedPosts(t, bob, "/api/v1/timelines/home")) })
+}
+
+// TestFedifyMastodonResolve: through the Mastodon client API, a user finds
+// the partner's account by @name@domain and by actor URL
+// (/api/v2/search?resolve=true), sees acct name@domain, follows it, and its
+// posts reach the home timeline.
+func TestFedifyMastodonResolve(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	carol, _ := ts.mastodonUser(t, "carol", "")
+	fedi := p.NewUser(t, fedifytest.UserOptions{DisplayName: "Fedi Mastodon"})
+
+	var res mastodon.SearchResults
+	ts.mastodonJSON(t, "GET", "/api/v2/search?type=accounts&resolve=true&q="+url.QueryEscape("@"+fedi.Handle), carol, nil, &res)
+	if len(res.Accounts) != 1 || !strings.EqualFold(res.Accounts[0].Acct, fedi.Handle) || res.Accounts[0].DisplayName != "Fedi Mastodon" {
+		t.Fatalf("resolve @%s: %+v", fedi.Handle, res.Accounts)
+	}
+	acct := res.Accounts[0]
+	ts.mastodonJSON(t, "GET", "/api/v2/search?type=accounts&resolve=true&q="+url.QueryEscape(fedi.ID), carol, nil, &res)
+	if len(res.Accounts) != 1 || res.Accounts[0].ID != acct.ID {
+		t.Errorf("resolve %s: %+v, want the account %s", fedi.ID, res.Accounts, acct.ID)
+	}
+
+	since := p.Seq(t)
+	ts.mastodonJSON(t, "POST", "/api/v1/accounts/"+acct.ID+"/follow", carol, nil, nil)
+	p.Wait(t, since, fedWait, "carol's Follow", func(a fedifytest.Activity) bool { return a.Type == "Follow" && a.ObjectID == fedi.ID })
+	eventually(t, "the follow accepted", func() bool {
+		var rs []mastodon.Relationship
+		ts.mastodonJSON(t, "GET", "/api/v1/accounts/relationships?id[]="+acct.ID, carol, nil, &rs)
+		return len(rs) == 1 && rs[0].Following
+	}, func() string { return "not following" })
+
+	fedi.Post(t, fedifytest.Post{Content: "<p>to Mastodon clients</p>"})
+	eventually(t, "the post in carol's Mastodon home", func() bool {
+		var sts []mastodon.Status
+		ts.mastodonJSON(t, "GET", "/api/v1/timelines/home", carol, nil, &sts)
+		return slices.ContainsFunc(sts, func(s mastodon.Status) bool {
+			return strings.Contains(s.Content, "to Mastodon clients") && strings.EqualFold(s.Account.Acct, fedi.Handle)
+		})
+	}, func() string { return "not there" })
 }
