@@ -45,6 +45,7 @@ type config struct {
 	Safety           safetyConfig   // operators and the limits of blocks and mutes (safety_config.go)
 	Push             pushConfig     // Web Push: the VAPID keys and contact (push_config.go)
 	Mail             mailConfig     // the SMTP server, the links' origin (mail_config.go)
+	Fed              fedConfig      // ActivityPub federation (fed_config.go)
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -156,6 +157,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	if err := readMailSettings(getenv, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := readFedSettings(getenv, &cfg); err != nil {
 		return config{}, err
 	}
 	return cfg, nil

@@ -38,7 +38,9 @@ type mailConfig struct {
 // variable (never showing the SMTP password).
 func readMailSettings(getenv func(string) string, cfg *config) error {
 	mc := mailConfig{publicURL: new(atomic.Pointer[string]), CAFile: strings.TrimSpace(getenv("MICROBLOG_SMTP_CA")), RetryWait: time.Second}
-	if pub := strings.TrimRight(strings.TrimSpace(getenv("MICROBLOG_PUBLIC_URL")), "/"); pub != "" {
+	// "self" is the server's own listening address, known once it listens
+	// (tests: two instances federating on free ports).
+	if pub := strings.TrimRight(strings.TrimSpace(getenv("MICROBLOG_PUBLIC_URL")), "/"); pub != "" && pub != "self" {
 		u, err := url.Parse(pub)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
 			return fmt.Errorf("invalid MICROBLOG_PUBLIC_URL %q: want the origin the world reaches, such as https://weibo.example.edu", pub)

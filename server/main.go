@@ -84,7 +84,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	stopRunners := startRunners(st, cfg, reg, logger)
 	defer stopRunners()
 
-	srv, native, mst := newServer(cfg, st, files, logger, reg)
+	fed := newFederation(cfg, st, logger)
+	srv, native, mst := newServer(cfg, st, fed, files, logger, reg)
 	lv := startLive(cfg.Live, st, logger, reg)
 	defer func() {
 		// After the HTTP server: it does not wait for hijacked WebSocket connections.

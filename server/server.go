@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"microblog/server/api"
+	"microblog/server/federation"
 	"microblog/server/mastodon"
 	"microblog/store"
 	"microblog/store/media"
@@ -21,7 +22,7 @@ import (
 // newServer builds the Echo instance with its middleware, error handler and
 // routes, and the two APIs it serves, whose live routes run adds once the
 // hub is up (addLiveRoutes).
-func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.Logger, reg *prometheus.Registry) (*echo.Echo, *api.API, *mastodon.API) {
+func newServer(cfg config, st store.Service, fed *federation.Service, files *media.Folder, logger *slog.Logger, reg *prometheus.Registry) (*echo.Echo, *api.API, *mastodon.API) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(logger)
@@ -39,33 +40,44 @@ func newServer(cfg config, st store.Service, files *media.Folder, logger *slog.L
 	if r, ok := st.(replicator); ok && cfg.RedisReplicaAcks > 0 {
 		e.Use(replicatedWrites(r))
 	}
-	native, mst := newAPIs(cfg, st, files, logger)
+	native, mst := newAPIs(cfg, st, fed, files, logger)
 	addRoutes(e, st, reg, cfg, native, mst)
+	if fed != nil {
+		fed.Routes(e)
+	}
 	return e, native, mst
 }
 
 // newAPIs makes the native API and the Mastodon API over the store, each
 // with the settings it reads.
-func newAPIs(cfg config, st store.Service, files *media.Folder, logger *slog.Logger) (*api.API, *mastodon.API) {
+func newAPIs(cfg config, st store.Service, fed *federation.Service, files *media.Folder, logger *slog.Logger) (*api.API, *mastodon.API) {
 	rl, auth, o := cfg.RateLimits, cfg.Auth, cfg.OIDC
+	// Both APIs take remote accounts by name@domain when federation is on.
+	var remote api.Federation
+	var mremote mastodon.Federation
+	if fed != nil {
+		remote, mremote = fed, fed
+	}
 	push := newPush(cfg.Push, st, logger)
 	native := api.New(api.Deps{
 		Store: st, Media: files, SessionTTL: cfg.SessionTTL, AllowedOrigins: cfg.AllowedOrigins,
 		Limits: api.Limits{Signup: rl.Signup, Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM,
 			PasswordReset: rl.PasswordReset},
 		Admins: cfg.Safety.Admins, Signup: auth.LocalSignup, LDAP: auth.LDAP, LDAPName: auth.LDAPName,
-		OIDC:   api.OIDC{Client: o.newRelyingParty(), Name: o.Name, RedirectURL: o.RedirectURL},
-		Push:   push,
-		Mail:   cfg.Mail.SMTP != nil,
-		Bundle: cfg.Bundle,
-		Logger: logger,
+		OIDC:       api.OIDC{Client: o.newRelyingParty(), Name: o.Name, RedirectURL: o.RedirectURL},
+		Push:       push,
+		Mail:       cfg.Mail.SMTP != nil,
+		Bundle:     cfg.Bundle,
+		Federation: remote,
+		Logger:     logger,
 	})
 	mst := mastodon.New(mastodon.Deps{
 		Store: st, Media: files, Origin: origin,
 		Limits: mastodon.Limits{Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM},
 		Admins: cfg.Safety.Admins, Signup: auth.LocalSignup,
-		Push:   push,
-		Logger: logger,
+		Push:       push,
+		Federation: mremote,
+		Logger:     logger,
 	})
 	return native, mst
 }

@@ -40,6 +40,10 @@ type User struct {
 	Suspended bool `json:"suspended,omitempty"`
 	// Admin is set on the user's own User (/me) when it is an operator.
 	Admin bool `json:"admin,omitempty"`
+	// Remote is true on an account of another ActivityPub server (its
+	// username is name@domain), whose profile page there is URL.
+	Remote bool   `json:"remote,omitempty"`
+	URL    string `json:"url,omitempty"`
 }
 
 // Author is the short form of a user embedded in a Post.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -47,7 +48,18 @@ type Deps struct {
 	// a few files (the default), or module by module, as written
 	// (MICROBLOG_BUNDLE=off, for debugging); see static_bundle.go.
 	Bundle bool
-	Logger *slog.Logger
+	// Federation resolves remote accounts' name@domain (nil when
+	// MICROBLOG_FEDERATION is off).
+	Federation Federation
+	Logger     *slog.Logger
+}
+
+// Federation is what the API asks of ActivityPub federation.
+type Federation interface {
+	// ResolveHandle is the uid of the remote account name@domain, looked
+	// up through WebFinger the first time; store.ErrUserNotFound when
+	// there is none, store.ErrDomainBlocked for a blocked domain.
+	ResolveHandle(ctx context.Context, handle string) (int64, error)
 }
 
 // Limits are the service's rate limits (MICROBLOG_RATE_LIMITS), which the

@@ -3,6 +3,7 @@ package mastodon
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -269,6 +270,14 @@ func (m mapper) account(u store.User) Account {
 		Emojis: []Emoji{}, Fields: fields(u.Fields), Roles: []string{}, Suspended: u.Suspended,
 	}
 	a.AvatarStatic, a.HeaderStatic = a.Avatar, a.Header
+	if name, _, remote := strings.Cut(u.Username, "@"); remote {
+		// Another server's account (federation): acct is name@domain,
+		// username the name alone, url its page there.
+		a.Username = name
+		if u.URL != "" {
+			a.URL, a.URI = u.URL, u.URL
+		}
+	}
 	return a
 }
 

@@ -18,12 +18,13 @@ import (
 // Names the instance gives of itself. Version says Mastodon 4.2 first, as
 // other compatible servers do, because apps read their features from it.
 const (
-	instanceTitle   = "microblog"
-	mastodonVersion = "4.2.0"
-	instanceVersion = mastodonVersion + " (compatible; microblog 1.0.0)"
-	softwareName    = "microblog"
-	softwareVersion = "1.0.0"
-	nodeInfoSchema  = "http://nodeinfo.diaspora.software/ns/schema/2.0"
+	instanceTitle    = "microblog"
+	mastodonVersion  = "4.2.0"
+	instanceVersion  = mastodonVersion + " (compatible; microblog 1.0.0)"
+	softwareName     = "microblog"
+	softwareVersion  = "1.0.0"
+	nodeInfoSchema   = "http://nodeinfo.diaspora.software/ns/schema/2.0"
+	nodeInfoSchema21 = "http://nodeinfo.diaspora.software/ns/schema/2.1"
 )
 
 // instanceRoutes registers the discovery routes.
@@ -34,8 +35,9 @@ func (a *API) instanceRoutes(r *router) {
 	r.add(http.MethodGet, "/api/v1/instance/peers", emptyList, anyone)
 	r.add(http.MethodGet, "/api/v1/instance/activity", emptyList, anyone)
 	r.add(http.MethodGet, "/api/v1/instance/rules", emptyList, anyone)
-	r.add(http.MethodGet, "/.well-known/nodeinfo", nodeInfoLinks)
+	r.add(http.MethodGet, "/.well-known/nodeinfo", a.nodeInfoLinks)
 	r.add(http.MethodGet, "/nodeinfo/2.0", a.nodeInfo)
+	r.add(http.MethodGet, "/nodeinfo/2.1", a.nodeInfo)
 }
 
 // StatusLimits are what a status may carry (configuration.statuses).
@@ -217,19 +219,22 @@ func streamingURL(origin string) string {
 
 // nodeInfoLinks answers GET /.well-known/nodeinfo: where the NodeInfo
 // document is.
-func nodeInfoLinks(c echo.Context) error {
+func (a *API) nodeInfoLinks(c echo.Context) error {
 	type link struct {
 		Rel  string `json:"rel"`
 		Href string `json:"href"`
 	}
-	return c.JSON(http.StatusOK, map[string][]link{
-		"links": {{Rel: nodeInfoSchema, Href: mapperOf(c).origin + "/nodeinfo/2.0"}},
-	})
+	o := mapperOf(c).origin
+	links := []link{{Rel: nodeInfoSchema, Href: o + "/nodeinfo/2.0"}}
+	if a.d.Federation != nil {
+		links = append(links, link{Rel: nodeInfoSchema21, Href: o + "/nodeinfo/2.1"})
+	}
+	return c.JSON(http.StatusOK, map[string][]link{"links": links})
 }
 
-// NodeInfo is a NodeInfo 2.0 document. Protocols is empty: the service
-// does not federate (the schema asks for one, but naming ActivityPub would
-// send servers here that get no answer). Its usage, like the v1
+// NodeInfo is a NodeInfo 2.0 (or 2.1) document. Protocols is
+// ["activitypub"] with federation on, else empty (the schema asks for one,
+// but naming ActivityPub would send servers here that get no answer). Its usage, like the v1
 // instance's stats, counts the ids given out (store's Totals): deleted
 // accounts and posts included, as a cheap upper bound.
 type NodeInfo struct {
@@ -269,8 +274,15 @@ type NodeMetadata struct {
 func (a *API) nodeInfo(c echo.Context) error {
 	var out NodeInfo
 	out.Version = "2.0"
+	schema := nodeInfoSchema
+	if strings.HasSuffix(c.Path(), "/2.1") {
+		out.Version, schema = "2.1", nodeInfoSchema21
+	}
 	out.Software.Name, out.Software.Version = softwareName, softwareVersion
 	out.Protocols, out.Services.Inbound, out.Services.Outbound = []string{}, []string{}, []string{}
+	if a.d.Federation != nil {
+		out.Protocols = []string{"activitypub"}
+	}
 	out.OpenRegistrations = a.d.Signup
 	users, posts, err := a.st.Totals(c.Request().Context())
 	if err != nil {
@@ -279,7 +291,7 @@ func (a *API) nodeInfo(c echo.Context) error {
 	out.Usage.Users.Total, out.Usage.LocalPosts = users, posts
 	out.Metadata.NodeName = instanceTitle
 	out.Metadata.Upstream.Name, out.Metadata.Upstream.Version = "mastodon", mastodonVersion
-	c.Response().Header().Set(echo.HeaderContentType, `application/json; profile="`+nodeInfoSchema+`#"`)
+	c.Response().Header().Set(echo.HeaderContentType, `application/json; profile="`+schema+`#"`)
 	return c.JSON(http.StatusOK, out)
 }
 

@@ -54,6 +54,11 @@ func (a *API) webFinger(c echo.Context) error {
 	}
 	m := mapperOf(c)
 	name, ok := accountOf(resource, m.origin)
+	if !ok && a.d.Federation != nil {
+		// Handles name the public URL's host, which a proxy in front
+		// may not pass on as the request's.
+		name, ok = accountOf(resource, "https://"+a.d.Federation.Host())
+	}
 	if !ok {
 		return errNoResource
 	}
@@ -64,13 +69,24 @@ func (a *API) webFinger(c echo.Context) error {
 		}
 		return err
 	}
+	if u.Remote { // another server's account: asked of it, not here
+		return errNoResource
+	}
 	profile := m.origin + "/@" + u.Username
-	c.Response().Header().Set(echo.HeaderContentType, "application/jrd+json; charset=utf-8")
-	return c.JSON(http.StatusOK, JRD{
+	out := JRD{
 		Subject: "acct:" + u.Username + "@" + hostOf(m.origin),
 		Aliases: []string{profile},
 		Links:   []JRDLink{{Rel: "http://webfinger.net/rel/profile-page", Type: "text/html", Href: profile}},
-	})
+	}
+	if f := a.d.Federation; f != nil {
+		// The actor, under the public URL, whatever host the request named.
+		actor := f.ActorURL(u.ID)
+		out.Subject = "acct:" + u.Username + "@" + f.Host()
+		out.Aliases = append(out.Aliases, actor)
+		out.Links = append(out.Links, JRDLink{Rel: "self", Type: "application/activity+json", Href: actor})
+	}
+	c.Response().Header().Set(echo.HeaderContentType, "application/jrd+json; charset=utf-8")
+	return c.JSON(http.StatusOK, out)
 }
 
 // accountOf reads the username a WebFinger resource names on the service

@@ -100,6 +100,7 @@ func (s *Store) users(ctx context.Context, uids []int64, viewer int64) ([]store.
 			FollowingCount: all[i].stars.Val(),
 		}
 		u.Protected, u.Suspended = h.Protected, h.Suspended
+		u.Remote, u.URL = h.Remote != "", h.RemoteURL
 		schema.UnmarshalList(h.Fields, &u.Fields)
 		if viewer > 0 {
 			u.Following = found(all[i].following)

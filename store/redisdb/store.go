@@ -16,6 +16,7 @@ import (
 	"microblog/store"
 	"microblog/store/redisdb/account"
 	"microblog/store/redisdb/dm"
+	"microblog/store/redisdb/fed"
 	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/media"
 	"microblog/store/redisdb/schema"
@@ -35,6 +36,9 @@ type Store struct {
 	*social.Social
 	// Uploads serve uploads, their descriptions and avatars (package media).
 	*media.Uploads
+	// Fed serves federation's remote actors, signing keys, seen
+	// activities and domain blocks (package fed).
+	*fed.Fed
 
 	rdb  redis.UniversalClient
 	keys schema.Keys
@@ -61,6 +65,7 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 		Now: func() time.Time { return s.opt.Now() }}, socialCore{s}, &s.caches.lenses)
 	s.Uploads = media.New(rdb, s.keys, media.Options{Files: opt.Files}, mediaCore{s})
 	s.DMs = dm.New(rdb, s.keys, dm.Options{Archive: opt.Archive}, dmCore{s})
+	s.Fed = fed.New(rdb, s.keys, fed.Options{Logger: opt.Logger}, fedCore{s})
 	return s
 }
 

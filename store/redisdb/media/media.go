@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -129,6 +130,9 @@ func (s *Uploads) setImage(ctx context.Context, uid int64, field, name, what str
 func AvatarURL(name string) *string {
 	if name == "" {
 		return nil
+	}
+	if strings.HasPrefix(name, "https://") || strings.HasPrefix(name, "http://") {
+		return &name // a remote account's avatar, on its own server
 	}
 	u := schema.MediaURL(name)
 	return &u

@@ -189,6 +189,10 @@ type UserHash struct {
 	Fields      string `redis:"fields"`
 	Protected   bool   `redis:"protected"`
 	Suspended   bool   `redis:"suspended"`
+	// Remote is, on a remote account, its ActivityPub actor's id, and
+	// RemoteURL its profile page there (keys_fed.go); empty on local users.
+	Remote    string `redis:"remote,omitempty"`
+	RemoteURL string `redis:"remote_url,omitempty"`
 }
 
 // Fields of userHash read or written on their own, and the fields of the
@@ -233,7 +237,7 @@ const (
 
 // UserFields are the fields of userHash a profile shows, in HMGET order.
 var UserFields = []string{FieldUsername, FieldBio, FieldCreated, FieldPosts, FieldAvatar, FieldProtected, FieldSuspended,
-	FieldDisplayName, FieldHeader, FieldFields}
+	FieldDisplayName, FieldHeader, FieldFields, FieldRemote, FieldRemoteURL}
 
 // MediaHash is the M:<id> hash of one uploaded image.
 type MediaHash struct {

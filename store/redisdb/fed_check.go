@@ -1,0 +1,3 @@
+package redisdb
+import "microblog/store"
+var _ store.Fed = (*Store)(nil)
