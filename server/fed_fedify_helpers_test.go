@@ -27,8 +27,7 @@ const fedWait = 30 * time.Second
 // allowed.
 func fedifyServer(t testing.TB) *testServer {
 	t.Helper()
-	return newTestServer(t, "MICROBLOG_FEDERATION=on", "MICROBLOG_PUBLIC_URL=self",
-		"MICROBLOG_FEDERATION_ALLOW_PRIVATE=on")
+	return newFedServer(t)
 }
 
 // actorURL is the ActivityPub id of the local user uid.

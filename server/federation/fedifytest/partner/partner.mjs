@@ -408,14 +408,14 @@ function activityUri(identifier, kind) {
 // one) and posts it to body.inbox, answering the service's status.
 async function send(ctx, identifier, recipients, activity, body) {
   if (body.spec) {
-    const user = users.get(identifier);
+    const [pair] = await ctx.getActorKeyPairs(identifier);
     const json = await activity.toJsonLd({ format: "compact", contextLoader: ctx.contextLoader });
     const request = new Request(body.inbox, {
       method: "POST",
       headers: { "content-type": "application/activity+json", accept: "application/activity+json" },
       body: JSON.stringify(json),
     });
-    const signed = await signRequest(request, user.keys[0].privateKey, new URL(`${ctx.getActorUri(identifier).href}#main-key`), { spec: body.spec });
+    const signed = await signRequest(request, pair.privateKey, pair.keyId, { spec: body.spec });
     const response = await fetch(signed, { redirect: "manual" });
     return { status: response.status, body: await response.text(), headers: Object.fromEntries(signed.headers) };
   }
