@@ -252,13 +252,12 @@ func TestFedifyProtectedAccount(t *testing.T) {
 
 // TestFedifySignatureSpecs: the service accepts an activity signed with
 // RFC 9421 alone and one signed with draft-cavage alone (Fedify's signer
-// each time, sent once, never retried with the other), and Fedify's signed
-// fetches of an actor and a post.
+// each time, sent once, never retried with the other).
 func TestFedifySignatureSpecs(t *testing.T) {
 	parallel(t)
 	p := fedifytest.Shared(t)
 	ts := fedifyServer(t)
-	bob, bobID := ts.register(t, "bob")
+	bob, _ := ts.register(t, "bob")
 	fedi := p.NewUser(t, fedifytest.UserOptions{})
 	ts.followRemote(t, bob, "bob", fedi)
 
@@ -277,13 +276,30 @@ func TestFedifySignatureSpecs(t *testing.T) {
 			})
 		})
 	}
+}
 
-	// Fedify's fetches (signed, RFC 9421 first) of a local actor and post.
-	id := ts.newPost(t, bob, "fetch me")
-	if typ, obj := fedi.Fetch(t, ts.actorURL(bobID)); typ != "Person" || obj["preferredUsername"] != "bob" {
+// TestFedifyFetches: Fedify reads a local actor and post (fetched as its
+// apps do, signed with RFC 9421 first, and parsed as JSON-LD).
+func TestFedifyFetches(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	bob, bobID := ts.register(t, "bob")
+	ts.patchMe(t, bob, map[string]any{"bio": "the bio of bob"})
+	fedi := p.NewUser(t, fedifytest.UserOptions{})
+	actor := ts.actorURL(bobID)
+
+	typ, obj := fedi.Fetch(t, actor)
+	key, _ := obj["publicKey"].(map[string]any)
+	endpoints, _ := obj["endpoints"].(map[string]any)
+	if typ != "Person" || obj["id"] != actor || obj["preferredUsername"] != "bob" || obj["inbox"] != actor+"/inbox" ||
+		endpoints["sharedInbox"] != ts.URL+"/ap/inbox" || key["id"] != actor+"#main-key" || key["owner"] != actor ||
+		!strings.Contains(fmt.Sprint(key["publicKeyPem"]), "BEGIN PUBLIC KEY") || !strings.Contains(fmt.Sprint(obj["summary"]), "the bio of bob") {
 		t.Errorf("the actor as Fedify read it: %s %v", typ, obj)
 	}
-	if typ, obj := fedi.Fetch(t, ts.postURL(id)); typ != "Note" || !strings.Contains(fmt.Sprint(obj["content"]), "fetch me") {
+	id := ts.newPost(t, bob, "fetch me #fedify")
+	typ, obj = fedi.Fetch(t, ts.postURL(id))
+	if typ != "Note" || obj["id"] != ts.postURL(id) || obj["attributedTo"] != actor || !strings.Contains(fmt.Sprint(obj["content"]), "fetch me") {
 		t.Errorf("the post as Fedify read it: %s %v", typ, obj)
 	}
 }
