@@ -24,10 +24,13 @@ const fedWait = 30 * time.Second
 
 // fedifyServer starts this service with federation on, its public URL its
 // own origin, and the private and loopback addresses the partner lives on
-// allowed.
+// allowed; the shared partner forgets what it may have cached of an earlier
+// server on the same port.
 func fedifyServer(t testing.TB) *testServer {
 	t.Helper()
-	return newFedServer(t)
+	ts := newFedServer(t)
+	fedifytest.Shared(t).Forget(t, ts.URL)
+	return ts
 }
 
 // actorURL is the ActivityPub id of the local user uid.

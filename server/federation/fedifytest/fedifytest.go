@@ -606,6 +606,14 @@ func (p *Partner) SigSpec(t testing.TB, origin string) string {
 	return *r.Spec
 }
 
+// Forget drops what the partner's Fedify cached about origin (its
+// documents, keys and signature spec): a server started on the port of an
+// earlier one is another server, with other keys.
+func (p *Partner) Forget(t testing.TB, origin string) {
+	t.Helper()
+	p.must(t, "POST", "/_control/forget", map[string]string{"origin": origin}, nil)
+}
+
 // tail keeps the last max bytes written to it.
 type tail struct {
 	mu  sync.Mutex

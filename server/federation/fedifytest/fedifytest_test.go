@@ -109,3 +109,18 @@ func TestPartnerFederatesWithItself(t *testing.T) {
 		t.Fatalf("Fedify refused: %+v", unverified)
 	}
 }
+
+// TestPartnerForget: Forget drops the cached signature spec of an origin.
+func TestPartnerForget(t *testing.T) {
+	p := Shared(t)
+	a := p.NewUser(t, UserOptions{})
+	b := p.NewUser(t, UserOptions{})
+	a.Follow(t, b.ID)
+	if spec := p.SigSpec(t, p.URL); spec != "rfc9421" {
+		t.Fatalf("spec after a delivery to itself: %q", spec)
+	}
+	p.Forget(t, p.URL)
+	if spec := p.SigSpec(t, p.URL); spec != "" {
+		t.Fatalf("spec after Forget: %q", spec)
+	}
+}

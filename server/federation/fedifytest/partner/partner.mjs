@@ -717,6 +717,21 @@ const controls = {
     return { spec: (await kv.get(["_fedify", "httpMessageSignaturesSpec", origin])) ?? null };
   },
 
+  // forget drops what Fedify cached about an origin (documents, keys, the
+  // signature spec): a test server that comes back on the port of an
+  // earlier one is a stranger with other keys.
+  async "POST /_control/forget"(_ctx, body) {
+    const origin = new URL(body.origin).origin;
+    let n = 0;
+    for await (const { key } of kv.list()) {
+      if (key.some((k) => typeof k === "string" && (k === origin || k.startsWith(origin + "/")))) {
+        await kv.delete(key);
+        n++;
+      }
+    }
+    return { forgotten: n };
+  },
+
   // fetch dereferences a URL as the user (a signed GET, as Fedify fetches).
   async "POST /_control/fetch"(ctx, body) {
     userOf(body);
