@@ -101,6 +101,10 @@ type Post struct {
 	// Filtered says the reader's word filters hide it: only on a page of
 	// the reader's home timeline, which shows it folded (Lens.FilteredOnly).
 	Filtered bool `json:"filtered,omitempty"`
+	// Federated is set, on a post just written (Create), when its author
+	// has had remote followers (store/fed_delivery.go): its activity goes
+	// out to them. Never shown.
+	Federated bool `json:"-"`
 	// Encoded is the post as its live event carries it, when a write has
 	// just encoded it so (nil otherwise): what a writer answers, as is,
 	// rather than encoding it a second time.

@@ -248,7 +248,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	_, err := s.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		spent = s.queueAllow(ctx, pl, postBucket, id(np.Author), np.Limit)
 		queued = s.queueArchiveRoom(ctx, pl)
-		author = pl.HMGet(ctx, s.keys.User(np.Author), schema.FieldUsername, schema.FieldFanOut, schema.FieldAvatar, schema.FieldProtected, schema.FieldCreated, schema.FieldDisplayName)
+		author = pl.HMGet(ctx, s.keys.User(np.Author), schema.FieldUsername, schema.FieldFanOut, schema.FieldAvatar, schema.FieldProtected, schema.FieldCreated, schema.FieldDisplayName, schema.FieldFedFans)
 		if np.IdempotencyKey != "" {
 			d.reqHash = requestHash(np)
 			d.idemKey, d.claim, held = s.queueIdemClaim(ctx, pl, np.Author, np.IdempotencyKey, d.reqHash)
@@ -288,6 +288,7 @@ func (s *Store) claim(ctx context.Context, d *draft) (*store.Post, error) {
 	d.post.Author.Protected = author.Val()[3] == "1"
 	d.post.Author.CreatedAt = store.Time(parseInt(author.Val()[4]))
 	d.post.Author.DisplayName, _ = author.Val()[5].(string)
+	d.post.Federated = author.Val()[6] == "1" // read in the same HMGET: no command more (issue 39)
 	d.pulled = mode == schema.ModePull
 	return nil, nil
 }
@@ -442,6 +443,7 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 		schema.CountSync.Eval(ctx, pl, []string{s.keys.Post(d.parent.ID), s.keys.Comments(d.parent.ID)}, schema.FieldComments)
 		s.queueUserComment(ctx, pl, author, z)
 		s.queueCommentTags(ctx, pl, d.tags, mid, 1)
+		s.queueFed(ctx, pl, d)
 		s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 		s.queueFinish(ctx, pl, d)
 		return nil
@@ -471,6 +473,7 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	} else if !single { // else post_index.lua queued it
 		s.queueJob(ctx, pl, schema.OpPush, author, mid)
 	}
+	s.queueFed(ctx, pl, d)
 	s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 	s.queueFinish(ctx, pl, d)
 	return mode

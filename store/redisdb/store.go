@@ -39,6 +39,8 @@ type Store struct {
 	// Fed serves federation's remote actors, signing keys, seen
 	// activities and domain blocks (package fed).
 	*fed.Fed
+	// Queue is federation's delivery queue (package fed).
+	*fed.Queue
 
 	rdb  redis.UniversalClient
 	keys schema.Keys
@@ -66,6 +68,7 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	s.Uploads = media.New(rdb, s.keys, media.Options{Files: opt.Files}, mediaCore{s})
 	s.DMs = dm.New(rdb, s.keys, dm.Options{Archive: opt.Archive}, dmCore{s})
 	s.Fed = fed.New(rdb, s.keys, fed.Options{Logger: opt.Logger}, fedCore{s})
+	s.Queue = fed.NewQueue(rdb, s.keys, s.Now)
 	return s
 }
 

@@ -61,6 +61,9 @@ const DefaultArchiveQueueMax = 1_000_000
 
 // Options tune a Store. The zero value is usable.
 type Options struct {
+	// Federation queues the local events that go out to other servers
+	// (fed:outbox, post_fed.go): off, nothing is queued.
+	Federation bool
 	// Logger receives the warnings of the request path (a live event that
 	// could not be published, a notification that could not be written);
 	// it defaults to slog.Default().
