@@ -98,6 +98,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/ap/actor/inbox", s.inbox)
 }
 
+// Store is the store federation keeps its state in.
+func (s *Service) Store() Store { return s.st }
+
 // userAgent is what the service's requests say they are.
 func (s *Service) userAgent() string {
 	return s.opt.Software + "/" + s.opt.Version + " (+" + s.opt.PublicURL() + "/)"
