@@ -60,6 +60,7 @@ func newFederation(cfg config, st *redisdb.Store, logger *slog.Logger) *federati
 	return federation.New(st, federation.Options{
 		PublicURL:    cfg.Mail.PublicURL,
 		AllowPrivate: cfg.Fed.AllowPrivate,
+		Deliverer:    st, // the durable queue (store/redisdb/fed/queue.go)
 		Software:     "microblog", Version: "1.0",
 		Logger: logger,
 	})

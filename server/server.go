@@ -40,7 +40,11 @@ func newServer(cfg config, st store.Service, fed *federation.Service, files *med
 	if r, ok := st.(replicator); ok && cfg.RedisReplicaAcks > 0 {
 		e.Use(replicatedWrites(r))
 	}
-	native, mst := newAPIs(cfg, st, fed, files, logger)
+	apiStore := st
+	if fed != nil { // what the APIs do that concerns other servers goes out (federation/outbound_store.go)
+		apiStore = fed.Outbound(st)
+	}
+	native, mst := newAPIs(cfg, apiStore, fed, files, logger)
 	addRoutes(e, st, reg, cfg, native, mst)
 	if fed != nil {
 		fed.Routes(e)
