@@ -62,6 +62,8 @@ export default {
   'error.not_found': 'That could not be found.',
   'error.post_not_found': 'That post doesn’t exist, or was deleted.',
   'error.user_not_found': 'There is no such user.',
+  'error.domain_blocked': 'This server does not federate with that domain.',
+  'error.remote_failed': 'That server did not answer as it should. Try again later.',
   'error.report_not_found': 'There is no such report.',
   'error.message_not_found': 'That message is gone.',
   'error.method_not_allowed': 'The server could not take this request.',
@@ -618,4 +620,9 @@ export default {
   'repost.reposted': 'Reposted',
   'repost.undo': 'Undo repost',
   'repost.undone': 'Repost undone.',
+  // Accounts on other servers (core/remote.js).
+  'remote.on_server': 'On another server: {{domain}}',
+  'remote.account_on': 'An account on {{domain}}',
+  'remote.original_profile': 'Original profile',
+  'remote.open_original': 'Open original',
 };

@@ -59,6 +59,8 @@ export default {
   'error.not_found': '找不到相关内容。',
   'error.post_not_found': '这条微博不存在或已被删除。',
   'error.user_not_found': '没有这个用户。',
+  'error.domain_blocked': '本站不与该域名互通。',
+  'error.remote_failed': '对方服务器没有正确响应，请稍后再试。',
   'error.report_not_found': '没有这条举报。',
   'error.message_not_found': '这条私信已不存在。',
   'error.method_not_allowed': '服务器无法处理这个请求。',
@@ -593,4 +595,9 @@ export default {
   'repost.reposted': '已转发',
   'repost.undo': '撤销转发',
   'repost.undone': '已撤销转发。',
+  // 其他服务器上的账号（core/remote.js）。
+  'remote.on_server': '来自其他服务器：{{domain}}',
+  'remote.account_on': '{{domain}} 上的账号',
+  'remote.original_profile': '查看原主页',
+  'remote.open_original': '查看原文',
 };
