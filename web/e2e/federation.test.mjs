@@ -157,6 +157,18 @@ for (const lang of [
     assert.ok(await page.locator('.profile-card .btn-message').count() === 1, 'a remote profile has Message');
     assert.deepEqual(await axeViolations(page), [], 'the remote profile passes axe');
     await shot(page, `federation-desktop-profile-${lang.locale}`);
+
+    // The desktop page at 360 px: the profile and home fit, and pass axe.
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.locator('.profile-card .profile-remote').waitFor();
+    assert.ok(await fits(page), 'the remote profile fits 360 px');
+    assert.deepEqual(await axeViolations(page), [], 'the remote profile at 360 px passes axe');
+    await shot(page, `federation-desktop360-profile-${lang.locale}`);
+    await page.goto(`${BASE_URL}/`);
+    await page.locator(`[role=feed] .post[data-author="${fedi.handle}"]`, { hasText: text }).waitFor();
+    assert.ok(await fits(page), 'home with a remote post fits 360 px');
+    assert.deepEqual(await axeViolations(page), [], 'home at 360 px passes axe');
+    await shot(page, `federation-desktop360-home-${lang.locale}`);
     clean(D.w);
     await D.context.close();
   });
@@ -231,3 +243,46 @@ for (const lang of [
     await M.context.close();
   });
 }
+
+test('desktop: message, mute and block a remote account from its profile', async () => {
+  const cai = await newUser('fedcai');
+  const fedi = await remoteUser({ displayName: 'Fedi Pen Pal' });
+  const D = await desktop(browser, cai);
+  const { page } = D;
+  await page.goto(`${BASE_URL}${profilePath(fedi.handle)}`);
+  await page.locator('.profile-card .profile-remote').waitFor();
+
+  // Message: the conversation opens at /messages/name@domain, and the note reaches the partner.
+  const since = await inboxSeq();
+  await page.locator('.profile-card .btn-message').click();
+  await page.waitForURL(`${BASE_URL}/messages/${encodeURIComponent(fedi.handle)}`);
+  const box = page.getByLabel(`Message ${fedi.handle}`);
+  const hello = `Hello across servers ${Date.now().toString(36)}`;
+  await box.fill(hello);
+  await box.press('Enter');
+  await page.locator('.msg-mine[data-id]', { hasText: hello }).waitFor();
+  const note = await received(since, 'the private message at the partner', (a) => a.type === 'Create' && a.actor === actorOf(cai));
+  assert.ok(note.content.includes(hello), `the note: ${note.content}`);
+  assert.ok(!(note.to || []).concat(note.cc || []).some((u) => u.endsWith('#Public') || u === 'as:Public'), 'the message went out public');
+  assert.deepEqual(await axeViolations(page), [], 'the conversation with a remote account passes axe');
+  await shot(page, 'federation-desktop-message');
+
+  // Mute and block from the profile's menu.
+  await page.goto(`${BASE_URL}${profilePath(fedi.handle)}`);
+  await page.locator('.profile-card .menu-btn').click();
+  await page.getByRole('menuitem', { name: `Mute ${fedi.handle}` }).click();
+  await page.locator('.state-chip', { hasText: 'Muted' }).waitFor();
+  const blockSince = await inboxSeq();
+  await page.locator('.profile-card .menu-btn').click();
+  await page.getByRole('menuitem', { name: `Block ${fedi.handle}` }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: `Block ${fedi.handle}` }).click();
+  await page.locator('.state-chip', { hasText: 'Blocked' }).waitFor();
+  await page.getByRole('button', { name: `Unblock ${fedi.handle}` }).waitFor();
+  await received(blockSince, 'the Block at the partner', (a) => a.type === 'Block' && a.actor === actorOf(cai));
+  const u = await api('GET', `/users/${encodeURIComponent(fedi.handle)}`, { token: cai.token });
+  assert.equal(u.blocking, true);
+  assert.equal(u.muting, true);
+  assert.deepEqual(await axeViolations(page), [], 'the blocked remote profile passes axe');
+  clean(D.w);
+  await D.context.close();
+});

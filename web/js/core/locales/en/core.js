@@ -452,7 +452,7 @@ export default {
   'search.no_posts_all': 'No posts contain all of “{{q}}”.',
   'search.posts_label': 'Posts containing {{q}}',
   'search.no_more': 'No more posts match.',
-  'search.hint': 'Find posts that contain every word you type, people by the start of their name, and topics (#tag).',
+  'search.hint': 'Find posts that contain every word you type, people by the start of their name (or someone on another server by name@domain), and topics (#tag).',
   'search.too_long': 'To find posts, search for at most {{max}} characters.',
   'search.show_all': 'Show all people and topics',
 

@@ -434,7 +434,7 @@ export default {
   'search.no_posts_all': '没有同时包含“{{q}}”中所有词的微博。',
   'search.posts_label': '包含 {{q}} 的微博',
   'search.no_more': '没有更多匹配的微博了。',
-  'search.hint': '可以搜索包含你输入的所有词的微博、以输入内容开头的用户名，以及话题（#话题）。',
+  'search.hint': '可以搜索包含你输入的所有词的微博、以输入内容开头的用户名（其他服务器上的用户请输入 用户名@域名），以及话题（#话题）。',
   'search.too_long': '搜索微博时最多输入 {{max}} 个字。',
   'search.show_all': '显示全部用户和话题',
 
