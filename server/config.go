@@ -46,6 +46,7 @@ type config struct {
 	Push             pushConfig     // Web Push: the VAPID keys and contact (push_config.go)
 	Mail             mailConfig     // the SMTP server, the links' origin (mail_config.go)
 	Fed              fedConfig      // ActivityPub federation (fed_config.go)
+	FedOut           fedOutConfig   // its delivery queue (fed_out_config.go)
 }
 
 // rateLimits are the per-action limits; a zero Limit means unlimited.
@@ -160,6 +161,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, err
 	}
 	if err := readFedSettings(getenv, &cfg); err != nil {
+		return config{}, err
+	}
+	if err := readFedOutSettings(getenv, &cfg); err != nil {
 		return config{}, err
 	}
 	return cfg, nil

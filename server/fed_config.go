@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
 
 	"microblog/server/federation"
+	"microblog/store"
 	"microblog/store/redisdb"
 )
 
@@ -58,7 +60,43 @@ func newFederation(cfg config, st *redisdb.Store, logger *slog.Logger) *federati
 	return federation.New(st, federation.Options{
 		PublicURL:    cfg.Mail.PublicURL,
 		AllowPrivate: cfg.Fed.AllowPrivate,
+		Deliverer:    st, // the durable queue (store/redisdb/fed/queue.go)
 		Software:     "microblog", Version: "1.0",
 		Logger: logger,
 	})
+}
+
+// remoteNames is the store as both APIs see it with federation on: a
+// username of the form name@domain names a remote account, looked up
+// through WebFinger the first time (CONTRACT.md §16).
+type remoteNames struct {
+	store.Service
+	fed *federation.Service
+}
+
+// UIDByName resolves name@domain through federation, other names as the
+// store does.
+func (r remoteNames) UIDByName(ctx context.Context, name string) (int64, error) {
+	if strings.Contains(strings.TrimPrefix(name, "@"), "@") {
+		return r.fed.ResolveHandle(ctx, name)
+	}
+	return r.Service.UIDByName(ctx, name)
+}
+
+// UserByName is UIDByName's user as viewer sees it.
+func (r remoteNames) UserByName(ctx context.Context, name string, viewer int64) (store.User, error) {
+	uid, err := r.UIDByName(ctx, name)
+	if err != nil {
+		return store.User{}, err
+	}
+	return r.Service.User(ctx, uid, viewer)
+}
+
+// AnswerFollowRequest answers a request as the store does, and a remote
+// follower's server with Accept or Reject.
+func (r remoteNames) AnswerFollowRequest(ctx context.Context, uid, fan int64, approve bool) error {
+	if err := r.Service.AnswerFollowRequest(ctx, uid, fan, approve); err != nil {
+		return err
+	}
+	return r.fed.AnswerFollow(ctx, uid, fan, approve)
 }

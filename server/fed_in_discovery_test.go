@@ -53,9 +53,9 @@ func TestFedDiscovery(t *testing.T) {
 
 	var p struct {
 		ID, Type, Inbox, Outbox, Followers, Following, PreferredUsername, URL string
-		Endpoints                                                            struct{ SharedInbox string }
-		PublicKey                                                            struct{ ID, Owner, PublicKeyPem string }
-		ManuallyApprovesFollowers                                            bool
+		Endpoints                                                             struct{ SharedInbox string }
+		PublicKey                                                             struct{ ID, Owner, PublicKeyPem string }
+		ManuallyApprovesFollowers                                             bool
 	}
 	if st := getAP(t, actor, &p); st != 200 {
 		t.Fatalf("actor: %d", st)

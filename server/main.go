@@ -85,6 +85,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer stopRunners()
 
 	fed := newFederation(cfg, st, logger)
+	stopFed := startFedRunners(st, fed, cfg, reg, logger)
+	defer stopFed()
 	srv, native, mst := newServer(cfg, st, fed, files, logger, reg)
 	lv := startLive(cfg.Live, st, logger, reg)
 	defer func() {
@@ -200,7 +202,8 @@ func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.
 		CelebrityFans: tc.CelebrityFans, InactiveAfter: tc.InactiveAfter, Metrics: redisdb.NewMetrics(reg),
 		MaxBlocks: cfg.Safety.MaxBlocks, MaxMutes: cfg.Safety.MaxMutes,
 		ReplicaAcks: cfg.RedisReplicaAcks, ClockSkew: tc.ClockSkew,
-		Logger: logger,
+		Federation: cfg.Fed.On,
+		Logger:     logger,
 	})
 	if err != nil {
 		return nil, err

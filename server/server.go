@@ -40,7 +40,11 @@ func newServer(cfg config, st store.Service, fed *federation.Service, files *med
 	if r, ok := st.(replicator); ok && cfg.RedisReplicaAcks > 0 {
 		e.Use(replicatedWrites(r))
 	}
-	native, mst := newAPIs(cfg, st, fed, files, logger)
+	apiStore := st
+	if fed != nil { // what the APIs do that concerns other servers goes out (federation/outbound_store.go)
+		apiStore = fed.Outbound(st)
+	}
+	native, mst := newAPIs(cfg, apiStore, fed, files, logger)
 	addRoutes(e, st, reg, cfg, native, mst)
 	if fed != nil {
 		fed.Routes(e)
@@ -53,10 +57,10 @@ func newServer(cfg config, st store.Service, fed *federation.Service, files *med
 func newAPIs(cfg config, st store.Service, fed *federation.Service, files *media.Folder, logger *slog.Logger) (*api.API, *mastodon.API) {
 	rl, auth, o := cfg.RateLimits, cfg.Auth, cfg.OIDC
 	// Both APIs take remote accounts by name@domain when federation is on.
-	var remote api.Federation
 	var mremote mastodon.Federation
+	var domains api.DomainBlocker
 	if fed != nil {
-		remote, mremote = fed, fed
+		st, mremote, domains = remoteNames{st, fed}, fed, fed.Store()
 	}
 	push := newPush(cfg.Push, st, logger)
 	native := api.New(api.Deps{
@@ -64,12 +68,12 @@ func newAPIs(cfg config, st store.Service, fed *federation.Service, files *media
 		Limits: api.Limits{Signup: rl.Signup, Login: rl.Login, LoginAccount: rl.LoginAccount, Post: rl.Post, Follow: rl.Follow, DM: rl.DM,
 			PasswordReset: rl.PasswordReset},
 		Admins: cfg.Safety.Admins, Signup: auth.LocalSignup, LDAP: auth.LDAP, LDAPName: auth.LDAPName,
-		OIDC:       api.OIDC{Client: o.newRelyingParty(), Name: o.Name, RedirectURL: o.RedirectURL},
-		Push:       push,
-		Mail:       cfg.Mail.SMTP != nil,
-		Bundle:     cfg.Bundle,
-		Federation: remote,
-		Logger:     logger,
+		OIDC:    api.OIDC{Client: o.newRelyingParty(), Name: o.Name, RedirectURL: o.RedirectURL},
+		Push:    push,
+		Mail:    cfg.Mail.SMTP != nil,
+		Bundle:  cfg.Bundle,
+		Domains: domains,
+		Logger:  logger,
 	})
 	mst := mastodon.New(mastodon.Deps{
 		Store: st, Media: files, Origin: origin,

@@ -77,6 +77,8 @@ func Spans(s string) func(yield func(Span) bool) {
 				name := s[i+1:]
 				name = name[:spanOf(name, nameRune, MaxUsername+1)]
 				if n := utf8.RuneCountInString(name); n >= MinUsername && n <= MaxUsername {
+					// @name@domain mentions another server's account.
+					name += remoteDomain(s[i+1+len(name):])
 					if !yield(Span{SpanMention, i, i + 1 + len(name), name}) {
 						return
 					}
@@ -140,6 +142,24 @@ func (e *Entities) addTag(tag string, seen map[string]bool) {
 func TagKey(tag string) string { return strings.ToLower(norm.NFC.String(tag)) }
 
 // nameRune tells whether r may be part of a username.
+// remoteDomain is the "@domain" (with a port, if any) that s starts
+// with, "" when it starts with none: what makes @name@domain a mention
+// of another server's account (federation, CONTRACT.md §16).
+func remoteDomain(s string) string {
+	if len(s) < 2 || s[0] != '@' {
+		return ""
+	}
+	n := 1
+	for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z' || s[n] >= '0' && s[n] <= '9' || s[n] == '.' || s[n] == '-' || s[n] == ':') {
+		n++
+	}
+	d := strings.TrimRight(s[1:n], ".:-")
+	if NormalizeDomain(d) == "" || !strings.ContainsAny(d, ".:") {
+		return ""
+	}
+	return "@" + d
+}
+
 func nameRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
 // tagRune tells whether r may be part of a #tag: a name's, or a combining

@@ -70,6 +70,14 @@ func checkNameRunes(name string) error {
 // LookupName turns a username as a caller typed it into its index form, or
 // reports that no such user can exist.
 func LookupName(name string) (string, bool) {
+	if local, domain, ok := strings.Cut(name, "@"); ok {
+		// Another server's account, name@domain (federation): its index
+		// form is its lower case.
+		if local == "" || len(local) > maxNameInput || strings.ContainsAny(local, "@/?# ") || NormalizeDomain(domain) == "" {
+			return "", false
+		}
+		return strings.ToLower(local) + "@" + NormalizeDomain(domain), true
+	}
 	_, lower, err := NormalizeUsername(name)
 	return lower, err == nil
 }

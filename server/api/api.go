@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -48,18 +47,10 @@ type Deps struct {
 	// a few files (the default), or module by module, as written
 	// (MICROBLOG_BUNDLE=off, for debugging); see static_bundle.go.
 	Bundle bool
-	// Federation resolves remote accounts' name@domain (nil when
-	// MICROBLOG_FEDERATION is off).
-	Federation Federation
-	Logger     *slog.Logger
-}
-
-// Federation is what the API asks of ActivityPub federation.
-type Federation interface {
-	// ResolveHandle is the uid of the remote account name@domain, looked
-	// up through WebFinger the first time; store.ErrUserNotFound when
-	// there is none, store.ErrDomainBlocked for a blocked domain.
-	ResolveHandle(ctx context.Context, handle string) (int64, error)
+	// Domains are the operators' domain blocks, nil when federation is
+	// off (handle_domain_blocks.go).
+	Domains DomainBlocker
+	Logger  *slog.Logger
 }
 
 // Limits are the service's rate limits (MICROBLOG_RATE_LIMITS), which the

@@ -131,6 +131,9 @@ func (a *API) Routes(e *echo.Echo) (shared map[string]echo.HandlerFunc) {
 	admin.POST("/users/:username/suspend", handleSuspend(st, true))
 	admin.DELETE("/users/:username/suspend", handleSuspend(st, false))
 	admin.DELETE("/posts/:id", handleRemovePost(st))
+	admin.GET("/domain_blocks", handleDomainBlocks(a.d.Domains))
+	admin.PUT("/domain_blocks/:domain", handleBlockDomain(a.d.Domains, true))
+	admin.DELETE("/domain_blocks/:domain", handleBlockDomain(a.d.Domains, false))
 
 	share(http.MethodPost, UploadPath, handleUpload(st, a.d.Media, rl.Post), member)
 	v1.PUT(AvatarPath, handleAvatar(st, a.d.Media, rl.Post), member)

@@ -205,7 +205,7 @@ func pageQuery(c echo.Context) (store.PageQuery, error) {
 	if raw := c.QueryParam("cursor"); raw != "" {
 		cur, err := store.DecodeCursor(raw)
 		if err != nil {
-			return q, echo.NewHTTPError(http.StatusBadRequest, "invalid cursor")
+			return q, badRequest("invalid cursor")
 		}
 		q.Cursor = cur
 	}

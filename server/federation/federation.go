@@ -54,6 +54,9 @@ type Service struct {
 	// client fetches and delivers: no private address unless allowed,
 	// bounded times (fetch.go).
 	client *http.Client
+	// deliverClient delivers activities (deliver_queue.go): the same
+	// checks, no redirect followed.
+	deliverClient *http.Client
 	// keys caches the parsed local signing keys by uid.
 	keys sync.Map // int64 → *localKey
 }
@@ -77,6 +80,7 @@ func New(st Store, opt Options) *Service {
 	}
 	s := &Service{st: st, opt: opt}
 	s.client = newSafeClient(opt.AllowPrivate, opt.FetchTimeout)
+	s.deliverClient = newDeliverClient(opt.AllowPrivate)
 	if s.opt.Deliverer == nil {
 		s.opt.Deliverer = direct{s}
 	}
@@ -97,6 +101,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/ap/inbox", s.inbox)
 	e.POST("/ap/actor/inbox", s.inbox)
 }
+
+// Store is the store federation keeps its state in.
+func (s *Service) Store() Store { return s.st }
 
 // userAgent is what the service's requests say they are.
 func (s *Service) userAgent() string {

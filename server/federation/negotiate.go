@@ -29,11 +29,10 @@ func serve(c echo.Context, page string, doc any) error {
 	return c.JSON(http.StatusOK, doc)
 }
 
-// errNotFound is the answer for whatever is not served.
-var errNotFound = echo.NewHTTPError(http.StatusNotFound, "not found")
-
-// errGoneHTTP is the answer for a deleted post.
-var errGoneHTTP = echo.NewHTTPError(http.StatusGone, "gone")
+// errNotFound is the answer for whatever is not served: unknown, deleted
+// (a 410 would tell a deleted post from one hidden from the fetcher) or
+// not the fetcher's to see.
+var errNotFound = store.NewError(store.ErrNotFound, store.CodeNotFound, "not found")
 
 // pathID reads a positive id path parameter.
 func pathID(c echo.Context, name string) (int64, bool) {
@@ -48,3 +47,6 @@ func asHTTP(err error) error {
 	}
 	return err
 }
+
+// badRequest is a request federation cannot read.
+func badRequest(msg string) error { return store.Invalid(store.CodeBadRequest, msg) }

@@ -15,7 +15,7 @@ import (
 // note answers GET /ap/posts/:id: a post or a comment as a Note (a
 // Question with a poll), a repost as its Announce. A protected account's
 // message is served only to a fetch signed by one of its approved
-// followers; a deleted one is 410, an unknown one 404.
+// followers; a deleted, hidden or unknown one is 404.
 func (s *Service) note(c echo.Context) error {
 	p, err := s.readable(c)
 	if err != nil {
@@ -50,9 +50,6 @@ func (s *Service) readable(c echo.Context) (store.Post, error) {
 	p, err := s.st.Post(ctx, mid, viewer)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			if s.wasLocal(ctx, mid) {
-				return store.Post{}, errGoneHTTP
-			}
 			return store.Post{}, errNotFound
 		}
 		return store.Post{}, err
@@ -67,13 +64,6 @@ func (s *Service) readable(c echo.Context) (store.Post, error) {
 		return store.Post{}, errNotFound
 	}
 	return p, nil
-}
-
-// wasLocal tells whether mid is an id the service gave out (a deleted
-// message then answers 410).
-func (s *Service) wasLocal(ctx context.Context, mid int64) bool {
-	_, posts, err := s.st.Totals(ctx)
-	return err == nil && mid <= posts
 }
 
 // audience is who a message of author is addressed to: the public and its

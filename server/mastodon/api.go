@@ -31,17 +31,14 @@ type Deps struct {
 	// Push is the Web Push service: its VAPID key and the check of a
 	// subscription (push.go).
 	Push *webpush.Service
-	// Federation is ActivityPub federation (nil when it is off): it
-	// resolves remote accounts and names the actors WebFinger links to.
+	// Federation is ActivityPub federation (nil when it is off): it names
+	// the actors WebFinger links to.
 	Federation Federation
 	Logger     *slog.Logger
 }
 
 // Federation is what the Mastodon API asks of ActivityPub federation.
 type Federation interface {
-	// ResolveHandle is the uid of the remote account name@domain, looked
-	// up through WebFinger the first time.
-	ResolveHandle(ctx context.Context, handle string) (int64, error)
 	// ActorURL is the ActivityPub actor of the local user uid; Host is
 	// the domain of local handles.
 	ActorURL(uid int64) string

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"microblog/store"
 )
@@ -254,7 +255,15 @@ type MediaHash struct {
 }
 
 // MediaURL is where the server serves a file of the media folder.
-func MediaURL(name string) string { return "/media/" + name }
+//
+// A remote account's image (federation) is kept by its URL on its own
+// server, http(s)://..., which is its URL here too.
+func MediaURL(name string) string {
+	if strings.HasPrefix(name, "https://") || strings.HasPrefix(name, "http://") {
+		return name
+	}
+	return "/media/" + name
+}
 
 // ParseID reads an id field; empty or malformed is 0.
 func ParseID(s string) int64 {
