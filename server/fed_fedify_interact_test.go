@@ -365,3 +365,26 @@ func TestFedifyMastodonResolve(t *testing.T) {
 		})
 	}, func() string { return "not there" })
 }
+
+// TestFedifySignedFetch: the partner's repost of a post of a "secure"
+// account (whose posts answer signed fetches only, as Mastodon's secure
+// mode) reaches a local follower: this service fetched the post with a
+// signature Fedify verified.
+func TestFedifySignedFetch(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	bob, _ := ts.register(t, "bob")
+	booster := p.NewUser(t, fedifytest.UserOptions{})
+	secure := p.NewUser(t, fedifytest.UserOptions{Secure: true})
+	ts.followRemote(t, bob, "bob", booster)
+
+	post := secure.Post(t, fedifytest.Post{Content: "<p>for signed fetchers only</p>"})
+	booster.Announce(t, post.ID)
+	got := ts.findPost(t, bob, "/api/v1/timelines/home", "the repost of the secure post", func(p store.Post) bool {
+		return p.RepostOf != nil && strings.Contains(p.RepostOf.Content, "for signed fetchers only")
+	})
+	if !strings.EqualFold(got.Author.Username, booster.Handle) || !strings.EqualFold(got.RepostOf.Author.Username, secure.Handle) {
+		t.Errorf("the repost: by %s of %s", got.Author.Username, got.RepostOf.Author.Username)
+	}
+}

@@ -274,10 +274,20 @@ function localIdentifier(ctx, url) {
   return parsed?.type === "actor" ? parsed.identifier : null;
 }
 
+// after runs a listener, then records the activity (even when the
+// listener failed), so that a test that saw an activity in the inbox sees
+// its effect too.
+const after = (fn) => async (ctx, activity) => {
+  try {
+    await fn(ctx, activity);
+  } finally {
+    await record(ctx, activity);
+  }
+};
+
 federation
   .setInboxListeners("/users/{identifier}/inbox", "/inbox")
-  .on(Follow, async (ctx, follow) => {
-    await record(ctx, follow);
+  .on(Follow, after(async (ctx, follow) => {
     const identifier = follow.objectId ? localIdentifier(ctx, follow.objectId) : null;
     const user = identifier && users.get(identifier);
     if (!user || follow.id == null || follow.actorId == null) return;
@@ -302,28 +312,21 @@ federation
       actor: ctx.getActorUri(identifier),
       object: follow,
     }));
-  })
-  .on(Accept, async (ctx, accept) => {
-    const entry = await record(ctx, accept);
-    settleFollow(ctx, accept, entry, "accepted");
-  })
-  .on(Reject, async (ctx, reject) => {
-    const entry = await record(ctx, reject);
-    settleFollow(ctx, reject, entry, "rejected");
-  })
-  .on(Undo, async (ctx, undo) => {
-    const entry = await record(ctx, undo);
-    if (entry.objectType === "Follow" && entry.innerObjectId) {
-      const identifier = localIdentifier(ctx, new URL(entry.innerObjectId));
+  }))
+  .on(Accept, after((ctx, accept) => settleFollow(accept, "accepted")))
+  .on(Reject, after((ctx, reject) => settleFollow(reject, "rejected")))
+  .on(Undo, after(async (ctx, undo) => {
+    const inner = await undo.getObject({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader }).catch(() => null);
+    if (inner instanceof Follow && inner.objectId && undo.actorId) {
+      const identifier = localIdentifier(ctx, inner.objectId);
       const user = identifier && users.get(identifier);
-      if (user && undo.actorId) {
+      if (user) {
         user.followers.delete(undo.actorId.href);
         user.pending.delete(undo.actorId.href);
       }
     }
-  })
-  .on(Block, async (ctx, block) => {
-    await record(ctx, block);
+  }))
+  .on(Block, after((ctx, block) => {
     const identifier = block.objectId ? localIdentifier(ctx, block.objectId) : null;
     const user = identifier && users.get(identifier);
     if (user && block.actorId) {
@@ -331,7 +334,7 @@ federation
       user.followers.delete(block.actorId.href);
       user.following.delete(block.actorId.href);
     }
-  })
+  }))
   .on(Create, (ctx, a) => record(ctx, a))
   .on(Update, (ctx, a) => record(ctx, a))
   .on(Delete, (ctx, a) => record(ctx, a))
@@ -352,11 +355,12 @@ federation
     console.error("partner inbox:", err);
   });
 
-function settleFollow(ctx, answer, entry, state) {
+function settleFollow(answer, state) {
   const actorId = answer.actorId?.href;
+  const followId = answer.objectId?.href;
   for (const user of users.values()) {
     for (const [target, f] of user.following) {
-      if (f.followId === entry.objectId || (f.state === "pending" && target === actorId)) {
+      if (f.followId === followId || (f.state === "pending" && target === actorId)) {
         f.state = state;
       }
     }
