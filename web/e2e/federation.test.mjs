@@ -15,12 +15,14 @@
 // to the partner. A locked account's Follow says "Requested" until it
 // accepts. In the mobile app at 360 px, in both languages, the Search
 // screen finds @name@domain, the row's Follow follows it, its post
-// arrives live on Home, and its profile fits the screen. Every screen
+// arrives live on Home, and its profile fits the screen. The operator
+// blocks the partner's domain on the Reports page, after which its
+// accounts are not found (said in words), and unblocks it. Every screen
 // passes axe and is saved as a screenshot.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, launch, newUser, post, api, desktop, phone, shot, clean, fits, axeViolations, until } from './helpers.mjs';
+import { BASE_URL, PASSWORD, launch, newUser, register, post, api, desktop, phone, shot, clean, fits, axeViolations, until } from './helpers.mjs';
 
 const PARTNER_URL = (process.env.PARTNER_URL || '').replace(/\/$/, '');
 
@@ -285,4 +287,51 @@ test('desktop: message, mute and block a remote account from its profile', async
   assert.deepEqual(await axeViolations(page), [], 'the blocked remote profile passes axe');
   clean(D.w);
   await D.context.close();
+});
+
+test('desktop: the operator blocks and unblocks a domain on the Reports page', async () => {
+  const ADMIN_USER = process.env.ADMIN_USER;
+  assert.ok(ADMIN_USER, 'the Go test names the operator in ADMIN_USER');
+  const op = await register(ADMIN_USER).catch(async () => {
+    const res = await api('POST', '/sessions', { body: { username: ADMIN_USER, password: PASSWORD } });
+    return { username: ADMIN_USER, token: res.token, user: res.user };
+  });
+  const host = new URL(PARTNER_URL).host;
+  const D = await desktop(browser, op);
+  const { page } = D;
+  try {
+    await page.goto(`${BASE_URL}/admin`);
+    const box = page.locator('.domain-blocks');
+    await box.getByRole('heading', { name: 'Blocked domains' }).waitFor();
+    const input = box.getByLabel('Domain to block');
+    await input.fill('not a domain!');
+    await box.getByRole('button', { name: 'Block domain' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Block domain' }).click();
+    await box.locator('.form-error', { hasText: 'That is not a domain name' }).waitFor();
+
+    await input.fill(host);
+    await box.getByRole('button', { name: 'Block domain' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Block domain' }).click();
+    await box.locator(`.domain-row[data-domain="${host}"]`).waitFor();
+    assert.deepEqual((await api('GET', '/admin/domain_blocks', { token: op.token })).domains, [host]);
+    assert.deepEqual(await axeViolations(page), [], 'the Reports page with its blocked domains passes axe');
+    await shot(page, 'federation-desktop-domain-blocks');
+
+    // An account there is no longer found, and the search says why.
+    const fedi = await remoteUser();
+    const search = page.getByRole('searchbox').first();
+    await search.fill('@' + fedi.handle);
+    await page.locator('.search-panel', { hasText: 'This server does not federate with that domain.' }).waitFor();
+    await search.fill('');
+
+    await box.getByRole('button', { name: `Unblock ${host}` }).click();
+    await box.locator('.domain-row').waitFor({ state: 'detached' });
+    await box.getByText('No domain is blocked.').waitFor();
+    await search.fill('@' + fedi.handle);
+    await page.locator(`.search-panel .user-row[data-user="${fedi.handle}"]`).waitFor();
+    clean(D.w);
+  } finally {
+    await api('DELETE', '/admin/domain_blocks/' + encodeURIComponent(host), { token: op.token }).catch(() => {});
+    await D.context.close();
+  }
 });

@@ -50,12 +50,13 @@ export function shownName(who) {
 export function nameLink(ctx, who, cls = 'name') {
   const href = ctx.href('/u/' + encodeURIComponent(who.username));
   // Another server's account: its display name (or the name before the
-  // @domain), its whole @name@domain beside it, and the globe of its server.
+  // @domain), the globe of its server, and its whole @name@domain, which
+  // gives way first where the line is short.
   if (isRemote(who)) {
     return [
       own(who.display_name || localPart(who.username), 'a', { class: cls + ' display-name', href, title: '@' + who.username, attrs: { dir: 'auto' } }),
-      own('@' + who.username, 'span', { class: 'handle', attrs: { dir: 'ltr' } }),
       remoteMark(who),
+      own('@' + who.username, 'span', { class: 'handle', attrs: { dir: 'ltr' } }),
     ];
   }
   if (!who.display_name) return own(who.username, 'a', { class: cls, href });

@@ -64,6 +64,8 @@ export default {
   'error.user_not_found': 'There is no such user.',
   'error.domain_blocked': 'This server does not federate with that domain.',
   'error.remote_failed': 'That server did not answer as it should. Try again later.',
+  'error.invalid_domain': 'That is not a domain name (such as example.org, with a port when it has one).',
+  'error.federation_off': 'This server does not federate.',
   'error.report_not_found': 'There is no such report.',
   'error.message_not_found': 'That message is gone.',
   'error.method_not_allowed': 'The server could not take this request.',

@@ -61,6 +61,8 @@ export default {
   'error.user_not_found': '没有这个用户。',
   'error.domain_blocked': '本站不与该域名互通。',
   'error.remote_failed': '对方服务器没有正确响应，请稍后再试。',
+  'error.invalid_domain': '这不是有效的域名（例如 example.org，有端口时带上端口）。',
+  'error.federation_off': '本站没有开启联邦互通。',
   'error.report_not_found': '没有这条举报。',
   'error.message_not_found': '这条私信已不存在。',
   'error.method_not_allowed': '服务器无法处理这个请求。',
