@@ -9,10 +9,10 @@
 // the partner user's name@domain into the top bar's search box, finds it
 // (the server resolves it through WebFinger), follows it from the results,
 // and the partner's next post arrives live in her home timeline, marked
-// with the globe of its server and @name@domain; its profile page
-// (/u/name@domain, loaded afresh too) says which server it is on and links
-// to its page there; a post mentioning it links to that profile and goes
-// to the partner. A locked account's Follow says "Requested" until it
+// with the globe of its server and @name@domain; the composer's @
+// suggests it, and the post mentioning it links to its profile and goes
+// to the partner; its profile page (/u/name@domain, loaded afresh too)
+// says which server it is on and links to its page there. A locked account's Follow says "Requested" until it
 // accepts. In the mobile app at 360 px, in both languages, the Search
 // screen finds @name@domain, the row's Follow follows it, its post
 // arrives live on Home, and its profile fits the screen. The operator
@@ -128,12 +128,22 @@ for (const lang of [
     assert.deepEqual(await axeViolations(page), [], 'home with a remote post passes axe');
     await shot(page, `federation-desktop-home-${lang.locale}`);
 
-    // A mention of the remote account links to its profile here, and reaches the partner.
+    // The composer's @ suggests the remote account (known here now); the
+    // post mentioning it links to its profile here, and reaches the partner.
     const since = await inboxSeq();
-    const mention = await post(alice, `Hi @${fedi.handle} from the desktop`);
-    assert.deepEqual(mention.mentions.map((m) => m.username), [fedi.handle]);
-    const mine = page.locator(`[role=feed] .post[data-id="${mention.id}"]`);
+    const composer = page.locator('.composer-card textarea');
+    await composer.click();
+    await page.keyboard.type('Hi @' + fedi.name);
+    const option = page.locator('[role=listbox]:visible [role=option]', { hasText: fedi.handle });
+    await option.waitFor();
+    await page.keyboard.press('Enter');
+    assert.equal(await composer.inputValue(), `Hi @${fedi.handle} `);
+    await page.keyboard.type('from the desktop');
+    await page.keyboard.press('Control+Enter');
+    const mine = page.locator(`[role=feed] .post[data-author="${alice.username}"]`, { hasText: 'from the desktop' });
     await mine.waitFor();
+    const mention = await api('GET', `/posts/${await mine.getAttribute('data-id')}`, { token: alice.token });
+    assert.deepEqual(mention.mentions.map((m) => m.username), [fedi.handle]);
     assert.equal(await mine.locator('a.mention').getAttribute('href'), profilePath(fedi.handle));
     assert.equal(await mine.locator('a.mention').textContent(), '@' + fedi.handle);
     const create = await received(since, 'the mention at the partner', (a) => a.type === 'Create' && a.actor === actorOf(alice));
