@@ -12,8 +12,10 @@
 // with the globe of its server and @name@domain; the composer's @
 // suggests it, and the post mentioning it links to its profile and goes
 // to the partner; its profile page (/u/name@domain, loaded afresh too)
-// says which server it is on and links to its page there. A locked account's Follow says "Requested" until it
-// accepts. In the mobile app at 360 px, in both languages, the Search
+// says which server it is on and links to its page there; it fits the
+// desktop page at 360 px. A locked account's Follow says "Requested"
+// until it accepts, then "Following" at once. From a remote profile a
+// reader messages, mutes and blocks it. In the mobile app at 360 px, in both languages, the Search
 // screen finds @name@domain, the row's Follow follows it, its post
 // arrives live on Home, and its profile fits the screen. The operator
 // blocks the partner's domain on the Reports page, after which its
@@ -22,7 +24,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, PASSWORD, launch, newUser, register, post, api, desktop, phone, shot, clean, fits, axeViolations, until } from './helpers.mjs';
+import { BASE_URL, PASSWORD, launch, newUser, register, api, desktop, phone, shot, clean, fits, axeViolations, until } from './helpers.mjs';
 
 const PARTNER_URL = (process.env.PARTNER_URL || '').replace(/\/$/, '');
 
@@ -200,10 +202,12 @@ test('desktop: a locked remote account says Requested until it accepts', async (
   await until(async () => (await control('GET', 'user?user=' + locked.name)).pending.includes(actorOf(bea)), 'the request at the partner');
   await page.reload();
   await page.locator('.profile-card .btn-follow', { hasText: 'Requested' }).waitFor();
+  // Its Accept turns the open page's button to Following at once (the
+  // live follow_request_accepted), as a local approval does.
+  await page.locator('#conn[data-state="connected"]').waitFor();
   await control('POST', 'accept', { user: locked.name, follower: actorOf(bea) });
-  await until(async () => (await api('GET', `/users/${encodeURIComponent(locked.handle)}`, { token: bea.token })).following === true, 'the Accept');
-  await page.reload();
   await page.locator('.profile-card .btn-follow', { hasText: 'Following' }).waitFor();
+  assert.equal((await api('GET', `/users/${encodeURIComponent(locked.handle)}`, { token: bea.token })).following, true);
   clean(D.w);
   await D.context.close();
 });
