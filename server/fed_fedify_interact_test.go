@@ -44,6 +44,30 @@ func TestFedifyReactions(t *testing.T) {
 		if !strings.EqualFold(c.Author.Username, fedi.Handle) || c.ParentID == nil || *c.ParentID != mine {
 			t.Errorf("the comment: %+v", c)
 		}
+		if !slices.ContainsFunc(ts.notifications(t, alice), func(n store.Notification) bool {
+			return strings.EqualFold(n.Actor.Username, fedi.Handle) && (n.Kind == "comment" || n.Kind == "mention")
+		}) {
+			t.Errorf("alice was not notified of the reply: %+v", ts.notifications(t, alice))
+		}
+	})
+
+	t.Run("local user mentions", func(t *testing.T) {
+		// A mention reaches an account that does not follow alice.
+		stranger := p.NewUser(t, fedifytest.UserOptions{})
+		since := p.Seq(t)
+		id := ts.newPost(t, alice, "hello @"+stranger.Handle+" from here")
+		if post := ts.fedPost(t, alice, id); !slices.ContainsFunc(post.Mentions, func(a store.Author) bool { return strings.EqualFold(a.Username, stranger.Handle) }) {
+			t.Errorf("the post's mentions: %+v, want %s", post.Mentions, stranger.Handle)
+		}
+		got := p.Wait(t, since, fedWait, "the mention", func(a fedifytest.Activity) bool {
+			return a.Type == "Create" && a.ObjectID == ts.postURL(id)
+		})
+		if !slices.ContainsFunc(got.Tags, func(tg fedifytest.Tag) bool { return tg.Type == "Mention" && tg.Href == stranger.ID }) {
+			t.Errorf("no Mention tag of %s: %+v", stranger.ID, got.Tags)
+		}
+		if !slices.Contains(append(append([]string{}, got.To...), got.CC...), stranger.ID) {
+			t.Errorf("the mentioned account is not addressed: %v %v", got.To, got.CC)
+		}
 	})
 
 	t.Run("partner likes and unlikes", func(t *testing.T) {
