@@ -91,12 +91,3 @@ func (r remoteNames) UserByName(ctx context.Context, name string, viewer int64) 
 	}
 	return r.Service.User(ctx, uid, viewer)
 }
-
-// AnswerFollowRequest answers a request as the store does, and a remote
-// follower's server with Accept or Reject.
-func (r remoteNames) AnswerFollowRequest(ctx context.Context, uid, fan int64, approve bool) error {
-	if err := r.Service.AnswerFollowRequest(ctx, uid, fan, approve); err != nil {
-		return err
-	}
-	return r.fed.AnswerFollow(ctx, uid, fan, approve)
-}

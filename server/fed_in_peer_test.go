@@ -2,14 +2,18 @@ package main
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -198,6 +202,9 @@ type signOpts struct {
 	tamper bool
 	// badDigest sends a Digest that is not the body's.
 	badDigest bool
+	// rfc9421 signs with RFC 9421 (Signature-Input, Content-Digest)
+	// instead of draft-cavage.
+	rfc9421 bool
 }
 
 // send POSTs activity as name (its actor set) to inbox (a URL), signed;
@@ -229,7 +236,25 @@ func (p *fakePeer) send(t testing.TB, inbox, name string, activity map[string]an
 	}
 	req.Header.Set("Date", date.UTC().Format(http.TimeFormat))
 	req.Header.Set("Host", req.URL.Host)
-	if !opt.unsigned {
+	if opt.rfc9421 {
+		signer := name
+		if opt.as != "" {
+			signer = opt.as
+		}
+		sum := sha256.Sum256(body)
+		req.Header.Set("Content-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(sum[:])+":")
+		params := `("@method" "@target-uri" "content-digest" "date");created=` + strconv.FormatInt(date.Unix(), 10) +
+			`;keyid="` + p.actor(signer) + `#main-key";alg="rsa-v1_5-sha256"`
+		base := `"@method": POST` + "\n" + `"@target-uri": ` + inbox + "\n" + `"content-digest": ` + req.Header.Get("Content-Digest") +
+			"\n" + `"date": ` + req.Header.Get("Date") + "\n" + `"@signature-params": ` + params
+		h := sha256.Sum256([]byte(base))
+		sig, err := rsa.SignPKCS1v15(rand.Reader, p.key(signer), crypto.SHA256, h[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Signature-Input", "sig1="+params)
+		req.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(sig)+":")
+	} else if !opt.unsigned {
 		signer := name
 		if opt.as != "" {
 			signer = opt.as
@@ -256,6 +281,33 @@ func (p *fakePeer) send(t testing.TB, inbox, name string, activity map[string]an
 		t.Fatal(err)
 	}
 	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// fetch GETs url as an ActivityPub client, signed as name (draft-cavage
+// over (request-target), host and date), and returns the status.
+func (p *fakePeer) fetch(t testing.TB, url, name string) int {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", activityJSON)
+	req.Header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	req.Header.Set("Host", req.URL.Host)
+	s, _, err := httpsig.NewSigner([]httpsig.Algorithm{httpsig.RSA_SHA256}, httpsig.DigestSha256,
+		[]string{httpsig.RequestTarget, "host", "date"}, httpsig.Signature, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SignRequest(p.key(name), p.actor(name)+"#main-key", req, nil); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
 	resp.Body.Close()
 	return resp.StatusCode
 }

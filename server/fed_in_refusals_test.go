@@ -177,3 +177,37 @@ func TestFedInProtectedNotServed(t *testing.T) {
 		t.Errorf("note: %d %+v", st, n)
 	}
 }
+
+// TestFedInRFC9421: an activity signed with RFC 9421 (rsa-v1_5-sha256
+// over the method, target, Content-Digest and Date) is taken; tampered,
+// stale or signed with another actor's key it is 401.
+func TestFedInRFC9421(t *testing.T) {
+	parallel(t)
+	ts := newFedServer(t)
+	peer := newFakePeer(t)
+	peer.addActor("bob")
+	peer.addActor("eve")
+	_, alice := ts.register(t, "alice")
+	inbox := ts.URL + "/ap/inbox"
+	follow := func(n int) map[string]any {
+		return map[string]any{"id": peer.actor("bob") + "/follows/" + strconv.Itoa(n), "type": "Follow", "object": apUser(ts, alice)}
+	}
+	for i, o := range []signOpts{
+		{rfc9421: true, tamper: true},
+		{rfc9421: true, date: time.Now().Add(-2 * time.Hour)},
+		{rfc9421: true, as: "eve"},
+	} {
+		if st := peer.send(t, inbox, "bob", follow(i), o); st != http.StatusUnauthorized {
+			t.Errorf("refusal %d: %d, want 401", i, st)
+		}
+	}
+	if u := remoteUser(t, ts, "", "alice"); u.FollowersCount != 0 {
+		t.Fatalf("a refused follow went through")
+	}
+	if st := peer.send(t, inbox, "bob", follow(0), signOpts{rfc9421: true}); st != http.StatusAccepted {
+		t.Fatalf("RFC 9421 follow: %d", st)
+	}
+	if u := remoteUser(t, ts, "", "alice"); u.FollowersCount != 1 {
+		t.Errorf("RFC 9421 follow: %d followers", u.FollowersCount)
+	}
+}

@@ -52,6 +52,13 @@ func (s *Service) onFollow(ctx context.Context, actor store.RemoteActor, act *in
 	if _, err := s.localUser(ctx, star); err != nil {
 		return ignore(ctx)
 	}
+	// Marked first: from now on star's posts go out too (fedout's
+	// outbox), even those written while the follow is being made.
+	if o := s.fedOut(); o != nil {
+		if err := o.MarkFedFans(ctx, star); err != nil {
+			return err
+		}
+	}
 	requested, err := s.st.FollowOrAsk(ctx, actor.UID, star)
 	switch {
 	case errors.Is(err, store.ErrBlocked) || errors.Is(err, store.ErrSuspended):
@@ -77,19 +84,6 @@ func (s *Service) answerFollow(ctx context.Context, star int64, remote store.Rem
 	a := Activity{Context: contextAS, ID: s.ActivityURL(kind + "-" + hashOf(remote.ID+" "+followID+" "+itoa(star))),
 		Type: kind, Actor: s.ActorURL(star), Object: follow, To: []string{remote.ID}}
 	return s.send(ctx, star, a, remote)
-}
-
-// AnswerFollow sends Accept or Reject of remote uid fan's request to follow
-// local user star, once star answered it (through the API).
-func (s *Service) AnswerFollow(ctx context.Context, star, fan int64, accept bool) error {
-	remote, err := s.st.RemoteActorByUID(ctx, fan)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil // a local fan
-		}
-		return err
-	}
-	return s.answerFollow(ctx, star, remote, "", accept)
 }
 
 // send queues a from local user signer to the inboxes of to.

@@ -101,6 +101,27 @@ func (a *API) search(c echo.Context) error {
 		for _, u := range users[from:to] {
 			out.Accounts = append(out.Accounts, m.account(u))
 		}
+	} else if ok := a.d.Federation != nil && strings.Count(strings.TrimPrefix(s.q, "@"), "@") == 1; ok && want("accounts") && s.offset == 0 {
+		// Another server's account, name@domain: the one known here, or,
+		// with resolve=true, looked up through WebFinger (the store the
+		// API was given resolves such names).
+		handle := strings.TrimPrefix(s.q, "@")
+		if c.QueryParam("resolve") == "true" && uid != 0 {
+			u, err := a.st.UserByName(ctx, handle, uid)
+			if err == nil {
+				out.Accounts = append(out.Accounts, m.account(u))
+			} else if errors.Is(err, store.ErrUnavailable) {
+				return err
+			}
+		} else {
+			users, err := a.findAccounts(ctx, strings.ToLower(handle), uid, s.limit)
+			if err != nil {
+				return err
+			}
+			for _, u := range users {
+				out.Accounts = append(out.Accounts, m.account(u))
+			}
+		}
 	}
 	if want("statuses") {
 		if out.Statuses, err = a.searchStatuses(c, s); err != nil {

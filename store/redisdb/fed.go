@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/store"
 )
 
 // Federation's part of the store lives in package fed; the Store embeds it.
@@ -25,3 +27,6 @@ func (c fedCore) ProfileChanged(ctx context.Context, uid int64) {
 	}
 	c.ForgetAuthor(uid)
 }
+
+// The Store keeps federation's state.
+var _ store.Fed = (*Store)(nil)

@@ -1,3 +1,0 @@
-package redisdb
-import "microblog/store"
-var _ store.Fed = (*Store)(nil)
