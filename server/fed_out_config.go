@@ -52,7 +52,7 @@ func startFedRunners(st *redisdb.Store, fed *federation.Service, cfg config, reg
 	}
 	tc := cfg.Timelines
 	ctx, cancel := context.WithCancel(context.Background())
-	d := runner.NewDeliverer(st, runner.DelivererOptions{Deliver: fed.DeliverJob, Blocked: fed.DeliveryBlocked,
+	d := runner.NewDeliverer(st, runner.DelivererOptions{Deliver: fed.DeliverJob, // which refuses blocked domains
 		RetryBase: cfg.FedOut.RetryBase, GiveUpAfter: cfg.FedOut.GiveUp, ClaimIdle: tc.ClaimIdle,
 		Metrics: runner.NewDeliveryMetrics(reg), Logger: logger})
 	o := runner.NewOutbox(st, runner.OutboxOptions{Handle: fed.HandleEvent, ClaimIdle: tc.ClaimIdle, Logger: logger})

@@ -201,3 +201,27 @@ func TestFedOutNoLoopbackWithoutAllowPrivate(t *testing.T) {
 		t.Fatalf("a loopback inbox got %d requests", n)
 	}
 }
+
+// TestFedOutDomainBlockStopsDelivery: nothing is sent to a blocked domain,
+// even a delivery queued before the block; other servers still get it.
+func TestFedOutDomainBlockStopsDelivery(t *testing.T) {
+	parallel(t)
+	ts := newFedServer(t, fedOutEnv...)
+	token, alice := ts.register(t, "alice")
+	open, blocked := newAPInbox(t), newAPInbox(t)
+	blocked.status = func(int) int { return 503 } // its first try fails, and is put off
+	ts.remoteFollower(t, open, "ope", alice, true)
+	ts.remoteFollower(t, blocked, "blo", alice, true)
+	ts.post(t, token, "first", 0)
+	open.wait(t, 1)
+	blocked.wait(t, 1)
+	if err := ts.fedStore(t).BlockDomain(t.Context(), hostOf(blocked.srv.URL), true); err != nil {
+		t.Fatal(err)
+	}
+	ts.post(t, token, "second", 0)
+	open.wait(t, 2)
+	time.Sleep(time.Second) // past the first one's retry (200 ms)
+	if n := len(blocked.hits()); n != 1 {
+		t.Fatalf("the blocked domain got %d requests, want only the one before the block", n)
+	}
+}

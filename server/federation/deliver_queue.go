@@ -56,12 +56,6 @@ func (s *Service) DeliverJob(ctx context.Context, job store.DeliveryJob) error {
 	}
 }
 
-// DeliveryBlocked tells whether deliveries to host are stopped by a domain
-// block (runner.Deliverer's Blocked).
-func (s *Service) DeliveryBlocked(ctx context.Context, host string) (bool, error) {
-	return s.st.DomainBlocked(ctx, host)
-}
-
 // newDeliverClient is the safe client (no private address unless allowed)
 // that follows no redirect: an inbox that moved answers 3xx, which is
 // refused.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"microblog/store"
 )
@@ -34,8 +33,14 @@ func (s *Service) HandleEvent(ctx context.Context, e store.FedEvent) error {
 		return s.outPost(ctx, e)
 	case store.FedDelete:
 		return s.outDelete(ctx, e)
-	case store.FedFollow, store.FedUnfollow, store.FedBlock, store.FedUnblock, store.FedAccept, store.FedReject:
+	case store.FedFollow, store.FedUnfollow, store.FedBlock, store.FedUnblock:
 		return s.outRelation(ctx, e)
+	case store.FedAccept, store.FedReject:
+		ra, err := s.st.RemoteActorByUID(ctx, e.Target)
+		if err != nil {
+			return nil // not remote (or forgotten)
+		}
+		return s.answerFollow(ctx, e.Actor, ra, "", e.Kind == store.FedAccept)
 	case store.FedLike, store.FedUnlike:
 		return s.outLike(ctx, e)
 	case store.FedProfile, store.FedDeleteActor:
@@ -132,8 +137,7 @@ func (s *Service) outDelete(ctx context.Context, e store.FedEvent) error {
 	return s.enqueue(ctx, e.Actor, doc, inboxes)
 }
 
-// outRelation sends a Follow, Block, Accept or Reject (or the Undo of a
-// Follow or a Block) of local user Actor to remote account Target.
+// outRelation sends a Follow or a Block (or its Undo) of local user Actor to remote account Target.
 func (s *Service) outRelation(ctx context.Context, e store.FedEvent) error {
 	ra, err := s.st.RemoteActorByUID(ctx, e.Target)
 	if err != nil {
@@ -143,22 +147,15 @@ func (s *Service) outRelation(ctx context.Context, e store.FedEvent) error {
 	var doc Activity
 	switch e.Kind {
 	case store.FedFollow:
-		doc = Activity{ID: s.ActivityURL(fmt.Sprintf("follow-%d-%d-%d", e.Actor, e.Target, e.At)), Type: "Follow", Actor: actor, Object: ra.ID}
+		doc = Activity{ID: s.FollowID(e.Actor, ra.ID, itoa(e.At)), Type: "Follow", Actor: actor, Object: ra.ID}
 	case store.FedUnfollow:
 		doc = Activity{ID: s.ActivityURL(fmt.Sprintf("undo-follow-%d-%d-%d", e.Actor, e.Target, e.At)), Type: "Undo", Actor: actor,
-			Object: Activity{ID: s.ActivityURL(fmt.Sprintf("follow-%d-%d", e.Actor, e.Target)), Type: "Follow", Actor: actor, Object: ra.ID}}
+			Object: Activity{Type: "Follow", Actor: actor, Object: ra.ID}}
 	case store.FedBlock:
 		doc = Activity{ID: s.ActivityURL(fmt.Sprintf("block-%d-%d-%d", e.Actor, e.Target, e.At)), Type: "Block", Actor: actor, Object: ra.ID}
 	case store.FedUnblock:
 		doc = Activity{ID: s.ActivityURL(fmt.Sprintf("undo-block-%d-%d-%d", e.Actor, e.Target, e.At)), Type: "Undo", Actor: actor,
 			Object: Activity{ID: s.ActivityURL(fmt.Sprintf("block-%d-%d", e.Actor, e.Target)), Type: "Block", Actor: actor, Object: ra.ID}}
-	case store.FedAccept, store.FedReject:
-		typ := "Accept"
-		if e.Kind == store.FedReject {
-			typ = "Reject"
-		}
-		doc = Activity{ID: s.ActivityURL(fmt.Sprintf("%s-%d-%d-%d", strings.ToLower(typ), e.Actor, e.Target, e.At)), Type: typ, Actor: actor,
-			Object: Activity{Type: "Follow", Actor: ra.ID, Object: actor}}
 	}
 	doc.Context = contextAS
 	return s.enqueue(ctx, e.Actor, doc, []string{ra.Inbox})
