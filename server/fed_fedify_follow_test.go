@@ -60,7 +60,7 @@ func TestFedifyFollowedByPartner(t *testing.T) {
 	if spec := p.SigSpec(t, ts.URL); spec != "rfc9421" {
 		t.Errorf("Fedify settled on %q for %s, want rfc9421 (its first knock accepted)", spec, ts.URL)
 	}
-	eventually(t, "alice's fan "+fedi.Handle, func() bool {
+	fedEventually(t, "alice's fan "+fedi.Handle, func() bool {
 		return slices.ContainsFunc(ts.userNames(t, alice, "/api/v1/users/alice/followers"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, alice, "/api/v1/users/alice/followers")) })
 
@@ -124,7 +124,7 @@ func TestFedifyFollowedByPartner(t *testing.T) {
 
 	// The partner unfollows: alice loses the fan.
 	fedi.Unfollow(t, actor)
-	eventually(t, "alice losing her fan", func() bool {
+	fedEventually(t, "alice losing her fan", func() bool {
 		return !slices.ContainsFunc(ts.userNames(t, alice, "/api/v1/users/alice/followers"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, alice, "/api/v1/users/alice/followers")) })
 	if _, unverified := p.Inbox(t, 0); slices.ContainsFunc(unverified, func(u fedifytest.Unverified) bool { return strings.HasPrefix(u.Actor, ts.URL) }) {
@@ -169,7 +169,7 @@ func TestFedifyFollowPartner(t *testing.T) {
 		return p.ID == live.ID && strings.Contains(p.Content, "edited")
 	})
 	fedi.Delete(t, r.ID)
-	eventually(t, "the partner's post deleted", func() bool {
+	fedEventually(t, "the partner's post deleted", func() bool {
 		status, _ := ts.call(t, "GET", fmt.Sprintf("/api/v1/posts/%d", live.ID), bob, nil)
 		return status == http.StatusNotFound
 	}, func() string {
@@ -186,7 +186,7 @@ func TestFedifyFollowPartner(t *testing.T) {
 
 	// The profile changes.
 	fedi.UpdateProfile(t, "Fedi Renamed", "<p>new bio</p>")
-	eventually(t, "the partner's new bio", func() bool {
+	fedEventually(t, "the partner's new bio", func() bool {
 		_, u := ts.fedUser(t, bob, fedi.Handle)
 		return strings.Contains(u.Bio, "new bio")
 	}, func() string { _, u := ts.fedUser(t, bob, fedi.Handle); b, _ := json.Marshal(u); return string(b) })

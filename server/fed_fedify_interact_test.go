@@ -72,19 +72,19 @@ func TestFedifyReactions(t *testing.T) {
 
 	t.Run("partner likes and unlikes", func(t *testing.T) {
 		fedi.Like(t, object)
-		eventually(t, "the like", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		fedEventually(t, "the like", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
 		if names := ts.userNames(t, alice, fmt.Sprintf("/api/v1/posts/%d/likes", mine)); len(names) != 1 || !strings.EqualFold(names[0], fedi.Handle) {
 			t.Errorf("likers: %v", names)
 		}
 		fedi.Unlike(t, object)
-		eventually(t, "the unlike", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		fedEventually(t, "the unlike", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
 	})
 
 	t.Run("partner reposts and undoes", func(t *testing.T) {
 		fedi.Announce(t, object)
-		eventually(t, "the repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		fedEventually(t, "the repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
 		fedi.Unannounce(t, object)
-		eventually(t, "the undone repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		fedEventually(t, "the undone repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
 	})
 
 	// The partner's post, as alice sees it in her home timeline.
@@ -145,7 +145,7 @@ func TestFedifyBlocks(t *testing.T) {
 	// The partner blocks alice, who followed it: the follow ends here too.
 	ts.followRemote(t, alice, "alice", fedi)
 	fedi.Block(t, actor)
-	eventually(t, "alice's follow ended by the Block", func() bool {
+	fedEventually(t, "alice's follow ended by the Block", func() bool {
 		return !slices.ContainsFunc(ts.userNames(t, alice, "/api/v1/users/alice/following"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, alice, "/api/v1/users/alice/following")) })
 
@@ -189,7 +189,7 @@ func TestFedifyDirectMessages(t *testing.T) {
 	fedi.Post(t, fedifytest.Post{Content: "<p>a secret for alice</p>", Visibility: "direct", Mentions: []string{actor}})
 	path := "/api/v1/conversations/" + fedi.Handle + "/messages"
 	var msgs []store.DM
-	eventually(t, "the message from the partner", func() bool {
+	fedEventually(t, "the message from the partner", func() bool {
 		status, body := ts.call(t, "GET", path, alice, nil)
 		if status != http.StatusOK {
 			return false
@@ -241,7 +241,7 @@ func TestFedifyProtectedAccount(t *testing.T) {
 	}
 	since := p.Seq(t)
 	fedi.Follow(t, actor)
-	eventually(t, "the request", func() bool {
+	fedEventually(t, "the request", func() bool {
 		return slices.ContainsFunc(ts.userNames(t, pia, "/api/v1/me/follow_requests"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, pia, "/api/v1/me/follow_requests")) })
 	if acts, _ := p.Inbox(t, since); slices.ContainsFunc(acts, func(a fedifytest.Activity) bool { return a.Type == "Accept" && a.Actor == actor }) {
@@ -264,7 +264,7 @@ func TestFedifyProtectedAccount(t *testing.T) {
 	other := p.NewUser(t, fedifytest.UserOptions{})
 	since = p.Seq(t)
 	other.Follow(t, actor)
-	eventually(t, "the second request", func() bool {
+	fedEventually(t, "the second request", func() bool {
 		return slices.ContainsFunc(ts.userNames(t, pia, "/api/v1/me/follow_requests"), func(n string) bool { return strings.EqualFold(n, other.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, pia, "/api/v1/me/follow_requests")) })
 	ts.wantStatus(t, "DELETE", "/api/v1/me/follow_requests/"+other.Handle, pia, nil, http.StatusNoContent, "")
@@ -341,10 +341,10 @@ func TestFedifyActorDeleted(t *testing.T) {
 	ts.findPost(t, bob, "/api/v1/timelines/home", "the post", func(p store.Post) bool { return strings.Contains(p.Content, "soon gone") })
 
 	fedi.DeleteActor(t)
-	eventually(t, "the deleted account gone from bob's follows", func() bool {
+	fedEventually(t, "the deleted account gone from bob's follows", func() bool {
 		return !slices.ContainsFunc(ts.userNames(t, bob, "/api/v1/users/bob/following"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, bob, "/api/v1/users/bob/following")) })
-	eventually(t, "its posts gone from bob's home", func() bool {
+	fedEventually(t, "its posts gone from bob's home", func() bool {
 		return !slices.ContainsFunc(ts.fedPosts(t, bob, "/api/v1/timelines/home"), func(p store.Post) bool { return strings.Contains(p.Content, "soon gone") })
 	}, func() string { return fmt.Sprint(ts.fedPosts(t, bob, "/api/v1/timelines/home")) })
 }
@@ -374,14 +374,14 @@ func TestFedifyMastodonResolve(t *testing.T) {
 	since := p.Seq(t)
 	ts.mastodonJSON(t, "POST", "/api/v1/accounts/"+acct.ID+"/follow", carol, nil, nil)
 	p.Wait(t, since, fedWait, "carol's Follow", func(a fedifytest.Activity) bool { return a.Type == "Follow" && a.ObjectID == fedi.ID })
-	eventually(t, "the follow accepted", func() bool {
+	fedEventually(t, "the follow accepted", func() bool {
 		var rs []mastodon.Relationship
 		ts.mastodonJSON(t, "GET", "/api/v1/accounts/relationships?id[]="+acct.ID, carol, nil, &rs)
 		return len(rs) == 1 && rs[0].Following
 	}, func() string { return "not following" })
 
 	fedi.Post(t, fedifytest.Post{Content: "<p>to Mastodon clients</p>"})
-	eventually(t, "the post in carol's Mastodon home", func() bool {
+	fedEventually(t, "the post in carol's Mastodon home", func() bool {
 		var sts []mastodon.Status
 		ts.mastodonJSON(t, "GET", "/api/v1/timelines/home", carol, nil, &sts)
 		return slices.ContainsFunc(sts, func(s mastodon.Status) bool {
