@@ -204,3 +204,45 @@ func TestFedifyFollowPartner(t *testing.T) {
 
 // userPathName is u's name as ts.follow puts it in a path.
 func userPathName(u *fedifytest.User) string { return u.Handle }
+
+// TestFedifyLockedPartner: following a partner account that approves its
+// followers stays a request until the partner's Accept comes (verified
+// here, a Fedify signature); a Reject ends it.
+func TestFedifyLockedPartner(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	bob, bobID := ts.register(t, "bob")
+	locked := p.NewUser(t, fedifytest.UserOptions{Locked: true})
+	following := func() bool {
+		_, u := ts.fedUser(t, bob, locked.Handle)
+		return u.Following != nil && *u.Following
+	}
+	requested := func() bool {
+		_, u := ts.fedUser(t, bob, locked.Handle)
+		return u.Requested != nil && *u.Requested
+	}
+
+	since := p.Seq(t)
+	status, body := ts.call(t, "PUT", userPath(locked.Handle)+"/follow", bob, nil)
+	if status != http.StatusAccepted && status != http.StatusNoContent {
+		t.Fatalf("follow: %d %s", status, body)
+	}
+	p.Wait(t, since, fedWait, "the Follow", func(a fedifytest.Activity) bool { return a.Type == "Follow" && a.ObjectID == locked.ID })
+	if following() || !requested() {
+		t.Fatalf("before the Accept: following %v, requested %v; want a request", following(), requested())
+	}
+	locked.Accept(t, ts.actorURL(bobID))
+	fedEventually(t, "bob following after the Accept", following, func() string { return fmt.Sprint(requested()) })
+
+	// Unfollow, ask again, and be rejected.
+	ts.follow(t, bob, locked.Handle, false)
+	fedEventually(t, "the partner losing bob", func() bool { return !slices.Contains(locked.Relations(t).Followers, ts.actorURL(bobID)) },
+		func() string { return fmt.Sprint(locked.Relations(t)) })
+	ts.call(t, "PUT", userPath(locked.Handle)+"/follow", bob, nil)
+	fedEventually(t, "the second request", func() bool { return slices.Contains(locked.Relations(t).Pending, ts.actorURL(bobID)) },
+		func() string { return fmt.Sprint(locked.Relations(t)) })
+	locked.Reject(t, ts.actorURL(bobID))
+	fedEventually(t, "the request ended by the Reject", func() bool { return !requested() && !following() },
+		func() string { return fmt.Sprintf("requested %v following %v", requested(), following()) })
+}
