@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -410,5 +411,73 @@ func TestFedifySignedFetch(t *testing.T) {
 	})
 	if !strings.EqualFold(got.Author.Username, booster.Handle) || !strings.EqualFold(got.RepostOf.Author.Username, secure.Handle) {
 		t.Errorf("the repost: by %s of %s", got.Author.Username, got.RepostOf.Author.Username)
+	}
+}
+
+// getURL GETs an absolute URL (a picture's), answering status, type and
+// length.
+func getURL(t testing.TB, u string) (int, string, int) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), len(b)
+}
+
+// TestFedifyPictures: a picture attached to the partner's post arrives with
+// it, served from here as uploads are; a local post's picture goes out as an
+// attachment Fedify reads and can fetch.
+func TestFedifyPictures(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	bob, bobID := ts.register(t, "bob")
+	fedi := p.NewUser(t, fedifytest.UserOptions{})
+	ts.followRemote(t, bob, "bob", fedi)
+	ts.followedByPartner(t, fedi, bobID)
+
+	fedi.Post(t, fedifytest.Post{Content: "<p>a picture from Fedify</p>", Images: []fedifytest.Image{
+		{Bytes: pngBytes(testImage(64, 48)), MediaType: "image/png", Width: 64, Height: 48, Alt: "a gradient"}}})
+	got := ts.findPost(t, bob, "/api/v1/timelines/home", "the partner's picture post", func(p store.Post) bool {
+		return strings.Contains(p.Content, "a picture from Fedify")
+	})
+	if len(got.Media) != 1 {
+		t.Fatalf("the post's media: %+v", got.Media)
+	}
+	m := got.Media[0]
+	if strings.HasPrefix(m.URL, p.URL) {
+		t.Errorf("the remote picture is shown from the partner (%s), not fetched and served from here", m.URL)
+	}
+	u := m.URL
+	if strings.HasPrefix(u, "/") {
+		u = ts.URL + u
+	}
+	if status, typ, n := getURL(t, u); status != http.StatusOK || !strings.HasPrefix(typ, "image/") || n == 0 {
+		t.Errorf("GET %s: %d %s %d bytes", u, status, typ, n)
+	}
+
+	// A local post with a picture.
+	status, body := ts.upload(t, "POST", "/media", bob, "g.png", pngBytes(testImage(80, 60)), "bob's gradient")
+	if status != http.StatusCreated {
+		t.Fatalf("upload: %d %s", status, body)
+	}
+	var up struct{ ID int64 }
+	mustDecode(t, body, &up)
+	since := p.Seq(t)
+	status, body = ts.call(t, "POST", "/api/v1/posts", bob, map[string]any{"content": "a picture from here", "media_ids": []int64{up.ID}})
+	if status != http.StatusCreated {
+		t.Fatalf("post: %d %s", status, body)
+	}
+	create := p.Wait(t, since, fedWait, "bob's picture post", func(a fedifytest.Activity) bool {
+		return a.Type == "Create" && strings.Contains(a.Content, "a picture from here")
+	})
+	if len(create.Attachments) != 1 || !strings.HasPrefix(create.Attachments[0].MediaType, "image/") {
+		t.Fatalf("attachments as Fedify read them: %+v", create.Attachments)
+	}
+	if status, typ, n := getURL(t, create.Attachments[0].URL); status != http.StatusOK || !strings.HasPrefix(typ, "image/") || n == 0 {
+		t.Errorf("GET %s: %d %s %d bytes", create.Attachments[0].URL, status, typ, n)
 	}
 }
