@@ -66,3 +66,27 @@ func TestTagKey(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRemoteMentions: @name@domain mentions another server's
+// account; an address glued to a word mentions nobody.
+func TestParseRemoteMentions(t *testing.T) {
+	e := ParseText("hi @bob@social.example.org. and @carol@127.0.0.1:8080, @dave and mail@x.org")
+	want := []string{"bob@social.example.org", "carol@127.0.0.1:8080", "dave"}
+	if len(e.Mentions) != len(want) {
+		t.Fatalf("mentions %q, want %q", e.Mentions, want)
+	}
+	for i := range want {
+		if e.Mentions[i] != want[i] {
+			t.Errorf("mention %d: %q, want %q", i, e.Mentions[i], want[i])
+		}
+	}
+	if l, ok := LookupName("Bob@Social.Example.org"); !ok || l != "bob@social.example.org" {
+		t.Errorf("LookupName: %q %v", l, ok)
+	}
+	if d := DomainsOf("a.b.example:8080"); len(d) != 4 || d[0] != "a.b.example:8080" || d[3] != "example" {
+		t.Errorf("DomainsOf: %q", d)
+	}
+	if NormalizeDomain("bad domain") != "" || NormalizeDomain("Example.ORG.") != "example.org" {
+		t.Error("NormalizeDomain")
+	}
+}
