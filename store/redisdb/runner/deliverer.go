@@ -183,6 +183,12 @@ func (d *Deliverer) dispatch(ctx context.Context, e deliveryEntry) {
 	case time.Now().Before(h.restUntil):
 		until := h.restUntil
 		d.mu.Unlock()
+		if d.expired(e.job) {
+			d.opt.Logger.Warn("delivery: given up, its server kept failing", "inbox", e.job.Inbox, "tries", e.job.Attempt)
+			d.opt.Metrics.count("given_up")
+			d.settle(ctx, e)
+			return
+		}
 		d.putOff(ctx, e, e.job, until, "host resting")
 		return
 	case h.active >= d.opt.PerHost:
@@ -272,7 +278,7 @@ func (d *Deliverer) send(ctx context.Context, e deliveryEntry) {
 		d.hostDone(e.host, false)
 		next := e.job
 		next.Attempt++
-		if time.Duration(d.now()-e.job.First)*time.Millisecond >= d.opt.GiveUpAfter {
+		if d.expired(e.job) {
 			d.opt.Logger.Warn("delivery: given up after retrying", "inbox", e.job.Inbox, "activity", b.id,
 				"tries", next.Attempt, "err", err)
 			d.opt.Metrics.count("given_up")
@@ -282,6 +288,11 @@ func (d *Deliverer) send(ctx context.Context, e deliveryEntry) {
 		d.opt.Metrics.count("failed")
 		d.putOff(ctx, e, next, time.Now().Add(d.backoff(e.job.Attempt)), err.Error())
 	}
+}
+
+// expired tells whether a job's delivery was queued GiveUpAfter ago.
+func (d *Deliverer) expired(j schema.DeliveryJobRef) bool {
+	return time.Duration(d.now()-j.First)*time.Millisecond >= d.opt.GiveUpAfter
 }
 
 // backoff is the wait before try attempt+1: RetryBase doubled per try
