@@ -52,7 +52,21 @@ func TestFedifyReactions(t *testing.T) {
 		}
 	})
 
-	t.Run("local user mentions", func(t *testing.T) {
+	t.Run("local user mentions a known account", func(t *testing.T) {
+		since := p.Seq(t)
+		id := ts.newPost(t, alice, "hi @"+fedi.Handle+" again")
+		if post := ts.fedPost(t, alice, id); !slices.ContainsFunc(post.Mentions, func(a store.Author) bool { return strings.EqualFold(a.Username, fedi.Handle) }) {
+			t.Errorf("the post's mentions: %+v, want %s", post.Mentions, fedi.Handle)
+		}
+		got := p.Wait(t, since, fedWait, "the post", func(a fedifytest.Activity) bool {
+			return a.Type == "Create" && a.ObjectID == ts.postURL(id)
+		})
+		if !slices.ContainsFunc(got.Tags, func(tg fedifytest.Tag) bool { return tg.Type == "Mention" && tg.Href == fedi.ID }) {
+			t.Errorf("no Mention tag of %s: %+v", fedi.ID, got.Tags)
+		}
+	})
+
+	t.Run("local user mentions an account not seen before", func(t *testing.T) {
 		// A mention reaches an account that does not follow alice.
 		stranger := p.NewUser(t, fedifytest.UserOptions{})
 		since := p.Seq(t)
