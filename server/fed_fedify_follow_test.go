@@ -60,7 +60,7 @@ func TestFedifyFollowedByPartner(t *testing.T) {
 	if spec := p.SigSpec(t, ts.URL); spec != "rfc9421" {
 		t.Errorf("Fedify settled on %q for %s, want rfc9421 (its first knock accepted)", spec, ts.URL)
 	}
-	eventually(t, "alice's fan "+fedi.Handle, func() bool {
+	fedEventually(t, "alice's fan "+fedi.Handle, func() bool {
 		return slices.ContainsFunc(ts.userNames(t, alice, "/api/v1/users/alice/followers"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, alice, "/api/v1/users/alice/followers")) })
 
@@ -124,7 +124,7 @@ func TestFedifyFollowedByPartner(t *testing.T) {
 
 	// The partner unfollows: alice loses the fan.
 	fedi.Unfollow(t, actor)
-	eventually(t, "alice losing her fan", func() bool {
+	fedEventually(t, "alice losing her fan", func() bool {
 		return !slices.ContainsFunc(ts.userNames(t, alice, "/api/v1/users/alice/followers"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, alice, "/api/v1/users/alice/followers")) })
 	if _, unverified := p.Inbox(t, 0); slices.ContainsFunc(unverified, func(u fedifytest.Unverified) bool { return strings.HasPrefix(u.Actor, ts.URL) }) {
@@ -169,7 +169,7 @@ func TestFedifyFollowPartner(t *testing.T) {
 		return p.ID == live.ID && strings.Contains(p.Content, "edited")
 	})
 	fedi.Delete(t, r.ID)
-	eventually(t, "the partner's post deleted", func() bool {
+	fedEventually(t, "the partner's post deleted", func() bool {
 		status, _ := ts.call(t, "GET", fmt.Sprintf("/api/v1/posts/%d", live.ID), bob, nil)
 		return status == http.StatusNotFound
 	}, func() string {
@@ -186,7 +186,7 @@ func TestFedifyFollowPartner(t *testing.T) {
 
 	// The profile changes.
 	fedi.UpdateProfile(t, "Fedi Renamed", "<p>new bio</p>")
-	eventually(t, "the partner's new bio", func() bool {
+	fedEventually(t, "the partner's new bio", func() bool {
 		_, u := ts.fedUser(t, bob, fedi.Handle)
 		return strings.Contains(u.Bio, "new bio")
 	}, func() string { _, u := ts.fedUser(t, bob, fedi.Handle); b, _ := json.Marshal(u); return string(b) })
@@ -204,3 +204,45 @@ func TestFedifyFollowPartner(t *testing.T) {
 
 // userPathName is u's name as ts.follow puts it in a path.
 func userPathName(u *fedifytest.User) string { return u.Handle }
+
+// TestFedifyLockedPartner: following a partner account that approves its
+// followers stays a request until the partner's Accept comes (verified
+// here, a Fedify signature); a Reject ends it.
+func TestFedifyLockedPartner(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	bob, bobID := ts.register(t, "bob")
+	locked := p.NewUser(t, fedifytest.UserOptions{Locked: true})
+	following := func() bool {
+		_, u := ts.fedUser(t, bob, locked.Handle)
+		return u.Following != nil && *u.Following
+	}
+	requested := func() bool {
+		_, u := ts.fedUser(t, bob, locked.Handle)
+		return u.Requested != nil && *u.Requested
+	}
+
+	since := p.Seq(t)
+	status, body := ts.call(t, "PUT", userPath(locked.Handle)+"/follow", bob, nil)
+	if status != http.StatusAccepted && status != http.StatusNoContent {
+		t.Fatalf("follow: %d %s", status, body)
+	}
+	p.Wait(t, since, fedWait, "the Follow", func(a fedifytest.Activity) bool { return a.Type == "Follow" && a.ObjectID == locked.ID })
+	if following() || !requested() {
+		t.Fatalf("before the Accept: following %v, requested %v; want a request", following(), requested())
+	}
+	locked.Accept(t, ts.actorURL(bobID))
+	fedEventually(t, "bob following after the Accept", following, func() string { return fmt.Sprint(requested()) })
+
+	// Unfollow, ask again, and be rejected.
+	ts.follow(t, bob, locked.Handle, false)
+	fedEventually(t, "the partner losing bob", func() bool { return !slices.Contains(locked.Relations(t).Followers, ts.actorURL(bobID)) },
+		func() string { return fmt.Sprint(locked.Relations(t)) })
+	ts.call(t, "PUT", userPath(locked.Handle)+"/follow", bob, nil)
+	fedEventually(t, "the second request", func() bool { return slices.Contains(locked.Relations(t).Pending, ts.actorURL(bobID)) },
+		func() string { return fmt.Sprint(locked.Relations(t)) })
+	locked.Reject(t, ts.actorURL(bobID))
+	fedEventually(t, "the request ended by the Reject", func() bool { return !requested() && !following() },
+		func() string { return fmt.Sprintf("requested %v following %v", requested(), following()) })
+}

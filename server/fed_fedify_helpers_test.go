@@ -46,9 +46,9 @@ func remoteName(u *fedifytest.User) string { return u.Handle }
 // name@domain).
 func userPath(name string) string { return "/api/v1/users/" + url.PathEscape(name) }
 
-// eventually polls cond every 50 ms until it holds, failing t after fedWait
+// fedEventually polls cond every 50 ms until it holds, failing t after fedWait
 // with what describe says then.
-func eventually(t testing.TB, what string, cond func() bool, describe func() string) {
+func fedEventually(t testing.TB, what string, cond func() bool, describe func() string) {
 	t.Helper()
 	deadline := time.Now().Add(fedWait)
 	for !cond() {
@@ -77,7 +77,7 @@ func (ts *testServer) findPost(t testing.TB, token, path, what string, match fun
 	t.Helper()
 	var found store.Post
 	var last []store.Post
-	eventually(t, what, func() bool {
+	fedEventually(t, what, func() bool {
 		last = ts.fedPosts(t, token, path)
 		for _, p := range last {
 			if match(p) {
@@ -115,7 +115,7 @@ func (ts *testServer) followRemote(t testing.TB, token, localName string, u *fed
 	p.Wait(t, since, fedWait, "the Follow of "+u.ID, func(a fedifytest.Activity) bool {
 		return a.Type == "Follow" && a.ObjectID == u.ID
 	})
-	eventually(t, localName+" following "+remoteName(u), func() bool {
+	fedEventually(t, localName+" following "+remoteName(u), func() bool {
 		var page store.Page[store.User]
 		ts.getJSON(t, token, userPath(localName)+"/following", &page)
 		for _, f := range page.Items {

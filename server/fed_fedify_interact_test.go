@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -44,23 +45,61 @@ func TestFedifyReactions(t *testing.T) {
 		if !strings.EqualFold(c.Author.Username, fedi.Handle) || c.ParentID == nil || *c.ParentID != mine {
 			t.Errorf("the comment: %+v", c)
 		}
+		if !slices.ContainsFunc(ts.notifications(t, alice), func(n store.Notification) bool {
+			return strings.EqualFold(n.Actor.Username, fedi.Handle) && (n.Kind == "comment" || n.Kind == "mention")
+		}) {
+			t.Errorf("alice was not notified of the reply: %+v", ts.notifications(t, alice))
+		}
+	})
+
+	t.Run("local user mentions a known account", func(t *testing.T) {
+		since := p.Seq(t)
+		id := ts.newPost(t, alice, "hi @"+fedi.Handle+" again")
+		if post := ts.fedPost(t, alice, id); !slices.ContainsFunc(post.Mentions, func(a store.Author) bool { return strings.EqualFold(a.Username, fedi.Handle) }) {
+			t.Errorf("the post's mentions: %+v, want %s", post.Mentions, fedi.Handle)
+		}
+		got := p.Wait(t, since, fedWait, "the post", func(a fedifytest.Activity) bool {
+			return a.Type == "Create" && a.ObjectID == ts.postURL(id)
+		})
+		if !slices.ContainsFunc(got.Tags, func(tg fedifytest.Tag) bool { return tg.Type == "Mention" && tg.Href == fedi.ID }) {
+			t.Errorf("no Mention tag of %s: %+v", fedi.ID, got.Tags)
+		}
+	})
+
+	t.Run("local user mentions an account not seen before", func(t *testing.T) {
+		// A mention reaches an account that does not follow alice.
+		stranger := p.NewUser(t, fedifytest.UserOptions{})
+		since := p.Seq(t)
+		id := ts.newPost(t, alice, "hello @"+stranger.Handle+" from here")
+		if post := ts.fedPost(t, alice, id); !slices.ContainsFunc(post.Mentions, func(a store.Author) bool { return strings.EqualFold(a.Username, stranger.Handle) }) {
+			t.Errorf("the post's mentions: %+v, want %s", post.Mentions, stranger.Handle)
+		}
+		got := p.Wait(t, since, fedWait, "the mention", func(a fedifytest.Activity) bool {
+			return a.Type == "Create" && a.ObjectID == ts.postURL(id)
+		})
+		if !slices.ContainsFunc(got.Tags, func(tg fedifytest.Tag) bool { return tg.Type == "Mention" && tg.Href == stranger.ID }) {
+			t.Errorf("no Mention tag of %s: %+v", stranger.ID, got.Tags)
+		}
+		if !slices.Contains(append(append([]string{}, got.To...), got.CC...), stranger.ID) {
+			t.Errorf("the mentioned account is not addressed: %v %v", got.To, got.CC)
+		}
 	})
 
 	t.Run("partner likes and unlikes", func(t *testing.T) {
 		fedi.Like(t, object)
-		eventually(t, "the like", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		fedEventually(t, "the like", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
 		if names := ts.userNames(t, alice, fmt.Sprintf("/api/v1/posts/%d/likes", mine)); len(names) != 1 || !strings.EqualFold(names[0], fedi.Handle) {
 			t.Errorf("likers: %v", names)
 		}
 		fedi.Unlike(t, object)
-		eventually(t, "the unlike", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		fedEventually(t, "the unlike", func() bool { return ts.fedPost(t, alice, mine).LikesCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
 	})
 
 	t.Run("partner reposts and undoes", func(t *testing.T) {
 		fedi.Announce(t, object)
-		eventually(t, "the repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		fedEventually(t, "the repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 1 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
 		fedi.Unannounce(t, object)
-		eventually(t, "the undone repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
+		fedEventually(t, "the undone repost", func() bool { return ts.fedPost(t, alice, mine).RepostsCount == 0 }, func() string { return fmt.Sprintf("%+v", ts.fedPost(t, alice, mine)) })
 	})
 
 	// The partner's post, as alice sees it in her home timeline.
@@ -121,7 +160,7 @@ func TestFedifyBlocks(t *testing.T) {
 	// The partner blocks alice, who followed it: the follow ends here too.
 	ts.followRemote(t, alice, "alice", fedi)
 	fedi.Block(t, actor)
-	eventually(t, "alice's follow ended by the Block", func() bool {
+	fedEventually(t, "alice's follow ended by the Block", func() bool {
 		return !slices.ContainsFunc(ts.userNames(t, alice, "/api/v1/users/alice/following"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, alice, "/api/v1/users/alice/following")) })
 
@@ -165,7 +204,7 @@ func TestFedifyDirectMessages(t *testing.T) {
 	fedi.Post(t, fedifytest.Post{Content: "<p>a secret for alice</p>", Visibility: "direct", Mentions: []string{actor}})
 	path := "/api/v1/conversations/" + fedi.Handle + "/messages"
 	var msgs []store.DM
-	eventually(t, "the message from the partner", func() bool {
+	fedEventually(t, "the message from the partner", func() bool {
 		status, body := ts.call(t, "GET", path, alice, nil)
 		if status != http.StatusOK {
 			return false
@@ -217,7 +256,7 @@ func TestFedifyProtectedAccount(t *testing.T) {
 	}
 	since := p.Seq(t)
 	fedi.Follow(t, actor)
-	eventually(t, "the request", func() bool {
+	fedEventually(t, "the request", func() bool {
 		return slices.ContainsFunc(ts.userNames(t, pia, "/api/v1/me/follow_requests"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, pia, "/api/v1/me/follow_requests")) })
 	if acts, _ := p.Inbox(t, since); slices.ContainsFunc(acts, func(a fedifytest.Activity) bool { return a.Type == "Accept" && a.Actor == actor }) {
@@ -240,7 +279,7 @@ func TestFedifyProtectedAccount(t *testing.T) {
 	other := p.NewUser(t, fedifytest.UserOptions{})
 	since = p.Seq(t)
 	other.Follow(t, actor)
-	eventually(t, "the second request", func() bool {
+	fedEventually(t, "the second request", func() bool {
 		return slices.ContainsFunc(ts.userNames(t, pia, "/api/v1/me/follow_requests"), func(n string) bool { return strings.EqualFold(n, other.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, pia, "/api/v1/me/follow_requests")) })
 	ts.wantStatus(t, "DELETE", "/api/v1/me/follow_requests/"+other.Handle, pia, nil, http.StatusNoContent, "")
@@ -317,10 +356,10 @@ func TestFedifyActorDeleted(t *testing.T) {
 	ts.findPost(t, bob, "/api/v1/timelines/home", "the post", func(p store.Post) bool { return strings.Contains(p.Content, "soon gone") })
 
 	fedi.DeleteActor(t)
-	eventually(t, "the deleted account gone from bob's follows", func() bool {
+	fedEventually(t, "the deleted account gone from bob's follows", func() bool {
 		return !slices.ContainsFunc(ts.userNames(t, bob, "/api/v1/users/bob/following"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, bob, "/api/v1/users/bob/following")) })
-	eventually(t, "its posts gone from bob's home", func() bool {
+	fedEventually(t, "its posts gone from bob's home", func() bool {
 		return !slices.ContainsFunc(ts.fedPosts(t, bob, "/api/v1/timelines/home"), func(p store.Post) bool { return strings.Contains(p.Content, "soon gone") })
 	}, func() string { return fmt.Sprint(ts.fedPosts(t, bob, "/api/v1/timelines/home")) })
 }
@@ -350,14 +389,14 @@ func TestFedifyMastodonResolve(t *testing.T) {
 	since := p.Seq(t)
 	ts.mastodonJSON(t, "POST", "/api/v1/accounts/"+acct.ID+"/follow", carol, nil, nil)
 	p.Wait(t, since, fedWait, "carol's Follow", func(a fedifytest.Activity) bool { return a.Type == "Follow" && a.ObjectID == fedi.ID })
-	eventually(t, "the follow accepted", func() bool {
+	fedEventually(t, "the follow accepted", func() bool {
 		var rs []mastodon.Relationship
 		ts.mastodonJSON(t, "GET", "/api/v1/accounts/relationships?id[]="+acct.ID, carol, nil, &rs)
 		return len(rs) == 1 && rs[0].Following
 	}, func() string { return "not following" })
 
 	fedi.Post(t, fedifytest.Post{Content: "<p>to Mastodon clients</p>"})
-	eventually(t, "the post in carol's Mastodon home", func() bool {
+	fedEventually(t, "the post in carol's Mastodon home", func() bool {
 		var sts []mastodon.Status
 		ts.mastodonJSON(t, "GET", "/api/v1/timelines/home", carol, nil, &sts)
 		return slices.ContainsFunc(sts, func(s mastodon.Status) bool {
@@ -386,5 +425,73 @@ func TestFedifySignedFetch(t *testing.T) {
 	})
 	if !strings.EqualFold(got.Author.Username, booster.Handle) || !strings.EqualFold(got.RepostOf.Author.Username, secure.Handle) {
 		t.Errorf("the repost: by %s of %s", got.Author.Username, got.RepostOf.Author.Username)
+	}
+}
+
+// getURL GETs an absolute URL (a picture's), answering status, type and
+// length.
+func getURL(t testing.TB, u string) (int, string, int) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), len(b)
+}
+
+// TestFedifyPictures: a picture attached to the partner's post arrives with
+// it, served from here as uploads are; a local post's picture goes out as an
+// attachment Fedify reads and can fetch.
+func TestFedifyPictures(t *testing.T) {
+	parallel(t)
+	p := fedifytest.Shared(t)
+	ts := fedifyServer(t)
+	bob, bobID := ts.register(t, "bob")
+	fedi := p.NewUser(t, fedifytest.UserOptions{})
+	ts.followRemote(t, bob, "bob", fedi)
+	ts.followedByPartner(t, fedi, bobID)
+
+	fedi.Post(t, fedifytest.Post{Content: "<p>a picture from Fedify</p>", Images: []fedifytest.Image{
+		{Bytes: pngBytes(testImage(64, 48)), MediaType: "image/png", Width: 64, Height: 48, Alt: "a gradient"}}})
+	got := ts.findPost(t, bob, "/api/v1/timelines/home", "the partner's picture post", func(p store.Post) bool {
+		return strings.Contains(p.Content, "a picture from Fedify")
+	})
+	if len(got.Media) != 1 {
+		t.Fatalf("the post's media: %+v", got.Media)
+	}
+	m := got.Media[0]
+	if strings.HasPrefix(m.URL, p.URL) {
+		t.Errorf("the remote picture is shown from the partner (%s), not fetched and served from here", m.URL)
+	}
+	u := m.URL
+	if strings.HasPrefix(u, "/") {
+		u = ts.URL + u
+	}
+	if status, typ, n := getURL(t, u); status != http.StatusOK || !strings.HasPrefix(typ, "image/") || n == 0 {
+		t.Errorf("GET %s: %d %s %d bytes", u, status, typ, n)
+	}
+
+	// A local post with a picture.
+	status, body := ts.upload(t, "POST", "/media", bob, "g.png", pngBytes(testImage(80, 60)), "bob's gradient")
+	if status != http.StatusCreated {
+		t.Fatalf("upload: %d %s", status, body)
+	}
+	var up struct{ ID int64 }
+	mustDecode(t, body, &up)
+	since := p.Seq(t)
+	status, body = ts.call(t, "POST", "/api/v1/posts", bob, map[string]any{"content": "a picture from here", "media_ids": []int64{up.ID}})
+	if status != http.StatusCreated {
+		t.Fatalf("post: %d %s", status, body)
+	}
+	create := p.Wait(t, since, fedWait, "bob's picture post", func(a fedifytest.Activity) bool {
+		return a.Type == "Create" && strings.Contains(a.Content, "a picture from here")
+	})
+	if len(create.Attachments) != 1 || !strings.HasPrefix(create.Attachments[0].MediaType, "image/") {
+		t.Fatalf("attachments as Fedify read them: %+v", create.Attachments)
+	}
+	if status, typ, n := getURL(t, create.Attachments[0].URL); status != http.StatusOK || !strings.HasPrefix(typ, "image/") || n == 0 {
+		t.Errorf("GET %s: %d %s %d bytes", create.Attachments[0].URL, status, typ, n)
 	}
 }

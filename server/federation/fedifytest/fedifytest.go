@@ -362,9 +362,21 @@ type Post struct {
 	Hashtags  []string `json:"hashtags,omitempty"`
 	InReplyTo string   `json:"inReplyTo,omitempty"`
 	// Summary is the content warning.
-	Summary string  `json:"summary,omitempty"`
-	Poll    *Poll   `json:"poll,omitempty"`
-	Signed  *Signed `json:"-"`
+	Summary string `json:"summary,omitempty"`
+	Poll    *Poll  `json:"poll,omitempty"`
+	// Images are attached as Documents, served by the partner.
+	Images []Image `json:"images,omitempty"`
+	Signed *Signed `json:"-"`
+}
+
+// Image is a picture a post attaches: its bytes (sent base64), type, size
+// and alt text.
+type Image struct {
+	Bytes     []byte `json:"base64"`
+	MediaType string `json:"mediaType"`
+	Width     int    `json:"width,omitempty"`
+	Height    int    `json:"height,omitempty"`
+	Alt       string `json:"alt,omitempty"`
 }
 
 // Poll makes the post a Question.

@@ -29,6 +29,7 @@ import {
   Block,
   Create,
   Delete,
+  Document,
   Endpoints,
   Follow,
   Hashtag,
@@ -69,6 +70,9 @@ let seq = 0;
 // signatures: activity id → the HTTP signature spec of the request that
 // brought it.
 const signatures = new Map();
+// media: path → {type, bytes}, the pictures posts attach, served at
+// /_media/….
+const media = new Map();
 
 const kv = new MemoryKvStore();
 
@@ -142,6 +146,15 @@ function postObject(ctx, identifier, post) {
     url: new URL(post.id),
     tos: post.to.map((u) => new URL(u)),
     ccs: post.cc.map((u) => new URL(u)),
+    attachments: (post.images ?? []).map((img) =>
+      new Document({
+        url: new URL(img.url),
+        mediaType: img.mediaType,
+        name: img.alt ?? null,
+        width: img.width ?? null,
+        height: img.height ?? null,
+      })
+    ),
     tags: post.tags.map((t) =>
       t.type === "Mention"
         ? new Mention({ href: new URL(t.href), name: t.name })
@@ -568,6 +581,11 @@ const controls = {
         }
         : null,
     };
+    post.images = (body.images ?? []).map((img) => {
+      const path = `/_media/${randomUUID()}`;
+      media.set(path, { type: img.mediaType, bytes: Buffer.from(img.base64, "base64") });
+      return { url: new URL(path, base).href, mediaType: img.mediaType, alt: img.alt, width: img.width, height: img.height };
+    });
     user.posts.set(id, post);
     const create = new Create({
       id: new URL(post.activityId),
@@ -795,6 +813,12 @@ async function handle(req, res) {
   const chunks = [];
   for await (const c of req) chunks.push(c);
   const raw = Buffer.concat(chunks);
+  if (url.pathname.startsWith("/_media/")) {
+    const m = media.get(url.pathname);
+    if (m == null) return json(res, 404, { error: "no such picture" });
+    res.writeHead(200, { "content-type": m.type, "content-length": m.bytes.length });
+    return res.end(req.method === "HEAD" ? undefined : m.bytes);
+  }
   if (url.pathname.startsWith("/_control/")) {
     const control = controls[`${req.method} ${url.pathname}`];
     if (control == null) return json(res, 404, { error: `no control ${req.method} ${url.pathname}` });
