@@ -12,8 +12,8 @@ import (
 	"microblog/store"
 )
 
-// eventuallyTwo polls cond until it holds, failing the test after hangWait.
-func eventuallyTwo(t testing.TB, what string, cond func() bool) {
+// eventually polls cond until it holds, failing the test after hangWait.
+func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(hangWait)
 	for !cond() {
@@ -39,7 +39,7 @@ func TestFedInTwoInstances(t *testing.T) {
 	bobAtB := "bob@" + hostB
 
 	a.follow(t, aliceTok, url.PathEscape(bobAtB), true)
-	eventuallyTwo(t, "B to take alice's follow", func() bool {
+	eventually(t, "B to take alice's follow", func() bool {
 		return remoteUser(t, b, "", "bob").FollowersCount == 1
 	})
 	st, body := b.call(t, "GET", "/api/v1/users/bob/followers", "", nil)
@@ -75,7 +75,7 @@ func TestFedInTwoInstances(t *testing.T) {
 	if st, body := a.call(t, "PUT", "/api/v1/posts/"+strconv.FormatInt(live.ID, 10)+"/like", aliceTok, nil); st/100 != 2 {
 		t.Fatalf("like on A: %d %s", st, body)
 	}
-	eventuallyTwo(t, "the reply and the like to reach B", func() bool {
+	eventually(t, "the reply and the like to reach B", func() bool {
 		p := getPost(t, b, bobTok, bobPost)
 		return p.CommentsCount == 1 && p.LikesCount == 1
 	})
@@ -88,7 +88,7 @@ func TestFedInTwoInstances(t *testing.T) {
 
 	// bob mentions alice: she is notified on A.
 	b.newPost(t, bobTok, "@alice@"+hostA+" welcome")
-	eventuallyTwo(t, "the mention to notify alice", func() bool {
+	eventually(t, "the mention to notify alice", func() bool {
 		_, body := a.call(t, "GET", "/api/v1/notifications", aliceTok, nil)
 		return strings.Contains(string(body), `"kind":"mention"`)
 	})
@@ -97,7 +97,7 @@ func TestFedInTwoInstances(t *testing.T) {
 	if st, _ := b.call(t, "DELETE", "/api/v1/posts/"+strconv.FormatInt(bobPost, 10), bobTok, nil); st/100 != 2 {
 		t.Fatalf("delete on B: %d", st)
 	}
-	eventuallyTwo(t, "the delete to reach A", func() bool {
+	eventually(t, "the delete to reach A", func() bool {
 		st, _ := a.call(t, "GET", "/api/v1/posts/"+strconv.FormatInt(live.ID, 10), aliceTok, nil)
 		return st == http.StatusNotFound
 	})
