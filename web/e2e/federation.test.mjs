@@ -190,12 +190,15 @@ for (const lang of [
 
 test('desktop: a locked remote account says Requested until it accepts', async () => {
   const bea = await newUser('fedbea');
-  const locked = await remoteUser({ displayName: 'Locked Fedi', locked: true });
+  // Its name and bio are markup, which must stay text.
+  const locked = await remoteUser({ displayName: 'Locked <img src=x onerror=alert(1)>', summary: '<p><script>alert(2)</script>Locked <img src=y onerror=alert(3)></p>', locked: true });
   const D = await desktop(browser, bea);
   const { page } = D;
   await page.goto(`${BASE_URL}${profilePath(locked.handle)}`);
   const btn = page.locator('.profile-card .btn-follow');
   await btn.waitFor();
+  assert.equal(await page.locator('.profile-card .profile-name img, .profile-card .bio img, .profile-card script').count(), 0, 'remote markup became elements');
+  assert.ok((await page.locator('.profile-card .profile-name').textContent()).startsWith('Locked'));
   await btn.click();
   await page.locator('.profile-card .btn-follow', { hasText: 'Requested' }).waitFor();
   assert.equal(await btn.getAttribute('aria-pressed'), 'true');
