@@ -283,6 +283,7 @@ test('desktop: message, mute and block a remote account from its profile', async
   const note = await received(since, 'the private message at the partner', (a) => a.type === 'Create' && a.actor === actorOf(cai));
   assert.ok(note.content.includes(hello), `the note: ${note.content}`);
   assert.ok(!(note.to || []).concat(note.cc || []).some((u) => u.endsWith('#Public') || u === 'as:Public'), 'the message went out public');
+  await page.locator(`.conv[data-with="${fedi.handle}"] .remote-mark`).waitFor();
   assert.deepEqual(await axeViolations(page), [], 'the conversation with a remote account passes axe');
   await shot(page, 'federation-desktop-message');
 
