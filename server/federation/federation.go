@@ -59,6 +59,8 @@ type Service struct {
 	deliverClient *http.Client
 	// keys caches the parsed local signing keys by uid.
 	keys sync.Map // int64 → *localKey
+	// actors caches the remote actors read lately (resolve.go).
+	actors actorCache
 }
 
 // New returns the federation over st.

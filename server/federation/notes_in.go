@@ -219,6 +219,7 @@ func (s *Service) onUpdate(ctx context.Context, actor store.RemoteActor, act *in
 func (s *Service) onDelete(ctx context.Context, actor store.RemoteActor, act *inDoc) error {
 	object := idOf(act.Object)
 	if object == actor.ID {
+		s.actors.forget(actor.ID)
 		return s.st.ForgetRemoteActor(ctx, actor.UID)
 	}
 	mid, err := s.st.ObjectPost(ctx, object)

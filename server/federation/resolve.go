@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"microblog/store"
@@ -98,8 +99,14 @@ func (s *Service) RemoteActor(ctx context.Context, actorID string, refresh bool)
 	if s.IsLocal(actorID) {
 		return store.RemoteActor{}, store.ErrUserNotFound
 	}
+	if !refresh {
+		if a, ok := s.actors.get(actorID); ok {
+			return a, nil
+		}
+	}
 	known, err := s.st.RemoteActorByID(ctx, actorID)
 	if err == nil && !refresh && time.Since(time.UnixMilli(known.Fetched)) < s.opt.RefreshAfter {
+		s.actors.put(known)
 		return known, nil
 	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -117,7 +124,54 @@ func (s *Service) RemoteActor(ctx context.Context, actorID string, refresh bool)
 		return store.RemoteActor{}, err
 	}
 	a.UID = uid
+	s.actors.put(a)
 	return a, nil
+}
+
+// actorCache remembers the remote actors this process read lately, for
+// actorCacheTTL: an inbox busy with one server's deliveries checks each
+// signature without reading the actor from Redis again. A key that fails
+// reads the actor anew (withKey), so a rotated key costs one read.
+type actorCache struct {
+	mu sync.Mutex
+	m  map[string]cachedActor
+}
+
+type cachedActor struct {
+	a     store.RemoteActor
+	until time.Time
+}
+
+// actorCacheTTL and actorCacheMax bound what the cache keeps.
+const (
+	actorCacheTTL = time.Minute
+	actorCacheMax = 10000
+)
+
+func (c *actorCache) get(id string) (store.RemoteActor, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[id]
+	if !ok || time.Now().After(e.until) {
+		return store.RemoteActor{}, false
+	}
+	return e.a, true
+}
+
+func (c *actorCache) put(a store.RemoteActor) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= actorCacheMax {
+		c.m = map[string]cachedActor{}
+	}
+	c.m[a.ID] = cachedActor{a, time.Now().Add(actorCacheTTL)}
+}
+
+// forget drops an actor (it was deleted).
+func (c *actorCache) forget(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, id)
 }
 
 // fetchActor reads the actor actorID from its server.

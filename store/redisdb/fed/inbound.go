@@ -58,10 +58,12 @@ func (f *Fed) SetObjectPost(ctx context.Context, objectID string, mid int64) err
 	if objectID == "" || len(objectID) > maxObjectID {
 		return store.Invalid(store.CodeBadRequest, "object id missing or too long")
 	}
-	err := f.rdb.Set(ctx, f.keys.FedObject(objectID), mid, 0).Err()
-	if err == nil {
-		err = f.rdb.HSet(ctx, f.keys.Post(mid), schema.FieldAPID, objectID).Err()
-	}
+	// One round trip; the two keys may be on two slots of a cluster.
+	_, err := f.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		pl.Set(ctx, f.keys.FedObject(objectID), mid, 0)
+		pl.HSet(ctx, f.keys.Post(mid), schema.FieldAPID, objectID)
+		return nil
+	})
 	return f.core.Wrap("remote object", err)
 }
 
