@@ -237,9 +237,9 @@ func (s *Service) onBlock(ctx context.Context, actor store.RemoteActor, object s
 }
 
 // onAnnounce reposts a message for the actor: a local one, or a remote
-// one already taken in.
+// one, fetched when it is not known yet (fetch_object.go).
 func (s *Service) onAnnounce(ctx context.Context, actor store.RemoteActor, act *inDoc) error {
-	mid, err := s.postOf(ctx, idOf(act.Object))
+	mid, err := s.fetchNote(ctx, idOf(act.Object))
 	if err != nil || mid == 0 {
 		return err
 	}

@@ -66,7 +66,7 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 	np := store.NewPost{Author: actor.UID, Content: truncate(text, store.MaxContent),
 		Spoiler: truncate(plainText(obj.Summary), store.MaxSpoiler), IdempotencyKey: idemKey(obj.ID)}
 	if parent := idOf(obj.InReplyTo); parent != "" {
-		pid, err := s.postOf(ctx, parent)
+		pid, err := s.fetchNote(ctx, parent) // an unknown parent is fetched (fetch_object.go)
 		if err != nil {
 			return err
 		}
