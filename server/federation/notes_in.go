@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"time"
 
 	"microblog/store"
 )
@@ -78,6 +79,7 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 			return err
 		}
 		np.MediaIDs = ids
+		np.Poll = pollOf(obj, time.Now()) // a Question's (notes_in_poll.go)
 	}
 	if np.Content == "" && len(np.MediaIDs) == 0 {
 		np.Content = obj.ID // nothing to show but where it is
@@ -90,7 +92,10 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 		}
 		return err
 	}
-	return s.st.SetObjectPost(ctx, obj.ID, p.ID)
+	if err := s.st.SetObjectPost(ctx, obj.ID, p.ID); err != nil {
+		return err
+	}
+	return s.takePollCounts(ctx, p.ID, obj)
 }
 
 // takeDM makes a direct note a private message to each local recipient.
@@ -207,12 +212,12 @@ func (s *Service) onUpdate(ctx context.Context, actor store.RemoteActor, act *in
 	spoiler := truncate(plainText(obj.Summary), store.MaxSpoiler)
 	_, err = s.st.EditPost(ctx, actor.UID, mid, store.PostEdit{Content: truncate(s.noteText(ctx, obj), store.MaxContent), Spoiler: &spoiler})
 	switch {
-	case errors.Is(err, store.ErrNotAuthor):
+	case errors.Is(err, store.ErrNotAuthor) || hasCode(err, store.CodeNotAuthor):
 		return bad("one can only edit one's own notes")
-	case err != nil && isRefusal(err):
-		return nil
+	case err != nil && !isRefusal(err):
+		return err
 	}
-	return err
+	return s.takePollCounts(ctx, mid, obj) // a Question's new counts
 }
 
 // onDelete deletes a note taken in, or the actor itself.

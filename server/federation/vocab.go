@@ -181,8 +181,11 @@ type inDoc struct {
 	Owner        string `json:"owner"`
 	PublicKeyPem string `json:"publicKeyPem"`
 	// A Question's.
-	OneOf json.RawMessage `json:"oneOf"`
-	AnyOf json.RawMessage `json:"anyOf"`
+	OneOf       json.RawMessage `json:"oneOf"`
+	AnyOf       json.RawMessage `json:"anyOf"`
+	EndTime     string          `json:"endTime"`
+	Closed      json.RawMessage `json:"closed"`
+	VotersCount *int64          `json:"votersCount"`
 }
 
 // typeOf is a document's type (the first, if it has several).
