@@ -206,6 +206,22 @@ func TestFedInPosts(t *testing.T) {
 		t.Errorf("likes %d after undo, want 0", p.LikesCount)
 	}
 
+	// A Question keeps its choices as text.
+	q := create(note("3", "<p>Tea or coffee?</p>", map[string]any{"type": "Question",
+		"oneOf": []map[string]any{{"type": "Note", "name": "Tea"}, {"type": "Note", "name": "Coffee"}}}))
+	if st := peer.send(t, ts.URL+"/ap/inbox", "bob", q); st != http.StatusAccepted {
+		t.Fatalf("question: %d", st)
+	}
+	for {
+		f := ws.Next(t, hangWait)
+		if f.Event == store.EventPost && strings.Contains(string(f.Data), "Tea or coffee?") {
+			if !strings.Contains(string(f.Data), `Tea or coffee?\n○ Tea\n○ Coffee`) {
+				t.Errorf("question: %s", f.Data)
+			}
+			break
+		}
+	}
+
 	// Update edits, Delete removes.
 	upd := map[string]any{"id": peer.actor("bob") + "/notes/1/update", "type": "Update", "object": note("1", "<p>Hello, edited</p>", nil)}
 	if st := peer.send(t, ts.URL+"/ap/inbox", "bob", upd); st != http.StatusAccepted {

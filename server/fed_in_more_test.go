@@ -108,3 +108,64 @@ func TestFedInMore(t *testing.T) {
 		time.Sleep(25 * time.Millisecond)
 	}
 }
+
+// TestFedInNoteParts: a note's summary is its content warning, its image
+// attachments are kept by URL with alt text and blurhash, a document that
+// is not an image is left out, and @name@domain mentions of a known remote
+// account mention it.
+func TestFedInNoteParts(t *testing.T) {
+	parallel(t)
+	ts := newFedServer(t)
+	peer := newFakePeer(t)
+	peer.addActor("bob")
+	peer.addActor("carl")
+	tok, _ := ts.register(t, "alice")
+	ts.follow(t, tok, peer.handle("bob"), true)
+	remoteUser(t, ts, tok, peer.handle("carl")) // known here from now on
+	img := peer.srv.URL + "/media/cat.png"
+	n := map[string]any{"id": peer.actor("bob") + "/notes/p1", "type": "Note", "attributedTo": peer.actor("bob"),
+		"content": `<p>look <span class="h-card"><a href="` + peer.srv.URL + `/@carl">@<span>carl</span></a></span></p>`,
+		"summary": "cats", "sensitive": true, "to": []string{"https://www.w3.org/ns/activitystreams#Public"},
+		"tag": []map[string]any{{"type": "Mention", "href": peer.actor("carl"), "name": "@" + peer.handle("carl")}},
+		"attachment": []map[string]any{
+			{"type": "Document", "mediaType": "image/png", "url": img, "name": "a cat", "blurhash": "LEHV6nWB2yk8pyo0adR*.7kCMdnj"},
+			{"type": "Document", "mediaType": "application/pdf", "url": peer.srv.URL + "/x.pdf"},
+		}}
+	if st := peer.send(t, ts.URL+"/ap/inbox", "bob", map[string]any{"id": peer.actor("bob") + "/notes/p1/activity", "type": "Create", "object": n}); st != http.StatusAccepted {
+		t.Fatalf("create: %d", st)
+	}
+	home := homePosts(t, ts, tok)
+	if len(home) != 1 {
+		t.Fatalf("home: %+v", home)
+	}
+	p := home[0]
+	if p.Spoiler != "cats" || p.Content != "look @"+peer.handle("carl") {
+		t.Errorf("post: spoiler %q content %q", p.Spoiler, p.Content)
+	}
+	if len(p.Media) != 1 || p.Media[0].URL != img || p.Media[0].Alt != "a cat" || p.Media[0].Blurhash == "" {
+		t.Errorf("media: %+v", p.Media)
+	}
+	if len(p.Mentions) != 1 || p.Mentions[0].Username != peer.handle("carl") {
+		t.Errorf("mentions: %+v", p.Mentions)
+	}
+}
+
+// TestFedInRemoteNoLogin: a remote account has no password: logging in
+// with its name fails as any wrong login does, and no one can register a
+// name with an @.
+func TestFedInRemoteNoLogin(t *testing.T) {
+	parallel(t)
+	ts := newFedServer(t)
+	peer := newFakePeer(t)
+	peer.addActor("bob")
+	tok, _ := ts.register(t, "alice")
+	remoteUser(t, ts, tok, peer.handle("bob"))
+	for _, pw := range []string{"", testPassword} {
+		if st, b := ts.call(t, "POST", "/api/v1/sessions", "", map[string]string{"username": peer.handle("bob"), "password": pw}); st/100 != 4 {
+			t.Errorf("login as the remote account with %q: %d %s", pw, st, b)
+		}
+	}
+	if st, _ := ts.call(t, "POST", "/api/v1/users", "", map[string]string{"username": "eve@" + peer.host(), "password": testPassword}); st != http.StatusBadRequest {
+		t.Errorf("register a name with @: %d", st)
+	}
+}

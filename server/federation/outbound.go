@@ -3,7 +3,9 @@ package federation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"microblog/store"
 )
@@ -59,7 +61,7 @@ func (s *Service) outPost(ctx context.Context, e store.FedEvent) error {
 	if _, err := s.localUser(ctx, e.Actor); err != nil {
 		return nil // a remote account's post, or a user gone
 	}
-	p, err := s.st.Post(ctx, e.Post, e.Actor)
+	p, err := s.eventPost(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -106,6 +108,38 @@ func (s *Service) outPost(ctx context.Context, e store.FedEvent) error {
 	}
 	return s.enqueue(ctx, e.Actor, doc, inboxes)
 }
+
+// eventPost reads the post of a create or update event. On a Redis
+// Cluster a post is indexed (and its event queued) before its last round
+// trip shows it, so a post not found yet is looked for again for a while,
+// and the event is left for later (not dropped) while it is young.
+func (s *Service) eventPost(ctx context.Context, e store.FedEvent) (store.Post, error) {
+	for wait := 20 * time.Millisecond; ; wait *= 2 {
+		p, err := s.st.Post(ctx, e.Post, e.Actor)
+		if err == nil || !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrPostNotFound) {
+			return p, err
+		}
+		if wait > time.Second {
+			if time.Since(time.UnixMilli(e.At)) < unfinishedFor {
+				return p, fmt.Errorf("federation: post %d not shown yet: %w", e.Post, errNotYet)
+			}
+			return p, err
+		}
+		select {
+		case <-ctx.Done():
+			return p, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// unfinishedFor is how long after it was written a post not found is
+// taken for one still being written (the checker finishes or removes a
+// post left half-written within a minute or two).
+const unfinishedFor = 3 * time.Minute
+
+// errNotYet is a post that may still show up.
+var errNotYet = errors.New("not yet")
 
 // outDelete sends the Delete of a post (a Tombstone; the Undo of its
 // Announce for a repost) where its Create went.

@@ -29,6 +29,12 @@ func (s *Service) ResolveHandle(ctx context.Context, handle string) (int64, erro
 	if uid, err := s.st.UIDByName(ctx, full); err == nil {
 		return uid, nil
 	}
+	// Anyone may ask for name@domain (GET /api/v1/users/ is public): the
+	// lookups of one domain are bounded, so that no one can make this
+	// server hammer another.
+	if err := s.st.Allow(ctx, "fed_lookup", strings.ToLower(domain), lookupLimit); err != nil {
+		return 0, err
+	}
 	actorID, err := s.webFinger(ctx, full)
 	if err != nil {
 		return 0, err
@@ -39,6 +45,10 @@ func (s *Service) ResolveHandle(ctx context.Context, handle string) (int64, erro
 	}
 	return a.UID, nil
 }
+
+// lookupLimit bounds the WebFinger lookups of unknown accounts of one
+// domain, from every process together.
+var lookupLimit = store.Limit{N: 60, Per: time.Minute}
 
 // splitHandle reads name@domain (or @name@domain, or acct:name@domain).
 func splitHandle(h string) (name, domain string, ok bool) {
