@@ -74,7 +74,7 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 		np.Parent = pid
 	}
 	if np.Parent == 0 {
-		ids, err := s.takeMedia(ctx, actor, obj)
+		ids, err := s.takeImages(ctx, actor, obj) // fetched and kept here (media_in.go)
 		if err != nil {
 			return err
 		}
