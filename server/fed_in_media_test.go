@@ -38,7 +38,9 @@ func TestFedInPictures(t *testing.T) {
 	good := servePicture(t, pngBytes(testImage(64, 48)))
 	notImage := servePicture(t, []byte("<html>not a picture</html>"))
 	huge := servePicture(t, append(pngBytes(testImage(8, 8)), bytes.Repeat([]byte{0}, 6<<20)...))
-	doc := func(u string) map[string]any { return map[string]any{"type": "Document", "mediaType": "image/png", "url": u} }
+	doc := func(u string) map[string]any {
+		return map[string]any{"type": "Document", "mediaType": "image/png", "url": u}
+	}
 	n := map[string]any{"id": peer.actor("bob") + "/notes/pics", "type": "Note", "attributedTo": peer.actor("bob"),
 		"content": "<p>pictures</p>", "to": []string{"https://www.w3.org/ns/activitystreams#Public"},
 		"attachment": []map[string]any{doc(strings.TrimSuffix(good, "cat.png") + "gone.png"), doc(notImage), doc(huge),

@@ -121,7 +121,7 @@ func TestFedInNoteParts(t *testing.T) {
 	peer.addActor("carl")
 	tok, _ := ts.register(t, "alice")
 	ts.follow(t, tok, peer.handle("bob"), true)
-	remoteUser(t, ts, tok, peer.handle("carl")) // known here from now on
+	remoteUser(t, ts, tok, peer.handle("carl"))         // known here from now on
 	img := servePicture(t, pngBytes(testImage(40, 30))) // fetched and kept here (fed_in_media_test.go)
 	n := map[string]any{"id": peer.actor("bob") + "/notes/p1", "type": "Note", "attributedTo": peer.actor("bob"),
 		"content": `<p>look <span class="h-card"><a href="` + peer.srv.URL + `/@carl">@<span>carl</span></a></span></p>`,
