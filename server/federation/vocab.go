@@ -116,7 +116,7 @@ type Choice struct {
 // object).
 type Activity struct {
 	Context   any      `json:"@context,omitempty"`
-	ID        string   `json:"id"`
+	ID        string   `json:"id,omitempty"` // none on an embedded activity whose id is lost
 	Type      string   `json:"type"`
 	Actor     string   `json:"actor"`
 	Object    any      `json:"object"`
