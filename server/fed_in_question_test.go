@@ -97,7 +97,7 @@ func TestFedInQuestion(t *testing.T) {
 		t.Fatalf("Create of the second: %d", st)
 	}
 	ps = posts()
-	if len(ps) != 2 || !strings.Contains(ps[0].Content, "Too many") || ps[0].Poll != nil {
+	if len(ps) != 2 || !strings.Contains(ps[0].Content, "Too many\n○ a\n○ b") || ps[0].Poll != nil {
 		t.Errorf("the second Question: %+v", ps)
 	}
 }

@@ -159,11 +159,13 @@ func (s *Service) noteText(ctx context.Context, obj *inDoc) string {
 		}
 	}
 	text := htmlToText(content)
-	// A remote poll's choices are kept as lines of text: its votes are
-	// its server's.
-	for _, ch := range append(docsOf(obj.OneOf), docsOf(obj.AnyOf)...) {
-		if name := plainText(ch.Name); name != "" {
-			text += "\n○ " + name
+	// A remote poll's choices are kept as lines of text when the poll
+	// cannot be kept as a poll (notes_in_poll.go).
+	if pollOf(obj, time.Now()) == nil {
+		for _, ch := range append(docsOf(obj.OneOf), docsOf(obj.AnyOf)...) {
+			if name := plainText(ch.Name); name != "" {
+				text += "\n○ " + name
+			}
 		}
 	}
 	for _, t := range docsOf(obj.Tag) {
