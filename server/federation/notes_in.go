@@ -71,6 +71,13 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 		if err != nil {
 			return err
 		}
+		// A reply to a comment answers the post the comment is on: the
+		// service's comments are one level deep.
+		if pid != 0 {
+			if pp, err := s.st.Post(ctx, pid, actor.UID); err == nil && pp.ParentID != nil {
+				pid = *pp.ParentID
+			}
+		}
 		np.Parent = pid
 	}
 	if np.Parent == 0 {
