@@ -21,7 +21,7 @@ E2E_PACKAGES := playwright-core i18next axe-core masto megalodon
 # with its own Node 22, when it is missing).
 FEDIFY_PARTNER := server/federation/fedifytest/partner
 
-.PHONY: app app-android vendor run test build bench bench-timelines bench-reads bench-scale bench-archive bench-search bench-live bench-fanout bench-rolling bench-chaos bench-firstpaint test-bench vet deps-run deps-test deps-bench deps-app
+.PHONY: app app-android vendor run test build bench bench-timelines bench-reads bench-scale bench-archive bench-search bench-live bench-fanout bench-fedout bench-rolling bench-chaos bench-firstpaint test-bench vet deps-run deps-test deps-bench deps-app
 
 build:
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 or newer from the Go downloads page, or 'apt-get install golang' where it is new enough"; exit 1; }
@@ -254,6 +254,12 @@ bench-live: build deps-run
 # builds side by side).
 bench-fanout: build deps-run
 	$(GO) run -C server/bench ./fanout -server $(CURDIR)/$(BIN) -out $(CURDIR)/bench-out/fanout $(FANOUT_BENCH_ARGS)
+
+# bench-fedout delivers a post to the inboxes of 1,000 servers that verify
+# each signature, 10% of them dead or slow (server/bench/fedout): deliveries
+# per second, server CPU per delivery, the healthy servers' delay.
+bench-fedout: build deps-run
+	$(GO) run -C server/bench ./fedout -server $(CURDIR)/$(BIN) $(FEDOUT_BENCH_ARGS)
 
 # bench-rolling restarts 4 server processes on one redis-server one after
 # another (each taken out of the rotation, stopped gracefully and replaced)

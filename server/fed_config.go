@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
+	"time"
 
 	"microblog/server/federation"
 	"microblog/store"
+	"microblog/store/media"
 	"microblog/store/redisdb"
 )
 
@@ -53,14 +56,15 @@ func onOff(getenv func(string) string, name string) (bool, error) {
 }
 
 // newFederation is the federation over st, nil when it is off.
-func newFederation(cfg config, st *redisdb.Store, logger *slog.Logger) *federation.Service {
+func newFederation(cfg config, st *redisdb.Store, files *media.Folder, logger *slog.Logger) *federation.Service {
 	if !cfg.Fed.On {
 		return nil
 	}
 	return federation.New(st, federation.Options{
 		PublicURL:    cfg.Mail.PublicURL,
 		AllowPrivate: cfg.Fed.AllowPrivate,
-		Deliverer:    st, // the durable queue (store/redisdb/fed/queue.go)
+		Deliverer:    st,    // the durable queue (store/redisdb/fed/queue.go)
+		Media:        files, // remote pictures are kept as uploads
 		Software:     "microblog", Version: "1.0",
 		Logger: logger,
 	})
@@ -90,4 +94,37 @@ func (r remoteNames) UserByName(ctx context.Context, name string, viewer int64) 
 		return store.User{}, err
 	}
 	return r.Service.User(ctx, uid, viewer)
+}
+
+// resolveWait bounds the lookups of a new post's unknown remote mentions.
+const resolveWait = 5 * time.Second
+
+// Create looks up the remote accounts np mentions as @name@domain that are
+// not known here yet (so that the mention reaches them), then writes it.
+func (r remoteNames) Create(ctx context.Context, np store.NewPost) (store.Post, error) {
+	r.resolveMentions(ctx, np.Content)
+	return r.Service.Create(ctx, np)
+}
+
+// resolveMentions looks up the unknown name@domain mentions of text, all
+// together within resolveWait; one that cannot be found mentions nobody.
+func (r remoteNames) resolveMentions(ctx context.Context, text string) {
+	var unknown []string
+	for _, name := range store.ParseText(text).Mentions {
+		if strings.Contains(name, "@") {
+			if _, err := r.Service.UIDByName(ctx, name); err != nil {
+				unknown = append(unknown, name)
+			}
+		}
+	}
+	if len(unknown) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, resolveWait)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, name := range unknown {
+		wg.Go(func() { _, _ = r.fed.ResolveHandle(ctx, name) })
+	}
+	wg.Wait()
 }

@@ -194,9 +194,15 @@ func TestFedifyFollowPartner(t *testing.T) {
 	// Unfollowing sends Undo(Follow): the partner loses its follower.
 	since := p.Seq(t)
 	ts.follow(t, bob, userPathName(fedi), false)
-	p.Wait(t, since, fedWait, "the Undo(Follow)", func(a fedifytest.Activity) bool {
+	undo := p.Wait(t, since, fedWait, "the Undo(Follow)", func(a fedifytest.Activity) bool {
 		return a.Type == "Undo" && a.Actor == ts.actorURL(bobID) && a.ObjectType == "Follow"
 	})
+	sent := p.Wait(t, 0, fedWait, "bob's Follow", func(a fedifytest.Activity) bool {
+		return a.Type == "Follow" && a.Actor == ts.actorURL(bobID) && a.ObjectID == fedi.ID
+	})
+	if undo.ObjectID != sent.ID {
+		t.Errorf("the Undo embeds the Follow %q, want the one sent, %q", undo.ObjectID, sent.ID)
+	}
 	if r := fedi.Relations(t); slices.Contains(r.Followers, ts.actorURL(bobID)) {
 		t.Errorf("the partner still lists bob: %+v", r)
 	}

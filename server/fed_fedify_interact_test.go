@@ -124,13 +124,16 @@ func TestFedifyReactions(t *testing.T) {
 	t.Run("local user likes and unlikes", func(t *testing.T) {
 		since := p.Seq(t)
 		ts.wantStatus(t, "PUT", fmt.Sprintf("/api/v1/posts/%d/like", theirs.ID), alice, nil, http.StatusNoContent, "")
-		p.Wait(t, since, fedWait, "alice's Like", func(a fedifytest.Activity) bool {
+		like := p.Wait(t, since, fedWait, "alice's Like", func(a fedifytest.Activity) bool {
 			return a.Type == "Like" && a.Actor == actor && a.ObjectID == r.ID
 		})
 		ts.wantStatus(t, "DELETE", fmt.Sprintf("/api/v1/posts/%d/like", theirs.ID), alice, nil, http.StatusNoContent, "")
-		p.Wait(t, since, fedWait, "alice's Undo(Like)", func(a fedifytest.Activity) bool {
+		undo := p.Wait(t, since, fedWait, "alice's Undo(Like)", func(a fedifytest.Activity) bool {
 			return a.Type == "Undo" && a.Actor == actor && a.ObjectType == "Like" && a.InnerObjectID == r.ID
 		})
+		if undo.ObjectID != like.ID {
+			t.Errorf("the Undo embeds the Like %q, want the one sent, %q", undo.ObjectID, like.ID)
+		}
 	})
 
 	t.Run("local user reposts and undoes", func(t *testing.T) {
@@ -255,7 +258,7 @@ func TestFedifyProtectedAccount(t *testing.T) {
 		t.Errorf("the protected actor: %s %v", typ, obj)
 	}
 	since := p.Seq(t)
-	fedi.Follow(t, actor)
+	follow := fedi.Follow(t, actor)
 	fedEventually(t, "the request", func() bool {
 		return slices.ContainsFunc(ts.userNames(t, pia, "/api/v1/me/follow_requests"), func(n string) bool { return strings.EqualFold(n, fedi.Handle) })
 	}, func() string { return fmt.Sprint(ts.userNames(t, pia, "/api/v1/me/follow_requests")) })
@@ -263,7 +266,9 @@ func TestFedifyProtectedAccount(t *testing.T) {
 		t.Fatal("accepted before pia approved")
 	}
 	ts.wantStatus(t, "PUT", "/api/v1/me/follow_requests/"+fedi.Handle, pia, nil, http.StatusNoContent, "")
-	p.Wait(t, since, fedWait, "the Accept", func(a fedifytest.Activity) bool { return a.Type == "Accept" && a.Actor == actor })
+	if acc := p.Wait(t, since, fedWait, "the Accept", func(a fedifytest.Activity) bool { return a.Type == "Accept" && a.Actor == actor }); follow.ID == "" || acc.ObjectID != follow.ID {
+		t.Errorf("the Accept embeds the Follow %q, want the request's own %q", acc.ObjectID, follow.ID)
+	}
 
 	since = p.Seq(t)
 	id := ts.newPost(t, pia, "for my approved fans")

@@ -32,7 +32,10 @@ func eventually(t testing.TB, what string, cond func() bool) {
 // removes his post from A.
 func TestFedInTwoInstances(t *testing.T) {
 	parallel(t)
-	a, b := newFedServer(t), newFedServer(t)
+	// Each on a redis-server of its own, also when the test binary runs
+	// on a cluster (which each server it starts would flush).
+	fedEnv := []string{"MICROBLOG_FEDERATION=on", "MICROBLOG_PUBLIC_URL=self", "MICROBLOG_FEDERATION_ALLOW_PRIVATE=on"}
+	a, b := startServer(t, startRedis(t), fedEnv...), startServer(t, startRedis(t), fedEnv...)
 	aliceTok, _ := a.register(t, "alice")
 	bobTok, _ := b.register(t, "bob")
 	hostA, hostB := strings.TrimPrefix(a.URL, "http://"), strings.TrimPrefix(b.URL, "http://")

@@ -6,22 +6,20 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"microblog/store/storetest"
 )
 
 // TestFedOutTwoInstances: two instances of this service, each on its own
 // Redis with its own origin. bob on B follows alice@A by name through the
 // native API (WebFinger, then a Follow delivered to A, accepted back);
-// alice's post on A then reaches bob's home timeline on B, her reply to
-// bob's post answers it there, and her edit and delete follow it.
+// alice's post on A then reaches bob's home timeline on B; bob's like and
+// repost of it there reach A (Like, Announce); her edit and delete follow
+// it to B.
 func TestFedOutTwoInstances(t *testing.T) {
 	parallel(t)
-	if storetest.ClusterMode() {
-		t.Skip("two services need two Redis: the test binary has one cluster, flushed by each server it starts")
-	}
-	a := newFedServer(t, fedOutEnv...)
-	b := newFedServer(t, fedOutEnv...)
+	// Each on a redis-server of its own, also when the test binary runs on
+	// a cluster (which each server it starts would flush).
+	env := append([]string{"MICROBLOG_FEDERATION=on", "MICROBLOG_PUBLIC_URL=self", "MICROBLOG_FEDERATION_ALLOW_PRIVATE=on"}, fedOutEnv...)
+	a, b := startServer(t, startRedis(t), env...), startServer(t, startRedis(t), env...)
 	aliceTok, _ := a.register(t, "alice")
 	bobTok, _ := b.register(t, "bob")
 	handle := "alice@" + hostOf(a.URL)
@@ -45,6 +43,21 @@ func TestFedOutTwoInstances(t *testing.T) {
 			}
 		}
 		return false
+	})
+
+	// bob likes and reposts it on B: A counts both on alice's post.
+	if st, body := b.call(t, "PUT", "/api/v1/posts/"+strconv.FormatInt(remoteMid, 10)+"/like", bobTok, nil); st/100 != 2 {
+		t.Fatalf("like: %d %s", st, body)
+	}
+	b.repost(t, bobTok, remoteMid)
+	waitFor(t, "bob's like and repost counted on A", func() bool {
+		st, body := a.call(t, "GET", "/api/v1/posts/"+strconv.FormatInt(p.ID, 10), aliceTok, nil)
+		var q struct {
+			LikesCount   int64 `json:"likes_count"`
+			RepostsCount int64 `json:"reposts_count"`
+		}
+		mustDecode(t, body, &q)
+		return st == http.StatusOK && q.LikesCount == 1 && q.RepostsCount == 1
 	})
 
 	a.editPost(t, aliceTok, p.ID, "hello from A, edited")

@@ -66,6 +66,8 @@ func (s *Service) onFollow(ctx context.Context, actor store.RemoteActor, act *in
 	case err != nil:
 		return err
 	case requested:
+		// Its approval's Accept names this Follow (activities_sent.go).
+		s.rememberActivity(ctx, star, "request:"+itoa(actor.UID), act.ID)
 		return nil
 	}
 	return s.answerFollow(ctx, star, actor, act.ID, true)

@@ -77,6 +77,8 @@ func (f *Fed) createRemote(ctx context.Context, a store.RemoteActor) (int64, err
 
 // writeActor writes a's hash and its profile into the user hash.
 func (f *Fed) writeActor(ctx context.Context, a store.RemoteActor) error {
+	// "1" or "0" in the actor's hash; the user's protected field "1" or
+	// absent, as the store keeps it.
 	locked := "0"
 	if a.Locked {
 		locked = "1"
@@ -94,8 +96,13 @@ func (f *Fed) writeActor(ctx context.Context, a store.RemoteActor) error {
 			schema.FedActorFieldKeyPEM, a.KeyPEM, schema.FedActorFieldURL, a.URL,
 			schema.FedActorFieldLocked, locked, schema.FedActorFieldFetched, fetched)
 		pl.HSet(ctx, f.keys.User(a.UID), schema.FieldDisplayName, a.Name, schema.FieldBio, a.Bio,
-			schema.FieldAvatar, a.Avatar, schema.FieldHeader, a.Header, schema.FieldProtected, a.Locked,
+			schema.FieldAvatar, a.Avatar, schema.FieldHeader, a.Header,
 			schema.FieldRemote, a.ID, schema.FieldRemoteURL, a.URL)
+		if a.Locked {
+			pl.HSet(ctx, f.keys.User(a.UID), schema.FieldProtected, "1")
+		} else {
+			pl.HDel(ctx, f.keys.User(a.UID), schema.FieldProtected)
+		}
 		return nil
 	})
 	if err != nil {

@@ -311,3 +311,35 @@ func TestDelivererRestartLosesNothing(t *testing.T) {
 	}
 	s.queueDrained(5 * time.Second)
 }
+
+// TestDelivererRestsAFailingHost: a host that keeps failing gets a few
+// requests, then rests: its other jobs wait in the retries, not tried and
+// not lost, while another host's go out.
+func TestDelivererRestsAFailingHost(t *testing.T) {
+	parallel(t)
+	s := newIdleStore(t, redisdb.Options{})
+	failing, fine := newSink(t), newSink(t)
+	failing.answer = func(int) int { return 503 }
+	s.deliverer(DelivererOptions{RetryBase: time.Minute})
+	for i := range 10 {
+		err := s.EnqueueDelivery(s.ctx, store.Delivery{ID: fmt.Sprint("r", i), Body: []byte(`{}`),
+			Inboxes: []string{failing.srv.URL + "/inbox", fine.srv.URL + "/inbox"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitHits(t, fine, 10, 10*time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for s.rdb.ZCard(s.ctx, s.keys.FedRetries()).Val() < 10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of the failing host's 10 jobs in the retries", s.rdb.ZCard(s.ctx, s.keys.FedRetries()).Val())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := len(failing.hits()); n > DefaultDeliveryPerHost+hostFailuresToRest {
+		t.Fatalf("the failing host got %d requests before it rested", n)
+	}
+	if n := s.rdb.XLen(s.ctx, s.keys.FedDeliveries()).Val(); n != 0 {
+		t.Fatalf("%d jobs left on the stream", n)
+	}
+}
