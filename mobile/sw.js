@@ -68,6 +68,7 @@ const MODULES = [
   'js/core/privacy.js',
   'js/core/profile.js',
   'js/core/recovery.js',
+  'js/core/remote.js',
   'js/core/reposts.js',
   'js/core/render.js',
   'js/core/ask.js',

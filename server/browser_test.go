@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"microblog/server/federation/fedifytest"
 	"microblog/server/ldapauth/ldaptest"
 	"microblog/server/mail/smtptest"
 	"microblog/server/oidcauth/oidctest"
@@ -126,6 +127,17 @@ func TestBrowser(t *testing.T) {
 	// reads the mail it takes from its folder (MAIL_DIR).
 	mail := smtptest.Start(t)
 	env = append(env, "MICROBLOG_SMTP_URL="+mail.URL(), "MICROBLOG_MAIL_FROM=Microblog <noreply@example.edu>")
+	// Federation is on (CONTRACT.md §16), its public URL the server's own
+	// origin, and loopback peers allowed: federation.test.mjs finds,
+	// follows and reads a user of a Fedify partner (fedifytest), started
+	// only when that file runs, whose control API it gets as PARTNER_URL.
+	env = append(env, "MICROBLOG_FEDERATION=on", "MICROBLOG_PUBLIC_URL=http://"+addr, "MICROBLOG_FEDERATION_ALLOW_PRIVATE=on")
+	var partnerURL string
+	if slices.ContainsFunc(files, func(f string) bool { return filepath.Base(f) == "federation.test.mjs" }) {
+		p := fedifytest.Shared(t)
+		p.Forget(t, "http://"+addr)
+		partnerURL = p.URL
+	}
 	srv := startServer(t, r, env...)
 
 	reqs := make(chan controlReq)
@@ -203,6 +215,7 @@ func TestBrowser(t *testing.T) {
 				"OIDC_USER="+oidctest.Grace.Username, "OIDC_PASSWORD="+oidctest.Grace.Password,
 				"OIDC_LINK_USER="+oidctest.Ada.Username, "OIDC_LINK_PASSWORD="+oidctest.Ada.Password,
 				"ADMIN_USER="+browserAdmin,
+				"PARTNER_URL="+partnerURL,
 				"MAIL_DIR="+mail.Dir,
 				"LDAP_USER=bob", "LDAP_PASSWORD="+ldaptest.Passwords["bob"],
 				"FORCE_COLOR=0", "NO_COLOR=1")

@@ -10,6 +10,7 @@ import (
 
 	"microblog/server/federation"
 	"microblog/store"
+	"microblog/store/media"
 	"microblog/store/redisdb"
 )
 
@@ -55,14 +56,15 @@ func onOff(getenv func(string) string, name string) (bool, error) {
 }
 
 // newFederation is the federation over st, nil when it is off.
-func newFederation(cfg config, st *redisdb.Store, logger *slog.Logger) *federation.Service {
+func newFederation(cfg config, st *redisdb.Store, files *media.Folder, logger *slog.Logger) *federation.Service {
 	if !cfg.Fed.On {
 		return nil
 	}
 	return federation.New(st, federation.Options{
 		PublicURL:    cfg.Mail.PublicURL,
 		AllowPrivate: cfg.Fed.AllowPrivate,
-		Deliverer:    st, // the durable queue (store/redisdb/fed/queue.go)
+		Deliverer:    st,    // the durable queue (store/redisdb/fed/queue.go)
+		Media:        files, // remote pictures are kept as uploads
 		Software:     "microblog", Version: "1.0",
 		Logger: logger,
 	})

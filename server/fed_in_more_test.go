@@ -121,8 +121,8 @@ func TestFedInNoteParts(t *testing.T) {
 	peer.addActor("carl")
 	tok, _ := ts.register(t, "alice")
 	ts.follow(t, tok, peer.handle("bob"), true)
-	remoteUser(t, ts, tok, peer.handle("carl")) // known here from now on
-	img := peer.srv.URL + "/media/cat.png"
+	remoteUser(t, ts, tok, peer.handle("carl"))         // known here from now on
+	img := servePicture(t, pngBytes(testImage(40, 30))) // fetched and kept here (fed_in_media_test.go)
 	n := map[string]any{"id": peer.actor("bob") + "/notes/p1", "type": "Note", "attributedTo": peer.actor("bob"),
 		"content": `<p>look <span class="h-card"><a href="` + peer.srv.URL + `/@carl">@<span>carl</span></a></span></p>`,
 		"summary": "cats", "sensitive": true, "to": []string{"https://www.w3.org/ns/activitystreams#Public"},
@@ -142,7 +142,7 @@ func TestFedInNoteParts(t *testing.T) {
 	if p.Spoiler != "cats" || p.Content != "look @"+peer.handle("carl") {
 		t.Errorf("post: spoiler %q content %q", p.Spoiler, p.Content)
 	}
-	if len(p.Media) != 1 || p.Media[0].URL != img || p.Media[0].Alt != "a cat" || p.Media[0].Blurhash == "" {
+	if len(p.Media) != 1 || p.Media[0].URL == img || p.Media[0].Alt != "a cat" || p.Media[0].Blurhash == "" || p.Media[0].Width != 40 {
 		t.Errorf("media: %+v", p.Media)
 	}
 	if len(p.Mentions) != 1 || p.Mentions[0].Username != peer.handle("carl") {

@@ -84,7 +84,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	stopRunners := startRunners(st, cfg, reg, logger)
 	defer stopRunners()
 
-	fed := newFederation(cfg, st, logger)
+	fed := newFederation(cfg, st, files, logger)
 	stopFed := startFedRunners(st, fed, cfg, reg, logger)
 	defer stopFed()
 	srv, native, mst := newServer(cfg, st, fed, files, logger, reg)

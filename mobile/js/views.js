@@ -30,6 +30,7 @@ import { tagFollowButton, followedTags } from './core/tags.js';
 import { t, errorText, LANGUAGES, lang, setLang } from './core/i18n.js';
 import { waitingList } from './waiting.js';
 import { pushArea } from './push.js';
+import { remoteNote } from './core/remote.js';
 import { profileHeading, headerBanner, profileFields, profileSettings, shownName, stat as profileStat } from './core/profile.js';
 
 /** auth is the log-in or sign-up screen. */
@@ -193,6 +194,7 @@ export function profile(ctx, name, tab) {
           h('button', { type: 'button', class: 'btn btn-small', on: { click: () => ctx.logout() } }, icon('logout', 18), t('mobile.profile.log_out')))
           : me ? h('div', { class: 'profile-actions' }, rel.button, messageButton(user, ctx), lists.button, rel.menu) : null),
       profileHeading(user, 'h2', rel.lock),
+      remoteNote(user),
       rel.states,
       bio,
       profileFields(user),

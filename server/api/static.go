@@ -442,6 +442,12 @@ func acceptsGzip(header string) bool {
 	return anyQ > 0
 }
 
+// isRouteWithDot tells the app's routes whose last part may hold a dot (a
+// topic, a remote account's name@domain) from a missing asset.
+func isRouteWithDot(name string) bool {
+	return strings.HasPrefix(name, "t/") || strings.HasPrefix(name, "u/") || strings.HasPrefix(name, "messages/")
+}
+
 func (s *staticSite) serve(c echo.Context) error {
 	r := c.Request()
 	if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/.well-known/") {
@@ -453,8 +459,10 @@ func (s *staticSite) serve(c echo.Context) error {
 	}
 	f := s.files[name]
 	if f == nil {
-		// A topic's name may hold a dot (/t/v1.2): that is a route, not an asset.
-		if path.Ext(name) != "" && !strings.HasPrefix(name, "t/") {
+		// A topic's name may hold a dot (/t/v1.2), and so does another
+		// server's account (/u/bob@example.social, /messages/bob@…): those
+		// are routes, not assets.
+		if path.Ext(name) != "" && !isRouteWithDot(name) {
 			return echo.ErrNotFound
 		}
 		name, f = "index.html", s.files["index.html"]

@@ -419,20 +419,24 @@ func TestStaticRoutes(t *testing.T) {
 	parallel(t)
 	ts := staticServer(t)
 	for p, want := range map[string]int{
-		"/":                 200,
-		"/u/alice":          200, // a route of the app: its page
-		"/t/v1.2":           200, // a topic with a dot is a route, not a file
-		"/js":               200, // a folder is no file: a route too
-		"/m/":               200,
-		"/m/settings":       200,
-		"/nope.js":          404,
-		"/m/nope.css":       404,
-		"/api/v2/anything":  404, // never the page
-		"/index.html":       301,
-		"/m/index.html":     301,
-		"/js/../core.css":   200,
-		"/m/js/core/dom.js": 200,
-		"/e2e/helpers.mjs":  404, // the browser tests are not served
+		"/":                               200,
+		"/u/alice":                        200, // a route of the app: its page
+		"/t/v1.2":                         200, // a topic with a dot is a route, not a file
+		"/u/bob@example.social":           200, // so is another server's account
+		"/u/bob@127.0.0.1:8080/followers": 200,
+		"/messages/bob@example.social":    200,
+		"/m/u/bob@example.social":         200,
+		"/js":                             200, // a folder is no file: a route too
+		"/m/":                             200,
+		"/m/settings":                     200,
+		"/nope.js":                        404,
+		"/m/nope.css":                     404,
+		"/api/v2/anything":                404, // never the page
+		"/index.html":                     301,
+		"/m/index.html":                   301,
+		"/js/../core.css":                 200,
+		"/m/js/core/dom.js":               200,
+		"/e2e/helpers.mjs":                404, // the browser tests are not served
 	} {
 		resp, _ := get(t, "GET", ts.URL+p)
 		if resp.StatusCode != want {

@@ -66,6 +66,8 @@ func (s *Service) onFollow(ctx context.Context, actor store.RemoteActor, act *in
 	case err != nil:
 		return err
 	case requested:
+		// Its approval's Accept names this Follow (activities_sent.go).
+		s.rememberActivity(ctx, star, "request:"+itoa(actor.UID), act.ID)
 		return nil
 	}
 	return s.answerFollow(ctx, star, actor, act.ID, true)
@@ -237,9 +239,9 @@ func (s *Service) onBlock(ctx context.Context, actor store.RemoteActor, object s
 }
 
 // onAnnounce reposts a message for the actor: a local one, or a remote
-// one already taken in.
+// one, fetched when it is not known yet (fetch_object.go).
 func (s *Service) onAnnounce(ctx context.Context, actor store.RemoteActor, act *inDoc) error {
-	mid, err := s.postOf(ctx, idOf(act.Object))
+	mid, err := s.fetchNote(ctx, idOf(act.Object))
 	if err != nil || mid == 0 {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"microblog/store"
+	"microblog/store/media"
 )
 
 // Store is what federation needs of the store: the service's own
@@ -44,7 +45,10 @@ type Options struct {
 	// RefreshAfter is how old a remote actor may be before it is read
 	// again on use (1 day).
 	RefreshAfter time.Duration
-	Logger       *slog.Logger
+	// Media is the folder remote pictures are kept in, as uploads
+	// (media_in.go); nil keeps them by their remote URL.
+	Media  *media.Folder
+	Logger *slog.Logger
 }
 
 // Service is the federation of one server process.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"time"
 
 	"microblog/store"
 )
@@ -66,7 +67,7 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 	np := store.NewPost{Author: actor.UID, Content: truncate(text, store.MaxContent),
 		Spoiler: truncate(plainText(obj.Summary), store.MaxSpoiler), IdempotencyKey: idemKey(obj.ID)}
 	if parent := idOf(obj.InReplyTo); parent != "" {
-		pid, err := s.postOf(ctx, parent)
+		pid, err := s.fetchNote(ctx, parent) // an unknown parent is fetched (fetch_object.go)
 		if err != nil {
 			return err
 		}
@@ -80,11 +81,12 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 		np.Parent = pid
 	}
 	if np.Parent == 0 {
-		ids, err := s.takeMedia(ctx, actor, obj)
+		ids, err := s.takeImages(ctx, actor, obj) // fetched and kept here (media_in.go)
 		if err != nil {
 			return err
 		}
 		np.MediaIDs = ids
+		np.Poll = pollOf(obj, time.Now()) // a Question's (notes_in_poll.go)
 	}
 	if np.Content == "" && len(np.MediaIDs) == 0 {
 		np.Content = obj.ID // nothing to show but where it is
@@ -97,7 +99,10 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 		}
 		return err
 	}
-	return s.st.SetObjectPost(ctx, obj.ID, p.ID)
+	if err := s.st.SetObjectPost(ctx, obj.ID, p.ID); err != nil {
+		return err
+	}
+	return s.takePollCounts(ctx, p.ID, obj)
 }
 
 // takeDM makes a direct note a private message to each local recipient.
@@ -161,11 +166,13 @@ func (s *Service) noteText(ctx context.Context, obj *inDoc) string {
 		}
 	}
 	text := htmlToText(content)
-	// A remote poll's choices are kept as lines of text: its votes are
-	// its server's.
-	for _, ch := range append(docsOf(obj.OneOf), docsOf(obj.AnyOf)...) {
-		if name := plainText(ch.Name); name != "" {
-			text += "\n○ " + name
+	// A remote poll's choices are kept as lines of text when the poll
+	// cannot be kept as a poll (notes_in_poll.go).
+	if pollOf(obj, time.Now()) == nil {
+		for _, ch := range append(docsOf(obj.OneOf), docsOf(obj.AnyOf)...) {
+			if name := plainText(ch.Name); name != "" {
+				text += "\n○ " + name
+			}
 		}
 	}
 	for _, t := range docsOf(obj.Tag) {
@@ -221,12 +228,12 @@ func (s *Service) onUpdate(ctx context.Context, actor store.RemoteActor, act *in
 	spoiler := truncate(plainText(obj.Summary), store.MaxSpoiler)
 	_, err = s.st.EditPost(ctx, actor.UID, mid, store.PostEdit{Content: truncate(s.noteText(ctx, obj), store.MaxContent), Spoiler: &spoiler})
 	switch {
-	case errors.Is(err, store.ErrNotAuthor):
+	case errors.Is(err, store.ErrNotAuthor) || hasCode(err, store.CodeNotAuthor):
 		return bad("one can only edit one's own notes")
-	case err != nil && isRefusal(err):
-		return nil
+	case err != nil && !isRefusal(err):
+		return err
 	}
-	return err
+	return s.takePollCounts(ctx, mid, obj) // a Question's new counts
 }
 
 // onDelete deletes a note taken in, or the actor itself.

@@ -42,7 +42,8 @@ func (s *Service) HandleEvent(ctx context.Context, e store.FedEvent) error {
 		if err != nil {
 			return nil // not remote (or forgotten)
 		}
-		return s.answerFollow(ctx, e.Actor, ra, "", e.Kind == store.FedAccept)
+		// The request's Follow as it came (onFollow kept its id).
+		return s.answerFollow(ctx, e.Actor, ra, s.takeActivity(ctx, e.Actor, "request:"+itoa(e.Target)), e.Kind == store.FedAccept)
 	case store.FedLike, store.FedUnlike:
 		return s.outLike(ctx, e)
 	case store.FedProfile, store.FedDeleteActor:
@@ -182,14 +183,16 @@ func (s *Service) outRelation(ctx context.Context, e store.FedEvent) error {
 	switch e.Kind {
 	case store.FedFollow:
 		doc = Activity{ID: s.FollowID(e.Actor, ra.ID, itoa(e.At)), Type: "Follow", Actor: actor, Object: ra.ID}
+		s.rememberActivity(ctx, e.Actor, "follow:"+itoa(e.Target), doc.ID) // its Undo names it (activities_sent.go)
 	case store.FedUnfollow:
 		doc = Activity{ID: s.ActivityURL(fmt.Sprintf("undo-follow-%d-%d-%d", e.Actor, e.Target, e.At)), Type: "Undo", Actor: actor,
-			Object: Activity{Type: "Follow", Actor: actor, Object: ra.ID}}
+			Object: Activity{ID: s.takeActivity(ctx, e.Actor, "follow:"+itoa(e.Target)), Type: "Follow", Actor: actor, Object: ra.ID}}
 	case store.FedBlock:
 		doc = Activity{ID: s.ActivityURL(fmt.Sprintf("block-%d-%d-%d", e.Actor, e.Target, e.At)), Type: "Block", Actor: actor, Object: ra.ID}
+		s.rememberActivity(ctx, e.Actor, "block:"+itoa(e.Target), doc.ID)
 	case store.FedUnblock:
 		doc = Activity{ID: s.ActivityURL(fmt.Sprintf("undo-block-%d-%d-%d", e.Actor, e.Target, e.At)), Type: "Undo", Actor: actor,
-			Object: Activity{ID: s.ActivityURL(fmt.Sprintf("block-%d-%d", e.Actor, e.Target)), Type: "Block", Actor: actor, Object: ra.ID}}
+			Object: Activity{ID: s.takeActivity(ctx, e.Actor, "block:"+itoa(e.Target)), Type: "Block", Actor: actor, Object: ra.ID}}
 	}
 	doc.Context = contextAS
 	return s.enqueue(ctx, e.Actor, doc, []string{ra.Inbox})
@@ -210,12 +213,13 @@ func (s *Service) outLike(ctx context.Context, e store.FedEvent) error {
 		return nil
 	}
 	actor := s.ActorURL(e.Actor)
-	like := Activity{ID: s.ActivityURL(fmt.Sprintf("like-%d-%d", e.Actor, e.Post)), Type: "Like", Actor: actor, Object: obj}
+	like := Activity{ID: s.ActivityURL(fmt.Sprintf("like-%d-%d-%d", e.Actor, e.Post, e.At)), Type: "Like", Actor: actor, Object: obj}
 	doc := like
 	if e.Kind == store.FedUnlike {
+		like.ID = s.takeActivity(ctx, e.Actor, "like:"+itoa(e.Post)) // as it was sent (activities_sent.go)
 		doc = Activity{ID: s.ActivityURL(fmt.Sprintf("undo-like-%d-%d-%d", e.Actor, e.Post, e.At)), Type: "Undo", Actor: actor, Object: like}
 	} else {
-		doc.ID = s.ActivityURL(fmt.Sprintf("like-%d-%d-%d", e.Actor, e.Post, e.At))
+		s.rememberActivity(ctx, e.Actor, "like:"+itoa(e.Post), like.ID)
 	}
 	doc.Context = contextAS
 	return s.enqueue(ctx, e.Actor, doc, []string{ra.DeliveryInbox()})

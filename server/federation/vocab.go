@@ -116,7 +116,7 @@ type Choice struct {
 // object).
 type Activity struct {
 	Context   any      `json:"@context,omitempty"`
-	ID        string   `json:"id"`
+	ID        string   `json:"id,omitempty"` // none on an embedded activity whose id is lost
 	Type      string   `json:"type"`
 	Actor     string   `json:"actor"`
 	Object    any      `json:"object"`
@@ -181,8 +181,11 @@ type inDoc struct {
 	Owner        string `json:"owner"`
 	PublicKeyPem string `json:"publicKeyPem"`
 	// A Question's.
-	OneOf json.RawMessage `json:"oneOf"`
-	AnyOf json.RawMessage `json:"anyOf"`
+	OneOf       json.RawMessage `json:"oneOf"`
+	AnyOf       json.RawMessage `json:"anyOf"`
+	EndTime     string          `json:"endTime"`
+	Closed      json.RawMessage `json:"closed"`
+	VotersCount *int64          `json:"votersCount"`
 }
 
 // typeOf is a document's type (the first, if it has several).

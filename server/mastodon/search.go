@@ -92,6 +92,12 @@ func (a *API) search(c echo.Context) error {
 	ctx, m, uid := c.Request().Context(), mapperOf(c), viewer(c)
 	out := SearchResults{Accounts: []Account{}, Statuses: []Status{}, Hashtags: []Tag{}}
 	want := func(kind string) bool { return s.kind == "" || s.kind == kind }
+	if a.d.Federation != nil && isURLQuery(s.q) { // search_url.go
+		if err := a.searchURL(c, s, want, &out); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, out)
+	}
 	if name, ok := localName(s.q, hostOf(m.origin)); ok && want("accounts") {
 		users, err := a.findAccounts(ctx, name, uid, s.offset+s.limit)
 		if err != nil {

@@ -1,7 +1,8 @@
 // admin.js is the operators' page (/admin, desktop only): the open reports,
 // oldest first, each with who reported whom and why and the reported
 // posts, and the buttons to resolve the report, suspend or unsuspend the
-// account, and remove a post. Only a /me with "admin": true shows it.
+// account, and remove a post; with federation on, the blocked domains
+// too. Only a /me with "admin": true shows it.
 
 import { ask } from './core/ask.js';
 import { h, icon, fill, own } from './core/dom.js';
@@ -89,6 +90,59 @@ function reportCard(ctx, r, done) {
     h('div', { class: 'report-actions' }, resolve, suspendButton(ctx, r.target, states)));
 }
 
+/**
+ * domainBlocks is the list of blocked domains (federation), with a field
+ * that blocks one more (asked first) and an Unblock for each. It stays
+ * hidden on a server without federation (404 federation_off).
+ */
+function domainBlocks(ctx) {
+  const list = h('ul', { class: 'domain-list', attrs: { 'aria-labelledby': 'domain-blocks-title' } });
+  const input = h('input', { id: 'domain-block-input', name: 'domain', type: 'text', autocomplete: 'off', placeholder: 'spam.example',
+    attrs: { autocapitalize: 'none', spellcheck: 'false', dir: 'ltr', 'aria-describedby': 'domain-blocks-help' } });
+  const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
+  const add = h('button', { type: 'submit', class: 'btn btn-danger' }, t('desktop.admin.blockDomain'));
+  const box = h('section', { class: 'card domain-blocks', hidden: true, attrs: { 'aria-labelledby': 'domain-blocks-title' } });
+  const show = (domains) => {
+    fill(list, domains.length ? domains.map((d) => h('li', { class: 'domain-row', dataset: { domain: d } },
+      own(d, 'span', { class: 'domain-name', attrs: { dir: 'ltr' } }),
+      h('button', { type: 'button', class: 'btn btn-small', attrs: { 'aria-label': t('desktop.admin.unblockDomainName', { domain: d }), translate: 'no' }, on: { click: async (e) => {
+        e.currentTarget.disabled = true;
+        try {
+          show((await ctx.api.unblockDomain(d)).domains || []);
+          ctx.toast(t('desktop.admin.domainUnblocked', { domain: d }));
+        } catch (err) {
+          ctx.toast(errorText(err));
+        }
+      } } }, t('desktop.admin.unblockDomain'))))
+      : h('li', { class: 'muted' }, t('desktop.admin.noDomains')));
+  };
+  const form = h('form', { class: 'domain-form', on: { submit: async (e) => {
+    e.preventDefault();
+    const domain = input.value.trim().toLowerCase();
+    error.hidden = true;
+    if (!domain) return;
+    if (!await ask(t('desktop.admin.blockDomainConfirm', { domain }), t('desktop.admin.blockDomain'))) return;
+    add.disabled = true;
+    try {
+      show((await ctx.api.blockDomain(domain)).domains || []);
+      input.value = '';
+      ctx.toast(t('desktop.admin.domainBlocked', { domain }));
+    } catch (err) {
+      error.textContent = errorText(err);
+      error.hidden = false;
+    } finally {
+      add.disabled = false;
+    }
+  } } },
+  h('label', { htmlFor: input.id, class: 'visually-hidden' }, t('desktop.admin.domain')), input, add);
+  box.append(
+    h('h2', { id: 'domain-blocks-title', class: 'section-title' }, t('desktop.admin.domainsTitle')),
+    h('p', { id: 'domain-blocks-help', class: 'muted small' }, t('desktop.admin.domainsHelp')),
+    form, error, list);
+  ctx.api.domainBlocks().then((r) => { show(r.domains || []); box.hidden = false; }, () => { box.hidden = true; });
+  return box;
+}
+
 /** admin is the page of open reports. */
 export function admin(ctx) {
   const feed = ctx.trackFeed(new Feed({
@@ -102,6 +156,7 @@ export function admin(ctx) {
   feed.reset();
   const el = h('div', { class: 'view' },
     h('div', { class: 'page-head' }, h('h1', {}, t('desktop.admin.title')), h('p', { class: 'muted' }, t('desktop.admin.sub'))),
-    feed.el);
+    feed.el,
+    domainBlocks(ctx));
   return { el, title: t('desktop.admin.title') };
 }

@@ -22,6 +22,7 @@ import { tagFollowButton, followedTags } from './core/tags.js';
 import { trendsBox } from './core/trends.js';
 import { t, errorText } from './core/i18n.js';
 import { tWith, languageSelect, languageFooter } from './lang.js';
+import { remoteNote } from './core/remote.js';
 import { profileHeading, headerBanner, profileFields, profileSettings, stat as profileStat } from './core/profile.js';
 
 /** auth is the log-in or sign-up form. */
@@ -176,6 +177,7 @@ export function profile(ctx, name, tab) {
           lists.button,
           rel.menu)),
       profileHeading(user, 'h1', rel.lock),
+      remoteNote(user),
       rel.states,
       bio,
       profileFields(user),

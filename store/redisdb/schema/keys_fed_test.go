@@ -14,6 +14,7 @@ func TestFedKeys(t *testing.T) {
 		k.FedSeen("https://x.example/a/1"):    "fed:seen:https://x.example/a/1",
 		k.FedObject("https://x.example/n/1"):  "fed:object:https://x.example/n/1",
 		k.FedDomainBlocks():                   "fed:domain_blocks",
+		c.FedActivities(3):                    "p:fed:activities:{3}",
 		MediaURL("https://x.example/a.png"):   "https://x.example/a.png",
 		MediaURL("ab.jpg"):                    "/media/ab.jpg",
 	} {

@@ -195,6 +195,10 @@ export function createApi({ base = '', getToken = () => null, onUnauthorized = (
     suspend: (name) => request('POST', '/admin/users/' + enc(name) + '/suspend'),
     unsuspend: (name) => request('DELETE', '/admin/users/' + enc(name) + '/suspend'),
     removePost: (id) => request('DELETE', '/admin/posts/' + enc(id)),
+    // Domain blocks (federation): each answers {domains: [...]} as they are.
+    domainBlocks: () => request('GET', '/admin/domain_blocks'),
+    blockDomain: (domain) => request('PUT', '/admin/domain_blocks/' + enc(domain)),
+    unblockDomain: (domain) => request('DELETE', '/admin/domain_blocks/' + enc(domain)),
 
     // Private messages (docs/api.md, section 9). sendMessage takes the
     // Idempotency-Key of the message being sent, so that sending it again

@@ -10,6 +10,7 @@ import { h, icon, own } from './dom.js';
 import { t } from './i18n.js';
 import { avatar } from './render.js';
 import { shownName } from './profile.js';
+import { handleOf } from './remote.js';
 
 const LIMIT = 8;
 const WAIT = 200; // ms of quiet typing before the search is asked
@@ -55,7 +56,11 @@ export function pickPerson(ctx, from = null) {
     const n = ++asked;
     if (!q) { show([]); status.textContent = t('messages.pick_help'); return; }
     try {
-      const page = await ctx.api.searchUsers(q, { limit: LIMIT });
+      // name@domain is another server's account, found (through WebFinger) by name.
+      const handle = handleOf(q);
+      const page = handle
+        ? await ctx.api.user(handle).then((u) => ({ items: [u] }), (err) => { if (err.status === 404 || err.status === 400) return { items: [] }; throw err; })
+        : await ctx.api.searchUsers(q, { limit: LIMIT });
       if (n !== asked) return; // a newer search is on its way
       const users = (page.items || []).filter((u) => !me || u.id !== me.id);
       show(users);

@@ -12,6 +12,7 @@ import { t } from './i18n.js';
 import { Feed } from './feed.js';
 import { avatar } from './render.js';
 import { shownName } from './profile.js';
+import { remoteMark } from './remote.js';
 import { timeElement, waitText } from './time.js';
 import { excerpt } from './text.js';
 import { badgeText } from './notify.js';
@@ -216,6 +217,7 @@ export function conversationRow(c, ctx, unread) {
   h('span', { class: 'conv-body' },
     h('span', { class: 'conv-head' },
       own(shownName(c.with), 'span', { class: 'conv-name', attrs: { dir: 'auto' } }),
+      remoteMark(c.with),
       c.with.display_name ? own('@' + name, 'span', { class: 'handle', attrs: { dir: 'ltr' } }) : null,
       c.last_message ? h('span', { class: 'conv-time' }, timeElement(c.last_message.created_at)) : null),
     h('span', { class: 'conv-last' }, preview(c, me))),

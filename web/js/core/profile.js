@@ -10,6 +10,7 @@ import { h, own, fill } from './dom.js';
 import { t, errorText, count } from './i18n.js';
 import { mediaURL, uploadError } from './media.js';
 import { settingsSection, errorLine } from './account.js';
+import { isRemote, localPart, remoteMark } from './remote.js';
 
 const MAX_DISPLAY_NAME = 30;
 const MAX_FIELDS = 4;
@@ -48,6 +49,16 @@ export function shownName(who) {
  */
 export function nameLink(ctx, who, cls = 'name') {
   const href = ctx.href('/u/' + encodeURIComponent(who.username));
+  // Another server's account: its display name (or the name before the
+  // @domain), the globe of its server, and its whole @name@domain, which
+  // gives way first where the line is short.
+  if (isRemote(who)) {
+    return [
+      own(who.display_name || localPart(who.username), 'a', { class: cls + ' display-name', href, title: '@' + who.username, attrs: { dir: 'auto' } }),
+      remoteMark(who),
+      own('@' + who.username, 'span', { class: 'handle', attrs: { dir: 'ltr' } }),
+    ];
+  }
   if (!who.display_name) return own(who.username, 'a', { class: cls, href });
   return [
     own(who.display_name, 'a', { class: cls + ' display-name', href, attrs: { dir: 'auto' } }),

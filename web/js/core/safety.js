@@ -12,6 +12,7 @@ import { t } from './i18n.js';
 import { countChars } from './api.js';
 import { menuButton } from './menu.js';
 import { shareItems } from './share.js';
+import { originalItems } from './remote.js';
 
 /** MAX_REASON is the longest reason of a report, in characters. */
 export const MAX_REASON = 1000;
@@ -145,16 +146,18 @@ function blockItem(ctx, user, changed) {
 
 /**
  * postMenu is the "⋯" menu of someone else's post: copy its link, share
- * it, mute or block its author, or report the post. Logged out, it has
+ * it, open it on its own server (a remote post's), mute or block its
+ * author, or report the post. Logged out, it has
  * only Copy link and Share (one's own posts have ownPostMenu).
  */
 export function postMenu(post, ctx) {
   const me = ctx.me();
-  if (!me) return menuButton(t('post.menu'), () => shareItems(post, ctx), 'post-menu');
+  if (!me) return menuButton(t('post.menu'), () => [...shareItems(post, ctx), ...originalItems(post)], 'post-menu');
   // A post carries only its author's name: what we know of them starts from there.
   const author = { id: post.author.id, username: post.author.username, muting: false, blocking: false };
   return menuButton(t('post.menu'), () => [
     ...shareItems(post, ctx),
+    ...originalItems(post),
     muteItem(ctx, author, () => {}),
     blockItem(ctx, author, () => {}),
     { label: t('report.post_item'), icon: 'flag', danger: true, run: () => reportDialog(ctx, author, post) },

@@ -8,6 +8,7 @@ import { h, icon, own, phrase, slots } from './dom.js';
 import { t } from './i18n.js';
 import { userRow } from './render.js';
 import { countChars } from './api.js';
+import { handleOf } from './remote.js';
 
 export const SEARCH_DELAY = 250; // ms of quiet typing before asking the server
 
@@ -20,7 +21,8 @@ const NAME_MAX = 30, TAG_MAX = 50;
  * searcher asks the server for people and topics matching what was typed,
  * once typing pauses for delay ms, and never for an empty box. "@ali" looks
  * for people only, "#go" for topics only, and neither for what cannot be a
- * name or a topic. Answers to a query that is no
+ * name or a topic; "bob@example.social" (or "@bob@…") for that account of
+ * another server alone (GET /users/bob@example.social, federation). Answers to a query that is no
  * longer the box's are dropped. show(state) is called with
  * {q, state: 'idle'|'loading'|'done'|'error', users, tags, error}.
  */
@@ -36,6 +38,18 @@ export function searcher(ctx, show, { limit = 8, delay = SEARCH_DELAY } = {}) {
     shown = q;
     show({ q, state: 'loading' });
     try {
+      // name@domain (or @name@domain) is another server's account: the
+      // server finds it (through WebFinger the first time), or there is none.
+      const handle = !q.startsWith('#') && handleOf(q);
+      if (handle) {
+        const user = await ctx.api.user(handle).catch((err) => {
+          if (err.status === 404 || err.status === 400) return null;
+          throw err;
+        });
+        if (my !== seq) return;
+        show({ q, state: 'done', users: user ? [user] : [], tags: [] });
+        return;
+      }
       const name = !q.startsWith('#') && countChars(term) <= NAME_MAX && !/\s/u.test(term);
       const topic = !q.startsWith('@') && countChars(term) <= TAG_MAX;
       const [users, tags] = await Promise.all([

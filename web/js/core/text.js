@@ -52,6 +52,20 @@ export function weibo(chars, i) {
 }
 
 /**
+ * remoteDomain is the "@domain" (with its port, if any) that starts at
+ * chars[j], as the server reads it after a mention's name (store's
+ * remoteDomain): @name@domain mentions another server's account. It is ""
+ * when there is none: a domain has a dot or a port.
+ */
+export function remoteDomain(chars, j) {
+  if (chars[j] !== '@') return '';
+  let n = j + 1;
+  while (n < chars.length && /^[A-Za-z0-9.:-]$/.test(chars[n])) n++;
+  const domain = chars.slice(j + 1, n).join('').replace(/[.:-]+$/, '');
+  return domain && /[.:]/.test(domain) ? '@' + domain : '';
+}
+
+/**
  * richText returns the nodes of content: strings (which h() and append()
  * turn into text nodes) and <a> links for the mentions and topics that the
  * server listed in post.mentions ([{id, username}]) and post.tags (["话题"]).
@@ -62,7 +76,7 @@ export function weibo(chars, i) {
  * bob@example.com mentions nobody, while 谢谢@小明 does); #话题# (up to 50
  * characters without # or a line break, not starting or ending with a
  * space) is tried before #tag (letters, digits, _ and combining marks, at
- * least one letter). Of what it finds, only what the post's lists name
+ * least one letter); @name@domain is another server's account. Of what it finds, only what the post's lists name
  * becomes a link.
  */
 export function richText(content, post, href) {
@@ -91,7 +105,8 @@ export function richText(content, post, href) {
     if (c === '@' && free) {
       const n = span(chars, i + 1, NAME, NAME_MAX + 1);
       if (n >= NAME_MIN && n <= NAME_MAX) {
-        i = take(i, n + 1, names, nameKey(chars.slice(i + 1, i + 1 + n).join('')), 'mention', '/u/');
+        const domain = remoteDomain(chars, i + 1 + n);
+        i = take(i, n + 1 + domain.length, names, nameKey(chars.slice(i + 1, i + 1 + n).join('') + domain), 'mention', '/u/');
         continue;
       }
     }

@@ -62,6 +62,10 @@ export default {
   'error.not_found': 'That could not be found.',
   'error.post_not_found': 'That post doesn’t exist, or was deleted.',
   'error.user_not_found': 'There is no such user.',
+  'error.domain_blocked': 'This server does not federate with that domain.',
+  'error.remote_failed': 'That server did not answer as it should. Try again later.',
+  'error.invalid_domain': 'That is not a domain name (such as example.org, with a port when it has one).',
+  'error.federation_off': 'This server does not federate.',
   'error.report_not_found': 'There is no such report.',
   'error.message_not_found': 'That message is gone.',
   'error.method_not_allowed': 'The server could not take this request.',
@@ -450,7 +454,7 @@ export default {
   'search.no_posts_all': 'No posts contain all of “{{q}}”.',
   'search.posts_label': 'Posts containing {{q}}',
   'search.no_more': 'No more posts match.',
-  'search.hint': 'Find posts that contain every word you type, people by the start of their name, and topics (#tag).',
+  'search.hint': 'Find posts that contain every word you type, people by the start of their name (or someone on another server by name@domain), and topics (#tag).',
   'search.too_long': 'To find posts, search for at most {{max}} characters.',
   'search.show_all': 'Show all people and topics',
 
@@ -618,4 +622,9 @@ export default {
   'repost.reposted': 'Reposted',
   'repost.undo': 'Undo repost',
   'repost.undone': 'Repost undone.',
+  // Accounts on other servers (core/remote.js).
+  'remote.on_server': 'On another server: {{domain}}',
+  'remote.account_on': 'An account on {{domain}}',
+  'remote.original_profile': 'Original profile',
+  'remote.open_original': 'Open original',
 };

@@ -59,6 +59,10 @@ export default {
   'error.not_found': '找不到相关内容。',
   'error.post_not_found': '这条微博不存在或已被删除。',
   'error.user_not_found': '没有这个用户。',
+  'error.domain_blocked': '本站不与该域名互通。',
+  'error.remote_failed': '对方服务器没有正确响应，请稍后再试。',
+  'error.invalid_domain': '这不是有效的域名（例如 example.org，有端口时带上端口）。',
+  'error.federation_off': '本站没有开启联邦互通。',
   'error.report_not_found': '没有这条举报。',
   'error.message_not_found': '这条私信已不存在。',
   'error.method_not_allowed': '服务器无法处理这个请求。',
@@ -432,7 +436,7 @@ export default {
   'search.no_posts_all': '没有同时包含“{{q}}”中所有词的微博。',
   'search.posts_label': '包含 {{q}} 的微博',
   'search.no_more': '没有更多匹配的微博了。',
-  'search.hint': '可以搜索包含你输入的所有词的微博、以输入内容开头的用户名，以及话题（#话题）。',
+  'search.hint': '可以搜索包含你输入的所有词的微博、以输入内容开头的用户名（其他服务器上的用户请输入 用户名@域名），以及话题（#话题）。',
   'search.too_long': '搜索微博时最多输入 {{max}} 个字。',
   'search.show_all': '显示全部用户和话题',
 
@@ -593,4 +597,9 @@ export default {
   'repost.reposted': '已转发',
   'repost.undo': '撤销转发',
   'repost.undone': '已撤销转发。',
+  // 其他服务器上的账号（core/remote.js）。
+  'remote.on_server': '来自其他服务器：{{domain}}',
+  'remote.account_on': '{{domain}} 上的账号',
+  'remote.original_profile': '查看原主页',
+  'remote.open_original': '查看原文',
 };
