@@ -38,8 +38,7 @@ if h > 0 then
   redis.call('HSET', KEYS[10], unpack(ARGV, at, at + h - 1))
 end
 at = at + h
-redis.call('SET', KEYS[8], ARGV[7])
-redis.call('SET', KEYS[9], ARGV[2])
+redis.call('MSET', KEYS[8], ARGV[7], KEYS[9], ARGV[2])
 if redis.call('ZADD', KEYS[1], mid, mid) == 1 then
   redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
 end
