@@ -50,6 +50,9 @@ type draft struct {
 	// is that script's call, keys and arguments (queuePostIndex).
 	hash  []any
 	index scriptCall
+	// alone tells, on one Redis, that the post's write is its index script
+	// and nothing else (see writeOne): queuePostIndex leaves it unqueued.
+	alone bool
 	// row is the message as the archive will keep it, made from its hash.
 	row store.Archived
 	// thread is the post a comment's thread hangs from, read only for a
@@ -355,12 +358,15 @@ func (s *Store) write(ctx context.Context, d *draft) error {
 // alone, by EVALSHA, which runs whole or not at all (on NOSCRIPT, EVAL).
 func (s *Store) writeOne(ctx context.Context, d *draft) error {
 	d.index = scriptCall{}
+	d.alone = d.parent == nil && d.stands() && d.post.Poll == nil && len(d.tags) == 0 && len(d.media) == 0 && !d.pulled
 	t := s.rdb.TxPipeline()
 	s.queuePost(ctx, t, d, d.parent != nil) // else post_index.lua writes B, D and E
 	mode := s.queueIndex(ctx, t, d)
-	if t.Len() == 1 && d.index.script != nil && mode == nil {
-		t.Discard()
-		return s.indexed(ctx, d, nil, d.index.run(ctx, s.rdb).Err())
+	if d.alone {
+		if t.Len() == 0 && mode == nil {
+			return s.indexed(ctx, d, nil, d.index.run(ctx, s.rdb).Err())
+		}
+		d.index.script.Eval(ctx, t, d.index.keys, d.index.args...) // not alone after all
 	}
 	_, err := t.Exec(ctx)
 	return s.indexed(ctx, d, mode, err)
@@ -561,7 +567,9 @@ func (s *Store) queuePostIndex(ctx context.Context, pl redis.Pipeliner, d *draft
 	d.index = scriptCall{schema.PostIndex, []string{s.keys.UserPosts(author), s.keys.User(author), s.keys.Home(author),
 		s.keys.PublicTimeline(), s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n), s.keys.FanOutQueue(),
 		s.keys.PublicTime(mid), s.keys.Author(mid), s.keys.Post(mid), s.keys.ArchiveQueue()}, args}
-	d.index.script.Eval(ctx, pl, d.index.keys, d.index.args...)
+	if !d.alone {
+		d.index.script.Eval(ctx, pl, d.index.keys, d.index.args...)
+	}
 }
 
 // indexed finishes index once its writes have run with err: a post claimed
