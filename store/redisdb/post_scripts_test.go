@@ -22,7 +22,9 @@ import (
 // on one Redis no EVALSHA is ever sent inside a transaction (where its
 // NOSCRIPT would leave the transaction's other writes applied), and a
 // plain post is its one script, alone, by EVALSHA, in one round trip after
-// its claim; after the flush, two (NOSCRIPT, then EVAL).
+// its claim; after the flush, two (NOSCRIPT, then EVAL). On a cluster,
+// where a post's keys and indexes go to different masters in steps, no
+// script runs inside a transaction: the posts must be whole all the same.
 func TestPostWholeAfterScriptFlush(t *testing.T) {
 	parallel(t)
 	s := newTestStore(t)
@@ -86,7 +88,7 @@ func TestPostWholeAfterScriptFlush(t *testing.T) {
 
 	plain, rt := write(store.NewPost{Author: alice, Content: "scripts loaded"})
 	whole(plain)
-	if rt != 2 {
+	if !storetest.ClusterMode() && rt != 2 {
 		t.Errorf("a plain post with its scripts loaded: %d round trips, want 2 (claim, script)", rt)
 	}
 	flush()
