@@ -26,7 +26,7 @@ const maxHeaderWait = 10 * time.Second
 // deadline (the pong wait) and a write deadline before every frame.
 func newHTTPServer(ed edges, h http.Handler, ln net.Listener, logger *slog.Logger, reg prometheus.Registerer) (*http.Server, net.Listener) {
 	hs := &http.Server{
-		Handler:           h,
+		Handler:           growStack(h),
 		ReadHeaderTimeout: min(maxHeaderWait, ed.ReadTimeout),
 		ReadTimeout:       ed.ReadTimeout,
 		WriteTimeout:      ed.WriteTimeout,

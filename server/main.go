@@ -216,6 +216,9 @@ func openStore(ctx context.Context, cfg config, files *media.Folder, arch store.
 	} else if err := st.Migrate(ctx); err != nil {
 		logger.Warn("could not bring the data up to date; search may miss older users until the next start", "err", err)
 	}
+	if err := st.LoadScripts(ctx); err != nil { // else each script's first call loads it
+		logger.Debug("could not load the scripts yet", "err", err)
+	}
 	return st, nil
 }
 

@@ -45,6 +45,14 @@ type draft struct {
 	// encoded tells that queueIndex encoded the events already, sent that
 	// post_index.lua publishes them (queueFinish does neither again).
 	encoded, sent bool
+	// hash is the message's hash as HSET's arguments, which on one Redis
+	// post_index.lua writes for a post (queuePost leaves it to it); index
+	// is that script's call, keys and arguments (queuePostIndex).
+	hash  []any
+	index scriptCall
+	// alone tells, on one Redis, that the post's write is its index script
+	// and nothing else (see writeOne): queuePostIndex leaves it unqueued.
+	alone bool
 	// row is the message as the archive will keep it, made from its hash.
 	row store.Archived
 	// thread is the post a comment's thread hangs from, read only for a
@@ -328,13 +336,7 @@ func (s *Store) write(ctx context.Context, d *draft) error {
 			err = s.index(ctx, d)
 		}
 	} else {
-		var mode *redis.SliceCmd
-		_, err = s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
-			s.queuePost(ctx, t, d)
-			mode = s.queueIndex(ctx, t, d)
-			return nil
-		})
-		err = s.indexed(ctx, d, mode, err)
+		err = s.writeOne(ctx, d)
 	}
 	if err != nil {
 		s.settle(ctx, d)
@@ -345,6 +347,43 @@ func (s *Store) write(ctx context.Context, d *draft) error {
 		return err
 	}
 	return nil
+}
+
+// writeOne writes and indexes the message of d on one Redis, all or
+// nothing, in one round trip: a transaction of its writes (EVAL of its
+// scripts inside, body and all: EVALSHA inside MULTI answered NOSCRIPT, by
+// a Redis restarted, failed over or whose scripts were flushed, would
+// leave the transaction's other writes applied without the script's), or,
+// when post_index.lua is all there is to it (a post with no topics,
+// images, poll, Idempotency-Key or original: most posts), that script
+// alone, by EVALSHA, which runs whole or not at all (on NOSCRIPT, EVAL).
+func (s *Store) writeOne(ctx context.Context, d *draft) error {
+	d.index = scriptCall{}
+	d.alone = d.parent == nil && d.stands() && d.post.Poll == nil && len(d.tags) == 0 && len(d.media) == 0 && !d.pulled
+	t := s.rdb.TxPipeline()
+	s.queuePost(ctx, t, d, d.parent != nil) // else post_index.lua writes B, D and E
+	mode := s.queueIndex(ctx, t, d)
+	if d.alone {
+		if t.Len() == 0 && mode == nil {
+			return s.indexed(ctx, d, nil, d.index.run(ctx, s.rdb).Err())
+		}
+		d.index.script.Eval(ctx, t, d.index.keys, d.index.args...) // not alone after all
+	}
+	_, err := t.Exec(ctx)
+	return s.indexed(ctx, d, mode, err)
+}
+
+// scriptCall is a script's call, its keys and arguments.
+type scriptCall struct {
+	script *redis.Script
+	keys   []string
+	args   []any
+}
+
+// run runs the call on its own: EVALSHA, and EVAL after a NOSCRIPT (a
+// script runs whole or not at all, so nothing of it ran then).
+func (c scriptCall) run(ctx context.Context, rdb redis.Scripter) *redis.Cmd {
+	return c.script.Run(ctx, rdb, c.keys, c.args...)
 }
 
 // lost tells, once indexed, whether another request came first: it holds
@@ -366,15 +405,16 @@ func (d *draft) lost() error {
 // before any index points at them.
 func (s *Store) writePost(ctx context.Context, d *draft) error {
 	_, err := s.rdb.TxPipelined(ctx, func(t redis.Pipeliner) error {
-		s.queuePost(ctx, t, d)
+		s.queuePost(ctx, t, d, true)
 		return nil
 	})
 	return s.Wrap("create post", err)
 }
 
-// queuePost queues the writes of the message's own keys (B, D, E; a post's
-// D and E on one Redis come with its index, post_index.lua).
-func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
+// queuePost queues the writes of the message's own keys (B, D, E), unless
+// not keys (on one Redis, a post's come with its index, post_index.lua,
+// which takes d.hash): then only the keys of its poll.
+func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft, keys bool) {
 	p := d.post
 	h := schema.PostHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
 		Time: int64(p.CreatedAt), Kind: p.Kind, Spoiler: p.Spoiler}
@@ -392,17 +432,19 @@ func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft) {
 		s.queuePollKeys(ctx, t, p.Poll)
 	}
 	d.row = h.Archived(p.ID)
-	t.HSet(ctx, s.keys.Post(p.ID), h.Args()...)
+	d.hash = h.Args()
 	if d.idemKey != "" { // for the checker, should the request stop half way
-		t.HSet(ctx, s.keys.Post(p.ID), schema.FieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+		d.hash = append(d.hash, schema.FieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
 	if s.keys.Cluster() { // hidden until finish: its indexes follow on other masters
-		t.HSet(ctx, s.keys.Post(p.ID), schema.FieldUnfinished, "1")
+		d.hash = append(d.hash, schema.FieldUnfinished, "1")
 	}
-	if s.keys.Cluster() || d.parent != nil { // else post_index.lua writes them, in the same transaction
-		t.Set(ctx, s.keys.PublicTime(p.ID), int64(p.CreatedAt), 0)
-		t.Set(ctx, s.keys.Author(p.ID), p.Author.ID, 0)
+	if !keys {
+		return
 	}
+	t.HSet(ctx, s.keys.Post(p.ID), d.hash...)
+	t.Set(ctx, s.keys.PublicTime(p.ID), int64(p.CreatedAt), 0)
+	t.Set(ctx, s.keys.Author(p.ID), p.Author.ID, 0)
 }
 
 // index writes the indexes that point at the message in one round trip: a
@@ -473,8 +515,10 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	} else if !single { // else post_index.lua queued it
 		s.queueJob(ctx, pl, schema.OpPush, author, mid)
 	}
-	s.queueFed(ctx, pl, d)
-	s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
+	s.queueFed(ctx, pl, d) // then the post is not post_index.lua alone
+	if !single { // else post_index.lua queued it
+		s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
+	}
 	s.queueFinish(ctx, pl, d)
 	return mode
 }
@@ -497,20 +541,38 @@ func (s *Store) queuePostIndex(ctx context.Context, pl redis.Pipeliner, d *draft
 			public = "add"
 		}
 	}
-	args := []any{mid, author, schema.FieldPosts, s.opt.HotWindow, public, "", int64(d.post.CreatedAt), 0}
+	var archive []any
+	if s.opt.Archive != nil {
+		raw, _ := json.Marshal(d.row)
+		archive = schema.ArchiveEntry(schema.ArchivePut, raw)
+	}
+	var job []any
 	if !d.pulled {
-		job := schema.Job{Op: schema.OpPush, Author: author, Mid: mid, At: s.Now()}.Values()
-		args[5], args[7] = "1", len(job)
-		args = append(args, job...)
+		job = schema.Job{Op: schema.OpPush, Author: author, Mid: mid, At: s.Now()}.Values()
 	}
 	s.encodeEvents(ctx, d)
 	d.encoded = true
-	if d.sent = d.stands(); d.sent {
+	d.sent = d.stands()
+	size := 10 + len(job) + len(d.hash) + len(archive)
+	if d.sent {
+		size += 2 * len(d.events)
+	}
+	args := make([]any, 10, size)
+	copy(args, []any{mid, author, schema.FieldPosts, s.opt.HotWindow, public, "", int64(d.post.CreatedAt),
+		len(job), len(d.hash), len(archive)})
+	if job != nil {
+		args[5] = "1"
+	}
+	args = append(append(append(args, job...), d.hash...), archive...)
+	if d.sent {
 		args = appendEvents(args, d.events)
 	}
-	schema.PostIndex.Eval(ctx, pl, []string{s.keys.UserPosts(author), s.keys.User(author), s.keys.Home(author),
+	d.index = scriptCall{schema.PostIndex, []string{s.keys.UserPosts(author), s.keys.User(author), s.keys.Home(author),
 		s.keys.PublicTimeline(), s.keys.FanOutPendingShard(n), s.keys.FanOutPushingShard(n), s.keys.FanOutQueue(),
-		s.keys.PublicTime(mid), s.keys.Author(mid)}, args...)
+		s.keys.PublicTime(mid), s.keys.Author(mid), s.keys.Post(mid), s.keys.ArchiveQueue()}, args}
+	if !d.alone {
+		d.index.script.Eval(ctx, pl, d.index.keys, d.index.args...)
+	}
 }
 
 // indexed finishes index once its writes have run with err: a post claimed

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"microblog/store/redisdb/schema"
 )
 
 func init() {
@@ -136,4 +138,33 @@ func tlsConfig(caFile string, parsed *tls.Config) (*tls.Config, error) {
 		return nil, fmt.Errorf("invalid MICROBLOG_REDIS_CA %s: no PEM certificates in it", caFile)
 	}
 	return &tls.Config{RootCAs: pool, ServerName: parsed.ServerName, MinVersion: tls.VersionTLS12}, nil
+}
+
+// LoadScripts loads every Lua script of the store into Redis (SCRIPT LOAD,
+// on every master and replica of a cluster), so that the first EVALSHA of
+// each finds it. Nothing depends on it: a script run on its own that
+// Redis has lost (restarted, failed over to a replica that never ran it,
+// SCRIPT FLUSH) is answered NOSCRIPT and sent again whole with EVAL, which
+// loads it again, at the cost of one more round trip; scripts inside
+// transactions go with EVAL always. The server calls it at start.
+func (s *Store) LoadScripts(ctx context.Context) error {
+	load := func(ctx context.Context, c *redis.Client) error {
+		_, err := c.Pipelined(ctx, func(pl redis.Pipeliner) error {
+			for _, src := range schema.Sources() {
+				pl.ScriptLoad(ctx, src)
+			}
+			return nil
+		})
+		return err
+	}
+	var err error
+	switch c := s.rdb.(type) {
+	case *redis.ClusterClient:
+		err = c.ForEachShard(ctx, load)
+	case *redis.Client:
+		err = load(ctx, c)
+	default:
+		err = fmt.Errorf("load scripts: unsupported client %T", s.rdb)
+	}
+	return s.Wrap("load scripts", err)
 }

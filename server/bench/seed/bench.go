@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -312,4 +313,24 @@ func printRun(w io.Writer, what string, m measured) {
 		fmt.Fprintf(w, "; the queues emptied %.1f s after ab ended: %.0f/s with the fan-out done", c.Settle, m.AB.sustained(c.Settle))
 	}
 	fmt.Fprintln(w)
+	if len(c.Commands) > 0 {
+		fmt.Fprintf(w, "  Redis time per request inside commands (INFO commandstats): %s\n", fmtCommands(c.Commands))
+	}
+}
+
+// fmtCommands lists commands by the time Redis spent in them, most first:
+// "evalsha 12.3 µs (1.0 calls), ...".
+func fmtCommands(cs map[string]cmdStat) string {
+	names := make([]string, 0, len(cs))
+	total := 0.0
+	for name, c := range cs {
+		names = append(names, name)
+		total += c.Usec
+	}
+	sort.Slice(names, func(i, j int) bool { return cs[names[i]].Usec > cs[names[j]].Usec })
+	parts := []string{fmt.Sprintf("all %.1f µs", total)}
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%s %.1f µs (%.2f calls)", name, cs[name].Usec, cs[name].Calls))
+	}
+	return strings.Join(parts, ", ")
 }

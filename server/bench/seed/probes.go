@@ -22,9 +22,10 @@ const tripsMetric = "microblog_redis_round_trips_total"
 type snapshot struct {
 	at                       time.Time
 	serverCPU, redisCPU      time.Duration
-	redisCalls               int64 // commands Redis ran, from INFO commandstats
-	redisReads, redisCmdsAll int64 // total_reads_processed, total_commands_processed
-	redisBytesIn             int64 // total_net_input_bytes: what Redis was sent
+	redisCalls               int64              // commands Redis ran, from INFO commandstats
+	redisUsec                map[string]cmdStat // by command, from INFO commandstats
+	redisReads, redisCmdsAll int64              // total_reads_processed, total_commands_processed
+	redisBytesIn             int64              // total_net_input_bytes: what Redis was sent
 	trips                    map[string]float64
 	tripsOK                  bool // whether the server has tripsMetric
 }
@@ -43,6 +44,7 @@ func (p *probe) snap(ctx context.Context) (snapshot, error) {
 		return s, fmt.Errorf("INFO commandstats: %w", err)
 	}
 	s.redisCalls = commandCalls(cmdstats)
+	s.redisUsec = commandTimes(cmdstats)
 	stats, err := p.rdb.Info(ctx, "stats").Result()
 	if err != nil {
 		return s, fmt.Errorf("INFO stats: %w", err)
@@ -117,6 +119,17 @@ type costs struct {
 	ServerCPUus   float64 `json:"server_cpu_us_per_request"`
 	RedisCPUus    float64 `json:"redis_cpu_us_per_request"`
 	Settle        float64 `json:"settle_seconds"` // the wait for the queues, after ab ended
+	// Commands is, by command, its calls and the µs Redis spent in it
+	// (INFO commandstats) per request: where Redis's time inside commands
+	// went (a script's own commands count apart and inside its call).
+	Commands map[string]cmdStat `json:"redis_commands,omitempty"`
+}
+
+// cmdStat is one command's calls and time (µs) in INFO commandstats, or
+// their share per request.
+type cmdStat struct {
+	Calls float64 `json:"calls"`
+	Usec  float64 `json:"usec"`
 }
 
 // per divides what happened between two snapshots by the requests made;
@@ -134,7 +147,38 @@ func per(a, b snapshot, requests int, route string) costs {
 	if a.tripsOK && b.tripsOK {
 		c.RoundTrips = (b.trips[route] - a.trips[route]) / n
 	}
+	for name, after := range b.redisUsec {
+		before := a.redisUsec[name]
+		if d := (cmdStat{(after.Calls - before.Calls) / n, (after.Usec - before.Usec) / n}); d.Calls > 0 {
+			if c.Commands == nil {
+				c.Commands = map[string]cmdStat{}
+			}
+			c.Commands[name] = d
+		}
+	}
 	return c
+}
+
+// commandTimes reads the calls and µs of every command in INFO
+// commandstats but INFO itself.
+func commandTimes(info string) map[string]cmdStat {
+	out := map[string]cmdStat{}
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" {
+			continue
+		}
+		var st cmdStat
+		for _, kv := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(kv, "calls="); ok {
+				st.Calls, _ = strconv.ParseFloat(v, 64)
+			} else if v, ok := strings.CutPrefix(kv, "usec="); ok {
+				st.Usec, _ = strconv.ParseFloat(v, 64)
+			}
+		}
+		out[strings.TrimPrefix(name, "cmdstat_")] = st
+	}
+	return out
 }
 
 // commandCalls sums the calls of every command in INFO commandstats, but

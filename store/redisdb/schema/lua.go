@@ -19,14 +19,25 @@ func newScript(src string) *redis.Script {
 			b.WriteString(line)
 		}
 	}
+	sources = append(sources, b.String())
 	return redis.NewScript(b.String())
 }
 
+// sources are the bodies of all the scripts of newScript.
+var sources []string
+
+// Sources are the bodies of all the package's scripts as Redis gets them,
+// for loading them into a Redis ahead of their first EVALSHA
+// (redisdb.Store.LoadScripts).
+func Sources() []string { return sources }
+
 // The Lua scripts, one file each under lua/, each touching the keys of one
 // message or one user only, as the Cluster rule asks. They are sent with
-// EVAL inside pipelines (where EVALSHA could not fall back on NOSCRIPT) and
-// with EVALSHA on their own (go-redis falls back to EVAL): without their
-// comments (newScript), which are most of each file.
+// EVAL inside pipelines (where EVALSHA could not fall back on NOSCRIPT, and
+// inside MULTI its NOSCRIPT would leave the transaction's other writes
+// applied) and with EVALSHA on their own (go-redis falls back to EVAL, and
+// a script runs whole or not at all): without their comments (newScript),
+// which are most of each file.
 var (
 	//go:embed lua/spublish.lua
 	spublishSrc string
