@@ -515,7 +515,8 @@ func (s *Store) queueIndex(ctx context.Context, pl redis.Pipeliner, d *draft) (m
 	} else if !single { // else post_index.lua queued it
 		s.queueJob(ctx, pl, schema.OpPush, author, mid)
 	}
-	s.queueFed(ctx, pl, d) // then the post is not post_index.lua alone
+	// A post that goes out by federation is not post_index.lua alone.
+	s.queueFed(ctx, pl, d)
 	if !single { // else post_index.lua queued it
 		s.queueArchive(ctx, pl, schema.ArchivePut, d.row)
 	}
