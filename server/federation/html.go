@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/microcosm-cc/bluemonday"
+
+	"microblog/store"
 )
 
 // Remote content arrives as HTML: it is sanitized to the few tags Mastodon
@@ -58,6 +60,24 @@ func plainText(s string) string {
 		return r
 	}, strings.TrimSpace(s))
 }
+
+// cutNote is a note's text as a post keeps it: whole when it fits in
+// store.MaxContent, else cut, with an ellipsis and, on a line of its own,
+// the note's original (a link of at most maxOriginal characters, http or
+// https), so that a reader can still reach what was cut.
+func cutNote(text, original string) string {
+	if utf8.RuneCountInString(text) <= store.MaxContent {
+		return text
+	}
+	n := utf8.RuneCountInString(original)
+	if n == 0 || n > maxOriginal || !(strings.HasPrefix(original, "https://") || strings.HasPrefix(original, "http://")) {
+		return truncate(text, store.MaxContent)
+	}
+	return truncate(text, store.MaxContent-n-1) + "\n" + original
+}
+
+// maxOriginal is the longest link to its original a cut note ends with.
+const maxOriginal = 120
 
 // truncate cuts s to at most n characters, with an ellipsis when cut.
 func truncate(s string, n int) string {

@@ -64,7 +64,7 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 	default:
 		return ignore(ctx)
 	}
-	np := store.NewPost{Author: actor.UID, Content: truncate(text, store.MaxContent),
+	np := store.NewPost{Author: actor.UID, Content: cutNote(text, noteLink(obj)),
 		Spoiler: truncate(plainText(obj.Summary), store.MaxSpoiler), IdempotencyKey: idemKey(obj.ID)}
 	if parent := idOf(obj.InReplyTo); parent != "" {
 		pid, err := s.fetchNote(ctx, parent) // an unknown parent is fetched (fetch_object.go)
@@ -226,7 +226,7 @@ func (s *Service) onUpdate(ctx context.Context, actor store.RemoteActor, act *in
 		return err
 	}
 	spoiler := truncate(plainText(obj.Summary), store.MaxSpoiler)
-	_, err = s.st.EditPost(ctx, actor.UID, mid, store.PostEdit{Content: truncate(s.noteText(ctx, obj), store.MaxContent), Spoiler: &spoiler})
+	_, err = s.st.EditPost(ctx, actor.UID, mid, store.PostEdit{Content: cutNote(s.noteText(ctx, obj), noteLink(obj)), Spoiler: &spoiler})
 	switch {
 	case errors.Is(err, store.ErrNotAuthor) || hasCode(err, store.CodeNotAuthor):
 		return bad("one can only edit one's own notes")

@@ -231,6 +231,14 @@ func idOf(raw json.RawMessage) string {
 	return ""
 }
 
+// noteLink is where a note is read on its own server: its url, else its id.
+func noteLink(obj *inDoc) string {
+	if u := idOf(obj.URL); u != "" {
+		return u
+	}
+	return obj.ID
+}
+
 // idsOf reads a list of links (or one).
 func idsOf(raw json.RawMessage) []string {
 	var list []json.RawMessage
