@@ -40,6 +40,8 @@ type apInbox struct {
 	// delay holds each answer back; status answers (202 when 0).
 	delay  time.Duration
 	status func(n int) int
+	// hold, when set, holds each answer back until it is closed.
+	hold chan struct{}
 }
 
 // inboxHit is one activity an inbox took.
@@ -59,6 +61,13 @@ func newAPInbox(t testing.TB) *apInbox {
 
 func (in *apInbox) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	if in.hold != nil {
+		select {
+		case <-in.hold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if in.delay > 0 {
 		select {
 		case <-time.After(in.delay):
