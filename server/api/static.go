@@ -99,15 +99,15 @@ type staticSite struct {
 // per server made in it: the tests start hundreds, and preparing took a
 // sixth of their CPU.
 var (
-	webSite    = oncePerMode(func(bundle bool) echo.HandlerFunc { return handleStatic(web.FS(), "/", bundle) })
-	mobileSite = oncePerMode(func(bundle bool) echo.HandlerFunc { return handleStatic(mobile.FS(), "/m/", bundle) })
+	webSite    = oncePerMode(func(bundle bool) *staticSite { return mustStaticSite(web.FS(), "/", bundle) })
+	mobileSite = oncePerMode(func(bundle bool) *staticSite { return mustStaticSite(mobile.FS(), "/m/", bundle) })
 )
 
 // oncePerMode calls make at most once for each value of bundle.
-func oncePerMode(make func(bundle bool) echo.HandlerFunc) func(bundle bool) echo.HandlerFunc {
-	bundled := sync.OnceValue(func() echo.HandlerFunc { return make(true) })
-	modules := sync.OnceValue(func() echo.HandlerFunc { return make(false) })
-	return func(bundle bool) echo.HandlerFunc {
+func oncePerMode(make func(bundle bool) *staticSite) func(bundle bool) *staticSite {
+	bundled := sync.OnceValue(func() *staticSite { return make(true) })
+	modules := sync.OnceValue(func() *staticSite { return make(false) })
+	return func(bundle bool) *staticSite {
 		if bundle {
 			return bundled()
 		}
@@ -121,20 +121,21 @@ func oncePerMode(make func(bundle bool) echo.HandlerFunc) func(bundle bool) echo
 func frontEndRoutes(e *echo.Echo, bundle bool) {
 	e.GET("/m", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, "/m/") })
 	readOnly := []string{http.MethodGet, http.MethodHead}
-	e.Match(readOnly, "/m/*", mobileSite(bundle))
-	e.Match(readOnly, "/*", webSite(bundle))
+	e.Match(readOnly, "/m/*", mobileSite(bundle).serve)
+	e.Match(readOnly, "/*", webSite(bundle).serve)
 }
 
-// handleStatic serves a front end from fsys under prefix. A path that is not
-// a file and has no extension is a route of the app (say /u/alice) and gets
-// its index.html; a missing asset is a plain 404. The files are read,
-// bundled if bundle, versioned and compressed here, once.
-func handleStatic(fsys fs.FS, prefix string, bundle bool) echo.HandlerFunc {
+// mustStaticSite is newStaticSite of files embedded in the binary, whose
+// errors are the build's. Its serve serves the front end under prefix. A
+// path that is not a file and has no extension is a route of the app (say
+// /u/alice) and gets its index.html; a missing asset is a plain 404. The
+// files are read, bundled if bundle, versioned and compressed here, once.
+func mustStaticSite(fsys fs.FS, prefix string, bundle bool) *staticSite {
 	site, err := newStaticSite(fsys, prefix, bundle)
 	if err != nil {
-		panic(fmt.Sprintf("static files under %s: %v", prefix, err)) // they are embedded: a build error
+		panic(fmt.Sprintf("static files under %s: %v", prefix, err))
 	}
-	return site.serve
+	return site
 }
 
 func newStaticSite(fsys fs.FS, prefix string, bundle bool) (*staticSite, error) {

@@ -23,26 +23,21 @@ import (
 )
 
 // staticServer serves both front ends the way frontEndRoutes does by
-// default (bundled), without Redis; modulesServer as MICROBLOG_BUNDLE=off does.
-func staticServer(t *testing.T) *httptest.Server {
-	return sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, true)
-}
+// default (bundled), without Redis; modulesServer as MICROBLOG_BUNDLE=off
+// does. Both serve the process's one preparation of each (webSite,
+// mobileSite), as the servers do: preparing them again for each test took
+// most of the package's CPU.
+func staticServer(t *testing.T) *httptest.Server { return sitesServer(t, true) }
 
-func modulesServer(t *testing.T) *httptest.Server {
-	return sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, false)
-}
+func modulesServer(t *testing.T) *httptest.Server { return sitesServer(t, false) }
 
-// sitesServer serves each file system under its prefix (one of "/" and "/m/").
-func sitesServer(t *testing.T, sites map[string]fs.FS, bundle bool) *httptest.Server {
+// sitesServer serves both front ends, bundled or module by module.
+func sitesServer(t *testing.T, bundle bool) *httptest.Server {
 	t.Helper()
 	e := echo.New()
 	readOnly := []string{http.MethodGet, http.MethodHead}
-	if fsys, ok := sites["/m/"]; ok {
-		e.Match(readOnly, "/m/*", handleStatic(fsys, "/m/", bundle))
-	}
-	if fsys, ok := sites["/"]; ok {
-		e.Match(readOnly, "/*", handleStatic(fsys, "/", bundle))
-	}
+	e.Match(readOnly, "/m/*", mobileSite(bundle).serve)
+	e.Match(readOnly, "/*", webSite(bundle).serve)
 	ts := httptest.NewServer(e)
 	t.Cleanup(ts.Close)
 	return ts
@@ -258,7 +253,7 @@ func TestStaticVersionedURLsResolve(t *testing.T) {
 	parallel(t)
 	anyImport := regexp.MustCompile(`(?:\bfrom|\bimport)\s*\(?\s*['"](\.\.?/[^'"?]+)['"]`)
 	for _, bundle := range []bool{true, false} {
-		ts := sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, bundle)
+		ts := sitesServer(t, bundle)
 		seen := map[string]bool{}
 		versionOf := map[string]string{} // path → the one version it is referred to by
 		var visit func(u *url.URL)
@@ -308,11 +303,7 @@ func TestStaticVersionedURLsResolve(t *testing.T) {
 			u, _ := url.Parse(ts.URL + p)
 			visit(u)
 		}
-		for prefix, fsys := range map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()} {
-			site, err := newStaticSite(fsys, prefix, bundle)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for prefix, site := range map[string]*staticSite{"/": webSite(bundle), "/m/": mobileSite(bundle)} {
 			code := 0
 			for name := range site.files {
 				if path.Ext(name) != ".js" || name == "sw.js" || bundle != contentHashed.MatchString("/"+name) {
@@ -473,7 +464,7 @@ func TestStaticModulePreloads(t *testing.T) {
 	imports := regexp.MustCompile(`(?:\bfrom|\bimport)\s*["'](\.\.?/[^"']+)["']`)
 	dynamic := regexp.MustCompile(`\bimport\(\s*["'](\.\.?/[^"']+)["']`)
 	for _, bundle := range []bool{true, false} {
-		ts := sitesServer(t, map[string]fs.FS{"/": web.FS(), "/m/": mobile.FS()}, bundle)
+		ts := sitesServer(t, bundle)
 		for _, c := range []struct{ page, accept, lang string }{
 			{"/", "", "en"}, {"/m/", "", "en"},
 			{"/", "zh-CN,zh;q=0.9,en;q=0.8", "zh-CN"}, {"/m/", "fr-FR, zh-TW;q=0.8, en;q=0.5", "zh-CN"},
@@ -603,10 +594,7 @@ func TestStaticBundle(t *testing.T) {
 		return names
 	}
 	_, sw := get(t, "GET", bundled.URL+"/m/sw.js")
-	site, err := newStaticSite(mobile.FS(), "/m/", true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := mobileSite(true)
 	want := map[string]bool{}
 	for name := range site.files {
 		if site.hashed[name] && path.Ext(name) == ".js" {

@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -22,7 +23,9 @@ type Accounts struct {
 	core Core
 	// dummyHash is compared against when a login names no user, so that a
 	// wrong name and a wrong password take the same time.
-	dummyHash []byte
+	// It is made on first use: making it takes as long as a login, and
+	// most stores (each test makes one, often several) never need it.
+	dummyHash func() []byte
 	// sessions is the process's cache of session tokens, which the Store
 	// keeps live with its other caches (redisdb/store_caches.go).
 	sessions *livecache.Cache[string, Session]
@@ -71,7 +74,10 @@ type Session struct {
 // New returns the accounts over rdb, with core for the rest of the store
 // and sessions for the session cache.
 func New(rdb redis.UniversalClient, keys schema.Keys, opt Options, core Core, sessions *livecache.Cache[string, Session]) *Accounts {
-	dummy, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
+	dummy := sync.OnceValue(func() []byte {
+		h, _ := bcrypt.GenerateFromPassword([]byte("not a real password"), opt.BcryptCost)
+		return h
+	})
 	return &Accounts{rdb: rdb, keys: keys, opt: opt, core: core, dummyHash: dummy, sessions: sessions}
 }
 

@@ -109,7 +109,7 @@ func matchPassword(rec passwordRecord, typed string) (ok, upgrade bool, prepared
 // that a login naming no user takes as long as one with a wrong password.
 func (s *Accounts) fakeMatch(typed string) {
 	prepared, _ := store.PreparePassword(typed)
-	bcrypt.CompareHashAndPassword(s.dummyHash, PreHash("dummy", prepared))
+	bcrypt.CompareHashAndPassword(s.dummyHash(), PreHash("dummy", prepared))
 }
 
 // swapPassword replaces uid's password record old with one for prepared,
