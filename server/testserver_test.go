@@ -268,12 +268,8 @@ func (s *syncBuffer) String() string {
 // jsonDecode reads a JSON response body.
 func jsonDecode(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }
 
-// parallel runs t beside the package's other tests when each has a Redis
-// of its own: most of a server test's time is spent waiting (for a fan-out,
-// a reconnection, a deadline), which others can use. On a cluster the tests
-// share one, flushed by each, so they take turns.
-func parallel(t *testing.T) {
-	if !storetest.ClusterMode() {
-		t.Parallel()
-	}
-}
+// parallel runs t beside the package's other parallel tests, each on a
+// Redis of its own (a redis-server, or a cluster that storetest lends it
+// alone): most of a server test's time is spent waiting (for a fan-out, a
+// reconnection, a deadline), which others can use.
+func parallel(t *testing.T) { t.Parallel() }

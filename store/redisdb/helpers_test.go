@@ -24,16 +24,11 @@ type testStore struct {
 	metrics *runner.Metrics
 }
 
-// parallel runs t beside the package's other parallel tests when each has
-// a redis-server of its own; on a cluster the tests share one, flushed by
-// each, so they take turns. For tests that spend their time waiting (for
-// a claim to go idle, a Redis to come back, an archiver): make test's
-// longest package.
-func parallel(t *testing.T) {
-	if !storetest.ClusterMode() {
-		t.Parallel()
-	}
-}
+// parallel runs t beside the package's other parallel tests, each on a
+// Redis of its own (a redis-server, or a cluster that storetest lends it
+// alone). For tests that spend their time waiting (for a claim to go idle,
+// a Redis to come back, an archiver): make test's longest package.
+func parallel(t *testing.T) { t.Parallel() }
 
 func newTestStore(t *testing.T) testStore { return newTestStoreWith(t, Options{}) }
 

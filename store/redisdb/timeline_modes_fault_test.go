@@ -79,9 +79,7 @@ func TestModeFaultAtEveryStep(t *testing.T) {
 	parallel(t)
 	for _, c := range modeCases {
 		t.Run(c.name, func(t *testing.T) {
-			if !storetest.ClusterMode() { // each on a redis-server of its own
-				t.Parallel()
-			}
+			t.Parallel() // each on a Redis of its own
 			faultEveryStep(t, c)
 		})
 	}

@@ -14,8 +14,9 @@ import (
 
 // BackendEnv names the variable that chooses the Redis of the tests that use
 // NewBackend: unset or "single" for a fresh redis-server per test, "cluster"
-// for a Redis Cluster of 3 masters (shared by the test binary, flushed for
-// each test). `make test` runs the store and server suites both ways.
+// for a Redis Cluster of 3 masters (one of the test binary's, lent to one
+// test at a time and flushed for it). `make test` runs the store and server
+// suites both ways.
 const BackendEnv = "MICROBLOG_TEST_REDIS"
 
 // ClusterMode tells whether the tests run on a cluster.
@@ -30,14 +31,14 @@ type Backend struct {
 }
 
 // NewBackend gives t an empty Redis: a fresh redis-server, or in cluster
-// mode the shared cluster, flushed. It fails the test (never skips it) when
-// Redis is not installed.
+// mode a cluster of the binary's that no other test holds, flushed, until t
+// ends. It fails the test (never skips it) when Redis is not installed.
 func NewBackend(t testing.TB) *Backend {
 	t.Helper()
 	if !ClusterMode() {
 		return SingleBackend(t, Start(t))
 	}
-	c := sharedCluster(t)
+	c := lendCluster(t)
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs(), ClusterStateReloadInterval: time.Second})
 	t.Cleanup(func() { cc.Close() })
 	err := cc.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
@@ -71,21 +72,42 @@ func (b *Backend) Env() []string {
 	return []string{"REDIS_URL=" + b.Single.URL(), "MICROBLOG_REDIS_CLUSTER=false"}
 }
 
-// The cluster shared by the tests of one binary in cluster mode. Its servers
-// live in folders of their own, not a test's, and Main stops them.
-var shared struct {
-	once sync.Once
-	c    *Cluster
-	err  error
+// The clusters of one binary in cluster mode, each lent to one test at a
+// time: as many as the tests that run at once (go test's -parallel), so that
+// parallel tests need not take turns, as they did on one shared cluster
+// (a third of the server suite's time there). Their servers live in folders
+// of their own, not a test's, and Main stops them.
+var clusters struct {
+	mu   sync.Mutex
+	all  []*Cluster
+	idle []*Cluster
 }
 
-func sharedCluster(t testing.TB) *Cluster {
+// lendCluster lends t an idle cluster, starting one if none is, until t
+// ends.
+func lendCluster(t testing.TB) *Cluster {
 	t.Helper()
-	shared.once.Do(func() { shared.c, shared.err = launchCluster() })
-	if shared.err != nil {
-		t.Fatal(shared.err)
+	clusters.mu.Lock()
+	var c *Cluster
+	if n := len(clusters.idle); n > 0 {
+		c, clusters.idle = clusters.idle[n-1], clusters.idle[:n-1]
 	}
-	return shared.c
+	clusters.mu.Unlock()
+	if c == nil {
+		var err error
+		if c, err = launchCluster(); err != nil {
+			t.Fatal(err)
+		}
+		clusters.mu.Lock()
+		clusters.all = append(clusters.all, c)
+		clusters.mu.Unlock()
+	}
+	t.Cleanup(func() {
+		clusters.mu.Lock()
+		clusters.idle = append(clusters.idle, c)
+		clusters.mu.Unlock()
+	})
+	return c
 }
 
 // launchCluster starts a cluster that no test owns.
@@ -125,15 +147,15 @@ func (c *Cluster) stop() {
 	}
 }
 
-// Main runs the tests of m, then stops the shared cluster, if any, runs
+// Main runs the tests of m, then stops the binary's clusters, if any, runs
 // cleanups, and exits. Packages whose tests use NewBackend call it from
 // TestMain:
 //
 //	func TestMain(m *testing.M) { storetest.Main(m) }
 func Main(m *testing.M, cleanups ...func()) {
 	code := m.Run()
-	if shared.c != nil {
-		shared.c.stop()
+	for _, c := range clusters.all {
+		c.stop()
 	}
 	for _, c := range cleanups {
 		c()

@@ -35,13 +35,10 @@ type testStore struct {
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-// parallel runs t beside the package's other parallel tests when each has
-// a redis-server of its own; on a cluster they take turns.
-func parallel(t *testing.T) {
-	if !storetest.ClusterMode() {
-		t.Parallel()
-	}
-}
+// parallel runs t beside the package's other parallel tests, each on a
+// Redis of its own (a redis-server, or a cluster that storetest lends it
+// alone).
+func parallel(t *testing.T) { t.Parallel() }
 
 // newIdleStore is a test store whose fan-out workers do not run: its jobs
 // wait in the queue until the test does them.
