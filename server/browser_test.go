@@ -278,7 +278,7 @@ func stopsServer(t *testing.T, file string) bool {
 	return controlCall.Match(b)
 }
 
-var controlCall = regexp.MustCompile(`\bcontrol\(\s*['"]`)
+var controlCall = regexp.MustCompile(`\bcontrol\(\s*['"](stop|start|restart)['"]`)
 
 // controlReq is a node test's request to stop, start or restart the server.
 type controlReq struct {

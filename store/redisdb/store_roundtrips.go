@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
@@ -32,21 +33,40 @@ func countRoundTrip(ctx context.Context) {
 }
 
 // roundTripHook counts round trips for CountRoundTrips. On a cluster client
-// it sees a pipeline once, however many masters it goes to in parallel.
+// it sees a pipeline once, however many masters it goes to in parallel. It
+// leaves out a new connection's opening (HELLO, then CLIENT SETINFO), which
+// go-redis sends through the same hooks with the context of the command
+// that found no idle connection in the pool: a cost of the pool's size and
+// the load, not of the route.
 type roundTripHook struct{}
 
 func (roundTripHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (roundTripHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		countRoundTrip(ctx)
+		if !opensConn(cmd) {
+			countRoundTrip(ctx)
+		}
 		return next(ctx, cmd)
 	}
 }
 
 func (roundTripHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if !slices.ContainsFunc(cmds, func(c redis.Cmder) bool { return !opensConn(c) }) {
+			return next(ctx, cmds) // a connection's opening only (or nothing)
+		}
 		countRoundTrip(ctx)
 		return next(ctx, cmds)
 	}
+}
+
+// opensConn tells whether cmd is one go-redis sends to open a connection.
+// The store sends none of them itself.
+func opensConn(cmd redis.Cmder) bool {
+	switch cmd.Name() {
+	case "hello", "client", "auth", "select", "readonly":
+		return true
+	}
+	return false
 }

@@ -35,8 +35,8 @@ before(async () => {
 });
 after(async () => { await browser?.close(); });
 
-/** control calls the partner's control API (JSON) and answers its JSON. */
-async function control(method, path, body) {
+/** partnerCall calls the partner's control API (JSON) and answers its JSON. */
+async function partnerCall(method, path, body) {
   const res = await fetch(PARTNER_URL + '/_control/' + path, {
     method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -49,7 +49,7 @@ let names = 0;
 /** remoteUser makes a user on the partner: {name, id (actor URL), handle (name@host)}. */
 async function remoteUser(opts = {}) {
   const name = `fw${Date.now().toString(36).slice(-5)}${(names++).toString(36)}`;
-  const u = await control('POST', 'users', { name, ...opts });
+  const u = await partnerCall('POST', 'users', { name, ...opts });
   return { name, ...u };
 }
 
@@ -58,18 +58,18 @@ const actorOf = (u) => `${BASE_URL}/ap/users/${u.user.id}`;
 
 /** followersOf are the actor URLs that follow the partner user r. */
 async function followersOf(r) {
-  return (await control('GET', 'user?user=' + encodeURIComponent(r.name))).followers;
+  return (await partnerCall('GET', 'user?user=' + encodeURIComponent(r.name))).followers;
 }
 
 /** inboxSeq is the partner's last inbox entry; received waits for one after it that match accepts. */
 async function inboxSeq() {
-  const { activities } = await control('GET', 'inbox?since=0');
+  const { activities } = await partnerCall('GET', 'inbox?since=0');
   return activities.reduce((m, a) => Math.max(m, a.seq), 0);
 }
 async function received(since, what, match) {
   let found = null;
   await until(async () => {
-    const { activities } = await control('GET', 'inbox?since=' + since);
+    const { activities } = await partnerCall('GET', 'inbox?since=' + since);
     found = activities.find(match);
     return !!found;
   }, what);
@@ -78,7 +78,7 @@ async function received(since, what, match) {
 
 /** postAs makes the partner user r post html publicly (to its followers). */
 function postAs(r, html) {
-  return control('POST', 'post', { user: r.name, content: html });
+  return partnerCall('POST', 'post', { user: r.name, content: html });
 }
 
 const profilePath = (handle) => '/u/' + encodeURIComponent(handle);
@@ -202,13 +202,13 @@ test('desktop: a locked remote account says Requested until it accepts', async (
   await btn.click();
   await page.locator('.profile-card .btn-follow', { hasText: 'Requested' }).waitFor();
   assert.equal(await btn.getAttribute('aria-pressed'), 'true');
-  await until(async () => (await control('GET', 'user?user=' + locked.name)).pending.includes(actorOf(bea)), 'the request at the partner');
+  await until(async () => (await partnerCall('GET', 'user?user=' + locked.name)).pending.includes(actorOf(bea)), 'the request at the partner');
   await page.reload();
   await page.locator('.profile-card .btn-follow', { hasText: 'Requested' }).waitFor();
   // Its Accept turns the open page's button to Following at once (the
   // live follow_request_accepted), as a local approval does.
   await page.locator('#conn[data-state="connected"]').waitFor();
-  await control('POST', 'accept', { user: locked.name, follower: actorOf(bea) });
+  await partnerCall('POST', 'accept', { user: locked.name, follower: actorOf(bea) });
   await page.locator('.profile-card .btn-follow', { hasText: 'Following' }).waitFor();
   assert.equal((await api('GET', `/users/${encodeURIComponent(locked.handle)}`, { token: bea.token })).following, true);
   clean(D.w);
