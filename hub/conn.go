@@ -212,7 +212,7 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 	if tc, ok := ws.NetConn().(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
 		tc.SetWriteBuffer(h.opt.SocketBuffer)
 	}
-	c := h.newConn(wsWire{ws, newPolled(ws)}, cl, onClose)
+	c := h.newConn(wsWire{ws, newPolled(ws.NetConn(), ws)}, cl, onClose)
 	if h.run(c) {
 		c.listen()
 	}

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"errors"
+	"net"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -39,11 +40,13 @@ const (
 	pollDone                     // out of the epoll and closed
 )
 
-// polled is a WebSocket read through the shared epoll.
+// polled is a connection read through the shared epoll: a WebSocket, or
+// an event stream (ws nil), whose client sends nothing the hub reads.
 type polled struct {
-	c  *Conn
-	ws *websocket.Conn
-	rc syscall.RawConn
+	c    *Conn
+	conn net.Conn
+	ws   *websocket.Conn // nil for an event stream
+	rc   syscall.RawConn
 	// pongBy is when the connection is dropped unless a pong comes first
 	// (nanoseconds on monotonicNow's clock), PongWait after the last pong.
 	pongBy atomic.Int64
@@ -54,11 +57,11 @@ type polled struct {
 	gen   uint32 // tells this socket from another that reuses fd
 }
 
-// newPolled prepares ws to be read through the epoll, or returns nil when
-// its connection has no descriptor to poll (the reader then runs in a
-// goroutine, through gorilla).
-func newPolled(ws *websocket.Conn) *polled {
-	sc, ok := ws.NetConn().(syscall.Conn)
+// newPolled prepares conn, the connection of ws (nil for an event stream),
+// to be read through the epoll, or returns nil when it has no descriptor
+// to poll (the reader then runs in a goroutine).
+func newPolled(conn net.Conn, ws *websocket.Conn) *polled {
+	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return nil
 	}
@@ -66,7 +69,7 @@ func newPolled(ws *websocket.Conn) *polled {
 	if err != nil {
 		return nil
 	}
-	return &polled{ws: ws, rc: rc}
+	return &polled{conn: conn, ws: ws, rc: rc}
 }
 
 // start hands the connection to the epoll; false means it could not, and
@@ -77,7 +80,9 @@ func (p *polled) start(c *Conn) bool {
 		return false
 	}
 	p.c = c
-	p.pongBy.Store(int64(monotonicNow() + c.h.opt.PongWait))
+	if p.ws != nil { // an event stream's client answers no pings
+		p.pongBy.Store(int64(monotonicNow() + c.h.opt.PongWait))
+	}
 	fd := -1
 	if err := p.rc.Control(func(s uintptr) { fd = int(s) }); err != nil || fd < 0 {
 		return false
@@ -123,11 +128,16 @@ func (p *polled) read() {
 			p.shut()
 		}
 	}()
-	fr := frameReaders.Get().(*frameReader)
-	fr.p = p
-	err := fr.readFrames()
-	fr.reset()
-	frameReaders.Put(fr)
+	var err error
+	if p.ws == nil {
+		err = p.drain()
+	} else {
+		fr := frameReaders.Get().(*frameReader)
+		fr.p = p
+		err = fr.readFrames()
+		fr.reset()
+		frameReaders.Put(fr)
+	}
 	if err != errIdle {
 		p.shut()
 		return
@@ -155,7 +165,7 @@ func (p *polled) shut() {
 	if state != pollDone {
 		// Under mu: a reader cannot hand the socket back to the epoll
 		// between its removal and its close.
-		p.ws.Close()
+		p.conn.Close()
 	}
 	p.mu.Unlock()
 	if state == pollWaiting {
@@ -198,7 +208,7 @@ func (p *polled) readNow(b []byte) (n int, err error) {
 // readWait reads what the socket holds, waiting for something until the
 // pong deadline: the rest of a frame whose start was read.
 func (p *polled) readWait(b []byte) (int, error) {
-	conn := p.ws.NetConn()
+	conn := p.conn
 	conn.SetReadDeadline(monotonicTime(p.pongDeadline()))
 	n, err := conn.Read(b)
 	conn.SetReadDeadline(time.Time{})
@@ -209,6 +219,21 @@ func (p *polled) readWait(b []byte) (int, error) {
 		err = errPeerGone
 	}
 	return 0, err
+}
+
+// drain reads and drops what an event stream's client sends, until it
+// holds nothing more (errIdle) or the client is gone.
+func (p *polled) drain() error {
+	var buf [64]byte
+	for {
+		n, err := p.readNow(buf[:])
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return errIdle
+		}
+	}
 }
 
 // errPeerGone is the end of what the client sends: it closed the socket.

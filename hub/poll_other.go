@@ -3,6 +3,7 @@
 package hub
 
 import (
+	"net"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -20,7 +21,7 @@ const readBufferSize = 256
 // polled is Linux's (poll_linux.go); there is none here.
 type polled struct{}
 
-func newPolled(*websocket.Conn) *polled { return nil }
+func newPolled(net.Conn, *websocket.Conn) *polled { return nil }
 
 func (p *polled) start(*Conn) bool { return false }
 

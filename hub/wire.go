@@ -120,8 +120,12 @@ func (w wsWire) greeting() []byte { return nil }
 // is, so that an open stream holds what a WebSocket holds and no handler.
 // Each frame is an event, a ping a comment line; the body lasts until the
 // connection closes (Connection: close, no length). The client sends
-// nothing more: the reader only waits for it to go.
-type sseWire struct{ conn net.Conn }
+// nothing more: the reader only waits for it to go (through the epoll when
+// p is not nil).
+type sseWire struct {
+	conn net.Conn
+	p    *polled
+}
 
 // sseHeartbeat is the comment line a ping writes, and sseHeartbeatPeriod
 // the longest time between two, as Mastodon's streaming server has them
@@ -173,9 +177,15 @@ func (w sseWire) greeting() []byte { return sseGreeting }
 // and a client that should come back (CloseResume) reconnects on its own.
 func (w sseWire) writeClose(int, string, time.Time) { w.close() }
 
-func (w sseWire) close() { w.conn.Close() }
+func (w sseWire) close() {
+	if w.p != nil {
+		w.p.shut()
+		return
+	}
+	w.conn.Close()
+}
 
-func (w sseWire) poll(*Conn) bool { return false }
+func (w sseWire) poll(c *Conn) bool { return w.p != nil && w.p.start(c) }
 
 func (w sseWire) pongDeadline() time.Duration { return 0 }
 
@@ -205,7 +215,7 @@ func (h *Hub) StartEvents(rw http.ResponseWriter, cl Client, onClose func()) err
 	head.WriteString("HTTP/1.1 200 OK\r\n")
 	hd.Write(&head)
 	head.WriteString("\r\n")
-	w := sseWire{conn}
+	w := sseWire{conn: conn}
 	if err := w.write(head.Bytes(), time.Now().Add(h.opt.WriteWait)); err != nil {
 		conn.Close()
 		if onClose != nil {
@@ -216,6 +226,7 @@ func (h *Hub) StartEvents(rw http.ResponseWriter, cl Client, onClose func()) err
 	if tc, ok := conn.(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
 		tc.SetWriteBuffer(h.opt.SocketBuffer)
 	}
+	w.p = newPolled(conn, nil)
 	c := h.newConn(w, cl, onClose)
 	if h.run(c) {
 		c.listen()
