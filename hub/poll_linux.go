@@ -80,12 +80,12 @@ func (p *polled) start(c *Conn) bool {
 		return false
 	}
 	p.c = c
-	if p.ws != nil { // an event stream's client answers no pings
-		p.pongBy.Store(int64(monotonicNow() + c.h.opt.PongWait))
-	}
 	fd := -1
 	if err := p.rc.Control(func(s uintptr) { fd = int(s) }); err != nil || fd < 0 {
 		return false
+	}
+	if p.ws != nil { // an event stream's client answers no pings
+		p.pongBy.Store(int64(monotonicNow() + c.h.opt.PongWait))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
