@@ -19,11 +19,6 @@ const (
 	// maxMessageSize is the largest frame a client may send: it sends nothing
 	// but control frames, so anything big is a misbehaving client.
 	maxMessageSize = 4096
-	// readBufferSize fits any control frame a client sends (a pong or a
-	// close: at most 125 bytes and a 6-byte header) in one read; a larger
-	// frame is read in pieces. Every connection holds its read buffer for
-	// as long as it is open.
-	readBufferSize = 256
 	// writeBufferSize is the size of the pooled buffers that gorilla uses
 	// for a connection's own frames (ready, replays): a connection holds one
 	// only while it writes such a frame, and a longer frame goes out in the
@@ -117,14 +112,17 @@ type event struct {
 	offHome bool
 }
 
-// Conn is one WebSocket client. An open connection has one goroutine, its
-// reader. A writer goroutine runs only while there is something to write
-// (the frames of the opening, queued frames, a ping, the close frame) and
-// exits when the queue is empty, so that an idle connection holds no
-// writer's stack. At most one writer runs at a time, and it alone writes
-// to ws (gorilla/websocket allows one writer; the reader may answer the
-// peer's close frame through WriteControl, which may be called
-// concurrently). Everyone else hands frames to the writer through queue.
+// Conn is one WebSocket client. An idle connection has no goroutine of its
+// own on Linux: its socket waits in the process's epoll, and a reader runs
+// only while there is something to read (poll_linux.go); elsewhere, and
+// for event streams, its one goroutine is its reader. A writer goroutine
+// runs only while there is something to write (the frames of the opening,
+// queued frames, a ping, the close frame) and exits when the queue is
+// empty, so that an idle connection holds no writer's stack. At most one
+// writer runs at a time, and it alone writes to ws (gorilla/websocket
+// allows one writer; the reader may answer the peer's ping or close frame
+// through WriteControl, which may be called concurrently). Everyone else
+// hands frames to the writer through queue.
 type Conn struct {
 	h         *Hub
 	w         wire  // the WebSocket or the event stream (wire.go)
@@ -173,6 +171,9 @@ type Conn struct {
 
 	mu     sync.Mutex  // guards the fields below
 	pinger *time.Timer // marks a ping due every PingPeriod
+	// nextPing is when the next ping is due (monotonicNow's clock); the
+	// pinger fires sooner when the wire's pong deadline comes first.
+	nextPing time.Duration
 	// queue holds the frames waiting for the writer, oldest first, at most
 	// SendQueue; it is nil while empty, so that an idle connection holds no
 	// queue. Only deliver and catch-up put into it (under mu, never
@@ -211,8 +212,16 @@ func (h *Hub) Start(ws *websocket.Conn, cl Client, onClose func()) {
 	if tc, ok := ws.NetConn().(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
 		tc.SetWriteBuffer(h.opt.SocketBuffer)
 	}
-	c := h.newConn(wsWire{ws}, cl, onClose)
+	c := h.newConn(wsWire{ws, newPolled(ws.NetConn(), ws)}, cl, onClose)
 	if h.run(c) {
+		c.listen()
+	}
+}
+
+// listen starts reading what the client sends: through the epoll where
+// the wire can, else with a reader goroutine.
+func (c *Conn) listen() {
+	if !c.w.poll(c) {
 		go c.read()
 	}
 }
@@ -254,7 +263,9 @@ func (h *Hub) run(c *Conn) bool {
 		return false
 	}
 	c.mu.Lock()
-	c.pinger = time.AfterFunc(c.w.pingPeriod(h.opt.PingPeriod), c.pingTick)
+	period := c.w.pingPeriod(h.opt.PingPeriod)
+	c.nextPing = monotonicNow() + period
+	c.pinger = time.AfterFunc(period, c.pingTick)
 	c.mu.Unlock()
 	// register counted the reader in h.wg; the opening writer counts itself.
 	h.wg.Add(1)
@@ -292,7 +303,7 @@ func (c *Conn) closeWith(code int, text string) {
 // closing reports whether the connection has started closing.
 func (c *Conn) closing() bool { return c.closed.Load() }
 
-// read is the connection's one lasting goroutine: it reads (and discards,
+// read is the connection's one lasting goroutine where it is not polled: it reads (and discards,
 // unless a Format takes it) what the client sends, so that pongs and close frames are processed,
 // until the connection fails or closes; then it drops the connection.
 func (c *Conn) read() {
@@ -324,17 +335,43 @@ func (c *Conn) drop() {
 	}
 }
 
-// pingTick marks a ping due and starts a writer to send it.
+// pingTick marks a ping due and starts a writer to send it. A wire that
+// reads without a reader waiting (a polled WebSocket) has no read deadline
+// to drop a client that stopped answering: pingTick drops it once its
+// pong deadline is past, and fires at that deadline when it comes before
+// the next ping.
 func (c *Conn) pingTick() {
+	now := monotonicNow()
+	if by := c.w.pongDeadline(); by != 0 && now >= by {
+		c.w.close() // no pong within PongWait: the client is gone
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gone {
 		return
 	}
-	c.pingDue = true
-	c.pinger.Reset(c.w.pingPeriod(c.h.opt.PingPeriod))
-	c.kick()
+	if now >= c.nextPing {
+		c.pingDue = true
+		c.nextPing = now + c.w.pingPeriod(c.h.opt.PingPeriod)
+		c.kick()
+	}
+	next := c.nextPing
+	if by := c.w.pongDeadline(); by != 0 && by < next {
+		next = by
+	}
+	c.pinger.Reset(next - now)
 }
+
+// epoch starts the clock of monotonicNow.
+var epoch = time.Now()
+
+// monotonicNow is the time since the process started, on the monotonic
+// clock: a deadline that fits in 8 bytes.
+func monotonicNow() time.Duration { return time.Since(epoch) }
+
+// monotonicTime is the time at d on monotonicNow's clock.
+func monotonicTime(d time.Duration) time.Time { return epoch.Add(d) }
 
 // kick starts a writer unless one is running. It never blocks. The caller
 // makes sure the connection is still counted in h.wg (its reader has not

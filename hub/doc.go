@@ -70,10 +70,18 @@
 //
 // Start registers the connection (after Shutdown it is turned away with
 // 1001) and returns: the HTTP handler that called it ends, so an open
-// connection keeps no request, HTTP buffers or handler goroutine. The
-// connection's one lasting goroutine is its reader, which runs from the
-// start, so that a peer that goes away while the connection opens cancels
-// the opening. A first writer opens it: open joins the user (loading it,
+// connection keeps no request, HTTP buffers or handler goroutine. Its
+// reader listens from the start, so that a peer that goes away while the
+// connection opens cancels the opening. On Linux the reader is no
+// goroutine while the client sends nothing: the socket waits in the
+// process's one epoll (poll_linux.go), and a short-lived goroutine reads
+// the frames that arrive (frames_linux.go, as gorilla's reader would:
+// pings answered, pongs putting off the pong deadline, a close answered,
+// text to the Format, protocol errors closed with 1002 or 1009) and hands
+// the socket back; the ping timer drops a client that sent no pong within
+// PongWait, and the socket leaves the epoll before it is closed, on every
+// path. Elsewhere (and where a socket cannot be polled), the reader is a
+// goroutine of its own that reads through gorilla. A first writer opens it: open joins the user (loading it,
 // or waiting for it and then for a Sync so that its topics are in force),
 // reads the replay (?after=) and the newest id, and goes live, returning
 // the replay, ready, and the events held meanwhile without duplicates; the
@@ -84,8 +92,9 @@
 // it writes frames (the reader may answer a peer's close). A close is
 // decided once, by closeWith (4008, 4001, 1001, 1012, or none when the
 // peer is gone), and sent by the writer, which then gives the peer
-// closeGrace to answer before dropping the socket; when the reader ends,
-// the connection leaves the user and is gone.
+// closeGrace to answer before dropping the socket; when the reader ends
+// (for a polled socket: when it is shut, by its reader, the ping timer or
+// that grace), the connection leaves the user and is gone.
 //
 // When the broker breaks (Interrupted), each live connection notes the
 // newest post (and private message) it had. Once the subscriptions are back (Resubscribed), every

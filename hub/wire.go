@@ -18,6 +18,14 @@ type wire interface {
 	// read reads what the client sends until the connection fails or is
 	// closed, handing each text message to c's Format once c is open.
 	read(c *Conn)
+	// poll has what the client sends read without a goroutine waiting for
+	// it (poll_linux.go), as read would read it; false means the wire
+	// cannot, and read is to run in a goroutine.
+	poll(c *Conn) bool
+	// pongDeadline is when a polled wire's client is dropped for want of
+	// a pong (monotonicNow's clock); 0 for a wire whose reader waits with
+	// a deadline of its own.
+	pongDeadline() time.Duration
 	// writeFrame writes f within deadline.
 	writeFrame(f frame, deadline time.Time) error
 	// ping asks the client (or the proxies on the way) to show it is there;
@@ -26,7 +34,8 @@ type wire interface {
 	pingPeriod(hub time.Duration) time.Duration
 	// writeClose says why the connection ends, if the protocol can.
 	writeClose(code int, text string, deadline time.Time)
-	// close drops the connection; nothing is written after it.
+	// close drops the connection; nothing is written after it. A polled
+	// wire's reader ends there, and close drops c (Conn.drop) too.
 	close()
 	// greeting is what the connection sends first once it is open (its
 	// topics subscribed), if anything: it tells the client that what is
@@ -34,8 +43,21 @@ type wire interface {
 	greeting() []byte
 }
 
-// wsWire is a WebSocket (gorilla/websocket).
-type wsWire struct{ ws *websocket.Conn }
+// wsWire is a WebSocket (gorilla/websocket), read through the epoll when
+// p is not nil.
+type wsWire struct {
+	ws *websocket.Conn
+	p  *polled
+}
+
+func (w wsWire) poll(c *Conn) bool { return w.p != nil && w.p.start(c) }
+
+func (w wsWire) pongDeadline() time.Duration {
+	if w.p == nil {
+		return 0
+	}
+	return w.p.pongDeadline()
+}
 
 func (w wsWire) read(c *Conn) {
 	ws := w.ws
@@ -79,7 +101,13 @@ func (w wsWire) writeClose(code int, text string, deadline time.Time) {
 	w.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), deadline)
 }
 
-func (w wsWire) close() { w.ws.Close() }
+func (w wsWire) close() {
+	if w.p != nil {
+		w.p.shut()
+		return
+	}
+	w.ws.Close()
+}
 
 func (w wsWire) pingPeriod(hub time.Duration) time.Duration { return hub }
 
@@ -92,8 +120,12 @@ func (w wsWire) greeting() []byte { return nil }
 // is, so that an open stream holds what a WebSocket holds and no handler.
 // Each frame is an event, a ping a comment line; the body lasts until the
 // connection closes (Connection: close, no length). The client sends
-// nothing more: the reader only waits for it to go.
-type sseWire struct{ conn net.Conn }
+// nothing more: the reader only waits for it to go (through the epoll when
+// p is not nil).
+type sseWire struct {
+	conn net.Conn
+	p    *polled
+}
 
 // sseHeartbeat is the comment line a ping writes, and sseHeartbeatPeriod
 // the longest time between two, as Mastodon's streaming server has them
@@ -145,7 +177,17 @@ func (w sseWire) greeting() []byte { return sseGreeting }
 // and a client that should come back (CloseResume) reconnects on its own.
 func (w sseWire) writeClose(int, string, time.Time) { w.close() }
 
-func (w sseWire) close() { w.conn.Close() }
+func (w sseWire) close() {
+	if w.p != nil {
+		w.p.shut()
+		return
+	}
+	w.conn.Close()
+}
+
+func (w sseWire) poll(c *Conn) bool { return w.p != nil && w.p.start(c) }
+
+func (w sseWire) pongDeadline() time.Duration { return 0 }
 
 // errNoHijack refuses an event stream over a connection that cannot be
 // taken over (HTTP/2, which the server does not speak itself).
@@ -173,7 +215,7 @@ func (h *Hub) StartEvents(rw http.ResponseWriter, cl Client, onClose func()) err
 	head.WriteString("HTTP/1.1 200 OK\r\n")
 	hd.Write(&head)
 	head.WriteString("\r\n")
-	w := sseWire{conn}
+	w := sseWire{conn: conn}
 	if err := w.write(head.Bytes(), time.Now().Add(h.opt.WriteWait)); err != nil {
 		conn.Close()
 		if onClose != nil {
@@ -184,9 +226,10 @@ func (h *Hub) StartEvents(rw http.ResponseWriter, cl Client, onClose func()) err
 	if tc, ok := conn.(*net.TCPConn); ok && h.opt.SocketBuffer > 0 {
 		tc.SetWriteBuffer(h.opt.SocketBuffer)
 	}
+	w.p = newPolled(conn, nil)
 	c := h.newConn(w, cl, onClose)
 	if h.run(c) {
-		go c.read()
+		c.listen()
 	}
 	return nil
 }
