@@ -80,7 +80,7 @@ var backendDirs sync.Map // *storetest.Backend → string
 // A single redis-server is one history for as long as it runs, whichever
 // test or subtest starts a server on it (startServer makes a Backend for
 // each), so its folder is kept beside Redis's own and lives as long; a
-// Backend of the shared cluster is flushed for its test, a history of its
+// Backend of a cluster (lent to its test alone) is flushed for it, a history of its
 // own.
 func backendDir(t testing.TB, b *storetest.Backend) string {
 	if b.Single != nil {

@@ -3,5 +3,5 @@ package api
 import "testing"
 
 // parallel runs t beside the package's other tests: none of them needs a
-// Redis, so none needs the server package's care for a shared cluster.
+// Redis.
 func parallel(t *testing.T) { t.Parallel() }

@@ -45,7 +45,7 @@ func NewBackend(t testing.TB) *Backend {
 		return m.FlushAll(ctx).Err()
 	})
 	if err != nil {
-		t.Fatalf("flush the shared cluster: %v", err)
+		t.Fatalf("flush the cluster lent to the test: %v", err)
 	}
 	return &Backend{t: t, Cluster: c, client: cc}
 }

@@ -146,7 +146,7 @@ func TestHandBackWithRedisAwayKeepsJobs(t *testing.T) {
 		}
 		b.Single.Restart()
 	} else {
-		// The shared cluster stays up: this consumer's client reaches none of it.
+		// The test.s cluster stays up: this consumer.s client reaches none of it.
 		away := *w.c
 		away.rdb = redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 		defer away.rdb.Close()
