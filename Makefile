@@ -92,7 +92,7 @@ test: deps-test
 	@echo "--- every test on one Redis (the browser tests beside them), the store and server suites on a Redis Cluster of 3 masters, and the benchmarks' harnesses, once each and tiny"
 	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
 	racepkgs=$$($(GO) list ./server ./store/redisdb ./...) || exit 1; racepkgs=$$(printf '%s\n' $$racepkgs | grep -v -e '/store/media$$' -e '/store/archive$$'); \
-	( set -o pipefail; TIMEFORMAT='one Redis: %0R s, CPU %0U s user + %0S s system'; { time { $(GO) test -race $(TEST_NODWARF) -count=1 -timeout 30m -skip TestBrowser $$racepkgs 2>&1 | tee $$logs/single; }; } 2>>$$logs/times ) & single=$$!; \
+	( set -o pipefail; TIMEFORMAT='one Redis: %0R s, CPU %0U s user + %0S s system'; { time { $(GO) test -race $(TEST_NODWARF) -count=1 -timeout 30m -skip '$(RACE_SKIP)' $$racepkgs 2>&1 | tee $$logs/single; }; } 2>>$$logs/times ) & single=$$!; \
 	killtree() { for c in $$(pgrep -P $$1); do killtree $$c; done; kill $$1 2>/dev/null; }; \
 	$(MAKE) --no-print-directory app build deps-bench || { killtree $$single; wait $$single; echo "FAIL: the mobile app or the server did not build"; exit 1; }; \
 	( set -o pipefail; cd server/bench && TIMEFORMAT='bench: %0R s, CPU %0U s user + %0S s system'; { time { BENCH_SERVER=$(CURDIR)/$(BIN) $(GO) test -vet=off -ldflags=-w -count=1 -timeout 30m ./... 2>&1 | sed -u 's/^/bench: /' | tee $$logs/bench; }; } 2>>$$logs/times ) & bench=$$!; \
@@ -160,13 +160,22 @@ RUN_TESTS = \
 	}
 
 # CLUSTER_SKIP are the tests the cluster pass leaves to the one on a single
-# Redis: the browser tests; the TestCluster ones, which start a cluster of
-# their own whatever the pass (to kill its masters), so would only run
-# twice; and the Mastodon API's tests of its REST mapping, which call the
-# same store methods as the native tests that do run on the cluster (its
-# OAuth and streaming tests, whose keys and channels are its own, run there
-# too).
-CLUSTER_SKIP := TestBrowser|TestCluster|TestMastodon(Status|Account|Timeline|Home|Search|Notifications|Markers|Instance|Startup|Conversations|Bookmarks|Media|FollowRequests|UpdateCredentials|BlocksAndMutes|GoClient)
+# Redis: the browser tests; the TestCluster ones of the store's packages,
+# which start a cluster of their own whatever the pass (to kill its
+# masters), so would only run twice; and the Mastodon API's tests of its
+# REST mapping, which call the same store methods as the native tests that
+# do run on the cluster (its OAuth and streaming tests, whose keys and
+# channels are its own, run there too). RACE_SKIP are those the pass on one
+# Redis leaves to the cluster pass, which is never the longest: the
+# browser tests; the server's TestCluster ones (their own clusters, 45 s
+# of that pass's critical path under the race detector), which the
+# cluster pass runs instead; and the federation tests against the Fedify
+# partner, which it runs too (on its cluster) and which mostly wait on
+# Node (TestFedIn and TestFedOut, with their peers in the test process,
+# stay under the race detector).
+SERVER_CLUSTER_TESTS := CrossProcess|MasterRestart|FollowTags|Failover
+CLUSTER_SKIP := TestBrowser|^TestCluster($$|Subscriber|MessageKeys|Keys|Channels|ReadKeepsUnfinishedPost)|TestMastodon(Status|Account|Timeline|Home|Search|Notifications|Markers|Instance|Startup|Conversations|Bookmarks|Media|FollowRequests|UpdateCredentials|BlocksAndMutes|GoClient)
+RACE_SKIP    := TestBrowser|^TestCluster($(SERVER_CLUSTER_TESTS))$$|^TestFedify
 
 # FAILURES picks from go test's output the lines that say what failed, so
 # that they close the run however long the logs before them: each failed
