@@ -29,6 +29,9 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 	if obj.ID == "" || !sameHost(obj.ID, actor.ID) || idOf(obj.AttributedTo) != "" && idOf(obj.AttributedTo) != actor.ID {
 		return bad("a note must be the actor's own, on its server")
 	}
+	if mid, ok := s.voteIn(obj); ok {
+		return s.takeVote(ctx, actor, mid, obj) // notes_in_poll.go
+	}
 	if mid, err := s.st.ObjectPost(ctx, obj.ID); err != nil || mid != 0 {
 		return err // taken already
 	}

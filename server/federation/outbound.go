@@ -50,6 +50,8 @@ func (s *Service) HandleEvent(ctx context.Context, e store.FedEvent) error {
 		return s.outActor(ctx, e)
 	case store.FedDM:
 		return s.outDM(ctx, e)
+	case store.FedVote:
+		return s.outVote(ctx, e)
 	}
 	return nil
 }
@@ -223,6 +225,49 @@ func (s *Service) outLike(ctx context.Context, e store.FedEvent) error {
 	}
 	doc.Context = contextAS
 	return s.enqueue(ctx, e.Actor, doc, []string{ra.DeliveryInbox()})
+}
+
+// outVote sends a local user's vote in a remote poll to the poll's author
+// as Mastodon does: for each option chosen, a Create of a Note whose name
+// is the option's text, inReplyTo the Question, addressed to the author
+// alone, without content. The poll's server counts it and sends its new
+// counts back in an Update of the Question.
+func (s *Service) outVote(ctx context.Context, e store.FedEvent) error {
+	if _, err := s.localUser(ctx, e.Actor); err != nil {
+		return nil
+	}
+	obj, err := s.st.PostObject(ctx, e.Post)
+	if err != nil || obj == "" {
+		return err
+	}
+	p, err := s.st.Post(ctx, e.Post, e.Actor)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrPostNotFound) {
+			return nil
+		}
+		return err
+	}
+	if p.Poll == nil {
+		return nil
+	}
+	ra, err := s.st.RemoteActorByUID(ctx, p.Author.ID)
+	if err != nil {
+		return nil
+	}
+	actor := s.ActorURL(e.Actor)
+	for _, c := range e.Choices {
+		if c < 0 || c >= len(p.Poll.Options) {
+			continue
+		}
+		id := s.ActivityURL(fmt.Sprintf("vote-%d-%d-%d", e.Actor, e.Post, c))
+		note := map[string]any{"id": id, "type": "Note", "attributedTo": actor, "name": p.Poll.Options[c].Title,
+			"inReplyTo": obj, "to": []string{ra.ID}}
+		doc := Activity{Context: contextAS, ID: id + "/activity", Type: "Create", Actor: actor, Object: note, To: []string{ra.ID}}
+		if err := s.enqueue(ctx, e.Actor, doc, []string{ra.Inbox}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // outActor sends the Update of a local user's Person to its remote

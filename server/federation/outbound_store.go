@@ -101,6 +101,22 @@ func (o OutboundStore) Like(ctx context.Context, uid, mid int64, on bool) error 
 	return err
 }
 
+// Vote sends a vote in a remote post's poll to its server (one Note per
+// choice, as Mastodon does: outVote). A vote in a local poll queues
+// nothing: the post's object id, one GET, tells them apart.
+func (o OutboundStore) Vote(ctx context.Context, viewer, mid int64, choices []int) (store.Poll, error) {
+	p, err := o.Service.Vote(ctx, viewer, mid, choices)
+	if err != nil {
+		return p, err
+	}
+	if f, ok := o.Service.(store.Fed); ok {
+		if obj, err := f.PostObject(ctx, mid); err == nil && obj != "" {
+			o.queue(ctx, store.FedEvent{Kind: store.FedVote, Actor: viewer, Post: mid, Choices: choices})
+		}
+	}
+	return p, nil
+}
+
 // EditPost sends the Update of the post.
 func (o OutboundStore) EditPost(ctx context.Context, uid, mid int64, e store.PostEdit) (store.Post, error) {
 	p, err := o.Service.EditPost(ctx, uid, mid, e)
