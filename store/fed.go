@@ -78,10 +78,11 @@ type Fed interface {
 	// tried again by a redelivery).
 	ForgetSeen(ctx context.Context, activityID string) error
 	// ObjectPost is the local message of a remote object id (0 when none);
-	// SetObjectPost records it, PostObject is the other way round ("" for a
+	// SetObjectPost records it (and url, unless "", as the Post's url: the
+	// original's address), PostObject is the other way round ("" for a
 	// message that is not remote), DropObject forgets it.
 	ObjectPost(ctx context.Context, objectID string) (int64, error)
-	SetObjectPost(ctx context.Context, objectID string, mid int64) error
+	SetObjectPost(ctx context.Context, objectID string, mid int64, url string) error
 	PostObject(ctx context.Context, mid int64) (string, error)
 	DropObject(ctx context.Context, objectID string) error
 	// DomainBlocks lists the blocked domains, sorted; BlockDomain adds (on)

@@ -306,6 +306,9 @@ type NewPost struct {
 	// Spoiler is its content warning (at most MaxSpoiler characters);
 	// Check trims it.
 	Spoiler string
+	// URL is, for a note that came from another server, the address of its
+	// original there (the Post's url); set by the federation alone.
+	URL string
 	// Limit is the author's rate limit of posts, counted in the "post"
 	// bucket (see Limiter) by Create itself, in the round trip that claims
 	// the message; the zero Limit is none.

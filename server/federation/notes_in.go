@@ -68,7 +68,7 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 		return ignore(ctx)
 	}
 	np := store.NewPost{Author: actor.UID, Content: cutNote(text, noteLink(obj)),
-		Spoiler: truncate(plainText(obj.Summary), store.MaxSpoiler), IdempotencyKey: idemKey(obj.ID)}
+		Spoiler: truncate(plainText(obj.Summary), store.MaxSpoiler), IdempotencyKey: idemKey(obj.ID), URL: originalURL(obj)}
 	if parent := idOf(obj.InReplyTo); parent != "" {
 		pid, err := s.fetchNote(ctx, parent) // an unknown parent is fetched (fetch_object.go)
 		if err != nil {
@@ -102,7 +102,7 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 		}
 		return err
 	}
-	if err := s.st.SetObjectPost(ctx, obj.ID, p.ID); err != nil {
+	if err := s.st.SetObjectPost(ctx, obj.ID, p.ID, originalURL(obj)); err != nil {
 		return err
 	}
 	return s.takePollCounts(ctx, p.ID, obj)
