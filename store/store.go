@@ -129,7 +129,8 @@ type Social interface {
 	// SearchTags are the topics that start with prefix with a post
 	// q.Viewer may see, by posts, at most q.Size().
 	SearchTags(ctx context.Context, prefix string, q PageQuery) ([]TagCount, error)
-	// Suggestions are popular users viewer does not follow yet.
+	// Suggestions are popular local users viewer does not follow yet (no
+	// suspended account, no account of another server).
 	Suggestions(ctx context.Context, q PageQuery) (Page[User], error)
 }
 
