@@ -54,6 +54,10 @@ type Delivery struct {
 	Signer  int64
 	Body    []byte
 	Inboxes []string
+	// Key, when set, is the signer's private key (PEM), carried with the
+	// delivery and gone with it: the Delete of a deleted account's actor,
+	// whose own key went with the account.
+	Key string
 }
 
 // Fed is what the federation keeps in the store.

@@ -20,6 +20,9 @@ type DeliveryJob struct {
 	ID     string
 	Signer int64
 	Body   []byte
+	// Key is the Delivery's Key, when it carries one (signs instead of
+	// Signer's stored key).
+	Key string
 	// Inbox is where it goes.
 	Inbox string
 	// Attempt counts the tries before this one; First is when the delivery

@@ -275,13 +275,18 @@ func (s *Service) outVote(ctx context.Context, e store.FedEvent) error {
 // event's Mentions name: its followers', found before it went).
 func (s *Service) outActor(ctx context.Context, e store.FedEvent) error {
 	if e.Kind == store.FedDeleteActor {
-		actor := s.ActorURL(e.Actor)
-		doc := Activity{Context: contextAS, ID: actor + "#delete", Type: "Delete", Actor: actor, Object: actor, To: []string{Public}}
+		// Queued by an older process (the Delete now goes with the
+		// account's deletion: OutboundStore.DeleteAccount), whose key went
+		// with it: sent when a key is still there.
 		inboxes, err := s.inboxesOf(ctx, e.Mentions)
 		if err != nil {
 			return err
 		}
-		return s.enqueue(ctx, e.Actor, doc, inboxes)
+		key, err := s.keyOf(ctx, e.Actor)
+		if err != nil {
+			return nil
+		}
+		return s.enqueueKeyed(ctx, e.Actor, s.deleteActor(e.Actor), inboxes, key)
 	}
 	u, err := s.localUser(ctx, e.Actor)
 	if err != nil {
@@ -370,8 +375,20 @@ func (s *Service) inboxesOf(ctx context.Context, uids []int64) ([]string, error)
 	return out, nil
 }
 
+// deleteActor is the Delete of local user uid's Person.
+func (s *Service) deleteActor(uid int64) Activity {
+	actor := s.ActorURL(uid)
+	return Activity{Context: contextAS, ID: actor + "#delete", Type: "Delete", Actor: actor, Object: actor, To: []string{Public}}
+}
+
 // enqueue queues doc, signed by signer, to inboxes (nothing when none).
 func (s *Service) enqueue(ctx context.Context, signer int64, doc any, inboxes []string) error {
+	return s.enqueueKeyed(ctx, signer, doc, inboxes, "")
+}
+
+// enqueueKeyed is enqueue with the signing key carried along (key, PEM;
+// "" signs with signer's stored key).
+func (s *Service) enqueueKeyed(ctx context.Context, signer int64, doc any, inboxes []string, key string) error {
 	if len(inboxes) == 0 {
 		return nil
 	}
@@ -383,7 +400,7 @@ func (s *Service) enqueue(ctx context.Context, signer int64, doc any, inboxes []
 		ID string `json:"id"`
 	}
 	json.Unmarshal(body, &id)
-	return s.opt.Deliverer.EnqueueDelivery(ctx, store.Delivery{ID: id.ID, Signer: signer, Body: body, Inboxes: inboxes})
+	return s.opt.Deliverer.EnqueueDelivery(ctx, store.Delivery{ID: id.ID, Signer: signer, Body: body, Inboxes: inboxes, Key: key})
 }
 
 // fedOut is the store's side of the outbound queue.
