@@ -24,7 +24,7 @@ func TestFedifyAccountDeleted(t *testing.T) {
 	ts := fedifyServer(t)
 	alice, aliceID := ts.register(t, "alice")
 	fedi := p.NewUser(t, fedifytest.UserOptions{})
-	ts.followedByPartner(t, fedi, aliceID) // alice signs its Accept: her key is made
+	ts.followedByPartner(t, fedi, aliceID)   // alice signs its Accept: her key is made
 	ts.followRemote(t, alice, "alice", fedi) // her Follow's id is kept for its Undo
 	ts.newPost(t, alice, "soon gone")
 
