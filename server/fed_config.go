@@ -100,10 +100,53 @@ func (r remoteNames) UserByName(ctx context.Context, name string, viewer int64) 
 const resolveWait = 5 * time.Second
 
 // Create looks up the remote accounts np mentions as @name@domain that are
-// not known here yet (so that the mention reaches them), then writes it.
+// not known here yet (so that the mention reaches them), then writes it;
+// @name@<this server's domain> is @name.
 func (r remoteNames) Create(ctx context.Context, np store.NewPost) (store.Post, error) {
+	np.Content = r.localMentions(np.Content)
 	r.resolveMentions(ctx, np.Content)
 	return r.Service.Create(ctx, np)
+}
+
+// SearchUsers takes @name@<this server's domain> for name.
+func (r remoteNames) SearchUsers(ctx context.Context, prefix string, q store.PageQuery) (store.Page[store.User], error) {
+	if name, domain, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(prefix), "@"), "@"); ok && name != "" && r.ownDomain(domain) {
+		prefix = name
+	}
+	return r.Service.SearchUsers(ctx, prefix, q)
+}
+
+// ownDomain tells whether domain is this server's (the public URL's host,
+// with its port or, when it has one, without).
+func (r remoteNames) ownDomain(domain string) bool {
+	host := r.fed.Host()
+	bare, _, _ := strings.Cut(host, ":")
+	return host != "" && (strings.EqualFold(domain, host) || strings.EqualFold(domain, bare))
+}
+
+// localMentions writes a mention of a local user as @name@<this server's
+// domain> as @name: the store, which knows no domain, then mentions it.
+func (r remoteNames) localMentions(text string) string {
+	if !strings.Contains(text, "@") {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for sp := range store.Spans(text) {
+		if sp.Kind != store.SpanMention {
+			continue
+		}
+		if name, domain, ok := strings.Cut(sp.Value, "@"); ok && r.ownDomain(domain) {
+			b.WriteString(text[last:sp.Start])
+			b.WriteString("@" + name)
+			last = sp.End
+		}
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // resolveMentions looks up the unknown name@domain mentions of text, all

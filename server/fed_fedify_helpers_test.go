@@ -24,11 +24,11 @@ const fedWait = 30 * time.Second
 
 // fedifyServer starts this service with federation on, its public URL its
 // own origin, and the private and loopback addresses the partner lives on
-// allowed; the shared partner forgets what it may have cached of an earlier
-// server on the same port.
-func fedifyServer(t testing.TB) *testServer {
+// allowed, with env's other settings; the shared partner forgets what it
+// may have cached of an earlier server on the same port.
+func fedifyServer(t testing.TB, env ...string) *testServer {
 	t.Helper()
-	ts := newFedServer(t)
+	ts := newFedServer(t, env...)
 	fedifytest.Shared(t).Forget(t, ts.URL)
 	return ts
 }

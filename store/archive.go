@@ -22,6 +22,9 @@ type Archived struct {
 	Deleted  bool
 	// Spoiler is the content warning (empty: none); a tombstone keeps none.
 	Spoiler string
+	// URL is a remote note's original's address (store.Post's url; empty
+	// on local messages).
+	URL string
 	// Edited is when the content last changed (unix ms), 0 if never;
 	// History is the JSON list of the earlier versions ([]Version, oldest
 	// first), empty until the first edit. A tombstone keeps neither text.

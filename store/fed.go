@@ -54,6 +54,10 @@ type Delivery struct {
 	Signer  int64
 	Body    []byte
 	Inboxes []string
+	// Key, when set, is the signer's private key (PEM), carried with the
+	// delivery and gone with it: the Delete of a deleted account's actor,
+	// whose own key went with the account.
+	Key string
 }
 
 // Fed is what the federation keeps in the store.
@@ -78,10 +82,11 @@ type Fed interface {
 	// tried again by a redelivery).
 	ForgetSeen(ctx context.Context, activityID string) error
 	// ObjectPost is the local message of a remote object id (0 when none);
-	// SetObjectPost records it, PostObject is the other way round ("" for a
+	// SetObjectPost records it (and url, unless "", as the Post's url: the
+	// original's address), PostObject is the other way round ("" for a
 	// message that is not remote), DropObject forgets it.
 	ObjectPost(ctx context.Context, objectID string) (int64, error)
-	SetObjectPost(ctx context.Context, objectID string, mid int64) error
+	SetObjectPost(ctx context.Context, objectID string, mid int64, url string) error
 	PostObject(ctx context.Context, mid int64) (string, error)
 	DropObject(ctx context.Context, objectID string) error
 	// DomainBlocks lists the blocked domains, sorted; BlockDomain adds (on)

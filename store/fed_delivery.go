@@ -20,6 +20,9 @@ type DeliveryJob struct {
 	ID     string
 	Signer int64
 	Body   []byte
+	// Key is the Delivery's Key, when it carries one (signs instead of
+	// Signer's stored key).
+	Key string
 	// Inbox is where it goes.
 	Inbox string
 	// Attempt counts the tries before this one; First is when the delivery
@@ -57,6 +60,7 @@ const (
 	FedProfile     = "profile"      // Actor's profile changed
 	FedDeleteActor = "delete_actor" // Actor's account deleted
 	FedDM          = "dm"           // Post: a private message (its id) to Target
+	FedVote        = "vote"         // Post (remote, a poll): Actor voted Choices
 )
 
 // FedEvent is a local event that may go out to other servers as an
@@ -79,6 +83,8 @@ type FedEvent struct {
 	At int64 `json:"at,omitempty"`
 	// DM carries a private message's text and recipient's name.
 	DM *DM `json:"dm,omitempty"`
+	// Choices are a vote's options (indexes into the poll's).
+	Choices []int `json:"c,omitempty"`
 }
 
 // FedOutbox is where the request path queues FedEvents, and what marks a

@@ -10,4 +10,10 @@ type RemotePolls interface {
 	// (counts[i] for option i) and its voters; nothing when the post has
 	// no poll (or no longer has one).
 	SetPollCounts(ctx context.Context, mid int64, counts []int64, voters int64) error
+	// AddVote records one choice of a remote voter's vote in the poll of
+	// local post mid, as its server sends them (one Note per choice): the
+	// first makes it a voter, a later one is added to its vote in a poll of
+	// several choices (ErrAlreadyVoted otherwise, or for a choice it made
+	// already). Errors as Vote's.
+	AddVote(ctx context.Context, voter, mid int64, choice int) (Poll, error)
 }

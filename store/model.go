@@ -95,6 +95,9 @@ type Post struct {
 	// Spoiler is its content warning (empty: none), shown in place of
 	// its content and images until the reader opens it (spoiler.go).
 	Spoiler string `json:"spoiler"`
+	// URL is, on a post that came from another server (federation), the
+	// address of its original there; absent on local posts.
+	URL string `json:"url,omitempty"`
 	// Reposted says whether the reader reposted it (for a repost, its
 	// original); nil for anonymous readers.
 	Reposted *bool `json:"reposted"`

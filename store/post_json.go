@@ -126,6 +126,10 @@ func AppendPostJSON(b []byte, p *Post) []byte {
 	}
 	b = append(b, `,"spoiler":`...)
 	b = appendJSONString(b, p.Spoiler)
+	if p.URL != "" {
+		b = append(b, `,"url":`...)
+		b = appendJSONString(b, p.URL)
+	}
 	b = append(b, `,"reposted":`...)
 	b = appendBoolPtrJSON(b, p.Reposted)
 	if p.Filtered {

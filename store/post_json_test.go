@@ -53,6 +53,9 @@ func TestAppendPostPageJSON(t *testing.T) {
 			Spoiler: text(), Filtered: rng.IntN(4) == 0, Deleted: rng.IntN(8) == 0,
 			Encoded: json.RawMessage(`{"ignored":true}`)}
 		if rng.IntN(3) == 0 {
+			p.URL = "https://remote.example/@x/" + text()
+		}
+		if rng.IntN(3) == 0 {
 			parent := rng.Int64N(1 << 40)
 			p.ParentID = &parent
 		}

@@ -129,7 +129,8 @@ type Social interface {
 	// SearchTags are the topics that start with prefix with a post
 	// q.Viewer may see, by posts, at most q.Size().
 	SearchTags(ctx context.Context, prefix string, q PageQuery) ([]TagCount, error)
-	// Suggestions are popular users viewer does not follow yet.
+	// Suggestions are popular local users viewer does not follow yet (no
+	// suspended account, no account of another server).
 	Suggestions(ctx context.Context, q PageQuery) (Page[User], error)
 }
 
@@ -306,6 +307,9 @@ type NewPost struct {
 	// Spoiler is its content warning (at most MaxSpoiler characters);
 	// Check trims it.
 	Spoiler string
+	// URL is, for a note that came from another server, the address of its
+	// original there (the Post's url); set by the federation alone.
+	URL string
 	// Limit is the author's rate limit of posts, counted in the "post"
 	// bucket (see Limiter) by Create itself, in the round trip that claims
 	// the message; the zero Limit is none.

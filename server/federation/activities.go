@@ -252,7 +252,7 @@ func (s *Service) onAnnounce(ctx context.Context, actor store.RemoteActor, act *
 		}
 		return err
 	}
-	return s.st.SetObjectPost(ctx, act.ID, p.ID)
+	return s.st.SetObjectPost(ctx, act.ID, p.ID, "") // a repost: its original has the address
 }
 
 // undoAnnounce deletes the actor's repost made by the Announce id.

@@ -59,7 +59,12 @@ func (d direct) EnqueueDelivery(ctx context.Context, dl store.Delivery) error {
 			ctx := context.WithoutCancel(ctx)
 			wait := time.Second
 			for try := 0; try < 4; try++ {
-				err := d.s.Deliver(ctx, dl.Signer, inbox, dl.Body)
+				var err error
+				if dl.Key != "" { // a deleted account's Delete, with its key
+					err = d.s.DeliverJob(ctx, store.DeliveryJob{ID: dl.ID, Signer: dl.Signer, Body: dl.Body, Key: dl.Key, Inbox: inbox})
+				} else {
+					err = d.s.Deliver(ctx, dl.Signer, inbox, dl.Body)
+				}
 				if err == nil {
 					return
 				}

@@ -34,7 +34,17 @@ func (s *Service) DeliverJob(ctx context.Context, job store.DeliveryJob) error {
 	req.Header.Set("Content-Type", "application/activity+json")
 	req.Header.Set("Accept", activityAccept)
 	req.Header.Set("User-Agent", s.userAgent())
-	if err := s.Sign(ctx, req, job.Signer, job.Body); err != nil {
+	sign := s.Sign
+	if job.Key != "" { // a deleted account's Delete, with its key
+		sign = func(ctx context.Context, req *http.Request, uid int64, body []byte) error {
+			k, err := parseLocalKey(job.Key, "")
+			if err != nil {
+				return err
+			}
+			return signRequest(req, body, s.KeyID(uid), k)
+		}
+	}
+	if err := sign(ctx, req, job.Signer, job.Body); err != nil {
 		return fmt.Errorf("sign delivery: %w", err)
 	}
 	resp, err := s.deliverClient.Do(req)

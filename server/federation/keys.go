@@ -8,6 +8,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+
+	"microblog/store"
 )
 
 // localKey is a local user's signing key (uid 0: the instance actor's),
@@ -26,10 +28,31 @@ func (s *Service) localKey(ctx context.Context, uid int64) (*localKey, error) {
 	if k, ok := s.keys.Load(uid); ok {
 		return k.(*localKey), nil
 	}
+	if uid != 0 {
+		// No key is made for an account deleted (or never there): its
+		// keys went with it (a late event of its signs nothing).
+		if u, err := s.st.User(ctx, uid, 0); err != nil || u.Remote {
+			if err == nil {
+				err = store.ErrUserNotFound
+			}
+			return nil, fmt.Errorf("federation: no signing key for user %d: %w", uid, err)
+		}
+	}
 	privPEM, pubPEM, err := s.st.LocalKey(ctx, uid, newKeyPair)
 	if err != nil {
 		return nil, err
 	}
+	k, err := parseLocalKey(privPEM, pubPEM)
+	if err != nil {
+		return nil, err
+	}
+	s.keys.Store(uid, k)
+	return k, nil
+}
+
+// parseLocalKey reads a stored signing key (PKCS#1 PEM) and its public
+// half's PEM.
+func parseLocalKey(privPEM, pubPEM string) (*localKey, error) {
 	block, _ := pem.Decode([]byte(privPEM))
 	if block == nil {
 		return nil, errors.New("federation: stored signing key is not PEM")
@@ -38,9 +61,16 @@ func (s *Service) localKey(ctx context.Context, uid int64) (*localKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("federation: stored signing key: %w", err)
 	}
-	k := &localKey{priv: priv, pubPEM: pubPEM}
-	s.keys.Store(uid, k)
-	return k, nil
+	return &localKey{priv: priv, pubPEM: pubPEM}, nil
+}
+
+// errNoKey is a key asked for that is not there (keyOf).
+var errNoKey = errors.New("federation: no signing key")
+
+// keyOf is uid's private key's PEM as stored, without making one.
+func (s *Service) keyOf(ctx context.Context, uid int64) (string, error) {
+	priv, _, err := s.st.LocalKey(ctx, uid, func() (string, string, error) { return "", "", errNoKey })
+	return priv, err
 }
 
 // newKeyPair makes an RSA key pair as PEM: PKCS#1 private, PKIX public.

@@ -29,6 +29,9 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 	if obj.ID == "" || !sameHost(obj.ID, actor.ID) || idOf(obj.AttributedTo) != "" && idOf(obj.AttributedTo) != actor.ID {
 		return bad("a note must be the actor's own, on its server")
 	}
+	if mid, ok := s.voteIn(obj); ok {
+		return s.takeVote(ctx, actor, mid, obj) // notes_in_poll.go
+	}
 	if mid, err := s.st.ObjectPost(ctx, obj.ID); err != nil || mid != 0 {
 		return err // taken already
 	}
@@ -65,7 +68,7 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 		return ignore(ctx)
 	}
 	np := store.NewPost{Author: actor.UID, Content: cutNote(text, noteLink(obj)),
-		Spoiler: truncate(plainText(obj.Summary), store.MaxSpoiler), IdempotencyKey: idemKey(obj.ID)}
+		Spoiler: truncate(plainText(obj.Summary), store.MaxSpoiler), IdempotencyKey: idemKey(obj.ID), URL: originalURL(obj)}
 	if parent := idOf(obj.InReplyTo); parent != "" {
 		pid, err := s.fetchNote(ctx, parent) // an unknown parent is fetched (fetch_object.go)
 		if err != nil {
@@ -99,7 +102,7 @@ func (s *Service) onCreate(ctx context.Context, actor store.RemoteActor, act *in
 		}
 		return err
 	}
-	if err := s.st.SetObjectPost(ctx, obj.ID, p.ID); err != nil {
+	if err := s.st.SetObjectPost(ctx, obj.ID, p.ID, originalURL(obj)); err != nil {
 		return err
 	}
 	return s.takePollCounts(ctx, p.ID, obj)

@@ -103,6 +103,50 @@ func (s *Service) takePollCounts(ctx context.Context, mid int64, obj *inDoc) err
 	return rp.SetPollCounts(ctx, mid, counts, voters)
 }
 
+// Votes that arrive: a remote user's vote in a local poll comes as
+// Mastodon sends it, a Create of a Note per option chosen, whose name is
+// the option's text and inReplyTo the poll's post, with no content.
+
+// voteIn tells whether obj is a vote in a local post's poll, and which.
+func (s *Service) voteIn(obj *inDoc) (int64, bool) {
+	if obj.Name == "" || obj.typeOf() != "Note" || strings.TrimSpace(htmlToText(obj.Content)) != "" {
+		return 0, false
+	}
+	return s.LocalPost(idOf(obj.InReplyTo))
+}
+
+// takeVote records actor's choice named in obj in post mid's poll; a vote
+// the poll cannot take (closed, already made, no such option, a post
+// without a poll or that the actor may not see) changes nothing.
+func (s *Service) takeVote(ctx context.Context, actor store.RemoteActor, mid int64, obj *inDoc) error {
+	rp, ok := s.st.(store.RemotePolls)
+	if !ok {
+		return ignore(ctx)
+	}
+	p, err := s.st.Post(ctx, mid, actor.UID)
+	if err != nil || p.Poll == nil {
+		if err != nil && !isRefusal(err) && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrPostNotFound) {
+			return err
+		}
+		return ignore(ctx)
+	}
+	name := strings.TrimSpace(plainText(obj.Name))
+	for i, o := range p.Poll.Options {
+		if o.Title != name {
+			continue
+		}
+		_, err := rp.AddVote(ctx, actor.UID, mid, i)
+		if err != nil && !isRefusal(err) && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrPostNotFound) {
+			return err
+		}
+		if err != nil {
+			s.opt.Logger.Info("federation: vote not taken", "post", mid, "err", err)
+		}
+		return nil
+	}
+	return ignore(ctx)
+}
+
 // hasCode tells whether err is the store's error of code (the store's
 // errors of one code are not all one value: the editor's refusal is not
 // store.ErrNotAuthor).

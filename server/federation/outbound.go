@@ -50,6 +50,8 @@ func (s *Service) HandleEvent(ctx context.Context, e store.FedEvent) error {
 		return s.outActor(ctx, e)
 	case store.FedDM:
 		return s.outDM(ctx, e)
+	case store.FedVote:
+		return s.outVote(ctx, e)
 	}
 	return nil
 }
@@ -225,18 +227,66 @@ func (s *Service) outLike(ctx context.Context, e store.FedEvent) error {
 	return s.enqueue(ctx, e.Actor, doc, []string{ra.DeliveryInbox()})
 }
 
+// outVote sends a local user's vote in a remote poll to the poll's author
+// as Mastodon does: for each option chosen, a Create of a Note whose name
+// is the option's text, inReplyTo the Question, addressed to the author
+// alone, without content. The poll's server counts it and sends its new
+// counts back in an Update of the Question.
+func (s *Service) outVote(ctx context.Context, e store.FedEvent) error {
+	if _, err := s.localUser(ctx, e.Actor); err != nil {
+		return nil
+	}
+	obj, err := s.st.PostObject(ctx, e.Post)
+	if err != nil || obj == "" {
+		return err
+	}
+	p, err := s.st.Post(ctx, e.Post, e.Actor)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrPostNotFound) {
+			return nil
+		}
+		return err
+	}
+	if p.Poll == nil {
+		return nil
+	}
+	ra, err := s.st.RemoteActorByUID(ctx, p.Author.ID)
+	if err != nil {
+		return nil
+	}
+	actor := s.ActorURL(e.Actor)
+	for _, c := range e.Choices {
+		if c < 0 || c >= len(p.Poll.Options) {
+			continue
+		}
+		id := s.ActivityURL(fmt.Sprintf("vote-%d-%d-%d", e.Actor, e.Post, c))
+		note := map[string]any{"id": id, "type": "Note", "attributedTo": actor, "name": p.Poll.Options[c].Title,
+			"inReplyTo": obj, "to": []string{ra.ID}}
+		doc := Activity{Context: contextAS, ID: id + "/activity", Type: "Create", Actor: actor, Object: note, To: []string{ra.ID}}
+		if err := s.enqueue(ctx, e.Actor, doc, []string{ra.Inbox}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // outActor sends the Update of a local user's Person to its remote
 // followers, or its Delete once the account is deleted (to the inboxes the
 // event's Mentions name: its followers', found before it went).
 func (s *Service) outActor(ctx context.Context, e store.FedEvent) error {
 	if e.Kind == store.FedDeleteActor {
-		actor := s.ActorURL(e.Actor)
-		doc := Activity{Context: contextAS, ID: actor + "#delete", Type: "Delete", Actor: actor, Object: actor, To: []string{Public}}
+		// Queued by an older process (the Delete now goes with the
+		// account's deletion: OutboundStore.DeleteAccount), whose key went
+		// with it: sent when a key is still there.
 		inboxes, err := s.inboxesOf(ctx, e.Mentions)
 		if err != nil {
 			return err
 		}
-		return s.enqueue(ctx, e.Actor, doc, inboxes)
+		key, err := s.keyOf(ctx, e.Actor)
+		if err != nil {
+			return nil
+		}
+		return s.enqueueKeyed(ctx, e.Actor, s.deleteActor(e.Actor), inboxes, key)
 	}
 	u, err := s.localUser(ctx, e.Actor)
 	if err != nil {
@@ -325,8 +375,20 @@ func (s *Service) inboxesOf(ctx context.Context, uids []int64) ([]string, error)
 	return out, nil
 }
 
+// deleteActor is the Delete of local user uid's Person.
+func (s *Service) deleteActor(uid int64) Activity {
+	actor := s.ActorURL(uid)
+	return Activity{Context: contextAS, ID: actor + "#delete", Type: "Delete", Actor: actor, Object: actor, To: []string{Public}}
+}
+
 // enqueue queues doc, signed by signer, to inboxes (nothing when none).
 func (s *Service) enqueue(ctx context.Context, signer int64, doc any, inboxes []string) error {
+	return s.enqueueKeyed(ctx, signer, doc, inboxes, "")
+}
+
+// enqueueKeyed is enqueue with the signing key carried along (key, PEM;
+// "" signs with signer's stored key).
+func (s *Service) enqueueKeyed(ctx context.Context, signer int64, doc any, inboxes []string, key string) error {
 	if len(inboxes) == 0 {
 		return nil
 	}
@@ -338,7 +400,7 @@ func (s *Service) enqueue(ctx context.Context, signer int64, doc any, inboxes []
 		ID string `json:"id"`
 	}
 	json.Unmarshal(body, &id)
-	return s.opt.Deliverer.EnqueueDelivery(ctx, store.Delivery{ID: id.ID, Signer: signer, Body: body, Inboxes: inboxes})
+	return s.opt.Deliverer.EnqueueDelivery(ctx, store.Delivery{ID: id.ID, Signer: signer, Body: body, Inboxes: inboxes, Key: key})
 }
 
 // fedOut is the store's side of the outbound queue.

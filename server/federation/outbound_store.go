@@ -17,6 +17,7 @@ type OutboundStore struct {
 	store.Service
 	out store.FedOutbox
 	log func(msg string, args ...any)
+	fed *Service
 }
 
 // Outbound wraps st (the same store the Service was made with).
@@ -25,7 +26,7 @@ func (s *Service) Outbound(st store.Service) store.Service {
 	if !ok {
 		return st
 	}
-	return OutboundStore{Service: st, out: o, log: s.opt.Logger.Warn}
+	return OutboundStore{Service: st, out: o, log: s.opt.Logger.Warn, fed: s}
 }
 
 // queue queues e; a failure is logged (the action itself stands).
@@ -99,6 +100,22 @@ func (o OutboundStore) Like(ctx context.Context, uid, mid int64, on bool) error 
 		o.queue(ctx, store.FedEvent{Kind: kind, Actor: uid, Post: mid})
 	}
 	return err
+}
+
+// Vote sends a vote in a remote post's poll to its server (one Note per
+// choice, as Mastodon does: outVote). A vote in a local poll queues
+// nothing: the post's object id, one GET, tells them apart.
+func (o OutboundStore) Vote(ctx context.Context, viewer, mid int64, choices []int) (store.Poll, error) {
+	p, err := o.Service.Vote(ctx, viewer, mid, choices)
+	if err != nil {
+		return p, err
+	}
+	if f, ok := o.Service.(store.Fed); ok {
+		if obj, err := f.PostObject(ctx, mid); err == nil && obj != "" {
+			o.queue(ctx, store.FedEvent{Kind: store.FedVote, Actor: viewer, Post: mid, Choices: choices})
+		}
+	}
+	return p, nil
 }
 
 // EditPost sends the Update of the post.
@@ -240,25 +257,29 @@ func (o OutboundStore) SetProtected(ctx context.Context, uid int64, on bool) (st
 	return u, err
 }
 
-// DeleteAccount sends the Delete of the Person to its remote followers,
-// read before the account goes.
+// DeleteAccount sends the Delete of the Person to its remote followers.
+// Their inboxes and the account's signing key are read before it goes
+// (the store removes the key with the account: no key of it is left), and
+// the Delete is queued after, carrying the key, which signs it and goes
+// with it (store.Delivery.Key).
 func (o OutboundStore) DeleteAccount(ctx context.Context, uid int64, password string, at store.Attempt) error {
-	var fans []int64
-	if marked, _ := o.out.HasFedFans(ctx, uid); marked {
-		for offset := int64(0); ; offset += fanPage {
-			page, err := o.out.FanIDs(ctx, uid, offset, fanPage)
-			if err != nil {
-				break
-			}
-			fans = append(fans, page...)
-			if len(page) < fanPage {
-				break
+	var inboxes []string
+	var key string
+	if marked, _ := o.out.HasFedFans(ctx, uid); marked && o.fed != nil {
+		if ib, err := o.fed.followerInboxes(ctx, uid); err == nil && len(ib) > 0 {
+			if k, err := o.fed.keyOf(ctx, uid); err == nil {
+				inboxes, key = ib, k
 			}
 		}
 	}
 	err := o.Service.DeleteAccount(ctx, uid, password, at)
-	if err == nil && len(fans) > 0 {
-		o.queue(ctx, store.FedEvent{Kind: store.FedDeleteActor, Actor: uid, Mentions: fans})
+	if o.fed != nil {
+		o.fed.keys.Delete(uid)
+	}
+	if err == nil && len(inboxes) > 0 {
+		if err := o.fed.enqueueKeyed(context.WithoutCancel(ctx), uid, o.fed.deleteActor(uid), inboxes, key); err != nil {
+			o.log("federation: queue the Delete of a deleted account", "uid", uid, "err", err)
+		}
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package federation
 
 import (
 	"encoding/json"
+	"net/url"
 )
 
 // The ActivityStreams 2.0 vocabulary as the service writes and reads it,
@@ -237,6 +238,25 @@ func noteLink(obj *inDoc) string {
 		return u
 	}
 	return obj.ID
+}
+
+// originalURL is where a reader opens a remote note's original: its url
+// when that is an http(s) address on the note's own server (no note sends
+// readers elsewhere under its name), else its id.
+func originalURL(obj *inDoc) string {
+	if u := idOf(obj.URL); u != "" && sameHost(u, obj.ID) && isWebURL(u) {
+		return u
+	}
+	if isWebURL(obj.ID) {
+		return obj.ID
+	}
+	return ""
+}
+
+// isWebURL tells whether u is an absolute http(s) URL.
+func isWebURL(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "https" || p.Scheme == "http") && p.Host != "" && p.User == nil
 }
 
 // idsOf reads a list of links (or one).

@@ -40,9 +40,10 @@ type Deps struct {
 // Federation is what the Mastodon API asks of ActivityPub federation.
 type Federation interface {
 	// ActorURL is the ActivityPub actor of the local user uid; Host is
-	// the domain of local handles.
+	// the domain of local handles; LocalUID reads a local actor URL.
 	ActorURL(uid int64) string
 	Host() string
+	LocalUID(actor string) (int64, bool)
 }
 
 // Limits are the service's rate limits (MICROBLOG_RATE_LIMITS), the same

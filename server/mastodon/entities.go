@@ -290,6 +290,9 @@ func (m mapper) author(a store.Author) Account {
 // reblog with the original inside.
 func (m mapper) status(p store.Post) Status {
 	url := m.origin + "/@" + p.Author.Username + "/" + idString(p.ID)
+	if p.URL != "" { // a remote post: its original's address
+		url = p.URL
+	}
 	s := Status{
 		ID: idString(p.ID), URI: url, URL: url, CreatedAt: timeString(p.CreatedAt),
 		Account: m.author(p.Author), Content: contentHTML(m.origin, p.Content, p.Mentions),

@@ -98,7 +98,13 @@ func (a *API) search(c echo.Context) error {
 		}
 		return c.JSON(http.StatusOK, out)
 	}
-	if name, ok := localName(s.q, hostOf(m.origin)); ok && want("accounts") {
+	name, ok := localName(s.q, hostOf(m.origin))
+	if !ok && a.d.Federation != nil {
+		// Handles name the public URL's host, which a proxy in front may
+		// not pass on as the request's.
+		name, ok = localName(s.q, a.d.Federation.Host())
+	}
+	if ok && want("accounts") {
 		users, err := a.findAccounts(ctx, name, uid, s.offset+s.limit)
 		if err != nil {
 			return err
@@ -107,7 +113,7 @@ func (a *API) search(c echo.Context) error {
 		for _, u := range users[from:to] {
 			out.Accounts = append(out.Accounts, m.account(u))
 		}
-	} else if ok := a.d.Federation != nil && strings.Count(strings.TrimPrefix(s.q, "@"), "@") == 1; ok && want("accounts") && s.offset == 0 {
+	} else if !ok && a.d.Federation != nil && strings.Count(strings.TrimPrefix(s.q, "@"), "@") == 1 && want("accounts") && s.offset == 0 {
 		// Another server's account, name@domain: the one known here, or,
 		// with resolve=true, looked up through WebFinger (the store the
 		// API was given resolves such names).
@@ -155,7 +161,8 @@ func (a *API) search(c echo.Context) error {
 // names another server's account.
 func localName(q, host string) (string, bool) {
 	name, domain, _ := strings.Cut(strings.TrimPrefix(q, "@"), "@")
-	return name, domain == "" || strings.EqualFold(domain, host)
+	bare, _, _ := strings.Cut(host, ":")
+	return name, domain == "" || strings.EqualFold(domain, host) || strings.EqualFold(domain, bare)
 }
 
 // searchStatuses are the posts of a search's page, as the reader may see

@@ -45,7 +45,8 @@ type JRDLink struct {
 var errNoResource = store.NewError(store.ErrNotFound, store.CodeNotFound, "no such resource")
 
 // webFinger answers GET /.well-known/webfinger?resource=: acct:name@domain
-// (or the account's profile URL) names a local account, answered with its
+// (or the account's profile URL, or with federation on its actor URL)
+// names a local account, answered with its
 // profile page; anything else is 404, a missing resource 400.
 func (a *API) webFinger(c echo.Context) error {
 	resource := strings.TrimSpace(c.QueryParam("resource"))
@@ -59,10 +60,15 @@ func (a *API) webFinger(c echo.Context) error {
 		// may not pass on as the request's.
 		name, ok = accountOf(resource, "https://"+a.d.Federation.Host())
 	}
-	if !ok {
+	var u store.User
+	var err error
+	if uid, actor := a.actorResource(resource); actor {
+		u, err = a.st.User(c.Request().Context(), uid, 0) // its actor URL names it too
+	} else if !ok {
 		return errNoResource
+	} else {
+		u, err = a.st.UserByName(c.Request().Context(), name, 0)
 	}
-	u, err := a.st.UserByName(c.Request().Context(), name, 0)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return errNoResource
@@ -87,6 +93,14 @@ func (a *API) webFinger(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderContentType, "application/jrd+json; charset=utf-8")
 	return c.JSON(http.StatusOK, out)
+}
+
+// actorResource reads a local actor URL as a WebFinger resource.
+func (a *API) actorResource(resource string) (int64, bool) {
+	if a.d.Federation == nil {
+		return 0, false
+	}
+	return a.d.Federation.LocalUID(resource)
 }
 
 // accountOf reads the username a WebFinger resource names on the service

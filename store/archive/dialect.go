@@ -98,7 +98,7 @@ var mysqlDialect = withTombstone(&dialect{
 // created, repost_of and parent from what was given, except those given as
 // zero, which keep what the row had.
 func withTombstone(d *dialect) *dialect {
-	set := []string{"deleted = 1", "content = ''", "mentions = ''", "tags = ''", "media = ''", "history = ''", "poll = ''", "spoiler = ''"}
+	set := []string{"deleted = 1", "content = ''", "mentions = ''", "tags = ''", "media = ''", "history = ''", "poll = ''", "spoiler = ''", "url = ''"}
 	for _, col := range []string{"kind", "username"} {
 		set = append(set, fmt.Sprintf("%s = CASE WHEN %s <> '' THEN %[2]s ELSE %[1]s END", col, d.offered(col)))
 	}

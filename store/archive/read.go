@@ -47,7 +47,7 @@ func (db *DB) posts(ctx context.Context, ids []int64, found map[int64]store.Arch
 	for rows.Next() {
 		var m store.Archived
 		if err := rows.Scan(&m.ID, &m.Kind, &m.Author, &m.Username, &m.Content, &m.Created,
-			&m.RepostOf, &m.Parent, &m.Mentions, &m.Tags, &m.Media, &m.Deleted, &m.Edited, &m.History, &m.Poll, &m.Spoiler,
+			&m.RepostOf, &m.Parent, &m.Mentions, &m.Tags, &m.Media, &m.Deleted, &m.Edited, &m.History, &m.Poll, &m.Spoiler, &m.URL,
 			&m.CommentsCount, &m.RepostsCount, &m.LikesCount); err != nil {
 			return err
 		}

@@ -21,9 +21,9 @@ const rowsPerInsert = 100
 const saveAttempts = 3
 
 // columns are the stored columns of messages, in the order of rowArgs.
-const columns = "id, kind, author, username, content, created, repost_of, parent, mentions, tags, media, deleted, edited, history, poll, spoiler"
+const columns = "id, kind, author, username, content, created, repost_of, parent, mentions, tags, media, deleted, edited, history, poll, spoiler, url"
 
-const columnCount = 16
+const columnCount = 17
 
 // Save writes, in one transaction, new messages (an id already archived, or
 // already a tombstone, is left as it is; a put with Deleted set is stored
@@ -112,10 +112,10 @@ func insertSQL(n int, onConflict string) string {
 // rowArgs appends the column values of m, in the order of columns.
 func rowArgs(args []any, m store.Archived, tombstone bool) []any {
 	if tombstone {
-		m.Content, m.Mentions, m.Tags, m.Media, m.History, m.Poll, m.Spoiler = "", "", "", "", "", "", ""
+		m.Content, m.Mentions, m.Tags, m.Media, m.History, m.Poll, m.Spoiler, m.URL = "", "", "", "", "", "", "", ""
 	}
 	return append(args, m.ID, m.Kind, m.Author, m.Username, m.Content, m.Created,
-		m.RepostOf, m.Parent, m.Mentions, m.Tags, m.Media, tombstone, m.Edited, m.History, m.Poll, m.Spoiler)
+		m.RepostOf, m.Parent, m.Mentions, m.Tags, m.Media, tombstone, m.Edited, m.History, m.Poll, m.Spoiler, m.URL)
 }
 
 // byID returns ms sorted by id, leaving the caller's slice as it was.

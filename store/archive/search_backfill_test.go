@@ -128,9 +128,9 @@ func oldArchive(t *testing.T, dsn string, version int, n int64, fill func(m *sto
 }
 
 // insertBeforePolls is insert into an archive migrated to a version before
-// the poll and spoiler columns (migrations 8 and 9): the columns it has.
+// the poll, spoiler and url columns (migrations 8 to 10): the columns it has.
 func insertBeforePolls(ctx context.Context, tx *sql.Tx, ms []store.Archived, onConflict string) error {
-	cols, n := strings.TrimSuffix(columns, ", poll, spoiler"), columnCount-2
+	cols, n := strings.TrimSuffix(columns, ", poll, spoiler, url"), columnCount-3
 	row := "(" + strings.Repeat("?, ", n-1) + "?)"
 	for chunk := range slices.Chunk(ms, rowsPerInsert) {
 		rows := make([]string, len(chunk))

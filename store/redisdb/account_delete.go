@@ -28,7 +28,8 @@ const relationBatch = 500
 //     (whose live connections stop listening to it);
 //  4. its own keys go: home timeline, follow sets, notifications, known
 //     addresses, pins and bookmarks, the rankings, the avatar file, its
-//     side of its conversations of private messages;
+//     side of its conversations of private messages, its federation
+//     signing key and sent activities' ids;
 //  5. last, its links to other sign-in services (so that signing in there
 //     makes a new account), its profile hash and its name (index and
 //     skeleton), so that the name may be taken again.
@@ -83,6 +84,9 @@ func (s *Store) removeAccount(ctx context.Context, uid int64) error {
 		pl.Del(ctx, s.keys.Pinned(uid), s.keys.Bookmarks(uid), s.keys.Markers(uid), s.keys.FollowedTags(uid))
 		pl.Del(ctx, s.keys.UserReposts(uid))
 		pl.Del(ctx, s.keys.PushSubscriptions(uid))
+		// Federation's: its signing key and the ids of what it sent (the
+		// Delete of its actor, queued by the federation, carries the key).
+		pl.Del(ctx, s.keys.FedKey(uid), s.keys.FedActivities(uid))
 		pl.ZRem(ctx, s.keys.Popular(), uid)
 		pl.ZRem(ctx, s.keys.LastSeen(), uid)
 		if h.DisplayName != "" {

@@ -32,4 +32,42 @@ func (s *Store) SetPollCounts(ctx context.Context, mid int64, counts []int64, vo
 	return nil
 }
 
+// AddVote records one choice of voter's vote in the poll of local post
+// mid (store.RemotePolls): a remote voter's, which its server sends one
+// choice at a time. The post is read as voter sees it (404 when it may
+// not); then one script (poll_vote_add.lua).
+func (s *Store) AddVote(ctx context.Context, voter, mid int64, choice int) (store.Poll, error) {
+	post, err := s.Post(context.WithValue(ctx, noPollCountsKey{}, true), mid, voter)
+	if err != nil {
+		return store.Poll{}, err
+	}
+	p := post.Poll
+	if p == nil {
+		return store.Poll{}, store.ErrPollNotFound
+	}
+	if p.Expired {
+		return store.Poll{}, store.ErrPollExpired
+	}
+	keys := []string{s.keys.PollVotes(mid), s.keys.PollVoters(mid), s.keys.PollLive(mid)}
+	res, err := schema.PollVoteAdd.Run(ctx, s.rdb, keys, s.Now(), voter, pollWindow.Milliseconds(), choice).Int64Slice()
+	if err != nil {
+		return store.Poll{}, s.Wrap("vote", err)
+	}
+	switch res[0] {
+	case -1:
+		return store.Poll{}, store.ErrPollExpired
+	case -2:
+		return store.Poll{}, store.ErrAlreadyVoted
+	case -3:
+		return store.Poll{}, store.ErrPollNotFound
+	case -4:
+		return store.Poll{}, store.NewError(store.ErrUnprocessable, store.CodeInvalidChoices, "that choice is not one of the poll's options")
+	}
+	p.SetCounts(res[3:], res[2])
+	if res[1] == 1 {
+		s.livePoll(&post)
+	}
+	return *p, nil
+}
+
 var _ store.RemotePolls = (*Store)(nil)

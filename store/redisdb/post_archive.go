@@ -54,7 +54,7 @@ func (s *Store) queueArchiveLike(ctx context.Context, pl redis.Pipeliner, op str
 // archived is p as the archive keeps it.
 func archived(p *store.Post) store.Archived {
 	a := store.Archived{ID: p.ID, Kind: p.Kind, Author: p.Author.ID, Username: p.Author.Username,
-		Content: p.Content, Created: int64(p.CreatedAt), Spoiler: p.Spoiler}
+		Content: p.Content, Created: int64(p.CreatedAt), Spoiler: p.Spoiler, URL: p.URL}
 	if p.RepostOf != nil {
 		a.RepostOf = p.RepostOf.ID
 	}
@@ -73,7 +73,7 @@ func archived(p *store.Post) store.Archived {
 func archivedPost(a store.Archived) *store.Post {
 	h := schema.PostHash{Content: a.Content, Author: a.Author, Username: a.Username, Time: a.Created,
 		Kind: a.Kind, Comments: a.CommentsCount, Reposts: a.RepostsCount,
-		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media, Edited: a.Edited, Poll: a.Poll, Spoiler: a.Spoiler}
+		Mentions: a.Mentions, Tags: a.Tags, Media: a.Media, Edited: a.Edited, Poll: a.Poll, Spoiler: a.Spoiler, URL: a.URL}
 	if a.RepostOf != 0 {
 		h.RepostOf = id(a.RepostOf)
 	}

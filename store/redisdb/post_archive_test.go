@@ -409,3 +409,34 @@ func TestArchiveRepairedMessage(t *testing.T) {
 		t.Fatalf("the repaired message in the archive: %+v, %v", rows[half], err)
 	}
 }
+
+// TestArchiveKeepsURL: a remote note's url (the address of its original,
+// which federation gives a post it takes in) is read from its hash while
+// hot and from the archive once it has left Redis; a local post has none.
+func TestArchiveKeepsURL(t *testing.T) {
+	parallel(t)
+	s := newArchivedStore(t, archivetest.SQLite(t), Options{HotWindow: 10})
+	author := s.user("author")
+	const url = "https://remote.example/@author/1"
+	remote := s.post(store.NewPost{Author: author, Content: "from afar", URL: url})
+	local := s.post(store.NewPost{Author: author, Content: "from here"})
+	if remote.URL != url {
+		t.Errorf("the written post's url %q, want %q", remote.URL, url)
+	}
+	if p, err := s.Post(s.ctx, remote.ID, 0); err != nil || p.URL != url {
+		t.Fatalf("hot: url %q, %v", p.URL, err)
+	}
+	for i := range 15 {
+		s.post(store.NewPost{Author: author, Content: fmt.Sprint("later ", i)})
+	}
+	s.archived()
+	if s.hotHashes([]int64{remote.ID, local.ID}) != 0 {
+		t.Fatal("the posts did not leave Redis: the test proves nothing")
+	}
+	if p, err := s.Post(s.ctx, remote.ID, 0); err != nil || p.URL != url {
+		t.Errorf("archived: url %q, %v; want %q", p.URL, err, url)
+	}
+	if p, err := s.Post(s.ctx, local.ID, 0); err != nil || p.URL != "" {
+		t.Errorf("archived local post: url %q, %v", p.URL, err)
+	}
+}

@@ -307,7 +307,7 @@ func (d *draft) shape(mid int64, name, avatar string, now int64) {
 	np := d.np
 	d.post = store.Post{ID: mid, Kind: store.KindPost,
 		Author:  store.Author{ID: np.Author, Username: name, AvatarURL: media.AvatarURL(avatar)},
-		Content: np.Content, CreatedAt: store.Time(now), RepostOf: d.orig, Spoiler: np.Spoiler}
+		Content: np.Content, CreatedAt: store.Time(now), RepostOf: d.orig, Spoiler: np.Spoiler, URL: np.URL}
 	if d.parent != nil {
 		d.post.Kind, d.post.ParentID = store.KindComment, &d.parent.ID
 	}
@@ -417,7 +417,7 @@ func (s *Store) writePost(ctx context.Context, d *draft) error {
 func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft, keys bool) {
 	p := d.post
 	h := schema.PostHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
-		Time: int64(p.CreatedAt), Kind: p.Kind, Spoiler: p.Spoiler}
+		Time: int64(p.CreatedAt), Kind: p.Kind, Spoiler: p.Spoiler, URL: p.URL}
 	if d.orig != nil {
 		h.RepostOf = id(d.orig.ID)
 	}

@@ -9,7 +9,8 @@
 // the partner user's name@domain into the top bar's search box, finds it
 // (the server resolves it through WebFinger), follows it from the results,
 // and the partner's next post arrives live in her home timeline, marked
-// with the globe of its server and @name@domain; the composer's @
+// with the globe of its server and @name@domain, its "⋯" menu's Open
+// original opening the post on its server; the composer's @
 // suggests it, and the post mentioning it links to its profile and goes
 // to the partner; its profile page (/u/name@domain, loaded afresh too)
 // says which server it is on and links to its page there; it fits the
@@ -17,7 +18,7 @@
 // until it accepts, then "Following" at once. From a remote profile a
 // reader messages, mutes and blocks it. In the mobile app at 360 px, in both languages, the Search
 // screen finds @name@domain, the row's Follow follows it, its post
-// arrives live on Home, and its profile fits the screen. The operator
+// arrives live on Home (its menu opens its original), and its profile fits the screen. The operator
 // blocks the partner's domain on the Reports page, after which its
 // accounts are not found (said in words), and unblocks it. Every screen
 // passes axe and is saved as a screenshot.
@@ -84,8 +85,8 @@ function postAs(r, html) {
 const profilePath = (handle) => '/u/' + encodeURIComponent(handle);
 
 for (const lang of [
-  { locale: 'en-US', following: 'Following', requested: 'Requested', onServer: 'On another server', original: 'Original profile', accountOn: 'An account on' },
-  { locale: 'zh-CN', following: '已关注', requested: '已申请', onServer: '来自其他服务器', original: '查看原主页', accountOn: '上的账号' },
+  { locale: 'en-US', following: 'Following', requested: 'Requested', onServer: 'On another server', original: 'Original profile', accountOn: 'An account on', menu: 'More options for this post', openOriginal: 'Open original' },
+  { locale: 'zh-CN', following: '已关注', requested: '已申请', onServer: '来自其他服务器', original: '查看原主页', accountOn: '上的账号', menu: '这条微博的更多操作', openOriginal: '查看原文' },
 ]) {
   test(`desktop 1280 px (${lang.locale}): find name@domain, follow it, its post arrives live; its profile`, async () => {
     const alice = await newUser('fedalice');
@@ -118,7 +119,7 @@ for (const lang of [
     // The partner posts: it arrives on the open home timeline, without a reload.
     const text = `Hello from Fedify ${Date.now().toString(36)}`;
     const marker = await page.evaluate(() => { window.__notReloaded = true; return true; });
-    await postAs(fedi, `<p>${text}</p><p>a <b>second</b> paragraph</p>`);
+    const posted = await postAs(fedi, `<p>${text}</p><p>a <b>second</b> paragraph</p>`);
     const card = page.locator(`[role=feed] .post[data-author="${fedi.handle}"]`, { hasText: text });
     await card.waitFor();
     assert.ok(marker && await page.evaluate(() => window.__notReloaded === true), 'the page was reloaded');
@@ -129,6 +130,25 @@ for (const lang of [
     await card.locator('.post-head .remote-mark').waitFor();
     assert.deepEqual(await axeViolations(page), [], 'home with a remote post passes axe');
     await shot(page, `federation-desktop-home-${lang.locale}`);
+
+    // The post carries its original's address (its url): the "⋯" menu's
+    // Open original opens it in a new tab, as it arrived live and after a
+    // reload.
+    assert.equal((await api('GET', `/posts/${await card.getAttribute('data-id')}`, { token: alice.token })).url, posted.id);
+    for (const reload of [false, true]) {
+      if (reload) {
+        await page.reload();
+        await card.waitFor();
+      }
+      await card.getByRole('button', { name: lang.menu }).click();
+      const item = page.getByRole('menuitem', { name: lang.openOriginal });
+      await item.waitFor();
+      if (!reload) await shot(page, `federation-desktop-open-original-${lang.locale}`);
+      const [tab] = await Promise.all([D.context.waitForEvent('page'), item.click()]);
+      assert.equal(tab.url(), posted.id, 'Open original opens the post on its server');
+      await tab.close();
+    }
+    await page.locator('#conn[data-state="connected"]').waitFor();
 
     // The composer's @ suggests the remote account (known here now); the
     // post mentioning it links to its profile here, and reaches the partner.
@@ -216,8 +236,8 @@ test('desktop: a locked remote account says Requested until it accepts', async (
 });
 
 for (const lang of [
-  { locale: 'en-US', following: 'Following', accountOn: 'An account on' },
-  { locale: 'zh-CN', following: '已关注', accountOn: '上的账号' },
+  { locale: 'en-US', following: 'Following', accountOn: 'An account on', openOriginal: 'Open original' },
+  { locale: 'zh-CN', following: '已关注', accountOn: '上的账号', openOriginal: '查看原文' },
 ]) {
   test(`mobile 360 px (${lang.locale}): the Search screen finds @name@domain, follow, its post arrives live; its profile fits`, async () => {
     const gus = await newUser('fedgus');
@@ -240,10 +260,17 @@ for (const lang of [
     await page.locator('.tab[data-tab="home"]').tap();
     await page.locator('#conn[data-state="connected"]').waitFor();
     const text = `Fedify to the phone ${Date.now().toString(36)}`;
-    await postAs(fedi, `<p>${text}</p>`);
+    const posted = await postAs(fedi, `<p>${text}</p>`);
     const card = page.locator(`[role=feed] .post[data-author="${fedi.handle}"]`, { hasText: text });
     await card.waitFor();
     await card.locator('.remote-mark').waitFor();
+    // Its "⋯" menu opens the original on its server.
+    await card.locator('.menu-btn').tap();
+    const item = page.getByRole('menuitem', { name: lang.openOriginal });
+    await item.waitFor();
+    const [tab] = await Promise.all([M.context.waitForEvent('page'), item.tap()]);
+    assert.equal(tab.url(), posted.id, 'Open original opens the post on its server');
+    await tab.close();
     assert.ok(await fits(page), 'home with a remote post fits 360 px');
     assert.deepEqual(await axeViolations(page), [], 'home with a remote post passes axe');
     await shot(page, `federation-mobile-home-${lang.locale}`);

@@ -350,8 +350,11 @@ func (u *User) Reject(t testing.TB, follower string) Result {
 
 // Post is a Note (or a Question when Poll is set) to make.
 type Post struct {
-	// Content is HTML, as ActivityPub carries it.
+	// Content is HTML, as ActivityPub carries it; "" for none.
 	Content string `json:"content"`
+	// Name is the Note's name: with no content and InReplyTo a Question,
+	// a vote for its option of that name (as Mastodon sends votes).
+	Name string `json:"name,omitempty"`
 	// Visibility: public (default), unlisted, followers or direct (to
 	// Mentions and CC alone).
 	Visibility string `json:"visibility,omitempty"`

@@ -54,14 +54,18 @@ func (f *Fed) ObjectPost(ctx context.Context, objectID string) (int64, error) {
 
 // SetObjectPost records mid as the local message of objectID, on both
 // sides (the message hash's apid field).
-func (f *Fed) SetObjectPost(ctx context.Context, objectID string, mid int64) error {
+func (f *Fed) SetObjectPost(ctx context.Context, objectID string, mid int64, url string) error {
 	if objectID == "" || len(objectID) > maxObjectID {
 		return store.Invalid(store.CodeBadRequest, "object id missing or too long")
 	}
 	// One round trip; the two keys may be on two slots of a cluster.
 	_, err := f.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		pl.Set(ctx, f.keys.FedObject(objectID), mid, 0)
-		pl.HSet(ctx, f.keys.Post(mid), schema.FieldAPID, objectID)
+		if url != "" && len(url) <= maxObjectID {
+			pl.HSet(ctx, f.keys.Post(mid), schema.FieldAPID, objectID, schema.FieldAPURL, url)
+		} else {
+			pl.HSet(ctx, f.keys.Post(mid), schema.FieldAPID, objectID)
+		}
 		return nil
 	})
 	return f.core.Wrap("remote object", err)

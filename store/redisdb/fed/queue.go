@@ -64,7 +64,7 @@ func (q *Queue) EnqueueDelivery(ctx context.Context, d store.Delivery) error {
 		part := jobs[i:min(i+enqueueSlice, len(jobs))]
 		var err error
 		if i == 0 {
-			args := append([]any{schema.FedJobField, d.Body, d.ID, d.Signer, len(jobs), BodyTTL.Milliseconds()}, part...)
+			args := append([]any{schema.FedJobField, d.Body, d.ID, d.Signer, len(jobs), BodyTTL.Milliseconds(), d.Key}, part...)
 			err = schema.FedEnqueue.Run(ctx, q.rdb, []string{q.keys.FedDeliveries(), q.keys.FedDeliveryBody(ref)}, args...).Err()
 		} else {
 			err = schema.FedEnqueueMore.Run(ctx, q.rdb, []string{q.keys.FedDeliveries()}, append([]any{schema.FedJobField}, part...)...).Err()

@@ -113,6 +113,7 @@ type deliveryBody struct {
 	id     string
 	signer int64
 	body   []byte
+	key    string // the signing key it carries, if any (store.Delivery.Key)
 }
 
 // NewDeliverer returns the deliverer of st's process; Run runs it.
@@ -258,7 +259,7 @@ func (d *Deliverer) send(ctx context.Context, e deliveryEntry) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)
 	start := time.Now()
-	err = d.opt.Deliver(rctx, store.DeliveryJob{Ref: e.job.Ref, ID: b.id, Signer: b.signer, Body: b.body,
+	err = d.opt.Deliver(rctx, store.DeliveryJob{Ref: e.job.Ref, ID: b.id, Signer: b.signer, Body: b.body, Key: b.key,
 		Inbox: e.job.Inbox, Attempt: e.job.Attempt, First: e.job.First})
 	cancel()
 	d.opt.Metrics.observe(time.Since(start))
@@ -363,7 +364,7 @@ func (d *Deliverer) body(ctx context.Context, ref string) (*deliveryBody, error)
 	if ok {
 		return b, nil
 	}
-	v, err := d.rdb.HMGet(ctx, d.keys.FedDeliveryBody(ref), schema.FedFieldBody, schema.FedFieldID, schema.FedFieldSigner).Result()
+	v, err := d.rdb.HMGet(ctx, d.keys.FedDeliveryBody(ref), schema.FedFieldBody, schema.FedFieldID, schema.FedFieldSigner, schema.FedFieldKey).Result()
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +374,8 @@ func (d *Deliverer) body(ctx context.Context, ref string) (*deliveryBody, error)
 	}
 	id, _ := v[1].(string)
 	signer, _ := v[2].(string)
-	b = &deliveryBody{id: id, signer: schema.ParseID(signer), body: []byte(raw)}
+	key, _ := v[3].(string)
+	b = &deliveryBody{id: id, signer: schema.ParseID(signer), body: []byte(raw), key: key}
 	d.mu.Lock()
 	if len(d.bodies) >= bodyCacheMax {
 		clear(d.bodies)

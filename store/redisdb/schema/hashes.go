@@ -44,6 +44,9 @@ type PostHash struct {
 	Poll string `redis:"poll,omitempty"`
 	// Spoiler is the content warning; absent when there is none.
 	Spoiler string `redis:"spoiler,omitempty"`
+	// URL is a remote note's original's address (FieldAPURL); absent on
+	// local messages.
+	URL string `redis:"apurl,omitempty"`
 }
 
 // Counters of postHash, bumped with HINCRBY.
@@ -78,6 +81,9 @@ func (h PostHash) Args() []any {
 	if h.Spoiler != "" {
 		a = append(a, FieldSpoiler, h.Spoiler)
 	}
+	if h.URL != "" {
+		a = append(a, FieldAPURL, h.URL)
+	}
 	return a
 }
 
@@ -86,7 +92,7 @@ const FieldSpoiler = "spoiler"
 
 // PostFields are postHash's fields, in the order HMGET asks for them
 // and ScanPost reads them.
-var PostFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", FieldComments, FieldReposts, "mentions", "tags", "media", FieldDeleted, FieldLikes, FieldEdited, FieldUnfinished, FieldPoll, FieldSpoiler}
+var PostFields = []string{"content", "author", "username", "time", "kind", "repost_of", "parent", FieldComments, FieldReposts, "mentions", "tags", "media", FieldDeleted, FieldLikes, FieldEdited, FieldUnfinished, FieldPoll, FieldSpoiler, FieldAPURL}
 
 var PostFieldArgs = func() []any {
 	out := make([]any, len(PostFields))
@@ -109,7 +115,7 @@ func ScanPost(vals []any) PostHash {
 	return PostHash{Content: str(0), Author: ParseID(str(1)), Username: str(2), Time: ParseID(str(3)),
 		Kind: str(4), RepostOf: str(5), Parent: str(6), Comments: ParseID(str(7)), Reposts: ParseID(str(8)),
 		Mentions: str(9), Tags: str(10), Media: str(11), Deleted: str(12), Likes: ParseID(str(13)),
-		Edited: ParseID(str(14)), Unfinished: str(15), Poll: str(16), Spoiler: str(17)}
+		Edited: ParseID(str(14)), Unfinished: str(15), Poll: str(16), Spoiler: str(17), URL: str(18)}
 }
 
 // ScanPostMap reads the reply of HGETALL B:<mid>, as ScanPost reads
@@ -122,7 +128,7 @@ func ScanPostMap(m map[string]string) PostHash {
 		Comments: ParseID(m[FieldComments]), Reposts: ParseID(m[FieldReposts]),
 		Mentions: m["mentions"], Tags: m["tags"], Media: m["media"], Deleted: m[FieldDeleted],
 		Likes: ParseID(m[FieldLikes]), Edited: ParseID(m[FieldEdited]), Unfinished: m[FieldUnfinished],
-		Poll: m[FieldPoll], Spoiler: m[FieldSpoiler]}
+		Poll: m[FieldPoll], Spoiler: m[FieldSpoiler], URL: m[FieldAPURL]}
 }
 
 // FieldDeleted marks a tombstone (see postHash.Deleted).
@@ -142,7 +148,7 @@ const (
 // Post is the message as the contract shows it; RepostOf holds only the
 // original's id, which readers fill in.
 func (m *PostHash) Post(mid int64) *store.Post {
-	p := &store.Post{ID: mid, Kind: m.Kind, Content: m.Content, Spoiler: m.Spoiler,
+	p := &store.Post{ID: mid, Kind: m.Kind, Content: m.Content, Spoiler: m.Spoiler, URL: m.URL,
 		Author:    store.Author{ID: m.Author, Username: m.Username},
 		CreatedAt: store.Time(m.Time), CommentsCount: m.Comments, RepostsCount: m.Reposts}
 	if r := ParseID(m.RepostOf); r != 0 {
@@ -292,7 +298,7 @@ const (
 func (h *PostHash) Archived(mid int64) store.Archived {
 	return store.Archived{ID: mid, Kind: h.Kind, Author: h.Author, Username: h.Username, Content: h.Content,
 		Created: h.Time, RepostOf: ParseID(h.RepostOf), Parent: ParseID(h.Parent),
-		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media, Poll: h.Poll, Spoiler: h.Spoiler}
+		Mentions: h.Mentions, Tags: h.Tags, Media: h.Media, Poll: h.Poll, Spoiler: h.Spoiler, URL: h.URL}
 }
 
 func (h MediaHash) Media(mediaID int64) store.Media {

@@ -62,5 +62,10 @@ const (
 	FieldRemoteURL = "remote_url"
 )
 
-// FieldAPID of a message hash is, on a remote message, its object's id.
-const FieldAPID = "apid"
+// FieldAPID of a message hash is, on a remote message, its object's id;
+// FieldAPURL, on a remote note, the address of its original to open (its
+// url there, or its id): the Post's url, read with the rest of the hash.
+const (
+	FieldAPID  = "apid"
+	FieldAPURL = "apurl"
+)

@@ -44,6 +44,9 @@ const (
 	FedFieldID     = "i"
 	FedFieldSigner = "s"
 	FedFieldLeft   = "left"
+	// FedFieldKey is, on the Delete of a deleted account's actor only, the
+	// signing key (its private PEM) the account no longer has elsewhere.
+	FedFieldKey = "k"
 )
 
 // FedJobField is the one field of a FedDeliveries entry.

@@ -425,7 +425,8 @@ func (s *Social) seenTags(ctx context.Context, tags []store.TagCount, viewer int
 	return out, nil
 }
 
-// Suggestions are the most followed users q.Viewer does not follow yet.
+// Suggestions are the most followed local users q.Viewer does not follow
+// yet, none suspended.
 func (s *Social) Suggestions(ctx context.Context, q store.PageQuery) (store.Page[store.User], error) {
 	limit := q.Size()
 	top, err := s.rdb.ZRevRange(ctx, s.keys.Popular(), 0, int64(3*limit+10)).Result()
@@ -448,7 +449,14 @@ func (s *Social) Suggestions(ctx context.Context, q store.PageQuery) (store.Page
 	if candidates, err = s.unhiddenAt(ctx, candidates, q.Viewer, store.InFeed); err != nil {
 		return store.Page[store.User]{}, err
 	}
-	users, err := s.core.Users(ctx, candidates[:min(limit, len(candidates))], q.Viewer)
-	users = slices.DeleteFunc(users, func(u store.User) bool { return u.Suspended })
-	return store.Page[store.User]{Items: users}, err
+	// Read a few more than asked, since some may not be suggested: a
+	// suspended account, or one of another server (federation): those are
+	// found by name@domain, not suggested (their popularity here counts
+	// only local followers, and their server's moderation is not ours, nor
+	// may an operator's domain block let any show).
+	users, err := s.core.Users(ctx, candidates[:min(limit+limit/2+2, len(candidates))], q.Viewer)
+	users = slices.DeleteFunc(users, func(u store.User) bool {
+		return u.Suspended || u.Remote || strings.Contains(u.Username, "@")
+	})
+	return store.Page[store.User]{Items: users[:min(limit, len(users))]}, err
 }

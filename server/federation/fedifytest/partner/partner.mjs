@@ -138,7 +138,8 @@ function postObject(ctx, identifier, post) {
   const values = {
     id: new URL(post.id),
     attribution: ctx.getActorUri(identifier),
-    content: post.content,
+    content: post.name != null && !post.content ? null : post.content,
+    name: post.name ?? null,
     summary: post.summary ?? null,
     replyTarget: post.inReplyTo ? new URL(post.inReplyTo) : null,
     published: post.published,
@@ -566,6 +567,7 @@ const controls = {
       activityId: `${id}/activity`,
       visibility,
       content: body.content ?? "",
+      name: body.name ?? null,
       summary: body.summary ?? null,
       inReplyTo: body.inReplyTo ?? null,
       published: Temporal.Now.instant(),
