@@ -182,15 +182,15 @@ func (d *Deliverer) dispatch(ctx context.Context, e deliveryEntry) {
 	}
 	switch {
 	case time.Now().Before(h.restUntil):
-		until := h.restUntil
+		// The jobs queued behind the host's requests under way go with
+		// it: each of those requests, ending, starts only one of them, so
+		// some would wait for a request that never comes while it rests.
+		until, waiting := h.restUntil, h.waiting
+		h.waiting = nil
 		d.mu.Unlock()
-		if d.expired(e.job) {
-			d.opt.Logger.Warn("delivery: given up, its server kept failing", "inbox", e.job.Inbox, "tries", e.job.Attempt)
-			d.opt.Metrics.count("given_up")
-			d.settle(ctx, e)
-			return
+		for _, w := range append([]deliveryEntry{e}, waiting...) {
+			d.restOff(ctx, w, until)
 		}
-		d.putOff(ctx, e, e.job, until, "host resting")
 		return
 	case h.active >= d.opt.PerHost:
 		if len(h.waiting) >= hostWaitingMax {
@@ -215,6 +215,17 @@ func (d *Deliverer) dispatch(ctx context.Context, e deliveryEntry) {
 		d.send(ctx, e)
 		d.release(ctx, e.host)
 	})
+}
+
+// restOff puts e off until its host's rest is over, or gives it up.
+func (d *Deliverer) restOff(ctx context.Context, e deliveryEntry, until time.Time) {
+	if d.expired(e.job) {
+		d.opt.Logger.Warn("delivery: given up, its server kept failing", "inbox", e.job.Inbox, "tries", e.job.Attempt)
+		d.opt.Metrics.count("given_up")
+		d.settle(ctx, e)
+		return
+	}
+	d.putOff(ctx, e, e.job, until, "host resting")
 }
 
 // release frees a slot of host and starts the next job waiting for one.
