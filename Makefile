@@ -58,7 +58,7 @@ run: build
 #   go vet's checks (go test -race); it starts at once, as compiling for the
 #   race detector takes minutes on a cold cache;
 # - the browser tests (lines "browser:"), which drive the whole server end
-#   to end and mostly wait on Chromium: two files at a time, the ones that
+#   to end and mostly wait on Chromium: three files at a time, the ones that
 #   stop the server alone after them. A file that fails is run once more;
 #   one that then passes is listed as FLAKY at the end (browser_test.go);
 # - the store and server suites again on a Redis Cluster of 3 masters
@@ -97,10 +97,13 @@ test: deps-test
 	$(MAKE) --no-print-directory app build deps-bench || { killtree $$single; wait $$single; echo "FAIL: the mobile app or the server did not build"; exit 1; }; \
 	( set -o pipefail; cd server/bench && TIMEFORMAT='bench: %0R s, CPU %0U s user + %0S s system'; { time { BENCH_SERVER=$(CURDIR)/$(BIN) $(GO) test -vet=off -ldflags=-w -count=1 -timeout 30m ./... 2>&1 | sed -u 's/^/bench: /' | tee $$logs/bench; }; } 2>>$$logs/times ) & bench=$$!; \
 	pkgs=$$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./server ./store/redisdb ./store/redisdb/runner ./store/archive ./store/redisdb/... ./store/media); \
-	TIMEFORMAT='test binaries (browser, cluster): %0R s, CPU %0U s user + %0S s system'; \
-	{ time $(GO) test -c -vet=off -ldflags=-w -o $$logs/bin/ $$pkgs 2>&1; } 2>>$$logs/times || { killtree $$single; killtree $$bench; wait $$single $$bench; echo "FAIL: the browser and cluster tests did not build"; exit 1; }; \
+	server=$$($(GO) list ./server); \
+	TIMEFORMAT='test binary (browser): %0R s, CPU %0U s user + %0S s system'; \
+	{ time $(GO) test -c -vet=off -ldflags=-w -o $$logs/bin/ $$server 2>&1; } 2>>$$logs/times || { killtree $$single; killtree $$bench; wait $$single $$bench; echo "FAIL: the browser tests did not build"; exit 1; }; \
 	$(RUN_TESTS); \
-	( set -o pipefail; TIMEFORMAT='browser: %0R s, CPU %0U s user + %0S s system'; { time { FLAKY_LOG=$$logs/flaky runtests -test.run=TestBrowser $$($(GO) list ./server) 2>&1 | sed -u 's/^/browser: /' | tee $$logs/browser; }; } 2>>$$logs/times ) & browser=$$!; \
+	( set -o pipefail; TIMEFORMAT='browser: %0R s, CPU %0U s user + %0S s system'; { time { FLAKY_LOG=$$logs/flaky runtests -test.run=TestBrowser $$server 2>&1 | sed -u 's/^/browser: /' | tee $$logs/browser; }; } 2>>$$logs/times ) & browser=$$!; \
+	TIMEFORMAT='test binaries (cluster): %0R s, CPU %0U s user + %0S s system'; \
+	{ time $(GO) test -c -vet=off -ldflags=-w -o $$logs/bin/ $$(printf '%s\n' $$pkgs | grep -vx "$$server") 2>&1; } 2>>$$logs/times || { killtree $$single; killtree $$bench; killtree $$browser; wait $$single $$bench $$browser; echo "FAIL: the cluster tests did not build"; exit 1; }; \
 	( set -o pipefail; TIMEFORMAT='cluster: %0R s, CPU %0U s user + %0S s system'; { time { MICROBLOG_TEST_REDIS=cluster runtests '-test.skip=$(CLUSTER_SKIP)' $$pkgs 2>&1 | sed -u 's/^/cluster: /' | tee $$logs/cluster; }; } 2>>$$logs/times ) & cluster=$$!; \
 	wait $$single; s=$$?; wait $$browser; b=$$?; wait $$cluster; c=$$?; wait $$bench; h=$$?; \
 	echo "--- each pass's time (wall, then the CPU of its processes)"; cat $$logs/times; \
