@@ -72,10 +72,11 @@ run: build
 # another backend, and on a busy 2-core machine the suite is bound by CPU,
 # over half of it compiling. So no package is compiled twice the same way:
 # once the mobile app (app) and the server (build) are built (a failed
-# build stops make test), the bench pass starts, and one go test -c builds
-# the browser and cluster passes' test binaries, without the race detector,
-# on the server build's packages; both passes run them as go test would
-# (RUN_TESTS), the server's from one binary. The first pass's packages are
+# build stops make test), the bench pass starts, and go test -c builds the
+# browser and cluster passes' test binaries, without the race detector, on
+# the server build's packages: the server's first, whose browser pass then
+# starts, then the others', while it runs; both passes run them as go test
+# would (RUN_TESTS), the server's from one binary. The first pass's packages are
 # listed before make app rewrites mobile/cordova/build, which go list ./...
 # walks. Both passes name the longest packages first (the server's, then
 # the store's), so that they start at once rather than after the short ones:
