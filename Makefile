@@ -58,7 +58,7 @@ run: build
 #   go vet's checks (go test -race); it starts at once, as compiling for the
 #   race detector takes minutes on a cold cache;
 # - the browser tests (lines "browser:"), which drive the whole server end
-#   to end and mostly wait on Chromium: three files at a time, the ones that
+#   to end and mostly wait on Chromium: two files at a time, the ones that
 #   stop the server alone after them. A file that fails is run once more;
 #   one that then passes is listed as FLAKY at the end (browser_test.go);
 # - the store and server suites again on a Redis Cluster of 3 masters

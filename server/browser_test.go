@@ -265,9 +265,10 @@ func TestBrowser(t *testing.T) {
 // browserFilesAtOnce is how many browser test files run side by side (each
 // its own node and Chromium, against the one server): they wait on their
 // pages most of the time (the pass took 0.4 of a core over its 400 to
-// 600 s at two), and the pass became make test's longest once the others
-// were cut.
-const browserFilesAtOnce = 3
+// 600 s). Three at once were faster (7 m 42 s for make test), but the load
+// they added to the other passes at their start made a benchmark harness's
+// timing fail.
+const browserFilesAtOnce = 2
 
 // stopsServer tells whether a browser test file stops or restarts the
 // server (helpers.mjs's control), which the files running beside it would
