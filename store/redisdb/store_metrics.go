@@ -76,7 +76,7 @@ func (s *Store) RegisterQueueMetrics(reg prometheus.Registerer) {
 	} {
 		reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Name: "microblog_" + q.name + "_queue_length", Help: q.what + " waiting or in progress.",
+				Name: "microblog_" + q.name + "_queue_length", Help: q.what + " waiting or in progress, and those done behind the oldest in progress.",
 			}, func() float64 {
 				ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 				defer cancel()

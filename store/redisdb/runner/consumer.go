@@ -14,6 +14,7 @@ import (
 
 	"microblog/store/redisdb/internal/reqpath"
 	"microblog/store/redisdb/internal/retry"
+	"microblog/store/redisdb/schema"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -22,7 +23,7 @@ import (
 // consumer group that the processes share, as the fan-out workers and the
 // archiver read theirs: it reads new entries, takes over those another
 // consumer left idle, renews its claim on those it holds, and acknowledges
-// (and deletes) those done. An entry is acknowledged only once done, so the
+// (and trims away) those done. An entry is acknowledged only once done, so the
 // entries of a process that died stay pending, and another takes them over
 // after claimIdle; a process that stops gracefully hands back those it
 // could not finish, and another takes them over at once (consumer_stop.go).
@@ -163,9 +164,10 @@ func (c *consumer) read(ctx context.Context) ([]redis.XMessage, error) {
 	return msgs, nil
 }
 
-// waiting is how many entries of the queue no consumer has taken yet: its
-// length less those taken and not acknowledged (acknowledged entries are
-// deleted), in one round trip.
+// waiting is about how many entries of the queue no consumer has taken yet:
+// its length less those taken and not acknowledged, in one round trip. The
+// stream keeps the entries done behind an older one still in hand until
+// that one is done (ack), so while one is, this may count them too.
 func (c *consumer) waiting(ctx context.Context) (int64, error) {
 	var n *redis.IntCmd
 	var taken *redis.XPendingCmd
@@ -244,7 +246,9 @@ func (c *consumer) renew(ctx context.Context, ids []string) {
 	c.rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: c.stream, Group: c.group, Consumer: c.name, Messages: ids})
 }
 
-// ack acknowledges and deletes entries done, with also's commands (nil:
+// ack acknowledges entries done, and takes out of the stream every entry
+// older than the oldest not done (queue_ack.lua: one XTRIM, where XDEL of
+// each entry cost Redis a walk of its node), with also's commands (nil:
 // none) in the same round trip. It goes on when ctx has ended: done is done,
 // even if the runner is stopping.
 //
@@ -256,8 +260,12 @@ func (c *consumer) renew(ctx context.Context, ids []string) {
 func (c *consumer) ack(ctx context.Context, ids []string, also func(context.Context, redis.Pipeliner)) {
 	actx := context.WithoutCancel(ctx)
 	cmds, err := c.rdb.Pipelined(actx, func(pl redis.Pipeliner) error {
-		pl.XAck(actx, c.stream, c.group, ids...)
-		pl.XDel(actx, c.stream, ids...)
+		args := make([]any, 1, 1+len(ids))
+		args[0] = c.group
+		for _, id := range ids {
+			args = append(args, id)
+		}
+		schema.QueueAck.Eval(actx, pl, []string{c.stream}, args...)
 		if also != nil {
 			also(actx, pl)
 		}
@@ -267,7 +275,7 @@ func (c *consumer) ack(ctx context.Context, ids []string, also func(context.Cont
 		return
 	}
 	c.log.Warn(c.what+": acknowledge", "entries", ids, "err", err)
-	if also == nil || len(cmds) < 2 || cmds[0].Err() != nil || cmds[1].Err() != nil || reqpath.PipeErr(cmds[2:], err) == nil {
+	if also == nil || len(cmds) < 1 || cmds[0].Err() != nil || reqpath.PipeErr(cmds[1:], err) == nil {
 		return // the entries stay, and are done again; or also's part went through
 	}
 	wait := 50 * time.Millisecond

@@ -25,8 +25,9 @@
 // group (fanout, archive) that every process joins under a name of its own.
 // The fan-out worker takes up to 64 jobs at a time, does the pushes among
 // them together and the other jobs one by one in stream order, and
-// acknowledges a job (XACK and XDEL, and for a push the removal of its
-// fanout:pending mark and count, in one round trip) only once it is done: a
+// acknowledges a job (queue_ack.lua: XACK, and an XTRIM MINID of every
+// entry older than the oldest not done; for a push also the removal of its
+// fanout:pending mark and count; in one round trip) only once it is done: a
 // job that fails, or whose process dies, stays pending. Every 250 ms each
 // process looks for jobs idle for ClaimIdle (XPENDING with IDLE) and takes
 // them over one at a time (XCLAIM with the same least idle time); a process

@@ -159,6 +159,10 @@ var (
 	pendingRecountSrc string
 	PendingRecount    = newScript(pendingRecountSrc)
 
+	//go:embed lua/queue_ack.lua
+	queueAckSrc string
+	QueueAck    = newScript(queueAckSrc)
+
 	//go:embed lua/hand_back.lua
 	handBackSrc string
 	HandBack    = newScript(handBackSrc)
