@@ -52,8 +52,20 @@ func (c *Conn) firstLocked(ev event) bool {
 // topic, a message published after a newer one is heard late), so the
 // client got it then, from a replay that read it before its event reached
 // this hub, or live. A late message, or one heard on a topic subscribed
-// for c, may be news to the client and goes out; a message the client got
-// by a replay and whose event comes late after all is the one repeat left.
+// for c, may be news to the client and goes out; a message below the mark
+// that the client got by a replay and whose event comes late after all is
+// the one repeat left.
+//
+// The message of the mark itself is dropped whenever its event comes, on
+// such a topic: goLive puts it among those sent (msgSeen). On a cluster
+// a message's event is published after its write, so a replay may read it
+// before its event is even sent; a client that got it so, as the last
+// message of its connection, and reconnected at once was sent it again
+// when the event reached the hub after the new connection had gone live
+// (TestWSDMsDuringReconnect, once in a loaded make test). Below the mark
+// that cannot happen to one sender's messages: each one's event is
+// published before the next is written, so it was heard before the
+// Sync that ends c's join, and was held with the rest while c opened.
 // The caller holds c.mu.
 func (c *Conn) hadDMLocked(ev event) bool {
 	return ev.messageID != 0 && c.hasDMsAfter && c.notifyWarm && !ev.late &&

@@ -179,3 +179,40 @@ func TestDMHeardAfterItsReplay(t *testing.T) {
 	g.open()
 	dc.expectDM(fmt.Sprintf("ready 0 %d", d.ID), wantDM(d.ID))
 }
+
+// TestDMHeardAfterTheNextConnectionIsLive: on a cluster a message's event
+// is published after its write, so a replay may read it before its event
+// is even sent. A client that got it so, dropped its connection and
+// reconnected at once with ?messages_after= that message does not get it
+// again when its event reaches the hub after the new connection went
+// live, rather than while it opened; a message heard late is still news.
+func TestDMHeardAfterTheNextConnectionIsLive(t *testing.T) {
+	th := newTestHub(t, hub.Options{})
+	const alice, bob = 1, 2
+	first := th.dial(t, bob, "messages_after=0")
+	first.expectDM("ready 0 0")
+
+	// Written, its event not sent yet: a connection's replay reads it.
+	m := th.tl.addDM(alice, bob)
+	c1 := th.dial(t, bob, "messages_after=0")
+	c1.expectDM(wantDM(m.ID), fmt.Sprintf("ready 0 %d", m.ID))
+	c1.Conn.Close()
+	c2 := th.dial(t, bob, fmt.Sprintf("messages_after=%d", m.ID))
+	c2.expectDM(fmt.Sprintf("ready 0 %d", m.ID))
+	th.broker.publish(store.NotifyTopic(bob), store.EventDM, m) // now, with c2 live
+	th.broker.publish(store.NotifyTopic(alice), store.EventDM, m)
+	first.expectDM(wantDM(m.ID))
+	next := th.message(alice, bob)
+	c2.expectDM(wantDM(next)) // not m again
+	first.expectDM(wantDM(next))
+
+	// Claimed first, heard last: a live client whose mark passed it gets it.
+	early := th.tl.addDM(alice, bob)
+	newer := th.message(alice, bob)
+	c3 := th.dial(t, bob, fmt.Sprintf("messages_after=%d", newer))
+	c3.expectDM(fmt.Sprintf("ready 0 %d", newer))
+	th.broker.publish(store.NotifyTopic(bob), store.EventDM, early)
+	c3.expectDM(wantDM(early.ID))
+	first.expectDM(wantDM(newer), wantDM(early.ID))
+	c2.expectDM(wantDM(newer), wantDM(early.ID))
+}

@@ -121,7 +121,8 @@
 // connection opens are merged with that replay by id (msgSeen), and those
 // at or below ?messages_after= that the client got before it connected
 // (heard in order on a topic subscribed before it) are dropped, since a
-// replay may read a message before its event reaches the hub; and
+// replay may read a message before its event reaches the hub (that of the
+// mark itself whenever its event comes, held or live); and
 // Interrupted notes each connection's newest message too, from which the
 // catch-up after a gap reads the messages it missed.
 //

@@ -122,6 +122,9 @@ func (c *Conn) goLive(r replay, ul userLens) ([]frame, error) {
 		c.seen.add(id, 0)
 	}
 	c.clientSeen = nil
+	if c.hasDMsAfter && c.notifyWarm && c.dmsAfter > 0 {
+		c.msgSeen.add(c.dmsAfter, 0) // the client has it: its event may come yet (dm.go)
+	}
 	for _, p := range r.posts {
 		if !c.firstLocked(event{postID: p.ID, postAt: p.CreatedAt}) {
 			continue
