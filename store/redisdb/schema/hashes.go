@@ -30,8 +30,8 @@ type PostHash struct {
 	Media    string `redis:"media"`       // JSON [store.Media, ...]
 	// Deleted is "1" in a tombstone: the hash of a deleted message keeps
 	// only this field until the archive has the delete too, so that readers
-	// take it as gone instead of finding it in the archive.
-	Deleted string `redis:"deleted"`
+	// take it as gone instead of finding it in the archive. Absent else.
+	Deleted string `redis:"deleted,omitempty"`
 	// Edited is when the content last changed (unix ms); absent until the
 	// first edit (redisdb/post_edit.go).
 	Edited int64 `redis:"edited,omitempty"`
@@ -39,7 +39,8 @@ type PostHash struct {
 	// written until it stands, indexed whole and its Idempotency-Key's
 	// result recorded (finish): readers take it as not there yet, so a
 	// message that is taken out again, never acknowledged, is never shown.
-	Unfinished string `redis:"unfinished"`
+	// Absent else.
+	Unfinished string `redis:"unfinished,omitempty"`
 	// Poll is the definition of its poll (FieldPoll), absent without one.
 	Poll string `redis:"poll,omitempty"`
 	// Spoiler is the content warning; absent when there is none.
@@ -62,19 +63,24 @@ const (
 const FieldIdem = "idem"
 
 // Args are the fields and values of h as HSET writes them, the same
-// go-redis writes for the struct (every field, but Edited while 0), without
-// its reflection, which boxes a copy of every field: a new message's
-// hash was a sixth of the allocations of its write.
+// go-redis writes for the struct (every field but those omitempty leaves out
+// while empty), without its reflection, which boxes a copy of every field:
+// a new message's hash was a sixth of the allocations of its write.
 func (h PostHash) Args() []any {
 	a := make([]any, 0, 32)
 	a = append(a, "content", h.Content, "author", h.Author, "username", h.Username, "time", h.Time,
 		"kind", h.Kind, "repost_of", h.RepostOf, "parent", h.Parent, FieldComments, h.Comments,
 		FieldReposts, h.Reposts, FieldLikes, h.Likes, "mentions", h.Mentions, "tags", h.Tags,
-		"media", h.Media, FieldDeleted, h.Deleted)
+		"media", h.Media)
+	if h.Deleted != "" {
+		a = append(a, FieldDeleted, h.Deleted)
+	}
 	if h.Edited != 0 {
 		a = append(a, FieldEdited, h.Edited)
 	}
-	a = append(a, FieldUnfinished, h.Unfinished)
+	if h.Unfinished != "" {
+		a = append(a, FieldUnfinished, h.Unfinished)
+	}
 	if h.Poll != "" {
 		a = append(a, FieldPoll, h.Poll)
 	}

@@ -18,6 +18,7 @@ func TestPostHashArgs(t *testing.T) {
 		{Content: "re", Author: 300, Username: "bob", Time: 1, Kind: "comment", RepostOf: "4", Parent: "9", Comments: 2,
 			Reposts: 3, Likes: 400, Mentions: `[{"id":7}]`, Tags: `["go"]`, Media: "[]", Deleted: "1", Edited: 5, Unfinished: "1"},
 		{Content: "poll", Author: 7, Username: "ann", Time: 1, Kind: "post", Poll: `{"options":["a","b"],"expires_at":9}`},
+		{Content: "bare", Author: 7, Username: "ann", Time: 1, Kind: "post", Media: `[{"id":1}]`},
 	} {
 		want := pl.HSet(ctx, "B:1", h).Args()
 		got := pl.HSet(ctx, "B:1", h.Args()...).Args()
