@@ -33,6 +33,7 @@ type caches struct {
 	authors  livecache.Cache[int64, authorCard]       // uid → what a post shows of its author
 	lenses   livecache.Cache[int64, *store.Lens]      // uid → what the user may see
 	seen     seenMarks                                // uid → its global:lastseen mark, as last read or written
+	expiries expiries                                 // rate limit keys whose expiry this process set (store_ratelimit.go)
 }
 
 // seenMarks remember each reader's global:lastseen mark as this process
