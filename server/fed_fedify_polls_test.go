@@ -114,10 +114,13 @@ func TestFedifyPollVotes(t *testing.T) {
 	if got == nil || !slices.Equal(optionCounts(*got), []int64{1, 1}) || got.VotesCount != 2 {
 		t.Errorf("the one-choice poll after bob's and the partner's votes: %+v", got)
 	}
-	// None of it went out: bob's local vote, and the votes taken in.
+	// None of it went out: bob's local vote, and the votes taken in. The
+	// partner's inbox is shared by the tests that run beside this one: only
+	// this server's actors count.
 	seen, _ := p.Inbox(t, since)
+	ours := strings.TrimSuffix(ts.actorURL(bobID), fmt.Sprint(bobID))
 	for _, a := range seen {
-		if a.Type == "Create" && a.InReplyTo != "" {
+		if a.Type == "Create" && a.InReplyTo != "" && strings.HasPrefix(a.Actor, ours) {
 			t.Errorf("a vote in a local poll went out: %+v", a)
 		}
 	}
