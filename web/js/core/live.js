@@ -136,9 +136,15 @@ export class LiveFeed extends EventTarget {
       if (frame.event === 'post' && frame.data) this._hold(frame.data);
       // Messages are counted from the socket alone (never from a page or a
       // send's answer), so a reconnection asks for all that it did not bring.
-      // `ready` comes after the replay: everything up to its id has arrived.
+      // `ready`'s id is the newest message when the replay ended, whose event
+      // may still be on its way: it is the mark only of a first connection
+      // (nothing seen yet) or of a replay cut short (the page reloads the
+      // conversations). Else a drop before that event came would resume past
+      // it, and the server, taking the mark as had, would never send it.
       if (frame.event === 'message' && frame.data) this._seeMessage(frame.data.id);
-      if (frame.event === 'ready' && frame.data) this._seeMessage(frame.data.last_message_id);
+      if (frame.event === 'ready' && frame.data && (this.lastMessageId === null || frame.data.messages_truncated)) {
+        this._seeMessage(frame.data.last_message_id);
+      }
       this.dispatchEvent(new CustomEvent(frame.event, { detail: frame.data }));
     };
     ws.onclose = (e) => {
