@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,6 +58,8 @@ func printTables(w io.Writer, res results) {
 			m.Cost.RedisCommands, fmtTrips(m.Cost.RoundTrips), m.Cost.ServerCPUus, m.Cost.RedisCPUus,
 			vsBare(m.Cost.ServerCPUus, func(t targetResult) float64 { return t.Reads.Cost.ServerCPUus }))
 	}
+
+	printMedians(w, res, bares)
 
 	for _, what := range []string{"posts", "reads"} {
 		cs := sweepConcurrencies(res, what)
@@ -149,4 +152,74 @@ func fmtTrips(v float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// The goals against the naive port (bare), each a ratio of CPU per request
+// taken within a round: a post's server and Redis CPU, a home read's server
+// CPU.
+const (
+	goalPostServer = 1.25
+	goalPostRedis  = 1.5
+	goalReadServer = 1.25
+)
+
+// printMedians prints, with several rounds, each build's medians of its
+// rounds' ratios to the bare handler of the same round, with their range
+// and whether the median meets the goal: the verdict a side-by-side run
+// gives, where the machine's speed moves every absolute figure.
+func printMedians(w io.Writer, res results, bares map[int]*targetResult) {
+	type ratios struct{ postServer, postRedis, readServer []float64 }
+	var order []string
+	by := map[string]*ratios{}
+	for _, t := range res.Targets {
+		bare := bares[t.Round]
+		if t.Round == 0 || t.Kind == kindBare || bare == nil {
+			continue
+		}
+		label, _, _ := strings.Cut(t.Label, " (round ")
+		r := by[label]
+		if r == nil {
+			r = &ratios{}
+			by[label] = r
+			order = append(order, label)
+		}
+		add := func(to *[]float64, v, base float64) {
+			if base > 0 {
+				*to = append(*to, v/base)
+			}
+		}
+		add(&r.postServer, t.Posts.Cost.ServerCPUus, bare.Posts.Cost.ServerCPUus)
+		add(&r.postRedis, t.Posts.Cost.RedisCPUus, bare.Posts.Cost.RedisCPUus)
+		add(&r.readServer, t.Reads.Cost.ServerCPUus, bare.Reads.Cost.ServerCPUus)
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nMedians of the rounds' ratios to the bare handler of the same round (their range; ✓ where the median meets the goal: a post at most %.2f× its server CPU and %.2f× its Redis CPU, a home read at most %.2f× its server CPU)\n\n", goalPostServer, goalPostRedis, goalReadServer)
+	fmt.Fprintln(w, "| target | rounds | post: server CPU vs bare | post: Redis CPU vs bare | home read: server CPU vs bare |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+	for _, label := range order {
+		r := by[label]
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", label, len(r.postServer),
+			fmtMedian(r.postServer, goalPostServer), fmtMedian(r.postRedis, goalPostRedis), fmtMedian(r.readServer, goalReadServer))
+	}
+}
+
+// fmtMedian is the median of vs with their range, marked ✓ when the median
+// is at most goal.
+func fmtMedian(vs []float64, goal float64) string {
+	if len(vs) == 0 {
+		return "–"
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	mark := ""
+	if m <= goal {
+		mark = " ✓"
+	}
+	return fmt.Sprintf("%.2f× (%.2f–%.2f)%s", m, s[0], s[len(s)-1], mark)
 }
