@@ -18,12 +18,15 @@ type result struct {
 	surprise map[string]int // answers the contract does not allow
 	reads    [2]int         // answered, failed
 	faults   []done
-	resumes  int
-	ends     map[string]int // why live sockets ended
-	settled  time.Duration
-	found    *findings
-	seconds  []second
-	logs     string // the servers' logs' ends, when an invariant failed
+	// loaded is how long the load lasted: -duration, or longer when faults
+	// came late.
+	loaded  time.Duration
+	resumes int
+	ends    map[string]int // why live sockets ended
+	settled time.Duration
+	found   *findings
+	seconds []second
+	logs    string // the servers' logs' ends, when an invariant failed
 }
 
 // measure runs the chaos: backends, users, load and faults, settling, the
@@ -64,20 +67,36 @@ func measure(cfg config, log io.Writer, onStart func(stop func())) (*result, err
 	led.mu.Lock()
 	led.start = time.Now()
 	led.mu.Unlock()
-	load, endLoad := context.WithTimeout(ctx, cfg.duration)
+	load, endLoad := context.WithCancel(ctx)
 	defer endLoad()
-	grace, endGrace := context.WithTimeout(ctx, cfg.duration+cfg.grace)
+	grace, endGrace := context.WithCancel(ctx)
 	defer endGrace()
+	begun := time.Now()
 	wait := w.run(load, grace, cfg.seed)
-	injected, ierr := inject(load, b, rand.New(rand.NewPCG(cfg.seed, 999)), faults, cfg, log)
-	<-load.Done()
+	injected, ierr := inject(ctx, b, rand.New(rand.NewPCG(cfg.seed, 999)), faults, cfg, log)
+	// The load lasts its duration, or until the cool-down after the last
+	// fault when faults came late (one still under way delays the next: a
+	// server's start took 7 s on a busy machine), so that every fault
+	// planned strikes under load.
+	end := begun.Add(cfg.duration)
+	if late := time.Now().Add(cfg.cooldown); ierr == nil && late.After(end) {
+		end = late
+	}
+	select {
+	case <-time.After(time.Until(end)):
+	case <-ctx.Done():
+	}
+	endLoad()
+	stopGrace := time.AfterFunc(cfg.grace, endGrace)
+	defer stopGrace.Stop()
 	wait()
 	if ierr != nil {
 		return nil, ierr
 	}
-	fmt.Fprintf(log, "load over after %s; settling\n", cfg.duration)
+	loaded := time.Since(begun).Round(100 * time.Millisecond)
+	fmt.Fprintf(log, "load over after %s; settling\n", loaded)
 
-	r := &result{cfg: cfg, faults: injected}
+	r := &result{cfg: cfg, faults: injected, loaded: loaded}
 	settled, serr := settle(ctx, w, fans, cfg.settle)
 	r.settled = settled
 	stopLive()

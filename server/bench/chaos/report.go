@@ -37,7 +37,7 @@ func (r *result) print(w io.Writer) {
 	if len(failovers) > 0 {
 		faults += "; failovers took " + strings.Join(failovers, ", ")
 	}
-	fmt.Fprintf(w, "--- chaos: %s of load on %d server processes, seed %d\n", r.cfg.duration, r.cfg.procs, r.cfg.seed)
+	fmt.Fprintf(w, "--- chaos: %s of load on %d server processes, seed %d\n", max(r.loaded, r.cfg.duration), r.cfg.procs, r.cfg.seed)
 	fmt.Fprintln(w, "| figure | value | goal |\n|---|---|---|")
 	row := func(name, value, goal string) { fmt.Fprintf(w, "| %s | %s | %s |\n", name, value, goal) }
 	row("writes acknowledged", fmt.Sprintf("%s (%s)", thousands(total), counts(r.acks)), "")
