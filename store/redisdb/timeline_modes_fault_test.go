@@ -107,6 +107,7 @@ func faultEveryStep(t *testing.T, c modeCase) {
 			m.run(c, what, func(ctx context.Context, star, f3 int64) {
 				m.faults.arm(at, mode, m.down(mode))
 				c.trigger(m, m.faults.marked(ctx), star, f3)
+				m.faults.disarm()
 				if mode != died {
 					m.faults.waitBack()
 				}
