@@ -490,9 +490,10 @@ test('streaming: user, user:notification, public, hashtag and direct through mas
     const direct = events(streaming.direct.subscribe());
 
     // The subscriptions are sent once the socket is open; a post of one's
-    // own on the user stream says they are in place (sent again meanwhile),
-    // and on the public and hashtag streams (the server takes them in
-    // order) that those are too.
+    // own on the user stream says that one is in place (sent again
+    // meanwhile). The public and hashtag ones were sent after it, and each
+    // is in place once a probe comes on it: a probe may come before they
+    // are, so more are posted until one does.
     const probes = new Set();
     let probe;
     await until(async () => {
@@ -504,8 +505,17 @@ test('streaming: user, user:notification, public, hashtag and direct through mas
       return probe !== null;
     }, 'the user stream to carry alice\'s own post');
     probe = probe.payload;
-    await pub.next((e) => e.event === 'update' && probes.has(e.payload.id), 'a probe on the public stream');
-    await hashtag.next((e) => e.event === 'update' && probes.has(e.payload.id), `a probe on the #${tag} stream`);
+    for (const [stream, name] of [[pub, 'the public stream'], [hashtag, `the #${tag} stream`]]) {
+      await until(async () => {
+        const got = await stream.next((e) => e.event === 'update' && probes.has(e.payload.id), `a probe on ${name}`, 1000).catch((e) => {
+          if (e.timeout) return null;
+          throw e;
+        });
+        if (got) return true;
+        probes.add((await alice.rest.v1.statuses.create({ status: `probe #${tag} ` + word() })).id);
+        return false;
+      }, `${name} to carry a probe`);
+    }
 
     const b = await bob.rest.v1.statuses.create({ status: `from bob #${tag} ${word()}` });
     const up = await user.next((e) => e.event === 'update' && e.payload.id === b.id, 'bob\'s status on alice\'s user stream');
