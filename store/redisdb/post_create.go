@@ -72,10 +72,19 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	}
 	d := &draft{np: np}
 	if err := s.resolveTargets(ctx, d); err != nil {
-		if errors.Is(err, store.ErrReposted) && np.IdempotencyKey != "" {
-			return s.repostMade(ctx, np, err)
+		if !errors.Is(err, store.ErrReposted) || np.IdempotencyKey == "" {
+			return store.Post{}, err
 		}
-		return store.Post{}, err
+		if p, err := s.repostMade(ctx, np); !errors.Is(err, errKeyFree) {
+			return p, err
+		}
+		// The key is free, and the repost found may have been its earlier
+		// request's, taken out between the two reads (unwrite removes the
+		// repost, then gives the key back): look again.
+		d = &draft{np: np}
+		if err := s.resolveTargets(ctx, d); err != nil {
+			return store.Post{}, err
+		}
 	}
 	// From the claim on, the write belongs to the server, not to the
 	// client's connection: a client that gives up must not stop it half
@@ -98,13 +107,18 @@ func (s *Store) Create(ctx context.Context, np store.NewPost) (store.Post, error
 	return d.post, nil
 }
 
+// errKeyFree is repostMade's answer when nothing holds the retry's
+// Idempotency-Key.
+var errKeyFree = errors.New("idempotency key free")
+
 // repostMade answers the retry of a repost that finds its author's repost
-// of the original (refused) there: with that repost, when the retry's
-// Idempotency-Key says its earlier request made it.
-func (s *Store) repostMade(ctx context.Context, np store.NewPost, refused error) (store.Post, error) {
+// of the original there: with that repost, when the retry's
+// Idempotency-Key says its earlier request made it; with errKeyFree when
+// nothing holds the key.
+func (s *Store) repostMade(ctx context.Context, np store.NewPost) (store.Post, error) {
 	held, err := s.rdb.Get(ctx, s.keys.Idempotency(np.Author, store.TokenHash(np.IdempotencyKey))).Result()
 	if errors.Is(err, redis.Nil) {
-		return store.Post{}, refused
+		return store.Post{}, errKeyFree
 	}
 	if err != nil {
 		return store.Post{}, s.Wrap("create post: idempotency", err)
