@@ -45,10 +45,13 @@ type draft struct {
 	// encoded tells that queueIndex encoded the events already, sent that
 	// post_index.lua publishes them (queueFinish does neither again).
 	encoded, sent bool
-	// hash is the message's hash as HSET's arguments, which on one Redis
-	// post_index.lua writes for a post (queuePost leaves it to it); index
-	// is that script's call, keys and arguments (queuePostIndex).
-	hash  []any
+	// fields is the message's hash, and tail the fields that follow its
+	// own (its Idempotency-Key's, the cluster's unfinished mark): on one
+	// Redis post_index.lua writes a post's (queuePost leaves it to it),
+	// taking them as fields.IndexArgs and tail. index is that script's
+	// call, keys and arguments (queuePostIndex).
+	fields schema.PostHash
+	tail   []any
 	index scriptCall
 	// alone tells, on one Redis, that the post's write is its index script
 	// and nothing else (see writeOne): queuePostIndex leaves it unqueued.
@@ -427,7 +430,7 @@ func (s *Store) writePost(ctx context.Context, d *draft) error {
 
 // queuePost queues the writes of the message's own keys (B, D, E), unless
 // not keys (on one Redis, a post's come with its index, post_index.lua,
-// which takes d.hash): then only the keys of its poll.
+// which takes d.fields and d.tail): then only the keys of its poll.
 func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft, keys bool) {
 	p := d.post
 	h := schema.PostHash{Content: p.Content, Author: p.Author.ID, Username: p.Author.Username,
@@ -446,17 +449,17 @@ func (s *Store) queuePost(ctx context.Context, t redis.Pipeliner, d *draft, keys
 		s.queuePollKeys(ctx, t, p.Poll)
 	}
 	d.row = h.Archived(p.ID)
-	d.hash = h.Args()
+	d.fields, d.tail = h, nil
 	if d.idemKey != "" { // for the checker, should the request stop half way
-		d.hash = append(d.hash, schema.FieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
+		d.tail = append(d.tail, schema.FieldIdem, d.idemKey[strings.LastIndexByte(d.idemKey, ':')+1:]+" "+d.claim)
 	}
 	if s.keys.Cluster() { // hidden until finish: its indexes follow on other masters
-		d.hash = append(d.hash, schema.FieldUnfinished, "1")
+		d.tail = append(d.tail, schema.FieldUnfinished, "1")
 	}
 	if !keys {
 		return
 	}
-	t.HSet(ctx, s.keys.Post(p.ID), d.hash...)
+	t.HSet(ctx, s.keys.Post(p.ID), append(h.Args(), d.tail...)...)
 	t.Set(ctx, s.keys.PublicTime(p.ID), int64(p.CreatedAt), 0)
 	t.Set(ctx, s.keys.Author(p.ID), p.Author.ID, 0)
 }
@@ -561,24 +564,30 @@ func (s *Store) queuePostIndex(ctx context.Context, pl redis.Pipeliner, d *draft
 		raw, _ := json.Marshal(d.row)
 		archive = schema.ArchiveEntry(schema.ArchivePut, raw)
 	}
-	var job []any
+	job := "" // its push job's, as schema.Job.Values writes them (post_index.lua)
 	if !d.pulled {
-		job = schema.Job{Op: schema.OpPush, Author: author, Mid: mid, At: s.Now()}.Values()
+		job = "1"
 	}
 	s.encodeEvents(ctx, d)
 	d.encoded = true
 	d.sent = d.stands()
-	size := 10 + len(job) + len(d.hash) + len(archive)
+	var hash []any
+	more := -1 // no hash: the checker indexes a message written before (IndexUnfinished)
+	if d.fields.Kind != "" {
+		hash = d.fields.IndexArgs()
+		more = len(hash) - len(schema.PostIndexFields) + len(d.tail)
+	}
+	size := 10 + len(hash) + len(d.tail) + len(archive)
 	if d.sent {
 		size += 2 * len(d.events)
 	}
 	args := make([]any, 10, size)
-	copy(args, []any{mid, author, schema.FieldPosts, s.opt.HotWindow, public, "", int64(d.post.CreatedAt),
-		len(job), len(d.hash), len(archive)})
-	if job != nil {
-		args[5] = "1"
+	copy(args, []any{mid, author, schema.FieldPosts, s.opt.HotWindow, public, job, int64(d.post.CreatedAt),
+		s.Now(), more, len(archive)})
+	if hash != nil {
+		args = append(append(args, hash...), d.tail...)
 	}
-	args = append(append(append(args, job...), d.hash...), archive...)
+	args = append(args, archive...)
 	if d.sent {
 		args = appendEvents(args, d.events)
 	}

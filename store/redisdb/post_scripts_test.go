@@ -3,6 +3,7 @@ package redisdb
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"net"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"microblog/store"
+	"microblog/store/redisdb/schema"
 	"microblog/store/storetest"
 )
 
@@ -247,4 +249,50 @@ func (m *monitorLog) stop() monitorCounts {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.counts
+}
+
+// TestPostHashAsArgsWritesIt: whichever way a post's hash is written
+// (post_index.lua, which knows the names of the fields every post has, or
+// HSET in a transaction), Redis holds the very fields and values that
+// schema.PostHash.Args gives for it, nothing more, nothing less.
+func TestPostHashAsArgsWritesIt(t *testing.T) {
+	parallel(t)
+	s := newTestStore(t)
+	alice, bob := s.user("alice"), s.user("bob")
+	orig := s.post(store.NewPost{Author: bob, Content: "an original"})
+	for _, np := range []store.NewPost{
+		{Author: alice, Content: "plain"},
+		{Author: alice, Content: "with a warning", Spoiler: "spoilers"},
+		{Author: alice, Content: "with a #topic and @bob"},
+		{Author: alice, Content: "with a key", IdempotencyKey: "hash-k1"},
+		{Author: alice, Content: "with a poll", Poll: &store.NewPoll{Options: []string{"a", "b"}, ExpiresIn: 300}},
+		{Author: alice, RepostOf: orig.ID},
+		{Author: alice, Content: "a comment", Parent: orig.ID},
+	} {
+		p := s.post(np)
+		got, err := s.rdb.HGetAll(s.ctx, s.keys.Post(p.ID)).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h schema.PostHash
+		if err := s.rdb.HGetAll(s.ctx, s.keys.Post(p.ID)).Scan(&h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Author != alice || h.Time != int64(p.CreatedAt) || h.Content != p.Content {
+			t.Fatalf("%q: the hash reads %+v", np.Content, h)
+		}
+		want := map[string]string{}
+		args := h.Args()
+		for i := 0; i < len(args); i += 2 {
+			want[args[i].(string)] = fmt.Sprint(args[i+1])
+		}
+		for _, f := range []string{schema.FieldIdem, schema.FieldUnfinished} { // not the message's own: the write's
+			if v, ok := got[f]; ok {
+				want[f] = v
+			}
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%q: Redis holds\n%v\nwant\n%v", np.Content, got, want)
+		}
+	}
 }

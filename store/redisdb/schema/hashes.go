@@ -93,6 +93,33 @@ func (h PostHash) Args() []any {
 	return a
 }
 
+// IndexArgs are h's values as post_index.lua takes them: the values of the
+// fields every post has, in PostIndexFields' order, the author and the time
+// left out (the script has them from its own arguments), then the fields
+// and values of those Args leaves out while empty, as Args writes them.
+// Knowing the field names, the script is sent a third of the arguments:
+// each costs Redis a Lua string.
+func (h PostHash) IndexArgs() []any {
+	a := h.Args()
+	out := make([]any, 0, len(a)-len(PostIndexFields)-4)
+	for i := 0; i < len(a); i += 2 {
+		switch {
+		case a[i] == "author" || a[i] == "time":
+		case i < 2*(len(PostIndexFields)+2):
+			out = append(out, a[i+1])
+		default:
+			out = append(out, a[i], a[i+1])
+		}
+	}
+	return out
+}
+
+// PostIndexFields are the fields of a post's hash whose values
+// post_index.lua takes without their names (IndexArgs), in Args' order;
+// "author" and "time" come between them there.
+var PostIndexFields = []string{"content", "username", "kind", "repost_of", "parent", FieldComments, FieldReposts,
+	FieldLikes, "mentions", "tags", "media"}
+
 // FieldSpoiler is postHash.Spoiler.
 const FieldSpoiler = "spoiler"
 

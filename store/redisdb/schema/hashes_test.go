@@ -27,3 +27,23 @@ func TestPostHashArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestPostHashIndexArgs: IndexArgs, with post_index.lua's field names, the
+// author and the time put back as the script puts them, is Args.
+func TestPostHashIndexArgs(t *testing.T) {
+	for _, h := range []PostHash{
+		{Content: "hello", Author: 7, Username: "ann", Time: 1700000000000, Kind: "post", Mentions: "[]", Tags: "[]", Media: "[]"},
+		{Content: "re", Author: 300, Username: "bob", Time: 1, Kind: "post", RepostOf: "4", Reposts: 3, Likes: 400,
+			Mentions: `[{"id":7}]`, Tags: `["go"]`, Media: "[]", Edited: 5, Poll: `{"options":["a","b"]}`, Spoiler: "cw", URL: "https://x/1"},
+	} {
+		v := h.IndexArgs()
+		got := []any{PostIndexFields[0], v[0], "author", h.Author, PostIndexFields[1], v[1], "time", h.Time}
+		for i := 2; i < len(PostIndexFields); i++ {
+			got = append(got, PostIndexFields[i], v[i])
+		}
+		got = append(got, v[len(PostIndexFields):]...)
+		if want := h.Args(); !slices.Equal(got, want) {
+			t.Errorf("IndexArgs of %+v, with the names put back:\n got %v\nwant %v", h, got, want)
+		}
+	}
+}
