@@ -564,7 +564,7 @@ func (s *Store) queuePostIndex(ctx context.Context, pl redis.Pipeliner, d *draft
 		raw, _ := json.Marshal(d.row)
 		archive = schema.ArchiveEntry(schema.ArchivePut, raw)
 	}
-	job := "" // its push job's, as schema.Job.Values writes them (post_index.lua)
+	job := "" // "1": post_index.lua marks its push in flight and queues its job
 	if !d.pulled {
 		job = "1"
 	}

@@ -2,6 +2,7 @@ package redisdb
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"maps"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/crypto/bcrypt"
 
 	"microblog/store"
 	"microblog/store/redisdb/schema"
@@ -294,5 +296,28 @@ func TestPostHashAsArgsWritesIt(t *testing.T) {
 		if !maps.Equal(got, want) {
 			t.Errorf("%q: Redis holds\n%v\nwant\n%v", np.Content, got, want)
 		}
+	}
+}
+
+// TestPostQueuesItsPushJob: a post's push job, which post_index.lua writes
+// itself on one Redis, reads back (schema.ParseJob) as the job of that
+// post, as schema.Job.Values would have written it. No fan-out worker
+// runs, so the entry stays in the queue.
+func TestPostQueuesItsPushJob(t *testing.T) {
+	parallel(t)
+	s := testStore{Store: New(storetest.NewBackend(t).Client(), Options{BcryptCost: bcrypt.MinCost}), t: t, ctx: context.Background()}
+	alice := s.user("alice")
+	before := s.Now()
+	p := s.post(store.NewPost{Author: alice, Content: "a plain post"})
+	msgs, err := s.rdb.XRevRangeN(s.ctx, s.keys.FanOutQueue(), "+", "-", 1).Result()
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("the queue holds %v, %v", msgs, err)
+	}
+	j := schema.ParseJob(msgs[0])
+	if j.Op != schema.OpPush || j.Author != alice || j.Mid != p.ID || j.At < before || j.At > s.Now() || !j.Settles {
+		t.Fatalf("the job reads %+v, want a push of %d by %d at %d or later", j, p.ID, alice, before)
+	}
+	if len(msgs[0].Values) != len(schema.Job{}.Values())/2 {
+		t.Fatalf("the job's fields are %v, want those of schema.Job.Values", msgs[0].Values)
 	}
 }
