@@ -52,7 +52,7 @@ type draft struct {
 	// call, keys and arguments (queuePostIndex).
 	fields schema.PostHash
 	tail   []any
-	index scriptCall
+	index  scriptCall
 	// alone tells, on one Redis, that the post's write is its index script
 	// and nothing else (see writeOne): queuePostIndex leaves it unqueued.
 	alone bool
